@@ -1,0 +1,81 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { errorMessage, installRussianZodErrors } from '@adena/contract';
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Config } from './config';
+import type { Db } from './db/client';
+import { registerAuth } from './plugins/auth';
+import { registerErrorHandling } from './plugins/errors';
+import { createRealtime, type Realtime } from './plugins/realtime';
+import { systemRoutes } from './modules/system/system.routes';
+
+installRussianZodErrors();
+
+export interface Deps {
+  config: Config;
+  db: Db;
+  realtime: Realtime;
+}
+
+const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist');
+
+export async function buildApp(config: Config, db: Db): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
+    trustProxy: config.TRUST_PROXY,
+    bodyLimit: 64 * 1024,
+    // Let in-flight requests finish on close, but stop taking new keep-alive requests.
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  registerErrorHandling(app);
+  registerAuth(app, db.kysely);
+  await app.register(fastifyRateLimit, { global: false });
+
+  const realtime = createRealtime(app, config, db);
+  const deps: Deps = { config, db, realtime };
+  app.decorate('deps', deps);
+
+  await app.register(systemRoutes(deps));
+
+  await registerWeb(app, config.WEB_DIST ?? DEFAULT_WEB_DIST);
+  app.addHook('onClose', async () => realtime.close());
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: Deps;
+  }
+}
+
+/** The built web app on the same origin; unknown non-API paths get index.html (client routing). */
+async function registerWeb(app: FastifyInstance, root: string) {
+  const hasWeb = existsSync(join(root, 'index.html'));
+  if (hasWeb) {
+    await app.register(fastifyStatic, {
+      root,
+      wildcard: false,
+      index: ['index.html'],
+      setHeaders(res, path) {
+        // The service worker and the page must revalidate; hashed assets may be cached for good.
+        if (path.includes(`${join(root, 'assets')}`)) res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+        else res.setHeader('Cache-Control', 'no-cache');
+      },
+    });
+  }
+  app.setNotFoundHandler((request, reply) => {
+    const isPage = request.method === 'GET' && !request.url.startsWith('/api/') && !request.url.startsWith('/socket.io/');
+    if (hasWeb && isPage) {
+      return reply.header('Cache-Control', 'no-cache').type('text/html').sendFile('index.html');
+    }
+    return reply.status(404).send({ message: errorMessage('NOT_FOUND') });
+  });
+}

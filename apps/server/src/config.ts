@@ -1,0 +1,80 @@
+import { z } from 'zod';
+
+const optionalString = z
+  .string()
+  .trim()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+const optionalUrl = optionalString.pipe(z.url().optional());
+const boolish = z
+  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
+  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+export const ConfigSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
+    HOST: z.string().default('0.0.0.0'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    TRUST_PROXY: boolish.default(false),
+    PUBLIC_URL: optionalUrl,
+    DATA_DIR: z.string().default('./data'),
+    DATABASE_URL: optionalString.pipe(
+      z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, 'должен начинаться с postgres://')
+        .optional(),
+    ),
+    WEB_DIST: z.string().optional(),
+    DEMO_SERVERS: boolish.default(true),
+    ADMIN_EMAIL: optionalString.pipe(z.email().optional()),
+    ADMIN_PASSWORD: optionalString.pipe(z.string().min(8).max(128).optional()),
+    SMTP_URL: optionalString.pipe(
+      z
+        .string()
+        .regex(/^smtps?:\/\//, 'должен начинаться с smtp:// или smtps://')
+        .optional(),
+    ),
+    MAIL_FROM: z.string().default('Adena Wallet <no-reply@adena.local>'),
+    SMS_API_URL: optionalUrl,
+    SMS_API_KEY: optionalString,
+    SMS_FROM: optionalString,
+    DISCORD_CLIENT_ID: optionalString,
+    DISCORD_CLIENT_SECRET: optionalString,
+    DISCORD_API_URL: z.url().default('https://discord.com/api/v10'),
+    DISCORD_AUTHORIZE_URL: z.url().default('https://discord.com/oauth2/authorize'),
+    TELEGRAM_BOT_TOKEN: optionalString,
+    TELEGRAM_BOT_USERNAME: optionalString,
+    TELEGRAM_API_URL: z.url().default('https://api.telegram.org'),
+  })
+  .superRefine((c, ctx) => {
+    if (Boolean(c.ADMIN_EMAIL) !== Boolean(c.ADMIN_PASSWORD)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [c.ADMIN_EMAIL ? 'ADMIN_PASSWORD' : 'ADMIN_EMAIL'],
+        message: 'ADMIN_EMAIL и ADMIN_PASSWORD задаются вместе',
+      });
+    }
+    if (Boolean(c.SMS_API_URL) !== Boolean(c.SMS_API_KEY)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [c.SMS_API_URL ? 'SMS_API_KEY' : 'SMS_API_URL'],
+        message: 'SMS_API_URL и SMS_API_KEY задаются вместе',
+      });
+    }
+  });
+
+export type Config = z.infer<typeof ConfigSchema>;
+
+export class ConfigError extends Error {}
+
+/** Reads the environment once; nothing else in the server touches process.env. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = ConfigSchema.safeParse(env);
+  if (!result.success) {
+    const issue = result.error.issues[0]!;
+    const name = issue.path.join('.') || 'environment';
+    throw new ConfigError(`Invalid setting ${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`);
+  }
+  return result.data;
+}

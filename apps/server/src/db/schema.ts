@@ -1,0 +1,88 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Timestamps come back as Date and may be written as Date or ISO string. */
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+/** int8 columns are parsed to bigint by both drivers (see db/client.ts). */
+export type Int8 = ColumnType<bigint, bigint | number, bigint | number>;
+export type Json<T> = ColumnType<T, string, string>;
+
+export interface UsersTable {
+  id: Generated<number>;
+  name: Generated<string>;
+  email: string | null;
+  phone: string | null;
+  password_hash: string | null;
+  admin: Generated<boolean>;
+  vip_until: NullableTimestamp;
+  blocked_at: NullableTimestamp;
+  telegram_id: ColumnType<bigint | null, bigint | number | null | undefined, bigint | number | null>;
+  telegram_chat_id: ColumnType<bigint | null, bigint | number | null | undefined, bigint | number | null>;
+  discord_id: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface Limit {
+  min: number;
+  max: number;
+}
+export interface ServerLimits {
+  input: Record<'1' | '2', Limit>;
+  output: Record<'1' | '2', Limit>;
+}
+
+export interface GamesserversTable {
+  id: Generated<number>;
+  name: string;
+  active: Generated<boolean>;
+  sort_order: Generated<number>;
+  cashier_nick: string;
+  limits: Json<ServerLimits>;
+  code_fee_bp: Generated<number>;
+  vip_code_fee_bp: Generated<number>;
+  min_nominal: ColumnType<bigint, bigint | number | undefined, bigint | number>;
+  standard_nominals: ColumnType<number[], string | undefined, string>;
+  vip_price: ColumnType<bigint, bigint | number | undefined, bigint | number>;
+  vip_period_days: Generated<number>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface WalletsTable {
+  id: Generated<number>;
+  user_id: number;
+  gamesserver_id: number;
+  nick: string | null;
+  balance: ColumnType<bigint, bigint | number | undefined, bigint | number>;
+  balance_second: ColumnType<bigint, bigint | number | undefined, bigint | number>;
+  new_message: Generated<boolean>;
+  telegram_price: ColumnType<bigint | null, bigint | number | null | undefined, bigint | number | null>;
+  created_at: Generated<Date>;
+}
+
+export type TokenKind = 'access' | 'new_password' | 'realtime';
+
+export interface TokensTable {
+  id: Generated<number>;
+  user_id: number;
+  kind: TokenKind;
+  token_hash: string;
+  created_at: Generated<Date>;
+  expires_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+}
+
+export interface SchemaMigrationsTable {
+  name: string;
+  applied_at: Generated<Date>;
+}
+
+// Later modules extend this interface with their tables (one section per migration).
+export interface Database {
+  users: UsersTable;
+  gamesservers: GamesserversTable;
+  wallets: WalletsTable;
+  tokens: TokensTable;
+  schema_migrations: SchemaMigrationsTable;
+}

@@ -1,0 +1,15 @@
+/** Amounts are bigint from SQL to the service; they become JSON numbers only at the contract edge. */
+export function toNumber(v: bigint): number {
+  if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
+    throw new RangeError(`amount ${v} is beyond what JSON carries exactly`);
+  }
+  return Number(v);
+}
+
+/** Fee in basis points, rounded up to a whole adena (PRODUCT.md section 5). */
+export function feeOf(nominal: bigint, feeBp: number): bigint {
+  const numerator = nominal * BigInt(feeBp);
+  return (numerator + 9_999n) / 10_000n;
+}
+
+export const priceOf = (nominal: bigint, feeBp: number) => nominal + feeOf(nominal, feeBp);

@@ -1,0 +1,46 @@
+import { buildApp } from './app';
+import { ConfigError, loadConfig } from './config';
+import { createDb } from './db/client';
+import { migrate } from './db/migrate';
+import { ensureAdmin, seedDemoServers } from './modules/system/seed';
+
+async function main() {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+
+  const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  await migrate(db.kysely);
+  if (config.DEMO_SERVERS) await seedDemoServers(db.kysely);
+  if (config.ADMIN_EMAIL && config.ADMIN_PASSWORD) await ensureAdmin(db.kysely, config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
+
+  const app = await buildApp(config, db);
+  await app.listen({ port: config.PORT, host: config.HOST });
+  app.log.info(`database: ${db.kind}`);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info(`${signal}: finishing in-flight requests`);
+    const timer = setTimeout(() => process.exit(1), 10_000).unref();
+    await app.close();
+    await db.close();
+    clearTimeout(timer);
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  process.exit(1);
+});

@@ -1,0 +1,44 @@
+import { errorMessage, zodIssuesToErrors } from '@adena/contract';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { AppError } from '../lib/app-error';
+
+/**
+ * One place turns every failure into PRODUCT.md's bodies: schema failures into 422 with
+ * Russian `errors` per field, AppErrors into their status, and anything else into a generic
+ * Russian 500 that is logged with the request id and never shows a stack.
+ */
+export function registerErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const issues = err.validation.map((v) => ({
+        path: [...(v.instancePath ? v.instancePath.split('/').filter(Boolean) : [])],
+        message: v.message ?? errorMessage('VALIDATION'),
+      }));
+      return reply.status(422).send({ message: errorMessage('VALIDATION'), errors: zodIssuesToErrors(issues) });
+    }
+    if (err instanceof AppError) {
+      if (err.status >= 500) request.log.error({ err, details: err.options.details }, 'app error');
+      if (err.options.retryAfter !== undefined) reply.header('Retry-After', String(err.options.retryAfter));
+      return reply.status(err.status).send(err.toBody());
+    }
+    if (err.statusCode === 429) {
+      return reply.status(429).send({ message: errorMessage('TOO_MANY_ATTEMPTS') });
+    }
+    if (isResponseSerializationError(err)) {
+      request.log.error({ err }, 'response does not match the contract');
+      return reply.status(500).send({ message: errorMessage('INTERNAL') });
+    }
+    if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      // Fastify's own client errors: malformed JSON, wrong content type, body too large.
+      const status = err.statusCode === 400 ? 422 : err.statusCode;
+      return reply.status(status).send({
+        message: errorMessage('VALIDATION'),
+        errors: { _: [status === 413 ? 'Слишком большой запрос' : 'Некорректный формат запроса'] },
+      });
+    }
+    request.log.error({ err }, 'unexpected error');
+    return reply.status(500).send({ message: errorMessage('INTERNAL') });
+  });
+
+}

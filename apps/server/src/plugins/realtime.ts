@@ -1,0 +1,74 @@
+import { type RealtimeEvents, realtimeChannelFor, SubscribeBodySchema } from '@adena/contract';
+import { createAdapter } from '@socket.io/postgres-adapter';
+import type { FastifyInstance } from 'fastify';
+import { Server } from 'socket.io';
+import type { Config } from '../config';
+import type { Db } from '../db/client';
+import { userByToken } from './auth';
+
+export type RealtimeEventName = keyof RealtimeEvents;
+
+export interface Realtime {
+  /** Sends to the user's private channel on every process. Call only after the transaction committed. */
+  publish<N extends RealtimeEventName>(userId: number, name: N, data: RealtimeEvents[N]): void;
+  /** Drops the user's sockets everywhere (block, sign-out of every session). */
+  disconnectUser(userId: number): void;
+  io: Server;
+  close(): Promise<void>;
+}
+
+/**
+ * Socket.IO on the API's own port. A socket authenticates with a short-lived token from
+ * POST /api/ably-token and may join only its owner's channel. With DATABASE_URL the
+ * PostgreSQL adapter relays every emit to sockets held by other processes.
+ */
+export function createRealtime(app: FastifyInstance, _config: Config, db: Db): Realtime {
+  const io = new Server(app.server, { path: '/socket.io/', serveClient: false, cors: { origin: false } });
+  if (db.pgPool) io.adapter(createAdapter(db.pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter') }));
+
+  io.use(async (socket, next) => {
+    try {
+      const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
+      const found = await userByToken(db.kysely, typeof token === 'string' ? token : undefined, 'realtime');
+      if (!found) return next(new Error('unauthorized'));
+      socket.data.userId = found.user.id;
+      socket.join(userRoom(found.user.id));
+      next();
+    } catch (err) {
+      app.log.error({ err }, 'realtime auth failed');
+      next(new Error('unavailable'));
+    }
+  });
+
+  io.on('connection', (socket) => {
+    socket.on('subscribe', (body: unknown, ack?: (answer: unknown) => void) => {
+      const reply = typeof ack === 'function' ? ack : () => {};
+      const parsed = SubscribeBodySchema.safeParse(body);
+      const own = realtimeChannelFor(socket.data.userId as number);
+      if (!parsed.success || parsed.data.channel !== own) {
+        reply({ error: 'Нет доступа к этому каналу' });
+        return;
+      }
+      void socket.join(own);
+      reply({ ok: true });
+    });
+  });
+
+  return {
+    io,
+    publish(userId, name, data) {
+      const channel = realtimeChannelFor(userId);
+      io.to(channel).emit('message', { channel, name, data });
+    },
+    disconnectUser(userId) {
+      io.in(userRoom(userId)).disconnectSockets(true);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        io.close(() => resolve());
+      }),
+  };
+}
+
+// Every socket of a user sits in this room from the handshake on, whether or not it subscribed.
+const userRoom = (userId: number) => `user:${userId}`;

@@ -1,0 +1,79 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { buildApp } from '../src/app';
+import { type Config, loadConfig } from '../src/config';
+import { createDb, type Db, type DbKind } from '../src/db/client';
+import { migrate } from '../src/db/migrate';
+import { seedDemoServers } from '../src/modules/system/seed';
+
+export const DB_KINDS: DbKind[] = ['pglite', 'postgres'];
+const TEMPLATE_DB = 'adena_template';
+
+export interface TestDb extends Db {
+  url?: string;
+}
+
+/** A fresh database: in-memory PGlite, or a clone of the migrated template on the test cluster. */
+export async function createTestDb(kind: DbKind, poolSize?: number): Promise<TestDb> {
+  if (kind === 'pglite') {
+    const db = await createDb({ dataDir: 'memory://' });
+    await migrate(db.kysely);
+    return db;
+  }
+  const adminUrl = inject('pgAdminUrl');
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`);
+  const url = adminUrl.replace(/\/postgres$/, `/${name}`);
+  const db = await createDb({ databaseUrl: url, dataDir: '', poolSize });
+  return {
+    ...db,
+    url,
+    async close() {
+      await db.close();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: '0', HOST: '127.0.0.1', WEB_DIST: '/nonexistent', ...env });
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: TestDb;
+  config: Config;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(
+  kind: DbKind,
+  opts: { env?: Record<string, string>; seed?: boolean; db?: TestDb } = {},
+): Promise<TestApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'adena-data-'));
+  const config = testConfig({ DATA_DIR: dataDir, ...opts.env });
+  const db = opts.db ?? (await createTestDb(kind));
+  if (opts.seed !== false) await seedDemoServers(db.kysely);
+  const app = await buildApp(config, db);
+  await app.ready();
+  return {
+    app,
+    db,
+    config,
+    dataDir,
+    async close() {
+      await app.close();
+      if (!opts.db) await db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

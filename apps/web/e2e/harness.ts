@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { buildApp } from '../../server/src/app';
+import { seedDemoServers } from '../../server/src/modules/system/seed';
+import { createTestDb, type TestDb, testConfig } from '../../server/test/harness';
+import type { FastifyInstance } from 'fastify';
+
+export const WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../dist');
+
+export interface E2EServer {
+  url: string;
+  app: FastifyInstance;
+  db: TestDb;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** The real server serving the built web app, on a loopback port, with a fresh database. */
+export async function startServer(opts: { kind?: 'pglite' | 'postgres'; env?: Record<string, string> } = {}): Promise<E2EServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'adena-e2e-'));
+  const db = await createTestDb(opts.kind ?? 'pglite');
+  await seedDemoServers(db.kysely);
+  const config = testConfig({ DATA_DIR: dataDir, WEB_DIST, ...opts.env });
+  const app = await buildApp(config, db);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    app,
+    db,
+    dataDir,
+    async close() {
+      await app.close();
+      await db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: process.env.CHROME_PATH ?? '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+}
+
+export async function newPage(
+  browser: Browser,
+  opts: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width: opts.width ?? 1280, height: opts.height ?? 900 },
+    colorScheme: opts.colorScheme ?? 'light',
+    locale: 'ru-RU',
+    serviceWorkers: 'block',
+  });
+  const page = await context.newPage();
+  return { context, page };
+}

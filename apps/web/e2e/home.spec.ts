@@ -1,0 +1,28 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
+
+describe('a visitor opens the home page', () => {
+  let server: E2EServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('sees a Russian page and can pick one of the demo servers', async () => {
+    const { context, page } = await newPage(browser);
+    await page.goto(server.url);
+    expect(await page.getAttribute('html', 'lang')).toBe('ru');
+    await page.getByRole('combobox', { name: 'Игровой сервер' }).click();
+    const options = await page.getByRole('option').allTextContents();
+    expect(options).toEqual(['Scryde x50', 'Asterios x5', 'E-Global x1']);
+    await page.getByRole('option', { name: 'Asterios x5' }).click();
+    await page.reload();
+    await expect.poll(() => page.getByRole('combobox', { name: 'Игровой сервер' }).textContent()).toContain('Asterios x5');
+    await context.close();
+  });
+});

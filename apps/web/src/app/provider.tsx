@@ -1,0 +1,56 @@
+import CssBaseline from '@mui/material/CssBaseline';
+import { ThemeProvider } from '@mui/material/styles';
+import useMediaQuery from '@mui/material/useMediaQuery';
+import { QueryClientProvider } from '@tanstack/react-query';
+import { createContext, type ReactNode, useContext, useMemo, useState } from 'react';
+import { BrowserRouter } from 'react-router';
+import { createQueryClient } from '../lib/query-client';
+import { buildTheme, readThemeChoice, THEME_KEY, type ThemeChoice } from './theme';
+
+const queryClient = createQueryClient();
+
+interface ColorModeValue {
+  choice: ThemeChoice;
+  mode: 'light' | 'dark';
+  setChoice(choice: ThemeChoice): void;
+}
+const ColorModeContext = createContext<ColorModeValue | null>(null);
+export const useColorMode = () => useContext(ColorModeContext)!;
+
+/** A saved choice wins; otherwise the system preference, followed live. */
+function ColorModeProvider({ children }: { children: ReactNode }) {
+  const [choice, setChoiceState] = useState<ThemeChoice>(readThemeChoice);
+  const prefersDark = useMediaQuery('(prefers-color-scheme: dark)', { noSsr: true });
+  const mode = choice === 'system' ? (prefersDark ? 'dark' : 'light') : choice;
+  const theme = useMemo(() => buildTheme(mode), [mode]);
+  const value = useMemo<ColorModeValue>(
+    () => ({
+      choice,
+      mode,
+      setChoice(next) {
+        if (next === 'system') localStorage.removeItem(THEME_KEY);
+        else localStorage.setItem(THEME_KEY, next);
+        setChoiceState(next);
+      },
+    }),
+    [choice, mode],
+  );
+  return (
+    <ColorModeContext.Provider value={value}>
+      <ThemeProvider theme={theme}>
+        <CssBaseline enableColorScheme />
+        {children}
+      </ThemeProvider>
+    </ColorModeContext.Provider>
+  );
+}
+
+export function AppProvider({ children }: { children: ReactNode }) {
+  return (
+    <QueryClientProvider client={queryClient}>
+      <ColorModeProvider>
+        <BrowserRouter>{children}</BrowserRouter>
+      </ColorModeProvider>
+    </QueryClientProvider>
+  );
+}

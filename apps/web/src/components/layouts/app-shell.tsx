@@ -1,0 +1,37 @@
+import DarkModeOutlined from '@mui/icons-material/DarkModeOutlined';
+import LightModeOutlined from '@mui/icons-material/LightModeOutlined';
+import AppBar from '@mui/material/AppBar';
+import Box from '@mui/material/Box';
+import Container from '@mui/material/Container';
+import IconButton from '@mui/material/IconButton';
+import Toolbar from '@mui/material/Toolbar';
+import Tooltip from '@mui/material/Tooltip';
+import Typography from '@mui/material/Typography';
+import { Link as RouterLink, Outlet } from 'react-router';
+import { useColorMode } from '../../app/provider';
+import { Footer } from './footer';
+
+export function AppShell() {
+  const { mode, setChoice } = useColorMode();
+  const next = mode === 'dark' ? 'light' : 'dark';
+  return (
+    <Box sx={{ minHeight: '100dvh', display: 'flex', flexDirection: 'column' }}>
+      <AppBar position="sticky" color="default" elevation={0} sx={{ borderBottom: 1, borderColor: 'divider' }} data-view="app-bar">
+        <Toolbar sx={{ gap: 1 }}>
+          <Typography component={RouterLink} to="/" variant="h6" sx={{ color: 'inherit', textDecoration: 'none', fontWeight: 700, flexGrow: 1 }}>
+            Адена Кошелёк
+          </Typography>
+          <Tooltip title={next === 'dark' ? 'Тёмная тема' : 'Светлая тема'}>
+            <IconButton aria-label={next === 'dark' ? 'Включить тёмную тему' : 'Включить светлую тему'} onClick={() => setChoice(next)}>
+              {mode === 'dark' ? <LightModeOutlined /> : <DarkModeOutlined />}
+            </IconButton>
+          </Tooltip>
+        </Toolbar>
+      </AppBar>
+      <Container component="main" maxWidth="md" sx={{ flexGrow: 1, py: 3 }} data-view="main-content">
+        <Outlet />
+      </Container>
+      <Footer />
+    </Box>
+  );
+}

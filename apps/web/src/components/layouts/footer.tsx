@@ -1,0 +1,34 @@
+import { COPYRIGHT_START_YEAR } from '@adena/contract';
+import ContactSupportOutlined from '@mui/icons-material/ContactSupportOutlined';
+import HelpOutline from '@mui/icons-material/HelpOutline';
+import InfoOutlined from '@mui/icons-material/InfoOutlined';
+import Box from '@mui/material/Box';
+import IconButton from '@mui/material/IconButton';
+import Tooltip from '@mui/material/Tooltip';
+import Typography from '@mui/material/Typography';
+import { Link as RouterLink } from 'react-router';
+
+const LINKS = [
+  { to: '/help', title: 'Помощь', icon: <HelpOutline /> },
+  { to: '/contacts', title: 'Контакты', icon: <ContactSupportOutlined /> },
+  { to: '/about', title: 'О нас', icon: <InfoOutlined /> },
+];
+
+export function Footer() {
+  return (
+    <Box component="footer" sx={{ py: 2, px: 2, textAlign: 'center', borderTop: 1, borderColor: 'divider' }}>
+      <Box sx={{ display: 'flex', justifyContent: 'center', gap: 1 }}>
+        {LINKS.map((l) => (
+          <Tooltip key={l.to} title={l.title}>
+            <IconButton component={RouterLink} to={l.to} aria-label={l.title}>
+              {l.icon}
+            </IconButton>
+          </Tooltip>
+        ))}
+      </Box>
+      <Typography variant="body2" color="text.secondary" data-testid="copyright">
+        © {COPYRIGHT_START_YEAR}–{new Date().getFullYear()} Адена Кошелёк
+      </Typography>
+    </Box>
+  );
+}

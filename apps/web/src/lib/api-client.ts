@@ -1,0 +1,79 @@
+import { errorMessage } from '@adena/contract';
+import type { z } from 'zod';
+
+export interface Endpoint {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  body?: z.ZodType;
+  query?: z.ZodType;
+  params?: z.ZodType;
+  response: z.ZodType;
+}
+
+/** An error answer of the API: status plus PRODUCT.md's body (message, errors, low_cap…). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: { message: string; errors?: Record<string, string[]>; low_cap?: boolean; [k: string]: unknown },
+  ) {
+    super(body.message);
+  }
+  get fieldErrors(): Record<string, string[]> {
+    return this.body.errors ?? {};
+  }
+}
+
+const TOKEN_KEY = 'access_token';
+export const tokenStore = {
+  get: () => localStorage.getItem(TOKEN_KEY),
+  set: (token: string) => localStorage.setItem(TOKEN_KEY, token),
+  clear: () => localStorage.removeItem(TOKEN_KEY),
+};
+
+type Input<E extends Endpoint> = (E['body'] extends z.ZodType ? { body: z.input<E['body']> } : { body?: undefined }) &
+  (E['params'] extends z.ZodType ? { params: Record<string, string | number> } : { params?: undefined }) & {
+    query?: Record<string, string | number | undefined>;
+    /** Overrides the stored session token (e.g. the new_password_token of a reset). */
+    token?: string | null;
+    idempotencyKey?: string;
+    signal?: AbortSignal;
+  };
+
+/** One typed call of the contract; the answer is whatever the server sent, typed by the schema. */
+export async function request<E extends Endpoint>(endpoint: E, input?: Input<E>): Promise<z.output<E['response']>> {
+  let path = endpoint.path;
+  for (const [k, v] of Object.entries(input?.params ?? {})) path = path.replace(`:${k}`, encodeURIComponent(String(v)));
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(input?.query ?? {})) if (v !== undefined && v !== '') qs.set(k, String(v));
+  const url = qs.size ? `${path}?${qs}` : path;
+  const token = input?.token === undefined ? tokenStore.get() : input.token;
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (input?.idempotencyKey) headers['Idempotency-Key'] = input.idempotencyKey;
+  const hasBody = endpoint.method !== 'GET' && endpoint.method !== 'DELETE';
+  if (hasBody) headers['Content-Type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: endpoint.method,
+      headers,
+      body: hasBody ? JSON.stringify(input?.body ?? {}) : undefined,
+      signal: input?.signal,
+    });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new ApiError(0, { message: 'Нет связи с сервером. Проверьте подключение к интернету.' });
+  }
+  const text = await res.text();
+  let data: unknown;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = undefined;
+  }
+  if (!res.ok) {
+    const body = (data && typeof data === 'object' && 'message' in data ? data : { message: errorMessage('INTERNAL') }) as ApiError['body'];
+    throw new ApiError(res.status, body);
+  }
+  return data as z.output<E['response']>;
+}

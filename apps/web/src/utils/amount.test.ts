@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { formatAmount, formatShort } from './format-amount';
+import { parseAmount } from './parse-amount';
+import { plural } from './plural';
+
+describe('parseAmount reads players’ shorthand', () => {
+  it.each([
+    ['1кк', 1_000_000],
+    ['1.5кк', 1_500_000],
+    ['1,5кк', 1_500_000],
+    ['1ккк', 1_000_000_000],
+    ['500к', 500_000],
+    ['2KK', 2_000_000],
+    ['1 500 000', 1_500_000],
+    ['1.1кк', 1_100_000],
+    ['0.000001кк', 1],
+    ['42', 42],
+  ])('%s → %d', (text, value) => expect(parseAmount(text)).toBe(value));
+
+  it.each(['', 'abc', '1.5', '-5', '1кккк', '0.0000001кк', '1e6', '9999999999999999'])('refuses %j', (text) =>
+    expect(parseAmount(text)).toBeNull(),
+  );
+});
+
+describe('amounts are shown for ru-RU', () => {
+  it('groups thousands with a no-break space', () => {
+    expect(formatAmount(1_234_567).replace(/\s/g, ' ')).toBe('1 234 567');
+  });
+  it('uses кк shorthand where it is exact', () => {
+    expect(formatShort(1_500_000)).toBe('1,5кк');
+    expect(formatShort(2_000_000_000)).toBe('2ккк');
+    expect(formatShort(1_234_567).replace(/\s/g, ' ')).toBe('1 234 567');
+    expect(formatShort(999)).toBe('999');
+  });
+  it('picks Russian plural forms', () => {
+    const forms = ['код', 'кода', 'кодов'] as const;
+    expect([1, 2, 5, 11, 21, 22, 25].map((n) => plural(n, forms))).toEqual(['код', 'кода', 'кодов', 'кодов', 'код', 'кода', 'кодов']);
+  });
+});

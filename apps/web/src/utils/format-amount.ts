@@ -1,0 +1,24 @@
+const full = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 0 });
+const short = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 2 });
+
+/** 1234567 → «1 234 567» (ru-RU groups with a narrow no-break space). */
+export const formatAmount = (n: number | bigint) => full.format(n);
+
+/**
+ * Players' shorthand: 1 500 000 → «1,5кк», 2 000 000 000 → «2ккк». Amounts under a
+ * million, and any that would lose precision in shorthand, are written out in full.
+ */
+export function formatShort(n: number): string {
+  const abs = Math.abs(n);
+  for (const [size, suffix] of [
+    [1e9, 'ккк'],
+    [1e6, 'кк'],
+  ] as const) {
+    if (abs >= size) {
+      const value = n / size;
+      if (Math.round(value * 100) / 100 === value) return `${short.format(value)}${suffix}`;
+      return formatAmount(n);
+    }
+  }
+  return formatAmount(n);
+}

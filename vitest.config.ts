@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+// Unit and integration tests. Integration tests run against PGlite and a throwaway
+// PostgreSQL cluster started once by the global setup. Two workers for a 2-core machine.
+export default defineConfig({
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'apps/server/src/**/*.test.ts', 'apps/web/src/**/*.test.{ts,tsx}', 'bench/**/*.test.ts'],
+    globalSetup: ['apps/server/test/global-setup.ts'],
+    setupFiles: ['apps/server/test/setup.ts'],
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+  },
+});
