@@ -73,6 +73,35 @@ export interface TokensTable {
   last_used_at: NullableTimestamp;
 }
 
+export type LedgerAccountKind = 'wallet' | 'cash' | 'payout' | 'escrow' | 'fees';
+
+export interface LedgerAccountsTable {
+  id: Generated<number>;
+  key: string;
+  kind: LedgerAccountKind;
+  gamesserver_id: number;
+  currency_type: 1 | 2;
+  wallet_id: number | null;
+}
+
+export interface LedgerTransactionsTable {
+  id: ColumnType<bigint, never, never>;
+  kind: string;
+  ref_type: string | null;
+  ref_id: ColumnType<bigint | null, bigint | number | null | undefined, never>;
+  actor_user_id: number | null;
+  created_at: Generated<Date>;
+}
+
+export interface LedgerEntriesTable {
+  id: ColumnType<bigint, never, never>;
+  transaction_id: ColumnType<bigint, bigint, never>;
+  account_id: number;
+  amount: ColumnType<bigint, bigint, never>;
+  balance_after: ColumnType<bigint | null, bigint | null, never>;
+  created_at: Generated<Date>;
+}
+
 export interface SchemaMigrationsTable {
   name: string;
   applied_at: Generated<Date>;
@@ -84,5 +113,8 @@ export interface Database {
   gamesservers: GamesserversTable;
   wallets: WalletsTable;
   tokens: TokensTable;
+  ledger_accounts: LedgerAccountsTable;
+  ledger_transactions: LedgerTransactionsTable;
+  ledger_entries: LedgerEntriesTable;
   schema_migrations: SchemaMigrationsTable;
 }

@@ -1,0 +1,98 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDb, DB_KINDS, type TestDb } from '../../../test/harness';
+import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { seedDemoServers } from '../system/seed';
+import { auditLedger } from './audit';
+import { post, serviceAccount, walletAccount } from './ledger';
+
+describe.each(DB_KINDS)('ledger on %s', (kind) => {
+  let db: TestDb;
+  let wallet: { id: number; gamesserver_id: number };
+  beforeAll(async () => {
+    db = await createTestDb(kind);
+    await seedDemoServers(db.kysely);
+    const user = await createUser(db.kysely);
+    wallet = await createWallet(db.kysely, user.id, await firstServerId(db.kysely));
+  });
+  afterAll(() => db.close());
+
+  it('credits a wallet and records the balance after each entry', async () => {
+    const r = await fund(db.kysely, wallet, 1_000n);
+    expect(r.wallets).toEqual([{ walletId: wallet.id, gamesserverId: wallet.gamesserver_id, balance: 1_000n, balanceSecond: 0n }]);
+    const entries = await db.kysely.selectFrom('ledger_entries').select(['amount', 'balance_after']).orderBy('id').execute();
+    expect(entries).toEqual([
+      { amount: 1_000n, balance_after: 1_000n },
+      { amount: -1_000n, balance_after: null },
+    ]);
+    expect(await auditLedger(db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('refuses to take more than the wallet holds, and moves nothing', async () => {
+    await expect(
+      db.kysely.transaction().execute((trx) =>
+        post(trx, {
+          kind: 'test',
+          legs: [
+            { account: walletAccount(wallet.id, wallet.gamesserver_id, 1), amount: -1_001n },
+            { account: serviceAccount('cash', wallet.gamesserver_id, 1), amount: 1_001n },
+          ],
+        }),
+      ),
+    ).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE', status: 409 });
+    const w = await db.kysely.selectFrom('wallets').select('balance').where('id', '=', wallet.id).executeTakeFirstOrThrow();
+    expect(w.balance).toBe(1_000n);
+    expect((await auditLedger(db.kysely)).ok).toBe(true);
+  });
+
+  it('has the database refuse an unbalanced transaction and any edit of history', async () => {
+    await expect(
+      db.kysely.transaction().execute(async (trx) => {
+        const t = await trx.insertInto('ledger_transactions').values({ kind: 'forged' }).returning('id').executeTakeFirstOrThrow();
+        const acc = await trx.selectFrom('ledger_accounts').select('id').executeTakeFirstOrThrow();
+        await trx.insertInto('ledger_entries').values({ transaction_id: t.id, account_id: acc.id, amount: 5n, balance_after: null }).execute();
+      }),
+    ).rejects.toThrow(/does not balance/);
+    await expect(sql`UPDATE ledger_entries SET created_at = now()`.execute(db.kysely)).rejects.toThrow(/append-only/);
+    await expect(sql`UPDATE wallets SET balance = -1 WHERE id = ${wallet.id}`.execute(db.kysely)).rejects.toThrow(/check/i);
+  });
+
+  it('notices a cached balance that disagrees with the entries', async () => {
+    await sql`UPDATE wallets SET balance = balance + 1 WHERE id = ${wallet.id}`.execute(db.kysely);
+    const audit = await auditLedger(db.kysely);
+    expect(audit.ok).toBe(false);
+    expect(audit.problems.join('\n')).toMatch(new RegExp(`кошелёк ${wallet.id}, валюта 1`));
+    await sql`UPDATE wallets SET balance = balance - 1 WHERE id = ${wallet.id}`.execute(db.kysely);
+  });
+});
+
+describe('ledger under concurrency on postgres', () => {
+  it('lets parallel debits of one balance succeed exactly as far as the balance allows', async () => {
+    const db = await createTestDb('postgres', 40);
+    try {
+      await seedDemoServers(db.kysely);
+      const user = await createUser(db.kysely);
+      const wallet = await createWallet(db.kysely, user.id, await firstServerId(db.kysely));
+      await fund(db.kysely, wallet, 55n);
+      const results = await Promise.allSettled(
+        Array.from({ length: 30 }, () =>
+          db.kysely.transaction().execute((trx) =>
+            post(trx, {
+              kind: 'test_debit',
+              legs: [
+                { account: walletAccount(wallet.id, wallet.gamesserver_id, 1), amount: -10n },
+                { account: serviceAccount('cash', wallet.gamesserver_id, 1), amount: 10n },
+              ],
+            }),
+          ),
+        ),
+      );
+      expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
+      const w = await db.kysely.selectFrom('wallets').select('balance').where('id', '=', wallet.id).executeTakeFirstOrThrow();
+      expect(w.balance).toBe(5n);
+      expect(await auditLedger(db.kysely)).toMatchObject({ ok: true });
+    } finally {
+      await db.close();
+    }
+  });
+});
