@@ -66,8 +66,8 @@ async function registerWeb(app: FastifyInstance, root: string) {
       index: ['index.html'],
       setHeaders(res, path) {
         // The service worker and the page must revalidate; hashed assets may be cached for good.
-        if (path.includes(`${join(root, 'assets')}`)) res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
-        else res.setHeader('Cache-Control', 'no-cache');
+        if (path.includes(`${join(root, 'assets')}`)) res.header('Cache-Control', 'public, max-age=31536000, immutable');
+        else res.header('Cache-Control', 'no-cache');
       },
     });
   }

@@ -4,7 +4,9 @@ import { ConfigError, loadConfig } from './config';
 describe('settings', () => {
   it('has working defaults for a bare machine', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ PORT: 3000, DATA_DIR: './data', DATABASE_URL: undefined, DEMO_SERVERS: true });
+    expect(c).toMatchObject({ PORT: 3000, DATA_DIR: './data', DEMO_SERVERS: true });
+    // No DATABASE_URL: the embedded database.
+    expect(c.DATABASE_URL).toBeUndefined();
   });
 
   it('refuses a bad port with one line naming the setting', () => {

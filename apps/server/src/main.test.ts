@@ -48,7 +48,7 @@ describe('the server process', () => {
           .catch(() => undefined);
       }
       expect(health).toEqual({ ok: true, db: 'pglite' });
-      const servers = await (await fetch(`http://127.0.0.1:${port}/api/gamesservers`)).json();
+      const servers = (await (await fetch(`http://127.0.0.1:${port}/api/gamesservers`)).json()) as unknown[];
       expect(servers.length).toBeGreaterThan(0);
       p.child.kill('SIGTERM');
       expect(await p.exited).toBe(0);

@@ -14,6 +14,9 @@ import { seedDemoServers } from '../src/modules/system/seed';
 export const DB_KINDS: DbKind[] = ['pglite', 'postgres'];
 const TEMPLATE_DB = 'adena_template';
 
+/** The test cluster's admin URL, provided by the global setup (vitest 4 does not merge the typed augmentation). */
+export const pgAdminUrl = () => (inject as (key: string) => unknown)('pgAdminUrl') as string;
+
 export interface TestDb extends Db {
   url?: string;
 }
@@ -25,7 +28,7 @@ export async function createTestDb(kind: DbKind, poolSize?: number): Promise<Tes
     await migrate(db.kysely);
     return db;
   }
-  const adminUrl = inject('pgAdminUrl');
+  const adminUrl = pgAdminUrl();
   const name = `t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

@@ -107,6 +107,52 @@ export interface SchemaMigrationsTable {
   applied_at: Generated<Date>;
 }
 
+// 0004_requests: deposits and withdrawals, idempotent answers, the operators' audit log.
+export type RequestType = 'input' | 'output';
+export type RequestStatus = 'pending' | 'completed' | 'rejected' | 'cancelled';
+
+export interface BalanceRequestsTable {
+  id: Generated<number>;
+  user_id: number;
+  wallet_id: number;
+  gamesserver_id: number;
+  type: RequestType;
+  currency_type: 1 | 2;
+  amount: ColumnType<bigint, bigint | number, bigint | number>;
+  status: ColumnType<RequestStatus, RequestStatus | undefined, RequestStatus>;
+  nick: string;
+  cashier_nick: string;
+  comment: string | null;
+  hidden_at: NullableTimestamp;
+  processed_by: number | null;
+  processed_at: NullableTimestamp;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface IdempotencyKeysTable {
+  user_id: number;
+  key: string;
+  method: string;
+  path: string;
+  request_hash: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface AdminAuditLogTable {
+  id: ColumnType<bigint, never, never>;
+  admin_id: number;
+  action: string;
+  entity_type: string;
+  entity_id: string;
+  /** JSON written as a string, read back as the parsed value. */
+  before: ColumnType<unknown, string | null, never>;
+  after: ColumnType<unknown, string | null, never>;
+  created_at: Generated<Date>;
+}
+
 // Later modules extend this interface with their tables (one section per migration).
 export interface Database {
   users: UsersTable;
@@ -117,4 +163,7 @@ export interface Database {
   ledger_transactions: LedgerTransactionsTable;
   ledger_entries: LedgerEntriesTable;
   schema_migrations: SchemaMigrationsTable;
+  balance_requests: BalanceRequestsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  admin_audit_log: AdminAuditLogTable;
 }

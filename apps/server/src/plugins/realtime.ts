@@ -32,7 +32,7 @@ export function createRealtime(app: FastifyInstance, _config: Config, db: Db): R
       const found = await userByToken(db.kysely, typeof token === 'string' ? token : undefined, 'realtime');
       if (!found) return next(new Error('unauthorized'));
       socket.data.userId = found.user.id;
-      socket.join(userRoom(found.user.id));
+      void socket.join(userRoom(found.user.id));
       next();
     } catch (err) {
       app.log.error({ err }, 'realtime auth failed');
@@ -65,7 +65,7 @@ export function createRealtime(app: FastifyInstance, _config: Config, db: Db): R
     },
     close: () =>
       new Promise<void>((resolve) => {
-        io.close(() => resolve());
+        void io.close(() => resolve());
       }),
   };
 }

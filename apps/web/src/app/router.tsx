@@ -1,5 +1,6 @@
 import { Route, Routes } from 'react-router';
 import { AppShell } from '../components/layouts/app-shell';
+import { AuthRoutes } from './routes/auth';
 import { AboutRoute, ContactsRoute, HelpRoute } from './routes/info';
 import { HomeRoute } from './routes/home';
 import { NotFoundRoute } from './routes/not-found';
@@ -12,6 +13,7 @@ export function AppRouter() {
         <Route path="help" element={<HelpRoute />} />
         <Route path="contacts" element={<ContactsRoute />} />
         <Route path="about" element={<AboutRoute />} />
+        <Route path="auth/*" element={<AuthRoutes />} />
         <Route path="*" element={<NotFoundRoute />} />
       </Route>
     </Routes>

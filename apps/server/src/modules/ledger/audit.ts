@@ -33,7 +33,7 @@ export async function auditLedger(db: Kysely<Database>): Promise<AuditResult> {
     SELECT w.id AS wallet_id, c.currency_type,
            CASE c.currency_type WHEN 1 THEN w.balance ELSE w.balance_second END AS cached,
            coalesce((SELECT sum(e.amount) FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
-                     WHERE a.wallet_id = w.id AND a.currency_type = c.currency_type), 0) AS summed
+                     WHERE a.wallet_id = w.id AND a.currency_type = c.currency_type), 0)::bigint AS summed
     FROM wallets w CROSS JOIN (VALUES (1), (2)) AS c(currency_type)`)) {
     if (r.cached !== r.summed) {
       problems.push(`кошелёк ${r.wallet_id}, валюта ${r.currency_type}: баланс ${r.cached}, а по журналу ${r.summed}`);
@@ -45,7 +45,7 @@ export async function auditLedger(db: Kysely<Database>): Promise<AuditResult> {
   for (const r of await q<{ account_id: number; last_after: bigint; summed: bigint }>(sql`
     SELECT a.id AS account_id,
            (SELECT e.balance_after FROM ledger_entries e WHERE e.account_id = a.id ORDER BY e.id DESC LIMIT 1) AS last_after,
-           (SELECT sum(e.amount) FROM ledger_entries e WHERE e.account_id = a.id) AS summed
+           (SELECT sum(e.amount) FROM ledger_entries e WHERE e.account_id = a.id)::bigint AS summed
     FROM ledger_accounts a WHERE a.kind = 'wallet'`)) {
     if (r.summed !== null && r.last_after !== r.summed) {
       problems.push(`счёт ${r.account_id}: остаток после последней записи ${r.last_after}, а по журналу ${r.summed}`);

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { GamesserversTable } from '../../db/schema';
 import { toNumber } from '../../lib/money';
 
-export function toGamesserver(s: Selectable<GamesserversTable>) {
+export function toGamesserver(s: Selectable<GamesserversTable>, medianMinutes: number | null = null) {
   return {
     id: s.id,
     name: s.name,
@@ -14,5 +14,6 @@ export function toGamesserver(s: Selectable<GamesserversTable>) {
     standard_nominals: s.standard_nominals,
     vip_price: toNumber(s.vip_price),
     vip_period_days: s.vip_period_days,
+    median_processing_minutes: medianMinutes,
   };
 }

@@ -14,7 +14,8 @@ export const systemRoutes =
       db: deps.db.kind,
     }));
 
-    app.get(gamesservers.path, { schema: { response: { 200: gamesservers.response } } }, async () =>
-      (await repo.listActiveServers()).map(toGamesserver),
-    );
+    app.get(gamesservers.path, { schema: { response: { 200: gamesservers.response } } }, async () => {
+      const [servers, medians] = await Promise.all([repo.listActiveServers(), repo.medianProcessingMinutes()]);
+      return servers.map((s) => toGamesserver(s, medians.get(s.id) ?? null));
+    });
   };

@@ -14,7 +14,7 @@ export async function ensureWallet(db: Q, userId: number, gamesserverId: number)
     .select(['id', 'active'])
     .where('id', '=', gamesserverId)
     .executeTakeFirst();
-  if (!server || !server.active) {
+  if (!server?.active) {
     throw new AppError('NOT_FOUND', { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
   }
   await db

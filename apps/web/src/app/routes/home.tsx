@@ -1,10 +1,33 @@
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
 import Stack from '@mui/material/Stack';
+import Tab from '@mui/material/Tab';
+import Tabs from '@mui/material/Tabs';
 import Typography from '@mui/material/Typography';
+import { useSearchParams } from 'react-router';
+import { useUser } from '../../features/auth/api/session';
+import { HistoryList } from '../../features/history/components/history-list';
+import { useGamesservers } from '../../features/servers/api/get-gamesservers';
 import { ServerPicker } from '../../features/servers/components/server-picker';
+import { useSelectedServerId } from '../../features/servers/selected-server';
+import { WalletCard } from '../../features/wallet/components/wallet-card';
+
+const TABS = [
+  { value: 'wallet', label: 'Кошелёк' },
+  { value: 'history', label: 'История' },
+] as const;
+type TabValue = (typeof TABS)[number]['value'];
 
 export function HomeRoute() {
+  const { data: servers } = useGamesservers();
+  const [serverId] = useSelectedServerId();
+  const server = servers?.find((s) => s.id === serverId);
+  const { isSignedIn } = useUser();
+  const [params, setParams] = useSearchParams();
+  const tab: TabValue = TABS.some((t) => t.value === params.get('tab')) ? (params.get('tab') as TabValue) : 'wallet';
+
   return (
-    <Stack spacing={3}>
+    <Stack spacing={2.5}>
       <div>
         <Typography variant="h1" gutterBottom>
           Кошелёк адены
@@ -14,6 +37,16 @@ export function HomeRoute() {
         </Typography>
       </div>
       <ServerPicker />
+      <Box data-view="tab-area" sx={{ borderBottom: 1, borderColor: 'divider' }}>
+        <Tabs value={tab} onChange={(_, v: TabValue) => setParams(v === 'wallet' ? {} : { tab: v }, { replace: true })} variant="fullWidth">
+          {TABS.map((t) => (
+            <Tab key={t.value} value={t.value} label={t.label} />
+          ))}
+        </Tabs>
+      </Box>
+      {tab === 'wallet' && <WalletCard server={server} />}
+      {tab === 'history' &&
+        (isSignedIn ? <HistoryList gamesserverId={server?.id ?? null} /> : <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>)}
     </Stack>
   );
 }

@@ -10,6 +10,8 @@ import Typography from '@mui/material/Typography';
 import { Link as RouterLink, Outlet } from 'react-router';
 import { useColorMode } from '../../app/provider';
 import { Footer } from './footer';
+import { GlobalDialogs } from './global-dialogs';
+import { UserMenu } from './user-menu';
 
 export function AppShell() {
   const { mode, setChoice } = useColorMode();
@@ -26,12 +28,14 @@ export function AppShell() {
               {mode === 'dark' ? <LightModeOutlined /> : <DarkModeOutlined />}
             </IconButton>
           </Tooltip>
+          <UserMenu />
         </Toolbar>
       </AppBar>
       <Container component="main" maxWidth="md" sx={{ flexGrow: 1, py: 3 }} data-view="main-content">
         <Outlet />
       </Container>
       <Footer />
+      <GlobalDialogs />
     </Box>
   );
 }

@@ -1,6 +1,6 @@
 import { COPYRIGHT_START_YEAR } from '@adena/contract';
 import ContactSupportOutlined from '@mui/icons-material/ContactSupportOutlined';
-import HelpOutline from '@mui/icons-material/HelpOutline';
+import HelpOutline from '@mui/icons-material/HelpOutlineOutlined';
 import InfoOutlined from '@mui/icons-material/InfoOutlined';
 import Box from '@mui/material/Box';
 import IconButton from '@mui/material/IconButton';

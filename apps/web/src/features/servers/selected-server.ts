@@ -1,26 +1,10 @@
-import { useCallback, useSyncExternalStore } from 'react';
+import { useLocalState } from '../../lib/local-state';
 
-const KEY = 'gamesserver_id';
-const listeners = new Set<() => void>();
-
-function read(): number | null {
-  const n = Number(localStorage.getItem(KEY));
+const parse = (raw: string | null) => {
+  const n = Number(raw);
   return Number.isInteger(n) && n > 0 ? n : null;
-}
+};
+const serialize = (id: number | null) => (id === null ? null : String(id));
 
 /** The chosen game server, kept in local storage and shared by every component. */
-export function useSelectedServerId(): [number | null, (id: number | null) => void] {
-  const id = useSyncExternalStore(
-    (cb) => {
-      listeners.add(cb);
-      return () => listeners.delete(cb);
-    },
-    read,
-  );
-  const set = useCallback((next: number | null) => {
-    if (next === null) localStorage.removeItem(KEY);
-    else localStorage.setItem(KEY, String(next));
-    for (const l of listeners) l();
-  }, []);
-  return [id, set];
-}
+export const useSelectedServerId = () => useLocalState('gamesserver_id', parse, serialize);

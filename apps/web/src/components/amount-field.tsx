@@ -1,0 +1,39 @@
+import TextField from '@mui/material/TextField';
+import { useId } from 'react';
+import { formatAmount } from '../utils/format-amount';
+import { parseAmount } from '../utils/parse-amount';
+
+/** An amount input that understands players' shorthand (1.5кк) and shows what it read. */
+export function AmountField(props: {
+  label: string;
+  value: string;
+  onChange(text: string): void;
+  error?: string;
+  hint?: string;
+  unit: string;
+  autoFocus?: boolean;
+}) {
+  const id = useId();
+  const parsed = props.value.trim() ? parseAmount(props.value) : null;
+  const helper =
+    props.error ??
+    (props.value.trim() === ''
+      ? props.hint
+      : parsed === null
+        ? 'Введите целое число, например 1500000 или 1.5кк'
+        : `= ${formatAmount(parsed)} ${props.unit}`);
+  return (
+    <TextField
+      id={id}
+      label={props.label}
+      value={props.value}
+      onChange={(e) => props.onChange(e.target.value)}
+      error={Boolean(props.error) || (props.value.trim() !== '' && parsed === null)}
+      helperText={helper}
+      autoFocus={props.autoFocus}
+      autoComplete="off"
+      fullWidth
+      slotProps={{ htmlInput: { inputMode: 'decimal', 'data-testid': 'amount-input' } }}
+    />
+  );
+}

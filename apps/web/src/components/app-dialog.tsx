@@ -1,0 +1,21 @@
+import Dialog from '@mui/material/Dialog';
+import DialogActions from '@mui/material/DialogActions';
+import DialogContent from '@mui/material/DialogContent';
+import DialogTitle from '@mui/material/DialogTitle';
+import { useTheme } from '@mui/material/styles';
+import useMediaQuery from '@mui/material/useMediaQuery';
+import { type ReactNode, useId } from 'react';
+
+/** SPEC.md section 9: dialogs at most 500 px wide, full screen on extra-small displays. */
+export function AppDialog(props: { open: boolean; onClose(): void; title: ReactNode; children?: ReactNode; actions?: ReactNode; testId?: string }) {
+  const theme = useTheme();
+  const fullScreen = useMediaQuery(theme.breakpoints.down('sm'));
+  const titleId = useId();
+  return (
+    <Dialog open={props.open} onClose={props.onClose} fullScreen={fullScreen} aria-labelledby={titleId} data-testid={props.testId}>
+      <DialogTitle id={titleId}>{props.title}</DialogTitle>
+      {props.children !== undefined && <DialogContent>{props.children}</DialogContent>}
+      {props.actions && <DialogActions sx={{ px: 3, pb: 2 }}>{props.actions}</DialogActions>}
+    </Dialog>
+  );
+}

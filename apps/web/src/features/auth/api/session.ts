@@ -1,0 +1,55 @@
+import { type AuthResponse, getUser, logout, type User } from '@adena/contract';
+import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { ApiError, request, tokenStore } from '../../../lib/api-client';
+
+export const userQueryOptions = () =>
+  queryOptions({
+    queryKey: ['user'],
+    queryFn: async (): Promise<User | null> => {
+      if (!tokenStore.get()) return null;
+      try {
+        return await request(getUser);
+      } catch (err) {
+        // SPEC.md section 4: a failed user fetch signs out.
+        if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+          tokenStore.clear();
+          return null;
+        }
+        throw err;
+      }
+    },
+    staleTime: 60_000,
+  });
+
+export function useUser() {
+  const q = useQuery(userQueryOptions());
+  return { user: q.data ?? null, isPending: q.isPending, isSignedIn: Boolean(q.data) };
+}
+
+/** After a login, a verified sign-up, a new password or Discord/Telegram: keep the token, merge the user. */
+export function startSession(qc: QueryClient, auth: AuthResponse) {
+  tokenStore.set(auth.access_token);
+  qc.setQueryData(userQueryOptions().queryKey, auth.user);
+  void qc.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'user' });
+}
+
+/** Everything held for the signed-in user goes; the server's answer does not matter (SPEC.md: errors ignored). */
+export function endSession(qc: QueryClient) {
+  tokenStore.clear();
+  qc.setQueryData(userQueryOptions().queryKey, null);
+  qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'user' && q.queryKey[0] !== 'gamesservers' });
+}
+
+export function useLogout() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async () => {
+      try {
+        await request(logout);
+      } catch {
+        // Logout errors are ignored.
+      }
+    },
+    onSettled: () => endSession(qc),
+  });
+}

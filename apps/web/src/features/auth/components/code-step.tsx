@@ -1,0 +1,59 @@
+import { RESEND_INTERVAL_MS } from '@adena/contract';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { useCountdown } from '../../../hooks/use-countdown';
+
+/** The 6-digit code entry shared by sign-up and reset, with a resend countdown. */
+export function CodeStep(props: {
+  sentTo: string;
+  error?: string;
+  busy: boolean;
+  onSubmit(code: string): void;
+  /** Omit when the flow has no resend call. */
+  onResend?: () => Promise<boolean>;
+}) {
+  const [code, setCode] = useState('');
+  const [resendAt, setResendAt] = useState(() => Date.now() + RESEND_INTERVAL_MS);
+  const left = useCountdown(resendAt);
+  return (
+    <Stack
+      component="form"
+      spacing={2}
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onSubmit(code);
+      }}
+    >
+      <Typography>
+        Мы отправили код из 6 цифр на <b>{props.sentTo}</b>. Он действует 10 минут.
+      </Typography>
+      <TextField
+        label="Код подтверждения"
+        value={code}
+        onChange={(e) => setCode(e.target.value.replace(/\D/g, '').slice(0, 6))}
+        error={Boolean(props.error)}
+        helperText={props.error}
+        autoComplete="one-time-code"
+        slotProps={{ htmlInput: { inputMode: 'numeric', maxLength: 6 } }}
+        autoFocus
+      />
+      <Button type="submit" variant="contained" size="large" disabled={props.busy || code.length !== 6}>
+        Подтвердить
+      </Button>
+      {props.onResend && (
+        <Button
+          disabled={left > 0 || props.busy}
+          onClick={async () => {
+            if (await props.onResend?.()) setResendAt(Date.now() + RESEND_INTERVAL_MS);
+          }}
+        >
+          {left > 0 ? `Отправить код ещё раз через ${left} с` : 'Отправить код ещё раз'}
+        </Button>
+      )}
+    </Stack>
+  );
+}

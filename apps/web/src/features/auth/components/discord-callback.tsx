@@ -1,0 +1,49 @@
+import { discordAuth } from '@adena/contract';
+import Button from '@mui/material/Button';
+import CircularProgress from '@mui/material/CircularProgress';
+import Stack from '@mui/material/Stack';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
+import { ApiError, request } from '../../../lib/api-client';
+import { startSession } from '../api/session';
+import { AuthCard } from './auth-card';
+
+/** Discord sends the player back here with ?code&state; the server checks state and PKCE. */
+export function DiscordCallback() {
+  const [params] = useSearchParams();
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const [error, setError] = useState<string | null>(null);
+  const started = useRef(false);
+  useEffect(() => {
+    if (started.current) return;
+    started.current = true;
+    const code = params.get('code');
+    const state = params.get('state');
+    if (!code || !state) {
+      setError(params.get('error') === 'access_denied' ? 'Вход через Discord отменён.' : 'Discord не вернул код входа. Попробуйте ещё раз.');
+      return;
+    }
+    const redirect_uri = `${window.location.origin}/auth/discord/callback`;
+    request(discordAuth, { body: { code, state, redirect_uri }, token: null })
+      .then((auth) => {
+        startSession(qc, auth);
+        void navigate('/', { replace: true });
+      })
+      .catch((err: unknown) => setError(err instanceof ApiError ? err.message : 'Не удалось войти через Discord.'));
+  }, [params, qc, navigate]);
+  return (
+    <AuthCard title="Вход через Discord" error={error}>
+      {error ? (
+        <Button component={RouterLink} to="/auth/login_methods/email" variant="contained">
+          К другим способам входа
+        </Button>
+      ) : (
+        <Stack sx={{ alignItems: 'center', py: 3 }}>
+          <CircularProgress aria-label="Входим…" />
+        </Stack>
+      )}
+    </AuthCard>
+  );
+}

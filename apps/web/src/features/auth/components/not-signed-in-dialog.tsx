@@ -1,0 +1,33 @@
+import Button from '@mui/material/Button';
+import { useNavigate } from 'react-router';
+import { AppDialog } from '../../../components/app-dialog';
+import { useUi } from '../../../lib/ui-store';
+
+export function NotSignedInDialog() {
+  const open = useUi((s) => s.dialog.name === 'not_signed_in');
+  const close = useUi((s) => s.closeDialog);
+  const navigate = useNavigate();
+  return (
+    <AppDialog
+      open={open}
+      onClose={close}
+      title="Вы не авторизованы"
+      actions={
+        <>
+          <Button onClick={close}>Позже</Button>
+          <Button
+            variant="contained"
+            onClick={() => {
+              close();
+              void navigate('/auth/login_methods/email');
+            }}
+          >
+            Войти
+          </Button>
+        </>
+      }
+    >
+      Необходимо выполнить вход
+    </AppDialog>
+  );
+}

@@ -1,0 +1,143 @@
+import {
+  codeVerificationEmailRegister,
+  codeVerificationPhoneRegister,
+  emailRegister,
+  newTokenEmailRegister,
+  newTokenPhoneRegister,
+  phoneRegister,
+} from '@adena/contract';
+import Button from '@mui/material/Button';
+import Link from '@mui/material/Link';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link as RouterLink, useNavigate } from 'react-router';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { request } from '../../../lib/api-client';
+import { startSession } from '../api/session';
+import { AuthCard } from './auth-card';
+import { CodeStep } from './code-step';
+
+const CALLS = {
+  email: { start: emailRegister, resend: newTokenEmailRegister, verify: codeVerificationEmailRegister },
+  phone: { start: phoneRegister, resend: newTokenPhoneRegister, verify: codeVerificationPhoneRegister },
+} as const;
+
+/** Sign-up in two steps (SPEC.md section 4): details → a code sent to the address → signed in. */
+export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const f = useFormErrors();
+  const [busy, setBusy] = useState(false);
+  const [values, setValues] = useState({ login: '', name: '', password: '', password_confirmation: '' });
+  const [token, setToken] = useState<string | null>(null);
+  const calls = CALLS[method];
+  const set = (k: keyof typeof values) => (e: React.ChangeEvent<HTMLInputElement>) => setValues((v) => ({ ...v, [k]: e.target.value }));
+
+  async function start(e: React.FormEvent) {
+    e.preventDefault();
+    f.clear();
+    const { login, ...rest } = values;
+    const input = { ...rest, [method]: login, name: rest.name || undefined };
+    const body = f.validate(calls.start.body, input);
+    if (!body) return;
+    setBusy(true);
+    try {
+      const r = await request(calls.start, { body, token: null } as never);
+      setToken(method === 'email' ? (r as { email_token: string }).email_token : (r as { phone_token: string }).phone_token);
+    } catch (err) {
+      f.fromError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function verify(code: string) {
+    f.clear();
+    setBusy(true);
+    try {
+      const body = method === 'email' ? { email_token: token!, code } : { phone_token: token!, code };
+      startSession(qc, await request(calls.verify, { body, token: null } as never));
+      void navigate('/');
+    } catch (err) {
+      f.fromError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function resend() {
+    f.clear();
+    try {
+      const body = method === 'email' ? { email_token: token! } : { phone_token: token! };
+      const r = (await request(calls.resend, { body, token: null } as never)) as Record<string, string>;
+      setToken(r[`${method}_token`] ?? token);
+      return true;
+    } catch (err) {
+      f.fromError(err);
+      return false;
+    }
+  }
+
+  const title = method === 'email' ? 'Регистрация по email' : 'Регистрация по телефону';
+  if (token) {
+    return (
+      <AuthCard title={title} error={f.formError}>
+        <CodeStep sentTo={values.login} error={f.fieldError('code')} busy={busy} onSubmit={verify} onResend={resend} />
+      </AuthCard>
+    );
+  }
+  return (
+    <AuthCard
+      title={title}
+      error={f.formError}
+      footer={
+        <Stack spacing={1} sx={{ alignItems: 'center' }}>
+          <Link component={RouterLink} to={`/auth/login_methods/${method}`}>
+            Уже есть аккаунт? Войти
+          </Link>
+          <Link component={RouterLink} to={method === 'email' ? '/auth/register/phone' : '/auth/register/email'}>
+            {method === 'email' ? 'Зарегистрироваться по телефону' : 'Зарегистрироваться по email'}
+          </Link>
+        </Stack>
+      }
+    >
+      <Stack component="form" spacing={2} noValidate onSubmit={start}>
+        <TextField
+          label={method === 'email' ? 'Email' : 'Телефон'}
+          type={method === 'email' ? 'email' : 'tel'}
+          autoComplete={method === 'email' ? 'email' : 'tel'}
+          placeholder={method === 'phone' ? '+7 900 000-00-00' : undefined}
+          value={values.login}
+          onChange={set('login')}
+          error={Boolean(f.fieldError(method))}
+          helperText={f.fieldError(method)}
+          autoFocus
+        />
+        <TextField label="Имя (необязательно)" autoComplete="nickname" value={values.name} onChange={set('name')} error={Boolean(f.fieldError('name'))} helperText={f.fieldError('name')} />
+        <TextField
+          label="Пароль"
+          type="password"
+          autoComplete="new-password"
+          value={values.password}
+          onChange={set('password')}
+          error={Boolean(f.fieldError('password'))}
+          helperText={f.fieldError('password') ?? 'От 8 до 128 символов'}
+        />
+        <TextField
+          label="Повторите пароль"
+          type="password"
+          autoComplete="new-password"
+          value={values.password_confirmation}
+          onChange={set('password_confirmation')}
+          error={Boolean(f.fieldError('password_confirmation'))}
+          helperText={f.fieldError('password_confirmation')}
+        />
+        <Button type="submit" variant="contained" size="large" disabled={busy}>
+          Получить код
+        </Button>
+      </Stack>
+    </AuthCard>
+  );
+}

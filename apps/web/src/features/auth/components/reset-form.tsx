@@ -1,0 +1,156 @@
+import {
+  emailCreateNewPassword,
+  emailResetPasswordCodeCheck,
+  emailResetPasswordCodeDate,
+  phoneCreateNewPassword,
+  phoneResetPassword,
+  phoneResetPasswordCodeCheck,
+} from '@adena/contract';
+import Button from '@mui/material/Button';
+import Link from '@mui/material/Link';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link as RouterLink, useNavigate } from 'react-router';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { request } from '../../../lib/api-client';
+import { startSession } from '../api/session';
+import { AuthCard } from './auth-card';
+import { CodeStep } from './code-step';
+
+const CALLS = {
+  email: { start: emailResetPasswordCodeDate, check: emailResetPasswordCodeCheck, create: emailCreateNewPassword, token: 'email_reset_password_token' },
+  phone: { start: phoneResetPassword, check: phoneResetPasswordCodeCheck, create: phoneCreateNewPassword, token: 'phone_reset_token' },
+} as const;
+
+/** Password reset in three steps: address → code → new password (the new_password_token is the bearer). */
+export function ResetForm({ method }: { method: 'email' | 'phone' }) {
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const f = useFormErrors();
+  const calls = CALLS[method];
+  const [busy, setBusy] = useState(false);
+  const [login, setLogin] = useState('');
+  const [resetToken, setResetToken] = useState<string | null>(null);
+  const [newPasswordToken, setNewPasswordToken] = useState<string | null>(null);
+  const [pw, setPw] = useState({ password: '', password_confirmation: '' });
+
+  const run = async (fn: () => Promise<void>) => {
+    f.clear();
+    setBusy(true);
+    try {
+      await fn();
+    } catch (err) {
+      f.fromError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (newPasswordToken) {
+    return (
+      <AuthCard title="Новый пароль" error={f.formError}>
+        <Stack
+          component="form"
+          spacing={2}
+          noValidate
+          onSubmit={(e) => {
+            e.preventDefault();
+            const body = f.validate(calls.create.body, pw);
+            // SPEC.md section 5: nothing happens without the new password token.
+            if (!body || !newPasswordToken) return;
+            void run(async () => {
+              startSession(qc, await request(calls.create, { body, token: newPasswordToken } as never));
+              void navigate('/');
+            });
+          }}
+        >
+          <TextField
+            label="Новый пароль"
+            type="password"
+            autoComplete="new-password"
+            value={pw.password}
+            onChange={(e) => setPw((v) => ({ ...v, password: e.target.value }))}
+            error={Boolean(f.fieldError('password'))}
+            helperText={f.fieldError('password') ?? 'От 8 до 128 символов'}
+            autoFocus
+          />
+          <TextField
+            label="Повторите пароль"
+            type="password"
+            autoComplete="new-password"
+            value={pw.password_confirmation}
+            onChange={(e) => setPw((v) => ({ ...v, password_confirmation: e.target.value }))}
+            error={Boolean(f.fieldError('password_confirmation'))}
+            helperText={f.fieldError('password_confirmation')}
+          />
+          <Button type="submit" variant="contained" size="large" disabled={busy}>
+            Сохранить пароль и войти
+          </Button>
+        </Stack>
+      </AuthCard>
+    );
+  }
+
+  if (resetToken) {
+    return (
+      <AuthCard title="Восстановление пароля" error={f.formError}>
+        <CodeStep
+          sentTo={login}
+          busy={busy}
+          error={f.fieldError('code')}
+          onSubmit={(code) =>
+            void run(async () => {
+              const r = (await request(calls.check, { body: { [calls.token]: resetToken, code }, token: null } as never)) as {
+                new_password_token: string;
+              };
+              setNewPasswordToken(r.new_password_token);
+            })
+          }
+        />
+      </AuthCard>
+    );
+  }
+
+  return (
+    <AuthCard
+      title="Восстановление пароля"
+      error={f.formError}
+      footer={
+        <Link component={RouterLink} to={`/auth/login_methods/${method}`} sx={{ textAlign: 'center' }}>
+          Вспомнили пароль? Войти
+        </Link>
+      }
+    >
+      <Stack
+        component="form"
+        spacing={2}
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          const body = f.validate(calls.start.body, { [method]: login });
+          if (!body) return;
+          void run(async () => {
+            const r = (await request(calls.start, { body, token: null } as never)) as Record<string, string>;
+            setResetToken(r[calls.token] ?? null);
+          });
+        }}
+      >
+        <TextField
+          label={method === 'email' ? 'Email' : 'Телефон'}
+          type={method === 'email' ? 'email' : 'tel'}
+          autoComplete={method === 'email' ? 'email' : 'tel'}
+          value={login}
+          onChange={(e) => setLogin(e.target.value)}
+          error={Boolean(f.fieldError(method))}
+          helperText={f.fieldError(method)}
+          autoFocus
+        />
+        <Button type="submit" variant="contained" size="large" disabled={busy}>
+          Получить код
+        </Button>
+      </Stack>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,57 @@
+import { telegramAuth } from '@adena/contract';
+import Button from '@mui/material/Button';
+import CircularProgress from '@mui/material/CircularProgress';
+import Stack from '@mui/material/Stack';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { Link as RouterLink, useNavigate } from 'react-router';
+import { ApiError, request } from '../../../lib/api-client';
+import { startSession } from '../api/session';
+import { AuthCard } from './auth-card';
+
+/** Reads Telegram's signed login result from #tgAuthResult (base64 JSON) and lets the server check it. */
+function readAuthResult(): Record<string, unknown> | null {
+  const m = /tgAuthResult=([A-Za-z0-9_\-+/=]+)/.exec(window.location.hash);
+  if (!m?.[1]) return null;
+  try {
+    const b64 = m[1].replace(/-/g, '+').replace(/_/g, '/');
+    return JSON.parse(new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))));
+  } catch {
+    return null;
+  }
+}
+
+export function TelegramCallback() {
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const [error, setError] = useState<string | null>(null);
+  const started = useRef(false);
+  useEffect(() => {
+    if (started.current) return;
+    started.current = true;
+    const data = readAuthResult();
+    if (!data) {
+      setError('Telegram не подтвердил вход. Попробуйте ещё раз.');
+      return;
+    }
+    request(telegramAuth, { body: data as never, token: null })
+      .then((auth) => {
+        startSession(qc, auth);
+        void navigate('/', { replace: true });
+      })
+      .catch((err: unknown) => setError(err instanceof ApiError ? err.message : 'Не удалось войти через Telegram.'));
+  }, [qc, navigate]);
+  return (
+    <AuthCard title="Вход через Telegram" error={error}>
+      {error ? (
+        <Button component={RouterLink} to="/auth/login_methods/email" variant="contained">
+          К другим способам входа
+        </Button>
+      ) : (
+        <Stack sx={{ alignItems: 'center', py: 3 }}>
+          <CircularProgress aria-label="Входим…" />
+        </Stack>
+      )}
+    </AuthCard>
+  );
+}

@@ -1,0 +1,35 @@
+import { deleteBalanceUser, deleteRequest, getUserInputOutputBalance, HISTORY_PAGE_SIZE } from '@adena/contract';
+import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+import { walletsQueryOptions } from '../../wallet/api/wallets';
+
+export const historyQueryOptions = (page: number, gamesserverId: number | null) =>
+  queryOptions({
+    queryKey: ['history', { page, gamesserverId }],
+    queryFn: () =>
+      request(getUserInputOutputBalance, { query: { page, per_page: HISTORY_PAGE_SIZE, gamesserver_id: gamesserverId ?? undefined } }),
+    placeholderData: keepPreviousData,
+  });
+
+export const useHistory = (page: number, gamesserverId: number | null) => useQuery(historyQueryOptions(page, gamesserverId));
+
+/** Cancels a pending request; a withdrawal's held amount comes back to the wallet. */
+export function useCancelRequest() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => request(deleteRequest, { body: { id } }),
+    onSuccess: () => {
+      void qc.invalidateQueries({ queryKey: ['history'] });
+      void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
+    },
+  });
+}
+
+/** Hides a finished entry from the player's own history. */
+export function useHideRequest() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => request(deleteBalanceUser, { params: { id } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: ['history'] }),
+  });
+}

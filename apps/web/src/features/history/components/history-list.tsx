@@ -1,0 +1,91 @@
+import { CURRENCIES, HISTORY_PAGE_SIZE, type Request } from '@adena/contract';
+import DeleteOutline from '@mui/icons-material/DeleteOutlineOutlined';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import IconButton from '@mui/material/IconButton';
+import List from '@mui/material/List';
+import ListItem from '@mui/material/ListItem';
+import Pagination from '@mui/material/Pagination';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Tooltip from '@mui/material/Tooltip';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { ApiError } from '../../../lib/api-client';
+import { useUi } from '../../../lib/ui-store';
+import { formatAmount } from '../../../utils/format-amount';
+import { useCancelRequest, useHideRequest, useHistory } from '../api/history';
+
+const STATUS: Record<Request['status'], { label: string; color: 'warning' | 'success' | 'error' | 'default' }> = {
+  pending: { label: 'В обработке', color: 'warning' },
+  completed: { label: 'Выполнена', color: 'success' },
+  rejected: { label: 'Отклонена', color: 'error' },
+  cancelled: { label: 'Отменена', color: 'default' },
+};
+
+const dateFormat = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
+
+function HistoryItem({ item }: { item: Request }) {
+  const cancel = useCancelRequest();
+  const hide = useHideRequest();
+  const alert = useUi((s) => s.alert);
+  const onError = (err: unknown) => alert(err instanceof ApiError ? err.message : 'Не удалось выполнить действие');
+  const status = STATUS[item.status];
+  const incoming = item.type === 'input';
+  return (
+    <ListItem divider data-testid="history-item" sx={{ px: 0, alignItems: 'flex-start' }}>
+      <Stack spacing={0.5} sx={{ flexGrow: 1, minWidth: 0 }}>
+        <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
+          <Typography sx={{ fontWeight: 600 }}>
+            {incoming ? 'Пополнение' : 'Вывод'} №{item.id}
+          </Typography>
+          <Chip size="small" label={status.label} color={status.color} variant={item.status === 'pending' ? 'filled' : 'outlined'} />
+        </Stack>
+        <Typography sx={{ color: incoming ? 'success.main' : 'text.primary', fontWeight: 600 }}>
+          {incoming ? '+' : '−'}
+          {formatAmount(item.amount)} {CURRENCIES[item.currency_type].name}
+        </Typography>
+        <Typography variant="body2" color="text.secondary">
+          {item.gamesserver} · {item.nick ?? '—'}
+          {incoming && item.status === 'pending' && item.cashier_nick ? ` → кассир ${item.cashier_nick}` : ''} · {dateFormat.format(new Date(item.created_at))}
+        </Typography>
+        {item.comment && (
+          <Typography variant="body2" color="text.secondary">
+            Комментарий оператора: {item.comment}
+          </Typography>
+        )}
+      </Stack>
+      {item.status === 'pending' ? (
+        <Button size="small" color="error" disabled={cancel.isPending} onClick={() => cancel.mutate(item.id, { onError })}>
+          Отменить
+        </Button>
+      ) : (
+        <Tooltip title="Убрать из истории">
+          <IconButton aria-label={`Убрать заявку №${item.id} из истории`} disabled={hide.isPending} onClick={() => hide.mutate(item.id, { onError })}>
+            <DeleteOutline />
+          </IconButton>
+        </Tooltip>
+      )}
+    </ListItem>
+  );
+}
+
+export function HistoryList({ gamesserverId }: { gamesserverId: number | null }) {
+  const [page, setPage] = useState(1);
+  const { data, isPending, isError } = useHistory(page, gamesserverId);
+  if (isPending) return <Skeleton variant="rounded" height={160} />;
+  if (isError) return <Alert severity="error">Не удалось загрузить историю. Обновите страницу.</Alert>;
+  if (data.total === 0) return <Typography color="text.secondary">Заявок пока нет. Пополните кошелёк — заявка появится здесь.</Typography>;
+  const pages = Math.ceil(data.total / HISTORY_PAGE_SIZE);
+  return (
+    <Stack spacing={2}>
+      <List disablePadding>
+        {data.data.map((item) => (
+          <HistoryItem key={item.id} item={item} />
+        ))}
+      </List>
+      {pages > 1 && <Pagination count={pages} page={page} onChange={(_, p) => setPage(p)} sx={{ alignSelf: 'center' }} />}
+    </Stack>
+  );
+}

@@ -1,0 +1,252 @@
+import {
+  CURRENCIES,
+  type CurrencyType,
+  downBalanceUser,
+  downBalanceUserSecondCurrency,
+  type Gamesserver,
+  type Request,
+  upBalanceUser,
+  upBalanceUserSecondCurrency,
+} from '@adena/contract';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { AmountField } from '../../../components/amount-field';
+import { AppDialog } from '../../../components/app-dialog';
+import { CopyButton } from '../../../components/copy-button';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { ApiError, request } from '../../../lib/api-client';
+import { useUi } from '../../../lib/ui-store';
+import { formatAmount, formatShort } from '../../../utils/format-amount';
+import { parseAmount } from '../../../utils/parse-amount';
+import { walletsQueryOptions } from '../api/wallets';
+
+const unitOf = (c: CurrencyType) => CURRENCIES[c].name;
+
+function limitsHint(server: Gamesserver, dir: 'input' | 'output', currency: CurrencyType) {
+  const l = server.limits[dir][String(currency) as '1' | '2'];
+  return `От ${formatShort(l.min)} до ${formatShort(l.max)} ${unitOf(currency)}`;
+}
+
+/** One idempotency key per dialog opening: a double click or a retry moves money once. */
+const newKey = () => crypto.randomUUID();
+
+export function PutDialog({ server, nick }: { server: Gamesserver; nick: string | null }) {
+  const dialog = useUi((s) => s.dialog);
+  const close = useUi((s) => s.closeDialog);
+  const open = dialog.name === 'put';
+  const currency: CurrencyType = open ? dialog.currency : 1;
+  const qc = useQueryClient();
+  const f = useFormErrors();
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [created, setCreated] = useState<Request | null>(null);
+  const [key, setKey] = useState(newKey);
+
+  const reset = () => {
+    setText('');
+    setCreated(null);
+    setKey(newKey());
+    f.clear();
+    close();
+  };
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    f.clear();
+    const amount = parseAmount(text);
+    if (amount === null) return;
+    setBusy(true);
+    try {
+      const call = currency === 1 ? upBalanceUser : upBalanceUserSecondCurrency;
+      const r = await request(call, { body: { gamesserver_id: server.id, amount, currency_type: currency } as never, idempotencyKey: key });
+      setCreated(r.success);
+      void qc.invalidateQueries({ queryKey: ['history'] });
+    } catch (err) {
+      f.fromError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <AppDialog
+      open={open}
+      onClose={reset}
+      title={currency === 1 ? 'Пополнить адену' : 'Пополнить монеты эйнхасад'}
+      testId="put-dialog"
+      actions={
+        created ? (
+          <Button variant="contained" onClick={reset}>
+            Готово
+          </Button>
+        ) : (
+          <>
+            <Button onClick={reset}>Отмена</Button>
+            <Button variant="contained" type="submit" form="put-form" disabled={busy || parseAmount(text) === null}>
+              Создать заявку
+            </Button>
+          </>
+        )
+      }
+    >
+      {created ? (
+        <Stack spacing={2}>
+          <Alert severity="success">Заявка №{created.id} создана.</Alert>
+          <Typography>
+            Передайте в игре <b>{formatAmount(created.amount)} {unitOf(currency)}</b> персонажу
+          </Typography>
+          <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+            <Typography variant="h2" component="p" data-testid="cashier-nick">
+              {created.cashier_nick}
+            </Typography>
+            <CopyButton text={created.cashier_nick ?? ''} label="Скопировать ник кассира" />
+          </Stack>
+          <Typography color="text.secondary">
+            с персонажа <b>{created.nick}</b> на сервере {server.name}. Баланс пополнится, когда оператор подтвердит передачу.
+          </Typography>
+        </Stack>
+      ) : (
+        <Stack component="form" id="put-form" spacing={2} onSubmit={submit} noValidate sx={{ pt: 1 }}>
+          {f.formError && <Alert severity="error">{f.formError}</Alert>}
+          {!nick && <Alert severity="info">Сначала укажите ник своего персонажа — по нему оператор найдёт передачу.</Alert>}
+          <AmountField
+            label="Сумма"
+            value={text}
+            onChange={setText}
+            unit={unitOf(currency)}
+            error={f.fieldError('amount')}
+            hint={limitsHint(server, 'input', currency)}
+            autoFocus
+          />
+          <Typography variant="body2" color="text.secondary">
+            Кассир на сервере {server.name}: <b>{server.cashier_nick}</b>
+          </Typography>
+        </Stack>
+      )}
+    </AppDialog>
+  );
+}
+
+export function TakeDialog({ server, nick }: { server: Gamesserver; nick: string | null }) {
+  const dialog = useUi((s) => s.dialog);
+  const close = useUi((s) => s.closeDialog);
+  const openDialog = useUi((s) => s.openDialog);
+  const snackbar = useUi((s) => s.showSnackbar);
+  const open = dialog.name === 'take';
+  const currency: CurrencyType = open ? dialog.currency : 1;
+  const qc = useQueryClient();
+  const f = useFormErrors();
+  const [text, setText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [key, setKey] = useState(newKey);
+
+  const reset = () => {
+    setText('');
+    setKey(newKey());
+    f.clear();
+    close();
+  };
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    f.clear();
+    const amount = parseAmount(text);
+    if (amount === null) return;
+    setBusy(true);
+    try {
+      const call = currency === 1 ? downBalanceUser : downBalanceUserSecondCurrency;
+      const r = await request(call, { body: { gamesserver_id: server.id, amount, currency_type: currency } as never, idempotencyKey: key });
+      // SPEC.md section 4: the wallet's balance drops by enter_currency at once.
+      qc.setQueryData(walletsQueryOptions().queryKey, (ws) =>
+        ws?.map((w) =>
+          w.gamesserver_id === server.id
+            ? currency === 1
+              ? { ...w, balance: w.balance - r.success.enter_currency }
+              : { ...w, balance_second: w.balance_second - r.success.enter_currency }
+            : w,
+        ),
+      );
+      void qc.invalidateQueries({ queryKey: ['history'] });
+      reset();
+      snackbar(`Заявка на вывод ${formatAmount(r.success.enter_currency)} ${unitOf(currency)} создана`);
+    } catch (err) {
+      if (err instanceof ApiError && err.body.low_cap) {
+        setText('');
+        setKey(newKey());
+        f.clear();
+        openDialog({ name: 'low_capacity', currency });
+        return;
+      }
+      f.fromError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <AppDialog
+      open={open}
+      onClose={reset}
+      title={currency === 1 ? 'Вывести адену' : 'Вывести монеты эйнхасад'}
+      testId="take-dialog"
+      actions={
+        <>
+          <Button onClick={reset}>Отмена</Button>
+          <Button variant="contained" type="submit" form="take-form" disabled={busy || parseAmount(text) === null}>
+            Вывести
+          </Button>
+        </>
+      }
+    >
+      <Stack component="form" id="take-form" spacing={2} onSubmit={submit} noValidate sx={{ pt: 1 }}>
+        {f.formError && <Alert severity="error">{f.formError}</Alert>}
+        {!nick && <Alert severity="info">Сначала укажите ник персонажа, на которого выводить.</Alert>}
+        <AmountField
+          label="Сумма"
+          value={text}
+          onChange={setText}
+          unit={unitOf(currency)}
+          error={f.fieldError('amount')}
+          hint={limitsHint(server, 'output', currency)}
+          autoFocus
+        />
+        {nick && (
+          <Typography variant="body2" color="text.secondary">
+            Оператор передаст сумму персонажу <b>{nick}</b>. До обработки заявку можно отменить — сумма вернётся на баланс.
+          </Typography>
+        )}
+      </Stack>
+    </AppDialog>
+  );
+}
+
+export function LowCapacityDialog() {
+  const dialog = useUi((s) => s.dialog);
+  const close = useUi((s) => s.closeDialog);
+  const openDialog = useUi((s) => s.openDialog);
+  const open = dialog.name === 'low_capacity';
+  const currency: CurrencyType = open ? dialog.currency : 1;
+  return (
+    <AppDialog
+      open={open}
+      onClose={close}
+      title="Недостаточно средств"
+      testId="low-capacity-dialog"
+      actions={
+        <>
+          <Button onClick={close}>Закрыть</Button>
+          {/* SPEC.md section 4: opening the put dialog clears the low-capacity dialog. */}
+          <Button variant="contained" onClick={() => openDialog({ name: 'put', currency })}>
+            Пополнить
+          </Button>
+        </>
+      }
+    >
+      На балансе не хватает {unitOf(currency)} для этой операции. Пополните кошелёк и попробуйте снова.
+    </AppDialog>
+  );
+}

@@ -1,0 +1,148 @@
+import { CURRENCIES, type CurrencyType, type Gamesserver } from '@adena/contract';
+import Edit from '@mui/icons-material/Edit';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Card from '@mui/material/Card';
+import CardContent from '@mui/material/CardContent';
+import IconButton from '@mui/material/IconButton';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import ToggleButton from '@mui/material/ToggleButton';
+import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
+import Tooltip from '@mui/material/Tooltip';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { useUi } from '../../../lib/ui-store';
+import { formatAmount, formatShort } from '../../../utils/format-amount';
+import { useUser } from '../../auth/api/session';
+import { useSaveNick, useWallet, useWallets } from '../api/wallets';
+import { useSelectedCurrency } from '../selected-currency';
+import { LowCapacityDialog, PutDialog, TakeDialog } from './money-dialogs';
+
+function NickEditor({ server, nick }: { server: Gamesserver; nick: string | null }) {
+  const [editing, setEditing] = useState(!nick);
+  const [value, setValue] = useState(nick ?? '');
+  const save = useSaveNick();
+  const f = useFormErrors();
+  if (!editing && nick) {
+    return (
+      <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>
+        <Typography color="text.secondary">
+          Персонаж: <b data-testid="wallet-nick">{nick}</b>
+        </Typography>
+        <Tooltip title="Изменить ник">
+          <IconButton size="small" aria-label="Изменить ник" onClick={() => setEditing(true)}>
+            <Edit fontSize="small" />
+          </IconButton>
+        </Tooltip>
+      </Stack>
+    );
+  }
+  return (
+    <Stack
+      component="form"
+      direction="row"
+      spacing={1}
+      sx={{ alignItems: 'flex-start' }}
+      onSubmit={(e) => {
+        e.preventDefault();
+        f.clear();
+        save.mutate(
+          { gamesserver_id: server.id, nick: value.trim() },
+          { onSuccess: () => setEditing(false), onError: (err) => f.fromError(err) },
+        );
+      }}
+    >
+      <TextField
+        size="small"
+        label="Ник персонажа"
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+        error={Boolean(f.fieldError('nick') || f.formError)}
+        helperText={f.fieldError('nick') ?? f.formError ?? 'С него вы передаёте и на него получаете'}
+        sx={{ flexGrow: 1 }}
+      />
+      <Button type="submit" variant="outlined" disabled={save.isPending} sx={{ mt: '1px' }}>
+        Сохранить
+      </Button>
+    </Stack>
+  );
+}
+
+export function WalletCard({ server }: { server: Gamesserver | undefined }) {
+  const { isSignedIn, isPending: userPending } = useUser();
+  const walletsQuery = useWallets();
+  const wallet = useWallet(server?.id ?? null);
+  const [currency, setCurrency] = useSelectedCurrency();
+  const openDialog = useUi((s) => s.openDialog);
+
+  const act = (name: 'put' | 'take') => {
+    if (!isSignedIn) return openDialog({ name: 'not_signed_in' });
+    if (!server) return openDialog({ name: 'no_server' });
+    openDialog({ name, currency });
+  };
+
+  const amount = wallet ? (currency === 1 ? wallet.balance : wallet.balance_second) : 0;
+  return (
+    <Card variant="outlined" data-testid="wallet-card">
+      <CardContent>
+        <Stack spacing={2}>
+          <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1} sx={{ justifyContent: 'space-between', alignItems: { sm: 'center' } }}>
+            <Typography variant="h2" component="h2">
+              {server ? `Кошелёк на ${server.name}` : 'Кошелёк'}
+            </Typography>
+            <ToggleButtonGroup
+              exclusive
+              size="small"
+              value={currency}
+              onChange={(_, v: CurrencyType | null) => v && setCurrency(v)}
+              aria-label="Валюта"
+            >
+              <ToggleButton value={1}>Адена</ToggleButton>
+              <ToggleButton value={2}>Монеты эйнхасад</ToggleButton>
+            </ToggleButtonGroup>
+          </Stack>
+          {!server ? (
+            <Alert severity="info">Выберите игровой сервер, чтобы увидеть баланс.</Alert>
+          ) : !isSignedIn && !userPending ? (
+            <Alert severity="info">Войдите, чтобы увидеть баланс и пополнять кошелёк.</Alert>
+          ) : walletsQuery.isPending ? (
+            <Skeleton variant="text" height={56} width={220} />
+          ) : (
+            <div>
+              <Typography variant="body2" color="text.secondary">
+                Баланс
+              </Typography>
+              <Typography component="p" sx={{ fontSize: { xs: '2rem', sm: '2.5rem' }, fontWeight: 700, lineHeight: 1.2 }} data-testid="balance">
+                {formatAmount(amount)} <Typography component="span" sx={{ fontSize: '1rem', color: 'text.secondary' }}>{CURRENCIES[currency].name}</Typography>
+              </Typography>
+              {amount >= 1_000_000 && (
+                <Typography variant="body2" color="text.secondary">
+                  ≈ {formatShort(amount)}
+                </Typography>
+              )}
+            </div>
+          )}
+          {server && isSignedIn && <NickEditor key={`${server.id}:${wallet?.nick ?? ''}`} server={server} nick={wallet?.nick ?? null} />}
+          <Stack direction="row" spacing={1.5}>
+            <Button variant="contained" size="large" sx={{ flex: 1 }} onClick={() => act('put')}>
+              Пополнить
+            </Button>
+            <Button variant="outlined" size="large" sx={{ flex: 1 }} onClick={() => act('take')}>
+              Вывести
+            </Button>
+          </Stack>
+        </Stack>
+      </CardContent>
+      {server && (
+        <>
+          <PutDialog server={server} nick={wallet?.nick ?? null} />
+          <TakeDialog server={server} nick={wallet?.nick ?? null} />
+        </>
+      )}
+      <LowCapacityDialog />
+    </Card>
+  );
+}

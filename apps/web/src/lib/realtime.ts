@@ -1,0 +1,134 @@
+import { ablyToken, type RealtimeMessage, realtimeChannelFor } from '@adena/contract';
+import { io, type Socket } from 'socket.io-client';
+import { ApiError, request } from './api-client';
+
+/** SPEC.md's connection states, with the meaning Ably's client gives them. */
+export type ConnectionState = 'initialized' | 'connecting' | 'connected' | 'disconnected' | 'suspended' | 'closing' | 'closed' | 'failed';
+
+export interface RealtimeTimers {
+  /** Retry period while disconnected (Ably: 15 s). */
+  disconnectedRetryMs: number;
+  /** Without a connection this long, the state becomes suspended (Ably: 2 min). */
+  suspendAfterMs: number;
+  /** Retry period while suspended (Ably: 30 s). */
+  suspendedRetryMs: number;
+}
+
+export const ABLY_TIMERS: RealtimeTimers = { disconnectedRetryMs: 15_000, suspendAfterMs: 120_000, suspendedRetryMs: 30_000 };
+
+const jitter = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.2));
+
+/**
+ * The private channel of one user over Socket.IO. Socket.IO's own reconnection is off: this
+ * class runs Ably's state machine instead, fetching a fresh token for every attempt.
+ */
+export class RealtimeClient {
+  state: ConnectionState = 'initialized';
+  errorReason: string | null = null;
+  #socket: Socket | null = null;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #lastConnectedAt = Date.now();
+  #everConnected = false;
+  readonly #stateListeners = new Set<(s: ConnectionState) => void>();
+
+  constructor(
+    readonly userId: number,
+    readonly handlers: { onMessage(msg: RealtimeMessage): void; onResync(): void },
+    readonly timers: RealtimeTimers = ABLY_TIMERS,
+  ) {}
+
+  onState(cb: (s: ConnectionState) => void) {
+    this.#stateListeners.add(cb);
+    return () => this.#stateListeners.delete(cb);
+  }
+
+  #set(state: ConnectionState, reason: string | null = null) {
+    this.state = state;
+    this.errorReason = reason;
+    for (const cb of this.#stateListeners) cb(state);
+  }
+
+  connect() {
+    if (this.state === 'closed' || this.state === 'closing' || this.state === 'failed') return;
+    this.#clearTimer();
+    this.#set('connecting');
+    void this.#attempt();
+  }
+
+  /** A retry now (the browser came back online, or the page became visible). */
+  retryNow() {
+    if (this.state === 'disconnected' || this.state === 'suspended') this.connect();
+  }
+
+  close() {
+    this.#clearTimer();
+    if (this.state === 'closed') return;
+    this.#set('closing');
+    this.#socket?.removeAllListeners();
+    this.#socket?.disconnect();
+    this.#socket = null;
+    this.#set('closed');
+  }
+
+  async #attempt() {
+    let token: string;
+    try {
+      token = (await request(ablyToken, { body: {} })).token;
+    } catch (err) {
+      // Not signed in any more: retrying cannot help.
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return this.#fail(err.message);
+      return this.#lost();
+    }
+    if (this.state !== 'connecting') return;
+    this.#socket?.removeAllListeners();
+    this.#socket?.disconnect();
+    const socket = io({ path: '/socket.io/', auth: { token }, reconnection: false, timeout: 10_000 });
+    this.#socket = socket;
+    socket.on('connect', () => {
+      socket.emit('subscribe', { channel: realtimeChannelFor(this.userId) }, (ack: { ok?: true; error?: string }) => {
+        if (!ack?.ok) return this.#fail(ack?.error ?? 'Канал недоступен');
+        const resync = this.#everConnected;
+        this.#everConnected = true;
+        this.#lastConnectedAt = Date.now();
+        this.#set('connected');
+        // Anything sent while we were away is lost: read the truth again.
+        if (resync) this.handlers.onResync();
+      });
+    });
+    socket.on('message', (msg: RealtimeMessage) => this.handlers.onMessage(msg));
+    socket.on('connect_error', () => this.#lost());
+    socket.on('disconnect', (reason) => {
+      if (reason === 'io client disconnect') return;
+      if (this.state === 'connected') this.#lastConnectedAt = Date.now();
+      this.#lost();
+    });
+  }
+
+  #lost() {
+    if (this.state === 'closed' || this.state === 'closing' || this.state === 'failed') return;
+    // Like Ably: a connection that just dropped is retried at once, later ones on the timer.
+    const justDropped = this.state === 'connected';
+    this.#socket?.removeAllListeners();
+    this.#socket?.disconnect();
+    this.#socket = null;
+    const away = Date.now() - this.#lastConnectedAt;
+    const suspended = away >= this.timers.suspendAfterMs;
+    this.#set(suspended ? 'suspended' : 'disconnected');
+    this.#clearTimer();
+    const delay = justDropped ? Math.random() * 1000 : jitter(suspended ? this.timers.suspendedRetryMs : this.timers.disconnectedRetryMs);
+    this.#timer = setTimeout(() => this.connect(), delay);
+  }
+
+  #fail(reason: string) {
+    this.#clearTimer();
+    this.#socket?.removeAllListeners();
+    this.#socket?.disconnect();
+    this.#socket = null;
+    this.#set('failed', reason);
+  }
+
+  #clearTimer() {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+}

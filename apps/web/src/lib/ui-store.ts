@@ -1,0 +1,42 @@
+import { ALERT_TIMEOUT_MS, SNACKBAR_TIMEOUT_MS } from '@adena/contract';
+import { create } from 'zustand';
+
+export type SnackbarStatus = 'success' | 'error' | 'info' | 'warning';
+
+/** Dialogs of SPEC.md section 3 that any feature may open. Only one is open at a time. */
+export type DialogState =
+  | { name: 'none' }
+  | { name: 'not_signed_in' }
+  | { name: 'no_server' }
+  | { name: 'put'; currency: 1 | 2 }
+  | { name: 'take'; currency: 1 | 2 }
+  | { name: 'low_capacity'; currency: 1 | 2 }
+  | { name: 'subscribe_telegram' }
+  | { name: 'error_code'; incidentId: number }
+  | { name: 'user_variant' }
+  | { name: 'edit_user_variant'; pricekodId: number; nominal: number; count: number; initialTotalAden: number }
+  | { name: 'delete_success'; summa: number }
+  | { name: 'create_success'; summa: number; count: number; nominal: number }
+  | { name: 'vip' }
+  | { name: 'alert'; text: string; errors: string[]; timeout: number; data?: { low_cap?: boolean; sert?: string; accept?: boolean } };
+
+interface UiState {
+  snackbar: { open: boolean; status: SnackbarStatus; text: string; timeout: number };
+  dialog: DialogState;
+  showSnackbar(text: string, status?: SnackbarStatus, timeout?: number): void;
+  closeSnackbar(): void;
+  /** Opening one dialog closes any other (SPEC.md section 4). */
+  openDialog(dialog: Exclude<DialogState, { name: 'none' }>): void;
+  closeDialog(): void;
+  alert(text: string, errors?: string[], timeout?: number): void;
+}
+
+export const useUi = create<UiState>((set) => ({
+  snackbar: { open: false, status: 'info', text: '', timeout: SNACKBAR_TIMEOUT_MS },
+  dialog: { name: 'none' },
+  showSnackbar: (text, status = 'success', timeout = SNACKBAR_TIMEOUT_MS) => set({ snackbar: { open: true, status, text, timeout } }),
+  closeSnackbar: () => set((s) => ({ snackbar: { ...s.snackbar, open: false } })),
+  openDialog: (dialog) => set({ dialog }),
+  closeDialog: () => set({ dialog: { name: 'none' } }),
+  alert: (text, errors = [], timeout = ALERT_TIMEOUT_MS) => set({ dialog: { name: 'alert', text, errors, timeout } }),
+}));

@@ -1,0 +1,198 @@
+import { z } from 'zod';
+import { FIELD_MESSAGES as M } from '../messages/ru';
+import { defineCall, TimestampSchema } from '../primitives';
+
+export const EmailSchema = z
+  .string({ error: M.required })
+  .trim()
+  .toLowerCase()
+  .min(1, M.required)
+  .max(254, M.email)
+  .pipe(z.email(M.email));
+
+/** E.164 after removing the spaces, dashes and brackets people type. */
+export const PhoneSchema = z
+  .string({ error: M.required })
+  .transform((v) => v.replace(/[\s()\-\u00a0]/g, ''))
+  .pipe(z.string().regex(/^\+[1-9]\d{7,14}$/, M.phone));
+
+export const PasswordSchema = z.string({ error: M.required }).min(8, M.passwordShort).max(128, M.passwordLong);
+export const OneTimeCodeSchema = z.string({ error: M.required }).trim().regex(/^\d{6}$/, M.code);
+const FlowTokenSchema = z.string({ error: M.required }).min(1, M.required).max(200);
+const NameSchema = z
+  .string()
+  .trim()
+  .max(64, 'Имя не длиннее 64 символов')
+  .optional()
+  .transform((v) => (v ? v : undefined));
+
+const withConfirmation = <T extends { password: string; password_confirmation: string }>(v: T, ctx: z.RefinementCtx) => {
+  if (v.password !== v.password_confirmation) {
+    ctx.addIssue({ code: 'custom', path: ['password_confirmation'], message: M.passwordMismatch });
+  }
+};
+
+export const NewPasswordBodySchema = z
+  .object({ password: PasswordSchema, password_confirmation: z.string({ error: M.required }) })
+  .superRefine(withConfirmation);
+
+export const UserSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  email: z.string().nullable(),
+  phone: z.string().nullable(),
+  admin: z.boolean(),
+  vip: z.boolean(),
+  vip_until: TimestampSchema.nullable(),
+  telegram_linked: z.boolean(),
+  created_at: TimestampSchema,
+});
+export type User = z.infer<typeof UserSchema>;
+
+export const AuthResponseSchema = z.object({ access_token: z.string(), user: UserSchema });
+export type AuthResponse = z.infer<typeof AuthResponseSchema>;
+
+// Registration by email: two steps and a resend.
+export const emailRegister = defineCall({
+  method: 'POST',
+  path: '/api/email_register',
+  body: z
+    .object({ email: EmailSchema, password: PasswordSchema, password_confirmation: z.string({ error: M.required }), name: NameSchema })
+    .superRefine(withConfirmation),
+  response: z.object({ email_token: z.string() }),
+});
+export const newTokenEmailRegister = defineCall({
+  method: 'POST',
+  path: '/api/new_token_email_register',
+  body: z.object({ email_token: FlowTokenSchema }),
+  response: z.object({ email_token: z.string() }),
+});
+export const codeVerificationEmailRegister = defineCall({
+  method: 'POST',
+  path: '/api/code_verification_email_register',
+  body: z.object({ email_token: FlowTokenSchema, code: OneTimeCodeSchema }),
+  response: AuthResponseSchema,
+});
+
+// Registration by phone.
+export const phoneRegister = defineCall({
+  method: 'POST',
+  path: '/api/phone_register',
+  body: z
+    .object({ phone: PhoneSchema, password: PasswordSchema, password_confirmation: z.string({ error: M.required }), name: NameSchema })
+    .superRefine(withConfirmation),
+  response: z.object({ phone_token: z.string() }),
+});
+export const newTokenPhoneRegister = defineCall({
+  method: 'POST',
+  path: '/api/new_token_phone_register',
+  body: z.object({ phone_token: FlowTokenSchema }),
+  response: z.object({ phone_token: z.string() }),
+});
+export const codeVerificationPhoneRegister = defineCall({
+  method: 'POST',
+  path: '/api/code_verification_phone_register',
+  body: z.object({ phone_token: FlowTokenSchema, code: OneTimeCodeSchema }),
+  response: AuthResponseSchema,
+});
+
+// Sign-in.
+export const login = defineCall({
+  method: 'POST',
+  path: '/api/login',
+  body: z.object({ email: EmailSchema, password: z.string({ error: M.required }).min(1, M.required).max(128, M.passwordLong) }),
+  response: AuthResponseSchema,
+});
+export const phoneLogin = defineCall({
+  method: 'POST',
+  path: '/api/phone_login',
+  body: z.object({ phone: PhoneSchema, password: z.string({ error: M.required }).min(1, M.required).max(128, M.passwordLong) }),
+  response: AuthResponseSchema,
+});
+
+// Password reset by email: request → code check → new password (bearer = new_password_token).
+export const emailResetPasswordCodeDate = defineCall({
+  method: 'POST',
+  path: '/api/email_reset_password_code_date',
+  body: z.object({ email: EmailSchema }),
+  response: z.object({ email_reset_password_token: z.string() }),
+});
+export const emailResetPasswordCodeCheck = defineCall({
+  method: 'POST',
+  path: '/api/email_reset_password_code_check',
+  body: z.object({ email_reset_password_token: FlowTokenSchema, code: OneTimeCodeSchema }),
+  response: z.object({ new_password_token: z.string() }),
+});
+export const emailCreateNewPassword = defineCall({
+  method: 'POST',
+  path: '/api/email_create_new_password',
+  body: NewPasswordBodySchema,
+  response: AuthResponseSchema,
+});
+
+// Password reset by phone.
+export const phoneResetPassword = defineCall({
+  method: 'POST',
+  path: '/api/phone_reset_password',
+  body: z.object({ phone: PhoneSchema }),
+  response: z.object({ phone_reset_token: z.string() }),
+});
+export const phoneResetPasswordCodeCheck = defineCall({
+  method: 'POST',
+  path: '/api/phone_reset_password_code_check',
+  body: z.object({ phone_reset_token: FlowTokenSchema, code: OneTimeCodeSchema }),
+  response: z.object({ new_password_token: z.string() }),
+});
+export const phoneCreateNewPassword = defineCall({
+  method: 'POST',
+  path: '/api/phone_create_new_password',
+  body: NewPasswordBodySchema,
+  response: AuthResponseSchema,
+});
+
+// Discord and Telegram.
+export const discordAuth = defineCall({
+  method: 'POST',
+  path: '/api/discord_auth',
+  body: z.object({
+    code: z.string({ error: M.required }).min(1, M.required).max(512),
+    state: z.string({ error: M.required }).min(1, M.required).max(512),
+    redirect_uri: z.url('Некорректный адрес возврата').max(512),
+  }),
+  response: AuthResponseSchema,
+});
+
+/** The Telegram Login Widget's signed fields; numbers may come as strings from a URL. */
+export const TelegramLoginSchema = z.object({
+  id: z.union([z.number().int().positive(), z.string().regex(/^\d{1,20}$/)]),
+  first_name: z.string().max(256),
+  last_name: z.string().max(256).optional(),
+  username: z.string().max(64).optional(),
+  photo_url: z.string().max(1024).optional(),
+  auth_date: z.union([z.number().int().positive(), z.string().regex(/^\d{1,12}$/)]),
+  hash: z.string().regex(/^[0-9a-f]{64}$/i, 'Некорректная подпись Telegram'),
+});
+export const telegramAuth = defineCall({
+  method: 'POST',
+  path: '/api/telegram_auth',
+  body: TelegramLoginSchema,
+  response: AuthResponseSchema,
+});
+export const webApp = defineCall({
+  method: 'POST',
+  path: '/api/web_app',
+  body: z.object({ init_data: z.string({ error: M.required }).min(1, M.required).max(8192) }),
+  response: AuthResponseSchema,
+});
+
+// Session.
+export const getUser = defineCall({ method: 'GET', path: '/api/user', response: UserSchema });
+export const logout = defineCall({ method: 'GET', path: '/api/logout', response: z.object({ logout: z.literal(true) }) });
+export const authConfig = defineCall({
+  method: 'GET',
+  path: '/api/auth_config',
+  response: z.object({
+    discord: z.object({ client_id: z.string(), authorize_url: z.string() }).nullable(),
+    telegram: z.object({ bot_username: z.string(), bot_id: z.number().int() }).nullable(),
+  }),
+});

@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { defineCall } from '../primitives';
+import { CodeStatusSchema } from './codes';
+
+export const realtimeChannelFor = (userId: number) => `private:user.${userId}`;
+
+/** PRODUCT.md section 4: each event's name and the data it carries. */
+export const RealtimeEventSchemas = {
+  balance: z.object({ gamesserver_id: z.number().int(), balance: z.number().int(), balance_second: z.number().int() }),
+  code_status: z.object({ gamesserver_id: z.number().int(), code_id: z.number().int(), code_status: CodeStatusSchema }),
+  sert: z.object({ gamesserver_id: z.number().int(), code_id: z.number().int(), nominal: z.number().int(), sert: z.string() }),
+  del_sert: z.object({ gamesserver_id: z.number().int(), del_sert: z.number().int() }),
+  error_code: z.object({ gamesserver_id: z.number().int(), code_id: z.number().int(), your_error_code_id: z.number().int() }),
+  test: z.object({ message: z.string() }),
+  /** The account was blocked or signed out everywhere: the client drops its session. */
+  session_ended: z.object({ reason: z.string() }),
+};
+export type RealtimeEvents = { [N in keyof typeof RealtimeEventSchemas]: z.infer<(typeof RealtimeEventSchemas)[N]> };
+export type RealtimeEventName = keyof RealtimeEvents;
+export type RealtimeMessage = { [N in RealtimeEventName]: { channel: string; name: N; data: RealtimeEvents[N] } }[RealtimeEventName];
+
+export const SubscribeBodySchema = z.object({ channel: z.string().max(100) });
+export type SubscribeAck = { ok: true } | { error: string };
+
+export const ablyToken = defineCall({
+  method: 'POST',
+  path: '/api/ably-token',
+  body: z.object({}).optional(),
+  response: z.object({ token: z.string(), expires_at: z.string(), channel: z.string() }),
+});
+
+export const testAbly = defineCall({ method: 'GET', path: '/api/testAbly', response: z.object({ sent: z.literal(true) }) });

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+
+/**
+ * Every Russian text the server sends as an error, keyed by a stable code. The client shows
+ * these as they come; it never translates codes itself.
+ */
+export const ERROR_MESSAGES = {
+  VALIDATION: 'Проверьте введённые данные',
+  UNAUTHENTICATED: 'Необходимо выполнить вход',
+  INVALID_CREDENTIALS: 'Неверный логин или пароль',
+  FORBIDDEN: 'Недостаточно прав для этого действия',
+  USER_BLOCKED: 'Ваш аккаунт заблокирован. Обратитесь в поддержку',
+  NOT_FOUND: 'Не найдено',
+  INSUFFICIENT_BALANCE: 'Недостаточно средств на балансе',
+  CODE_NOT_ACTIVE: 'Код уже активирован или отменён',
+  REQUEST_NOT_PENDING: 'Заявка уже обработана',
+  CONFLICT: 'Действие невозможно в текущем состоянии',
+  LIMIT_EXCEEDED: 'Сумма вне допустимых пределов',
+  TOO_MANY_ATTEMPTS: 'Слишком много попыток. Попробуйте позже',
+  INTERNAL: 'Неизвестная ошибка приложения. Обновите страницу и попробуйте снова или обратитесь в поддержку',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_MESSAGES;
+
+export const errorMessage = (code: ErrorCode): string => ERROR_MESSAGES[code];
+
+/** Field messages reused by several schemas. */
+export const FIELD_MESSAGES = {
+  required: 'Обязательное поле',
+  email: 'Введите корректный email',
+  phone: 'Введите номер в международном формате, например +79001234567',
+  passwordShort: 'Пароль должен быть не короче 8 символов',
+  passwordLong: 'Пароль должен быть не длиннее 128 символов',
+  passwordMismatch: 'Пароли не совпадают',
+  code: 'Код состоит из 6 цифр',
+  nick: 'Ник — от 2 до 16 латинских или русских букв и цифр',
+  amountType: 'Введите сумму целым числом',
+  amountInt: 'Сумма должна быть целым числом',
+  amountPositive: 'Сумма должна быть больше нуля',
+  amountMax: 'Слишком большая сумма',
+  id: 'Некорректный идентификатор',
+  currency: 'Неверная валюта',
+} as const;
+
+/** Russian fallbacks for schema failures that carry no message of their own. */
+const customError: z.core.$ZodErrorMap = (issue) => {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.input === undefined || issue.input === null ? FIELD_MESSAGES.required : 'Неверный тип значения';
+    case 'too_small':
+      return issue.origin === 'string'
+        ? issue.minimum === 1
+          ? FIELD_MESSAGES.required
+          : `Не короче ${issue.minimum} символов`
+        : `Не меньше ${issue.minimum}`;
+    case 'too_big':
+      return issue.origin === 'string' ? `Не длиннее ${issue.maximum} символов` : `Не больше ${issue.maximum}`;
+    case 'invalid_format':
+      return 'Неверный формат';
+    case 'invalid_value':
+      return 'Недопустимое значение';
+    case 'unrecognized_keys':
+      return 'Лишние поля в запросе';
+    default:
+      return 'Некорректное значение';
+  }
+};
+
+let installed = false;
+/** Makes every zod message Russian in this process (server and browser alike). */
+export function installRussianZodErrors() {
+  if (installed) return;
+  installed = true;
+  z.config({ customError });
+}
+
+/** Schema issues → PRODUCT.md's `errors` object: field path → messages; whole-body issues under `_`. */
+export function zodIssuesToErrors(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>) {
+  const errors: Record<string, string[]> = {};
+  for (const issue of issues) {
+    const key = issue.path.length ? issue.path.map(String).join('.') : '_';
+    const list = errors[key] ?? [];
+    if (!list.includes(issue.message)) list.push(issue.message);
+    errors[key] = list;
+  }
+  return errors;
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import { FIELD_MESSAGES as M } from './messages/ru';
+
+// SPEC.md section 9 and PRODUCT.md section 5: constants both sides rely on.
+export const CURRENCIES = {
+  1: { id: 1, name: 'аден', title: 'Адена' },
+  2: { id: 2, name: 'монет эйнхасад', title: 'Монеты эйнхасад' },
+} as const;
+export const DEFAULT_CURRENCY = 1;
+export const SNACKBAR_TIMEOUT_MS = 2000;
+export const ALERT_TIMEOUT_MS = 2000;
+export const ACTIVATION_ALERT_TIMEOUT_MS = 1000;
+export const NO_SERVER_DIALOG_TIMEOUT_MS = 2000;
+export const HISTORY_PAGE_SIZE = 10;
+export const DIALOG_MAX_WIDTH = 500;
+export const COPYRIGHT_START_YEAR = 2018;
+export const CODE_TTL_MS = 10 * 60_000;
+export const CODE_MAX_TRIES = 5;
+export const RESEND_INTERVAL_MS = 60_000;
+
+export const CurrencyTypeSchema = z.union([z.literal(1), z.literal(2)], { error: M.currency });
+export type CurrencyType = z.infer<typeof CurrencyTypeSchema>;
+
+/** A positive whole amount that JSON carries exactly (at most 2^53 − 1). */
+export const AmountSchema = z
+  .number({ error: (i) => (i.input === undefined ? M.required : M.amountType) })
+  .int(M.amountInt)
+  .positive(M.amountPositive)
+  .max(Number.MAX_SAFE_INTEGER, M.amountMax);
+
+/** A non-negative amount in answers (balances may be zero). */
+export const BalanceSchema = z.number().int().min(0);
+
+export const IdSchema = z.number({ error: M.id }).int(M.id).positive(M.id).max(2_147_483_647, M.id);
+/** An id in a path or query string. */
+export const IdParamSchema = z.coerce.number({ error: M.id }).int(M.id).positive(M.id).max(2_147_483_647, M.id);
+export const IdParamsSchema = z.object({ id: IdParamSchema });
+
+export const TimestampSchema = z.string();
+
+export const NickSchema = z
+  .string({ error: M.required })
+  .trim()
+  .regex(/^[A-Za-zА-Яа-яЁё0-9]{2,16}$/, M.nick);
+
+export const PageQuerySchema = z.object({
+  page: z.coerce.number().int().min(1, 'Номер страницы начинается с 1').max(100_000).default(1),
+  per_page: z.coerce.number().int().min(1).max(100, 'Не больше 100 записей на странице').default(HISTORY_PAGE_SIZE),
+});
+
+/** 422: PRODUCT.md section 3. */
+export const ValidationErrorBodySchema = z.object({
+  message: z.string(),
+  errors: z.record(z.string(), z.array(z.string())),
+});
+/** 4xx other than 422; 409 for insufficient balance adds low_cap. */
+export const ErrorBodySchema = z.object({
+  message: z.string(),
+  errors: z.record(z.string(), z.array(z.string())).optional(),
+  low_cap: z.boolean().optional(),
+  status: z.string().optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBodySchema>;
+
+export interface Call {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** The path under the origin, with /api and SPEC.md's trailing slash; `:id` for parameters. */
+  path: string;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  response: z.ZodType;
+}
+
+/** Keeps each call's literal types while checking its shape. */
+export const defineCall = <C extends Call>(call: C): C => call;
