@@ -11,7 +11,14 @@ import type { Db } from './db/client';
 import { registerAuth } from './plugins/auth';
 import { registerErrorHandling } from './plugins/errors';
 import { createRealtime, type Realtime } from './plugins/realtime';
+import { authRoutes } from './modules/auth/auth.routes';
+import { codesAdminRoutes } from './modules/codes/codes-admin.routes';
+import { codesRoutes } from './modules/codes/codes.routes';
+import { realtimeRoutes } from './modules/realtime/realtime.routes';
+import { requestsAdminRoutes } from './modules/requests/requests-admin.routes';
+import { requestsRoutes } from './modules/requests/requests.routes';
 import { systemRoutes } from './modules/system/system.routes';
+import { walletsRoutes } from './modules/wallets/wallets.routes';
 
 installRussianZodErrors();
 
@@ -44,6 +51,14 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   app.decorate('deps', deps);
 
   await app.register(systemRoutes(deps));
+  await app.register(authRoutes(deps));
+  await app.register(walletsRoutes(deps));
+  await app.register(requestsRoutes(deps));
+  await app.register(codesRoutes(deps));
+  await app.register(realtimeRoutes(deps));
+  // Admin calls: /api/admin/*, 403 to anyone but an admin.
+  await app.register(requestsAdminRoutes(deps));
+  await app.register(codesAdminRoutes(deps));
 
   await registerWeb(app, config.WEB_DIST ?? DEFAULT_WEB_DIST);
   app.addHook('onClose', async () => realtime.close());

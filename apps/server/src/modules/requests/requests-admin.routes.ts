@@ -1,0 +1,7 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { Deps } from '../../app';
+
+// Placeholder: the module's calls are registered here.
+export const requestsAdminRoutes =
+  (_deps: Deps): FastifyPluginAsyncZod =>
+  async () => {};
