@@ -17,6 +17,7 @@ import { codesRoutes } from './modules/codes/codes.routes';
 import { realtimeRoutes } from './modules/realtime/realtime.routes';
 import { requestsAdminRoutes } from './modules/requests/requests-admin.routes';
 import { requestsRoutes } from './modules/requests/requests.routes';
+import { createServerList, type ServerList } from './modules/system/server-list';
 import { systemRoutes } from './modules/system/system.routes';
 import { walletsRoutes } from './modules/wallets/wallets.routes';
 
@@ -26,6 +27,7 @@ export interface Deps {
   config: Config;
   db: Db;
   realtime: Realtime;
+  serverList: ServerList;
 }
 
 const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist');
@@ -47,7 +49,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(fastifyRateLimit, { global: false });
 
   const realtime = createRealtime(app, config, db);
-  const deps: Deps = { config, db, realtime };
+  const deps: Deps = { config, db, realtime, serverList: createServerList(db.kysely) };
   app.decorate('deps', deps);
 
   await app.register(systemRoutes(deps));

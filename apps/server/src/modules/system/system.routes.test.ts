@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { createUser, createWallet } from '../../../test/factories';
 import { DEMO_SERVERS } from './demo-servers';
 import { ensureAdmin, seedDemoServers } from './seed';
 
@@ -31,9 +32,34 @@ describe.each(DB_KINDS)('system routes on %s', (kind) => {
 
   it('hides inactive servers', async () => {
     await t.db.kysely.updateTable('gamesservers').set({ active: false }).where('name', '=', 'E-Global x1').execute();
+    // What an operator's edit does after its transaction.
+    t.app.deps.serverList.invalidate();
     const names = (await t.app.inject({ method: 'GET', url: '/api/gamesservers' })).json().map((s: { name: string }) => s.name);
     expect(names).not.toContain('E-Global x1');
     await t.db.kysely.updateTable('gamesservers').set({ active: true }).where('name', '=', 'E-Global x1').execute();
+    t.app.deps.serverList.invalidate();
+  });
+
+  it('shows the median processing time of the last day next to each server', async () => {
+    const [server] = await t.db.kysely.selectFrom('gamesservers').select('id').orderBy('sort_order').limit(1).execute();
+    const user = await createUser(t.db.kysely);
+    const wallet = await createWallet(t.db.kysely, user.id, server!.id);
+    const base = { user_id: user.id, wallet_id: wallet.id, gamesserver_id: server!.id, type: 'input' as const, currency_type: 1 as const, amount: 1n, nick: 'Hero', cashier_nick: 'AdenaKassa' };
+    const ago = (min: number) => new Date(Date.now() - min * 60_000);
+    // Took 10, 20 and 60 minutes: the median is 20. A request from two days ago does not count.
+    await t.db.kysely
+      .insertInto('balance_requests')
+      .values([
+        { ...base, status: 'completed', created_at: ago(70), processed_at: ago(60) },
+        { ...base, status: 'rejected', created_at: ago(50), processed_at: ago(30) },
+        { ...base, status: 'completed', created_at: ago(80), processed_at: ago(20) },
+        { ...base, status: 'completed', created_at: ago(3000), processed_at: ago(2900) },
+      ])
+      .execute();
+    t.app.deps.serverList.invalidate();
+    const servers = (await t.app.inject({ method: 'GET', url: '/api/gamesservers' })).json();
+    expect(servers[0].median_processing_minutes).toBe(20);
+    expect(servers[1].median_processing_minutes).toBeNull();
   });
 
   it('answers unknown API paths with a Russian 404, not a page', async () => {

@@ -1,0 +1,130 @@
+// Shared pieces of the benchmark scripts: a throwaway PostgreSQL, the real server as its own
+// process, a bare Fastify route as the ceiling, and autocannon runs printed as figures.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { freePort, type PgCluster, startPgCluster } from '../apps/server/test/pg-cluster';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const MAIN = join(ROOT, 'apps/server/src/main.ts');
+
+export interface Proc {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function waitFor(url: string, child: ChildProcess, output: () => string) {
+  for (let i = 0; i < 240; i++) {
+    if (child.exitCode !== null) throw new Error(`process exited early:\n${output()}`);
+    const ok = await fetch(url)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${url}:\n${output()}`);
+}
+
+function spawnNode(script: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  child.stderr?.on('data', (d) => {
+    out += d;
+  });
+  const stop = () =>
+    new Promise<void>((r) => {
+      if (child.exitCode !== null) return r();
+      child.once('exit', () => r());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+    });
+  return { child, output: () => out, stop };
+}
+
+/** The real server (main.ts) in its own process; embedded PGlite unless a databaseUrl is given. */
+export async function startServer(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<Proc> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'adena-bench-'));
+  const p = spawnNode(MAIN, {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: dataDir,
+    WEB_DIST: '/nonexistent',
+    ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+    ...opts.env,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/api/health`, p.child, p.output);
+  return {
+    url,
+    child: p.child,
+    async stop() {
+      await p.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A bare Fastify route answering a small JSON body: the ceiling for any route of ours. */
+export async function startBare(): Promise<Proc> {
+  const port = await freePort();
+  const p = spawnNode(join(ROOT, 'bench/bare-server.ts'), { PORT: String(port) });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}/bare`, p.child, p.output);
+  return { url, child: p.child, stop: p.stop };
+}
+
+/** A throwaway PostgreSQL cluster with one fresh database for the app. */
+export async function startPostgres(name = 'adena_bench'): Promise<{ cluster: PgCluster; databaseUrl: string }> {
+  const cluster = await startPgCluster();
+  const admin = new pg.Client({ connectionString: cluster.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return { cluster, databaseUrl: cluster.url.replace(/\/postgres$/, `/${name}`) };
+}
+
+export interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export async function measure(
+  url: string,
+  opts: { connections?: number; duration?: number; headers?: Record<string, string>; method?: 'GET' | 'POST'; body?: string } = {},
+): Promise<Figures> {
+  // autocannon treats a present-but-undefined option as set: pass only what is given.
+  const request = {
+    method: opts.method ?? 'GET',
+    ...(opts.headers ? { headers: opts.headers } : {}),
+    ...(opts.body !== undefined ? { body: opts.body } : {}),
+  } as const;
+  // A short warm-up so JIT and connection pools are ready before the measured run.
+  await autocannon({ url, connections: 4, duration: 1, ...request });
+  const r = await autocannon({ url, connections: opts.connections ?? 32, duration: opts.duration ?? 8, ...request });
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts };
+}
+
+export function printTable(rows: Array<{ name: string } & Figures>, ceiling: Figures) {
+  console.log(`\n${'case'.padEnd(42)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'of bare'.padStart(8)}`);
+  for (const r of rows) {
+    console.log(
+      `${r.name.padEnd(42)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.errors).padStart(7)} ${(r.rps / ceiling.rps).toFixed(2).padStart(8)}`,
+    );
+  }
+}
