@@ -1,0 +1,118 @@
+import { realtimeChannelFor, type RealtimeMessage } from '@adena/contract';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createUser } from '../../../test/factories';
+import { createTestApp, createTestDb, DB_KINDS, type TestApp, type TestDb } from '../../../test/harness';
+import { createDb } from '../../db/client';
+
+async function listen(t: TestApp) {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+}
+
+async function tokenFor(t: TestApp, user: { auth: Record<string, string> }) {
+  const res = await t.app.inject({ method: 'POST', url: '/api/ably-token', headers: user.auth, payload: {} });
+  expect(res.statusCode).toBe(200);
+  return res.json() as { token: string; channel: string; expires_at: string };
+}
+
+const sockets: Socket[] = [];
+function connect(url: string, token?: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = io(url, { path: '/socket.io/', auth: token ? { token } : {}, reconnection: false, transports: ['websocket'] });
+    sockets.push(s);
+    s.once('connect', () => resolve(s));
+    s.once('connect_error', (err) => reject(err));
+  });
+}
+const subscribe = (s: Socket, channel: string) =>
+  s.timeout(5000).emitWithAck('subscribe', { channel }) as Promise<{ ok?: true; error?: string }>;
+const nextMessage = (s: Socket) => new Promise<RealtimeMessage>((resolve) => s.once('message', resolve));
+
+afterEach(() => {
+  for (const s of sockets.splice(0)) s.disconnect();
+});
+
+describe.each(DB_KINDS)('the private realtime channel on %s', (kind) => {
+  let t: TestApp;
+  let url: string;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    url = await listen(t);
+  });
+  afterAll(() => t.close());
+
+  it('gives a signed-in user a short-lived token for their own channel, and nobody else one', async () => {
+    const user = await createUser(t.db.kysely);
+    const answer = await tokenFor(t, user);
+    expect(answer.channel).toBe(`private:user.${user.id}`);
+    expect(new Date(answer.expires_at).getTime() - Date.now()).toBeLessThanOrEqual(5 * 60_000);
+    const anon = await t.app.inject({ method: 'POST', url: '/api/ably-token', payload: {} });
+    expect(anon.statusCode).toBe(401);
+    expect(anon.json().message).toMatch(/вход/);
+  });
+
+  it('lets a socket subscribe to its own channel and receive the test message', async () => {
+    const user = await createUser(t.db.kysely);
+    const s = await connect(url, (await tokenFor(t, user)).token);
+    expect(await subscribe(s, realtimeChannelFor(user.id))).toEqual({ ok: true });
+    const got = nextMessage(s);
+    const res = await t.app.inject({ method: 'GET', url: '/api/testAbly', headers: user.auth });
+    expect(res.json()).toEqual({ sent: true });
+    expect(await got).toEqual({ channel: realtimeChannelFor(user.id), name: 'test', data: { message: expect.any(String) } });
+  });
+
+  it("refuses another user's channel and never delivers their messages", async () => {
+    const alice = await createUser(t.db.kysely);
+    const bob = await createUser(t.db.kysely);
+    const s = await connect(url, (await tokenFor(t, bob)).token);
+    expect(await subscribe(s, realtimeChannelFor(alice.id))).toEqual({ error: expect.stringMatching(/Нет доступа/) });
+    expect(await subscribe(s, 'private:user.abc')).toEqual({ error: expect.any(String) });
+    const received: unknown[] = [];
+    s.on('message', (m) => received.push(m));
+    await t.app.inject({ method: 'GET', url: '/api/testAbly', headers: alice.auth });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(received).toEqual([]);
+  });
+
+  it('refuses a socket with no token, a forged token, an access token or an expired token', async () => {
+    const user = await createUser(t.db.kysely);
+    await expect(connect(url)).rejects.toThrow(/unauthorized/);
+    await expect(connect(url, 'forged-token')).rejects.toThrow(/unauthorized/);
+    // The session token is not a socket token.
+    await expect(connect(url, user.token)).rejects.toThrow(/unauthorized/);
+    const { token } = await tokenFor(t, user);
+    await t.db.kysely.updateTable('tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('kind', '=', 'realtime').where('user_id', '=', user.id).execute();
+    await expect(connect(url, token)).rejects.toThrow(/unauthorized/);
+  });
+});
+
+describe('two app processes on one PostgreSQL', () => {
+  let db1: TestDb;
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    db1 = await createTestDb('postgres');
+    a = await createTestApp('postgres', { db: db1 });
+    // The second "process": its own app, pool and Socket.IO server on the same database.
+    const shared = await createDb({ databaseUrl: db1.url, dataDir: '' });
+    b = await createTestApp('postgres', { db: { ...shared, url: db1.url }, seed: false });
+  });
+  afterAll(async () => {
+    await b?.close();
+    await b?.db.close();
+    await a?.close();
+    await db1?.close();
+  });
+
+  it('delivers an event raised on one process to a socket held by the other', async () => {
+    const user = await createUser(a.db.kysely);
+    const urlB = await listen(b);
+    const s = await connect(urlB, (await tokenFor(a, user)).token);
+    expect(await subscribe(s, realtimeChannelFor(user.id))).toEqual({ ok: true });
+    const got = nextMessage(s);
+    // Raised on process A, where this socket is not connected.
+    await a.app.inject({ method: 'GET', url: '/api/testAbly', headers: user.auth });
+    expect((await got).name).toBe('test');
+  });
+});
