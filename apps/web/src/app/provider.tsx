@@ -5,6 +5,7 @@ import { QueryClientProvider } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useMemo, useState } from 'react';
 import { BrowserRouter } from 'react-router';
 import { createQueryClient } from '../lib/query-client';
+import { TelegramBridge, TelegramProvider, useTelegram } from './telegram';
 import { buildTheme, readThemeChoice, THEME_KEY, type ThemeChoice } from './theme';
 
 const queryClient = createQueryClient();
@@ -17,12 +18,16 @@ interface ColorModeValue {
 const ColorModeContext = createContext<ColorModeValue | null>(null);
 export const useColorMode = () => useContext(ColorModeContext)!;
 
-/** A saved choice wins; otherwise the system preference, followed live. */
+/**
+ * Inside Telegram, Telegram's colour scheme and colours. Elsewhere a saved choice wins;
+ * otherwise the system preference, followed live.
+ */
 function ColorModeProvider({ children }: { children: ReactNode }) {
   const [choice, setChoiceState] = useState<ThemeChoice>(readThemeChoice);
   const prefersDark = useMediaQuery('(prefers-color-scheme: dark)', { noSsr: true });
-  const mode = choice === 'system' ? (prefersDark ? 'dark' : 'light') : choice;
-  const theme = useMemo(() => buildTheme(mode), [mode]);
+  const { theme: tg } = useTelegram();
+  const mode = tg ? (tg.isDark ? 'dark' : 'light') : choice === 'system' ? (prefersDark ? 'dark' : 'light') : choice;
+  const theme = useMemo(() => buildTheme(mode, tg ?? undefined), [mode, tg]);
   const value = useMemo<ColorModeValue>(
     () => ({
       choice,
@@ -48,9 +53,14 @@ function ColorModeProvider({ children }: { children: ReactNode }) {
 export function AppProvider({ children }: { children: ReactNode }) {
   return (
     <QueryClientProvider client={queryClient}>
-      <ColorModeProvider>
-        <BrowserRouter>{children}</BrowserRouter>
-      </ColorModeProvider>
+      <TelegramProvider>
+        <ColorModeProvider>
+          <BrowserRouter>
+            <TelegramBridge />
+            {children}
+          </BrowserRouter>
+        </ColorModeProvider>
+      </TelegramProvider>
     </QueryClientProvider>
   );
 }

@@ -1,9 +1,15 @@
+import { lazy } from 'react';
 import { Route, Routes } from 'react-router';
 import { AppShell } from '../components/layouts/app-shell';
-import { AuthRoutes } from './routes/auth';
-import { AboutRoute, ContactsRoute, HelpRoute } from './routes/info';
 import { HomeRoute } from './routes/home';
 import { NotFoundRoute } from './routes/not-found';
+
+// Everything but the home page loads on demand; the admin area is its own chunk.
+const AuthRoutes = lazy(() => import('./routes/auth').then((m) => ({ default: m.AuthRoutes })));
+const HelpRoute = lazy(() => import('./routes/info').then((m) => ({ default: m.HelpRoute })));
+const ContactsRoute = lazy(() => import('./routes/info').then((m) => ({ default: m.ContactsRoute })));
+const AboutRoute = lazy(() => import('./routes/info').then((m) => ({ default: m.AboutRoute })));
+const AdminRoutes = lazy(() => import('./routes/admin'));
 
 export function AppRouter() {
   return (
@@ -14,6 +20,7 @@ export function AppRouter() {
         <Route path="contacts" element={<ContactsRoute />} />
         <Route path="about" element={<AboutRoute />} />
         <Route path="auth/*" element={<AuthRoutes />} />
+        <Route path="admin/*" element={<AdminRoutes />} />
         <Route path="*" element={<NotFoundRoute />} />
       </Route>
     </Routes>

@@ -33,6 +33,7 @@ export function buildTheme(mode: PaletteMode, overrides?: { bg?: string; paper?:
       MuiButton: { defaultProps: { disableElevation: true }, styleOverrides: { root: { textTransform: 'none', fontWeight: 600 } } },
       MuiDialog: { styleOverrides: { paper: { maxWidth: DIALOG_MAX_WIDTH, width: '100%' } } },
       MuiTab: { styleOverrides: { root: { textTransform: 'none', fontWeight: 600 } } },
+      MuiToggleButton: { styleOverrides: { root: { textTransform: 'none', fontWeight: 600 } } },
     },
   });
 }

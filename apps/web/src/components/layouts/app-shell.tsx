@@ -2,37 +2,60 @@ import DarkModeOutlined from '@mui/icons-material/DarkModeOutlined';
 import LightModeOutlined from '@mui/icons-material/LightModeOutlined';
 import AppBar from '@mui/material/AppBar';
 import Box from '@mui/material/Box';
+import CircularProgress from '@mui/material/CircularProgress';
 import Container from '@mui/material/Container';
 import IconButton from '@mui/material/IconButton';
 import Toolbar from '@mui/material/Toolbar';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
+import { Suspense } from 'react';
 import { Link as RouterLink, Outlet } from 'react-router';
 import { useColorMode } from '../../app/provider';
+import { useTelegram } from '../../app/telegram';
+import { AdminAppBar } from './admin-app-bar';
 import { Footer } from './footer';
 import { GlobalDialogs } from './global-dialogs';
 import { UserMenu } from './user-menu';
 
-export function AppShell() {
+function ThemeToggle() {
   const { mode, setChoice } = useColorMode();
   const next = mode === 'dark' ? 'light' : 'dark';
   return (
+    <Tooltip title={next === 'dark' ? 'Тёмная тема' : 'Светлая тема'}>
+      <IconButton aria-label={next === 'dark' ? 'Включить тёмную тему' : 'Включить светлую тему'} onClick={() => setChoice(next)}>
+        {mode === 'dark' ? <LightModeOutlined /> : <DarkModeOutlined />}
+      </IconButton>
+    </Tooltip>
+  );
+}
+
+const PageFallback = () => (
+  <Box sx={{ display: 'flex', justifyContent: 'center', py: 6 }}>
+    <CircularProgress aria-label="Загрузка…" />
+  </Box>
+);
+
+/** SPEC.md section 2: admin app bar, app bar (hidden inside Telegram), main content; pages fill the outlet. */
+export function AppShell() {
+  const { isTelegram } = useTelegram();
+  return (
     <Box sx={{ minHeight: '100dvh', display: 'flex', flexDirection: 'column' }}>
-      <AppBar position="sticky" color="default" elevation={0} sx={{ borderBottom: 1, borderColor: 'divider' }} data-view="app-bar">
-        <Toolbar sx={{ gap: 1 }}>
-          <Typography component={RouterLink} to="/" variant="h6" sx={{ color: 'inherit', textDecoration: 'none', fontWeight: 700, flexGrow: 1 }}>
-            Адена Кошелёк
-          </Typography>
-          <Tooltip title={next === 'dark' ? 'Тёмная тема' : 'Светлая тема'}>
-            <IconButton aria-label={next === 'dark' ? 'Включить тёмную тему' : 'Включить светлую тему'} onClick={() => setChoice(next)}>
-              {mode === 'dark' ? <LightModeOutlined /> : <DarkModeOutlined />}
-            </IconButton>
-          </Tooltip>
-          <UserMenu />
-        </Toolbar>
-      </AppBar>
+      <AdminAppBar />
+      {!isTelegram && (
+        <AppBar position="sticky" color="default" elevation={0} sx={{ borderBottom: 1, borderColor: 'divider' }} data-view="app-bar">
+          <Toolbar sx={{ gap: 1 }}>
+            <Typography component={RouterLink} to="/" variant="h6" sx={{ color: 'inherit', textDecoration: 'none', fontWeight: 700, flexGrow: 1 }}>
+              Адена Кошелёк
+            </Typography>
+            <ThemeToggle />
+            <UserMenu />
+          </Toolbar>
+        </AppBar>
+      )}
       <Container component="main" maxWidth="md" sx={{ flexGrow: 1, py: 3 }} data-view="main-content">
-        <Outlet />
+        <Suspense fallback={<PageFallback />}>
+          <Outlet />
+        </Suspense>
       </Container>
       <Footer />
       <GlobalDialogs />

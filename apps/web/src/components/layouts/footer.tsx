@@ -1,5 +1,5 @@
 import { COPYRIGHT_START_YEAR } from '@adena/contract';
-import ContactSupportOutlined from '@mui/icons-material/ContactSupportOutlined';
+import ForumOutlined from '@mui/icons-material/ForumOutlined';
 import HelpOutline from '@mui/icons-material/HelpOutlineOutlined';
 import InfoOutlined from '@mui/icons-material/InfoOutlined';
 import Box from '@mui/material/Box';
@@ -10,7 +10,7 @@ import { Link as RouterLink } from 'react-router';
 
 const LINKS = [
   { to: '/help', title: 'Помощь', icon: <HelpOutline /> },
-  { to: '/contacts', title: 'Контакты', icon: <ContactSupportOutlined /> },
+  { to: '/contacts', title: 'Контакты', icon: <ForumOutlined /> },
   { to: '/about', title: 'О нас', icon: <InfoOutlined /> },
 ];
 

@@ -1,0 +1,76 @@
+import { webApp } from '@adena/contract';
+import { useQueryClient } from '@tanstack/react-query';
+import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
+import { useLocation, useNavigate } from 'react-router';
+import { startSession } from '../features/auth/api/session';
+import { request } from '../lib/api-client';
+import { isTelegramLaunch, loadTelegram, type TelegramEnv, type TelegramTheme } from '../lib/telegram';
+
+interface TelegramValue {
+  /** True from the first render on a Telegram launch, before the SDK has loaded. */
+  isTelegram: boolean;
+  env: TelegramEnv | null;
+  theme: TelegramTheme | null;
+}
+
+const TelegramContext = createContext<TelegramValue>({ isTelegram: false, env: null, theme: null });
+export const useTelegram = () => useContext(TelegramContext);
+
+export function TelegramProvider({ children }: { children: ReactNode }) {
+  const [isTelegram] = useState(isTelegramLaunch);
+  const [env, setEnv] = useState<TelegramEnv | null>(null);
+  const [theme, setTheme] = useState<TelegramTheme | null>(null);
+  useEffect(() => {
+    if (!isTelegram) return;
+    let off = () => {};
+    let cancelled = false;
+    void loadTelegram().then((e) => {
+      if (cancelled || !e) return;
+      setEnv(e);
+      setTheme(e.theme);
+      off = e.onThemeChange(setTheme);
+    });
+    return () => {
+      cancelled = true;
+      off();
+    };
+  }, [isTelegram]);
+  return <TelegramContext.Provider value={{ isTelegram, env, theme }}>{children}</TelegramContext.Provider>;
+}
+
+/**
+ * Inside Telegram: signs in with the mini app's initData without asking, shows Telegram's back
+ * button off the root, and makes it go one step back in history, or home when there is none.
+ */
+export function TelegramBridge() {
+  const { env } = useTelegram();
+  const qc = useQueryClient();
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
+
+  useEffect(() => {
+    if (!env?.initDataRaw) return;
+    request(webApp, { body: { init_data: env.initDataRaw }, token: null })
+      .then((auth) => startSession(qc, auth))
+      .catch(() => {
+        // A refused initData (stale, or the bot is not configured) leaves the visitor signed out;
+        // the usual sign-in pages still work.
+      });
+  }, [env, qc]);
+
+  useEffect(() => {
+    env?.setBackVisible(pathname !== '/');
+  }, [env, pathname]);
+
+  useEffect(() => {
+    if (!env) return;
+    return env.onBack(() => {
+      // React Router numbers the entries it pushed; 0 is where the mini app was opened.
+      const idx = (window.history.state as { idx?: number } | null)?.idx ?? 0;
+      if (idx > 0) void navigate(-1);
+      else void navigate('/', { replace: true });
+    });
+  }, [env, navigate]);
+
+  return null;
+}

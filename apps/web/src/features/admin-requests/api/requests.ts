@@ -1,0 +1,35 @@
+import { adminCompleteRequest, adminRejectRequest, adminRequests } from '@adena/contract';
+import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+
+export interface QueueFilters {
+  status?: 'pending' | 'completed' | 'rejected' | 'cancelled';
+  type?: 'input' | 'output';
+  gamesserver_id?: number;
+  currency_type?: 1 | 2;
+  page: number;
+}
+
+export const adminRequestsQueryOptions = (filters: QueueFilters) =>
+  queryOptions({
+    queryKey: ['admin', 'requests', filters],
+    queryFn: () => request(adminRequests, { query: { ...filters, per_page: 20 } }),
+    placeholderData: keepPreviousData,
+    // Operators work a shift from this page: new requests show up without a reload.
+    refetchInterval: 5_000,
+    staleTime: 0,
+  });
+
+export const useAdminRequests = (filters: QueueFilters) => useQuery(adminRequestsQueryOptions(filters));
+
+export function useProcessRequest() {
+  const qc = useQueryClient();
+  const done = () => qc.invalidateQueries({ queryKey: ['admin', 'requests'] });
+  return {
+    complete: useMutation({ mutationFn: (id: number) => request(adminCompleteRequest, { params: { id }, body: {} }), onSettled: done }),
+    reject: useMutation({
+      mutationFn: (v: { id: number; reason: string }) => request(adminRejectRequest, { params: { id: v.id }, body: { reason: v.reason } }),
+      onSettled: done,
+    }),
+  };
+}

@@ -1,0 +1,173 @@
+import { type AdminRequest, CURRENCIES, type Gamesserver } from '@adena/contract';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import MenuItem from '@mui/material/MenuItem';
+import Pagination from '@mui/material/Pagination';
+import Paper from '@mui/material/Paper';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { AppDialog } from '../../../components/app-dialog';
+import { CopyButton } from '../../../components/copy-button';
+import { ApiError } from '../../../lib/api-client';
+import { useUi } from '../../../lib/ui-store';
+import { formatAmount } from '../../../utils/format-amount';
+import { type QueueFilters, useAdminRequests, useProcessRequest } from '../api/requests';
+
+const STATUS_LABEL = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
+const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
+
+function waited(createdAt: string) {
+  const min = Math.max(0, Math.round((Date.now() - new Date(createdAt).getTime()) / 60_000));
+  return min < 60 ? `${min} мин` : `${Math.floor(min / 60)} ч ${min % 60} мин`;
+}
+
+function RequestCard({ r, onReject }: { r: AdminRequest; onReject(r: AdminRequest): void }) {
+  const { complete } = useProcessRequest();
+  const alert = useUi((s) => s.alert);
+  const deposit = r.type === 'input';
+  return (
+    <Paper variant="outlined" sx={{ p: 2 }} data-testid="admin-request">
+      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ justifyContent: 'space-between' }}>
+        <Stack spacing={0.5} sx={{ minWidth: 0 }}>
+          <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
+            <Typography sx={{ fontWeight: 700 }}>
+              {deposit ? 'Пополнение' : 'Вывод'} №{r.id}
+            </Typography>
+            <Chip size="small" label={STATUS_LABEL[r.status]} color={r.status === 'pending' ? 'warning' : 'default'} />
+            {r.user.vip && <Chip size="small" label="VIP" color="secondary" />}
+          </Stack>
+          <Typography variant="h3" component="p">
+            {formatAmount(r.amount)} {CURRENCIES[r.currency_type].name}
+          </Typography>
+          <Typography variant="body2">
+            {r.gamesserver}: {deposit ? 'игрок' : 'передать игроку'} <b>{r.nick}</b>
+            <CopyButton text={r.nick} label={`Скопировать ник ${r.nick}`} />
+            {deposit && <> → кассир <b>{r.cashier_nick}</b></>}
+          </Typography>
+          <Typography variant="body2" color="text.secondary">
+            {r.user.name || 'Без имени'} · {r.user.email ?? r.user.phone ?? `id ${r.user.id}`} · {dateTime.format(new Date(r.created_at))}
+            {r.status === 'pending' && ` · ждёт ${waited(r.created_at)}`}
+          </Typography>
+          {r.comment && (
+            <Typography variant="body2" color="text.secondary">
+              Комментарий: {r.comment}
+            </Typography>
+          )}
+        </Stack>
+        {r.status === 'pending' && (
+          <Stack direction={{ xs: 'row', sm: 'column' }} spacing={1} sx={{ flexShrink: 0 }}>
+            <Button
+              variant="contained"
+              disabled={complete.isPending}
+              onClick={() =>
+                complete.mutate(r.id, { onError: (err) => alert(err instanceof ApiError ? err.message : 'Не удалось выполнить заявку') })
+              }
+            >
+              {deposit ? 'Адена получена' : 'Адена передана'}
+            </Button>
+            <Button color="error" onClick={() => onReject(r)}>
+              Отклонить
+            </Button>
+          </Stack>
+        )}
+      </Stack>
+    </Paper>
+  );
+}
+
+function RejectDialog({ target, onClose }: { target: AdminRequest | null; onClose(): void }) {
+  const { reject } = useProcessRequest();
+  const [reason, setReason] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const close = () => {
+    setReason('');
+    setError(null);
+    onClose();
+  };
+  return (
+    <AppDialog
+      open={target !== null}
+      onClose={close}
+      title={target ? `Отклонить заявку №${target.id}` : ''}
+      actions={
+        <>
+          <Button onClick={close}>Отмена</Button>
+          <Button
+            color="error"
+            variant="contained"
+            disabled={reject.isPending}
+            onClick={() =>
+              target &&
+              reject.mutate(
+                { id: target.id, reason },
+                { onSuccess: close, onError: (err) => setError(err instanceof ApiError ? (err.fieldErrors.reason?.[0] ?? err.message) : 'Ошибка') },
+              )
+            }
+          >
+            Отклонить
+          </Button>
+        </>
+      }
+    >
+      <Stack spacing={2} sx={{ pt: 1 }}>
+        <Typography>
+          {target?.type === 'output' ? 'Удержанная сумма вернётся на баланс игрока.' : 'Баланс игрока не изменится.'} Причину увидит игрок.
+        </Typography>
+        <TextField label="Причина" value={reason} onChange={(e) => setReason(e.target.value)} error={Boolean(error)} helperText={error} autoFocus multiline />
+      </Stack>
+    </AppDialog>
+  );
+}
+
+export function RequestsQueue({ servers }: { servers: Gamesserver[] }) {
+  const [filters, setFilters] = useState<QueueFilters>({ status: 'pending', page: 1 });
+  const [rejecting, setRejecting] = useState<AdminRequest | null>(null);
+  const { data, isPending, isError, error } = useAdminRequests(filters);
+  const set = (patch: Partial<QueueFilters>) => setFilters((f) => ({ ...f, ...patch, page: patch.page ?? 1 }));
+  const select = (label: string, value: string, options: Array<[string, string]>, onChange: (v: string) => void) => (
+    <TextField select size="small" label={label} value={value} onChange={(e) => onChange(e.target.value)} sx={{ minWidth: 150 }}>
+      {options.map(([v, l]) => (
+        <MenuItem key={v} value={v}>
+          {l}
+        </MenuItem>
+      ))}
+    </TextField>
+  );
+  return (
+    <Stack spacing={2}>
+      <Typography variant="h1">Очередь заявок</Typography>
+      <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap' }}>
+        {select('Статус', filters.status ?? '', [['', 'Все'], ...Object.entries(STATUS_LABEL)], (v) => set({ status: (v || undefined) as QueueFilters['status'] }))}
+        {select('Тип', filters.type ?? '', [['', 'Все'], ['input', 'Пополнения'], ['output', 'Выводы']], (v) => set({ type: (v || undefined) as QueueFilters['type'] }))}
+        {select('Сервер', String(filters.gamesserver_id ?? ''), [['', 'Все'], ...servers.map((s): [string, string] => [String(s.id), s.name])], (v) =>
+          set({ gamesserver_id: v ? Number(v) : undefined }),
+        )}
+        {select('Валюта', String(filters.currency_type ?? ''), [['', 'Обе'], ['1', 'Адена'], ['2', 'Монеты']], (v) =>
+          set({ currency_type: v ? (Number(v) as 1 | 2) : undefined }),
+        )}
+      </Stack>
+      {isPending ? (
+        <Skeleton variant="rounded" height={200} />
+      ) : isError ? (
+        <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить заявки'}</Alert>
+      ) : data.total === 0 ? (
+        <Typography color="text.secondary">Заявок нет.</Typography>
+      ) : (
+        <>
+          <Typography variant="body2" color="text.secondary">
+            Сначала VIP, затем по времени создания. Всего: {data.total}
+          </Typography>
+          {data.data.map((r) => (
+            <RequestCard key={r.id} r={r} onReject={setRejecting} />
+          ))}
+          {data.total > 20 && <Pagination count={Math.ceil(data.total / 20)} page={filters.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />}
+        </>
+      )}
+      <RejectDialog target={rejecting} onClose={() => setRejecting(null)} />
+    </Stack>
+  );
+}

@@ -1,0 +1,89 @@
+/**
+ * The Telegram mini app environment. Telegram's clients pass launch parameters in the URL hash
+ * (tgWebAppData, tgWebAppPlatform, tgWebAppThemeParams…); the SDK keeps them in sessionStorage
+ * so reloads and route changes inside the mini app still know. The SDK itself is loaded only
+ * on a Telegram launch, so an ordinary visitor never downloads it.
+ */
+
+export interface TelegramTheme {
+  isDark: boolean;
+  bg?: string;
+  paper?: string;
+  text?: string;
+  hint?: string;
+  primary?: string;
+}
+
+export interface TelegramEnv {
+  /** The raw initData string to send to /api/web_app. */
+  initDataRaw: string | null;
+  theme: TelegramTheme;
+  /** Subscribes to the back button; returns the unsubscribe function. */
+  onBack(cb: () => void): () => void;
+  setBackVisible(visible: boolean): void;
+  /** Subscribes to theme changes (the user switched Telegram's theme). */
+  onThemeChange(cb: (theme: TelegramTheme) => void): () => void;
+}
+
+const STORAGE_KEY = 'tapps/launchParams';
+
+/** A cheap check that needs no SDK: launch parameters in the hash, or kept from this session. */
+export function isTelegramLaunch(): boolean {
+  try {
+    return /(?:^#|[#&?])tgWebAppData=/.test(window.location.hash) || sessionStorage.getItem(STORAGE_KEY) !== null;
+  } catch {
+    return false;
+  }
+}
+
+let envPromise: Promise<TelegramEnv | null> | null = null;
+
+/** Initialises the SDK once: ready, expand, back button, theme. Null outside Telegram. */
+export function loadTelegram(): Promise<TelegramEnv | null> {
+  if (!isTelegramLaunch()) return Promise.resolve(null);
+  envPromise ??= import('@tma.js/sdk-react').then((sdk) => {
+    try {
+      sdk.init();
+    } catch {
+      // Launch parameters present but unusable (e.g. a stale copy): behave as a normal browser.
+      return null;
+    }
+    const mount = (fn: { isAvailable(): boolean } & (() => void)) => {
+      if (fn.isAvailable()) fn();
+    };
+    mount(sdk.backButton.mount);
+    mount(sdk.themeParams.mount);
+    mount(sdk.miniApp.mount);
+    if (sdk.miniApp.ready.isAvailable()) sdk.miniApp.ready();
+    if (sdk.viewport.expand.isAvailable()) sdk.viewport.expand();
+
+    const readTheme = (): TelegramTheme => {
+      const s = sdk.themeParams.state();
+      return {
+        isDark: sdk.themeParams.isDark(),
+        bg: s.bgColor,
+        paper: s.secondaryBgColor ?? s.sectionBgColor,
+        text: s.textColor,
+        hint: s.hintColor,
+        primary: s.buttonColor,
+      };
+    };
+    let initDataRaw: string | null = null;
+    try {
+      initDataRaw = sdk.retrieveRawInitData() ?? null;
+    } catch {
+      initDataRaw = null;
+    }
+    return {
+      initDataRaw,
+      theme: readTheme(),
+      onBack: (cb) => (sdk.backButton.onClick.isAvailable() ? sdk.backButton.onClick(cb) : () => {}),
+      setBackVisible(visible) {
+        const fn = visible ? sdk.backButton.show : sdk.backButton.hide;
+        if (fn.isAvailable()) fn();
+      },
+      onThemeChange: (cb) => sdk.themeParams.state.sub(() => cb(readTheme())),
+    };
+  });
+  return envPromise;
+}
