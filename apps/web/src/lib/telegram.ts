@@ -57,17 +57,15 @@ export function loadTelegram(): Promise<TelegramEnv | null> {
     if (sdk.miniApp.ready.isAvailable()) sdk.miniApp.ready();
     if (sdk.viewport.expand.isAvailable()) sdk.viewport.expand();
 
-    const readTheme = (): TelegramTheme => {
-      const s = sdk.themeParams.state();
-      return {
-        isDark: sdk.themeParams.isDark(),
-        bg: s.bgColor,
-        paper: s.secondaryBgColor ?? s.sectionBgColor,
-        text: s.textColor,
-        hint: s.hintColor,
-        primary: s.buttonColor,
-      };
-    };
+    const tp = sdk.themeParams;
+    const readTheme = (): TelegramTheme => ({
+      isDark: tp.isDark(),
+      bg: tp.bgColor(),
+      paper: tp.secondaryBgColor() ?? tp.sectionBgColor(),
+      text: tp.textColor(),
+      hint: tp.hintColor(),
+      primary: tp.buttonColor(),
+    });
     let initDataRaw: string | null = null;
     try {
       initDataRaw = sdk.retrieveRawInitData() ?? null;

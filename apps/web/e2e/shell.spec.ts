@@ -1,0 +1,121 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
+import { launchHash, NATIVE_BRIDGE, signInitData } from './telegram';
+
+const BOT_TOKEN = '123456789:AAE-test-token-for-the-mini-app';
+
+describe('the app shell', () => {
+  let server: E2EServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([
+      startServer({ env: { TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_BOT_USERNAME: 'adena_test_bot' } }),
+      launchBrowser(),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('has footer buttons with Russian tooltips that lead to their pages, and the copyright years', async () => {
+    const { context, page } = await newPage(browser);
+    await page.goto(server.url);
+    const year = new Date().getFullYear();
+    expect(await page.getByTestId('copyright').textContent()).toContain(`2018–${year}`);
+    for (const [title, path, heading] of [
+      ['Помощь', '/help', 'Помощь'],
+      ['Контакты', '/contacts', 'Контакты'],
+      ['О нас', '/about', 'О нас'],
+    ] as const) {
+      const button = page.locator('footer').getByRole('link', { name: title });
+      await button.hover();
+      await expect.poll(() => page.getByRole('tooltip').textContent()).toBe(title);
+      await button.click();
+      await expect.poll(() => new URL(page.url()).pathname).toBe(path);
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe(heading);
+    }
+    await context.close();
+  });
+
+  it('opens every route, and a Russian 404 for an unknown one', async () => {
+    const { context, page } = await newPage(browser);
+    for (const [path, heading] of [
+      ['/', 'Кошелёк адены'],
+      ['/help', 'Помощь'],
+      ['/contacts', 'Контакты'],
+      ['/about', 'О нас'],
+      ['/auth/login_methods/email', 'Вход'],
+      ['/no/such/page', 'Страница не найдена'],
+    ] as const) {
+      await page.goto(server.url + path);
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent()).toBe(heading);
+    }
+    await context.close();
+  });
+
+  it('follows the system colour scheme, and a saved choice wins over it', async () => {
+    const background = (page: import('playwright-core').Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const dark = await newPage(browser, { colorScheme: 'dark' });
+    await dark.page.goto(server.url);
+    expect(await background(dark.page)).toBe('rgb(15, 18, 22)');
+    // The saved choice: the toggle in the app bar, kept across reloads.
+    await dark.page.getByRole('button', { name: 'Включить светлую тему' }).click();
+    await dark.page.reload();
+    expect(await background(dark.page)).toBe('rgb(246, 243, 236)');
+    await dark.context.close();
+
+    const light = await newPage(browser, { colorScheme: 'light' });
+    await light.page.goto(server.url);
+    expect(await background(light.page)).toBe('rgb(246, 243, 236)');
+    await light.context.close();
+  });
+
+  it('inside Telegram: takes Telegram’s colours, hides the app bar, and the back button goes back', async () => {
+    const { context, page } = await newPage(browser, { width: 390, height: 800 });
+    await page.addInitScript(NATIVE_BRIDGE);
+    const user = JSON.stringify({ id: 777000111, first_name: 'Гном', username: 'gnome', language_code: 'ru' });
+    const initData = signInitData(BOT_TOKEN, { auth_date: String(Math.floor(Date.now() / 1000)), query_id: 'AAH', user });
+    await page.goto(`${server.url}/${launchHash(initData)}`);
+    await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(23, 33, 43)');
+    expect(await page.locator('[data-view="app-bar"]').count()).toBe(0);
+    const events = () => page.evaluate(() => (window as unknown as { __tgEvents: Array<{ type: string; data: unknown }> }).__tgEvents);
+    await expect.poll(async () => (await events()).map((e) => e.type)).toEqual(expect.arrayContaining(['web_app_ready', 'web_app_expand']));
+
+    // Off the root the back button shows; pressing it goes one step back.
+    await page.locator('footer').getByRole('link', { name: 'Помощь' }).click();
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/help');
+    await expect
+      .poll(async () => (await events()).filter((e) => e.type === 'web_app_setup_back_button').at(-1)?.data)
+      .toEqual({ is_visible: true });
+    await page.evaluate(() => (window as unknown as { Telegram: { WebView: { receiveEvent(t: string): void } } }).Telegram.WebView.receiveEvent('back_button_pressed'));
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/');
+    await expect
+      .poll(async () => (await events()).filter((e) => e.type === 'web_app_setup_back_button').at(-1)?.data)
+      .toEqual({ is_visible: false });
+
+    // A reload inside the mini app (the hash is gone) is still the mini app.
+    await page.goto(`${server.url}/about`);
+    expect(await page.locator('[data-view="app-bar"]').count()).toBe(0);
+    // With no history to go back to, the back button goes home.
+    await page.evaluate(() => (window as unknown as { Telegram: { WebView: { receiveEvent(t: string): void } } }).Telegram.WebView.receiveEvent('back_button_pressed'));
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/');
+    await context.close();
+  });
+
+  it('registers the service worker at /sw.js and reloads the shell offline', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'ru-RU', serviceWorkers: 'allow' });
+    const page = await context.newPage();
+    await page.goto(server.url);
+    const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).active?.scriptURL);
+    expect(scope).toBe(`${server.url}/sw.js`);
+    // Wait until the worker controls the page, so the reload below is served by it.
+    await page.reload();
+    await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+    await context.setOffline(true);
+    await page.reload();
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent()).toBe('Кошелёк адены');
+    await context.close();
+  });
+});
