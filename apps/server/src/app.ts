@@ -81,6 +81,8 @@ async function registerWeb(app: FastifyInstance, root: string) {
       root,
       wildcard: false,
       index: ['index.html'],
+      // The build writes .br and .gz beside each asset (apps/web/vite.config.ts).
+      preCompressed: true,
       setHeaders(res, path) {
         // The service worker and the page must revalidate; hashed assets may be cached for good.
         if (path.includes(`${join(root, 'assets')}`)) res.header('Cache-Control', 'public, max-age=31536000, immutable');
