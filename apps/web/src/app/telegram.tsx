@@ -1,4 +1,4 @@
-import { webApp } from '@adena/contract';
+import { routes } from '@adena/contract/lite';
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
@@ -50,7 +50,7 @@ export function TelegramBridge() {
 
   useEffect(() => {
     if (!env?.initDataRaw) return;
-    request(webApp, { body: { init_data: env.initDataRaw }, token: null })
+    request(routes.webApp, { body: { init_data: env.initDataRaw }, token: null })
       .then((auth) => startSession(qc, auth))
       .catch(() => {
         // A refused initData (stale, or the bot is not configured) leaves the visitor signed out;

@@ -1,5 +1,5 @@
 import { createTheme, type PaletteMode } from '@mui/material/styles';
-import { DIALOG_MAX_WIDTH } from '@adena/contract';
+import { DIALOG_MAX_WIDTH } from '@adena/contract/lite';
 
 export type ThemeChoice = 'light' | 'dark' | 'system';
 export const THEME_KEY = 'theme';

@@ -1,4 +1,4 @@
-import { errorMessage } from '@adena/contract';
+import { type CallRef, errorMessage } from '@adena/contract/lite';
 import type { z } from 'zod';
 
 export interface Endpoint {
@@ -30,6 +30,11 @@ export const tokenStore = {
   clear: () => localStorage.removeItem(TOKEN_KEY),
 };
 
+/** A full call of the contract, or its zod-free reference from `@adena/contract/lite`. */
+export type AnyCall = Endpoint | CallRef<Endpoint>;
+// A full call also has the shape of a reference, so it is recognised first.
+type Full<E extends AnyCall> = E extends Endpoint ? E : E extends CallRef<infer C> ? (C extends Endpoint ? C : never) : never;
+
 type Input<E extends Endpoint> = (E['body'] extends z.ZodType ? { body: z.input<E['body']> } : { body?: undefined }) &
   (E['params'] extends z.ZodType ? { params: Record<string, string | number> } : { params?: undefined }) & {
     query?: Record<string, string | number | undefined>;
@@ -40,7 +45,7 @@ type Input<E extends Endpoint> = (E['body'] extends z.ZodType ? { body: z.input<
   };
 
 /** One typed call of the contract; the answer is whatever the server sent, typed by the schema. */
-export async function request<E extends Endpoint>(endpoint: E, input?: Input<E>): Promise<z.output<E['response']>> {
+export async function request<A extends AnyCall, E extends Endpoint = Full<A>>(endpoint: A, input?: Input<E>): Promise<z.output<E['response']>> {
   let path = endpoint.path;
   for (const [k, v] of Object.entries(input?.params ?? {})) path = path.replace(`:${k}`, encodeURIComponent(String(v)));
   const qs = new URLSearchParams();

@@ -1,4 +1,4 @@
-import { ablyToken, type RealtimeMessage, realtimeChannelFor } from '@adena/contract';
+import { type RealtimeMessage, realtimeChannelFor, routes } from '@adena/contract/lite';
 import { io, type Socket } from 'socket.io-client';
 import { ApiError, request } from './api-client';
 
@@ -73,7 +73,7 @@ export class RealtimeClient {
   async #attempt() {
     let token: string;
     try {
-      token = (await request(ablyToken, { body: {} })).token;
+      token = (await request(routes.ablyToken, { body: {} })).token;
     } catch (err) {
       // Not signed in any more: retrying cannot help.
       if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return this.#fail(err.message);

@@ -1,4 +1,4 @@
-import { ALERT_TIMEOUT_MS, SNACKBAR_TIMEOUT_MS } from '@adena/contract';
+import { ALERT_TIMEOUT_MS, SNACKBAR_TIMEOUT_MS } from '@adena/contract/lite';
 import { create } from 'zustand';
 
 export type SnackbarStatus = 'success' | 'error' | 'info' | 'warning';

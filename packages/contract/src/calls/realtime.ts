@@ -2,8 +2,6 @@ import { z } from 'zod';
 import { defineCall } from '../primitives';
 import { CodeStatusSchema } from './codes';
 
-export const realtimeChannelFor = (userId: number) => `private:user.${userId}`;
-
 /** PRODUCT.md section 4: each event's name and the data it carries. */
 export const RealtimeEventSchemas = {
   balance: z.object({ gamesserver_id: z.number().int(), balance: z.number().int(), balance_second: z.number().int() }),

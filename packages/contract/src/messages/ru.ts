@@ -1,28 +1,6 @@
 import { z } from 'zod';
 
-/**
- * Every Russian text the server sends as an error, keyed by a stable code. The client shows
- * these as they come; it never translates codes itself.
- */
-export const ERROR_MESSAGES = {
-  VALIDATION: 'Проверьте введённые данные',
-  UNAUTHENTICATED: 'Необходимо выполнить вход',
-  INVALID_CREDENTIALS: 'Неверный логин или пароль',
-  FORBIDDEN: 'Недостаточно прав для этого действия',
-  USER_BLOCKED: 'Ваш аккаунт заблокирован. Обратитесь в поддержку',
-  NOT_FOUND: 'Не найдено',
-  INSUFFICIENT_BALANCE: 'Недостаточно средств на балансе',
-  CODE_NOT_ACTIVE: 'Код уже активирован или отменён',
-  REQUEST_NOT_PENDING: 'Заявка уже обработана',
-  CONFLICT: 'Действие невозможно в текущем состоянии',
-  LIMIT_EXCEEDED: 'Сумма вне допустимых пределов',
-  TOO_MANY_ATTEMPTS: 'Слишком много попыток. Попробуйте позже',
-  INTERNAL: 'Неизвестная ошибка приложения. Обновите страницу и попробуйте снова или обратитесь в поддержку',
-} as const;
-
-export type ErrorCode = keyof typeof ERROR_MESSAGES;
-
-export const errorMessage = (code: ErrorCode): string => ERROR_MESSAGES[code];
+export * from './catalogue';
 
 /** Field messages reused by several schemas. */
 export const FIELD_MESSAGES = {
@@ -72,16 +50,4 @@ export function installRussianZodErrors() {
   if (installed) return;
   installed = true;
   z.config({ customError });
-}
-
-/** Schema issues → PRODUCT.md's `errors` object: field path → messages; whole-body issues under `_`. */
-export function zodIssuesToErrors(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>) {
-  const errors: Record<string, string[]> = {};
-  for (const issue of issues) {
-    const key = issue.path.length ? issue.path.map(String).join('.') : '_';
-    const list = errors[key] ?? [];
-    if (!list.includes(issue.message)) list.push(issue.message);
-    errors[key] = list;
-  }
-  return errors;
 }

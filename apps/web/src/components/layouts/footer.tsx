@@ -1,4 +1,4 @@
-import { COPYRIGHT_START_YEAR } from '@adena/contract';
+import { COPYRIGHT_START_YEAR } from '@adena/contract/lite';
 import ForumOutlined from '@mui/icons-material/ForumOutlined';
 import HelpOutline from '@mui/icons-material/HelpOutlineOutlined';
 import InfoOutlined from '@mui/icons-material/InfoOutlined';

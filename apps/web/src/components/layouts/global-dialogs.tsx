@@ -1,4 +1,4 @@
-import { NO_SERVER_DIALOG_TIMEOUT_MS } from '@adena/contract';
+import { NO_SERVER_DIALOG_TIMEOUT_MS } from '@adena/contract/lite';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Snackbar from '@mui/material/Snackbar';

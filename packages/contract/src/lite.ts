@@ -1,0 +1,8 @@
+// The zod-free part of the contract, for code on the web app's first page.
+export * from './constants';
+export * from './messages/catalogue';
+export * from './routes';
+export type { AuthResponse, User } from './calls/auth';
+export type { Gamesserver } from './calls/system';
+export type { Request, Wallet } from './calls/wallet';
+export type { RealtimeEventName, RealtimeEvents, RealtimeMessage } from './calls/realtime';
