@@ -30,12 +30,20 @@ async function waitFor(url: string, child: ChildProcess, output: () => string) {
   throw new Error(`timed out waiting for ${url}:\n${output()}`);
 }
 
+// Child servers die with the bench, even when it crashes half-way.
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const c of children) c.kill('SIGKILL');
+});
+
 function spawnNode(script: string, env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', script], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   let out = '';
   child.stdout?.on('data', (d) => {
     out += d;
