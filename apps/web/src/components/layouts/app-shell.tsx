@@ -15,6 +15,7 @@ import { useTelegram } from '../../app/telegram';
 import { AdminAppBar } from './admin-app-bar';
 import { Footer } from './footer';
 import { GlobalDialogs } from './global-dialogs';
+import { OfflineNotice } from './offline-notice';
 import { UserMenu } from './user-menu';
 
 function ThemeToggle() {
@@ -53,6 +54,7 @@ export function AppShell() {
         </AppBar>
       )}
       <Container component="main" maxWidth="md" sx={{ flexGrow: 1, py: 3 }} data-view="main-content">
+        <OfflineNotice />
         <Suspense fallback={<PageFallback />}>
           <Outlet />
         </Suspense>

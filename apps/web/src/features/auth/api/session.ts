@@ -1,6 +1,7 @@
-import { type AuthResponse, getUser, logout, type User } from '@adena/contract';
+import { type AuthResponse, routes, type User } from '@adena/contract/lite';
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { ApiError, request, tokenStore } from '../../../lib/api-client';
+import { forgetAll, recallWhileOffline, remember } from '../../../lib/last-known';
 
 export const userQueryOptions = () =>
   queryOptions({
@@ -8,7 +9,7 @@ export const userQueryOptions = () =>
     queryFn: async (): Promise<User | null> => {
       if (!tokenStore.get()) return null;
       try {
-        return await request(getUser);
+        return remember('user', await request(routes.getUser));
       } catch (err) {
         // SPEC.md section 4: a failed user fetch signs out.
         if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
@@ -19,6 +20,8 @@ export const userQueryOptions = () =>
       }
     },
     staleTime: 60_000,
+    // Offline (the shell from the service worker): the last known user, so the wallets show.
+    placeholderData: () => (tokenStore.get() ? recallWhileOffline<User>('user') : undefined),
   });
 
 export function useUser() {
@@ -36,6 +39,7 @@ export function startSession(qc: QueryClient, auth: AuthResponse) {
 /** Everything held for the signed-in user goes; the server's answer does not matter (SPEC.md: errors ignored). */
 export function endSession(qc: QueryClient) {
   tokenStore.clear();
+  forgetAll();
   qc.setQueryData(userQueryOptions().queryKey, null);
   qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'user' && q.queryKey[0] !== 'gamesservers' });
 }
@@ -45,7 +49,7 @@ export function useLogout() {
   return useMutation({
     mutationFn: async () => {
       try {
-        await request(logout);
+        await request(routes.logout);
       } catch {
         // Logout errors are ignored.
       }

@@ -1,9 +1,15 @@
-import { saveNick, wallets, type Wallet } from '@adena/contract';
+import { routes, type Wallet } from '@adena/contract/lite';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { recallWhileOffline, remember } from '../../../lib/last-known';
 import { useUser } from '../../auth/api/session';
 
-export const walletsQueryOptions = () => queryOptions({ queryKey: ['wallets'], queryFn: () => request(wallets) });
+export const walletsQueryOptions = () =>
+  queryOptions({
+    queryKey: ['wallets'],
+    queryFn: async () => remember('wallets', await request(routes.wallets)),
+    placeholderData: () => recallWhileOffline<Wallet[]>('wallets'),
+  });
 
 export function useWallets() {
   const { isSignedIn } = useUser();
@@ -18,7 +24,7 @@ export function useWallet(gamesserverId: number | null): Wallet | undefined {
 export function useSaveNick() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: { gamesserver_id: number; nick: string }) => request(saveNick, { body }),
+    mutationFn: (body: { gamesserver_id: number; nick: string }) => request(routes.saveNick, { body }),
     onSuccess: () => qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey }),
   });
 }
