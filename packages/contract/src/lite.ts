@@ -4,5 +4,6 @@ export * from './messages/catalogue';
 export * from './routes';
 export type { AuthResponse, User } from './calls/auth';
 export type { Gamesserver } from './calls/system';
+export type { CurrencyType } from './primitives';
 export type { Request, Wallet } from './calls/wallet';
 export type { RealtimeEventName, RealtimeEvents, RealtimeMessage } from './calls/realtime';

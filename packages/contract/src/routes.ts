@@ -23,4 +23,11 @@ export const routes = {
   saveNick: ref<typeof C.saveNick>('POST', '/api/save_nick/'),
   ablyToken: ref<typeof C.ablyToken>('POST', '/api/ably-token'),
   getErrorUserCode: ref<typeof C.getErrorUserCode>('GET', '/api/get_error_user_code'),
+  getUserInputOutputBalance: ref<typeof C.getUserInputOutputBalance>('GET', '/api/get_user_input_output_balance'),
+  deleteBalanceUser: ref<typeof C.deleteBalanceUser>('GET', '/api/delete_balance_user/:id'),
+  deleteRequest: ref<typeof C.deleteRequest>('POST', '/api/delete_request/'),
+  upBalanceUser: ref<typeof C.upBalanceUser>('POST', '/api/up_balance_user/'),
+  upBalanceUserSecondCurrency: ref<typeof C.upBalanceUserSecondCurrency>('POST', '/api/up_balance_user_second_currency/'),
+  downBalanceUser: ref<typeof C.downBalanceUser>('POST', '/api/down_balance_user/'),
+  downBalanceUserSecondCurrency: ref<typeof C.downBalanceUserSecondCurrency>('POST', '/api/down_balance_user_second_currency/'),
 };

@@ -1,4 +1,4 @@
-import { errorMessage, zodIssuesToErrors } from '@adena/contract';
+import { errorMessage, zodIssuesToErrors } from '@adena/contract/lite';
 import { useState } from 'react';
 import type { z } from 'zod';
 import { ApiError } from '../lib/api-client';

@@ -1,4 +1,4 @@
-import { type CurrencyType, DEFAULT_CURRENCY } from '@adena/contract';
+import { type CurrencyType, DEFAULT_CURRENCY } from '@adena/contract/lite';
 import { useLocalState } from '../../lib/local-state';
 
 const parse = (raw: string | null): CurrencyType => (raw === '2' ? 2 : raw === '1' ? 1 : (DEFAULT_CURRENCY as CurrencyType));

@@ -1,4 +1,4 @@
-import { deleteBalanceUser, deleteRequest, getUserInputOutputBalance, HISTORY_PAGE_SIZE } from '@adena/contract';
+import { HISTORY_PAGE_SIZE, routes } from '@adena/contract/lite';
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 import { walletsQueryOptions } from '../../wallet/api/wallets';
@@ -7,7 +7,7 @@ export const historyQueryOptions = (page: number, gamesserverId: number | null) 
   queryOptions({
     queryKey: ['history', { page, gamesserverId }],
     queryFn: () =>
-      request(getUserInputOutputBalance, { query: { page, per_page: HISTORY_PAGE_SIZE, gamesserver_id: gamesserverId ?? undefined } }),
+      request(routes.getUserInputOutputBalance, { query: { page, per_page: HISTORY_PAGE_SIZE, gamesserver_id: gamesserverId ?? undefined } }),
     placeholderData: keepPreviousData,
   });
 
@@ -17,7 +17,7 @@ export const useHistory = (page: number, gamesserverId: number | null) => useQue
 export function useCancelRequest() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => request(deleteRequest, { body: { id } }),
+    mutationFn: (id: number) => request(routes.deleteRequest, { body: { id } }),
     onSuccess: () => {
       void qc.invalidateQueries({ queryKey: ['history'] });
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
@@ -29,7 +29,7 @@ export function useCancelRequest() {
 export function useHideRequest() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => request(deleteBalanceUser, { params: { id } }),
+    mutationFn: (id: number) => request(routes.deleteBalanceUser, { params: { id } }),
     onSuccess: () => qc.invalidateQueries({ queryKey: ['history'] }),
   });
 }

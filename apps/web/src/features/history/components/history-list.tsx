@@ -1,4 +1,4 @@
-import { CURRENCIES, HISTORY_PAGE_SIZE, type Request } from '@adena/contract';
+import { CURRENCIES, HISTORY_PAGE_SIZE, type Request } from '@adena/contract/lite';
 import DeleteOutline from '@mui/icons-material/DeleteOutlineOutlined';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';

@@ -1,13 +1,4 @@
-import {
-  CURRENCIES,
-  type CurrencyType,
-  downBalanceUser,
-  downBalanceUserSecondCurrency,
-  type Gamesserver,
-  type Request,
-  upBalanceUser,
-  upBalanceUserSecondCurrency,
-} from '@adena/contract';
+import { CURRENCIES, type CurrencyType, type Gamesserver, type Request, routes } from '@adena/contract/lite';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
@@ -61,7 +52,7 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
     if (amount === null) return;
     setBusy(true);
     try {
-      const call = currency === 1 ? upBalanceUser : upBalanceUserSecondCurrency;
+      const call = currency === 1 ? routes.upBalanceUser : routes.upBalanceUserSecondCurrency;
       const r = await request(call, { body: { gamesserver_id: server.id, amount, currency_type: currency } as never, idempotencyKey: key });
       setCreated(r.success);
       void qc.invalidateQueries({ queryKey: ['history'] });
@@ -158,7 +149,7 @@ export function TakeDialog({ server, nick }: { server: Gamesserver; nick: string
     if (amount === null) return;
     setBusy(true);
     try {
-      const call = currency === 1 ? downBalanceUser : downBalanceUserSecondCurrency;
+      const call = currency === 1 ? routes.downBalanceUser : routes.downBalanceUserSecondCurrency;
       const r = await request(call, { body: { gamesserver_id: server.id, amount, currency_type: currency } as never, idempotencyKey: key });
       // SPEC.md section 4: the wallet's balance drops by enter_currency at once.
       qc.setQueryData(walletsQueryOptions().queryKey, (ws) =>

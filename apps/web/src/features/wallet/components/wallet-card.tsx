@@ -1,4 +1,4 @@
-import { CURRENCIES, type CurrencyType, type Gamesserver } from '@adena/contract';
+import { CURRENCIES, type CurrencyType, type Gamesserver } from '@adena/contract/lite';
 import Edit from '@mui/icons-material/Edit';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
