@@ -4,6 +4,7 @@ import useMediaQuery from '@mui/material/useMediaQuery';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useMemo, useState } from 'react';
 import { BrowserRouter } from 'react-router';
+import { RealtimeProvider } from '../features/realtime/realtime-provider';
 import { createQueryClient } from '../lib/query-client';
 import { TelegramBridge, TelegramProvider, useTelegram } from './telegram';
 import { buildTheme, readThemeChoice, THEME_KEY, type ThemeChoice } from './theme';
@@ -57,7 +58,7 @@ export function AppProvider({ children }: { children: ReactNode }) {
         <ColorModeProvider>
           <BrowserRouter>
             <TelegramBridge />
-            {children}
+            <RealtimeProvider>{children}</RealtimeProvider>
           </BrowserRouter>
         </ColorModeProvider>
       </TelegramProvider>

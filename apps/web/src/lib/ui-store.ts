@@ -18,6 +18,9 @@ export type DialogState =
   | { name: 'delete_success'; summa: number }
   | { name: 'create_success'; summa: number; count: number; nominal: number }
   | { name: 'vip' }
+  // Confirmations of the codes tab: revealing a code states its price; cancelling names the code.
+  | { name: 'show_code'; gamesserverId: number; nominal: number; price: number; pricekodId?: number }
+  | { name: 'cancel_code'; gamesserverId: number; codeId: number; nominal: number; sert: string }
   | { name: 'alert'; text: string; errors: string[]; timeout: number; data?: { low_cap?: boolean; sert?: string; accept?: boolean } };
 
 interface UiState {

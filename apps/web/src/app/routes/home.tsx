@@ -6,6 +6,7 @@ import Tabs from '@mui/material/Tabs';
 import Typography from '@mui/material/Typography';
 import { useSearchParams } from 'react-router';
 import { useUser } from '../../features/auth/api/session';
+import { CodesTab } from '../../features/codes/components/codes-tab-lazy';
 import { HistoryList } from '../../features/history/components/history-list';
 import { useGamesservers } from '../../features/servers/api/get-gamesservers';
 import { ServerPicker } from '../../features/servers/components/server-picker';
@@ -14,6 +15,7 @@ import { WalletCard } from '../../features/wallet/components/wallet-card';
 
 const TABS = [
   { value: 'wallet', label: 'Кошелёк' },
+  { value: 'codes', label: 'Коды' },
   { value: 'history', label: 'История' },
 ] as const;
 type TabValue = (typeof TABS)[number]['value'];
@@ -45,6 +47,7 @@ export function HomeRoute() {
         </Tabs>
       </Box>
       {tab === 'wallet' && <WalletCard server={server} />}
+      {tab === 'codes' && <CodesTab server={server} />}
       {tab === 'history' &&
         (isSignedIn ? <HistoryList gamesserverId={server?.id ?? null} /> : <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>)}
     </Stack>

@@ -1,0 +1,22 @@
+import type { ackCodeIncident } from '@adena/contract';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+import { codeIncidentsQueryOptions } from './code-incidents';
+import { errorUserCodeQueryOptions } from './get-error-user-code';
+import { ref } from './ref';
+
+const call = ref<typeof ackCodeIncident>('POST', '/api/code_incidents/:id/ack');
+
+export function useAckCodeIncident() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => request(call, { params: { id } }),
+    onSuccess: (_r, id) => {
+      const now = new Date().toISOString();
+      qc.setQueryData(codeIncidentsQueryOptions().queryKey, (list) => list?.map((i) => (i.id === id ? { ...i, acknowledged_at: now } : i)));
+      qc.setQueryData(errorUserCodeQueryOptions().queryKey, (d) => (d ? { error_codes_count: Math.max(0, d.error_codes_count - 1) } : d));
+      void qc.invalidateQueries({ queryKey: codeIncidentsQueryOptions().queryKey });
+      void qc.invalidateQueries({ queryKey: errorUserCodeQueryOptions().queryKey });
+    },
+  });
+}

@@ -1,0 +1,28 @@
+import type { activationCode } from '@adena/contract';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+import { walletsQueryOptions } from '../../wallet/api/wallets';
+import { isAuthPriceData } from './price-data';
+import { updateAuthPriceData } from './price-data-cache';
+import { ref } from './ref';
+
+const call = ref<typeof activationCode>('POST', '/api/activation_code/');
+
+/** SPEC.md section 4: activation success sets the user code's status. */
+export function useActivationCode() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (sert: string) => request(call, { body: { sert } }),
+    onSuccess: ({ success }) => {
+      updateAuthPriceData(qc, success.gamesserver_id, (d) =>
+        isAuthPriceData(d)
+          ? {
+              ...d,
+              user_kod: { code_id: success.code_id, nominal: success.nominal, status: success.status, activated_at: new Date().toISOString() },
+            }
+          : d,
+      );
+      void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
+    },
+  });
+}

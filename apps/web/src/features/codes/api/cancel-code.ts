@@ -1,0 +1,22 @@
+import type { cancelCode } from '@adena/contract';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+import { walletsQueryOptions } from '../../wallet/api/wallets';
+import { priceDataQueryOptions } from './price-data';
+import { updateAuthPriceData, withCodeStatus, withoutCode } from './price-data-cache';
+import { ref } from './ref';
+
+const call = ref<typeof cancelCode>('POST', '/api/codes/:id/cancel');
+
+/** The issuer cancels an unactivated code; its price comes back to the balance. */
+export function useCancelCode() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (code: { id: number; gamesserver_id: number }) => request(call, { params: { id: code.id } }),
+    onSuccess: (_r, code) => {
+      updateAuthPriceData(qc, code.gamesserver_id, (d) => withoutCode(withCodeStatus(d, code.id, 'cancelled'), code.id));
+      void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
+      void qc.invalidateQueries({ queryKey: priceDataQueryOptions(code.gamesserver_id, true).queryKey });
+    },
+  });
+}

@@ -1,0 +1,17 @@
+import type { delLimitOtvetka } from '@adena/contract';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+import { priceDataQueryOptions } from './price-data';
+import { ref } from './ref';
+
+const call = ref<typeof delLimitOtvetka>('POST', '/api/del_limit_otvetka/');
+
+/** Clears the Telegram balance threshold (telegram_price). */
+export function useDelLimitOtvetka() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (body: { gamesserver_id: number }) => request(call, { body }),
+    onSuccess: (_r, body) =>
+      qc.setQueryData(priceDataQueryOptions(body.gamesserver_id, true).queryKey, (d) => (d && 'wallet' in d ? { ...d, telegram_price: null } : d)),
+  });
+}

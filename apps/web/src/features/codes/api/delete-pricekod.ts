@@ -1,0 +1,23 @@
+import type { deletePricekod } from '@adena/contract';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+import { walletsQueryOptions } from '../../wallet/api/wallets';
+import { priceDataQueryOptions } from './price-data';
+import { ref } from './ref';
+
+const call = ref<typeof deletePricekod>('DELETE', '/api/pricekods/:id');
+
+/** Deletes a variant: its unactivated codes are cancelled and their summa refunded. */
+export function useDeletePricekod() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (p: { id: number; gamesserver_id: number }) => request(call, { params: { id: p.id } }),
+    onSuccess: (_r, p) => {
+      qc.setQueryData(priceDataQueryOptions(p.gamesserver_id, true).queryKey, (d) =>
+        d ? { ...d, pricekods: d.pricekods.filter((x) => x.id !== p.id), svoy_variant_kods: d.svoy_variant_kods.filter((c) => c.pricekod_id !== p.id) } : d,
+      );
+      void qc.invalidateQueries({ queryKey: priceDataQueryOptions(p.gamesserver_id, true).queryKey });
+      void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
+    },
+  });
+}

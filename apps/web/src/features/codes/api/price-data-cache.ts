@@ -1,0 +1,81 @@
+import type { Code, CodeStatus } from '@adena/contract';
+import type { QueryClient } from '@tanstack/react-query';
+import { type AnyPriceData, isAuthPriceData, priceDataQueryOptions } from './price-data';
+
+// SPEC.md section 4, the codes rules, as pure functions over one server's price data. The same
+// functions serve the answers of calls and the realtime events, so both change the cache alike.
+
+const sameCode = (id: number) => (c: Code) => c.id === id;
+
+/** A code's status changes wherever the code is listed, and in the user's last activated code. */
+export function withCodeStatus(data: AnyPriceData, codeId: number, status: CodeStatus): AnyPriceData {
+  const set = (list: Code[]) => (list.some(sameCode(codeId)) ? list.map((c) => (c.id === codeId ? { ...c, status } : c)) : list);
+  const next = { ...data, kods: set(data.kods), svoy_variant_kods: set(data.svoy_variant_kods) };
+  if (isAuthPriceData(data) && data.user_kod?.code_id === codeId) return { ...next, user_kod: { ...data.user_kod, status } };
+  return next;
+}
+
+/** A new code of the user joins the list (once: the call's answer and the realtime event may both bring it). */
+export function withCode(data: AnyPriceData, code: Code): AnyPriceData {
+  if (data.kods.some(sameCode(code.id)) || data.svoy_variant_kods.some(sameCode(code.id))) {
+    return {
+      ...data,
+      kods: data.kods.map((c) => (c.id === code.id ? { ...c, sert: code.sert || c.sert, status: code.status } : c)),
+      svoy_variant_kods: data.svoy_variant_kods.map((c) => (c.id === code.id ? { ...c, sert: code.sert || c.sert, status: code.status } : c)),
+    };
+  }
+  return { ...data, kods: [code, ...data.kods] };
+}
+
+/** del_sert: the code leaves the user's list. */
+export function withoutCode(data: AnyPriceData, codeId: number): AnyPriceData {
+  const keep = (c: Code) => c.id !== codeId;
+  return { ...data, kods: data.kods.filter(keep), svoy_variant_kods: data.svoy_variant_kods.filter(keep) };
+}
+
+export function withWalletBalance(data: AnyPriceData, balance: number, balanceSecond?: number): AnyPriceData {
+  if (!isAuthPriceData(data)) return data;
+  return { ...data, wallet: { ...data.wallet, balance, balance_second: balanceSecond ?? data.wallet.balance_second } };
+}
+
+/** kods with svoy_variant_kods merged in (SPEC.md section 3), newest first, each once. */
+export function mergedCodes(data: AnyPriceData): Code[] {
+  const seen = new Set<number>();
+  const all: Code[] = [];
+  for (const c of [...data.kods, ...data.svoy_variant_kods]) {
+    if (seen.has(c.id)) continue;
+    seen.add(c.id);
+    all.push(c);
+  }
+  return all.sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : b.id - a.id));
+}
+
+/** The price a code of this nominal costs, as far as the cached data tells (standard nominal or own variant). */
+export function knownPrice(data: AnyPriceData, nominal: number, pricekodId: number | null = null): number | undefined {
+  if (pricekodId !== null) return data.pricekods.find((p) => p.id === pricekodId)?.price;
+  return data.standard_nominals.find((n) => n.nominal === nominal)?.price ?? data.pricekods.find((p) => p.nominal === nominal)?.price;
+}
+
+/** A code entry built from what an answer or event carries; the rest comes with the next fetch. */
+export function codeEntry(
+  data: AnyPriceData,
+  fields: { id: number; nominal: number; sert: string; status?: CodeStatus; price?: number; pricekod_id?: number | null },
+): Code {
+  const pricekodId = fields.pricekod_id ?? null;
+  return {
+    id: fields.id,
+    nominal: fields.nominal,
+    price: fields.price ?? knownPrice(data, fields.nominal, pricekodId) ?? fields.nominal,
+    status: fields.status ?? 'active',
+    sert: fields.sert,
+    gamesserver_id: data.id,
+    pricekod_id: pricekodId,
+    created_at: new Date().toISOString(),
+    activated_at: null,
+  };
+}
+
+/** Applies `update` to the signed-in price data of one server, if it is cached. */
+export function updateAuthPriceData(qc: QueryClient, gamesserverId: number, update: (d: AnyPriceData) => AnyPriceData) {
+  qc.setQueryData(priceDataQueryOptions(gamesserverId, true).queryKey, (d) => (d ? update(d) : d));
+}

@@ -1,0 +1,51 @@
+import type { showCode } from '@adena/contract';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { ApiError, request } from '../../../lib/api-client';
+import { walletsQueryOptions } from '../../wallet/api/wallets';
+import { codeEntry, updateAuthPriceData, withCode, withCodeStatus, withWalletBalance } from './price-data-cache';
+import { isAuthPriceData, priceDataQueryOptions } from './price-data';
+import { ref } from './ref';
+
+const call = ref<typeof showCode>('POST', '/api/show_code/');
+
+export interface ShowCodeInput {
+  gamesserver_id: number;
+  wallet_id: number;
+  nominal: number;
+  pricekod_id?: number;
+  /** The code this reveal is about, when it is already listed (its status follows an error's status). */
+  code_id?: number;
+  idempotencyKey: string;
+}
+
+/**
+ * Issues a code of a nominal and reveals its `sert`. SPEC.md section 4: the code gets its sert and
+ * status, summa leaves the balance; an error carrying a status overwrites the code's status.
+ */
+export function useShowCode() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ idempotencyKey, code_id: _, ...body }: ShowCodeInput) => request(call, { body, idempotencyKey }),
+    onSuccess: (r, input) => {
+      updateAuthPriceData(qc, input.gamesserver_id, (d) => {
+        const withNew = withCode(
+          d,
+          codeEntry(d, { id: r.code_id, nominal: input.nominal, sert: r.sert, status: r.status, pricekod_id: input.pricekod_id ?? null }),
+        );
+        return isAuthPriceData(withNew) ? withWalletBalance(withNew, Math.max(0, withNew.wallet.balance - r.summa)) : withNew;
+      });
+      qc.setQueryData(walletsQueryOptions().queryKey, (ws) =>
+        ws?.map((w) => (w.gamesserver_id === input.gamesserver_id ? { ...w, balance: Math.max(0, w.balance - r.summa) } : w)),
+      );
+      // The realtime `balance` event may have come first: read the truth once more.
+      void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
+      void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gamesserver_id, true).queryKey });
+    },
+    onError: (err, input) => {
+      const status = err instanceof ApiError ? err.body.status : undefined;
+      if (input.code_id !== undefined && (status === 'active' || status === 'activated' || status === 'cancelled')) {
+        updateAuthPriceData(qc, input.gamesserver_id, (d) => withCodeStatus(d, input.code_id!, status));
+      }
+    },
+  });
+}

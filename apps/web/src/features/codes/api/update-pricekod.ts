@@ -1,0 +1,22 @@
+import type { updatePricekod } from '@adena/contract';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+import { walletsQueryOptions } from '../../wallet/api/wallets';
+import type { PricekodInput } from './create-pricekod';
+import { priceDataQueryOptions } from './price-data';
+import { ref } from './ref';
+
+const call = ref<typeof updatePricekod>('PUT', '/api/pricekods/:id');
+
+/** Changes nominal or count of a variant's unactivated codes; the difference is charged or refunded. */
+export function useUpdatePricekod() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, idempotencyKey, ...body }: PricekodInput & { id: number; idempotencyKey: string }) =>
+      request(call, { params: { id }, body, idempotencyKey }),
+    onSuccess: (_r, input) => {
+      void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gamesserver_id, true).queryKey });
+      void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
+    },
+  });
+}

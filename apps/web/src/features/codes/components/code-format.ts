@@ -1,0 +1,34 @@
+import type { CodeStatus } from '@adena/contract';
+import { errorMessage } from '@adena/contract/lite';
+import { ApiError } from '../../../lib/api-client';
+import { formatAmount, formatShort } from '../../../utils/format-amount';
+import { plural } from '../../../utils/plural';
+
+export const CODE_STATUS: Record<CodeStatus, { label: string; color: 'success' | 'info' | 'default' }> = {
+  active: { label: 'Активен', color: 'success' },
+  activated: { label: 'Активирован', color: 'info' },
+  cancelled: { label: 'Отменён', color: 'default' },
+};
+
+export const codesWord = (n: number) => plural(n, ['код', 'кода', 'кодов']);
+/** «5 кодов» */
+export const codesCount = (n: number) => `${formatAmount(n)} ${codesWord(n)}`;
+/** «1 500 000 аден», with the shorthand where it reads better: «1,5кк аден». */
+export const aden = (n: number) => `${formatAmount(n)} аден`;
+export const adenShort = (n: number) => `${formatShort(n)} аден`;
+
+/** An error answer as the alert dialog shows it: a title and the server's list of messages. */
+export function alertContent(err: unknown): { text: string; errors: string[] } {
+  if (!(err instanceof ApiError)) return { text: errorMessage('INTERNAL'), errors: [] };
+  const errors = [...new Set(Object.values(err.fieldErrors).flat())].filter((e) => e !== err.message);
+  return { text: err.message, errors };
+}
+
+export const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
+export const dateOnly = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'long' });
+
+/** One idempotency key per dialog opening: a double click or a retry moves money once. */
+export const newKey = () => crypto.randomUUID();
+
+/** price = nominal + fee, the fee rounded up to a whole adena (PRODUCT.md section 5); an estimate only. */
+export const estimatePrice = (nominal: number, feeBp: number) => nominal + Math.ceil((nominal * feeBp) / 10_000);

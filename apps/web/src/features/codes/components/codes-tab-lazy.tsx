@@ -1,0 +1,14 @@
+import type { Gamesserver } from '@adena/contract/lite';
+import Skeleton from '@mui/material/Skeleton';
+import { lazy, Suspense } from 'react';
+
+// The codes screens (and the zod schemas their forms validate with) load when the tab opens.
+const CodesTabScreen = lazy(() => import('./codes-tab'));
+
+export function CodesTab({ server }: { server: Gamesserver | undefined }) {
+  return (
+    <Suspense fallback={<Skeleton variant="rounded" height={240} />}>
+      <CodesTabScreen server={server} />
+    </Suspense>
+  );
+}

@@ -1,0 +1,214 @@
+import type { Gamesserver } from '@adena/contract/lite';
+import Telegram from '@mui/icons-material/Telegram';
+import WorkspacePremiumOutlined from '@mui/icons-material/WorkspacePremiumOutlined';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import ButtonBase from '@mui/material/ButtonBase';
+import Card from '@mui/material/Card';
+import CardContent from '@mui/material/CardContent';
+import Chip from '@mui/material/Chip';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import type { ReactNode } from 'react';
+import { useUi } from '../../../lib/ui-store';
+import { plural } from '../../../utils/plural';
+import { useUser } from '../../auth/api/session';
+import { useGamesservers } from '../../servers/api/get-gamesservers';
+import { useWallet } from '../../wallet/api/wallets';
+import { LowCapacityDialog, PutDialog } from '../../wallet/components/money-dialogs';
+import { useCodeIncidents } from '../api/code-incidents';
+import { useHasErrorCodes } from '../api/get-error-user-code';
+import { isAuthPriceData, usePriceData } from '../api/price-data';
+import { mergedCodes } from '../api/price-data-cache';
+import { ActivationForm } from './activation-form';
+import { aden, adenShort, CODE_STATUS } from './code-format';
+import { CancelCodeDialog, MyCodesList } from './my-codes-list';
+import { ShowCodeDialog } from './show-code-dialog';
+import { SubscribeTelegramDialog } from './subscribe-telegram-dialog';
+import { CreateSuccessDialog, DeleteSuccessDialog, EditUserVariantDialog, UserVariantDialog, UserVariantsList } from './user-variant-dialogs';
+import { VipDialog } from './vip-dialog';
+
+function Section({ title, action, children, testId }: { title: string; action?: ReactNode; children: ReactNode; testId?: string }) {
+  return (
+    <Card variant="outlined" data-testid={testId}>
+      <CardContent>
+        <Stack spacing={2}>
+          <Stack direction="row" spacing={1} sx={{ justifyContent: 'space-between', alignItems: 'center', flexWrap: 'wrap', rowGap: 1 }}>
+            <Typography variant="h3" component="h2">
+              {title}
+            </Typography>
+            {action}
+          </Stack>
+          {children}
+        </Stack>
+      </CardContent>
+    </Card>
+  );
+}
+
+function NominalTile({ nominal, price, onClick }: { nominal: number; price: number; onClick(): void }) {
+  return (
+    <ButtonBase
+      onClick={onClick}
+      aria-label={`Показать код на ${aden(nominal)} за ${aden(price)}`}
+      data-testid="nominal"
+      sx={{
+        display: 'flex',
+        flexDirection: 'column',
+        alignItems: 'flex-start',
+        textAlign: 'left',
+        gap: 0.25,
+        p: 1.5,
+        border: 1,
+        borderColor: 'divider',
+        borderRadius: 2,
+        minWidth: 0,
+        transition: 'border-color 120ms, background-color 120ms',
+        '&:hover': { borderColor: 'primary.main', bgcolor: 'action.hover' },
+        '&.Mui-focusVisible': { outline: 2, outlineColor: 'primary.main', outlineStyle: 'solid' },
+      }}
+    >
+      <Typography sx={{ fontWeight: 700, fontSize: '1.2rem', lineHeight: 1.3 }}>{adenShort(nominal)}</Typography>
+      <Typography variant="body2" color="text.secondary" sx={{ overflowWrap: 'anywhere' }}>
+        цена {aden(price)}
+      </Typography>
+      <Typography variant="body2" sx={{ color: 'primary.main', fontWeight: 600, mt: 0.5 }}>
+        Показать код
+      </Typography>
+    </ButtonBase>
+  );
+}
+
+function IncidentsNotice() {
+  const { count } = useHasErrorCodes();
+  const incidents = useCodeIncidents(count > 0);
+  const openDialog = useUi((s) => s.openDialog);
+  if (count === 0) return null;
+  const first = incidents.data?.find((i) => !i.acknowledged_at);
+  return (
+    <Alert
+      severity="warning"
+      data-testid="incidents-notice"
+      action={
+        first && (
+          <Button color="inherit" size="small" onClick={() => openDialog({ name: 'error_code', incidentId: first.id })}>
+            Подробнее
+          </Button>
+        )
+      }
+    >
+      Ваш код пытались активировать повторно{count > 1 ? ` (${count} ${plural(count, ['раз', 'раза', 'раз'])})` : ''}.
+    </Alert>
+  );
+}
+
+function ServerCodes({ server }: { server: Gamesserver }) {
+  const { isSignedIn, user } = useUser();
+  const openDialog = useUi((s) => s.openDialog);
+  const q = usePriceData(server.id);
+  const { data: servers } = useGamesservers();
+  const wallet = useWallet(server.id);
+  const auth = isAuthPriceData(q.data) ? q.data : undefined;
+  const balance = wallet?.balance ?? auth?.wallet.balance ?? null;
+  const coinBalance = wallet?.balance_second ?? auth?.wallet.balance_second ?? null;
+  const feeBp = user?.vip ? server.vip_code_fee_bp : server.code_fee_bp;
+  const serverName = (id: number) => servers?.find((s) => s.id === id)?.name;
+
+  const needSignIn = (then: () => void) => () => (isSignedIn ? then() : openDialog({ name: 'not_signed_in' }));
+
+  return (
+    <Stack spacing={2} data-testid="codes-tab">
+      <Section
+        title={`Коды на ${server.name}`}
+        testId="nominals"
+        action={
+          isSignedIn && balance !== null ? (
+            <Typography color="text.secondary" data-testid="codes-balance">
+              Баланс: <b>{aden(balance)}</b>
+            </Typography>
+          ) : undefined
+        }
+      >
+        {isSignedIn && <IncidentsNotice />}
+        <Typography color="text.secondary">
+          Код — это сертификат на адену: передайте его другу или покупателю, и он активирует его на своём кошельке на {server.name}.
+        </Typography>
+        {q.isError ? (
+          <Alert severity="error">Не удалось загрузить коды. Обновите страницу.</Alert>
+        ) : (
+          <Box sx={{ display: 'grid', gridTemplateColumns: { xs: 'repeat(2, minmax(0, 1fr))', sm: 'repeat(3, minmax(0, 1fr))' }, gap: 1.5 }}>
+            {q.data
+              ? q.data.standard_nominals.map((n) => (
+                  <NominalTile
+                    key={n.nominal}
+                    nominal={n.nominal}
+                    price={n.price}
+                    onClick={needSignIn(() => openDialog({ name: 'show_code', gamesserverId: server.id, nominal: n.nominal, price: n.price }))}
+                  />
+                ))
+              : [0, 1, 2].map((i) => <Skeleton key={i} variant="rounded" height={96} />)}
+          </Box>
+        )}
+      </Section>
+
+      <Section title="Активировать код" testId="activation">
+        <ActivationForm serverName={serverName} />
+        {auth?.user_kod && (
+          <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', rowGap: 0.5 }} data-testid="user-kod">
+            <Typography variant="body2" color="text.secondary">
+              Последний активированный вами код на {server.name}: {aden(auth.user_kod.nominal)}
+            </Typography>
+            <Chip size="small" label={CODE_STATUS[auth.user_kod.status].label} color={CODE_STATUS[auth.user_kod.status].color} />
+          </Stack>
+        )}
+      </Section>
+
+      {isSignedIn && (
+        <Section title="Мои коды" testId="my-codes-section">
+          {auth ? <MyCodesList codes={mergedCodes(auth)} /> : <Skeleton variant="rounded" height={80} />}
+        </Section>
+      )}
+
+      {isSignedIn && (
+        <Section title="Свои номиналы" testId="user-variants-section">
+          <Typography color="text.secondary">
+            Нужен другой номинал или сразу много кодов? Создайте вариант: от {adenShort(server.min_nominal)}, до 100 кодов за раз.
+          </Typography>
+          {auth ? <UserVariantsList pricekods={auth.pricekods} /> : <Skeleton variant="rounded" height={40} />}
+        </Section>
+      )}
+
+      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1.5}>
+        <Button variant="outlined" startIcon={<WorkspacePremiumOutlined />} onClick={needSignIn(() => openDialog({ name: 'vip' }))} sx={{ flex: 1 }}>
+          {user?.vip ? 'VIP активен' : `VIP: комиссия ${(server.vip_code_fee_bp / 100).toLocaleString('ru-RU')}%`}
+        </Button>
+        <Button variant="outlined" startIcon={<Telegram />} onClick={needSignIn(() => openDialog({ name: 'subscribe_telegram' }))} sx={{ flex: 1 }}>
+          Уведомления в Telegram
+        </Button>
+      </Stack>
+
+      {isSignedIn && (
+        <>
+          <ShowCodeDialog walletId={auth?.wallet.id ?? null} balance={balance} />
+          <CancelCodeDialog />
+          <UserVariantDialog server={server} feeBp={feeBp} />
+          <EditUserVariantDialog server={server} feeBp={feeBp} />
+          <CreateSuccessDialog />
+          <DeleteSuccessDialog />
+          <VipDialog server={server} coinBalance={coinBalance} />
+          <SubscribeTelegramDialog server={server} telegramPrice={auth?.telegram_price ?? null} />
+          <LowCapacityDialog />
+          <PutDialog server={server} nick={wallet?.nick ?? auth?.nick ?? null} />
+        </>
+      )}
+    </Stack>
+  );
+}
+
+/** The codes tab of the selected game server. */
+export default function CodesTab({ server }: { server: Gamesserver | undefined }) {
+  if (!server) return <Alert severity="info">Выберите игровой сервер, чтобы увидеть подарочные коды.</Alert>;
+  return <ServerCodes key={server.id} server={server} />;
+}

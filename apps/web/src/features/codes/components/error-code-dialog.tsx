@@ -1,0 +1,63 @@
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { AppDialog } from '../../../components/app-dialog';
+import { useUi } from '../../../lib/ui-store';
+import { useAckCodeIncident } from '../api/ack-code-incident';
+import { useCodeIncidents } from '../api/code-incidents';
+import { aden, dateTime } from './code-format';
+
+/**
+ * Opened by a realtime `error_code` (or from the codes tab's notice): someone tried to activate one
+ * of the user's codes that was already activated or cancelled — usually one code sold twice.
+ */
+export function ErrorCodeDialog() {
+  const dialog = useUi((s) => s.dialog);
+  const close = useUi((s) => s.closeDialog);
+  const open = dialog.name === 'error_code';
+  const incidents = useCodeIncidents(open);
+  const ack = useAckCodeIncident();
+  const incident = open ? incidents.data?.find((i) => i.id === dialog.incidentId) : undefined;
+  return (
+    <AppDialog
+      open={open}
+      onClose={close}
+      title="Повторная активация вашего кода"
+      testId="error-code-dialog"
+      actions={
+        <>
+          <Button onClick={close}>Позже</Button>
+          <Button
+            variant="contained"
+            disabled={!open || ack.isPending || Boolean(incident?.acknowledged_at)}
+            onClick={() => open && ack.mutate(dialog.incidentId, { onSuccess: close })}
+          >
+            Понятно
+          </Button>
+        </>
+      }
+    >
+      <Stack spacing={2}>
+        {incident ? (
+          <>
+            <Typography>
+              Кто-то пытался активировать ваш код <b style={{ overflowWrap: 'anywhere' }}>{incident.sert}</b> на {aden(incident.nominal)} (
+              {incident.gamesserver}), но он уже {incident.code_status === 'cancelled' ? 'отменён' : 'активирован'}.
+            </Typography>
+            <Typography variant="body2" color="text.secondary">
+              Обычно так бывает, когда один код передали двум покупателям. Проверьте, кому вы его отправляли. Попытка была{' '}
+              {dateTime.format(new Date(incident.created_at))}.
+            </Typography>
+          </>
+        ) : incidents.isError ? (
+          <Alert severity="error">Не удалось загрузить подробности. Попробуйте позже.</Alert>
+        ) : (
+          <Skeleton variant="rounded" height={72} />
+        )}
+        {ack.isError && <Alert severity="error">Не удалось отметить инцидент. Попробуйте ещё раз.</Alert>}
+      </Stack>
+    </AppDialog>
+  );
+}

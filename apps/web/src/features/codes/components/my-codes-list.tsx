@@ -1,0 +1,122 @@
+import type { Code } from '@adena/contract';
+import { ALERT_TIMEOUT_MS } from '@adena/contract/lite';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import List from '@mui/material/List';
+import ListItem from '@mui/material/ListItem';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { AppDialog } from '../../../components/app-dialog';
+import { CopyButton } from '../../../components/copy-button';
+import { type DialogState, useUi } from '../../../lib/ui-store';
+import { useCancelCode } from '../api/cancel-code';
+import { aden, adenShort, alertContent, CODE_STATUS, dateTime } from './code-format';
+
+const MONO = 'ui-monospace, "SF Mono", Menlo, Consolas, monospace';
+
+function CodeItem({ code }: { code: Code }) {
+  const openDialog = useUi((s) => s.openDialog);
+  const status = CODE_STATUS[code.status];
+  return (
+    <ListItem divider data-testid="my-code" data-code-id={code.id} data-status={code.status} sx={{ px: 0, alignItems: 'flex-start', gap: 1 }}>
+      <Stack spacing={0.5} sx={{ flexGrow: 1, minWidth: 0 }}>
+        <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', rowGap: 0.5 }}>
+          <Typography sx={{ fontWeight: 700 }}>{adenShort(code.nominal)}</Typography>
+          <Chip size="small" label={status.label} color={status.color} variant={code.status === 'active' ? 'outlined' : 'filled'} data-testid="code-status" />
+          {code.pricekod_id !== null && <Chip size="small" label="свой вариант" variant="outlined" />}
+        </Stack>
+        <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center', minWidth: 0 }}>
+          <Typography component="code" sx={{ fontFamily: MONO, fontSize: '0.95rem', overflowWrap: 'anywhere' }} data-testid="code-sert">
+            {code.sert}
+          </Typography>
+          {code.sert && <CopyButton text={code.sert} label="Скопировать код" />}
+        </Stack>
+        <Typography variant="body2" color="text.secondary">
+          {dateTime.format(new Date(code.created_at))}
+          {code.activated_at ? ` · активирован ${dateTime.format(new Date(code.activated_at))}` : ''}
+        </Typography>
+      </Stack>
+      {code.status === 'active' && (
+        <Button
+          size="small"
+          color="error"
+          sx={{ flexShrink: 0, mt: 0.25 }}
+          onClick={() => openDialog({ name: 'cancel_code', gamesserverId: code.gamesserver_id, codeId: code.id, nominal: code.nominal, sert: code.sert })}
+        >
+          Отменить
+        </Button>
+      )}
+    </ListItem>
+  );
+}
+
+/** The user's open codes: kods with svoy_variant_kods merged in, statuses kept live by realtime events. */
+export function MyCodesList({ codes }: { codes: Code[] }) {
+  if (codes.length === 0) {
+    return (
+      <Typography color="text.secondary" data-testid="my-codes-empty">
+        Открытых кодов нет. Нажмите «Показать код» у номинала — код появится здесь.
+      </Typography>
+    );
+  }
+  return (
+    <List disablePadding data-testid="my-codes">
+      {codes.map((c) => (
+        <CodeItem key={c.id} code={c} />
+      ))}
+    </List>
+  );
+}
+
+export function CancelCodeDialog() {
+  const dialog = useUi((s) => s.dialog);
+  const close = useUi((s) => s.closeDialog);
+  const snackbar = useUi((s) => s.showSnackbar);
+  const alert = useUi((s) => s.alert);
+  const cancel = useCancelCode();
+  const open = dialog.name === 'cancel_code';
+  const d = open ? (dialog as Extract<DialogState, { name: 'cancel_code' }>) : null;
+  return (
+    <AppDialog
+      open={open}
+      onClose={close}
+      title="Отменить код?"
+      testId="cancel-code-dialog"
+      actions={
+        <>
+          <Button onClick={close}>Не отменять</Button>
+          <Button
+            color="error"
+            variant="contained"
+            disabled={cancel.isPending}
+            onClick={() =>
+              d &&
+              cancel.mutate(
+                { id: d.codeId, gamesserver_id: d.gamesserverId },
+                {
+                  onSuccess: (r) => {
+                    close();
+                    snackbar(`Код отменён, на баланс вернулось ${aden(r.summa)}`);
+                  },
+                  onError: (err) => {
+                    const { text, errors } = alertContent(err);
+                    alert(text, errors, ALERT_TIMEOUT_MS);
+                  },
+                },
+              )
+            }
+          >
+            Отменить код
+          </Button>
+        </>
+      }
+    >
+      {d && (
+        <Typography>
+          Код <b style={{ fontFamily: MONO, overflowWrap: 'anywhere' }}>{d.sert}</b> на {aden(d.nominal)} перестанет действовать, а его цена вернётся на
+          баланс. Если вы уже передали код покупателю, он не сможет его активировать.
+        </Typography>
+      )}
+    </AppDialog>
+  );
+}

@@ -1,0 +1,128 @@
+import { ALERT_TIMEOUT_MS } from '@adena/contract/lite';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { AppDialog } from '../../../components/app-dialog';
+import { CopyButton } from '../../../components/copy-button';
+import { ApiError } from '../../../lib/api-client';
+import { type DialogState, useUi } from '../../../lib/ui-store';
+import { useShowCode } from '../api/show-code';
+import { aden, adenShort, alertContent, newKey } from './code-format';
+
+/** The issued certificate, large and copyable; it wraps rather than overflow a phone's width. */
+export function SertBox({ sert }: { sert: string }) {
+  return (
+    <Stack
+      direction="row"
+      spacing={1}
+      sx={{ alignItems: 'center', border: 1, borderColor: 'divider', borderRadius: 2, pl: 2, pr: 0.5, py: 1, bgcolor: 'action.hover' }}
+    >
+      <Typography
+        component="code"
+        data-testid="revealed-sert"
+        sx={{ fontFamily: 'ui-monospace, "SF Mono", Menlo, Consolas, monospace', fontSize: '1.15rem', fontWeight: 700, flexGrow: 1, overflowWrap: 'anywhere', letterSpacing: '0.03em' }}
+      >
+        {sert}
+      </Typography>
+      <CopyButton text={sert} label="Скопировать код" />
+    </Stack>
+  );
+}
+
+/**
+ * 'Показать код': first a confirmation that states the price, then the revealed `sert`.
+ * The wallet id comes with the signed-in price data.
+ */
+export function ShowCodeDialog({ walletId, balance }: { walletId: number | null; balance: number | null }) {
+  const dialog = useUi((s) => s.dialog);
+  const close = useUi((s) => s.closeDialog);
+  const openDialog = useUi((s) => s.openDialog);
+  const alert = useUi((s) => s.alert);
+  const show = useShowCode();
+  const [key, setKey] = useState(newKey);
+  const [revealed, setRevealed] = useState<{ sert: string; nominal: number; summa: number } | null>(null);
+  const open = dialog.name === 'show_code';
+  // The last opening stays on screen while the dialog fades out.
+  const [last, setLast] = useState<Extract<DialogState, { name: 'show_code' }> | null>(null);
+  if (open && dialog !== last) {
+    setLast(dialog);
+    setRevealed(null);
+  }
+  const d = open ? dialog : last;
+
+  const finish = () => {
+    setKey(newKey());
+    show.reset();
+    close();
+  };
+
+  const confirm = () => {
+    if (!d || walletId === null) return;
+    show.mutate(
+      { gamesserver_id: d.gamesserverId, wallet_id: walletId, nominal: d.nominal, pricekod_id: d.pricekodId, idempotencyKey: key },
+      {
+        onSuccess: (r) => setRevealed({ sert: r.sert, nominal: d.nominal, summa: r.summa }),
+        onError: (err) => {
+          setKey(newKey());
+          if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
+          const { text, errors } = alertContent(err);
+          alert(text, errors, ALERT_TIMEOUT_MS);
+        },
+      },
+    );
+  };
+
+  const short = d !== null && balance !== null && balance < d.price;
+  return (
+    <AppDialog
+      open={open}
+      onClose={finish}
+      title={revealed ? 'Ваш код' : d ? `Показать код на ${adenShort(d.nominal)}?` : ''}
+      testId="show-code-dialog"
+      actions={
+        revealed ? (
+          <Button variant="contained" onClick={finish}>
+            Готово
+          </Button>
+        ) : (
+          <>
+            <Button onClick={finish}>Отмена</Button>
+            <Button variant="contained" onClick={confirm} disabled={show.isPending || walletId === null}>
+              {d ? `Оплатить ${adenShort(d.price)}` : 'Оплатить'}
+            </Button>
+          </>
+        )
+      }
+    >
+      {revealed ? (
+        <Stack spacing={2}>
+          <SertBox sert={revealed.sert} />
+          <Typography>
+            Код на <b>{aden(revealed.nominal)}</b>. С баланса списано {aden(revealed.summa)}.
+          </Typography>
+          <Typography variant="body2" color="text.secondary">
+            Передайте код тому, кто будет его активировать: адена поступит на его кошелёк на этом сервере. Код виден только вам и остаётся в
+            списке «Мои коды», пока его не активируют или вы его не отмените.
+          </Typography>
+        </Stack>
+      ) : d ? (
+        <Stack spacing={2}>
+          <Typography>
+            С баланса спишется <b data-testid="show-code-price">{aden(d.price)}</b>: номинал {aden(d.nominal)} и комиссия {aden(d.price - d.nominal)}.
+          </Typography>
+          {balance !== null && (
+            <Typography variant="body2" color="text.secondary">
+              На балансе {aden(balance)}.
+            </Typography>
+          )}
+          {short && <Alert severity="warning">На балансе не хватает адены на этот код.</Alert>}
+        </Stack>
+      ) : (
+        <Box />
+      )}
+    </AppDialog>
+  );
+}

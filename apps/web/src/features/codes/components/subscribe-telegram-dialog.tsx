@@ -1,0 +1,132 @@
+import type { Gamesserver } from '@adena/contract/lite';
+import Telegram from '@mui/icons-material/Telegram';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { AmountField } from '../../../components/amount-field';
+import { AppDialog } from '../../../components/app-dialog';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { useUi } from '../../../lib/ui-store';
+import { parseAmount } from '../../../utils/parse-amount';
+import { useUser } from '../../auth/api/session';
+import { useAddLimitOtvetka } from '../api/add-limit-otvetka';
+import { useDelLimitOtvetka } from '../api/del-limit-otvetka';
+import { useTelegramLink } from '../api/telegram-link';
+import { aden } from './code-format';
+
+function ThresholdForm({ server, telegramPrice }: { server: Gamesserver; telegramPrice: number | null }) {
+  const [text, setText] = useState(telegramPrice ? String(telegramPrice) : '');
+  const add = useAddLimitOtvetka();
+  const del = useDelLimitOtvetka();
+  const snackbar = useUi((s) => s.showSnackbar);
+  const f = useFormErrors();
+  const amount = parseAmount(text);
+  return (
+    <Stack
+      component="form"
+      spacing={1.5}
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        f.clear();
+        if (amount === null) return;
+        add.mutate(
+          { gamesserver_id: server.id, telegram_price: amount },
+          { onSuccess: (r) => snackbar(`Сообщим, когда баланс станет меньше ${aden(r.success)}`), onError: (err) => f.fromError(err) },
+        );
+      }}
+    >
+      {telegramPrice !== null ? (
+        <Typography data-testid="telegram-threshold">
+          Сейчас: сообщение придёт, когда баланс адены на {server.name} станет меньше <b>{aden(telegramPrice)}</b>.
+        </Typography>
+      ) : (
+        <Typography color="text.secondary">Порог не задан: сообщений о балансе на {server.name} нет.</Typography>
+      )}
+      {f.formError && <Alert severity="error">{f.formError}</Alert>}
+      <AmountField label="Порог баланса" value={text} onChange={setText} unit="аден" error={f.fieldError('telegram_price')} hint="Например, 10кк" />
+      <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', rowGap: 1 }}>
+        <Button type="submit" variant="contained" disabled={add.isPending || amount === null}>
+          Сохранить порог
+        </Button>
+        {telegramPrice !== null && (
+          <Button
+            color="error"
+            disabled={del.isPending}
+            onClick={() =>
+              del.mutate(
+                { gamesserver_id: server.id },
+                {
+                  onSuccess: () => {
+                    setText('');
+                    snackbar('Уведомления о балансе отключены');
+                  },
+                  onError: (err) => f.fromError(err),
+                },
+              )
+            }
+          >
+            Отключить
+          </Button>
+        )}
+      </Stack>
+    </Stack>
+  );
+}
+
+/** Telegram notices: link the chat through the bot's /start deep link, then set a balance threshold. */
+export function SubscribeTelegramDialog({ server, telegramPrice }: { server: Gamesserver; telegramPrice: number | null }) {
+  const open = useUi((s) => s.dialog.name === 'subscribe_telegram');
+  const close = useUi((s) => s.closeDialog);
+  const { user } = useUser();
+  const link = useTelegramLink(open);
+  const linked = Boolean(link.data?.linked ?? user?.telegram_linked);
+  return (
+    <AppDialog
+      open={open}
+      onClose={close}
+      title="Уведомления в Telegram"
+      testId="subscribe-telegram-dialog"
+      actions={<Button onClick={close}>Закрыть</Button>}
+    >
+      <Stack spacing={2.5}>
+        <Typography>Бот напишет в Telegram, когда баланс адены опустится ниже порога, — чтобы вовремя пополнить кошелёк и не сорвать продажу кодов.</Typography>
+        {link.isPending ? (
+          <Skeleton variant="rounded" height={40} />
+        ) : linked ? (
+          <Alert severity="success">Telegram подключён.</Alert>
+        ) : link.data?.url ? (
+          <Stack spacing={1}>
+            <Button
+              variant="outlined"
+              startIcon={<Telegram />}
+              href={link.data.url}
+              target="_blank"
+              rel="noopener noreferrer"
+              sx={{ alignSelf: 'flex-start' }}
+              onClick={() => {
+                // The chat is linked in Telegram; look again when the user comes back.
+                const again = () => {
+                  void link.refetch();
+                  window.removeEventListener('focus', again);
+                };
+                window.addEventListener('focus', again);
+              }}
+            >
+              Подключить Telegram
+            </Button>
+            <Typography variant="body2" color="text.secondary">
+              Откроется бот: нажмите в нём «Старт», затем вернитесь сюда.
+            </Typography>
+          </Stack>
+        ) : (
+          <Alert severity="info">Уведомления в Telegram сейчас недоступны.</Alert>
+        )}
+        <ThresholdForm key={`${server.id}:${telegramPrice ?? ''}`} server={server} telegramPrice={telegramPrice} />
+      </Stack>
+    </AppDialog>
+  );
+}

@@ -1,0 +1,333 @@
+import { createPricekod, type Pricekod } from '@adena/contract';
+import type { Gamesserver } from '@adena/contract/lite';
+import Add from '@mui/icons-material/Add';
+import EditOutlined from '@mui/icons-material/EditOutlined';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import IconButton from '@mui/material/IconButton';
+import List from '@mui/material/List';
+import ListItem from '@mui/material/ListItem';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Tooltip from '@mui/material/Tooltip';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { AmountField } from '../../../components/amount-field';
+import { AppDialog } from '../../../components/app-dialog';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { ApiError } from '../../../lib/api-client';
+import { type DialogState, useUi } from '../../../lib/ui-store';
+import { formatAmount } from '../../../utils/format-amount';
+import { parseAmount } from '../../../utils/parse-amount';
+import { useCreatePricekod } from '../api/create-pricekod';
+import { useDeletePricekod } from '../api/delete-pricekod';
+import { useUpdatePricekod } from '../api/update-pricekod';
+import { aden, adenShort, codesCount, estimatePrice, newKey } from './code-format';
+
+/** The user's variants on this server, each with its open and total count. */
+export function UserVariantsList({ pricekods }: { pricekods: Pricekod[] }) {
+  const openDialog = useUi((s) => s.openDialog);
+  return (
+    <Stack spacing={1}>
+      {pricekods.length > 0 && (
+        <List disablePadding data-testid="user-variants">
+          {pricekods.map((p) => (
+            <ListItem key={p.id} divider sx={{ px: 0, gap: 1 }} data-testid="user-variant">
+              <Stack sx={{ flexGrow: 1, minWidth: 0 }}>
+                <Typography sx={{ fontWeight: 700 }}>
+                  {adenShort(p.nominal)} × {codesCount(p.count)}
+                </Typography>
+                <Typography variant="body2" color="text.secondary">
+                  Цена кода {aden(p.price)} · не активировано {formatAmount(p.open_count)} из {formatAmount(p.count)}
+                </Typography>
+              </Stack>
+              <Tooltip title="Изменить или удалить">
+                <IconButton
+                  aria-label={`Изменить вариант ${adenShort(p.nominal)}`}
+                  onClick={() =>
+                    openDialog({
+                      name: 'edit_user_variant',
+                      pricekodId: p.id,
+                      nominal: p.nominal,
+                      count: p.open_count,
+                      // SPEC.md section 3: initialTotalAden = price × count (the codes the edit can still change).
+                      initialTotalAden: p.price * p.open_count,
+                    })
+                  }
+                >
+                  <EditOutlined />
+                </IconButton>
+              </Tooltip>
+            </ListItem>
+          ))}
+        </List>
+      )}
+      <Button startIcon={<Add />} variant="outlined" sx={{ alignSelf: 'flex-start' }} onClick={() => openDialog({ name: 'user_variant' })}>
+        Свой номинал
+      </Button>
+    </Stack>
+  );
+}
+
+function useVariantForm(initial: { nominal: number; count: number } | null) {
+  const [nominal, setNominal] = useState(initial ? String(initial.nominal) : '');
+  const [count, setCount] = useState(initial ? String(initial.count) : '1');
+  return { nominal, setNominal, count, setCount, parsedNominal: parseAmount(nominal), parsedCount: /^\d+$/.test(count.trim()) ? Number(count) : null };
+}
+
+function VariantFields(props: {
+  form: ReturnType<typeof useVariantForm>;
+  f: ReturnType<typeof useFormErrors>;
+  server: Gamesserver;
+  feeBp: number;
+}) {
+  const { form, f, server } = props;
+  const each = form.parsedNominal ? estimatePrice(form.parsedNominal, props.feeBp) : null;
+  return (
+    <>
+      <AmountField
+        label="Номинал кода"
+        value={form.nominal}
+        onChange={form.setNominal}
+        unit="аден"
+        error={f.fieldError('nominal')}
+        hint={`Не меньше ${adenShort(server.min_nominal)}`}
+        autoFocus
+      />
+      <TextField
+        label="Количество кодов"
+        value={form.count}
+        onChange={(e) => form.setCount(e.target.value)}
+        error={Boolean(f.fieldError('count'))}
+        helperText={f.fieldError('count') ?? 'От 1 до 100'}
+        fullWidth
+        autoComplete="off"
+        slotProps={{ htmlInput: { inputMode: 'numeric', 'data-testid': 'count-input' } }}
+      />
+      {each !== null && form.parsedCount !== null && form.parsedCount > 0 && (
+        <Typography color="text.secondary">
+          Цена кода ≈ {aden(each)} (комиссия {(props.feeBp / 100).toLocaleString('ru-RU')}%), всего ≈ <b>{aden(each * form.parsedCount)}</b>.
+        </Typography>
+      )}
+    </>
+  );
+}
+
+/** Create a user variant. Opening it closes every other dialog (SPEC.md section 4: openDialog replaces). */
+export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeBp: number }) {
+  const open = useUi((s) => s.dialog.name === 'user_variant');
+  const close = useUi((s) => s.closeDialog);
+  const openDialog = useUi((s) => s.openDialog);
+  const create = useCreatePricekod();
+  const f = useFormErrors();
+  const [key, setKey] = useState(newKey);
+  const form = useVariantForm(null);
+  const reset = () => {
+    form.setNominal('');
+    form.setCount('1');
+    f.clear();
+    setKey(newKey());
+    close();
+  };
+  const submit = (e: React.FormEvent) => {
+    e.preventDefault();
+    f.clear();
+    const body = f.validate(createPricekod.body, { gamesserver_id: server.id, nominal: form.parsedNominal ?? undefined, count: form.parsedCount ?? undefined });
+    if (!body) return;
+    create.mutate(
+      { ...body, idempotencyKey: key },
+      {
+        onSuccess: (r) => {
+          form.setNominal('');
+          form.setCount('1');
+          setKey(newKey());
+          openDialog({ name: 'create_success', summa: r.summa, count: r.count, nominal: r.nominal });
+        },
+        onError: (err) => {
+          setKey(newKey());
+          if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
+          f.fromError(err);
+        },
+      },
+    );
+  };
+  return (
+    <AppDialog
+      open={open}
+      onClose={reset}
+      title="Свой номинал"
+      testId="user-variant-dialog"
+      actions={
+        <>
+          <Button onClick={reset}>Отмена</Button>
+          <Button type="submit" form="user-variant-form" variant="contained" disabled={create.isPending || form.parsedNominal === null}>
+            Создать коды
+          </Button>
+        </>
+      }
+    >
+      <Stack component="form" id="user-variant-form" spacing={2} sx={{ pt: 1 }} onSubmit={submit} noValidate>
+        <Typography color="text.secondary">Выпустите сразу несколько кодов своего номинала — например, для продажи. Цена списывается при создании.</Typography>
+        {f.formError && <Alert severity="error">{f.formError}</Alert>}
+        <VariantFields form={form} f={f} server={server} feeBp={feeBp} />
+      </Stack>
+    </AppDialog>
+  );
+}
+
+type EditState = Extract<DialogState, { name: 'edit_user_variant' }>;
+
+function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; feeBp: number }) {
+  const close = useUi((s) => s.closeDialog);
+  const openDialog = useUi((s) => s.openDialog);
+  const snackbar = useUi((s) => s.showSnackbar);
+  const update = useUpdatePricekod();
+  const del = useDeletePricekod();
+  const f = useFormErrors();
+  const form = useVariantForm({ nominal: d.nominal, count: d.count });
+  const [key, setKey] = useState(newKey);
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const newTotal = form.parsedNominal && form.parsedCount ? estimatePrice(form.parsedNominal, feeBp) * form.parsedCount : null;
+  const diff = newTotal === null ? null : newTotal - d.initialTotalAden;
+
+  const submit = (e: React.FormEvent) => {
+    e.preventDefault();
+    f.clear();
+    const body = f.validate(createPricekod.body, { gamesserver_id: server.id, nominal: form.parsedNominal ?? undefined, count: form.parsedCount ?? undefined });
+    if (!body) return;
+    update.mutate(
+      { ...body, id: d.pricekodId, idempotencyKey: key },
+      {
+        onSuccess: (r) => {
+          close();
+          snackbar(`Вариант изменён: ${codesCount(r.count)} по ${adenShort(r.nominal)}`);
+        },
+        onError: (err) => {
+          setKey(newKey());
+          if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
+          f.fromError(err);
+        },
+      },
+    );
+  };
+  const remove = () =>
+    del.mutate(
+      { id: d.pricekodId, gamesserver_id: server.id },
+      { onSuccess: (r) => openDialog({ name: 'delete_success', summa: r.summa }), onError: (err) => f.fromError(err) },
+    );
+
+  return (
+    <>
+      <Stack component="form" id="edit-variant-form" spacing={2} sx={{ pt: 1 }} onSubmit={submit} noValidate>
+        <Typography color="text.secondary">
+          Сейчас: {codesCount(d.count)} по {adenShort(d.nominal)}, оплачено {aden(d.initialTotalAden)}. Изменение касается только не активированных
+          кодов.
+        </Typography>
+        {f.formError && <Alert severity="error">{f.formError}</Alert>}
+        <VariantFields form={form} f={f} server={server} feeBp={feeBp} />
+        {diff !== null && diff !== 0 && (
+          <Alert severity={diff > 0 ? 'info' : 'success'} data-testid="variant-diff">
+            {diff > 0 ? `Доплата ≈ ${aden(diff)}` : `Вернётся на баланс ≈ ${aden(-diff)}`}
+          </Alert>
+        )}
+        {confirmDelete ? (
+          <Alert
+            severity="warning"
+            action={
+              <Stack direction="row">
+                <Button color="inherit" size="small" onClick={() => setConfirmDelete(false)}>
+                  Нет
+                </Button>
+                <Button color="error" size="small" disabled={del.isPending} onClick={remove}>
+                  Удалить
+                </Button>
+              </Stack>
+            }
+          >
+            Удалить вариант? {codesCount(d.count)} перестанут действовать, их цена вернётся на баланс.
+          </Alert>
+        ) : (
+          <Button color="error" sx={{ alignSelf: 'flex-start' }} onClick={() => setConfirmDelete(true)}>
+            Удалить вариант
+          </Button>
+        )}
+      </Stack>
+      <Stack direction="row" spacing={1} sx={{ justifyContent: 'flex-end', pt: 2 }}>
+        <Button onClick={close}>Отмена</Button>
+        <Button type="submit" form="edit-variant-form" variant="contained" disabled={update.isPending || form.parsedNominal === null}>
+          Сохранить
+        </Button>
+      </Stack>
+    </>
+  );
+}
+
+export function EditUserVariantDialog({ server, feeBp }: { server: Gamesserver; feeBp: number }) {
+  const dialog = useUi((s) => s.dialog);
+  const close = useUi((s) => s.closeDialog);
+  const open = dialog.name === 'edit_user_variant';
+  return (
+    <AppDialog open={open} onClose={close} title="Изменить вариант" testId="edit-user-variant-dialog">
+      {open && <EditForm key={dialog.pricekodId} d={dialog} server={server} feeBp={feeBp} />}
+    </AppDialog>
+  );
+}
+
+export function CreateSuccessDialog() {
+  const dialog = useUi((s) => s.dialog);
+  const close = useUi((s) => s.closeDialog);
+  const open = dialog.name === 'create_success';
+  const d = open ? dialog : null;
+  return (
+    <AppDialog
+      open={open}
+      onClose={close}
+      title="Коды созданы"
+      testId="create-success-dialog"
+      actions={
+        <Button variant="contained" onClick={close}>
+          Готово
+        </Button>
+      }
+    >
+      {d && (
+        <Stack spacing={1}>
+          <Typography>
+            Создано <b>{codesCount(d.count)}</b> номиналом <b>{aden(d.nominal)}</b>.
+          </Typography>
+          <Typography>
+            С баланса списано <b data-testid="create-success-summa">{aden(d.summa)}</b>.
+          </Typography>
+          <Typography variant="body2" color="text.secondary">
+            {d.count === 1 ? 'Код — в списке «Мои коды», там его можно скопировать.' : 'Все коды — в списке «Мои коды», там их можно скопировать.'}
+          </Typography>
+        </Stack>
+      )}
+    </AppDialog>
+  );
+}
+
+export function DeleteSuccessDialog() {
+  const dialog = useUi((s) => s.dialog);
+  const close = useUi((s) => s.closeDialog);
+  const open = dialog.name === 'delete_success';
+  return (
+    <AppDialog
+      open={open}
+      onClose={close}
+      title="Вариант удалён"
+      testId="delete-success-dialog"
+      actions={
+        <Button variant="contained" onClick={close}>
+          Готово
+        </Button>
+      }
+    >
+      {open && (
+        <Typography>
+          Не активированные коды отменены. На баланс вернулось <b data-testid="delete-success-summa">{aden(dialog.summa)}</b>.
+        </Typography>
+      )}
+    </AppDialog>
+  );
+}

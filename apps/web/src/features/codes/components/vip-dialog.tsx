@@ -1,0 +1,109 @@
+import type { Gamesserver } from '@adena/contract/lite';
+import { ALERT_TIMEOUT_MS } from '@adena/contract/lite';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import ToggleButton from '@mui/material/ToggleButton';
+import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { AppDialog } from '../../../components/app-dialog';
+import { ApiError } from '../../../lib/api-client';
+import { useUi } from '../../../lib/ui-store';
+import { formatAmount } from '../../../utils/format-amount';
+import { plural } from '../../../utils/plural';
+import { useUser } from '../../auth/api/session';
+import { useBuyVip } from '../api/vip';
+import { alertContent, dateOnly, newKey } from './code-format';
+
+const MONTHS = [1, 3, 6, 12] as const;
+const months = (n: number) => `${n} ${plural(n, ['месяц', 'месяца', 'месяцев'])}`;
+const coins = (n: number) => `${formatAmount(n)} ${plural(n, ['монета', 'монеты', 'монет'])} эйнхасад`;
+const percent = (bp: number) => `${(bp / 100).toLocaleString('ru-RU')}%`;
+
+/** VIP: paid with the coins of this server's wallet; the lower code fee applies at once. */
+export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBalance: number | null }) {
+  const open = useUi((s) => s.dialog.name === 'vip');
+  const close = useUi((s) => s.closeDialog);
+  const openDialog = useUi((s) => s.openDialog);
+  const snackbar = useUi((s) => s.showSnackbar);
+  const alert = useUi((s) => s.alert);
+  const { user } = useUser();
+  const buy = useBuyVip();
+  const [count, setCount] = useState<number>(1);
+  const [key, setKey] = useState(newKey);
+  // vip_period_days is the period vip_price pays for; a month is that period.
+  const total = server.vip_price * count;
+  const short = coinBalance !== null && coinBalance < total;
+  return (
+    <AppDialog
+      open={open}
+      onClose={close}
+      title="VIP"
+      testId="vip-dialog"
+      actions={
+        <>
+          <Button onClick={close}>Закрыть</Button>
+          <Button
+            variant="contained"
+            disabled={buy.isPending}
+            onClick={() =>
+              buy.mutate(
+                { months: count, gamesserver_id: server.id, idempotencyKey: key },
+                {
+                  onSuccess: (r) => {
+                    setKey(newKey());
+                    close();
+                    snackbar(r.success.vip_until ? `VIP действует до ${dateOnly.format(new Date(r.success.vip_until))}` : 'VIP подключён');
+                  },
+                  onError: (err) => {
+                    setKey(newKey());
+                    if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 2 });
+                    const { text, errors } = alertContent(err);
+                    alert(text, errors, ALERT_TIMEOUT_MS);
+                  },
+                },
+              )
+            }
+          >
+            {user?.vip ? 'Продлить' : 'Купить'} за {formatAmount(total)}
+          </Button>
+        </>
+      }
+    >
+      <Stack spacing={2}>
+        {user?.vip && user.vip_until ? (
+          <Alert severity="success">VIP действует до {dateOnly.format(new Date(user.vip_until))}.</Alert>
+        ) : (
+          <Typography>VIP выгоден, если вы часто выпускаете коды или выводите адену.</Typography>
+        )}
+        <Stack component="ul" spacing={0.5} sx={{ pl: 2.5, m: 0 }}>
+          <li>
+            Комиссия за коды {percent(server.vip_code_fee_bp)} вместо {percent(server.code_fee_bp)}.
+          </li>
+          <li>Заявки на вывод обрабатываются в первую очередь.</li>
+        </Stack>
+        <div>
+          <Typography variant="body2" color="text.secondary" gutterBottom>
+            Срок
+          </Typography>
+          <ToggleButtonGroup exclusive size="small" value={count} onChange={(_, v: number | null) => v && setCount(v)} aria-label="Срок VIP" sx={{ flexWrap: 'wrap' }}>
+            {MONTHS.map((m) => (
+              <ToggleButton key={m} value={m}>
+                {months(m)}
+              </ToggleButton>
+            ))}
+          </ToggleButtonGroup>
+        </div>
+        <Typography>
+          Стоимость: <b>{coins(total)}</b> ({coins(server.vip_price)} за {server.vip_period_days} {plural(server.vip_period_days, ['день', 'дня', 'дней'])}), спишутся с кошелька на {server.name}.
+        </Typography>
+        {coinBalance !== null && (
+          <Typography variant="body2" color={short ? 'error' : 'text.secondary'}>
+            На балансе {coins(coinBalance)}.
+          </Typography>
+        )}
+      </Stack>
+    </AppDialog>
+  );
+}

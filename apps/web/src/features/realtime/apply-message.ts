@@ -1,0 +1,80 @@
+import type { RealtimeMessage } from '@adena/contract/lite';
+import type { QueryClient } from '@tanstack/react-query';
+import { errorUserCodeQueryOptions } from '../codes/api/get-error-user-code';
+import { codeIncidentsQueryOptions } from '../codes/api/code-incidents';
+import { allPriceDataKey, priceDataQueryOptions } from '../codes/api/price-data';
+import { codeEntry, updateAuthPriceData, withCode, withCodeStatus, withoutCode, withWalletBalance } from '../codes/api/price-data-cache';
+import { walletsQueryOptions } from '../wallet/api/wallets';
+
+export interface RealtimeEffects {
+  /** error_code: open the error-code dialog for this incident. */
+  openErrorCode(incidentId: number): void;
+  /** session_ended: the session is over on the server; drop it here. */
+  endSession(): void;
+  /** A short notice for the user (one of their codes was activated). */
+  notify(text: string): void;
+}
+
+const aden = (n: number) => `${new Intl.NumberFormat('ru-RU').format(n)} аден`;
+
+/**
+ * SPEC.md section 4, one rule per event, applied to the TanStack Query cache. Events never create a
+ * second copy of server state: they change the owning feature's cached answers, or invalidate them
+ * when the cache lacks what the event refers to.
+ */
+export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effects: RealtimeEffects) {
+  switch (msg.name) {
+    case 'balance': {
+      const { gamesserver_id, balance, balance_second } = msg.data;
+      const key = walletsQueryOptions().queryKey;
+      const wallets = qc.getQueryData(key);
+      if (wallets?.some((w) => w.gamesserver_id === gamesserver_id)) {
+        qc.setQueryData(key, wallets.map((w) => (w.gamesserver_id === gamesserver_id ? { ...w, balance, balance_second } : w)));
+      } else {
+        // A wallet this page has not seen yet (created by the change itself): fetch the list.
+        void qc.invalidateQueries({ queryKey: key });
+      }
+      updateAuthPriceData(qc, gamesserver_id, (d) => withWalletBalance(d, balance, balance_second));
+      return;
+    }
+    case 'code_status': {
+      const { gamesserver_id, code_id, code_status } = msg.data;
+      const before = qc.getQueryData(priceDataQueryOptions(gamesserver_id, true).queryKey);
+      const code = before && [...before.kods, ...before.svoy_variant_kods].find((c) => c.id === code_id);
+      updateAuthPriceData(qc, gamesserver_id, (d) => withCodeStatus(d, code_id, code_status));
+      if (code && code.status !== code_status && code_status === 'activated') effects.notify(`Ваш код на ${aden(code.nominal)} активирован`);
+      return;
+    }
+    case 'sert': {
+      const { gamesserver_id, code_id, nominal, sert } = msg.data;
+      updateAuthPriceData(qc, gamesserver_id, (d) => withCode(d, codeEntry(d, { id: code_id, nominal, sert })));
+      return;
+    }
+    case 'del_sert': {
+      const { gamesserver_id, del_sert } = msg.data;
+      updateAuthPriceData(qc, gamesserver_id, (d) => withoutCode(d, del_sert));
+      return;
+    }
+    case 'error_code': {
+      const key = errorUserCodeQueryOptions().queryKey;
+      // The user's error flag is set at once; the count is then read again.
+      qc.setQueryData(key, (d) => ({ error_codes_count: (d?.error_codes_count ?? 0) + 1 }));
+      void qc.invalidateQueries({ queryKey: key });
+      void qc.invalidateQueries({ queryKey: codeIncidentsQueryOptions().queryKey });
+      effects.openErrorCode(msg.data.your_error_code_id);
+      return;
+    }
+    case 'session_ended':
+      effects.endSession();
+      return;
+    case 'test':
+      return;
+  }
+}
+
+/** After a reconnect anything sent while away is lost: read wallets, codes and the error flag again. */
+export function resync(qc: QueryClient) {
+  void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
+  void qc.invalidateQueries({ queryKey: allPriceDataKey });
+  void qc.invalidateQueries({ queryKey: errorUserCodeQueryOptions().queryKey });
+}

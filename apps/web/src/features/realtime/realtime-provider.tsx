@@ -1,0 +1,82 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { createContext, lazy, type ReactNode, Suspense, useContext, useEffect, useState, useSyncExternalStore } from 'react';
+import type { ConnectionState, RealtimeClient } from '../../lib/realtime';
+import { useUi } from '../../lib/ui-store';
+import { endSession, useUser } from '../auth/api/session';
+import { applyRealtimeMessage, resync } from './apply-message';
+
+// Mounted for every signed-in user, on any screen: an incident may arrive wherever they are.
+const ErrorCodeDialog = lazy(() => import('../codes/components/error-code-dialog').then((m) => ({ default: m.ErrorCodeDialog })));
+
+const RealtimeContext = createContext<RealtimeClient | null>(null);
+
+/**
+ * One realtime client per signed-in user: created on sign-in, closed on sign-out (or when the
+ * user changes), its events applied to the query cache by SPEC.md section 4's rules.
+ */
+export function RealtimeProvider({ children }: { children: ReactNode }) {
+  const qc = useQueryClient();
+  const { user } = useUser();
+  const userId = user?.id ?? null;
+  const [client, setClient] = useState<RealtimeClient | null>(null);
+
+  useEffect(() => {
+    if (userId === null) return;
+    const ui = useUi.getState;
+    let c: RealtimeClient | null = null;
+    let closed = false;
+    // Back online or back to the tab: try at once rather than wait for the timer.
+    const retry = () => c?.retryNow();
+    const visible = () => document.visibilityState === 'visible' && c?.retryNow();
+    // socket.io-client loads only for a signed-in user, after the first page.
+    void import('../../lib/realtime').then(({ RealtimeClient }) => {
+      if (closed) return;
+      c = new RealtimeClient(userId, {
+        onMessage: (msg) =>
+          applyRealtimeMessage(qc, msg, {
+            openErrorCode: (incidentId) => ui().openDialog({ name: 'error_code', incidentId }),
+            endSession: () => endSession(qc),
+            notify: (text) => ui().showSnackbar(text, 'info'),
+          }),
+        onResync: () => resync(qc),
+      });
+      setClient(c);
+      c.connect();
+      window.addEventListener('online', retry);
+      document.addEventListener('visibilitychange', visible);
+    });
+    return () => {
+      closed = true;
+      window.removeEventListener('online', retry);
+      document.removeEventListener('visibilitychange', visible);
+      if (!c) return;
+      const mine = c;
+      mine.close();
+      setClient((cur) => (cur === mine ? null : cur));
+    };
+  }, [userId, qc]);
+
+  return (
+    <RealtimeContext.Provider value={client}>
+      {children}
+      {userId !== null && (
+        <Suspense fallback={null}>
+          <ErrorCodeDialog />
+        </Suspense>
+      )}
+    </RealtimeContext.Provider>
+  );
+}
+
+const noop = () => () => {};
+
+/** SPEC.md's connection state of the user's realtime client, live; null when signed out. */
+export function useRealtimeState(): { state: ConnectionState; errorReason: string | null } | null {
+  const client = useContext(RealtimeContext);
+  const state = useSyncExternalStore(
+    client ? (cb) => client.onState(() => cb()) : noop,
+    () => client?.state ?? null,
+  );
+  if (!client || state === null) return null;
+  return { state, errorReason: client.errorReason };
+}
