@@ -35,7 +35,7 @@ function Section({ title, action, children, testId }: { title: string; action?: 
     <Card variant="outlined" data-testid={testId}>
       <CardContent>
         <Stack spacing={2}>
-          <Stack direction="row" spacing={1} sx={{ justifyContent: 'space-between', alignItems: 'center', flexWrap: 'wrap', rowGap: 1 }}>
+          <Stack direction="row" useFlexGap sx={{ justifyContent: 'space-between', alignItems: 'center', flexWrap: 'wrap', columnGap: 2, rowGap: 0.5 }}>
             <Typography variant="h3" component="h2">
               {title}
             </Typography>
@@ -156,11 +156,11 @@ function ServerCodes({ server }: { server: Gamesserver }) {
       <Section title="Активировать код" testId="activation">
         <ActivationForm serverName={serverName} />
         {auth?.user_kod && (
-          <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', rowGap: 0.5 }} data-testid="user-kod">
+          <Stack direction="row" useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', gap: 1 }} data-testid="user-kod">
             <Typography variant="body2" color="text.secondary">
               Последний активированный вами код на {server.name}: {aden(auth.user_kod.nominal)}
             </Typography>
-            <Chip size="small" label={CODE_STATUS[auth.user_kod.status].label} color={CODE_STATUS[auth.user_kod.status].color} />
+            <Chip size="small" variant="outlined" label={CODE_STATUS[auth.user_kod.status].label} color={CODE_STATUS[auth.user_kod.status].color} />
           </Stack>
         )}
       </Section>
@@ -182,7 +182,7 @@ function ServerCodes({ server }: { server: Gamesserver }) {
 
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1.5}>
         <Button variant="outlined" startIcon={<WorkspacePremiumOutlined />} onClick={needSignIn(() => openDialog({ name: 'vip' }))} sx={{ flex: 1 }}>
-          {user?.vip ? 'VIP активен' : `VIP: комиссия ${(server.vip_code_fee_bp / 100).toLocaleString('ru-RU')}%`}
+          {user?.vip ? 'VIP активен' : `VIP — комиссия ${(server.vip_code_fee_bp / 100).toLocaleString('ru-RU')}%`}
         </Button>
         <Button variant="outlined" startIcon={<Telegram />} onClick={needSignIn(() => openDialog({ name: 'subscribe_telegram' }))} sx={{ flex: 1 }}>
           Уведомления в Telegram

@@ -18,34 +18,32 @@ function CodeItem({ code }: { code: Code }) {
   const openDialog = useUi((s) => s.openDialog);
   const status = CODE_STATUS[code.status];
   return (
-    <ListItem divider data-testid="my-code" data-code-id={code.id} data-status={code.status} sx={{ px: 0, alignItems: 'flex-start', gap: 1 }}>
-      <Stack spacing={0.5} sx={{ flexGrow: 1, minWidth: 0 }}>
-        <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap', rowGap: 0.5 }}>
-          <Typography sx={{ fontWeight: 700 }}>{adenShort(code.nominal)}</Typography>
-          <Chip size="small" label={status.label} color={status.color} variant={code.status === 'active' ? 'outlined' : 'filled'} data-testid="code-status" />
-          {code.pricekod_id !== null && <Chip size="small" label="свой вариант" variant="outlined" />}
-        </Stack>
-        <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center', minWidth: 0 }}>
-          <Typography component="code" sx={{ fontFamily: MONO, fontSize: '0.95rem', overflowWrap: 'anywhere' }} data-testid="code-sert">
-            {code.sert}
-          </Typography>
-          {code.sert && <CopyButton text={code.sert} label="Скопировать код" />}
-        </Stack>
-        <Typography variant="body2" color="text.secondary">
-          {dateTime.format(new Date(code.created_at))}
-          {code.activated_at ? ` · активирован ${dateTime.format(new Date(code.activated_at))}` : ''}
-        </Typography>
+    <ListItem divider data-testid="my-code" data-code-id={code.id} data-status={code.status} sx={{ px: 0, display: 'block' }}>
+      <Stack direction="row" useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', gap: 1 }}>
+        <Typography sx={{ fontWeight: 700 }}>{adenShort(code.nominal)}</Typography>
+        <Chip size="small" label={status.label} color={status.color} variant="outlined" data-testid="code-status" />
+        {code.pricekod_id !== null && <Chip size="small" label="свой номинал" variant="outlined" />}
+        {code.status === 'active' && (
+          <Button
+            size="small"
+            color="error"
+            sx={{ ml: 'auto', minWidth: 0 }}
+            onClick={() => openDialog({ name: 'cancel_code', gamesserverId: code.gamesserver_id, codeId: code.id, nominal: code.nominal, sert: code.sert })}
+          >
+            Отменить
+          </Button>
+        )}
       </Stack>
-      {code.status === 'active' && (
-        <Button
-          size="small"
-          color="error"
-          sx={{ flexShrink: 0, mt: 0.25 }}
-          onClick={() => openDialog({ name: 'cancel_code', gamesserverId: code.gamesserver_id, codeId: code.id, nominal: code.nominal, sert: code.sert })}
-        >
-          Отменить
-        </Button>
-      )}
+      <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center', minWidth: 0 }}>
+        <Typography component="code" sx={{ fontFamily: MONO, fontSize: '0.95rem', overflowWrap: 'anywhere' }} data-testid="code-sert">
+          {code.sert}
+        </Typography>
+        {code.sert && <CopyButton text={code.sert} label="Скопировать код" />}
+      </Stack>
+      <Typography variant="body2" color="text.secondary">
+        {dateTime.format(new Date(code.created_at))}
+        {code.activated_at ? ` · активирован ${dateTime.format(new Date(code.activated_at))}` : ''}
+      </Typography>
     </ListItem>
   );
 }

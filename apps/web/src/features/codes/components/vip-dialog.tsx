@@ -66,7 +66,7 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
               )
             }
           >
-            {user?.vip ? 'Продлить' : 'Купить'} за {formatAmount(total)}
+            {user?.vip ? 'Продлить' : 'Купить'} за {formatAmount(total)} {plural(total, ['монету', 'монеты', 'монет'])}
           </Button>
         </>
       }
@@ -96,7 +96,9 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
           </ToggleButtonGroup>
         </div>
         <Typography>
-          Стоимость: <b>{coins(total)}</b> ({coins(server.vip_price)} за {server.vip_period_days} {plural(server.vip_period_days, ['день', 'дня', 'дней'])}), спишутся с кошелька на {server.name}.
+          Стоимость: <b>{coins(total)}</b>
+          {count > 1 ? ` (${coins(server.vip_price)} за ${server.vip_period_days} ${plural(server.vip_period_days, ['день', 'дня', 'дней'])})` : ''}, спишутся с
+          кошелька на {server.name}.
         </Typography>
         {coinBalance !== null && (
           <Typography variant="body2" color={short ? 'error' : 'text.secondary'}>
