@@ -6,14 +6,17 @@ import { useRealtimeState } from './realtime-provider';
 import { describeState } from './realtime-status';
 
 /**
- * A small dot that tells whether live updates work: quiet when connected, amber while
- * reconnecting, and the Russian error text when the connection has failed or is suspended.
+ * Whether live updates work: a green dot when connected, amber while reconnecting, and the
+ * Russian error text when the connection has failed or is suspended. The full text is in the
+ * tooltip and the accessible name; `withText` adds a short caption beside the dot (the error
+ * caption shows from the md breakpoint even without it).
  */
-export function RealtimeIndicator() {
+export function RealtimeIndicator({ withText = false }: { withText?: boolean }) {
   const rt = useRealtimeState();
   const info = rt && describeState(rt.state);
   if (!rt || !info) return null;
   const color = info.tone === 'ok' ? 'success.main' : info.tone === 'wait' ? 'warning.main' : 'error.main';
+  const caption = withText ? info.short : info.tone === 'error' ? 'Не удалось подключиться к серверу обновлений' : null;
   return (
     <Tooltip title={info.text}>
       <Box
@@ -22,17 +25,20 @@ export function RealtimeIndicator() {
         data-testid="realtime-indicator"
         data-state={rt.state}
         tabIndex={0}
-        sx={{ display: 'inline-flex', alignItems: 'center', gap: 0.75, px: 1, py: 0.5, borderRadius: 2, color, outlineColor: 'primary.main' }}
+        sx={{ display: 'inline-flex', alignItems: 'center', gap: 0.75, py: 0.25, borderRadius: 2, color, outlineColor: 'primary.main' }}
       >
         {info.tone === 'error' ? (
-          <>
-            <CloudOffOutlined fontSize="small" />
-            <Typography variant="caption" sx={{ display: { xs: 'none', md: 'inline' }, color: 'text.secondary', maxWidth: 240, lineHeight: 1.2 }}>
-              Не удалось подключиться к серверу обновлений
-            </Typography>
-          </>
+          <CloudOffOutlined fontSize="small" />
         ) : (
-          <Box component="span" sx={{ width: 8, height: 8, borderRadius: '50%', bgcolor: color }} />
+          <Box component="span" sx={{ width: 8, height: 8, borderRadius: '50%', bgcolor: color, flexShrink: 0 }} />
+        )}
+        {caption && (
+          <Typography
+            variant="caption"
+            sx={{ display: withText ? 'inline' : { xs: 'none', md: 'inline' }, color: 'text.secondary', maxWidth: 240, lineHeight: 1.2 }}
+          >
+            {caption}
+          </Typography>
         )}
       </Box>
     </Tooltip>

@@ -15,6 +15,7 @@ import type { ReactNode } from 'react';
 import { useUi } from '../../../lib/ui-store';
 import { plural } from '../../../utils/plural';
 import { useUser } from '../../auth/api/session';
+import { RealtimeIndicator } from '../../realtime/realtime-indicator';
 import { useGamesservers } from '../../servers/api/get-gamesservers';
 import { useWallet } from '../../wallet/api/wallets';
 import { LowCapacityDialog, PutDialog } from '../../wallet/components/money-dialogs';
@@ -166,7 +167,7 @@ function ServerCodes({ server }: { server: Gamesserver }) {
       </Section>
 
       {isSignedIn && (
-        <Section title="Мои коды" testId="my-codes-section">
+        <Section title="Мои коды" testId="my-codes-section" action={<RealtimeIndicator withText />}>
           {auth ? <MyCodesList codes={mergedCodes(auth)} /> : <Skeleton variant="rounded" height={80} />}
         </Section>
       )}
