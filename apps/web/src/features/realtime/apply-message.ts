@@ -15,7 +15,7 @@ export interface RealtimeEffects {
   notify(text: string): void;
 }
 
-const aden = (n: number) => `${new Intl.NumberFormat('ru-RU').format(n)} аден`;
+const aden = (n: number) => `${new Intl.NumberFormat('ru-RU').format(n)}\u00a0аден`;
 
 /**
  * SPEC.md section 4, one rule per event, applied to the TanStack Query cache. Events never create a

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { createContext, lazy, type ReactNode, Suspense, useContext, useEffect, useState, useSyncExternalStore } from 'react';
+import { createContext, lazy, type ReactNode, Suspense, useCallback, useContext, useEffect, useState, useSyncExternalStore } from 'react';
 import type { ConnectionState, RealtimeClient } from '../../lib/realtime';
 import { useUi } from '../../lib/ui-store';
 import { endSession, useUser } from '../auth/api/session';
@@ -73,10 +73,8 @@ const noop = () => () => {};
 /** SPEC.md's connection state of the user's realtime client, live; null when signed out. */
 export function useRealtimeState(): { state: ConnectionState; errorReason: string | null } | null {
   const client = useContext(RealtimeContext);
-  const state = useSyncExternalStore(
-    client ? (cb) => client.onState(() => cb()) : noop,
-    () => client?.state ?? null,
-  );
+  const subscribe = useCallback((cb: () => void) => (client ? client.onState(() => cb()) : noop()), [client]);
+  const state = useSyncExternalStore(subscribe, () => client?.state ?? null);
   if (!client || state === null) return null;
   return { state, errorReason: client.errorReason };
 }

@@ -12,10 +12,10 @@ export const CODE_STATUS: Record<CodeStatus, { label: string; color: 'success' |
 
 export const codesWord = (n: number) => plural(n, ['код', 'кода', 'кодов']);
 /** «5 кодов» */
-export const codesCount = (n: number) => `${formatAmount(n)} ${codesWord(n)}`;
-/** «1 500 000 аден», with the shorthand where it reads better: «1,5кк аден». */
-export const aden = (n: number) => `${formatAmount(n)} аден`;
-export const adenShort = (n: number) => `${formatShort(n)} аден`;
+export const codesCount = (n: number) => `${formatAmount(n)}\u00a0${codesWord(n)}`;
+/** «1 500 000 аден» (the unit never wraps away from its number); adenShort: «1,5кк аден». */
+export const aden = (n: number) => `${formatAmount(n)}\u00a0аден`;
+export const adenShort = (n: number) => `${formatShort(n)}\u00a0аден`;
 
 /** An error answer as the alert dialog shows it: a title and the server's list of messages. */
 export function alertContent(err: unknown): { text: string; errors: string[] } {

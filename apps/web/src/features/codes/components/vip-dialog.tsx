@@ -18,7 +18,7 @@ import { alertContent, dateOnly, newKey } from './code-format';
 
 const MONTHS = [1, 3, 6, 12] as const;
 const months = (n: number) => `${n} ${plural(n, ['месяц', 'месяца', 'месяцев'])}`;
-const coins = (n: number) => `${formatAmount(n)} ${plural(n, ['монета', 'монеты', 'монет'])} эйнхасад`;
+const coins = (n: number) => `${formatAmount(n)}\u00a0${plural(n, ['монета', 'монеты', 'монет'])} эйнхасад`;
 const percent = (bp: number) => `${(bp / 100).toLocaleString('ru-RU')}%`;
 
 /** VIP: paid with the coins of this server's wallet; the lower code fee applies at once. */
