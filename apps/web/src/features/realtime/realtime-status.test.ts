@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import type { ConnectionState } from '../../lib/realtime';
+import { describeState } from './realtime-status';
+
+describe('the realtime indicator speaks SPEC.md’s connection states', () => {
+  it('shows the Russian error text when the connection fails', () => {
+    expect(describeState('failed')).toMatchObject({ tone: 'error', text: expect.stringMatching(/^Не удалось подключиться к серверу обновлений/) });
+  });
+
+  it('is green only when connected, amber while (re)connecting, red when suspended, silent when closed', () => {
+    const states: ConnectionState[] = ['initialized', 'connecting', 'connected', 'disconnected', 'suspended', 'closing', 'closed', 'failed'];
+    expect(Object.fromEntries(states.map((s) => [s, describeState(s)?.tone ?? null]))).toEqual({
+      initialized: 'wait',
+      connecting: 'wait',
+      connected: 'ok',
+      disconnected: 'wait',
+      suspended: 'error',
+      closing: null,
+      closed: null,
+      failed: 'error',
+    });
+  });
+});
