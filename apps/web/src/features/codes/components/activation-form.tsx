@@ -8,7 +8,7 @@ import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
 import { useUser } from '../../auth/api/session';
 import { useActivationCode } from '../api/activation-code';
-import { aden, alertContent } from './code-format';
+import { aden, alertList } from './code-format';
 
 /** Activation by code; the server's errors show in the alert dialog for ACTIVATION_ALERT_TIMEOUT_MS (SPEC.md section 9). */
 export function ActivationForm({ serverName }: { serverName: (id: number) => string | undefined }) {
@@ -39,7 +39,7 @@ export function ActivationForm({ serverName }: { serverName: (id: number) => str
             snackbar(`Код активирован: +${aden(success.nominal)}${where ? ` на ${where}` : ''}`);
           },
           onError: (err) => {
-            const { text: title, errors } = alertContent(err);
+            const { text: title, errors } = alertList('Код не активирован', err);
             alert(title, errors, ACTIVATION_ALERT_TIMEOUT_MS);
           },
         });
