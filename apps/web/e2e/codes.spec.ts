@@ -20,6 +20,12 @@ async function openCodes(browser: Browser, url: string, token: string, serverId:
   return { context, page };
 }
 
+interface Publisher {
+  publish(userId: number, name: string, data: unknown): void;
+  disconnectUser(userId: number): void;
+}
+const realtimeOf = (server: E2EServer) => (server.app as unknown as { deps: { realtime: Publisher } }).deps.realtime;
+
 const live = (page: Page) => expect.poll(() => page.getByTestId('realtime-indicator').getAttribute('data-state'), { timeout: 15_000 }).toBe('connected');
 
 describe('two players and a gift code', () => {
@@ -94,5 +100,76 @@ describe('two players and a gift code', () => {
     await expect.poll(() => incident.textContent()).toContain(sert);
     await incident.getByRole('button', { name: 'Понятно' }).click();
     await incident.waitFor({ state: 'hidden' });
+  });
+
+  it('the open codes tab follows the server’s realtime events without a reload, and reads everything again after a reconnect', async () => {
+    const db = server.db.kysely;
+    const sid = await firstServerId(db);
+    const player = await createUser(db);
+    const wallet = await createWallet(db, player.id, sid, 'Hero');
+    const now = new Date().toISOString();
+    const code = (id: number, sert: string) => ({
+      id, nominal: 1_000_000, price: 1_020_000, status: 'active', sert, gamesserver_id: sid, pricekod_id: null, created_at: now, activated_at: null,
+    });
+    // The socket, its token and the events are the real server's. Calls the server does not have yet
+    // are answered in the browser with a fixed state to start from.
+    const { context, page } = await newPage(browser, { width: 390 });
+    contexts.push(context);
+    let priceDataReads = 0;
+    if (!server.app.hasRoute({ method: 'GET', url: '/api/user' })) {
+      await page.route('**/api/user', (r) =>
+        r.fulfill({ json: { id: player.id, name: player.name, email: player.email, phone: null, admin: false, vip: false, vip_until: null, telegram_linked: false, created_at: now } }),
+      );
+    }
+    await page.route('**/api/auth_varianty_adeny_za_kod/*', (r) => {
+      priceDataReads += 1;
+      return r.fulfill({
+        json: {
+          id: sid, gamesserver: { id: sid, name: 'Scryde x50' }, kods: [code(1, 'ADN-AAAA-BBBB-CCCC-DDDD')], pricekods: [], svoy_variant_kods: [],
+          standard_nominals: [{ nominal: 1_000_000, price: 1_020_000 }], code_fee_bp: 200, min_nominal: 100_000,
+          wallet: { id: wallet.id, balance: 5_000_000, balance_second: 0 }, nick: 'Hero', save_nick: null, telegram_price: null, user_kod: null,
+        },
+      });
+    });
+    await page.route('**/api/code_incidents', (r) =>
+      r.fulfill({ json: [{ id: 4, code_id: 1, gamesserver_id: sid, gamesserver: 'Scryde x50', nominal: 1_000_000, sert: 'ADN-AAAA-BBBB-CCCC-DDDD', code_status: 'activated', acknowledged_at: null, created_at: now }] }),
+    );
+    await page.route('**/api/code_incidents/4/ack', (r) => r.fulfill({ json: { success: 4 } }));
+    await page.route('**/api/get_error_user_code', (r) => r.fulfill({ json: { error_codes_count: 0 } }));
+    await context.addInitScript(
+      ([t, s]) => {
+        localStorage.setItem('access_token', t as string);
+        localStorage.setItem('gamesserver_id', s as string);
+      },
+      [player.token, String(sid)],
+    );
+    await page.goto(`${server.url}/?tab=codes`);
+    await page.getByTestId('my-code').first().waitFor();
+    await live(page);
+    const rt = realtimeOf(server);
+
+    rt.publish(player.id, 'balance', { gamesserver_id: sid, balance: 3_980_000, balance_second: 0 });
+    await expect.poll(async () => digits(await page.getByTestId('codes-balance').textContent())).toBe('3980000');
+
+    rt.publish(player.id, 'sert', { gamesserver_id: sid, code_id: 2, nominal: 1_000_000, sert: 'ADN-EEEE-FFFF-GGGG-HHHH' });
+    await expect.poll(() => page.getByTestId('code-sert').allTextContents()).toEqual(['ADN-EEEE-FFFF-GGGG-HHHH', 'ADN-AAAA-BBBB-CCCC-DDDD']);
+
+    rt.publish(player.id, 'code_status', { gamesserver_id: sid, code_id: 1, code_status: 'activated' });
+    await expect.poll(() => page.locator('[data-code-id="1"]').getAttribute('data-status')).toBe('activated');
+    rt.publish(player.id, 'del_sert', { gamesserver_id: sid, del_sert: 1 });
+    await expect.poll(() => page.getByTestId('code-sert').allTextContents()).toEqual(['ADN-EEEE-FFFF-GGGG-HHHH']);
+
+    rt.publish(player.id, 'error_code', { gamesserver_id: sid, code_id: 1, your_error_code_id: 4 });
+    const incident = page.getByTestId('error-code-dialog');
+    await incident.waitFor({ state: 'visible' });
+    await expect.poll(() => incident.textContent()).toContain('ADN-AAAA-BBBB-CCCC-DDDD');
+    await incident.getByRole('button', { name: 'Понятно' }).click();
+    await incident.waitFor({ state: 'hidden' });
+
+    // The server drops the socket: the client reconnects on its own and reads the codes again.
+    const before = priceDataReads;
+    rt.disconnectUser(player.id);
+    await expect.poll(() => priceDataReads, { timeout: 10_000 }).toBeGreaterThan(before);
+    await live(page);
   });
 });
