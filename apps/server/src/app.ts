@@ -11,6 +11,7 @@ import type { Db } from './db/client';
 import { registerAuth } from './plugins/auth';
 import { registerErrorHandling } from './plugins/errors';
 import { createRealtime, type Realtime } from './plugins/realtime';
+import { adminRoutes } from './modules/admin/admin.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { codesAdminRoutes } from './modules/codes/codes-admin.routes';
 import { codesRoutes } from './modules/codes/codes.routes';
@@ -61,6 +62,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   // Admin calls: /api/admin/*, 403 to anyone but an admin.
   await app.register(requestsAdminRoutes(deps));
   await app.register(codesAdminRoutes(deps));
+  await app.register(adminRoutes(deps));
 
   await registerWeb(app, config.WEB_DIST ?? DEFAULT_WEB_DIST);
   app.addHook('onClose', async () => realtime.close());
