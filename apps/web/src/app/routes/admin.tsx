@@ -1,16 +1,36 @@
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import CircularProgress from '@mui/material/CircularProgress';
-import { Route, Routes } from 'react-router';
+import Stack from '@mui/material/Stack';
+import { useQueryClient } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { Route, Routes, useParams } from 'react-router';
+import { AdminAuditLog } from '../../features/admin-audit/components/admin-audit-log';
+import { AdminDashboard } from '../../features/admin-dashboard/components/admin-dashboard';
+import { AccountEntries } from '../../features/admin-ledger/components/account-entries';
+import { AdminLedger } from '../../features/admin-ledger/components/admin-ledger';
 import { RequestsQueue } from '../../features/admin-requests/components/requests-queue';
+import { AdminServers } from '../../features/admin-servers/components/admin-servers';
+import { AdminUsers } from '../../features/admin-users/components/admin-users';
+import { UserDetails } from '../../features/admin-users/components/user-details';
 import { useUser } from '../../features/auth/api/session';
-import { useGamesservers } from '../../features/servers/api/get-gamesservers';
+import { gamesserversQueryOptions, useGamesservers } from '../../features/servers/api/get-gamesservers';
 import { NotFoundRoute } from './not-found';
+
+/** A numeric :id of the path, or the 404 page. */
+function WithId({ render }: { render(id: number): ReactNode }) {
+  const { id } = useParams();
+  const n = Number(id);
+  return Number.isSafeInteger(n) && n > 0 ? render(n) : <NotFoundRoute />;
+}
 
 /** SPEC.md section 2: the admin area. Loaded on demand, so players never download it. */
 export default function AdminRoutes() {
   const { user, isPending } = useUser();
   const { data: servers = [] } = useGamesservers();
+  const qc = useQueryClient();
+  // A server edit changes what players see; this tab's own copy of the public list follows at once.
+  const serversChanged = () => void qc.invalidateQueries({ queryKey: gamesserversQueryOptions().queryKey });
   if (isPending) {
     return (
       <Box sx={{ display: 'flex', justifyContent: 'center', py: 6 }}>
@@ -22,7 +42,21 @@ export default function AdminRoutes() {
   return (
     <Box data-view="admin-area">
       <Routes>
-        <Route index element={<RequestsQueue servers={servers} />} />
+        <Route
+          index
+          element={
+            <Stack spacing={4}>
+              <AdminDashboard />
+              <RequestsQueue servers={servers} />
+            </Stack>
+          }
+        />
+        <Route path="servers" element={<AdminServers onChanged={serversChanged} />} />
+        <Route path="users" element={<AdminUsers />} />
+        <Route path="users/:id" element={<WithId render={(id) => <UserDetails key={id} id={id} currentUserId={user.id} />} />} />
+        <Route path="ledger" element={<AdminLedger />} />
+        <Route path="ledger/accounts/:id" element={<WithId render={(id) => <AccountEntries key={id} id={id} />} />} />
+        <Route path="audit" element={<AdminAuditLog />} />
         <Route path="*" element={<NotFoundRoute />} />
       </Routes>
     </Box>

@@ -6,6 +6,10 @@ import { useUser } from '../../features/auth/api/session';
 
 export const ADMIN_LINKS = [
   { to: '/admin', label: 'Заявки', end: true },
+  { to: '/admin/servers', label: 'Серверы', end: false },
+  { to: '/admin/users', label: 'Пользователи', end: false },
+  { to: '/admin/ledger', label: 'Учёт', end: false },
+  { to: '/admin/audit', label: 'Журнал действий', end: false },
 ];
 
 /** SPEC.md section 2: the admin app bar, shown to admins only. */

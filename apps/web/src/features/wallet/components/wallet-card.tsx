@@ -134,6 +134,11 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
               Вывести
             </Button>
           </Stack>
+          {server?.median_processing_minutes != null && (
+            <Typography variant="body2" color="text.secondary" sx={{ textAlign: 'center' }} data-testid="median-processing">
+              обычно обрабатываем за ~{server.median_processing_minutes} мин
+            </Typography>
+          )}
         </Stack>
       </CardContent>
       {server && (

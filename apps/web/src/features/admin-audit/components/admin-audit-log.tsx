@@ -1,0 +1,161 @@
+import type { AdminAuditEntry } from '@adena/contract';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Link from '@mui/material/Link';
+import MenuItem from '@mui/material/MenuItem';
+import Pagination from '@mui/material/Pagination';
+import Paper from '@mui/material/Paper';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { useDeferredValue, useState } from 'react';
+import { Link as RouterLink } from 'react-router';
+import { ApiError } from '../../../lib/api-client';
+import { AUDIT_PAGE_SIZE, type AuditFilters, useAdminAuditLog } from '../api/audit-log';
+
+const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
+
+const ACTIONS: Record<string, string> = {
+  'gamesserver.create': 'Сервер добавлен',
+  'gamesserver.update': 'Сервер изменён',
+  'user.admin_grant': 'Выданы права админа',
+  'user.admin_revoke': 'Сняты права админа',
+  'user.vip_grant': 'Выдан VIP',
+  'user.vip_revoke': 'Снят VIP',
+  'user.block': 'Заблокирован',
+  'user.unblock': 'Разблокирован',
+  'code_incident.resolve': 'Инцидент закрыт',
+};
+const ENTITIES: Record<string, string> = {
+  gamesserver: 'Сервер',
+  user: 'Пользователь',
+  code_incident: 'Инцидент',
+  balance_request: 'Заявка',
+  code: 'Код',
+};
+
+const show = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+/** Only what changed: «code_fee_bp: 300 → 450»; a creation or a note lists what was written. */
+function Changes({ e }: { e: AdminAuditEntry }) {
+  const before = (e.before ?? {}) as Record<string, unknown>;
+  const after = (e.after ?? {}) as Record<string, unknown>;
+  const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
+    (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
+  );
+  if (keys.length === 0) return <Typography color="text.disabled">без изменений</Typography>;
+  const created = e.before === null;
+  return (
+    <Box component="ul" sx={{ m: 0, pl: 2, fontSize: '0.875rem', wordBreak: 'break-word' }}>
+      {keys.slice(0, created ? 6 : 20).map((k) => (
+        <li key={k}>
+          <code>{k}</code>: {created ? show(after[k]) : `${show(before[k])} → ${show(after[k])}`}
+        </li>
+      ))}
+      {created && keys.length > 6 && <li>…и ещё {keys.length - 6}</li>}
+    </Box>
+  );
+}
+
+function entityLink(e: AdminAuditEntry) {
+  const label = `${ENTITIES[e.entity_type] ?? e.entity_type} ${e.entity_id}`;
+  if (e.entity_type === 'user') return <Link component={RouterLink} to={`/admin/users/${e.entity_id}`}>{label}</Link>;
+  return label;
+}
+
+/** Every admin action: who, when, what, before and after. Read-only. */
+export function AdminAuditLog() {
+  const [f, setF] = useState<AuditFilters>({ page: 1 });
+  const deferred = useDeferredValue(f);
+  const { data, isPending, isError, error } = useAdminAuditLog(deferred);
+  const set = (patch: Partial<AuditFilters>) => setF((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
+  const filtered = Boolean(f.admin_id || f.entity_type || f.entity_id || f.action);
+  return (
+    <Stack spacing={2} data-view="admin-audit">
+      <Typography variant="h1">Журнал действий</Typography>
+      <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap' }}>
+        <TextField
+          size="small"
+          label="id администратора"
+          value={f.admin_id ?? ''}
+          onChange={(e) => set({ admin_id: /^\d+$/.test(e.target.value) ? Number(e.target.value) : undefined })}
+          sx={{ width: 170 }}
+        />
+        <TextField select size="small" label="Объект" value={f.entity_type ?? ''} onChange={(e) => set({ entity_type: e.target.value || undefined })} sx={{ minWidth: 170 }}>
+          <MenuItem value="">Все</MenuItem>
+          {Object.entries(ENTITIES).map(([v, l]) => (
+            <MenuItem key={v} value={v}>
+              {l}
+            </MenuItem>
+          ))}
+        </TextField>
+        <TextField size="small" label="id объекта" value={f.entity_id ?? ''} onChange={(e) => set({ entity_id: e.target.value.trim() || undefined })} sx={{ width: 130 }} />
+        <TextField select size="small" label="Действие" value={f.action ?? ''} onChange={(e) => set({ action: e.target.value || undefined })} sx={{ minWidth: 220 }}>
+          <MenuItem value="">Все</MenuItem>
+          {Object.entries(ACTIONS).map(([v, l]) => (
+            <MenuItem key={v} value={v}>
+              {l}
+            </MenuItem>
+          ))}
+        </TextField>
+        {filtered && <Button onClick={() => setF({ page: 1 })}>Сбросить</Button>}
+      </Stack>
+      {isPending ? (
+        <Skeleton variant="rounded" height={260} />
+      ) : isError ? (
+        <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить журнал'}</Alert>
+      ) : data.total === 0 ? (
+        <Typography color="text.secondary">Записей нет.</Typography>
+      ) : (
+        <>
+          <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+            <Table size="small" aria-label="Журнал действий">
+              <TableHead>
+                <TableRow>
+                  <TableCell>Когда</TableCell>
+                  <TableCell>Кто</TableCell>
+                  <TableCell>Действие</TableCell>
+                  <TableCell>Объект</TableCell>
+                  <TableCell sx={{ width: '40%' }}>Что изменилось</TableCell>
+                </TableRow>
+              </TableHead>
+              <TableBody>
+                {data.data.map((e) => (
+                  <TableRow key={e.id} data-testid="audit-row" sx={{ verticalAlign: 'top' }}>
+                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{dateTime.format(new Date(e.created_at))}</TableCell>
+                    <TableCell>
+                      {e.admin_name || e.admin_email || '—'}
+                      <Typography variant="body2" color="text.secondary">
+                        id {e.admin_id}
+                      </Typography>
+                    </TableCell>
+                    <TableCell>
+                      {ACTIONS[e.action] ?? e.action}
+                      <Typography variant="body2" color="text.secondary">
+                        {e.action}
+                      </Typography>
+                    </TableCell>
+                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{entityLink(e)}</TableCell>
+                    <TableCell>
+                      <Changes e={e} />
+                    </TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </Paper>
+          {data.total > AUDIT_PAGE_SIZE && (
+            <Pagination count={Math.ceil(data.total / AUDIT_PAGE_SIZE)} page={f.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />
+          )}
+        </>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,159 @@
+import { CURRENCIES } from '@adena/contract/lite';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Paper from '@mui/material/Paper';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import Typography from '@mui/material/Typography';
+import type { ReactNode } from 'react';
+import { ApiError } from '../../../lib/api-client';
+import { formatAmount } from '../../../utils/format-amount';
+import { useAdminDashboard } from '../api/dashboard';
+
+const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
+
+export function minutesText(min: number) {
+  if (min < 60) return `${min} мин`;
+  const h = Math.floor(min / 60);
+  return h < 48 ? `${h} ч ${min % 60} мин` : `${Math.floor(h / 24)} дн ${h % 24} ч`;
+}
+
+function Tile({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {
+  return (
+    <Paper variant="outlined" sx={{ p: 2, flex: 1, minWidth: 0 }} data-testid={testId}>
+      <Typography variant="body2" color="text.secondary" gutterBottom>
+        {title}
+      </Typography>
+      {children}
+    </Paper>
+  );
+}
+
+type PendingRow = { gamesserver_id: number; gamesserver: string; currency_type: 1 | 2; input?: { count: number; sum: number }; output?: { count: number; sum: number } };
+
+/** Pending requests per server and currency, the oldest waiting, and the operators' 24-hour median. */
+export function AdminDashboard() {
+  const { data, isPending, isError, error } = useAdminDashboard();
+  if (isPending) return <Skeleton variant="rounded" height={180} />;
+  if (isError) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить сводку'}</Alert>;
+
+  const rows = new Map<string, PendingRow>();
+  for (const p of data.pending) {
+    const key = `${p.gamesserver_id}:${p.currency_type}`;
+    const row = rows.get(key) ?? { gamesserver_id: p.gamesserver_id, gamesserver: p.gamesserver, currency_type: p.currency_type };
+    row[p.type] = { count: p.count, sum: p.sum };
+    rows.set(key, row);
+  }
+  const totalPending = data.pending.reduce((n, p) => n + p.count, 0);
+  const cell = (v?: { count: number; sum: number }) =>
+    v ? (
+      <>
+        <b>{v.count}</b> на {formatAmount(v.sum)}
+      </>
+    ) : (
+      <Typography component="span" color="text.disabled">
+        —
+      </Typography>
+    );
+
+  return (
+    <Stack spacing={2} data-view="admin-dashboard">
+      <Stack direction={{ xs: 'column', md: 'row' }} spacing={2}>
+        <Tile title="Ожидают обработки" testId="dashboard-pending-total">
+          <Typography variant="h2" component="p">
+            {totalPending}
+          </Typography>
+        </Tile>
+        <Tile title="Дольше всех ждёт" testId="dashboard-oldest">
+          {data.oldest ? (
+            <>
+              <Typography variant="h2" component="p" color={data.oldest.waiting_minutes >= 60 ? 'error' : undefined}>
+                {minutesText(data.oldest.waiting_minutes)}
+              </Typography>
+              <Typography variant="body2" color="text.secondary">
+                №{data.oldest.id} · {data.oldest.type === 'input' ? 'пополнение' : 'вывод'} {formatAmount(data.oldest.amount)}{' '}
+                {CURRENCIES[data.oldest.currency_type].name} · {data.oldest.gamesserver} · с {dateTime.format(new Date(data.oldest.created_at))}
+              </Typography>
+            </>
+          ) : (
+            <Typography variant="h2" component="p" color="text.secondary">
+              Никто
+            </Typography>
+          )}
+        </Tile>
+        <Tile title="Медиана обработки за 24 ч" testId="dashboard-median">
+          <Typography variant="h2" component="p">
+            {data.median_all_minutes === null ? '—' : `~${minutesText(data.median_all_minutes)}`}
+          </Typography>
+          <Typography variant="body2" color="text.secondary">
+            обработано заявок: {data.processed_24h}
+          </Typography>
+        </Tile>
+      </Stack>
+
+      <Stack direction={{ xs: 'column', lg: 'row' }} spacing={2} sx={{ alignItems: 'flex-start' }}>
+        <Paper variant="outlined" sx={{ flex: 2, width: '100%', overflowX: 'auto' }}>
+          <Table size="small" aria-label="Ожидающие заявки по серверам">
+            <TableHead>
+              <TableRow>
+                <TableCell>Сервер</TableCell>
+                <TableCell>Валюта</TableCell>
+                <TableCell align="right">Пополнения</TableCell>
+                <TableCell align="right">Выводы</TableCell>
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {rows.size === 0 ? (
+                <TableRow>
+                  <TableCell colSpan={4}>
+                    <Typography color="text.secondary">Ожидающих заявок нет.</Typography>
+                  </TableCell>
+                </TableRow>
+              ) : (
+                [...rows.values()].map((r) => (
+                  <TableRow key={`${r.gamesserver_id}:${r.currency_type}`}>
+                    <TableCell>{r.gamesserver}</TableCell>
+                    <TableCell>{CURRENCIES[r.currency_type].title}</TableCell>
+                    <TableCell align="right">{cell(r.input)}</TableCell>
+                    <TableCell align="right">{cell(r.output)}</TableCell>
+                  </TableRow>
+                ))
+              )}
+            </TableBody>
+          </Table>
+        </Paper>
+        <Paper variant="outlined" sx={{ flex: 1, width: '100%' }}>
+          <Table size="small" aria-label="Медиана обработки по серверам">
+            <TableHead>
+              <TableRow>
+                <TableCell>Сервер</TableCell>
+                <TableCell align="right">Медиана, 24 ч</TableCell>
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {data.medians.map((m) => (
+                <TableRow key={m.gamesserver_id}>
+                  <TableCell>{m.gamesserver}</TableCell>
+                  <TableCell align="right">
+                    {m.minutes === null ? (
+                      <Box component="span" sx={{ color: 'text.disabled' }}>
+                        нет данных
+                      </Box>
+                    ) : (
+                      `~${minutesText(m.minutes)} (${m.processed})`
+                    )}
+                  </TableCell>
+                </TableRow>
+              ))}
+            </TableBody>
+          </Table>
+        </Paper>
+      </Stack>
+    </Stack>
+  );
+}

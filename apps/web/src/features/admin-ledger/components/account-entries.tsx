@@ -1,0 +1,107 @@
+import { CURRENCIES } from '@adena/contract';
+import ArrowBack from '@mui/icons-material/ArrowBack';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Link from '@mui/material/Link';
+import Pagination from '@mui/material/Pagination';
+import Paper from '@mui/material/Paper';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { Link as RouterLink } from 'react-router';
+import { ApiError } from '../../../lib/api-client';
+import { formatAmount } from '../../../utils/format-amount';
+import { ENTRIES_PAGE_SIZE, useAdminAccountEntries } from '../api/ledger';
+
+const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
+const KIND = { wallet: 'Кошелёк игрока', cash: 'Касса', payout: 'Удержано на вывод', escrow: 'Коды (депонент)', fees: 'Комиссии' } as const;
+const signed = (n: number) => (n > 0 ? `+${formatAmount(n)}` : formatAmount(n));
+
+/** Any ledger account's entries, newest first, paged. */
+export function AccountEntries({ id }: { id: number }) {
+  const [page, setPage] = useState(1);
+  const { data, isPending, isError, error } = useAdminAccountEntries(id, page);
+  if (isPending) return <Skeleton variant="rounded" height={320} />;
+  if (isError) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить счёт'}</Alert>;
+  const a = data.account;
+  const unit = CURRENCIES[a.currency_type].name;
+  return (
+    <Stack spacing={2} data-view="admin-account">
+      <div>
+        <Button component={RouterLink} to="/admin/ledger" startIcon={<ArrowBack />} size="small" sx={{ mb: 1 }}>
+          К учёту
+        </Button>
+        <Typography variant="h1">
+          {KIND[a.kind]} · {a.gamesserver}
+        </Typography>
+        <Typography color="text.secondary">
+          Счёт {a.key} · {CURRENCIES[a.currency_type].title}
+          {a.user_id !== null && (
+            <>
+              {' · '}
+              <Link component={RouterLink} to={`/admin/users/${a.user_id}`}>
+                пользователь {a.user_id}
+              </Link>
+            </>
+          )}
+        </Typography>
+        <Typography variant="h2" component="p" sx={{ mt: 1 }}>
+          Остаток: {formatAmount(a.balance)} {unit}
+        </Typography>
+      </div>
+      {data.total === 0 ? (
+        <Typography color="text.secondary">Записей нет.</Typography>
+      ) : (
+        <>
+          <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+            <Table size="small" aria-label="Записи счёта">
+              <TableHead>
+                <TableRow>
+                  <TableCell>Запись</TableCell>
+                  <TableCell>Когда</TableCell>
+                  <TableCell>Проводка</TableCell>
+                  <TableCell>Основание</TableCell>
+                  <TableCell align="right">Сумма</TableCell>
+                  <TableCell align="right">Остаток после</TableCell>
+                </TableRow>
+              </TableHead>
+              <TableBody>
+                {data.data.map((e) => (
+                  <TableRow key={e.id}>
+                    <TableCell>{e.id}</TableCell>
+                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{dateTime.format(new Date(e.created_at))}</TableCell>
+                    <TableCell>
+                      №{e.transaction_id} · {e.transaction_kind}
+                    </TableCell>
+                    <TableCell>
+                      {e.ref_type ? `${e.ref_type} №${e.ref_id}` : '—'}
+                      {e.actor_user_id !== null && (
+                        <Typography component="span" variant="body2" color="text.secondary">
+                          {' '}
+                          · кто: {e.actor_user_id}
+                        </Typography>
+                      )}
+                    </TableCell>
+                    <TableCell align="right" sx={{ color: e.amount < 0 ? 'error.main' : 'success.main', whiteSpace: 'nowrap' }}>
+                      {signed(e.amount)}
+                    </TableCell>
+                    <TableCell align="right">{e.balance_after === null ? '—' : formatAmount(e.balance_after)}</TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </Paper>
+          {data.total > ENTRIES_PAGE_SIZE && (
+            <Pagination count={Math.ceil(data.total / ENTRIES_PAGE_SIZE)} page={page} onChange={(_, p) => setPage(p)} sx={{ alignSelf: 'center' }} />
+          )}
+        </>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,24 @@
+import { adminCreateGamesserver, adminGamesservers, adminUpdateGamesserver, type GamesserverInput } from '@adena/contract';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+
+export const adminGamesserversQueryOptions = () =>
+  queryOptions({ queryKey: ['admin', 'gamesservers'], queryFn: () => request(adminGamesservers), staleTime: 0 });
+
+export const useAdminGamesservers = () => useQuery(adminGamesserversQueryOptions());
+
+/** `onChanged` lets the route refresh what players see (the public server list) without this feature knowing it. */
+export function useSaveGamesserver(onChanged?: () => void) {
+  const qc = useQueryClient();
+  const done = () => {
+    void qc.invalidateQueries({ queryKey: adminGamesserversQueryOptions().queryKey });
+    onChanged?.();
+  };
+  return {
+    create: useMutation({ mutationFn: (body: GamesserverInput) => request(adminCreateGamesserver, { body }), onSuccess: done }),
+    update: useMutation({
+      mutationFn: (v: { id: number; body: Partial<GamesserverInput> }) => request(adminUpdateGamesserver, { params: { id: v.id }, body: v.body }),
+      onSuccess: done,
+    }),
+  };
+}

@@ -1,0 +1,121 @@
+import type { AdminGamesserver } from '@adena/contract';
+import Add from '@mui/icons-material/Add';
+import Edit from '@mui/icons-material/Edit';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import IconButton from '@mui/material/IconButton';
+import Paper from '@mui/material/Paper';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Switch from '@mui/material/Switch';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import Tooltip from '@mui/material/Tooltip';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { ApiError } from '../../../lib/api-client';
+import { useUi } from '../../../lib/ui-store';
+import { formatAmount, formatShort } from '../../../utils/format-amount';
+import { useAdminGamesservers, useSaveGamesserver } from '../api/servers';
+import { ServerFormDialog } from './server-form-dialog';
+
+const pct = (bp: number) => `${(bp / 100).toLocaleString('ru-RU')}%`;
+const range = (l: { min: number; max: number }) => `${formatShort(l.min)}–${formatShort(l.max)}`;
+
+/** Every game server, inactive ones too: settings at a glance, edit, show or hide at once. */
+export function AdminServers({ onChanged }: { onChanged?: () => void }) {
+  const { data, isPending, isError, error } = useAdminGamesservers();
+  const { update } = useSaveGamesserver(onChanged);
+  const alert = useUi((s) => s.alert);
+  const [editing, setEditing] = useState<AdminGamesserver | 'new' | null>(null);
+
+  return (
+    <Stack spacing={2} data-view="admin-servers">
+      <Stack direction="row" sx={{ justifyContent: 'space-between', alignItems: 'center' }}>
+        <Typography variant="h1">Игровые серверы</Typography>
+        <Button variant="contained" startIcon={<Add />} onClick={() => setEditing('new')}>
+          Добавить сервер
+        </Button>
+      </Stack>
+      <Typography color="text.secondary">Изменения видны игрокам сразу и записываются в журнал действий.</Typography>
+      {isPending ? (
+        <Skeleton variant="rounded" height={220} />
+      ) : isError ? (
+        <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить серверы'}</Alert>
+      ) : (
+        <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+          <Table size="small" aria-label="Игровые серверы">
+            <TableHead>
+              <TableRow>
+                <TableCell>№</TableCell>
+                <TableCell>Сервер</TableCell>
+                <TableCell>Кассир</TableCell>
+                <TableCell align="right">Комиссия / VIP</TableCell>
+                <TableCell align="right">Мин. номинал</TableCell>
+                <TableCell>Номиналы</TableCell>
+                <TableCell>Пополнение, адена</TableCell>
+                <TableCell>Вывод, адена</TableCell>
+                <TableCell align="right">VIP</TableCell>
+                <TableCell>Виден</TableCell>
+                <TableCell />
+              </TableRow>
+            </TableHead>
+            <TableBody>
+              {data.map((s) => (
+                <TableRow key={s.id} data-testid="admin-server-row" sx={{ opacity: s.active ? 1 : 0.6 }}>
+                  <TableCell>{s.sort_order}</TableCell>
+                  <TableCell>
+                    <b>{s.name}</b>
+                    {!s.active && <Chip size="small" label="скрыт" sx={{ ml: 1 }} />}
+                  </TableCell>
+                  <TableCell>{s.cashier_nick}</TableCell>
+                  <TableCell align="right" data-testid="admin-server-fee">
+                    {pct(s.code_fee_bp)} / {pct(s.vip_code_fee_bp)}
+                  </TableCell>
+                  <TableCell align="right">{formatShort(s.min_nominal)}</TableCell>
+                  <TableCell sx={{ maxWidth: 180 }}>{s.standard_nominals.map(formatShort).join(', ') || '—'}</TableCell>
+                  <TableCell sx={{ whiteSpace: 'nowrap' }}>{range(s.limits.input['1'])}</TableCell>
+                  <TableCell sx={{ whiteSpace: 'nowrap' }}>{range(s.limits.output['1'])}</TableCell>
+                  <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                    {formatAmount(s.vip_price)} мон. / {s.vip_period_days} дн.
+                  </TableCell>
+                  <TableCell>
+                    <Switch
+                      size="small"
+                      checked={s.active}
+                      disabled={update.isPending}
+                      slotProps={{ input: { 'aria-label': `${s.name}: виден игрокам` } }}
+                      onChange={(e) =>
+                        update.mutate(
+                          { id: s.id, body: { active: e.target.checked } },
+                          { onError: (err) => alert(err instanceof ApiError ? err.message : 'Не удалось сохранить') },
+                        )
+                      }
+                    />
+                  </TableCell>
+                  <TableCell>
+                    <Tooltip title="Изменить">
+                      <IconButton size="small" aria-label={`Изменить ${s.name}`} onClick={() => setEditing(s)}>
+                        <Edit fontSize="small" />
+                      </IconButton>
+                    </Tooltip>
+                  </TableCell>
+                </TableRow>
+              ))}
+            </TableBody>
+          </Table>
+        </Paper>
+      )}
+      <ServerFormDialog
+        open={editing !== null}
+        server={editing === 'new' ? null : editing}
+        onClose={() => setEditing(null)}
+        onChanged={onChanged}
+      />
+    </Stack>
+  );
+}

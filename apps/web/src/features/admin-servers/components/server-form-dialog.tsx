@@ -1,0 +1,206 @@
+import { type AdminGamesserver, CURRENCIES, type GamesserverInput, GamesserverInputSchema } from '@adena/contract';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import FormControlLabel from '@mui/material/FormControlLabel';
+import Stack from '@mui/material/Stack';
+import Switch from '@mui/material/Switch';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { AppDialog } from '../../../components/app-dialog';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { useUi } from '../../../lib/ui-store';
+import { formatAmount } from '../../../utils/format-amount';
+import { parseAmount } from '../../../utils/parse-amount';
+import { useSaveGamesserver } from '../api/servers';
+
+type Dir = 'input' | 'output';
+type Cur = '1' | '2';
+const LIMIT_ROWS: Array<[Dir, Cur, string]> = [
+  ['input', '1', 'Пополнение, адена'],
+  ['input', '2', 'Пополнение, монеты'],
+  ['output', '1', 'Вывод, адена'],
+  ['output', '2', 'Вывод, монеты'],
+];
+
+interface FormState {
+  name: string;
+  active: boolean;
+  sort_order: string;
+  cashier_nick: string;
+  code_fee_bp: string;
+  vip_code_fee_bp: string;
+  min_nominal: string;
+  standard_nominals: string;
+  vip_price: string;
+  vip_period_days: string;
+  limits: Record<`${Dir}.${Cur}.${'min' | 'max'}`, string>;
+}
+
+const EMPTY_LIMITS = { min: '', max: '' };
+function toForm(s: AdminGamesserver | null): FormState {
+  const lim = (d: Dir, c: Cur) => (s ? { min: String(s.limits[d][c].min), max: String(s.limits[d][c].max) } : EMPTY_LIMITS);
+  const limits = {} as FormState['limits'];
+  for (const [d, c] of LIMIT_ROWS) {
+    limits[`${d}.${c}.min`] = lim(d, c).min;
+    limits[`${d}.${c}.max`] = lim(d, c).max;
+  }
+  return {
+    name: s?.name ?? '',
+    active: s?.active ?? true,
+    sort_order: String(s?.sort_order ?? 0),
+    cashier_nick: s?.cashier_nick ?? '',
+    code_fee_bp: String(s?.code_fee_bp ?? 300),
+    vip_code_fee_bp: String(s?.vip_code_fee_bp ?? 100),
+    min_nominal: s ? String(s.min_nominal) : '1кк',
+    standard_nominals: s ? s.standard_nominals.map(String).join(', ') : '',
+    vip_price: String(s?.vip_price ?? ''),
+    vip_period_days: String(s?.vip_period_days ?? 30),
+    limits,
+  };
+}
+
+// An unreadable entry goes to the schema as it is, so the message is the schema's own.
+const amount = (text: string) => parseAmount(text) ?? (text.trim() === '' ? undefined : text);
+const int = (text: string) => (text.trim() === '' ? undefined : /^-?\d+$/.test(text.trim()) ? Number(text.trim()) : text);
+
+function toInput(f: FormState): unknown {
+  const limit = (d: Dir, c: Cur) => ({ min: amount(f.limits[`${d}.${c}.min`]), max: amount(f.limits[`${d}.${c}.max`]) });
+  return {
+    name: f.name,
+    active: f.active,
+    sort_order: int(f.sort_order),
+    cashier_nick: f.cashier_nick,
+    code_fee_bp: int(f.code_fee_bp),
+    vip_code_fee_bp: int(f.vip_code_fee_bp),
+    min_nominal: amount(f.min_nominal),
+    standard_nominals: f.standard_nominals
+      .split(/[,;\n]+/)
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map(amount),
+    vip_price: amount(f.vip_price),
+    vip_period_days: int(f.vip_period_days),
+    limits: { input: { '1': limit('input', '1'), '2': limit('input', '2') }, output: { '1': limit('output', '1'), '2': limit('output', '2') } },
+  };
+}
+
+const percent = (bp: string) => (/^\d+$/.test(bp.trim()) ? `= ${(Number(bp) / 100).toLocaleString('ru-RU')}%` : '100 б.п. = 1%');
+
+/** Create (server null) or edit a game server; every rule is the contract's, checked here and on the server. */
+export function ServerFormDialog(props: { open: boolean; server: AdminGamesserver | null; onClose(): void; onChanged?: () => void }) {
+  return props.open ? <ServerForm {...props} /> : null;
+}
+
+function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver | null; onClose(): void; onChanged?: () => void }) {
+  const [f, setF] = useState<FormState>(() => toForm(server));
+  const errors = useFormErrors();
+  const { create, update } = useSaveGamesserver(onChanged);
+  const showSnackbar = useUi((s) => s.showSnackbar);
+  const set = (patch: Partial<FormState>) => setF((x) => ({ ...x, ...patch }));
+  const err = (name: string) =>
+    errors.fieldError(name) ?? (name === 'standard_nominals' ? Object.entries(errors.errors).find(([k]) => k.startsWith('standard_nominals.'))?.[1][0] : undefined);
+  const pending = create.isPending || update.isPending;
+
+  const submit = () => {
+    errors.clear();
+    const body: GamesserverInput | null = errors.validate(GamesserverInputSchema, toInput(f));
+    if (!body) return;
+    const done = {
+      onSuccess: () => {
+        showSnackbar(server ? 'Настройки сервера сохранены' : 'Сервер добавлен');
+        onClose();
+      },
+      onError: (e: unknown) => errors.fromError(e),
+    };
+    if (server) update.mutate({ id: server.id, body }, done);
+    else create.mutate(body, done);
+  };
+
+  const text = (name: keyof Omit<FormState, 'limits' | 'active'>, label: string, helper?: string, extra?: object) => (
+    <TextField
+      label={label}
+      value={f[name]}
+      onChange={(e) => set({ [name]: e.target.value })}
+      error={Boolean(err(name))}
+      helperText={err(name) ?? helper}
+      fullWidth
+      size="small"
+      autoComplete="off"
+      {...extra}
+    />
+  );
+  const amountHelper = (v: string, unit: string) => {
+    const n = parseAmount(v);
+    return n === null ? undefined : `= ${formatAmount(n)} ${unit}`;
+  };
+
+  return (
+    <AppDialog
+      open
+      onClose={onClose}
+      title={server ? `Сервер «${server.name}»` : 'Новый игровой сервер'}
+      testId="server-form-dialog"
+      actions={
+        <>
+          <Button onClick={onClose}>Отмена</Button>
+          <Button variant="contained" onClick={submit} disabled={pending}>
+            {server ? 'Сохранить' : 'Добавить'}
+          </Button>
+        </>
+      }
+    >
+      <Stack spacing={2} sx={{ pt: 1 }} component="form" noValidate onSubmit={(e) => {
+          e.preventDefault();
+          submit();
+        }}>
+        {errors.formError && <Alert severity="error">{errors.formError}</Alert>}
+        {text('name', 'Название')}
+        <Stack direction="row" spacing={1.5}>
+          {text('cashier_nick', 'Ник кассира', 'Персонаж сервиса, принимающий адену')}
+          {text('sort_order', 'Порядок', 'Меньше — выше в списке', { sx: { maxWidth: 130 } })}
+        </Stack>
+        <FormControlLabel control={<Switch checked={f.active} onChange={(e) => set({ active: e.target.checked })} />} label="Виден игрокам" />
+
+        <Typography variant="subtitle2">Комиссия за коды</Typography>
+        <Stack direction="row" spacing={1.5}>
+          {text('code_fee_bp', 'Обычная, б.п.', percent(f.code_fee_bp), { slotProps: { htmlInput: { inputMode: 'numeric' } } })}
+          {text('vip_code_fee_bp', 'Для VIP, б.п.', percent(f.vip_code_fee_bp), { slotProps: { htmlInput: { inputMode: 'numeric' } } })}
+        </Stack>
+        {text('min_nominal', 'Минимальный номинал кода', amountHelper(f.min_nominal, 'аден') ?? 'Можно писать 1кк')}
+        {text('standard_nominals', 'Стандартные номиналы', 'Через запятую, например: 1кк, 5кк, 10кк')}
+
+        <Typography variant="subtitle2">VIP</Typography>
+        <Stack direction="row" spacing={1.5}>
+          {text('vip_price', `Цена, ${CURRENCIES[2].name}`, amountHelper(f.vip_price, 'монет'))}
+          {text('vip_period_days', 'Срок, дней')}
+        </Stack>
+
+        <Typography variant="subtitle2">Лимиты одной заявки</Typography>
+        {LIMIT_ROWS.map(([d, c, label]) => (
+          <Stack key={`${d}.${c}`} direction="row" spacing={1.5} sx={{ alignItems: 'flex-start' }}>
+            {(['min', 'max'] as const).map((side) => {
+              const key = `${d}.${c}.${side}` as const;
+              const name = `limits.${key}`;
+              const unit = c === '1' ? 'аден' : 'монет';
+              return (
+                <TextField
+                  key={side}
+                  size="small"
+                  fullWidth
+                  autoComplete="off"
+                  label={`${label}: ${side === 'min' ? 'от' : 'до'}`}
+                  value={f.limits[key]}
+                  onChange={(e) => set({ limits: { ...f.limits, [key]: e.target.value } })}
+                  error={Boolean(err(name))}
+                  helperText={err(name) ?? amountHelper(f.limits[key], unit)}
+                />
+              );
+            })}
+          </Stack>
+        ))}
+        <button type="submit" hidden />
+      </Stack>
+    </AppDialog>
+  );
+}

@@ -1,0 +1,36 @@
+import { adminBlockUser, adminSetUserAdmin, adminSetUserVip, adminUnblockUser, adminUser, adminUsers } from '@adena/contract';
+import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+
+export interface UserSearch {
+  q: string;
+  role?: 'admin' | 'vip' | 'blocked';
+  page: number;
+}
+export const USERS_PAGE_SIZE = 20;
+
+export const adminUsersQueryOptions = (s: UserSearch) =>
+  queryOptions({
+    queryKey: ['admin', 'users', 'search', s],
+    queryFn: () => request(adminUsers, { query: { q: s.q.trim() || undefined, role: s.role, page: s.page, per_page: USERS_PAGE_SIZE } }),
+    placeholderData: keepPreviousData,
+    staleTime: 0,
+  });
+export const useAdminUsers = (s: UserSearch) => useQuery(adminUsersQueryOptions(s));
+
+export const adminUserQueryOptions = (id: number) =>
+  queryOptions({ queryKey: ['admin', 'users', 'one', id], queryFn: () => request(adminUser, { params: { id } }), staleTime: 0 });
+export const useAdminUser = (id: number) => useQuery(adminUserQueryOptions(id));
+
+export function useUserActions(id: number) {
+  const qc = useQueryClient();
+  // The user's card and every search page that may list them.
+  const done = () => qc.invalidateQueries({ queryKey: ['admin', 'users'] });
+  const params = { id };
+  return {
+    setAdmin: useMutation({ mutationFn: (admin: boolean) => request(adminSetUserAdmin, { params, body: { admin } }), onSuccess: done }),
+    setVip: useMutation({ mutationFn: (vip_until: string | null) => request(adminSetUserVip, { params, body: { vip_until } }), onSuccess: done }),
+    block: useMutation({ mutationFn: (reason: string) => request(adminBlockUser, { params, body: { reason } }), onSuccess: done }),
+    unblock: useMutation({ mutationFn: () => request(adminUnblockUser, { params, body: {} }), onSuccess: done }),
+  };
+}

@@ -1,0 +1,122 @@
+import type { AdminUser } from '@adena/contract';
+import Search from '@mui/icons-material/Search';
+import Alert from '@mui/material/Alert';
+import Chip from '@mui/material/Chip';
+import InputAdornment from '@mui/material/InputAdornment';
+import MenuItem from '@mui/material/MenuItem';
+import Pagination from '@mui/material/Pagination';
+import Paper from '@mui/material/Paper';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { useDeferredValue, useState } from 'react';
+import { Link as RouterLink } from 'react-router';
+import { ApiError } from '../../../lib/api-client';
+import { USERS_PAGE_SIZE, type UserSearch, useAdminUsers } from '../api/users';
+
+const date = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short' });
+
+export function UserChips({ u }: { u: AdminUser }) {
+  return (
+    <Stack direction="row" spacing={0.5} useFlexGap sx={{ flexWrap: 'wrap' }}>
+      {u.admin && <Chip size="small" color="primary" label="Админ" />}
+      {u.vip && u.vip_until && <Chip size="small" color="secondary" label={`VIP до ${date.format(new Date(u.vip_until))}`} />}
+      {u.blocked_at && <Chip size="small" color="error" label="Заблокирован" />}
+    </Stack>
+  );
+}
+
+/** Search by email, phone, name, id, Telegram or Discord id; each row opens the user's card. */
+export function AdminUsers() {
+  const [s, setS] = useState<UserSearch>({ q: '', page: 1 });
+  const deferred = useDeferredValue(s);
+  const { data, isPending, isError, error } = useAdminUsers(deferred);
+  const set = (patch: Partial<UserSearch>) => setS((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
+  return (
+    <Stack spacing={2} data-view="admin-users">
+      <Typography variant="h1">Пользователи</Typography>
+      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
+        <TextField
+          size="small"
+          label="Поиск"
+          placeholder="email, телефон, имя, id, Telegram или Discord id"
+          value={s.q}
+          onChange={(e) => set({ q: e.target.value })}
+          sx={{ flex: 1, maxWidth: 520 }}
+          slotProps={{ input: { startAdornment: <InputAdornment position="start"><Search fontSize="small" /></InputAdornment> } }}
+        />
+        <TextField select size="small" label="Кто" value={s.role ?? ''} onChange={(e) => set({ role: (e.target.value || undefined) as UserSearch['role'] })} sx={{ minWidth: 180 }}>
+          <MenuItem value="">Все</MenuItem>
+          <MenuItem value="admin">Администраторы</MenuItem>
+          <MenuItem value="vip">VIP</MenuItem>
+          <MenuItem value="blocked">Заблокированные</MenuItem>
+        </TextField>
+      </Stack>
+      {isPending ? (
+        <Skeleton variant="rounded" height={240} />
+      ) : isError ? (
+        <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить пользователей'}</Alert>
+      ) : data.total === 0 ? (
+        <Typography color="text.secondary">Никого не нашли.</Typography>
+      ) : (
+        <>
+          <Typography variant="body2" color="text.secondary">
+            Найдено: {data.total}
+          </Typography>
+          <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+            <Table size="small" aria-label="Пользователи">
+              <TableHead>
+                <TableRow>
+                  <TableCell>id</TableCell>
+                  <TableCell>Имя</TableCell>
+                  <TableCell>Email / телефон</TableCell>
+                  <TableCell>Telegram / Discord</TableCell>
+                  <TableCell>Статус</TableCell>
+                  <TableCell>С нами с</TableCell>
+                </TableRow>
+              </TableHead>
+              <TableBody>
+                {data.data.map((u) => (
+                  <TableRow
+                    key={u.id}
+                    hover
+                    component={RouterLink}
+                    to={`/admin/users/${u.id}`}
+                    data-testid="admin-user-row"
+                    sx={{ textDecoration: 'none', cursor: 'pointer' }}
+                  >
+                    <TableCell>{u.id}</TableCell>
+                    <TableCell>{u.name || <Typography component="span" color="text.disabled">без имени</Typography>}</TableCell>
+                    <TableCell>
+                      {u.email ?? ''}
+                      {u.email && u.phone ? <br /> : null}
+                      {u.phone ?? ''}
+                    </TableCell>
+                    <TableCell>
+                      {u.telegram_id ? `tg ${u.telegram_id}` : ''}
+                      {u.telegram_id && u.discord_id ? <br /> : null}
+                      {u.discord_id ? `ds ${u.discord_id}` : ''}
+                    </TableCell>
+                    <TableCell>
+                      <UserChips u={u} />
+                    </TableCell>
+                    <TableCell>{date.format(new Date(u.created_at))}</TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </Paper>
+          {data.total > USERS_PAGE_SIZE && (
+            <Pagination count={Math.ceil(data.total / USERS_PAGE_SIZE)} page={s.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />
+          )}
+        </>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,279 @@
+import { type AdminLedgerEntry, CURRENCIES } from '@adena/contract';
+import ArrowBack from '@mui/icons-material/ArrowBack';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import Link from '@mui/material/Link';
+import Paper from '@mui/material/Paper';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import Typography from '@mui/material/Typography';
+import { type ReactNode, useState } from 'react';
+import { Link as RouterLink } from 'react-router';
+import { ApiError } from '../../../lib/api-client';
+import { useUi } from '../../../lib/ui-store';
+import { formatAmount } from '../../../utils/format-amount';
+import { useAdminUser, useUserActions } from '../api/users';
+import { UserChips } from './admin-users';
+import { AdminRoleDialog, BlockDialog, VipDialog } from './user-dialogs';
+
+const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
+const REQUEST_STATUS = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
+const CODE_STATUS = { active: 'Активен', activated: 'Активирован', cancelled: 'Отменён' } as const;
+
+function Section({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {
+  return (
+    <Stack spacing={1} data-testid={testId}>
+      <Typography variant="h2">{title}</Typography>
+      {children}
+    </Stack>
+  );
+}
+
+function Empty({ text }: { text: string }) {
+  return <Typography color="text.secondary">{text}</Typography>;
+}
+
+export const signed = (n: number) => (n > 0 ? `+${formatAmount(n)}` : formatAmount(n));
+
+function EntriesTable({ entries }: { entries: AdminLedgerEntry[] }) {
+  return (
+    <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+      <Table size="small" aria-label="Записи журнала">
+        <TableHead>
+          <TableRow>
+            <TableCell>Когда</TableCell>
+            <TableCell>Операция</TableCell>
+            <TableCell>Счёт</TableCell>
+            <TableCell align="right">Сумма</TableCell>
+            <TableCell align="right">Остаток</TableCell>
+          </TableRow>
+        </TableHead>
+        <TableBody>
+          {entries.map((e) => (
+            <TableRow key={e.id}>
+              <TableCell sx={{ whiteSpace: 'nowrap' }}>{dateTime.format(new Date(e.created_at))}</TableCell>
+              <TableCell>
+                {e.transaction_kind}
+                {e.ref_type && (
+                  <Typography component="span" variant="body2" color="text.secondary">
+                    {' '}
+                    · {e.ref_type} №{e.ref_id}
+                  </Typography>
+                )}
+              </TableCell>
+              <TableCell>
+                <Link component={RouterLink} to={`/admin/ledger/accounts/${e.account_id}`}>
+                  {e.account_key}
+                </Link>
+              </TableCell>
+              <TableCell align="right" sx={{ color: e.amount < 0 ? 'error.main' : 'success.main', whiteSpace: 'nowrap' }}>
+                {signed(e.amount)} {CURRENCIES[e.currency_type].name}
+              </TableCell>
+              <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                {e.balance_after === null ? '—' : formatAmount(e.balance_after)}
+              </TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+    </Paper>
+  );
+}
+
+/** One user's card: who they are, their wallets, requests, codes and ledger entries, and the admin's actions. */
+export function UserDetails({ id, currentUserId }: { id: number; currentUserId: number | null }) {
+  const { data, isPending, isError, error } = useAdminUser(id);
+  const { unblock } = useUserActions(id);
+  const alert = useUi((s) => s.alert);
+  const [dialog, setDialog] = useState<'block' | 'vip' | 'admin' | null>(null);
+
+  if (isPending) return <Skeleton variant="rounded" height={320} />;
+  if (isError) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить пользователя'}</Alert>;
+  const { user, wallets, requests, codes, ledger } = data;
+  // An admin never blocks or demotes themselves (the server refuses it too).
+  const self = currentUserId === user.id;
+  const serverName = (gid: number) => wallets.find((w) => w.gamesserver_id === gid)?.gamesserver ?? `сервер ${gid}`;
+
+  return (
+    <Stack spacing={3} data-view="admin-user">
+      <div>
+        <Button component={RouterLink} to="/admin/users" startIcon={<ArrowBack />} size="small" sx={{ mb: 1 }}>
+          К поиску
+        </Button>
+        <Stack direction={{ xs: 'column', md: 'row' }} spacing={2} sx={{ justifyContent: 'space-between' }}>
+          <Stack spacing={0.5}>
+            <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
+              <Typography variant="h1">{user.name || 'Без имени'}</Typography>
+              <UserChips u={user} />
+            </Stack>
+            <Typography color="text.secondary">
+              id {user.id}
+              {user.email && ` · ${user.email}`}
+              {user.phone && ` · ${user.phone}`}
+              {user.telegram_id && ` · Telegram ${user.telegram_id}`}
+              {user.discord_id && ` · Discord ${user.discord_id}`}
+            </Typography>
+            <Typography variant="body2" color="text.secondary">
+              Зарегистрирован {dateTime.format(new Date(user.created_at))}
+              {user.blocked_at && ` · заблокирован ${dateTime.format(new Date(user.blocked_at))}`}
+            </Typography>
+          </Stack>
+          <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap', alignItems: 'flex-start' }}>
+            <Button variant="outlined" onClick={() => setDialog('vip')}>
+              {user.vip ? 'VIP…' : 'Выдать VIP'}
+            </Button>
+            <Button variant="outlined" disabled={self} onClick={() => setDialog('admin')}>
+              {user.admin ? 'Снять админа' : 'Сделать админом'}
+            </Button>
+            {user.blocked_at ? (
+              <Button
+                variant="contained"
+                disabled={unblock.isPending}
+                onClick={() => unblock.mutate(undefined, { onError: (e) => alert(e.message) })}
+              >
+                Разблокировать
+              </Button>
+            ) : (
+              <Button variant="contained" color="error" disabled={self} onClick={() => setDialog('block')}>
+                Заблокировать
+              </Button>
+            )}
+          </Stack>
+        </Stack>
+      </div>
+
+      <Section title="Кошельки" testId="user-wallets">
+        {wallets.length === 0 ? (
+          <Empty text="Кошельков нет." />
+        ) : (
+          <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+            <Table size="small" aria-label="Кошельки">
+              <TableHead>
+                <TableRow>
+                  <TableCell>Сервер</TableCell>
+                  <TableCell>Ник</TableCell>
+                  <TableCell align="right">Адена</TableCell>
+                  <TableCell align="right">Монеты</TableCell>
+                  <TableCell align="right">Порог Telegram</TableCell>
+                </TableRow>
+              </TableHead>
+              <TableBody>
+                {wallets.map((w) => (
+                  <TableRow key={w.id}>
+                    <TableCell>{w.gamesserver}</TableCell>
+                    <TableCell>{w.nick ?? '—'}</TableCell>
+                    {([1, 2] as const).map((c) => {
+                      const account = w.accounts[c];
+                      const value = formatAmount(c === 1 ? w.balance : w.balance_second);
+                      return (
+                        <TableCell key={c} align="right">
+                          {account ? (
+                            <Link component={RouterLink} to={`/admin/ledger/accounts/${account}`} title="Записи счёта">
+                              {value}
+                            </Link>
+                          ) : (
+                            value
+                          )}
+                        </TableCell>
+                      );
+                    })}
+                    <TableCell align="right">{w.telegram_price === null ? '—' : formatAmount(w.telegram_price)}</TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </Paper>
+        )}
+      </Section>
+
+      <Section title="Заявки" testId="user-requests">
+        {requests.length === 0 ? (
+          <Empty text="Заявок нет." />
+        ) : (
+          <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+            <Table size="small" aria-label="Заявки">
+              <TableHead>
+                <TableRow>
+                  <TableCell>№</TableCell>
+                  <TableCell>Когда</TableCell>
+                  <TableCell>Сервер</TableCell>
+                  <TableCell>Тип</TableCell>
+                  <TableCell align="right">Сумма</TableCell>
+                  <TableCell>Статус</TableCell>
+                  <TableCell>Комментарий</TableCell>
+                </TableRow>
+              </TableHead>
+              <TableBody>
+                {requests.map((r) => (
+                  <TableRow key={r.id}>
+                    <TableCell>{r.id}</TableCell>
+                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{dateTime.format(new Date(r.created_at))}</TableCell>
+                    <TableCell>{r.gamesserver}</TableCell>
+                    <TableCell>{r.type === 'input' ? 'Пополнение' : 'Вывод'}</TableCell>
+                    <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
+                      {formatAmount(r.amount)} {CURRENCIES[r.currency_type].name}
+                    </TableCell>
+                    <TableCell>
+                      <Chip size="small" variant="outlined" label={REQUEST_STATUS[r.status]} color={r.status === 'pending' ? 'warning' : 'default'} />
+                      {r.hidden && <Chip size="small" label="скрыта игроком" sx={{ ml: 0.5 }} />}
+                    </TableCell>
+                    <TableCell>{r.comment ?? ''}</TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </Paper>
+        )}
+      </Section>
+
+      <Section title="Коды" testId="user-codes">
+        {codes === null ? (
+          <Empty text="Коды появятся здесь, когда модуль кодов будет подключён." />
+        ) : codes.length === 0 ? (
+          <Empty text="Кодов нет." />
+        ) : (
+          <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+            <Table size="small" aria-label="Коды">
+              <TableHead>
+                <TableRow>
+                  <TableCell>№</TableCell>
+                  <TableCell>Выпущен</TableCell>
+                  <TableCell>Сервер</TableCell>
+                  <TableCell align="right">Номинал</TableCell>
+                  <TableCell align="right">Цена</TableCell>
+                  <TableCell>Статус</TableCell>
+                </TableRow>
+              </TableHead>
+              <TableBody>
+                {codes.map((c) => (
+                  <TableRow key={c.id}>
+                    <TableCell>{c.id}</TableCell>
+                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{dateTime.format(new Date(c.created_at))}</TableCell>
+                    <TableCell>{serverName(c.gamesserver_id)}</TableCell>
+                    <TableCell align="right">{formatAmount(c.nominal)}</TableCell>
+                    <TableCell align="right">{formatAmount(c.price)}</TableCell>
+                    <TableCell>{CODE_STATUS[c.status]}</TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </Paper>
+        )}
+      </Section>
+
+      <Section title="Движения по кошелькам" testId="user-ledger">
+        {ledger.length === 0 ? <Empty text="Движений нет." /> : <EntriesTable entries={ledger} />}
+      </Section>
+
+      <BlockDialog user={user} open={dialog === 'block'} onClose={() => setDialog(null)} />
+      {dialog === 'vip' && <VipDialog user={user} open onClose={() => setDialog(null)} />}
+      <AdminRoleDialog user={user} open={dialog === 'admin'} onClose={() => setDialog(null)} />
+    </Stack>
+  );
+}

@@ -1,0 +1,158 @@
+import type { AdminUser } from '@adena/contract';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { AppDialog } from '../../../components/app-dialog';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { useUi } from '../../../lib/ui-store';
+import { useUserActions } from '../api/users';
+
+const userLabel = (u: AdminUser) => u.name || u.email || u.phone || `id ${u.id}`;
+const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+
+export function BlockDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
+  const { block } = useUserActions(user.id);
+  const [reason, setReason] = useState('');
+  const f = useFormErrors();
+  const showSnackbar = useUi((s) => s.showSnackbar);
+  const close = () => {
+    setReason('');
+    f.clear();
+    onClose();
+  };
+  return (
+    <AppDialog
+      open={open}
+      onClose={close}
+      title={`Заблокировать ${userLabel(user)}?`}
+      testId="block-dialog"
+      actions={
+        <>
+          <Button onClick={close}>Отмена</Button>
+          <Button
+            color="error"
+            variant="contained"
+            disabled={block.isPending}
+            onClick={() => {
+              f.clear();
+              block.mutate(reason, {
+                onSuccess: () => {
+                  showSnackbar('Пользователь заблокирован, его сеансы завершены');
+                  close();
+                },
+                onError: (e) => f.fromError(e),
+              });
+            }}
+          >
+            Заблокировать
+          </Button>
+        </>
+      }
+    >
+      <Stack spacing={2} sx={{ pt: 1 }}>
+        <Typography>Все его сеансы завершатся сразу, открытые страницы выйдут из аккаунта, войти снова он не сможет. Балансы и заявки останутся как есть.</Typography>
+        <TextField
+          label="Причина (для журнала)"
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          error={Boolean(f.fieldError('reason') ?? f.formError)}
+          helperText={f.fieldError('reason') ?? f.formError}
+          autoFocus
+          multiline
+        />
+      </Stack>
+    </AppDialog>
+  );
+}
+
+export function VipDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
+  const { setVip } = useUserActions(user.id);
+  const [day, setDay] = useState(() => isoDay(new Date(user.vip_until && user.vip ? user.vip_until : Date.now() + 30 * 86_400_000)));
+  const f = useFormErrors();
+  const showSnackbar = useUi((s) => s.showSnackbar);
+  const close = () => {
+    f.clear();
+    onClose();
+  };
+  const save = (value: string | null) =>
+    setVip.mutate(value, {
+      onSuccess: () => {
+        showSnackbar(value ? 'VIP выдан' : 'VIP снят');
+        close();
+      },
+      onError: (e) => f.fromError(e),
+    });
+  return (
+    <AppDialog
+      open={open}
+      onClose={close}
+      title={`VIP для ${userLabel(user)}`}
+      testId="vip-dialog"
+      actions={
+        <>
+          {user.vip && (
+            <Button color="error" onClick={() => save(null)} disabled={setVip.isPending} sx={{ mr: 'auto' }}>
+              Снять VIP
+            </Button>
+          )}
+          <Button onClick={close}>Отмена</Button>
+          <Button
+            variant="contained"
+            disabled={setVip.isPending || !day}
+            // The end of the chosen day in the admin's own time zone.
+            onClick={() => save(new Date(`${day}T23:59:59`).toISOString())}
+          >
+            Сохранить
+          </Button>
+        </>
+      }
+    >
+      <Stack spacing={2} sx={{ pt: 1 }}>
+        <Typography>VIP платит меньшую комиссию за коды, его выводы идут первыми в очереди.</Typography>
+        <TextField
+          type="date"
+          label="VIP до (включительно)"
+          value={day}
+          onChange={(e) => setDay(e.target.value)}
+          error={Boolean(f.fieldError('vip_until') ?? f.formError)}
+          helperText={f.fieldError('vip_until') ?? f.formError}
+          slotProps={{ inputLabel: { shrink: true }, htmlInput: { min: isoDay(new Date()) } }}
+        />
+      </Stack>
+    </AppDialog>
+  );
+}
+
+export function AdminRoleDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
+  const { setAdmin } = useUserActions(user.id);
+  const alert = useUi((s) => s.alert);
+  const grant = !user.admin;
+  return (
+    <AppDialog
+      open={open}
+      onClose={onClose}
+      title={grant ? 'Сделать администратором?' : 'Снять права администратора?'}
+      actions={
+        <>
+          <Button onClick={onClose}>Отмена</Button>
+          <Button
+            variant="contained"
+            color={grant ? 'primary' : 'error'}
+            disabled={setAdmin.isPending}
+            onClick={() => setAdmin.mutate(grant, { onSuccess: onClose, onError: (e) => alert(e.message) })}
+          >
+            {grant ? 'Сделать' : 'Снять'}
+          </Button>
+        </>
+      }
+    >
+      <Typography>
+        {grant
+          ? `${userLabel(user)} получит доступ ко всему разделу администрирования: заявкам, балансам, пользователям.`
+          : `${userLabel(user)} потеряет доступ к разделу администрирования.`}
+      </Typography>
+    </AppDialog>
+  );
+}
