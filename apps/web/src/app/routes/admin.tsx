@@ -17,6 +17,8 @@ import { useUser } from '../../features/auth/api/session';
 import { gamesserversQueryOptions, useGamesservers } from '../../features/servers/api/get-gamesservers';
 import { NotFoundRoute } from './not-found';
 
+const ADMIN_WIDTH = 'min(1240px, calc(100vw - 64px))';
+
 /** A numeric :id of the path, or the 404 page. */
 function WithId({ render }: { render(id: number): ReactNode }) {
   const { id } = useParams();
@@ -40,7 +42,8 @@ export default function AdminRoutes() {
   }
   if (!user?.admin) return <Alert severity="warning">Этот раздел доступен только операторам сервиса.</Alert>;
   return (
-    <Box data-view="admin-area">
+    // Operators work with wide tables: from md up the area breaks out of the players' 900 px column.
+    <Box data-view="admin-area" sx={{ mx: { md: `calc((100% - ${ADMIN_WIDTH}) / 2)` }, width: { md: ADMIN_WIDTH } }}>
       <Routes>
         <Route
           index

@@ -41,7 +41,15 @@ const ENTITIES: Record<string, string> = {
   code: 'Код',
 };
 
-const show = (v: unknown) => (v === null || v === undefined ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+const show = (v: unknown) =>
+  v === null || v === undefined
+    ? '—'
+    : typeof v === 'string' && ISO.test(v)
+      ? dateTime.format(new Date(v))
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : String(v);
 
 /** Only what changed: «code_fee_bp: 300 → 450»; a creation or a note lists what was written. */
 function Changes({ e }: { e: AdminAuditEntry }) {
@@ -65,7 +73,8 @@ function Changes({ e }: { e: AdminAuditEntry }) {
 }
 
 function entityLink(e: AdminAuditEntry) {
-  const label = `${ENTITIES[e.entity_type] ?? e.entity_type} ${e.entity_id}`;
+  const named = (e.after ?? e.before) as { name?: unknown } | null;
+  const label = `${ENTITIES[e.entity_type] ?? e.entity_type} ${e.entity_id}${typeof named?.name === 'string' ? ` · ${named.name}` : ''}`;
   if (e.entity_type === 'user') return <Link component={RouterLink} to={`/admin/users/${e.entity_id}`}>{label}</Link>;
   return label;
 }
@@ -86,7 +95,7 @@ export function AdminAuditLog() {
           label="id администратора"
           value={f.admin_id ?? ''}
           onChange={(e) => set({ admin_id: /^\d+$/.test(e.target.value) ? Number(e.target.value) : undefined })}
-          sx={{ width: 170 }}
+          sx={{ width: 190 }}
         />
         <TextField select size="small" label="Объект" value={f.entity_type ?? ''} onChange={(e) => set({ entity_type: e.target.value || undefined })} sx={{ minWidth: 170 }}>
           <MenuItem value="">Все</MenuItem>

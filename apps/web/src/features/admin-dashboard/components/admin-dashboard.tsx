@@ -63,6 +63,7 @@ export function AdminDashboard() {
 
   return (
     <Stack spacing={2} data-view="admin-dashboard">
+      <Typography variant="h1">Сводка</Typography>
       <Stack direction={{ xs: 'column', md: 'row' }} spacing={2}>
         <Tile title="Ожидают обработки" testId="dashboard-pending-total">
           <Typography variant="h2" component="p">

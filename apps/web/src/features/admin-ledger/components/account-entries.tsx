@@ -52,8 +52,14 @@ export function AccountEntries({ id }: { id: number }) {
           )}
         </Typography>
         <Typography variant="h2" component="p" sx={{ mt: 1 }}>
-          Остаток: {formatAmount(a.balance)} {unit}
+          Остаток по журналу: {formatAmount(a.balance)} {unit}
         </Typography>
+        {a.kind === 'cash' && (
+          <Typography variant="body2" color="text.secondary">
+            Касса ведётся со знаком минус — это встречная сторона балансов игроков: кассир получил в игре {formatAmount(a.balance === 0 ? 0 : -a.balance)} {unit}{' '}
+            за вычетом выплат.
+          </Typography>
+        )}
       </div>
       {data.total === 0 ? (
         <Typography color="text.secondary">Записей нет.</Typography>

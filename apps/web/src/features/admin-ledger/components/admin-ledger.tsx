@@ -53,7 +53,15 @@ function AuditPanel() {
           Сверяет каждую проводку, баланс каждого кошелька, удержания с заявками и депонент с кодами.
         </Typography>
       </Stack>
-      {audit.isError && <Alert severity="error">{audit.error instanceof ApiError ? audit.error.message : 'Проверка не удалась'}</Alert>}
+      {audit.isError && (
+        <Alert severity="error">
+          {audit.error instanceof ApiError && audit.error.status === 404
+            ? 'Проверка журнала пока не подключена на сервере (нет GET /api/admin/ledger/audit).'
+            : audit.error instanceof ApiError
+              ? audit.error.message
+              : 'Проверка не удалась'}
+        </Alert>
+      )}
       {audit.data &&
         (audit.data.ok ? (
           <Alert severity="success" data-testid="ledger-audit-verdict">
@@ -90,7 +98,8 @@ export function AdminLedger() {
       case 'fees':
         return <Amount value={r.fees} account={r.accounts.fees} />;
       default:
-        return <Amount value={-r.cash} account={r.accounts.cash} />;
+        // The cash account runs negative: it is the other side of what players hold and what was paid.
+        return <Amount value={r.cash === 0 ? 0 : -r.cash} account={r.accounts.cash} />;
     }
   };
   return (

@@ -1,0 +1,228 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId, fund } from '../../server/test/factories';
+import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
+
+const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../docs/screenshots');
+const KK = 1_000_000;
+
+type TestUser = Awaited<ReturnType<typeof createUser>>;
+
+/**
+ * A page signed in as the user through the stored token. While the server has no GET /api/user
+ * yet (the auth issue), the browser answers it with the user's row; everything else is the real
+ * server's, the realtime socket included.
+ */
+async function openAs(server: E2EServer, browser: Browser, user: TestUser, path: string, extra: { gamesserverId?: number } = {}) {
+  const { context, page } = await newPage(browser, { width: 1280, height: 900 });
+  if (!server.app.hasRoute({ method: 'GET', url: '/api/user' })) {
+    await page.route('**/api/user', (r) =>
+      r.fulfill({
+        json: {
+          id: user.id,
+          name: user.name,
+          email: user.email,
+          phone: null,
+          admin: user.admin,
+          vip: false,
+          vip_until: null,
+          telegram_linked: false,
+          created_at: user.created_at.toISOString(),
+        },
+      }),
+    );
+  }
+  await context.addInitScript(
+    ([t, s]) => {
+      localStorage.setItem('access_token', t as string);
+      if (s) localStorage.setItem('gamesserver_id', s as string);
+    },
+    [user.token, extra.gamesserverId ? String(extra.gamesserverId) : ''],
+  );
+  await page.goto(`${server.url}${path}`);
+  return { context, page };
+}
+
+const socketsOf = async (server: E2EServer, userId: number) => {
+  const io = (server.app as unknown as { deps: { realtime: { io: { in(room: string): { fetchSockets(): Promise<unknown[]> } } } } }).deps.realtime.io;
+  return (await io.in(`user:${userId}`).fetchSockets()).length;
+};
+
+describe('the admin area', () => {
+  let server: E2EServer;
+  let browser: Browser;
+  let admin: TestUser;
+  const contexts: BrowserContext[] = [];
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+    admin = await createUser(server.db.kysely, { admin: true, name: 'Старший оператор', email: 'operator@example.com' });
+  });
+  afterAll(async () => {
+    for (const c of contexts) await c.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('an admin changes a server’s code fee and a player sees the new price at once', async () => {
+    const db = server.db.kysely;
+    const sid = await firstServerId(db);
+    const player = await createUser(db, { name: 'Покупатель' });
+    const hasPrices = server.app.hasRoute({ method: 'GET', url: '/api/varianty_adeny_za_kod/:id' });
+
+    // The player's page is open on the codes tab of that server before the change.
+    const p = await openAs(server, browser, player, '/?tab=codes', { gamesserverId: sid });
+    contexts.push(p.context);
+    await p.page.getByTestId('codes-tab').waitFor();
+    const publicFee = () =>
+      p.page.evaluate(async (id) => {
+        const list = (await (await fetch('/api/gamesservers')).json()) as Array<{ id: number; code_fee_bp: number }>;
+        return list.find((s) => s.id === id)?.code_fee_bp;
+      }, sid);
+    expect(await publicFee()).toBe(300);
+
+    // The admin edits the fee in the servers screen.
+    const a = await openAs(server, browser, admin, '/admin/servers');
+    contexts.push(a.context);
+    await a.page.getByRole('button', { name: 'Изменить Scryde x50' }).click();
+    const form = a.page.getByTestId('server-form-dialog');
+    await form.getByLabel('Обычная, б.п.').fill('450');
+    await form.getByLabel('Для VIP, б.п.').fill('150');
+    await form.getByRole('button', { name: 'Сохранить' }).click();
+    await form.waitFor({ state: 'hidden' });
+    await expect.poll(() => a.page.getByTestId('admin-server-fee').first().textContent()).toBe('4,5% / 1,5%');
+
+    // At once: no cache to wait out, no restart. The public list answers the new fee on the next read…
+    expect(await publicFee()).toBe(450);
+    // …and the player's page shows it as soon as it reads the server again.
+    await p.page.reload();
+    await p.page.getByTestId('codes-tab').waitFor();
+    await expect.poll(() => p.page.getByRole('button', { name: /VIP — комиссия/ }).textContent()).toContain('1,5%');
+    if (hasPrices) {
+      // Price of the first standard nominal (1кк): nominal + 4.5 %, rounded up.
+      await expect.poll(() => p.page.getByTestId('nominal').first().getAttribute('aria-label')).toMatch(/1\s045\s000/);
+    }
+    const [entry] = await db.selectFrom('admin_audit_log').selectAll().where('action', '=', 'gamesserver.update').orderBy('id', 'desc').limit(1).execute();
+    expect(entry).toMatchObject({ admin_id: admin.id, before: expect.objectContaining({ code_fee_bp: 300 }), after: expect.objectContaining({ code_fee_bp: 450 }) });
+  });
+
+  it('an admin blocks a user and that user’s open page is signed out', async () => {
+    const db = server.db.kysely;
+    const sid = await firstServerId(db);
+    const victim = await createUser(db, { name: 'Нарушитель', email: 'cheater@example.com' });
+    const v = await openAs(server, browser, victim, '/', { gamesserverId: sid });
+    contexts.push(v.context);
+    await v.page.getByRole('button', { name: 'Профиль' }).waitFor();
+    // The player's realtime socket is up before the block.
+    await expect.poll(() => socketsOf(server, victim.id), { timeout: 15_000 }).toBeGreaterThan(0);
+
+    const a = await openAs(server, browser, admin, '/admin/users');
+    contexts.push(a.context);
+    await a.page.getByLabel('Поиск').fill('cheater@');
+    await a.page.getByTestId('admin-user-row').filter({ hasText: 'cheater@example.com' }).click();
+    await a.page.getByRole('button', { name: 'Заблокировать' }).click();
+    const dialog = a.page.getByTestId('block-dialog');
+    await dialog.getByLabel('Причина (для журнала)').fill('Продал один код двоим');
+    await dialog.getByRole('button', { name: 'Заблокировать' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await a.page.getByText('Заблокирован', { exact: true }).first().waitFor();
+
+    // The open page drops its session by itself: no click, no reload.
+    await v.page.getByRole('link', { name: 'Войти' }).waitFor({ timeout: 10_000 });
+    expect(await v.page.evaluate(() => localStorage.getItem('access_token'))).toBeNull();
+    expect(await socketsOf(server, victim.id)).toBe(0);
+    // The old token is refused by the server too.
+    const res = await fetch(`${server.url}/api/ably-token`, { method: 'POST', headers: { ...victim.auth, 'content-type': 'application/json' }, body: '{}' });
+    expect(res.status).toBe(401);
+  });
+
+  it('every admin screen renders at 1280 px (screenshots in docs/screenshots)', async () => {
+    const db = server.db.kysely;
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const servers = await db.selectFrom('gamesservers').select(['id', 'name', 'cashier_nick']).orderBy('sort_order').execute();
+    // A working day's worth of data: funded wallets, pending and finished requests.
+    const ago = (min: number) => new Date(Date.now() - min * 60_000);
+    const names = ['Алексей', 'Мария', 'Dark_Knight', 'Ольга', 'Тимур'];
+    for (const [i, name] of names.entries()) {
+      const u = await createUser(db, { name, email: `${['alex', 'maria', 'knight', 'olga', 'timur'][i]}@example.com` });
+      if (i === 2) await db.updateTable('users').set({ telegram_id: 5_123_456_789, discord_id: '81234567890123456' }).where('id', '=', u.id).execute();
+      if (i === 3) await db.updateTable('users').set({ phone: '+79161234567', vip_until: new Date(Date.now() + 20 * 86_400_000) }).where('id', '=', u.id).execute();
+      for (const s of servers.slice(0, 2)) {
+        const w = await createWallet(db, u.id, s.id, `${['Alex', 'Mary', 'Knight', 'Olga', 'Timur'][i]}${s.id}`);
+        await fund(db, w, BigInt((i + 1) * 37 * KK));
+        if (i % 2 === 0) await fund(db, w, BigInt((i + 1) * 120), 2);
+        const base = { user_id: u.id, wallet_id: w.id, gamesserver_id: s.id, nick: w.nick ?? 'Hero', cashier_nick: s.cashier_nick };
+        await db
+          .insertInto('balance_requests')
+          .values([
+            { ...base, type: 'input', currency_type: 1, amount: BigInt((i + 2) * 5 * KK), created_at: ago(5 + i * 17) },
+            { ...base, type: 'input', currency_type: 1, amount: BigInt(3 * KK), status: 'completed', created_at: ago(200 + i * 30), processed_at: ago(190 + i * 25) },
+            { ...base, type: 'output', currency_type: 2, amount: 50n, status: 'rejected', comment: 'Ник не найден в игре', created_at: ago(300), processed_at: ago(260) },
+          ])
+          .execute();
+      }
+    }
+    const a = await openAs(server, browser, admin, '/admin');
+    contexts.push(a.context);
+    const shot = async (page: Page, name: string) => {
+      await page.waitForLoadState('networkidle');
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true, animations: 'disabled' });
+    };
+
+    await a.page.getByTestId('dashboard-oldest').waitFor();
+    // The queue below is the requests issue's; its call may not exist yet.
+    if (server.app.hasRoute({ method: 'GET', url: '/api/admin/requests' })) await a.page.getByTestId('admin-request').first().waitFor();
+    expect(await a.page.getByTestId('dashboard-pending-total').textContent()).toContain('10');
+    await shot(a.page, 'admin-dashboard');
+
+    await a.page.getByRole('link', { name: 'Серверы' }).click();
+    await a.page.getByTestId('admin-server-row').first().waitFor();
+    expect(await a.page.getByTestId('admin-server-row').count()).toBe(servers.length);
+    await shot(a.page, 'admin-servers');
+    await a.page.getByRole('button', { name: 'Добавить сервер' }).click();
+    const form = a.page.getByTestId('server-form-dialog');
+    await form.getByLabel('Название').fill('Новый x3');
+    await form.getByLabel('Пополнение, адена: от').fill('10кк');
+    await form.getByLabel('Пополнение, адена: до').fill('1кк');
+    await form.getByRole('button', { name: 'Добавить' }).click();
+    // The contract's rules in the browser: the same Russian messages as the server's.
+    await form.getByText('Максимум не меньше минимума').waitFor();
+    await a.page.screenshot({ path: join(SCREENSHOTS, 'admin-servers-form.png'), animations: 'disabled' });
+    await form.getByRole('button', { name: 'Отмена' }).click();
+
+    await a.page.getByRole('link', { name: 'Пользователи' }).click();
+    await a.page.getByTestId('admin-user-row').first().waitFor();
+    await shot(a.page, 'admin-users');
+    await a.page.getByTestId('admin-user-row').filter({ hasText: 'maria@example.com' }).click();
+    await a.page.getByTestId('user-wallets').waitFor();
+    await shot(a.page, 'admin-user');
+
+    await a.page.getByRole('link', { name: 'Учёт' }).click();
+    await a.page.getByTestId('ledger-totals-row').first().waitFor();
+    await a.page.getByRole('button', { name: 'Проверить журнал' }).click();
+    // The audit call is the requests issue's (GET /api/admin/ledger/audit); without it the panel says so.
+    if (server.app.hasRoute({ method: 'GET', url: '/api/admin/ledger/audit' })) {
+      await expect.poll(() => a.page.getByTestId('ledger-audit-verdict').textContent()).toContain('Журнал сходится');
+    } else {
+      await a.page.getByTestId('ledger-audit').getByRole('alert').waitFor();
+    }
+    await shot(a.page, 'admin-ledger');
+    await a.page.getByTestId('ledger-totals-row').first().getByRole('link').last().click();
+    await a.page.locator('[data-view="admin-account"]').waitFor();
+    await shot(a.page, 'admin-ledger-account');
+
+    await a.page.getByRole('link', { name: 'Журнал действий' }).click();
+    await a.page.getByTestId('audit-row').first().waitFor();
+    expect(await a.page.getByTestId('audit-row').count()).toBeGreaterThanOrEqual(2);
+    await shot(a.page, 'admin-audit');
+
+    // Players see the median next to the put and take buttons.
+    const player = await createUser(db);
+    server.app.deps.serverList.invalidate();
+    const p = await openAs(server, browser, player, '/', { gamesserverId: servers[0]!.id });
+    contexts.push(p.context);
+    await expect.poll(() => p.page.getByTestId('median-processing').textContent(), { timeout: 10_000 }).toMatch(/^обычно обрабатываем за ~\d+ мин$/);
+  });
+});
