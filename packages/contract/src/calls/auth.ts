@@ -162,7 +162,11 @@ export const discordAuth = defineCall({
   response: AuthResponseSchema,
 });
 
-/** The Telegram Login Widget's signed fields; numbers may come as strings from a URL. */
+/**
+ * The Telegram Login Widget's signed fields; numbers may come as strings from a URL. Every
+ * received field is part of what Telegram signed, so fields not named here are kept (not
+ * stripped) for the server's check.
+ */
 export const TelegramLoginSchema = z.object({
   id: z.union([z.number().int().positive(), z.string().regex(/^\d{1,20}$/)]),
   first_name: z.string().max(256),
@@ -171,7 +175,7 @@ export const TelegramLoginSchema = z.object({
   photo_url: z.string().max(1024).optional(),
   auth_date: z.union([z.number().int().positive(), z.string().regex(/^\d{1,12}$/)]),
   hash: z.string().regex(/^[0-9a-f]{64}$/i, 'Некорректная подпись Telegram'),
-});
+}).catchall(z.union([z.string().max(1024), z.number(), z.boolean()]));
 export const telegramAuth = defineCall({
   method: 'POST',
   path: '/api/telegram_auth',

@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema';
+import { AppError } from '../../lib/app-error';
+import { authRepository as repo } from './auth.repository';
+
+export interface RateRule {
+  limit: number;
+  windowMs: number;
+}
+
+const tooMany = (retryAfterS: number, message?: string) =>
+  new AppError('TOO_MANY_ATTEMPTS', { retryAfter: Math.max(1, Math.ceil(retryAfterS)), ...(message ? { message } : {}) });
+
+/**
+ * Fixed-window counters in the database, shared by every process. Two uses: `count` for
+ * attempts that are limited whatever their outcome (sending a code), and `check` before plus
+ * `count` after a failure for things limited by failures (wrong passwords, wrong codes).
+ */
+export function createRateLimiter(db: Kysely<Database>, now: () => Date) {
+  const retryAfter = (windowStart: Date, rule: RateRule, at: Date) => (windowStart.getTime() + rule.windowMs - at.getTime()) / 1000;
+  return {
+    /** Refuses with 429 when the key has used up its window; counts nothing. */
+    async check(key: string, rule: RateRule) {
+      const row = await repo.peekRateLimit(db, key);
+      if (!row) return;
+      const at = now();
+      const start = new Date(row.window_start);
+      if (start.getTime() + rule.windowMs > at.getTime() && row.hits >= rule.limit) throw tooMany(retryAfter(start, rule, at));
+    },
+    /** Counts one; refuses with 429 when that one is over the limit. */
+    async count(key: string, rule: RateRule) {
+      const at = now();
+      const { hits, windowStart } = await repo.hitRateLimit(db, key, rule.windowMs, at);
+      if (hits > rule.limit) throw tooMany(retryAfter(windowStart, rule, at));
+    },
+    /** Counts one failure without refusing this request (the next one is refused by `check`). */
+    async fail(key: string, rule: RateRule) {
+      await repo.hitRateLimit(db, key, rule.windowMs, now());
+    },
+    clear: (key: string) => repo.clearRateLimit(db, key),
+  };
+}
+
+export type RateLimiter = ReturnType<typeof createRateLimiter>;
+export { tooMany };
