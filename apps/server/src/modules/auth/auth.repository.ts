@@ -106,6 +106,18 @@ export const authRepository = {
       .executeTakeFirst();
   },
 
+  /** The address of a flow, read without a lock, for the per-address limit checked before the locked check. */
+  async flowAddress(q: Q, tokenHash: string, purpose: AuthFlowPurpose, channel: AuthChannel) {
+    const row = await q
+      .selectFrom('auth_flows')
+      .select('address')
+      .where('token_hash', '=', tokenHash)
+      .where('purpose', '=', purpose)
+      .where('channel', '=', channel)
+      .executeTakeFirst();
+    return row?.address ?? null;
+  },
+
   updateFlow(q: Q, id: number, set: Updateable<AuthFlowsTable>) {
     return q.updateTable('auth_flows').set(set).where('id', '=', id).execute();
   },

@@ -26,6 +26,11 @@ export const DEFAULT_LIMITS = {
   sendsPerAddress: { limit: 10, windowMs: 60 * 60_000 },
   /** Wrong codes from one IP across all its flows (each flow also dies after 5). */
   codeFailuresPerIp: { limit: 30, windowMs: 15 * 60_000 },
+  /**
+   * Wrong codes for one address in a day, over all its flows. Without it, 10 flows an hour of 5
+   * tries each would allow 1,200 guesses a day at a reset code; with it, 25.
+   */
+  codeFailuresPerAddress: { limit: 25, windowMs: 24 * 60 * 60_000 },
   /** Discord and Telegram sign-ins from one IP. */
   socialPerIp: { limit: 30, windowMs: 15 * 60_000 },
 } satisfies Record<string, RateRule>;
@@ -170,6 +175,9 @@ export function createAuthService(deps: AuthServiceDeps) {
     onRight: (trx: Transaction<Database>, flow: FlowRow) => Promise<T>,
   ): Promise<T> {
     await limiter.check(`code:ip:${actor.ip}`, limits.codeFailuresPerIp);
+    const address = await repo.flowAddress(db, hashToken(flowToken), purpose, channel);
+    const addressKey = address ? `code:addr:${channel}:${address}` : null;
+    if (addressKey) await limiter.check(addressKey, limits.codeFailuresPerAddress);
     const outcome = await db.transaction().execute(async (trx): Promise<CodeOutcome<T>> => {
       const flow = await repo.lockFlow(trx, hashToken(flowToken), purpose, channel);
       const at = now();
@@ -191,7 +199,10 @@ export function createAuthService(deps: AuthServiceDeps) {
       return { ok: true, value: await onRight(trx, flow) };
     });
     if (outcome.ok) return outcome.value;
-    if (outcome.counted) await limiter.fail(`code:ip:${actor.ip}`, limits.codeFailuresPerIp);
+    if (outcome.counted) {
+      await limiter.fail(`code:ip:${actor.ip}`, limits.codeFailuresPerIp);
+      if (addressKey) await limiter.fail(addressKey, limits.codeFailuresPerAddress);
+    }
     throw outcome.error;
   }
 
@@ -313,11 +324,12 @@ export function createAuthService(deps: AuthServiceDeps) {
     async login(actor: Actor, method: Method, address: string, password: string) {
       const accountKey = `login:acct:${method}:${address}`;
       const ipKey = `login:ip:${actor.ip}`;
-      await limiter.check(accountKey, limits.loginFailuresPerAccount);
       await limiter.check(ipKey, limits.loginFailuresPerIp);
+      // Counted before the password is checked and cleared on success, so a burst of parallel
+      // guesses at one account is cut off at the limit rather than after all of them ran.
+      await limiter.count(accountKey, limits.loginFailuresPerAccount);
       const user = await findByAddress(db, method, address);
       if (!(await verifyPassword(user?.password_hash ?? null, password)) || !user) {
-        await limiter.fail(accountKey, limits.loginFailuresPerAccount);
         await limiter.fail(ipKey, limits.loginFailuresPerIp);
         throw new AppError('INVALID_CREDENTIALS');
       }
