@@ -160,6 +160,13 @@ describe.each(DB_KINDS)('the admin area on %s', (kind) => {
     it('treats % and _ in a search literally', async () => {
       const body = (await call('GET', '/api/admin/users?q=%25')).json();
       expect(body.total).toBe(0);
+      const odd = await createUser(t.db.kysely, { name: 'Dark_Knight (x*)' });
+      const underscore = (await call('GET', `/api/admin/users?q=${encodeURIComponent('k_k')}`)).json();
+      expect(underscore.data.map((u: { id: number }) => u.id)).toContain(odd.id);
+      const special = await call('GET', `/api/admin/users?q=${encodeURIComponent('(x*)')}`);
+      expect(special.statusCode).toBe(200);
+      expect(special.json().data.map((u: { id: number }) => u.id)).toEqual([odd.id]);
+      expect((await call('GET', `/api/admin/users?q=${encodeURIComponent('dark.knight')}`)).json().total).toBe(0);
     });
 
     it('pages the list', async () => {
