@@ -78,7 +78,10 @@ export function createOutbox(dataDir: string, log: FastifyBaseLogger): Sender {
  */
 export function createSender(config: Config, log: FastifyBaseLogger): Sender & { close(): void } {
   const outbox = createOutbox(config.DATA_DIR, log);
-  const mail = config.SMTP_URL ? nodemailer.createTransport(config.SMTP_URL) : null;
+  // nodemailer's default timeouts run to minutes; a stuck relay must not hold shutdown that long.
+  const mail = config.SMTP_URL
+    ? nodemailer.createTransport({ url: config.SMTP_URL, connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000 })
+    : null;
   const sms =
     config.SMS_API_URL && config.SMS_API_KEY
       ? createSmsRuGateway({ url: config.SMS_API_URL, apiKey: config.SMS_API_KEY, from: config.SMS_FROM })

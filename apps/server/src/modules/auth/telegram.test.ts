@@ -125,6 +125,10 @@ describe('the Login Widget check', () => {
     expect(checkLoginWidget({ ...fields, hash: 'abc' }, BOT)).toEqual({ ok: false, reason: 'bad_hash' });
   });
 
+  it('refuses a signed id too long for the database', () => {
+    expect(checkLoginWidget(signWidget({ id: '99999999999999999999', first_name: 'A', auth_date: now() }), BOT)).toEqual({ ok: false, reason: 'malformed' });
+  });
+
   it('refuses a login older than a day, and accepts one just inside the day', () => {
     expect(checkLoginWidget(signWidget({ id: 1, first_name: 'A', auth_date: now() - 86_401 }), BOT)).toEqual({ ok: false, reason: 'stale' });
     expect(checkLoginWidget(signWidget({ id: 1, first_name: 'A', auth_date: now() - 86_000 }), BOT).ok).toBe(true);

@@ -54,7 +54,8 @@ export function checkLoginWidget(fields: Record<string, unknown>, botToken: stri
   // Only signed data is read from here on.
   const id = String(fields.id ?? '');
   const authDate = Number(fields.auth_date);
-  if (!/^\d{1,20}$/.test(id) || !Number.isSafeInteger(authDate)) return { ok: false, reason: 'malformed' };
+  // Telegram ids stay below 2^52; anything that would not fit PostgreSQL's bigint is refused, not stored.
+  if (!/^\d{1,18}$/.test(id) || !Number.isSafeInteger(authDate)) return { ok: false, reason: 'malformed' };
   if (!checkDate(authDate, nowSeconds(now))) return { ok: false, reason: 'stale' };
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   return {
