@@ -108,6 +108,8 @@ describe('a player with an email address', () => {
     await page.getByRole('button', { name: 'Получить код' }).click();
 
     const code = await codeFromOutbox(server, EMAIL, 2);
+    // A new code can be asked for here too, once the minute has passed.
+    expect(await page.getByRole('button', { name: /Отправить код ещё раз через \d+ с/ }).isDisabled()).toBe(true);
     await page.getByLabel('Код подтверждения').fill(code);
     await page.getByRole('button', { name: 'Подтвердить' }).click();
 

@@ -108,6 +108,19 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
               setNewPasswordToken(r.new_password_token);
             })
           }
+          // Reset has no resend call: asking again for the same address opens a new flow (the
+          // server allows it once the minute has passed) and its token replaces the old one.
+          onResend={async () => {
+            f.clear();
+            try {
+              const r = (await request(calls.start, { body: { [method]: login }, token: null } as never)) as Record<string, string>;
+              setResetToken(r[calls.token] ?? resetToken);
+              return true;
+            } catch (err) {
+              f.fromError(err);
+              return false;
+            }
+          }}
         />
       </AuthCard>
     );
