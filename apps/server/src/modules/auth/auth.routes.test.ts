@@ -173,6 +173,19 @@ describe.each(DB_KINDS)('accounts and sessions on %s', (kind) => {
       expect(ok.statusCode).toBe(200);
     });
 
+    it('two resends at once send one code: the other finds its token already replaced', async () => {
+      const email = newEmail();
+      const start = await post('/api/email_register', { email, password: PASSWORD, password_confirmation: PASSWORD });
+      await smtp.next(email);
+      await ageFlows(email);
+      const both = await Promise.all([1, 2].map(() => post('/api/new_token_email_register', { email_token: start.json().email_token })));
+      expect(both.map((r) => r.statusCode).sort()).toEqual([200, 422]);
+      const winner = both.find((r) => r.statusCode === 200)!.json().email_token;
+      const mail = await smtp.next(email, 2);
+      expect((await post('/api/code_verification_email_register', { email_token: winner, code: mail.code })).statusCode).toBe(200);
+      expect(smtp.messages.filter((m) => m.to === email)).toHaveLength(2);
+    });
+
     it('a second sign-up of the same address within a minute is refused with 429 and Retry-After', async () => {
       const email = newEmail();
       await post('/api/email_register', { email, password: PASSWORD, password_confirmation: PASSWORD });

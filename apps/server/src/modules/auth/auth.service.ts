@@ -200,8 +200,8 @@ export function createAuthService(deps: AuthServiceDeps) {
     });
     if (outcome.ok) return outcome.value;
     if (outcome.counted) {
-      await limiter.fail(`code:ip:${actor.ip}`, limits.codeFailuresPerIp);
-      if (addressKey) await limiter.fail(addressKey, limits.codeFailuresPerAddress);
+      await limiter.record(`code:ip:${actor.ip}`, limits.codeFailuresPerIp);
+      if (addressKey) await limiter.record(addressKey, limits.codeFailuresPerAddress);
     }
     throw outcome.error;
   }
@@ -273,8 +273,16 @@ export function createAuthService(deps: AuthServiceDeps) {
     /** Sign-up resend: a new token and a new code; the old token stops working. */
     async resendRegistration(actor: Actor, method: Method, flowToken: string) {
       const channel = channelOf(method);
+      const sendIpKey = `send:ip:${actor.ip}`;
+      const address = await repo.flowAddress(db, hashToken(flowToken), 'register', channel);
+      const sendAddrKey = `send:addr:${channel}:${address}`;
+      // Limits are looked at first and counted after: a refusal must come before the token
+      // rotates, or the player would be left holding a token that no longer exists.
+      await limiter.check(sendIpKey, limits.sendsPerIp);
+      if (address) await limiter.check(sendAddrKey, limits.sendsPerAddress);
       const gone = () => new AppError('VALIDATION', { message: MSG.flowGone, errors: { _: [MSG.flowGone] } });
-      const prepared = await db.transaction().execute(async (trx) => {
+      // Checked and rotated under the row lock: of two resends at once, the second sees the first's time.
+      const result = await db.transaction().execute(async (trx) => {
         const flow = await repo.lockFlow(trx, hashToken(flowToken), 'register', channel);
         const at = now();
         if (!flow || flow.consumed_at || flow.expires_at <= at) return { error: gone() };
@@ -285,24 +293,23 @@ export function createAuthService(deps: AuthServiceDeps) {
           return { error: tooMany(s, MSG.sentRecently(s)) };
         }
         if (flow.resends >= MAX_RESENDS) return { error: tooMany(RESEND_INTERVAL_MS / 1000, MSG.tooManyResends) };
-        return { flow };
+        const token = newToken();
+        const code = flow.code_hash ? newCode() : null;
+        await repo.updateFlow(trx, flow.id, {
+          token_hash: hashToken(token),
+          code_hash: code ? codeHash(token, code) : null,
+          tries: 0,
+          resends: flow.resends + 1,
+          expires_at: new Date(at.getTime() + CODE_TTL_MS),
+          last_sent_at: at,
+        });
+        return { token, code, address: flow.address };
       });
-      if ('error' in prepared) throw prepared.error;
-      const { flow } = prepared;
-      await limiter.count(`send:ip:${actor.ip}`, limits.sendsPerIp);
-      await limiter.count(`send:addr:${channel}:${flow.address}`, limits.sendsPerAddress);
-      const token = newToken();
-      const at = now();
-      const code = flow.code_hash ? newCode() : null;
-      await repo.updateFlow(db, flow.id, {
-        token_hash: hashToken(token),
-        code_hash: code ? codeHash(token, code) : null,
-        tries: 0,
-        resends: flow.resends + 1,
-        expires_at: new Date(at.getTime() + CODE_TTL_MS),
-        last_sent_at: at,
-      });
-      deliver(code ? texts.registerCode(channel, flow.address, code) : texts.alreadyRegistered(channel, flow.address, config.PUBLIC_URL));
+      if ('error' in result) throw result.error;
+      await limiter.record(sendIpKey, limits.sendsPerIp);
+      await limiter.record(sendAddrKey, limits.sendsPerAddress);
+      const { token, code } = result;
+      deliver(code ? texts.registerCode(channel, result.address, code) : texts.alreadyRegistered(channel, result.address, config.PUBLIC_URL));
       return token;
     },
 
@@ -330,7 +337,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       await limiter.count(accountKey, limits.loginFailuresPerAccount);
       const user = await findByAddress(db, method, address);
       if (!(await verifyPassword(user?.password_hash ?? null, password)) || !user) {
-        await limiter.fail(ipKey, limits.loginFailuresPerIp);
+        await limiter.record(ipKey, limits.loginFailuresPerIp);
         throw new AppError('INVALID_CREDENTIALS');
       }
       // Only someone who knows the password learns that the account is blocked.
@@ -361,6 +368,10 @@ export function createAuthService(deps: AuthServiceDeps) {
     /** Reset, step 3 (bearer = new_password_token): new password, every other session ended, a new one started. */
     async createNewPassword(bearer: string | undefined, password: string) {
       if (!bearer) throw new AppError('UNAUTHENTICATED', { message: MSG.newPasswordToken });
+      // A cheap look first, so a made-up bearer cannot make us spend an argon2id hash.
+      if (!(await repo.findLiveToken(db, hashToken(bearer), 'new_password', now()))) {
+        throw new AppError('UNAUTHENTICATED', { message: MSG.newPasswordToken });
+      }
       const passwordHash = await hashPassword(password);
       return db.transaction().execute(async (trx) => {
         const taken = await repo.takeToken(trx, hashToken(bearer), 'new_password', now());

@@ -14,7 +14,7 @@ const tooMany = (retryAfterS: number, message?: string) =>
 /**
  * Fixed-window counters in the database, shared by every process. Two uses: `count` for
  * attempts that are limited whatever their outcome (sending a code), and `check` before plus
- * `count` after a failure for things limited by failures (wrong passwords, wrong codes).
+ * `record` after a failure for things limited by failures (wrong passwords, wrong codes).
  */
 export function createRateLimiter(db: Kysely<Database>, now: () => Date) {
   const retryAfter = (windowStart: Date, rule: RateRule, at: Date) => (windowStart.getTime() + rule.windowMs - at.getTime()) / 1000;
@@ -33,8 +33,8 @@ export function createRateLimiter(db: Kysely<Database>, now: () => Date) {
       const { hits, windowStart } = await repo.hitRateLimit(db, key, rule.windowMs, at);
       if (hits > rule.limit) throw tooMany(retryAfter(windowStart, rule, at));
     },
-    /** Counts one failure without refusing this request (the next one is refused by `check`). */
-    async fail(key: string, rule: RateRule) {
+    /** Counts one without refusing this request (the next one is refused by `check`). */
+    async record(key: string, rule: RateRule) {
       await repo.hitRateLimit(db, key, rule.windowMs, now());
     },
     clear: (key: string) => repo.clearRateLimit(db, key),
