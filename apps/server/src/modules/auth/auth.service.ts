@@ -63,7 +63,7 @@ const MSG = {
   newPasswordToken: 'Ссылка для смены пароля недействительна или устарела. Начните восстановление заново',
 } as const;
 
-/** The field of each flow's token in its calls (where a 422 about the token belongs). */
+/** Problems with a code or its flow are shown under the code field: the field the web form has on that step. */
 const CODE_FIELD = 'code';
 
 export interface AuthServiceDeps {
