@@ -1,0 +1,52 @@
+import { createHmac } from 'node:crypto';
+import type { Config } from '../../config';
+
+export interface SendResult {
+  ok: boolean;
+  error?: string;
+}
+
+export interface TelegramBot {
+  /** False when TELEGRAM_BOT_TOKEN or TELEGRAM_BOT_USERNAME is missing: nothing is sent, links are null. */
+  enabled: boolean;
+  /** The deep link that starts the bot with a one-time token. */
+  linkUrl(token: string): string | null;
+  /** The last path segment of the webhook; derived from the token so it needs no setting of its own. */
+  webhookSecret: string | null;
+  sendMessage(chatId: bigint, text: string): Promise<SendResult>;
+}
+
+const SEND_TIMEOUT_MS = 5000;
+
+/** The Bot API over plain fetch against TELEGRAM_API_URL (a local fake in tests). */
+export function createTelegramBot(config: Config): TelegramBot {
+  const token = config.TELEGRAM_BOT_TOKEN;
+  const username = config.TELEGRAM_BOT_USERNAME;
+  const enabled = Boolean(token && username);
+  const base = config.TELEGRAM_API_URL.replace(/\/+$/, '');
+  return {
+    enabled,
+    webhookSecret: token ? webhookSecretOf(token) : null,
+    linkUrl: (t) => (enabled ? `https://t.me/${username}?start=${t}` : null),
+    async sendMessage(chatId, text) {
+      if (!token) return { ok: false, error: 'bot is not configured' };
+      try {
+        const res = await fetch(`${base}/bot${token}/sendMessage`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          // chat ids fit in 52 bits (Telegram's own promise), so a JSON number carries them exactly.
+          body: JSON.stringify({ chat_id: Number(chatId), text }),
+          signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+        });
+        const body = (await res.json().catch(() => null)) as { ok?: boolean; description?: string } | null;
+        if (res.ok && body?.ok) return { ok: true };
+        return { ok: false, error: `${res.status} ${body?.description ?? ''}`.trim().slice(0, 500) };
+      } catch (err) {
+        return { ok: false, error: (err as Error).message.slice(0, 500) };
+      }
+    },
+  };
+}
+
+/** HMAC of a fixed label under the bot token: unguessable without the token, stable across restarts. */
+export const webhookSecretOf = (botToken: string) => createHmac('sha256', botToken).update('adena-webhook').digest('hex').slice(0, 40);
