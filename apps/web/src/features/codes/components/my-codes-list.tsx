@@ -22,7 +22,6 @@ function CodeItem({ code }: { code: Code }) {
       <Stack direction="row" useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', gap: 1 }}>
         <Typography sx={{ fontWeight: 700 }}>{adenShort(code.nominal)}</Typography>
         <Chip size="small" label={status.label} color={status.color} variant="outlined" data-testid="code-status" />
-        {code.pricekod_id !== null && <Chip size="small" label="свой номинал" variant="outlined" />}
         {code.status === 'active' && (
           <Button
             size="small"
@@ -42,6 +41,7 @@ function CodeItem({ code }: { code: Code }) {
       </Stack>
       <Typography variant="body2" color="text.secondary">
         {dateTime.format(new Date(code.created_at))}
+        {code.pricekod_id !== null ? ' · свой номинал' : ''}
         {code.activated_at ? ` · активирован ${dateTime.format(new Date(code.activated_at))}` : ''}
       </Typography>
     </ListItem>
