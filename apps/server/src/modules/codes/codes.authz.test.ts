@@ -93,7 +93,7 @@ describe.each(DB_KINDS)('codes calls refuse outsiders on %s', (kind) => {
     const before = await snapshot();
     const list = [...userCalls(), ...adminCalls()];
     expect(list).toHaveLength(19);
-    for (const headers of [{}, { authorization: 'Bearer not-a-token' }]) {
+    for (const headers of [{}, { authorization: 'Bearer not-a-token' }] as Array<Record<string, string>>) {
       for (const [method, url, payload] of list) {
         const res = await call(method, url, headers, payload);
         expect(res.statusCode, `${method} ${url}`).toBe(401);
@@ -120,7 +120,7 @@ describe.each(DB_KINDS)('codes calls refuse outsiders on %s', (kind) => {
   it("never lets another player touch or see the owner's codes, variants, incidents or wallet", async () => {
     const before = await snapshot();
     const expectStatus: Record<string, number[]> = {
-      [`POST /api/show_code/`]: [404],
+      'POST /api/show_code/': [404],
       [`POST /api/codes/${code.code_id}/cancel`]: [404],
       [`PUT /api/pricekods/${pricekodId}`]: [404],
       [`DELETE /api/pricekods/${pricekodId}`]: [404],

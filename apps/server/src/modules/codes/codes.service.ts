@@ -297,7 +297,8 @@ export function createCodesService({ db, realtime, bot, log, limits = DEFAULT_CO
             await attempt(code.id, 'server_closed');
             return { kind: 'closed' as const };
           }
-          const wallet = await ensureWallet(trx, userId, code.gamesserver_id);
+          // Most activators already have a wallet there: one indexed read instead of ensureWallet's three.
+          const wallet = (await repo.walletOnServer(trx, userId, server.id)) ?? (await ensureWallet(trx, userId, server.id));
           const won = await repo.markActivated(trx, code.id, userId, wallet.id);
           if (won) {
             const posted = await post(trx, {
