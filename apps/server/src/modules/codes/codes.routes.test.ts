@@ -1,5 +1,5 @@
 import type { AuthPriceData, PriceData } from '@adena/contract';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { feeOf } from '../../lib/money';
@@ -197,6 +197,52 @@ describe.each(DB_KINDS)('gift codes on %s', (kind) => {
       const fresh = await createUser(t.db.kysely);
       expect((await call('POST', '/api/activation_code/', fresh, { sert: 'ADN-2222-2222-2222-2222' }, '10.0.0.9')).statusCode).toBe(429);
       expect((await call('POST', '/api/activation_code/', fresh, { sert: 'ADN-2222-2222-2222-2222' }, '10.0.0.10')).statusCode).toBe(404);
+    });
+  });
+
+  describe('realtime', () => {
+    it('tells the issuer and the activator what changed, each on their own channel', async () => {
+      const sent: Array<{ userId: number; name: string; data: Record<string, unknown> }> = [];
+      const spy = vi.spyOn(t.app.deps.realtime, 'publish').mockImplementation((userId, name, data) => {
+        sent.push({ userId, name, data: data as Record<string, unknown> });
+      });
+      try {
+        const issued = (await issue(seller, sellerWallet.id, KK)).json();
+        const sellerBalance = await balanceOf(seller.id);
+        expect(sent).toEqual([
+          { userId: seller.id, name: 'balance', data: { gamesserver_id: serverId, balance: sellerBalance, balance_second: 0 } },
+          { userId: seller.id, name: 'sert', data: { gamesserver_id: serverId, code_id: issued.code_id, nominal: KK, sert: issued.sert } },
+        ]);
+        sent.length = 0;
+        await call('POST', '/api/activation_code/', buyer, { sert: issued.sert });
+        expect(sent).toEqual([
+          { userId: buyer.id, name: 'balance', data: { gamesserver_id: serverId, balance: await balanceOf(buyer.id), balance_second: 0 } },
+          { userId: seller.id, name: 'code_status', data: { gamesserver_id: serverId, code_id: issued.code_id, code_status: 'activated' } },
+          { userId: seller.id, name: 'del_sert', data: { gamesserver_id: serverId, del_sert: issued.code_id } },
+        ]);
+        sent.length = 0;
+        const other = await createUser(t.db.kysely);
+        await call('POST', '/api/activation_code/', other, { sert: issued.sert });
+        const incident = await t.db.kysely.selectFrom('code_incidents').select('id').where('attempted_by', '=', other.id).executeTakeFirstOrThrow();
+        expect(sent).toEqual([
+          { userId: seller.id, name: 'error_code', data: { gamesserver_id: serverId, code_id: issued.code_id, your_error_code_id: incident.id } },
+        ]);
+        sent.length = 0;
+        const second = (await issue(seller, sellerWallet.id, KK)).json();
+        sent.length = 0;
+        await call('POST', `/api/codes/${second.code_id}/cancel`, seller);
+        expect(sent.map((e) => [e.userId, e.name])).toEqual([
+          [seller.id, 'balance'],
+          [seller.id, 'code_status'],
+          [seller.id, 'del_sert'],
+        ]);
+        // A refused call publishes nothing.
+        sent.length = 0;
+        await issue(seller, sellerWallet.id, 1);
+        expect(sent).toEqual([]);
+      } finally {
+        spy.mockRestore();
+      }
     });
   });
 
