@@ -6,7 +6,9 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Route, Routes, useParams } from 'react-router';
 import { AdminAuditLog } from '../../features/admin-audit/components/admin-audit-log';
+import { AdminCodes } from '../../features/admin-codes/components/admin-codes';
 import { AdminDashboard } from '../../features/admin-dashboard/components/admin-dashboard';
+import { AdminIncidents } from '../../features/admin-incidents/components/admin-incidents';
 import { AccountEntries } from '../../features/admin-ledger/components/account-entries';
 import { AdminLedger } from '../../features/admin-ledger/components/admin-ledger';
 import { RequestsQueue } from '../../features/admin-requests/components/requests-queue';
@@ -57,6 +59,8 @@ export default function AdminRoutes() {
         <Route path="servers" element={<AdminServers onChanged={serversChanged} />} />
         <Route path="users" element={<AdminUsers />} />
         <Route path="users/:id" element={<WithId render={(id) => <UserDetails key={id} id={id} currentUserId={user.id} />} />} />
+        <Route path="codes" element={<AdminCodes />} />
+        <Route path="incidents" element={<AdminIncidents servers={servers} />} />
         <Route path="ledger" element={<AdminLedger />} />
         <Route path="ledger/accounts/:id" element={<WithId render={(id) => <AccountEntries key={id} id={id} />} />} />
         <Route path="audit" element={<AdminAuditLog />} />

@@ -8,6 +8,8 @@ export const ADMIN_LINKS = [
   { to: '/admin', label: 'Заявки', end: true },
   { to: '/admin/servers', label: 'Серверы', end: false },
   { to: '/admin/users', label: 'Пользователи', end: false },
+  { to: '/admin/codes', label: 'Коды', end: false },
+  { to: '/admin/incidents', label: 'Инциденты', end: false },
   { to: '/admin/ledger', label: 'Учёт', end: false },
   { to: '/admin/audit', label: 'Журнал действий', end: false },
 ];

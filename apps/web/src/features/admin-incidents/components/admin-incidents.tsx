@@ -1,0 +1,219 @@
+import type { AdminCodeIncident, Gamesserver, IncidentResolution } from '@adena/contract';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import Link from '@mui/material/Link';
+import MenuItem from '@mui/material/MenuItem';
+import Pagination from '@mui/material/Pagination';
+import Paper from '@mui/material/Paper';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { Link as RouterLink } from 'react-router';
+import { AppDialog } from '../../../components/app-dialog';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { ApiError } from '../../../lib/api-client';
+import { useUi } from '../../../lib/ui-store';
+import { formatAmount } from '../../../utils/format-amount';
+import { INCIDENTS_PAGE_SIZE, type IncidentFilters, useAdminIncidents, useIncidentResolutions, useResolveIncident } from '../api/incidents';
+
+const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
+const CODE_STATUS = { active: 'активен', activated: 'активирован', cancelled: 'отменён' } as const;
+
+type Person = { id: number; name: string; email: string | null };
+function PersonLink({ p }: { p: Person }) {
+  return (
+    <Link component={RouterLink} to={`/admin/users/${p.id}`}>
+      {p.name || p.email || `id ${p.id}`}
+    </Link>
+  );
+}
+
+function ResolveDialog({ incident, onClose }: { incident: AdminCodeIncident | null; onClose(): void }) {
+  const resolve = useResolveIncident();
+  const [note, setNote] = useState('');
+  const f = useFormErrors();
+  const showSnackbar = useUi((s) => s.showSnackbar);
+  const close = () => {
+    setNote('');
+    f.clear();
+    onClose();
+  };
+  return (
+    <AppDialog
+      open={incident !== null}
+      onClose={close}
+      title={incident ? `Закрыть инцидент №${incident.id}` : ''}
+      testId="resolve-incident-dialog"
+      actions={
+        <>
+          <Button onClick={close}>Отмена</Button>
+          <Button
+            variant="contained"
+            disabled={resolve.isPending}
+            onClick={() =>
+              incident &&
+              resolve.mutate(
+                { id: incident.id, note },
+                {
+                  onSuccess: () => {
+                    showSnackbar('Инцидент закрыт');
+                    close();
+                  },
+                  onError: (e) => f.fromError(e),
+                },
+              )
+            }
+          >
+            Закрыть инцидент
+          </Button>
+        </>
+      }
+    >
+      <Stack spacing={2} sx={{ pt: 1 }}>
+        <Typography>Что выяснили и что сделали: заметку увидят другие операторы, игроки её не видят.</Typography>
+        <TextField
+          label="Заметка"
+          value={note}
+          onChange={(e) => setNote(e.target.value)}
+          error={Boolean(f.fieldError('note') ?? f.formError)}
+          helperText={f.fieldError('note') ?? f.formError}
+          autoFocus
+          multiline
+          minRows={3}
+        />
+      </Stack>
+    </AppDialog>
+  );
+}
+
+/** Codes tried again after activation or cancel: the list with filters, each closed with a note. */
+export function AdminIncidents({ servers }: { servers: Gamesserver[] }) {
+  const [f, setF] = useState<IncidentFilters>({ state: 'all', page: 1 });
+  const [resolving, setResolving] = useState<AdminCodeIncident | null>(null);
+  const { data, isPending, isError, error } = useAdminIncidents(f);
+  const resolutions = useIncidentResolutions(data?.data.map((i) => i.id) ?? []);
+  const noteOf = (id: number): IncidentResolution | undefined => resolutions.data?.find((r) => r.incident_id === id);
+  const set = (patch: Partial<IncidentFilters>) => setF((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
+
+  return (
+    <Stack spacing={2} data-view="admin-incidents">
+      <Typography variant="h1">Инциденты</Typography>
+      <Typography color="text.secondary">
+        Кто-то пытался активировать уже активированный или отменённый код — чаще всего продавец отдал один код двум покупателям.
+      </Typography>
+      <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap' }}>
+        <TextField select size="small" label="Владелец прочитал" value={f.state} onChange={(e) => set({ state: e.target.value as IncidentFilters['state'] })} sx={{ minWidth: 190 }}>
+          <MenuItem value="all">Все</MenuItem>
+          <MenuItem value="open">Не прочитан</MenuItem>
+          <MenuItem value="acknowledged">Прочитан</MenuItem>
+        </TextField>
+        <TextField
+          select
+          size="small"
+          label="Сервер"
+          value={String(f.gamesserver_id ?? '')}
+          onChange={(e) => set({ gamesserver_id: e.target.value ? Number(e.target.value) : undefined })}
+          sx={{ minWidth: 170 }}
+        >
+          <MenuItem value="">Все</MenuItem>
+          {servers.map((s) => (
+            <MenuItem key={s.id} value={String(s.id)}>
+              {s.name}
+            </MenuItem>
+          ))}
+        </TextField>
+        <TextField
+          size="small"
+          label="id владельца кода"
+          value={f.user_id ?? ''}
+          onChange={(e) => set({ user_id: /^\d+$/.test(e.target.value) ? Number(e.target.value) : undefined })}
+          sx={{ width: 170 }}
+        />
+      </Stack>
+      {isPending ? (
+        <Skeleton variant="rounded" height={240} />
+      ) : isError ? (
+        <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить инциденты'}</Alert>
+      ) : data.total === 0 ? (
+        <Typography color="text.secondary">Инцидентов нет.</Typography>
+      ) : (
+        <>
+          <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+            <Table size="small" aria-label="Инциденты">
+              <TableHead>
+                <TableRow>
+                  <TableCell>№</TableCell>
+                  <TableCell>Когда</TableCell>
+                  <TableCell>Код</TableCell>
+                  <TableCell>Владелец</TableCell>
+                  <TableCell>Кто пытался</TableCell>
+                  <TableCell>Владелец прочитал</TableCell>
+                  <TableCell sx={{ width: '28%' }}>Решение</TableCell>
+                </TableRow>
+              </TableHead>
+              <TableBody>
+                {data.data.map((i) => {
+                  const note = noteOf(i.id);
+                  return (
+                    <TableRow key={i.id} data-testid="admin-incident-row" sx={{ verticalAlign: 'top' }}>
+                      <TableCell>{i.id}</TableCell>
+                      <TableCell sx={{ whiteSpace: 'nowrap' }}>{dateTime.format(new Date(i.created_at))}</TableCell>
+                      <TableCell>
+                        <Link component={RouterLink} to={`/admin/codes?id=${i.code_id}`} sx={{ fontFamily: 'monospace', whiteSpace: 'nowrap' }}>
+                          {i.sert}
+                        </Link>
+                        <Typography variant="body2" color="text.secondary">
+                          {i.gamesserver} · {formatAmount(i.nominal)} · {CODE_STATUS[i.code_status]}
+                        </Typography>
+                      </TableCell>
+                      <TableCell>
+                        <PersonLink p={i.issuer} />
+                      </TableCell>
+                      <TableCell>
+                        <PersonLink p={i.attempted_by} />
+                        {i.attempt_ip && (
+                          <Typography variant="body2" color="text.secondary">
+                            IP {i.attempt_ip}
+                          </Typography>
+                        )}
+                      </TableCell>
+                      <TableCell>
+                        {i.acknowledged_at ? dateTime.format(new Date(i.acknowledged_at)) : <Chip size="small" color="warning" variant="outlined" label="нет" />}
+                      </TableCell>
+                      <TableCell>
+                        {note ? (
+                          <Stack spacing={0.25} data-testid="incident-resolution">
+                            <Typography variant="body2">{note.note}</Typography>
+                            <Typography variant="body2" color="text.secondary">
+                              {note.resolved_by_name || `админ ${note.resolved_by}`} · {dateTime.format(new Date(note.resolved_at))}
+                            </Typography>
+                          </Stack>
+                        ) : resolutions.isPending ? null : (
+                          <Button size="small" variant="outlined" onClick={() => setResolving(i)}>
+                            Закрыть с заметкой
+                          </Button>
+                        )}
+                      </TableCell>
+                    </TableRow>
+                  );
+                })}
+              </TableBody>
+            </Table>
+          </Paper>
+          {data.total > INCIDENTS_PAGE_SIZE && (
+            <Pagination count={Math.ceil(data.total / INCIDENTS_PAGE_SIZE)} page={f.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />
+          )}
+        </>
+      )}
+      <ResolveDialog incident={resolving} onClose={() => setResolving(null)} />
+    </Stack>
+  );
+}
