@@ -87,6 +87,24 @@ describe('gift codes under concurrency on postgres', () => {
     await expectAudit();
   });
 
+  it('issues one code for 10 parallel retries with one Idempotency-Key, and answers each with it', async () => {
+    const u = await createUser(t.db.kysely);
+    const w = await createWallet(t.db.kysely, u.id, serverId);
+    await fund(t.db.kysely, w, 100n * BigInt(KK));
+    const body = { gamesserver_id: serverId, nominal: KK, wallet_id: w.id };
+    const send = (payload: object, key: string) =>
+      t.app.inject({ method: 'POST', url: '/api/show_code/', headers: { ...u.auth, 'idempotency-key': key }, payload });
+    const results = await Promise.all(Array.from({ length: 10 }, () => send(body, 'retry-1')));
+    expect(results.map((r) => r.statusCode)).toEqual(Array(10).fill(200));
+    expect(new Set(results.map((r) => r.json().code_id)).size).toBe(1);
+    expect(await t.db.kysely.selectFrom('codes').select('id').where('user_id', '=', u.id).execute()).toHaveLength(1);
+    expect(await balanceOf(w.id)).toBe(100 * KK - price(KK));
+    // The same key with another request is refused; a new key is a new code.
+    expect((await send({ ...body, nominal: 2 * KK }, 'retry-1')).statusCode).toBe(409);
+    expect((await send(body, 'retry-2')).json().code_id).not.toBe(results[0]!.json().code_id);
+    await expectAudit();
+  });
+
   it('moves the money once when the issuer cancels while others activate', async () => {
     for (let round = 0; round < 5; round++) {
       const code = await issue(2 * KK);

@@ -17,12 +17,25 @@ import {
 } from '@adena/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Deps } from '../../app';
+import { AppError } from '../../lib/app-error';
 import { constantTimeEqual } from '../../lib/tokens';
 import { requireUser } from '../../plugins/auth';
-import { type Actor, createCodesService } from './codes.service';
+import { type Actor, createCodesService, type IdempotencyKey } from './codes.service';
 import { createTelegramBot } from './telegram-bot';
+
+/** The web client's Idempotency-Key on money calls; a malformed one is a 422, not a silent no-op. */
+function idempotencyKey(request: FastifyRequest): IdempotencyKey | undefined {
+  const raw = request.headers['idempotency-key'];
+  if (raw === undefined) return undefined;
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (!key || key.length > 100) throw new AppError('VALIDATION', { errors: { 'Idempotency-Key': ['Ключ повтора — от 1 до 100 символов'] } });
+  const path = request.routeOptions.url ?? request.url;
+  const hash = createHash('sha256').update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`).digest('hex');
+  return { key, method: request.method, path, hash };
+}
 
 const actor = async (request: FastifyRequest): Promise<Actor> => ({ user: await requireUser(request), ip: request.ip ?? null });
 
@@ -65,7 +78,7 @@ export const codesRoutes =
     );
 
     app.post(showCode.path, { ...authFirst, schema: { body: showCode.body, response: { 200: showCode.response } } }, async (request) =>
-      service.issueCode(await actor(request), request.body),
+      service.issueCode(await actor(request), request.body, idempotencyKey(request)),
     );
     app.post(
       activationCode.path,
@@ -81,12 +94,12 @@ export const codesRoutes =
     app.post(
       createPricekod.path,
       { ...authFirst, schema: { body: createPricekod.body, response: { 200: createPricekod.response } } },
-      async (request) => service.createPricekod(await actor(request), request.body),
+      async (request) => service.createPricekod(await actor(request), request.body, idempotencyKey(request)),
     );
     app.put(
       updatePricekod.path,
       { ...authFirst, schema: { params: updatePricekod.params, body: updatePricekod.body, response: { 200: updatePricekod.response } } },
-      async (request) => service.updatePricekod(await actor(request), request.params.id, request.body),
+      async (request) => service.updatePricekod(await actor(request), request.params.id, request.body, idempotencyKey(request)),
     );
     app.delete(
       deletePricekod.path,
@@ -121,7 +134,7 @@ export const codesRoutes =
     );
 
     app.post(vip.path, { ...authFirst, schema: { body: vip.body, response: { 200: vip.response } } }, async (request) =>
-      service.buyVip(await actor(request), request.body),
+      service.buyVip(await actor(request), request.body, idempotencyKey(request)),
     );
 
     // The bot's webhook: the path carries a secret derived from the bot token, and Telegram's

@@ -121,6 +121,51 @@ export function createCodesService({ db, realtime, bot, log, limits = DEFAULT_CO
     inFlight.add(p);
   }
 
+  /**
+   * Idempotency-Key of a money call: claimed by an INSERT in the call's own transaction, so a
+   * parallel retry waits on that row and, once the first commits, gets its stored answer instead
+   * of moving money again. A failed call rolls its claim back and may be retried as new.
+   */
+  async function claimKey(trx: Trx, userId: number, idem: IdempotencyKey | undefined) {
+    if (!idem) return;
+    const claimed = await trx
+      .insertInto('idempotency_keys')
+      .values({ user_id: userId, key: idem.key, method: idem.method, path: idem.path, request_hash: idem.hash })
+      .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
+      .returning('key')
+      .executeTakeFirst();
+    if (claimed) return;
+    const row = await trx
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('key', '=', idem.key)
+      .executeTakeFirstOrThrow();
+    if (row.request_hash !== idem.hash || row.response_body === null || row.response_status !== 200) {
+      throw new AppError('CONFLICT', { message: 'Этот ключ повтора уже использован для другого запроса', errors: { _: ['Повторите действие'] } });
+    }
+    throw new Replay(JSON.parse(row.response_body));
+  }
+
+  async function storeKey(trx: Trx, userId: number, idem: IdempotencyKey | undefined, answer: unknown) {
+    if (!idem) return;
+    await trx
+      .updateTable('idempotency_keys')
+      .set({ response_status: 200, response_body: JSON.stringify(answer) })
+      .where('user_id', '=', userId)
+      .where('key', '=', idem.key)
+      .execute();
+  }
+
+  async function once<A>(run: () => Promise<A>): Promise<A> {
+    try {
+      return await run();
+    } catch (err) {
+      if (err instanceof Replay) return err.answer as A;
+      throw err;
+    }
+  }
+
   async function activeServer(q: Kysely<Database> | Trx, id: number) {
     const server = await repo.server(q, id);
     if (!server?.active) throw serverNotFound();
@@ -227,10 +272,12 @@ export function createCodesService({ db, realtime, bot, log, limits = DEFAULT_CO
 
     // ── issue, activate, cancel ──
 
-    async issueCode(actor: Actor, input: { gamesserver_id: number; nominal: number; wallet_id: number; pricekod_id?: number }) {
+    issueCode: (actor: Actor, input: { gamesserver_id: number; nominal: number; wallet_id: number; pricekod_id?: number }, idem?: IdempotencyKey) =>
+      once(async () => {
       const userId = actor.user.id;
       const nominal = BigInt(input.nominal);
       const out = await db.transaction().execute(async (trx) => {
+        await claimKey(trx, userId, idem);
         const wallet = await findWallet(trx, userId, input.wallet_id);
         if (!wallet) throw new AppError('NOT_FOUND', { message: 'Кошелёк не найден', errors: { wallet_id: ['Кошелёк не найден'] } });
         if (wallet.gamesserver_id !== input.gamesserver_id) {
@@ -261,12 +308,14 @@ export function createCodesService({ db, realtime, bot, log, limits = DEFAULT_CO
         });
         const after = posted.wallets[0]!.balance;
         const notice = await recordBalanceDrop(trx, { userId, walletId: wallet.id, gamesserverId: server.id, before: after + code.price, after });
-        return { code, notice, events: [...balanceEvents(userId, posted.wallets), sertEvent(code)] };
+        const answer = { success: true as const, summa: toNumber(code.price), sert: code.sert, status: code.status, code_id: code.id };
+        await storeKey(trx, userId, idem, answer);
+        return { answer, notice, events: [...balanceEvents(userId, posted.wallets), sertEvent(code)] };
       });
       publish(out.events);
       deliver([out.notice]);
-      return { success: true as const, summa: toNumber(out.code.price), sert: out.code.sert, status: out.code.status, code_id: out.code.id };
-    },
+      return out.answer;
+    }),
 
     async activateCode(actor: Actor, sertInput: string) {
       const userId = actor.user.id;
@@ -373,11 +422,13 @@ export function createCodesService({ db, realtime, bot, log, limits = DEFAULT_CO
 
     // ── user variants ──
 
-    async createPricekod(actor: Actor, input: { gamesserver_id: number; nominal: number; count: number }) {
+    createPricekod: (actor: Actor, input: { gamesserver_id: number; nominal: number; count: number }, idem?: IdempotencyKey) =>
+      once(async () => {
       const userId = actor.user.id;
       const nominal = BigInt(input.nominal);
       const count = BigInt(input.count);
       const out = await db.transaction().execute(async (trx) => {
+        await claimKey(trx, userId, idem);
         const server = await activeServer(trx, input.gamesserver_id);
         checkNominal(server, nominal);
         const feeBp = feeBpFor(actor.user, server, now());
@@ -400,12 +451,14 @@ export function createCodesService({ db, realtime, bot, log, limits = DEFAULT_CO
         const after = posted.wallets[0]!.balance;
         const notice = await recordBalanceDrop(trx, { userId, walletId: wallet.id, gamesserverId: server.id, before: after + total, after });
         const pricekod = await pricekodOut(trx, userId, server.id, pk.id, feeBp);
-        return { pricekod, total, notice, events: [...balanceEvents(userId, posted.wallets), ...codes.map(sertEvent)] };
+        const answer = { success: pricekod, summa: toNumber(total), count: input.count, nominal: input.nominal };
+        await storeKey(trx, userId, idem, answer);
+        return { answer, notice, events: [...balanceEvents(userId, posted.wallets), ...codes.map(sertEvent)] };
       });
       publish(out.events);
       deliver([out.notice]);
-      return { success: out.pricekod, summa: toNumber(out.total), count: input.count, nominal: input.nominal };
-    },
+      return out.answer;
+    }),
 
     /**
      * Sets the batch's open codes to `count` codes of `nominal`. Same nominal: codes are added, or
@@ -414,10 +467,12 @@ export function createCodesService({ db, realtime, bot, log, limits = DEFAULT_CO
      * two postings of one transaction, refund first, so only the difference must be on the balance;
      * `summa` is that difference, positive when charged and negative when refunded.
      */
-    async updatePricekod(actor: Actor, id: number, input: { gamesserver_id: number; nominal: number; count: number }) {
+    updatePricekod: (actor: Actor, id: number, input: { gamesserver_id: number; nominal: number; count: number }, idem?: IdempotencyKey) =>
+      once(async () => {
       const userId = actor.user.id;
       const nominal = BigInt(input.nominal);
       const out = await db.transaction().execute(async (trx) => {
+        await claimKey(trx, userId, idem);
         const pk = await repo.lockOwnPricekod(trx, userId, id);
         if (!pk) throw pricekodNotFound();
         if (pk.gamesserver_id !== input.gamesserver_id) {
@@ -473,12 +528,14 @@ export function createCodesService({ db, realtime, bot, log, limits = DEFAULT_CO
             ? await recordBalanceDrop(trx, { userId, walletId: pk.wallet_id, gamesserverId: server.id, before, after })
             : null;
         const pricekod = await pricekodOut(trx, userId, server.id, pk.id, feeBp);
-        return { pricekod, summa: charge - refund, notice, events };
+        const answer = { success: pricekod, summa: toNumber(charge - refund), count: input.count, nominal: input.nominal };
+        await storeKey(trx, userId, idem, answer);
+        return { answer, notice, events };
       });
       publish(out.events);
       deliver([out.notice]);
-      return { success: out.pricekod, summa: toNumber(out.summa), count: input.count, nominal: input.nominal };
-    },
+      return out.answer;
+    }),
 
     /** Cancels the batch's open codes, refunds what they cost and hides the batch. */
     async deletePricekod(actor: Actor, id: number) {
@@ -587,10 +644,12 @@ export function createCodesService({ db, realtime, bot, log, limits = DEFAULT_CO
      * Buys months of VIP with coins from one server's wallet (the given one, or the first in display
      * order whose coins cover that server's price), at that server's price and period.
      */
-    async buyVip(actor: Actor, input: { months: number; gamesserver_id?: number }): Promise<{ success: User }> {
+    buyVip: (actor: Actor, input: { months: number; gamesserver_id?: number }, idem?: IdempotencyKey): Promise<{ success: User }> =>
+      once(async () => {
       const userId = actor.user.id;
       const months = BigInt(input.months);
       const out = await db.transaction().execute(async (trx) => {
+        await claimKey(trx, userId, idem);
         let server: Server | undefined;
         let wallet: Awaited<ReturnType<typeof repo.walletOnServer>>;
         if (input.gamesserver_id !== undefined) {
@@ -626,12 +685,27 @@ export function createCodesService({ db, realtime, bot, log, limits = DEFAULT_CO
           ],
         });
         const user = await repo.extendVip(trx, userId, server.vip_period_days * input.months);
-        return { user, events: balanceEvents(userId, posted.wallets) };
+        const answer = { success: toUser(user as AuthUser, now()) };
+        await storeKey(trx, userId, idem, answer);
+        return { answer, events: balanceEvents(userId, posted.wallets) };
       });
       publish(out.events);
-      return { success: toUser(out.user as AuthUser, now()) };
-    },
+      return out.answer;
+    }),
   };
+}
+
+/** The Idempotency-Key header of a money call, with what identifies the request it was first used for. */
+export interface IdempotencyKey {
+  key: string;
+  method: string;
+  path: string;
+  /** SHA-256 of method, path and body: the same key with another request is refused. */
+  hash: string;
+}
+
+class Replay {
+  constructor(readonly answer: unknown) {}
 }
 
 export interface TelegramUpdate {
