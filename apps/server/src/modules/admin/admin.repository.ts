@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { AdminAuditLogTable, Database, GamesserversTable, LedgerAccountKind } from '../../db/schema';
 import '../../db/tables/admin';
+import '../../db/tables/codes';
 
 type Q = Kysely<Database> | Transaction<Database>;
 
@@ -185,14 +186,14 @@ export function createAdminRepository(db: Kysely<Database>) {
         .limit(limit)
         .execute();
     },
-    async tableExists(name: string) {
-      const r = await sql<{ t: string | null }>`SELECT to_regclass(${name})::text AS t`.execute(db);
-      return r.rows[0]?.t != null;
-    },
-    async tableColumns(name: string) {
-      const r = await sql<{ column_name: string }>`
-        SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${name}`.execute(db);
-      return new Set(r.rows.map((c) => c.column_name));
+    userCodes(userId: number, limit: number) {
+      return db
+        .selectFrom('codes')
+        .select(['id', 'gamesserver_id', 'nominal', 'price', 'status', 'created_at', 'activated_at'])
+        .where('user_id', '=', userId)
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
     },
 
     // ── ledger ──

@@ -195,6 +195,7 @@ describe.each(DB_KINDS)('the admin area on %s', (kind) => {
       expect(body.wallets[0].accounts['1']).toEqual(expect.any(Number));
       expect(body.requests).toEqual([expect.objectContaining({ type: 'input', amount: 2 * KK, status: 'pending', hidden: false })]);
       expect(body.ledger).toEqual([expect.objectContaining({ transaction_kind: 'test_funding', amount: 5 * KK, balance_after: 5 * KK })]);
+      expect(body.codes).toEqual([]);
       expect((await call('GET', '/api/admin/users/999999')).statusCode).toBe(404);
     });
 
@@ -370,6 +371,8 @@ describe.each(DB_KINDS)('the admin area on %s', (kind) => {
       expect(again.json().message).toBe('Инцидент уже закрыт');
       const list = (await call('GET', `/api/admin/incident_resolutions?ids=${id},999999`)).json();
       expect(list).toEqual([expect.objectContaining({ incident_id: id, note: 'Продавец вернул деньги второму покупателю' })]);
+      const card = (await call('GET', `/api/admin/users/${seller.id}`)).json();
+      expect(card.codes).toEqual([expect.objectContaining({ id: code.rows[0]!.id, status: 'activated', nominal: 1_000_000, price: 1_030_000 })]);
       const [entry] = await auditOf('code_incident', id);
       expect(entry).toMatchObject({ action: 'code_incident.resolve', after: { note: 'Продавец вернул деньги второму покупателю' } });
     });

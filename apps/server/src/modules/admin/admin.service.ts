@@ -7,7 +7,7 @@ import {
   type LedgerTotalsRow,
   zodIssuesToErrors,
 } from '@adena/contract';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
 import { toNumber } from '../../lib/money';
@@ -446,40 +446,22 @@ export function createAdminService(deps: AdminServiceDeps) {
     },
   };
 
-  /** The codes module owns incidents; until its table exists there is nothing to resolve. */
-  // Inside the caller's transaction: PGlite has one connection, so a query beside it would wait forever.
+  /** The codes module owns incidents; read inside the caller's transaction (PGlite has one connection). */
   async function incidentExists(trx: Transaction<Database>, id: number) {
-    const t = await sql<{ t: string | null }>`SELECT to_regclass('code_incidents')::text AS t`.execute(trx);
-    if (t.rows[0]?.t == null) return false;
-    const r = await sql<{ id: number }>`SELECT id FROM code_incidents WHERE id = ${id}`.execute(trx);
-    return r.rows.length > 0;
+    return Boolean(await trx.selectFrom('code_incidents').select('id').where('id', '=', id).executeTakeFirst());
   }
 
-  /** The codes a user issued, read from the codes module's table once it exists. */
+  /** The newest codes the user issued (the codes module's table, read-only here). */
   async function userCodes(userId: number) {
-    if (!(await repo.tableExists('codes'))) return null;
-    const cols = await repo.tableColumns('codes');
-    const issuer = ['issuer_id', 'user_id', 'owner_id'].find((c) => cols.has(c));
-    // Until the codes module's table has the shape read here, the card shows no codes rather than failing.
-    if (!issuer || !['id', 'gamesserver_id', 'nominal', 'price', 'status', 'created_at'].every((c) => cols.has(c))) return null;
-    const r = await sql<{
-      id: number;
-      gamesserver_id: number;
-      nominal: bigint;
-      price: bigint;
-      status: 'active' | 'activated' | 'cancelled';
-      created_at: Date;
-      activated_at: Date | null;
-    }>`SELECT id, gamesserver_id, nominal, price, status, created_at, ${cols.has('activated_at') ? sql`activated_at` : sql`NULL::timestamptz AS activated_at`}
-       FROM codes WHERE ${sql.ref(issuer)} = ${userId} ORDER BY id DESC LIMIT ${DETAIL_LIMIT}`.execute(db);
-    return r.rows.map((c) => ({
-      id: Number(c.id),
+    const rows = await repo.userCodes(userId, DETAIL_LIMIT);
+    return rows.map((c) => ({
+      id: c.id,
       gamesserver_id: c.gamesserver_id,
-      nominal: toNumber(BigInt(c.nominal)),
-      price: toNumber(BigInt(c.price)),
+      nominal: toNumber(c.nominal),
+      price: toNumber(c.price),
       status: c.status,
-      created_at: new Date(c.created_at).toISOString(),
-      activated_at: c.activated_at ? new Date(c.activated_at).toISOString() : null,
+      created_at: c.created_at.toISOString(),
+      activated_at: c.activated_at ? c.activated_at.toISOString() : null,
     }));
   }
 }
