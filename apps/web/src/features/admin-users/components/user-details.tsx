@@ -234,7 +234,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
 
       <Section title="Коды" testId="user-codes">
         {codes === null ? (
-          <Empty text="Коды появятся здесь, когда модуль кодов будет подключён." />
+          <Empty text="Коды недоступны." />
         ) : codes.length === 0 ? (
           <Empty text="Кодов нет." />
         ) : (
@@ -253,7 +253,11 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
               <TableBody>
                 {codes.map((c) => (
                   <TableRow key={c.id}>
-                    <TableCell>{c.id}</TableCell>
+                    <TableCell>
+                      <Link component={RouterLink} to={`/admin/codes?id=${c.id}`}>
+                        {c.id}
+                      </Link>
+                    </TableCell>
                     <TableCell sx={{ whiteSpace: 'nowrap' }}>{dateTime.format(new Date(c.created_at))}</TableCell>
                     <TableCell>{serverName(c.gamesserver_id)}</TableCell>
                     <TableCell align="right">{formatAmount(c.nominal)}</TableCell>
