@@ -10,6 +10,7 @@ describe.each(DB_KINDS)('admin calls refuse outsiders on %s', (kind) => {
   let victim: Awaited<ReturnType<typeof createUser>>;
   let serverId: number;
   let accountId: number;
+  let requestIds: number[];
 
   /** Every admin call of this module, with a body an admin's call would succeed with. */
   const calls = () =>
@@ -45,6 +46,11 @@ describe.each(DB_KINDS)('admin calls refuse outsiders on %s', (kind) => {
       ['GET', `/api/admin/ledger/accounts/${accountId}/entries`],
       ['GET', '/api/admin/audit_log'],
       ['GET', '/api/admin/dashboard'],
+      // The operators' queue and the ledger audit (the requests module's).
+      ['GET', '/api/admin/requests?status=pending'],
+      ['POST', `/api/admin/requests/${requestIds[0]}/complete`, {}],
+      ['POST', `/api/admin/requests/${requestIds[1]}/reject`, { reason: 'чужой отказ' }],
+      ['GET', '/api/admin/ledger/audit'],
     ] as Array<['GET' | 'POST' | 'PUT', string, object?]>;
 
   /** Everything an admin call could change. */
@@ -57,6 +63,7 @@ describe.each(DB_KINDS)('admin calls refuse outsiders on %s', (kind) => {
       wallets: await k.selectFrom('wallets').selectAll().orderBy('id').execute(),
       entries: await k.selectFrom('ledger_entries').select(['id', 'amount']).orderBy('id').execute(),
       audit: await k.selectFrom('admin_audit_log').select('id').execute(),
+      requests: await k.selectFrom('balance_requests').selectAll().orderBy('id').execute(),
       resolutions: await k.selectFrom('code_incident_resolutions').selectAll().execute(),
     };
   };
@@ -70,13 +77,20 @@ describe.each(DB_KINDS)('admin calls refuse outsiders on %s', (kind) => {
     await fund(t.db.kysely, wallet, 10n * BigInt(KK));
     const account = await t.db.kysely.selectFrom('ledger_accounts').select('id').where('wallet_id', '=', wallet.id).executeTakeFirstOrThrow();
     accountId = account.id;
+    // A pending deposit and a pending withdrawal of the victim, for the queue's calls.
+    requestIds = [];
+    for (const url of ['/api/up_balance_user/', '/api/down_balance_user/']) {
+      const res = await t.app.inject({ method: 'POST', url, headers: victim.auth, payload: { gamesserver_id: serverId, amount: 2 * KK } });
+      expect(res.statusCode).toBe(200);
+      requestIds.push(res.json().success.id);
+    }
   });
   afterAll(() => t.close());
 
   it('answers 401 to an anonymous caller and 403 to a player on every call, and nothing changes', async () => {
     const before = await snapshot();
     const list = calls();
-    expect(list).toHaveLength(15);
+    expect(list).toHaveLength(19);
     for (const [method, url, payload] of list) {
       const anon = await t.app.inject({ method, url, ...(payload ? { payload } : {}) });
       expect(anon.statusCode, `${method} ${url} anonymous`).toBe(401);

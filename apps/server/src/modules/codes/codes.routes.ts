@@ -17,25 +17,14 @@ import {
 } from '@adena/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { Deps } from '../../app';
 import { AppError } from '../../lib/app-error';
+import { idempotencyKey } from '../../lib/idempotency';
 import { constantTimeEqual } from '../../lib/tokens';
 import { requireUser } from '../../plugins/auth';
-import { type Actor, createCodesService, type IdempotencyKey } from './codes.service';
+import { type Actor, createCodesService } from './codes.service';
 import { createTelegramBot } from './telegram-bot';
-
-/** The web client's Idempotency-Key on money calls; a malformed one is a 422, not a silent no-op. */
-function idempotencyKey(request: FastifyRequest): IdempotencyKey | undefined {
-  const raw = request.headers['idempotency-key'];
-  if (raw === undefined) return undefined;
-  const key = Array.isArray(raw) ? raw[0] : raw;
-  if (!key || key.length > 100) throw new AppError('VALIDATION', { errors: { 'Idempotency-Key': ['Ключ повтора — от 1 до 100 символов'] } });
-  const path = request.routeOptions.url ?? request.url;
-  const hash = createHash('sha256').update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`).digest('hex');
-  return { key, method: request.method, path, hash };
-}
 
 const actor = async (request: FastifyRequest): Promise<Actor> => ({ user: await requireUser(request), ip: request.ip ?? null });
 

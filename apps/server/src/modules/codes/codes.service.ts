@@ -2,7 +2,9 @@ import type { AuthPriceData, Code, Incident, Pricekod, PriceData, RealtimeEvents
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, GamesserversTable } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
+import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
 import { feeOf, toNumber } from '../../lib/money';
+export type { IdempotencyKey } from '../../lib/idempotency';
 import { newSert, normalizeSert } from '../../lib/sert';
 import { hashToken, newToken } from '../../lib/tokens';
 import type { AuthUser } from '../../plugins/auth';
@@ -119,51 +121,6 @@ export function createCodesService({ db, realtime, bot, log, limits = DEFAULT_CO
       .catch((err) => log.warn({ err }, 'telegram notice failed'))
       .finally(() => inFlight.delete(p));
     inFlight.add(p);
-  }
-
-  /**
-   * Idempotency-Key of a money call: claimed by an INSERT in the call's own transaction, so a
-   * parallel retry waits on that row and, once the first commits, gets its stored answer instead
-   * of moving money again. A failed call rolls its claim back and may be retried as new.
-   */
-  async function claimKey(trx: Trx, userId: number, idem: IdempotencyKey | undefined) {
-    if (!idem) return;
-    const claimed = await trx
-      .insertInto('idempotency_keys')
-      .values({ user_id: userId, key: idem.key, method: idem.method, path: idem.path, request_hash: idem.hash })
-      .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-      .returning('key')
-      .executeTakeFirst();
-    if (claimed) return;
-    const row = await trx
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('key', '=', idem.key)
-      .executeTakeFirstOrThrow();
-    if (row.request_hash !== idem.hash || row.response_body === null || row.response_status !== 200) {
-      throw new AppError('CONFLICT', { message: 'Этот ключ повтора уже использован для другого запроса', errors: { _: ['Повторите действие'] } });
-    }
-    throw new Replay(JSON.parse(row.response_body));
-  }
-
-  async function storeKey(trx: Trx, userId: number, idem: IdempotencyKey | undefined, answer: unknown) {
-    if (!idem) return;
-    await trx
-      .updateTable('idempotency_keys')
-      .set({ response_status: 200, response_body: JSON.stringify(answer) })
-      .where('user_id', '=', userId)
-      .where('key', '=', idem.key)
-      .execute();
-  }
-
-  async function once<A>(run: () => Promise<A>): Promise<A> {
-    try {
-      return await run();
-    } catch (err) {
-      if (err instanceof Replay) return err.answer as A;
-      throw err;
-    }
   }
 
   async function activeServer(q: Kysely<Database> | Trx, id: number) {
@@ -693,19 +650,6 @@ export function createCodesService({ db, realtime, bot, log, limits = DEFAULT_CO
       return out.answer;
     }),
   };
-}
-
-/** The Idempotency-Key header of a money call, with what identifies the request it was first used for. */
-export interface IdempotencyKey {
-  key: string;
-  method: string;
-  path: string;
-  /** SHA-256 of method, path and body: the same key with another request is refused. */
-  hash: string;
-}
-
-class Replay {
-  constructor(readonly answer: unknown) {}
 }
 
 export interface TelegramUpdate {

@@ -32,6 +32,9 @@ const ACTIONS: Record<string, string> = {
   'user.block': 'Заблокирован',
   'user.unblock': 'Разблокирован',
   'code_incident.resolve': 'Инцидент закрыт',
+  'code.cancel': 'Код отменён',
+  'request.complete': 'Заявка выполнена',
+  'request.reject': 'Заявка отклонена',
 };
 const ENTITIES: Record<string, string> = {
   gamesserver: 'Сервер',

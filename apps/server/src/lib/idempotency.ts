@@ -1,0 +1,77 @@
+import type { FastifyRequest } from 'fastify';
+import type { Transaction } from 'kysely';
+import { createHash } from 'node:crypto';
+import type { Database } from '../db/schema';
+import { AppError } from './app-error';
+
+/** The Idempotency-Key header of a money call, with what identifies the request it was first used for. */
+export interface IdempotencyKey {
+  key: string;
+  method: string;
+  path: string;
+  /** SHA-256 of method, path and body: the same key with another request is refused. */
+  hash: string;
+}
+
+/** The web client's Idempotency-Key on money calls; a malformed one is a 422, not a silent no-op. */
+export function idempotencyKey(request: FastifyRequest): IdempotencyKey | undefined {
+  const raw = request.headers['idempotency-key'];
+  if (raw === undefined) return undefined;
+  const key = Array.isArray(raw) ? raw[0] : raw;
+  if (!key || key.length > 100) throw new AppError('VALIDATION', { errors: { 'Idempotency-Key': ['Ключ повтора — от 1 до 100 символов'] } });
+  const path = request.routeOptions.url ?? request.url;
+  const hash = createHash('sha256').update(`${request.method} ${request.url}\n${JSON.stringify(request.body ?? null)}`).digest('hex');
+  return { key, method: request.method, path, hash };
+}
+
+/** Thrown by `claimKey` when the key already holds a finished answer; `once` turns it into that answer. */
+class Replay {
+  constructor(readonly answer: unknown) {}
+}
+
+/**
+ * Claims an Idempotency-Key by an INSERT in the call's own transaction, so a parallel retry
+ * waits on that row and, once the first commits, gets its stored answer instead of moving money
+ * again. A failed call rolls its claim back and may be retried as new.
+ */
+export async function claimKey(trx: Transaction<Database>, userId: number, idem: IdempotencyKey | undefined) {
+  if (!idem) return;
+  const claimed = await trx
+    .insertInto('idempotency_keys')
+    .values({ user_id: userId, key: idem.key, method: idem.method, path: idem.path, request_hash: idem.hash })
+    .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
+    .returning('key')
+    .executeTakeFirst();
+  if (claimed) return;
+  const row = await trx
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('key', '=', idem.key)
+    .executeTakeFirstOrThrow();
+  if (row.request_hash !== idem.hash || row.response_body === null || row.response_status !== 200) {
+    throw new AppError('CONFLICT', { message: 'Этот ключ повтора уже использован для другого запроса', errors: { _: ['Повторите действие'] } });
+  }
+  throw new Replay(JSON.parse(row.response_body));
+}
+
+/** Stores the answer under the claimed key, in the same transaction as the movement it describes. */
+export async function storeKey(trx: Transaction<Database>, userId: number, idem: IdempotencyKey | undefined, answer: unknown) {
+  if (!idem) return;
+  await trx
+    .updateTable('idempotency_keys')
+    .set({ response_status: 200, response_body: JSON.stringify(answer) })
+    .where('user_id', '=', userId)
+    .where('key', '=', idem.key)
+    .execute();
+}
+
+/** Runs a call that claims its key; a replay answers the stored first answer. */
+export async function once<A>(run: () => Promise<A>): Promise<A> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof Replay) return err.answer as A;
+    throw err;
+  }
+}

@@ -1,0 +1,312 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { auditLedger } from '../ledger/audit';
+
+const KK = 1_000_000;
+type Player = Awaited<ReturnType<typeof createUser>>;
+
+describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue on %s', (kind) => {
+  let t: TestApp;
+  let serverId: number;
+  let otherServerId: number;
+  let admin: Player;
+  const call = (method: 'GET' | 'POST', url: string, who?: Player, payload?: object, headers: Record<string, string> = {}) =>
+    t.app.inject({ method, url, headers: { ...(who?.auth ?? {}), ...headers }, ...(payload ? { payload } : {}) });
+  const wallet = (userId: number, sid = serverId) =>
+    t.db.kysely.selectFrom('wallets').selectAll().where('user_id', '=', userId).where('gamesserver_id', '=', sid).executeTakeFirstOrThrow();
+  const expectAudit = async () => expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  /** A player with a nick on the first server and `adena` on their wallet. */
+  const playerWith = async (adena = 0n, coins = 0n) => {
+    const p = await createUser(t.db.kysely);
+    const w = await createWallet(t.db.kysely, p.id, serverId, 'Hero');
+    if (adena) await fund(t.db.kysely, w, adena, 1);
+    if (coins) await fund(t.db.kysely, w, coins, 2);
+    return p;
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    serverId = await firstServerId(t.db.kysely);
+    otherServerId = (await t.db.kysely.selectFrom('gamesservers').select('id').where('id', '<>', serverId).orderBy('id').executeTakeFirstOrThrow()).id;
+    admin = await createUser(t.db.kysely, { admin: true });
+  });
+  afterAll(() => t.close());
+
+  describe('wallets and nick', () => {
+    it('creates the wallet on the first nick and lists it with both balances', async () => {
+      const p = await createUser(t.db.kysely);
+      expect((await call('GET', '/api/wallets', p)).json()).toEqual([]);
+      const saved = await call('POST', '/api/save_nick/', p, { gamesserver_id: serverId, nick: 'Тёмный1' });
+      expect(saved.statusCode).toBe(200);
+      expect(saved.json()).toEqual({ success: 'Тёмный1' });
+      const list = (await call('GET', '/api/wallets', p)).json();
+      expect(list).toEqual([expect.objectContaining({ gamesserver_id: serverId, nick: 'Тёмный1', balance: 0, balance_second: 0, new_message: false })]);
+      expect(typeof list[0].gamesserver).toBe('string');
+    });
+
+    it('refuses a bad nick and an unknown server in Russian', async () => {
+      const p = await createUser(t.db.kysely);
+      const bad = await call('POST', '/api/save_nick/', p, { gamesserver_id: serverId, nick: 'a b!' });
+      expect(bad.statusCode).toBe(422);
+      expect(bad.json().errors.nick[0]).toMatch(/[а-я]/);
+      const unknown = await call('POST', '/api/save_nick/', p, { gamesserver_id: 999_999, nick: 'Hero' });
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.json().errors.gamesserver_id).toEqual(['Игровой сервер не найден']);
+    });
+  });
+
+  describe('deposits', () => {
+    it('is pending with the cashier nick until an operator completes it, then credits once', async () => {
+      const p = await playerWith();
+      const res = await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 3 * KK, currency_type: 1 });
+      expect(res.statusCode).toBe(200);
+      const request = res.json().success;
+      expect(request).toMatchObject({ type: 'input', currency_type: 1, amount: 3 * KK, status: 'pending', nick: 'Hero', cashier_nick: expect.any(String) });
+      expect(Number((await wallet(p.id)).balance)).toBe(0);
+
+      const done = await call('POST', `/api/admin/requests/${request.id}/complete`, admin, {});
+      expect(done.statusCode).toBe(200);
+      expect(done.json().success).toMatchObject({ id: request.id, status: 'completed', processed_by: admin.id, user: { id: p.id } });
+      const w = await wallet(p.id);
+      expect(Number(w.balance)).toBe(3 * KK);
+      expect(w.new_message).toBe(true);
+
+      const again = await call('POST', `/api/admin/requests/${request.id}/complete`, admin, {});
+      expect(again.statusCode).toBe(409);
+      expect(again.json().message).toBe('Заявка уже обработана');
+      expect(Number((await wallet(p.id)).balance)).toBe(3 * KK);
+
+      const audit = await t.db.kysely.selectFrom('admin_audit_log').selectAll().where('entity_type', '=', 'balance_request').where('entity_id', '=', String(request.id)).execute();
+      expect(audit).toHaveLength(1);
+      expect(audit[0]).toMatchObject({ admin_id: admin.id, action: 'request.complete' });
+      expect(audit[0]!.before).toMatchObject({ status: 'pending' });
+      expect(audit[0]!.after).toMatchObject({ status: 'completed', processed_by: admin.id });
+
+      // Reading the history reads the notice.
+      const history = (await call('GET', `/api/get_user_input_output_balance?gamesserver_id=${serverId}`, p)).json();
+      expect(history.data[0]).toMatchObject({ id: request.id, status: 'completed' });
+      expect((await wallet(p.id)).new_message).toBe(false);
+      await expectAudit();
+    });
+
+    it('credits coins through the second-currency call', async () => {
+      const p = await playerWith();
+      const res = await call('POST', '/api/up_balance_user_second_currency/', p, { gamesserver_id: serverId, amount: 250, currency_type: 2 });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().success).toMatchObject({ currency_type: 2, amount: 250 });
+      await call('POST', `/api/admin/requests/${res.json().success.id}/complete`, admin, {});
+      const w = await wallet(p.id);
+      expect([Number(w.balance), Number(w.balance_second)]).toEqual([0, 250]);
+    });
+
+    it('refuses what the player cannot mean: no nick, outside the limits, a currency the path does not name', async () => {
+      const noNick = await createUser(t.db.kysely);
+      const r1 = await call('POST', '/api/up_balance_user/', noNick, { gamesserver_id: serverId, amount: 3 * KK });
+      expect(r1.statusCode).toBe(422);
+      expect(r1.json().errors.nick[0]).toMatch(/ник/);
+      const p = await playerWith();
+      const low = await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 10 });
+      expect(low.statusCode).toBe(422);
+      expect(low.json().errors.amount[0]).toMatch(/^От 1 000 000 до 10 000 000 000 аден$/);
+      const mismatch = await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 3 * KK, currency_type: 2 });
+      expect(mismatch.statusCode).toBe(422);
+      const junk = await call('POST', '/api/up_balance_user/', p, { gamesserver_id: 'x', amount: -1 });
+      expect(junk.statusCode).toBe(422);
+      expect(Object.keys(junk.json().errors).sort()).toEqual(['amount', 'gamesserver_id']);
+      expect(await t.db.kysely.selectFrom('balance_requests').select('id').where('user_id', 'in', [noNick.id, p.id]).execute()).toEqual([]);
+    });
+
+    it('a rejected deposit moves nothing and tells the player why', async () => {
+      const p = await playerWith();
+      const { id } = (await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 2 * KK })).json().success;
+      const noReason = await call('POST', `/api/admin/requests/${id}/reject`, admin, { reason: ' ' });
+      expect(noReason.statusCode).toBe(422);
+      expect(noReason.json().errors.reason).toEqual(['Укажите причину']);
+      const res = await call('POST', `/api/admin/requests/${id}/reject`, admin, { reason: 'Передача не пришла' });
+      expect(res.json().success).toMatchObject({ status: 'rejected', comment: 'Передача не пришла' });
+      expect(Number((await wallet(p.id)).balance)).toBe(0);
+      const history = (await call('GET', '/api/get_user_input_output_balance', p)).json();
+      expect(history.data[0]).toMatchObject({ id, status: 'rejected', comment: 'Передача не пришла' });
+    });
+  });
+
+  describe('withdrawals', () => {
+    it('holds the amount at once, and pays it out on completion', async () => {
+      const p = await playerWith(10n * BigInt(KK));
+      const res = await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 4 * KK, currency_type: 1 });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().success).toMatchObject({ type: 'output', status: 'pending', amount: 4 * KK, enter_currency: 4 * KK });
+      expect(Number((await wallet(p.id)).balance)).toBe(6 * KK);
+      await expectAudit();
+      await call('POST', `/api/admin/requests/${res.json().success.id}/complete`, admin, {});
+      expect(Number((await wallet(p.id)).balance)).toBe(6 * KK);
+      await expectAudit();
+    });
+
+    it('answers 409 with low_cap and moves nothing when the balance is short', async () => {
+      const p = await playerWith(2n * BigInt(KK), 5n);
+      const res = await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 3 * KK });
+      expect(res.statusCode).toBe(409);
+      expect(res.json()).toMatchObject({ low_cap: true, message: 'Недостаточно средств на балансе' });
+      const coins = await call('POST', '/api/down_balance_user_second_currency/', p, { gamesserver_id: serverId, amount: 6, currency_type: 2 });
+      expect(coins.statusCode).toBe(409);
+      expect(coins.json().low_cap).toBe(true);
+      const w = await wallet(p.id);
+      expect([Number(w.balance), Number(w.balance_second)]).toEqual([2 * KK, 5]);
+      expect(await t.db.kysely.selectFrom('balance_requests').select('id').where('user_id', '=', p.id).execute()).toEqual([]);
+    });
+
+    it('refunds a rejected withdrawal and one the player cancels, once', async () => {
+      const p = await playerWith(10n * BigInt(KK), 100n);
+      const a = (await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 4 * KK })).json().success;
+      const b = (await call('POST', '/api/down_balance_user_second_currency/', p, { gamesserver_id: serverId, amount: 60 })).json().success;
+      expect(Number((await wallet(p.id)).balance_second)).toBe(40);
+      await call('POST', `/api/admin/requests/${a.id}/reject`, admin, { reason: 'Персонаж не в игре' });
+      expect(Number((await wallet(p.id)).balance)).toBe(10 * KK);
+      const cancelled = await call('POST', '/api/delete_request/', p, { id: b.id });
+      expect(cancelled.json()).toEqual({ success: b.id });
+      expect(Number((await wallet(p.id)).balance_second)).toBe(100);
+      const twice = await call('POST', '/api/delete_request/', p, { id: b.id });
+      expect(twice.statusCode).toBe(409);
+      expect(twice.json().message).toBe('Заявка уже отменена');
+      const late = await call('POST', `/api/admin/requests/${b.id}/complete`, admin, {});
+      expect(late.statusCode).toBe(409);
+      expect(Number((await wallet(p.id)).balance_second)).toBe(100);
+      await expectAudit();
+    });
+  });
+
+  describe('history', () => {
+    it('pages newest first, filters by server, and hides only finished entries', async () => {
+      const p = await playerWith(100n * BigInt(KK));
+      await createWallet(t.db.kysely, p.id, otherServerId, 'Hero');
+      const ids: number[] = [];
+      for (let i = 1; i <= 12; i++) {
+        const res = await call('POST', '/api/up_balance_user/', p, { gamesserver_id: i === 12 ? otherServerId : serverId, amount: i * KK });
+        ids.push(res.json().success.id);
+      }
+      const page1 = (await call('GET', '/api/get_user_input_output_balance', p)).json();
+      expect(page1.total).toBe(12);
+      expect(page1.data.map((r: { id: number }) => r.id)).toEqual(ids.slice(2).reverse());
+      const page2 = (await call('GET', '/api/get_user_input_output_balance?page=2&per_page=10', p)).json();
+      expect(page2.data.map((r: { id: number }) => r.id)).toEqual([ids[1], ids[0]]);
+      const one = (await call('GET', `/api/get_user_input_output_balance?gamesserver_id=${otherServerId}`, p)).json();
+      expect(one).toMatchObject({ total: 1, data: [{ id: ids[11], gamesserver_id: otherServerId }] });
+
+      const pending = await call('GET', `/api/delete_balance_user/${ids[0]}`, p);
+      expect(pending.statusCode).toBe(409);
+      expect(pending.json().message).toMatch(/отмените/);
+      await call('POST', '/api/delete_request/', p, { id: ids[0] });
+      const hidden = await call('GET', `/api/delete_balance_user/${ids[0]}`, p);
+      expect(hidden.json()).toEqual({ success: ids[0] });
+      const after = (await call('GET', '/api/get_user_input_output_balance?page=2', p)).json();
+      expect(after.total).toBe(11);
+      expect(after.data.map((r: { id: number }) => r.id)).toEqual([ids[1]]);
+
+      const bad = await call('GET', '/api/get_user_input_output_balance?page=0&per_page=1000', p);
+      expect(bad.statusCode).toBe(422);
+      expect(Object.keys(bad.json().errors).sort()).toEqual(['page', 'per_page']);
+    });
+  });
+
+  describe('owners and outsiders', () => {
+    it("never touches another player's request or shows it", async () => {
+      const owner = await playerWith(10n * BigInt(KK));
+      const thief = await playerWith();
+      const req = (await call('POST', '/api/down_balance_user/', owner, { gamesserver_id: serverId, amount: 2 * KK })).json().success;
+      const cancel = await call('POST', '/api/delete_request/', thief, { id: req.id });
+      expect(cancel.statusCode).toBe(404);
+      expect(cancel.json().message).toBe('Заявка не найдена');
+      await call('POST', '/api/delete_request/', owner, { id: req.id });
+      expect((await call('GET', `/api/delete_balance_user/${req.id}`, thief)).statusCode).toBe(404);
+      expect((await call('GET', '/api/get_user_input_output_balance', thief)).json()).toEqual({ data: [], total: 0 });
+      const ownerHistory = (await call('GET', '/api/get_user_input_output_balance', owner)).json();
+      expect(ownerHistory.data[0]).toMatchObject({ id: req.id, status: 'cancelled' });
+      expect((await call('GET', '/api/wallets', thief)).json().map((w: { id: number }) => w.id)).toEqual([(await wallet(thief.id)).id]);
+    });
+
+    it('answers 401 to anonymous callers of every player call and 403 to players on the queue', async () => {
+      const calls: Array<['GET' | 'POST', string, object?]> = [
+        ['GET', '/api/wallets'],
+        ['POST', '/api/save_nick/', { gamesserver_id: serverId, nick: 'Hero' }],
+        ['GET', '/api/get_user_input_output_balance'],
+        ['POST', '/api/up_balance_user/', { gamesserver_id: serverId, amount: KK }],
+        ['POST', '/api/up_balance_user_second_currency/', { gamesserver_id: serverId, amount: 1 }],
+        ['POST', '/api/down_balance_user/', { gamesserver_id: serverId, amount: KK }],
+        ['POST', '/api/down_balance_user_second_currency/', { gamesserver_id: serverId, amount: 1 }],
+        ['POST', '/api/delete_request/', { id: 1 }],
+        ['GET', '/api/delete_balance_user/1'],
+      ];
+      for (const [method, url, payload] of calls) {
+        const res = await call(method, url, undefined, payload);
+        expect(res.statusCode, url).toBe(401);
+        expect(res.json().errors).toBeUndefined();
+      }
+      const p = await playerWith();
+      expect((await call('GET', '/api/admin/requests', p)).statusCode).toBe(403);
+    });
+  });
+
+  describe('the operators queue', () => {
+    it('puts VIP players first, then the oldest, and filters by status, type, server and currency', async () => {
+      const plain = await playerWith(10n * BigInt(KK));
+      const vip = await playerWith(10n * BigInt(KK));
+      await t.db.kysely.updateTable('users').set({ vip_until: new Date(Date.now() + 86_400_000) }).where('id', '=', vip.id).execute();
+      const first = (await call('POST', '/api/down_balance_user/', plain, { gamesserver_id: serverId, amount: KK })).json().success;
+      const second = (await call('POST', '/api/down_balance_user/', vip, { gamesserver_id: serverId, amount: KK })).json().success;
+      const q = (await call('GET', `/api/admin/requests?status=pending&type=output&gamesserver_id=${serverId}&currency_type=1&per_page=100`, admin)).json();
+      const order = q.data.map((r: { id: number }) => r.id).filter((id: number) => id === first.id || id === second.id);
+      expect(order).toEqual([second.id, first.id]);
+      expect(q.data.find((r: { id: number }) => r.id === second.id).user).toMatchObject({ id: vip.id, vip: true });
+      expect(q.data.every((r: { status: string; type: string }) => r.status === 'pending' && r.type === 'output')).toBe(true);
+      const coins = (await call('GET', '/api/admin/requests?status=pending&currency_type=2', admin)).json();
+      expect(coins.data.every((r: { currency_type: number }) => r.currency_type === 2)).toBe(true);
+      expect((await call('GET', '/api/admin/requests?status=nope', admin)).statusCode).toBe(422);
+      expect((await call('POST', '/api/admin/requests/99999999/complete', admin, {})).statusCode).toBe(404);
+    });
+
+    it('gives the ledger audit verdict', async () => {
+      const res = await call('GET', '/api/admin/ledger/audit', admin);
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ ok: true, problems: [] });
+    });
+  });
+
+  describe('idempotency and realtime', () => {
+    it('a retried withdrawal with the same Idempotency-Key holds once and answers the same', async () => {
+      const p = await playerWith(10n * BigInt(KK));
+      const key = { 'idempotency-key': `w-${p.id}` };
+      const a = await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 3 * KK }, key);
+      const b = await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 3 * KK }, key);
+      expect(b.statusCode).toBe(200);
+      expect(b.json()).toEqual(a.json());
+      expect(Number((await wallet(p.id)).balance)).toBe(7 * KK);
+      const other = await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 1 * KK }, key);
+      expect(other.statusCode).toBe(409);
+      expect(Number((await wallet(p.id)).balance)).toBe(7 * KK);
+    });
+
+    it('tells the owner the new balances after commit, and nothing for a refused call', async () => {
+      const sent: Array<{ userId: number; name: string; data: unknown }> = [];
+      const spy = vi.spyOn(t.app.deps.realtime, 'publish').mockImplementation((userId, name, data) => void sent.push({ userId, name, data }));
+      try {
+        const p = await playerWith(5n * BigInt(KK), 7n);
+        const dep = (await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 2 * KK })).json().success;
+        expect(sent).toEqual([]);
+        await call('POST', `/api/admin/requests/${dep.id}/complete`, admin, {});
+        expect(sent).toEqual([{ userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 7 * KK, balance_second: 7 } }]);
+        sent.length = 0;
+        const w = (await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 3 * KK })).json().success;
+        expect(sent).toEqual([{ userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 4 * KK, balance_second: 7 } }]);
+        sent.length = 0;
+        expect((await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 9 * KK })).statusCode).toBe(409);
+        expect(sent).toEqual([]);
+        await call('POST', `/api/admin/requests/${w.id}/reject`, admin, { reason: 'нет' });
+        expect(sent).toEqual([{ userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 7 * KK, balance_second: 7 } }]);
+      } finally {
+        spy.mockRestore();
+      }
+    });
+  });
+});

@@ -1,0 +1,321 @@
+import { type AdminRequest, CURRENCIES, type Request, type ServerLimits } from '@adena/contract';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, RequestType } from '../../db/schema';
+import { AppError } from '../../lib/app-error';
+import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
+import { toNumber } from '../../lib/money';
+import type { AuthUser } from '../../plugins/auth';
+import type { Realtime } from '../../plugins/realtime';
+import type { TelegramBot } from '../codes/telegram-bot';
+import { deliverNotices, type PendingNotice, recordBalanceDrop } from '../codes/telegram-notices';
+import { type CurrencyType, post, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger';
+import { ensureWallet } from '../wallets/wallets.repository';
+import { type AdminRequestRow, type QueueFilters, type RequestRow, requestsRepository as repo } from './requests.repository';
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const iso = (d: Date | string) => new Date(d).toISOString();
+const grouped = (v: bigint) => v.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
+
+export function toRequest(r: RequestRow): Request {
+  return {
+    id: r.id,
+    type: r.type,
+    currency_type: r.currency_type,
+    amount: toNumber(r.amount),
+    status: r.status,
+    gamesserver_id: r.gamesserver_id,
+    gamesserver: r.gamesserver,
+    nick: r.nick,
+    cashier_nick: r.cashier_nick,
+    comment: r.comment,
+    created_at: iso(r.created_at),
+    updated_at: iso(r.updated_at),
+  };
+}
+
+export function toAdminRequest(r: AdminRequestRow, now = new Date()): AdminRequest {
+  return {
+    ...toRequest(r),
+    user: {
+      id: r.user_id,
+      name: r.user_name,
+      email: r.user_email,
+      phone: r.user_phone,
+      vip: r.user_vip_until !== null && new Date(r.user_vip_until) > now,
+    },
+    processed_by: r.processed_by,
+    processed_at: r.processed_at === null ? null : iso(r.processed_at),
+  };
+}
+
+const notFound = () => new AppError('NOT_FOUND', { message: 'Заявка не найдена', errors: { id: ['Заявка не найдена'] } });
+const notPending = (status: string) =>
+  new AppError('REQUEST_NOT_PENDING', {
+    message: status === 'cancelled' ? 'Заявка уже отменена' : 'Заявка уже обработана',
+    errors: { id: [status === 'cancelled' ? 'Заявка уже отменена' : 'Заявка уже обработана'] },
+    body: { status },
+  });
+
+const balanceEvent = (w: WalletBalance) => ({ gamesserver_id: w.gamesserverId, balance: toNumber(w.balance), balance_second: toNumber(w.balanceSecond) });
+
+export interface RequestsServiceDeps {
+  db: Kysely<Database>;
+  realtime: Pick<Realtime, 'publish'>;
+  bot: TelegramBot;
+  log: { warn(obj: unknown, msg?: string): void };
+}
+
+/**
+ * Deposits and withdrawals and the operators' queue. A withdrawal holds its amount on the
+ * server's payout account in the same transaction that creates it; an operator's completion pays
+ * it out to cash, a rejection or the player's cancel returns it. A deposit moves nothing until an
+ * operator completes it (cash to wallet). Realtime events and Telegram messages leave after COMMIT.
+ */
+export function createRequestsService({ db, realtime, bot, log }: RequestsServiceDeps) {
+  const inFlight = new Set<Promise<void>>();
+
+  function publish(userId: number, wallets: WalletBalance[]) {
+    for (const w of wallets) realtime.publish(userId, 'balance', balanceEvent(w));
+  }
+
+  function deliver(notice: PendingNotice | null) {
+    if (!notice || notice.chatId === null) return;
+    const p = deliverNotices(db, bot, [notice])
+      .catch((err) => log.warn({ err }, 'telegram notice failed'))
+      .finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  }
+
+  async function server(id: number) {
+    const s = await db.selectFrom('gamesservers').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!s?.active) {
+      throw new AppError('NOT_FOUND', { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
+    }
+    return s;
+  }
+
+  function checkLimits(limits: ServerLimits, type: RequestType, currency: CurrencyType, amount: bigint) {
+    const l = limits[type][String(currency) as '1' | '2'];
+    const min = BigInt(l.min);
+    const max = BigInt(l.max);
+    if (amount < min || amount > max) {
+      const name = CURRENCIES[currency].name;
+      throw new AppError('LIMIT_EXCEEDED', {
+        message: type === 'input' ? 'Сумма пополнения вне пределов сервера' : 'Сумма вывода вне пределов сервера',
+        errors: { amount: [`От ${grouped(min)} до ${grouped(max)} ${name}`] },
+      });
+    }
+  }
+
+  async function create(user: AuthUser, type: RequestType, input: { gamesserver_id: number; amount: number; currency_type: CurrencyType }, idem?: IdempotencyKey) {
+    const amount = BigInt(input.amount);
+    const currency = input.currency_type;
+    const s = await server(input.gamesserver_id);
+    checkLimits(s.limits, type, currency, amount);
+    return once(async () => {
+      const out = await db.transaction().execute(async (trx) => {
+        await claimKey(trx, user.id, idem);
+        const wallet = await ensureWallet(trx, user.id, s.id);
+        if (!wallet.nick) {
+          throw new AppError('VALIDATION', {
+            message: 'Сначала укажите ник персонажа',
+            errors: { nick: ['Укажите ник персонажа на этом сервере: по нему кассир найдёт вас в игре'] },
+          });
+        }
+        const { id } = await repo.insert(trx, {
+          userId: user.id,
+          walletId: wallet.id,
+          gamesserverId: s.id,
+          type,
+          currency,
+          amount,
+          nick: wallet.nick,
+          cashierNick: s.cashier_nick,
+        });
+        let wallets: WalletBalance[] = [];
+        let notice: PendingNotice | null = null;
+        if (type === 'output') {
+          const posted = await post(trx, {
+            kind: 'withdrawal_hold',
+            refType: 'balance_request',
+            refId: id,
+            actorUserId: user.id,
+            legs: [
+              { account: walletAccount(wallet.id, s.id, currency), amount: -amount },
+              { account: serviceAccount('payout', s.id, currency), amount },
+            ],
+          });
+          wallets = posted.wallets;
+          if (currency === 1) {
+            const after = posted.wallets[0]!.balance;
+            notice = await recordBalanceDrop(trx, { userId: user.id, walletId: wallet.id, gamesserverId: s.id, before: after + amount, after });
+          }
+        }
+        const row = (await repo.byId(trx, id))!;
+        const request = toRequest(row);
+        const answer = type === 'output' ? { success: { ...request, enter_currency: request.amount } } : { success: request };
+        await storeKey(trx, user.id, idem, answer);
+        return { answer, wallets, notice };
+      });
+      publish(user.id, out.wallets);
+      deliver(out.notice);
+      return out.answer;
+    });
+  }
+
+  return {
+    async settle() {
+      await Promise.all([...inFlight]);
+    },
+
+    deposit: (user: AuthUser, input: { gamesserver_id: number; amount: number; currency_type: CurrencyType }, idem?: IdempotencyKey) =>
+      create(user, 'input', input, idem) as Promise<{ success: Request }>,
+
+    withdraw: (user: AuthUser, input: { gamesserver_id: number; amount: number; currency_type: CurrencyType }, idem?: IdempotencyKey) =>
+      create(user, 'output', input, idem) as Promise<{ success: Request & { enter_currency: number } }>,
+
+    /** The player's own pending request is cancelled; a withdrawal's hold comes back to the wallet. */
+    cancel: (user: AuthUser, id: number, idem?: IdempotencyKey) =>
+      once(async () => {
+        const out = await db.transaction().execute(async (trx) => {
+          await claimKey(trx, user.id, idem);
+          const r = await repo.lock(trx, id, user.id);
+          if (!r) throw notFound();
+          if (r.status !== 'pending') throw notPending(r.status);
+          await repo.finish(trx, r.id, { status: 'cancelled', processedBy: null });
+          const wallets = r.type === 'output' ? (await refund(trx, r, user.id, 'withdrawal_cancel')).wallets : [];
+          const answer = { success: r.id };
+          await storeKey(trx, user.id, idem, answer);
+          return { answer, wallets };
+        });
+        publish(user.id, out.wallets);
+        return out.answer;
+      }),
+
+    /** Hides a finished entry from the player's own history; the row stays for operators and the audit. */
+    async hide(user: AuthUser, id: number) {
+      const hidden = await repo.hide(db, user.id, id);
+      if (hidden) return { success: hidden.id };
+      const r = await db.selectFrom('balance_requests').select(['status']).where('id', '=', id).where('user_id', '=', user.id).executeTakeFirst();
+      if (!r) throw notFound();
+      throw new AppError('REQUEST_NOT_PENDING', {
+        message: 'Заявка ещё ждёт обработки: сначала отмените её',
+        errors: { id: ['Заявка ещё ждёт обработки: сначала отмените её'] },
+        body: { status: r.status },
+      });
+    },
+
+    async history(user: AuthUser, q: { page: number; per_page: number; gamesserver_id?: number }) {
+      const { rows, total } = await repo.history(db, user.id, { gamesserverId: q.gamesserver_id, page: q.page, perPage: q.per_page });
+      // Reading the history is reading the notices of finished requests.
+      await repo.clearMessages(db, user.id, q.gamesserver_id);
+      return { data: rows.map(toRequest), total };
+    },
+
+    // ── operators ──
+
+    async queue(f: QueueFilters) {
+      const { rows, total } = await repo.queue(db, f);
+      const now = new Date();
+      return { data: rows.map((r) => toAdminRequest(r, now)), total };
+    },
+
+    /** Completes a pending request: a deposit is credited, a withdrawal's hold is paid out. */
+    async complete(admin: AuthUser, id: number, comment?: string) {
+      const out = await db.transaction().execute(async (trx) => {
+        const r = await repo.lock(trx, id);
+        if (!r) throw notFound();
+        if (r.status !== 'pending') throw notPending(r.status);
+        const before = (await repo.adminById(trx, id))!;
+        let wallets: WalletBalance[] = [];
+        if (r.type === 'input') {
+          const w = await trx.selectFrom('wallets').select(['balance', 'balance_second']).where('id', '=', r.wallet_id).executeTakeFirstOrThrow();
+          if ((r.currency_type === 1 ? w.balance : w.balance_second) + r.amount > MAX_SAFE) {
+            throw new AppError('CONFLICT', { message: 'Баланс игрока превысил бы допустимый предел', errors: { amount: ['Слишком большая сумма'] } });
+          }
+          wallets = (
+            await post(trx, {
+              kind: 'deposit',
+              refType: 'balance_request',
+              refId: r.id,
+              actorUserId: admin.id,
+              legs: [
+                { account: serviceAccount('cash', r.gamesserver_id, r.currency_type), amount: -r.amount },
+                { account: walletAccount(r.wallet_id, r.gamesserver_id, r.currency_type), amount: r.amount },
+              ],
+            })
+          ).wallets;
+        } else {
+          await post(trx, {
+            kind: 'withdrawal_payout',
+            refType: 'balance_request',
+            refId: r.id,
+            actorUserId: admin.id,
+            legs: [
+              { account: serviceAccount('payout', r.gamesserver_id, r.currency_type), amount: -r.amount },
+              { account: serviceAccount('cash', r.gamesserver_id, r.currency_type), amount: r.amount },
+            ],
+          });
+        }
+        await repo.finish(trx, r.id, { status: 'completed', processedBy: admin.id, comment: comment || null });
+        await repo.flagMessage(trx, r.wallet_id);
+        const after = (await repo.adminById(trx, id))!;
+        await writeAudit(trx, admin.id, 'request.complete', r.id, before, after);
+        return { userId: r.user_id, wallets, after };
+      });
+      publish(out.userId, out.wallets);
+      return { success: toAdminRequest(out.after) };
+    },
+
+    /** Rejects a pending request with a reason the player sees; a withdrawal's hold comes back. */
+    async reject(admin: AuthUser, id: number, reason: string) {
+      const out = await db.transaction().execute(async (trx) => {
+        const r = await repo.lock(trx, id);
+        if (!r) throw notFound();
+        if (r.status !== 'pending') throw notPending(r.status);
+        const before = (await repo.adminById(trx, id))!;
+        await repo.finish(trx, r.id, { status: 'rejected', processedBy: admin.id, comment: reason });
+        const wallets = r.type === 'output' ? (await refund(trx, r, admin.id, 'withdrawal_reject')).wallets : [];
+        await repo.flagMessage(trx, r.wallet_id);
+        const after = (await repo.adminById(trx, id))!;
+        await writeAudit(trx, admin.id, 'request.reject', r.id, before, after);
+        return { userId: r.user_id, wallets, after };
+      });
+      publish(out.userId, out.wallets);
+      return { success: toAdminRequest(out.after) };
+    },
+  };
+}
+
+function refund(
+  trx: Transaction<Database>,
+  r: { id: number; wallet_id: number; gamesserver_id: number; currency_type: 1 | 2; amount: bigint },
+  actorUserId: number,
+  kind: string,
+) {
+  return post(trx, {
+    kind,
+    refType: 'balance_request',
+    refId: r.id,
+    actorUserId,
+    legs: [
+      { account: serviceAccount('payout', r.gamesserver_id, r.currency_type), amount: -r.amount },
+      { account: walletAccount(r.wallet_id, r.gamesserver_id, r.currency_type), amount: r.amount },
+    ],
+  });
+}
+
+function writeAudit(trx: Transaction<Database>, adminId: number, action: string, id: number, before: AdminRequestRow, after: AdminRequestRow) {
+  const snapshot = (r: AdminRequestRow) => ({ status: r.status, amount: r.amount.toString(), comment: r.comment, processed_by: r.processed_by });
+  return trx
+    .insertInto('admin_audit_log')
+    .values({
+      admin_id: adminId,
+      action,
+      entity_type: 'balance_request',
+      entity_id: String(id),
+      before: JSON.stringify(snapshot(before)),
+      after: JSON.stringify(snapshot(after)),
+    })
+    .execute();
+}
