@@ -1,5 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId, fund } from '../../server/test/factories';
 import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
 import { launchHash, NATIVE_BRIDGE, signInitData } from './telegram';
 
@@ -82,6 +83,13 @@ describe('the app shell', () => {
     expect(await page.locator('[data-view="app-bar"]').count()).toBe(0);
     const events = () => page.evaluate(() => (window as unknown as { __tgEvents: Array<{ type: string; data: unknown }> }).__tgEvents);
     await expect.poll(async () => (await events()).map((e) => e.type)).toEqual(expect.arrayContaining(['web_app_ready', 'web_app_expand']));
+    // Signed in through /api/web_app without being asked: the token works and belongs to this Telegram user.
+    await expect.poll(() => page.evaluate(() => localStorage.getItem('access_token'))).not.toBeNull();
+    const token = await page.evaluate(() => localStorage.getItem('access_token'));
+    const me = await fetch(`${server.url}/api/user`, { headers: { authorization: `Bearer ${token}` } });
+    expect(me.status).toBe(200);
+    const row = await server.db.kysely.selectFrom('users').select('id').where('telegram_id', '=', 777000111n).executeTakeFirst();
+    expect(row?.id).toBe((await me.json()).id);
 
     // Off the root the back button shows; pressing it goes one step back.
     await page.locator('footer').getByRole('link', { name: 'Помощь' }).click();
@@ -104,18 +112,34 @@ describe('the app shell', () => {
     await context.close();
   });
 
-  it('registers the service worker at /sw.js and reloads the shell offline', async () => {
+  it('registers the service worker at /sw.js and reloads offline with the last known balance and a notice', async () => {
+    const player = await createUser(server.db.kysely);
+    const serverId = await firstServerId(server.db.kysely);
+    await fund(server.db.kysely, await createWallet(server.db.kysely, player.id, serverId), 2_500_000n);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'ru-RU', serviceWorkers: 'allow' });
+    await context.addInitScript(
+      ({ token, id }) => {
+        if (!localStorage.getItem('access_token')) {
+          localStorage.setItem('access_token', token);
+          localStorage.setItem('gamesserver_id', id);
+        }
+      },
+      { token: player.token, id: String(serverId) },
+    );
     const page = await context.newPage();
     await page.goto(server.url);
+    await expect.poll(() => page.getByTestId('balance').textContent()).toMatch(/2\s500\s000/);
     const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).active?.scriptURL);
     expect(scope).toBe(`${server.url}/sw.js`);
     // Wait until the worker controls the page, so the reload below is served by it.
     await page.reload();
     await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+    expect(await page.getByTestId('offline-notice').count()).toBe(0);
     await context.setOffline(true);
     await page.reload();
     await expect.poll(() => page.getByRole('heading', { level: 1 }).first().textContent()).toBe('Кошелёк адены');
+    await expect.poll(() => page.getByTestId('offline-notice').textContent()).toMatch(/Нет связи/);
+    expect(await page.getByTestId('balance').textContent()).toMatch(/2\s500\s000/);
     await context.close();
   });
 });

@@ -1,7 +1,10 @@
-import { QueryClient } from '@tanstack/react-query';
+import { onlineManager, QueryClient } from '@tanstack/react-query';
 import { ApiError } from './api-client';
 
 export function createQueryClient() {
+  // TanStack Query v5 starts out 'online' and only listens for changes; a page opened (or
+  // reloaded) while offline would never know. Start from what the browser says.
+  if (typeof navigator !== 'undefined' && navigator.onLine === false) onlineManager.setOnline(false);
   return new QueryClient({
     defaultOptions: {
       queries: {

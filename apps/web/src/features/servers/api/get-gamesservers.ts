@@ -1,8 +1,15 @@
-import { routes } from '@adena/contract/lite';
+import { type Gamesserver, routes } from '@adena/contract/lite';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { recallWhileOffline, remember } from '../../../lib/last-known';
 
 export const gamesserversQueryOptions = () =>
-  queryOptions({ queryKey: ['gamesservers'], queryFn: () => request(routes.gamesservers), staleTime: 60_000 });
+  queryOptions({
+    queryKey: ['gamesservers'],
+    queryFn: async () => remember('gamesservers', await request(routes.gamesservers)),
+    staleTime: 60_000,
+    // Offline: the last known list, so the wallet of the chosen server can still be shown.
+    placeholderData: () => recallWhileOffline<Gamesserver[]>('gamesservers'),
+  });
 
 export const useGamesservers = () => useQuery(gamesserversQueryOptions());
