@@ -1,7 +1,7 @@
 import { realtimeChannelFor, type RealtimeMessage } from '@adena/contract';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '../../../test/factories';
+import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { createTestApp, createTestDb, DB_KINDS, type TestApp, type TestDb } from '../../../test/harness';
 import { createDb } from '../../db/client';
 
@@ -28,6 +28,23 @@ function connect(url: string, token?: string): Promise<Socket> {
 const subscribe = (s: Socket, channel: string) =>
   s.timeout(5000).emitWithAck('subscribe', { channel }) as Promise<{ ok?: true; error?: string }>;
 const nextMessage = (s: Socket) => new Promise<RealtimeMessage>((resolve) => s.once('message', resolve));
+
+/** A player with a nick and adena on the first server, and an operator. */
+async function playerAndOperator(t: TestApp, adena = 0n) {
+  const serverId = await firstServerId(t.db.kysely);
+  const player = await createUser(t.db.kysely);
+  const wallet = await createWallet(t.db.kysely, player.id, serverId);
+  if (adena) await fund(t.db.kysely, wallet, adena);
+  const operator = await createUser(t.db.kysely, { admin: true });
+  return { serverId, player, operator };
+}
+
+async function depositCompleted(t: TestApp, who: { player: { auth: Record<string, string> }; operator: { auth: Record<string, string> }; serverId: number }, amount: number) {
+  const dep = await t.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: who.player.auth, payload: { gamesserver_id: who.serverId, amount } });
+  expect(dep.statusCode).toBe(200);
+  const done = await t.app.inject({ method: 'POST', url: `/api/admin/requests/${dep.json().success.id}/complete`, headers: who.operator.auth, payload: {} });
+  expect(done.statusCode).toBe(200);
+}
 
 afterEach(() => {
   for (const s of sockets.splice(0)) s.disconnect();
@@ -75,6 +92,40 @@ describe.each(DB_KINDS)('the private realtime channel on %s', (kind) => {
     expect(received).toEqual([]);
   });
 
+  it("a deposit completed by an operator reaches the player's socket with the new balance", async () => {
+    const who = await playerAndOperator(t, 1_000_000n);
+    const s = await connect(url, (await tokenFor(t, who.player)).token);
+    expect(await subscribe(s, realtimeChannelFor(who.player.id))).toEqual({ ok: true });
+    const got = nextMessage(s);
+    await depositCompleted(t, who, 2_500_000);
+    expect(await got).toEqual({
+      channel: realtimeChannelFor(who.player.id),
+      name: 'balance',
+      data: { gamesserver_id: who.serverId, balance: 3_500_000, balance_second: 0 },
+    });
+  });
+
+  it('sends nothing for a change that was rolled back', async () => {
+    const who = await playerAndOperator(t, 1_000_000n);
+    const s = await connect(url, (await tokenFor(t, who.player)).token);
+    expect(await subscribe(s, realtimeChannelFor(who.player.id))).toEqual({ ok: true });
+    const received: RealtimeMessage[] = [];
+    s.on('message', (m: RealtimeMessage) => received.push(m));
+    // The withdrawal's transaction rolls back at the balance guard (409).
+    const refused = await t.app.inject({
+      method: 'POST',
+      url: '/api/down_balance_user/',
+      headers: who.player.auth,
+      payload: { gamesserver_id: who.serverId, amount: 5_000_000 },
+    });
+    expect(refused.statusCode).toBe(409);
+    // A committed change afterwards arrives, and it is the first and only message on the socket.
+    const got = nextMessage(s);
+    await depositCompleted(t, who, 1_000_000);
+    await got;
+    expect(received.map((m) => [m.name, m.data])).toEqual([['balance', { gamesserver_id: who.serverId, balance: 2_000_000, balance_second: 0 }]]);
+  });
+
   it('refuses a socket with no token, a forged token, an access token or an expired token', async () => {
     const user = await createUser(t.db.kysely);
     await expect(connect(url)).rejects.toThrow(/unauthorized/);
@@ -114,5 +165,15 @@ describe('two app processes on one PostgreSQL', () => {
     // Raised on process A, where this socket is not connected.
     await a.app.inject({ method: 'GET', url: '/api/testAbly', headers: user.auth });
     expect((await got).name).toBe('test');
+  });
+
+  it('delivers the balance of a deposit an operator completed on one process to the player on the other', async () => {
+    const who = await playerAndOperator(a, 0n);
+    const urlB = `http://127.0.0.1:${(b.app.server.address() as { port: number }).port}`;
+    const s = await connect(urlB, (await tokenFor(b, who.player)).token);
+    expect(await subscribe(s, realtimeChannelFor(who.player.id))).toEqual({ ok: true });
+    const got = nextMessage(s);
+    await depositCompleted(a, who, 3_000_000);
+    expect((await got).data).toEqual({ gamesserver_id: who.serverId, balance: 3_000_000, balance_second: 0 });
   });
 });
