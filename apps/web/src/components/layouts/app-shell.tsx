@@ -12,6 +12,7 @@ import { Suspense } from 'react';
 import { Link as RouterLink, Outlet } from 'react-router';
 import { useColorMode } from '../../app/provider';
 import { useTelegram } from '../../app/telegram';
+import { RealtimeIndicator } from '../../features/realtime/realtime-indicator';
 import { AdminAppBar } from './admin-app-bar';
 import { Footer } from './footer';
 import { GlobalDialogs } from './global-dialogs';
@@ -48,6 +49,8 @@ export function AppShell() {
             <Typography component={RouterLink} to="/" variant="h6" sx={{ color: 'inherit', textDecoration: 'none', fontWeight: 700, flexGrow: 1 }}>
               Адена Кошелёк
             </Typography>
+            {/* Live updates: a dot while connected, the Russian error text when they fail. */}
+            <RealtimeIndicator />
             <ThemeToggle />
             <UserMenu />
           </Toolbar>
