@@ -130,6 +130,18 @@ export const codesRoutes =
     // secret-token header is checked too when present. A wrong secret is a plain 404. Telegram
     // gets 200 for anything it sends, or it would retry the same update forever.
     const secret = bot.webhookSecret;
+    const publicUrl = deps.config.PUBLIC_URL;
+    if (secret && bot.enabled && publicUrl) {
+      // Registered at every start, so a moved PUBLIC_URL or a new token takes effect by itself.
+      // Not awaited: Telegram being slow or down must not hold the start.
+      app.addHook('onReady', async () => {
+        const url = `${publicUrl.replace(/\/+$/, '')}/api/telegram/webhook/${secret}`;
+        void bot.setWebhook(url).then((r) => {
+          if (r.ok) app.log.info('telegram webhook registered');
+          else app.log.warn({ error: r.error }, 'telegram setWebhook failed');
+        });
+      });
+    }
     if (secret) {
       app.post(
         '/api/telegram/webhook/:secret',

@@ -17,6 +17,7 @@ interface SentMessage {
 /** A local HTTP server that speaks the Bot API's sendMessage and records what it was asked to send. */
 async function startFakeBotApi() {
   const sent: SentMessage[] = [];
+  const webhooks: Array<{ token: string; url: string; secret_token?: string }> = [];
   let failNext = false;
   const server: Server = createServer((req, res) => {
     let raw = '';
@@ -24,8 +25,14 @@ async function startFakeBotApi() {
       raw += c;
     });
     req.on('end', () => {
-      const m = /^\/bot([^/]+)\/sendMessage$/.exec(req.url ?? '');
       res.setHeader('Content-Type', 'application/json');
+      const hook = /^\/bot([^/]+)\/setWebhook$/.exec(req.url ?? '');
+      if (hook && req.method === 'POST') {
+        webhooks.push({ token: hook[1]!, ...(JSON.parse(raw) as { url: string; secret_token?: string }) });
+        res.end(JSON.stringify({ ok: true, result: true, description: 'Webhook was set' }));
+        return;
+      }
+      const m = /^\/bot([^/]+)\/sendMessage$/.exec(req.url ?? '');
       if (!m || req.method !== 'POST') {
         res.statusCode = 404;
         res.end(JSON.stringify({ ok: false, error_code: 404, description: 'Not Found' }));
@@ -47,6 +54,7 @@ async function startFakeBotApi() {
   return {
     url: `http://127.0.0.1:${port}`,
     sent,
+    webhooks,
     failOnce: () => {
       failNext = true;
     },
@@ -78,12 +86,19 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
 
   beforeAll(async () => {
     bot = await startFakeBotApi();
-    t = await createTestApp(kind, { env: { TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_BOT_USERNAME: 'adena_test_bot', TELEGRAM_API_URL: bot.url } });
+    t = await createTestApp(kind, {
+      env: { TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_BOT_USERNAME: 'adena_test_bot', TELEGRAM_API_URL: bot.url, PUBLIC_URL: 'https://wallet.example/' },
+    });
     serverId = await firstServerId(t.db.kysely);
   });
   afterAll(async () => {
     await t.close();
     await bot.close();
+  });
+
+  it('registers its webhook with Telegram at start, under the secret path and secret header', async () => {
+    const hook = await waitFor(() => bot.webhooks[0], 'setWebhook');
+    expect(hook).toMatchObject({ token: BOT_TOKEN, url: `https://wallet.example/api/telegram/webhook/${secret}`, secret_token: secret });
   });
 
   it('links a chat through the one-time /start link and sends a notice once per crossing of the limit', async () => {
@@ -138,6 +153,19 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
     // /stop unlinks the chat.
     await webhook('/stop', 777001);
     expect((await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', u.id).executeTakeFirstOrThrow()).telegram_chat_id).toBeNull();
+  });
+
+  it('a withdrawal that takes the balance below the limit sends the notice too', async () => {
+    const u = await createUser(t.db.kysely);
+    await t.db.kysely.updateTable('users').set({ telegram_chat_id: 777123 }).where('id', '=', u.id).execute();
+    const w = await createWallet(t.db.kysely, u.id, serverId);
+    await fund(t.db.kysely, w, 10n * BigInt(KK));
+    await t.app.inject({ method: 'POST', url: '/api/add_limit_otvetka/', headers: u.auth, payload: { gamesserver_id: serverId, telegram_price: 8 * KK } });
+    const before = bot.sent.length;
+    const res = await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: u.auth, payload: { gamesserver_id: serverId, amount: 3 * KK } });
+    expect(res.statusCode).toBe(200);
+    const notice = await waitFor(() => bot.sent.slice(before).find((s) => s.chat_id === 777123), 'the withdrawal notice');
+    expect(notice.text).toContain('сейчас 7 000 000 аден');
   });
 
   it('ignores updates that are not messages and answers Telegram 200', async () => {

@@ -14,6 +14,8 @@ export interface TelegramBot {
   /** The last path segment of the webhook; derived from the token so it needs no setting of its own. */
   webhookSecret: string | null;
   sendMessage(chatId: bigint, text: string): Promise<SendResult>;
+  /** Tells Telegram where to deliver the bot's updates (the /start deep link arrives there). */
+  setWebhook(url: string): Promise<SendResult>;
 }
 
 const SEND_TIMEOUT_MS = 5000;
@@ -28,24 +30,28 @@ export function createTelegramBot(config: Config): TelegramBot {
     enabled,
     webhookSecret: token ? webhookSecretOf(token) : null,
     linkUrl: (t) => (enabled ? `https://t.me/${username}?start=${t}` : null),
-    async sendMessage(chatId, text) {
-      if (!token) return { ok: false, error: 'bot is not configured' };
-      try {
-        const res = await fetch(`${base}/bot${token}/sendMessage`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          // chat ids fit in 52 bits (Telegram's own promise), so a JSON number carries them exactly.
-          body: JSON.stringify({ chat_id: Number(chatId), text }),
-          signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
-        });
-        const body = (await res.json().catch(() => null)) as { ok?: boolean; description?: string } | null;
-        if (res.ok && body?.ok) return { ok: true };
-        return { ok: false, error: `${res.status} ${body?.description ?? ''}`.trim().slice(0, 500) };
-      } catch (err) {
-        return { ok: false, error: (err as Error).message.slice(0, 500) };
-      }
-    },
+    // chat ids fit in 52 bits (Telegram's own promise), so a JSON number carries them exactly.
+    sendMessage: (chatId, text) => call('sendMessage', { chat_id: Number(chatId), text }),
+    setWebhook: (url) =>
+      call('setWebhook', { url, secret_token: token ? webhookSecretOf(token) : undefined, allowed_updates: ['message'], drop_pending_updates: false }),
   };
+
+  async function call(method: string, payload: object): Promise<SendResult> {
+    if (!token) return { ok: false, error: 'bot is not configured' };
+    try {
+      const res = await fetch(`${base}/bot${token}/${method}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(payload),
+        signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
+      });
+      const body = (await res.json().catch(() => null)) as { ok?: boolean; description?: string } | null;
+      if (res.ok && body?.ok) return { ok: true };
+      return { ok: false, error: `${res.status} ${body?.description ?? ''}`.trim().slice(0, 500) };
+    } catch (err) {
+      return { ok: false, error: (err as Error).message.slice(0, 500) };
+    }
+  }
 }
 
 /** HMAC of a fixed label under the bot token: unguessable without the token, stable across restarts. */
