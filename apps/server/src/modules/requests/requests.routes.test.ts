@@ -117,6 +117,26 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
       expect(await t.db.kysely.selectFrom('balance_requests').select('id').where('user_id', 'in', [noNick.id, p.id]).execute()).toEqual([]);
     });
 
+    it('answers 422 in Russian to every bad amount on every money call, never 500', async () => {
+      const p = await playerWith(10n * BigInt(KK), 10n);
+      const bad: unknown[] = [-1, 0, 1.5, '1кк', 'сто', null, 2 ** 53, 1e300, 10 ** 16, true, [], {}];
+      const urls = ['/api/up_balance_user/', '/api/up_balance_user_second_currency/', '/api/down_balance_user/', '/api/down_balance_user_second_currency/'];
+      for (const url of urls) {
+        for (const amount of bad) {
+          const res = await call('POST', url, p, { gamesserver_id: serverId, amount });
+          expect(res.statusCode, `${url} ${JSON.stringify(amount)}`).toBe(422);
+          expect(res.json().errors.amount[0], `${url} ${JSON.stringify(amount)}`).toMatch(/[а-яё]/i);
+        }
+        // Beyond the server's limits is a 422 too, naming them.
+        const over = await call('POST', url, p, { gamesserver_id: serverId, amount: 2 ** 52 });
+        expect(over.statusCode).toBe(422);
+        expect(over.json().errors.amount[0]).toMatch(/^От /);
+      }
+      expect(await t.db.kysely.selectFrom('balance_requests').select('id').where('user_id', '=', p.id).execute()).toEqual([]);
+      const w = await wallet(p.id);
+      expect([Number(w.balance), Number(w.balance_second)]).toEqual([10 * KK, 10]);
+    });
+
     it('a rejected deposit moves nothing and tells the player why', async () => {
       const p = await playerWith();
       const { id } = (await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 2 * KK })).json().success;
