@@ -19,7 +19,6 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Deps } from '../../app';
-import { AppError } from '../../lib/app-error';
 import { idempotencyKey } from '../../lib/idempotency';
 import { constantTimeEqual } from '../../lib/tokens';
 import { requireUser } from '../../plugins/auth';

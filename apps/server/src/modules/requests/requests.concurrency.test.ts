@@ -94,12 +94,12 @@ describe('deposits and withdrawals under concurrency on postgres', () => {
 
   it('any mix of deposits, withdrawals, cancels and operator decisions run at once keeps the ledger whole (property)', async () => {
     type Op =
-      | { kind: 'deposit'; amount: number; then: 'complete' | 'reject' | 'cancel' | 'leave' }
-      | { kind: 'withdraw'; amount: number; then: 'complete' | 'reject' | 'cancel' | 'leave' };
+      | { kind: 'deposit'; amount: number; next: 'complete' | 'reject' | 'cancel' | 'leave' }
+      | { kind: 'withdraw'; amount: number; next: 'complete' | 'reject' | 'cancel' | 'leave' };
     const opArb: fc.Arbitrary<Op> = fc.record({
       kind: fc.constantFrom('deposit' as const, 'withdraw' as const),
       amount: fc.integer({ min: 1, max: 6 }).map((n) => n * KK),
-      then: fc.constantFrom('complete' as const, 'reject' as const, 'cancel' as const, 'leave' as const),
+      next: fc.constantFrom('complete' as const, 'reject' as const, 'cancel' as const, 'leave' as const),
     });
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 12 }), fc.integer({ min: 0, max: 12 }), async (ops, start) => {
@@ -119,12 +119,12 @@ describe('deposits and withdrawals under concurrency on postgres', () => {
         // Phase 2: every decision at once, each one twice (a double click, or two operators).
         await Promise.all(
           created.flatMap(({ op, id }, i) => {
-            if (id === null || op.then === 'leave') return [];
+            if (id === null || op.next === 'leave') return [];
             const op1 = operators[i % operators.length]!;
             const op2 = operators[(i + 1) % operators.length]!;
-            if (op.then === 'cancel') return [call('POST', '/api/delete_request/', p, { id }), call('POST', '/api/delete_request/', p, { id })];
-            const path = `/api/admin/requests/${id}/${op.then}`;
-            const body = op.then === 'reject' ? { reason: 'проверка' } : {};
+            if (op.next === 'cancel') return [call('POST', '/api/delete_request/', p, { id }), call('POST', '/api/delete_request/', p, { id })];
+            const path = `/api/admin/requests/${id}/${op.next}`;
+            const body = op.next === 'reject' ? { reason: 'проверка' } : {};
             return [call('POST', path, op1, body), call('POST', path, op2, body)];
           }),
         );
@@ -136,7 +136,7 @@ describe('deposits and withdrawals under concurrency on postgres', () => {
           return r.status === 'completed' || r.status === 'pending' ? sum - a : sum;
         }, start * KK);
         expect(await balances(p.id)).toEqual([expected, 0]);
-        expect(rows.every((r) => r.status !== 'pending' || created.some((c) => c.op.then === 'leave'))).toBe(true);
+        expect(rows.every((r) => r.status !== 'pending' || created.some((c) => c.op.next === 'leave'))).toBe(true);
         await expectAudit();
       }),
       { numRuns: 15 },

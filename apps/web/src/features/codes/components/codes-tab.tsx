@@ -15,6 +15,7 @@ import type { ReactNode } from 'react';
 import { useUi } from '../../../lib/ui-store';
 import { plural } from '../../../utils/plural';
 import { useUser } from '../../auth/api/session';
+import { useTelegram } from '../../../app/telegram';
 import { RealtimeIndicator } from '../../realtime/realtime-indicator';
 import { useGamesservers } from '../../servers/api/get-gamesservers';
 import { useWallet } from '../../wallet/api/wallets';
@@ -107,6 +108,8 @@ function IncidentsNotice() {
 
 function ServerCodes({ server }: { server: Gamesserver }) {
   const { isSignedIn, user } = useUser();
+  // Inside Telegram there is no app bar, so the connection state shows here instead.
+  const { isTelegram } = useTelegram();
   const openDialog = useUi((s) => s.openDialog);
   const q = usePriceData(server.id);
   const { data: servers } = useGamesservers();
@@ -167,7 +170,7 @@ function ServerCodes({ server }: { server: Gamesserver }) {
       </Section>
 
       {isSignedIn && (
-        <Section title="Мои коды" testId="my-codes-section" action={<RealtimeIndicator withText />}>
+        <Section title="Мои коды" testId="my-codes-section" action={isTelegram ? <RealtimeIndicator withText /> : undefined}>
           {auth ? <MyCodesList codes={mergedCodes(auth)} /> : <Skeleton variant="rounded" height={80} />}
         </Section>
       )}
