@@ -1,71 +1,11 @@
-import { NO_SERVER_DIALOG_TIMEOUT_MS } from '@adena/contract/lite';
-import Alert from '@mui/material/Alert';
-import Button from '@mui/material/Button';
-import Snackbar from '@mui/material/Snackbar';
-import Typography from '@mui/material/Typography';
-import { useEffect } from 'react';
-import { NotSignedInDialog } from '../../features/auth/components/not-signed-in-dialog';
+import { deferred } from '../deferred';
 import { useUi } from '../../lib/ui-store';
-import { AppDialog } from '../app-dialog';
 
-/** Closes the current dialog after `ms`, if it is still the same one. */
-function useAutoClose(active: boolean, ms: number | undefined) {
-  const close = useUi((s) => s.closeDialog);
-  useEffect(() => {
-    if (!active || !ms) return;
-    const t = setTimeout(close, ms);
-    return () => clearTimeout(t);
-  }, [active, ms, close]);
-}
+const GLOBAL = new Set(['not_signed_in', 'no_server', 'alert']);
+const Impl = deferred(() => import('./global-dialogs-impl'));
 
-function NoServerDialog() {
-  const open = useUi((s) => s.dialog.name === 'no_server');
-  const close = useUi((s) => s.closeDialog);
-  useAutoClose(open, NO_SERVER_DIALOG_TIMEOUT_MS);
-  return (
-    <AppDialog open={open} onClose={close} title="Вы не выбрали сервер" actions={<Button onClick={close}>Понятно</Button>}>
-      Без выбора сервера Вы не можете пополнять или выводить адену и видеть баланс адены, подарочные коды и т. д.
-    </AppDialog>
-  );
-}
-
-function AlertDialog() {
-  const dialog = useUi((s) => s.dialog);
-  const close = useUi((s) => s.closeDialog);
-  const open = dialog.name === 'alert';
-  useAutoClose(open, open ? dialog.timeout : undefined);
-  return (
-    <AppDialog open={open} onClose={close} title={open ? dialog.text : ''} actions={<Button onClick={close}>Закрыть</Button>} testId="alert-dialog">
-      {open &&
-        dialog.errors.map((e) => (
-          <Typography key={e} color="error">
-            {e}
-          </Typography>
-        ))}
-    </AppDialog>
-  );
-}
-
-function AppSnackbar() {
-  const snackbar = useUi((s) => s.snackbar);
-  const close = useUi((s) => s.closeSnackbar);
-  return (
-    <Snackbar open={snackbar.open} autoHideDuration={snackbar.timeout} onClose={close} anchorOrigin={{ vertical: 'bottom', horizontal: 'center' }}>
-      <Alert severity={snackbar.status} variant="filled" onClose={close} sx={{ width: '100%' }}>
-        {snackbar.text}
-      </Alert>
-    </Snackbar>
-  );
-}
-
-/** Dialogs any screen may open through the UI store. */
+/** Dialogs any screen may open through the UI store; their code arrives the first time one opens. */
 export function GlobalDialogs() {
-  return (
-    <>
-      <NotSignedInDialog />
-      <NoServerDialog />
-      <AlertDialog />
-      <AppSnackbar />
-    </>
-  );
+  const active = useUi((s) => GLOBAL.has(s.dialog.name) || s.snackbar.open);
+  return <Impl active={active} />;
 }

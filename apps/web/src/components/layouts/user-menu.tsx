@@ -1,12 +1,12 @@
 import AccountCircle from '@mui/icons-material/AccountCircle';
 import Button from '@mui/material/Button';
 import IconButton from '@mui/material/IconButton';
-import ListItemText from '@mui/material/ListItemText';
-import Menu from '@mui/material/Menu';
-import MenuItem from '@mui/material/MenuItem';
 import { useState } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { useLogout, useUser } from '../../features/auth/api/session';
+import { deferred } from '../deferred';
+
+const UserMenuPopup = deferred(() => import('./user-menu-popup'));
 
 export function UserMenu() {
   const { user, isPending } = useUser();
@@ -25,19 +25,7 @@ export function UserMenu() {
       <IconButton aria-label="Профиль" aria-haspopup="menu" onClick={(e) => setAnchor(e.currentTarget)}>
         <AccountCircle />
       </IconButton>
-      <Menu anchorEl={anchor} open={Boolean(anchor)} onClose={() => setAnchor(null)}>
-        <MenuItem disabled sx={{ opacity: '1 !important' }}>
-          <ListItemText primary={user.name || 'Игрок'} secondary={user.email ?? user.phone ?? (user.telegram_linked ? 'Telegram' : undefined)} />
-        </MenuItem>
-        <MenuItem
-          onClick={() => {
-            setAnchor(null);
-            logout.mutate();
-          }}
-        >
-          Выйти
-        </MenuItem>
-      </Menu>
+      <UserMenuPopup active={Boolean(anchor)} anchor={anchor} user={user} onClose={() => setAnchor(null)} onLogout={() => logout.mutate()} />
     </>
   );
 }

@@ -1,12 +1,16 @@
 import Alert from '@mui/material/Alert';
 import FormControl from '@mui/material/FormControl';
 import InputLabel from '@mui/material/InputLabel';
-import MenuItem from '@mui/material/MenuItem';
-import Select from '@mui/material/Select';
+import NativeSelect from '@mui/material/NativeSelect';
+import OutlinedInput from '@mui/material/OutlinedInput';
 import Skeleton from '@mui/material/Skeleton';
 import { useGamesservers } from '../api/get-gamesservers';
 import { useSelectedServerId } from '../selected-server';
 
+/**
+ * The game server choice. A native select: the phone's own picker (also inside Telegram), and
+ * none of MUI's Menu/Popover/Modal code on the first page.
+ */
 export function ServerPicker() {
   const { data, isPending, isError } = useGamesservers();
   const [selected, setSelected] = useSelectedServerId();
@@ -15,20 +19,26 @@ export function ServerPicker() {
   const value = data.some((s) => s.id === selected) ? String(selected) : '';
   return (
     <FormControl fullWidth>
-      <InputLabel id="server-picker-label">Игровой сервер</InputLabel>
-      <Select
-        labelId="server-picker-label"
-        label="Игровой сервер"
+      <InputLabel htmlFor="server-picker" shrink>
+        Игровой сервер
+      </InputLabel>
+      <NativeSelect
         value={value}
         onChange={(e) => setSelected(Number(e.target.value))}
+        input={<OutlinedInput label="Игровой сервер" notched id="server-picker" />}
         data-testid="server-picker"
       >
+        {value === '' && (
+          <option value="" disabled>
+            Выберите сервер
+          </option>
+        )}
         {data.map((s) => (
-          <MenuItem key={s.id} value={String(s.id)}>
+          <option key={s.id} value={String(s.id)}>
             {s.name}
-          </MenuItem>
+          </option>
         ))}
-      </Select>
+      </NativeSelect>
     </FormControl>
   );
 }

@@ -241,3 +241,18 @@ export function LowCapacityDialog() {
     </AppDialog>
   );
 }
+
+/** The put, take and low-capacity dialogs of the wallet card; their code loads when one first opens. */
+export function MoneyDialogs({ server, nick }: { server: Gamesserver | undefined; nick: string | null }) {
+  return (
+    <>
+      {server && (
+        <>
+          <PutDialog server={server} nick={nick} />
+          <TakeDialog server={server} nick={nick} />
+        </>
+      )}
+      <LowCapacityDialog />
+    </>
+  );
+}

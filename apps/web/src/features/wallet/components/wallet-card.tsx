@@ -7,7 +7,6 @@ import CardContent from '@mui/material/CardContent';
 import IconButton from '@mui/material/IconButton';
 import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import ToggleButton from '@mui/material/ToggleButton';
 import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Tooltip from '@mui/material/Tooltip';
@@ -19,7 +18,11 @@ import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { useUser } from '../../auth/api/session';
 import { useSaveNick, useWallet, useWallets } from '../api/wallets';
 import { useSelectedCurrency } from '../selected-currency';
-import { LowCapacityDialog, PutDialog, TakeDialog } from './money-dialogs';
+import { deferred } from '../../../components/deferred';
+import { LightTextField } from '../../../components/light-text-field';
+
+const MoneyDialogs = deferred<{ server: Gamesserver | undefined; nick: string | null }>(() => import('./money-dialogs').then((m) => ({ default: m.MoneyDialogs })));
+const MONEY_DIALOGS = new Set(['put', 'take', 'low_capacity']);
 
 function NickEditor({ server, nick }: { server: Gamesserver; nick: string | null }) {
   const [editing, setEditing] = useState(!nick);
@@ -55,11 +58,12 @@ function NickEditor({ server, nick }: { server: Gamesserver; nick: string | null
         );
       }}
     >
-      <TextField
+      <LightTextField
         size="small"
         label="Ник персонажа"
         value={value}
-        onChange={(e) => setValue(e.target.value)}
+        onChange={setValue}
+        autoComplete="nickname"
         error={Boolean(f.fieldError('nick') || f.formError)}
         helperText={f.fieldError('nick') ?? f.formError ?? 'С него вы передаёте и на него получаете'}
         sx={{ flexGrow: 1 }}
@@ -77,6 +81,7 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
   const wallet = useWallet(server?.id ?? null);
   const [currency, setCurrency] = useSelectedCurrency();
   const openDialog = useUi((s) => s.openDialog);
+  const moneyDialogOpen = useUi((s) => MONEY_DIALOGS.has(s.dialog.name));
 
   const act = (name: 'put' | 'take') => {
     if (!isSignedIn) return openDialog({ name: 'not_signed_in' });
@@ -141,13 +146,7 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
           )}
         </Stack>
       </CardContent>
-      {server && (
-        <>
-          <PutDialog server={server} nick={wallet?.nick ?? null} />
-          <TakeDialog server={server} nick={wallet?.nick ?? null} />
-        </>
-      )}
-      <LowCapacityDialog />
+      <MoneyDialogs active={moneyDialogOpen} server={server} nick={wallet?.nick ?? null} />
     </Card>
   );
 }
