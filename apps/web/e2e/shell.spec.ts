@@ -82,6 +82,11 @@ describe('the app shell', () => {
     await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(23, 33, 43)');
     expect(await page.locator('[data-view="app-bar"]').count()).toBe(0);
     const events = () => page.evaluate(() => (window as unknown as { __tgEvents: Array<{ type: string; data: unknown }> }).__tgEvents);
+    // What Telegram's client does on a back-button tap, once the SDK has set up its event receiver.
+    const pressBack = async () => {
+      await page.waitForFunction(() => (window as unknown as { Telegram?: { WebView?: unknown } }).Telegram?.WebView !== undefined);
+      await page.evaluate(() => (window as unknown as { Telegram: { WebView: { receiveEvent(t: string): void } } }).Telegram.WebView.receiveEvent('back_button_pressed'));
+    };
     await expect.poll(async () => (await events()).map((e) => e.type)).toEqual(expect.arrayContaining(['web_app_ready', 'web_app_expand']));
     // Signed in through /api/web_app without being asked: the token works and belongs to this Telegram user.
     await expect.poll(() => page.evaluate(() => localStorage.getItem('access_token'))).not.toBeNull();
@@ -97,7 +102,7 @@ describe('the app shell', () => {
     await expect
       .poll(async () => (await events()).filter((e) => e.type === 'web_app_setup_back_button').at(-1)?.data)
       .toEqual({ is_visible: true });
-    await page.evaluate(() => (window as unknown as { Telegram: { WebView: { receiveEvent(t: string): void } } }).Telegram.WebView.receiveEvent('back_button_pressed'));
+    await pressBack();
     await expect.poll(() => new URL(page.url()).pathname).toBe('/');
     await expect
       .poll(async () => (await events()).filter((e) => e.type === 'web_app_setup_back_button').at(-1)?.data)
@@ -107,7 +112,7 @@ describe('the app shell', () => {
     await page.goto(`${server.url}/about`);
     expect(await page.locator('[data-view="app-bar"]').count()).toBe(0);
     // With no history to go back to, the back button goes home.
-    await page.evaluate(() => (window as unknown as { Telegram: { WebView: { receiveEvent(t: string): void } } }).Telegram.WebView.receiveEvent('back_button_pressed'));
+    await pressBack();
     await expect.poll(() => new URL(page.url()).pathname).toBe('/');
     await context.close();
   });
