@@ -5,6 +5,7 @@ import { codeIncidentsQueryOptions } from '../codes/api/code-incidents';
 import { allPriceDataKey, priceDataQueryOptions } from '../codes/api/price-data';
 import { codeEntry, updateAuthPriceData, withCode, withCodeStatus, withoutCode, withWalletBalance } from '../codes/api/price-data-cache';
 import { walletsQueryOptions } from '../wallet/api/wallets';
+import { bumpBalanceEpoch } from '../wallet/balance-epoch';
 
 export interface RealtimeEffects {
   /** error_code: open the error-code dialog for this incident. */
@@ -26,6 +27,7 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
   switch (msg.name) {
     case 'balance': {
       const { gamesserver_id, balance, balance_second } = msg.data;
+      bumpBalanceEpoch(gamesserver_id);
       const key = walletsQueryOptions().queryKey;
       const wallets = qc.getQueryData(key);
       if (wallets?.some((w) => w.gamesserver_id === gamesserver_id)) {

@@ -2,6 +2,7 @@ import type { showCode } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ApiError, request } from '../../../lib/api-client';
 import { walletsQueryOptions } from '../../wallet/api/wallets';
+import { balanceEpoch } from '../../wallet/balance-epoch';
 import { codeEntry, updateAuthPriceData, withCode, withCodeStatus, withWalletBalance } from './price-data-cache';
 import { isAuthPriceData, priceDataQueryOptions } from './price-data';
 import { ref } from './ref';
@@ -26,16 +27,19 @@ export function useShowCode() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: ({ idempotencyKey, code_id: _, ...body }: ShowCodeInput) => request(call, { body, idempotencyKey }),
-    onSuccess: (r, input) => {
+    onMutate: (input) => ({ epoch: balanceEpoch(input.gamesserver_id) }),
+    onSuccess: (r, input, context) => {
+      // The realtime `balance` event may have come first and already carries the lower balance.
+      const deduct = balanceEpoch(input.gamesserver_id) === context?.epoch ? r.summa : 0;
       updateAuthPriceData(qc, input.gamesserver_id, (d) => {
         const withNew = withCode(
           d,
           codeEntry(d, { id: r.code_id, nominal: input.nominal, sert: r.sert, status: r.status, pricekod_id: input.pricekod_id ?? null }),
         );
-        return isAuthPriceData(withNew) ? withWalletBalance(withNew, Math.max(0, withNew.wallet.balance - r.summa)) : withNew;
+        return isAuthPriceData(withNew) ? withWalletBalance(withNew, Math.max(0, withNew.wallet.balance - deduct)) : withNew;
       });
       qc.setQueryData(walletsQueryOptions().queryKey, (ws) =>
-        ws?.map((w) => (w.gamesserver_id === input.gamesserver_id ? { ...w, balance: Math.max(0, w.balance - r.summa) } : w)),
+        ws?.map((w) => (w.gamesserver_id === input.gamesserver_id ? { ...w, balance: Math.max(0, w.balance - deduct) } : w)),
       );
       // The realtime `balance` event may have come first: read the truth once more.
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });

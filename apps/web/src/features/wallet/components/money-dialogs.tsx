@@ -13,6 +13,7 @@ import { ApiError, request } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { parseAmount } from '../../../utils/parse-amount';
+import { balanceEpoch } from '../balance-epoch';
 import { walletsQueryOptions } from '../api/wallets';
 
 const unitOf = (c: CurrencyType) => CURRENCIES[c].name;
@@ -150,9 +151,12 @@ export function TakeDialog({ server, nick }: { server: Gamesserver; nick: string
     setBusy(true);
     try {
       const call = currency === 1 ? routes.downBalanceUser : routes.downBalanceUserSecondCurrency;
+      const epoch = balanceEpoch(server.id);
       const r = await request(call, { body: { gamesserver_id: server.id, amount, currency_type: currency } as never, idempotencyKey: key });
-      // SPEC.md section 4: the wallet's balance drops by enter_currency at once.
-      qc.setQueryData(walletsQueryOptions().queryKey, (ws) =>
+      // SPEC.md section 4: the wallet's balance drops by enter_currency at once, unless the
+      // realtime balance (already the lower one) arrived first.
+      if (balanceEpoch(server.id) === epoch)
+        qc.setQueryData(walletsQueryOptions().queryKey, (ws) =>
         ws?.map((w) =>
           w.gamesserver_id === server.id
             ? currency === 1

@@ -1,0 +1,116 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId, fund } from '../../server/test/factories';
+import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
+
+type TestUser = Awaited<ReturnType<typeof createUser>>;
+const digits = (s: string | null) => (s ?? '').replace(/\D/g, '');
+
+/** A page signed in as the user through the stored token, with the server chosen. */
+async function openAs(server: E2EServer, browser: Browser, user: TestUser, path: string, serverId: number, width = 1280) {
+  const { context, page } = await newPage(browser, { width, height: 900 });
+  await context.addInitScript(
+    ([t, s]) => {
+      if (!sessionStorage.getItem('seeded')) {
+        localStorage.setItem('access_token', t as string);
+        localStorage.setItem('gamesserver_id', s as string);
+        sessionStorage.setItem('seeded', '1');
+      }
+    },
+    [user.token, String(serverId)],
+  );
+  await page.goto(`${server.url}${path}`);
+  return { context, page };
+}
+
+const balance = (page: Page) => page.getByTestId('balance').textContent().then(digits);
+const live = (page: Page) => expect.poll(() => page.getByTestId('realtime-indicator').getAttribute('data-state'), { timeout: 15_000 }).toBe('connected');
+
+describe('a player’s money: deposit, operator, withdrawal, history', () => {
+  let server: E2EServer;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+  });
+  afterAll(async () => {
+    for (const c of contexts) await c.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('deposits 1.5кк, sees an operator complete it live, withdraws, cancels and reads the history', async () => {
+    const db = server.db.kysely;
+    const sid = await firstServerId(db);
+    const player = await createUser(db, { name: 'Игрок Ася' });
+    await fund(db, await createWallet(db, player.id, sid, 'AsyaHero'), 1_000_000n);
+    const operator = await createUser(db, { admin: true, name: 'Оператор' });
+
+    const p = await openAs(server, browser, player, '/', sid);
+    contexts.push(p.context);
+    await expect.poll(() => balance(p.page)).toBe('1000000');
+    await live(p.page);
+
+    // Deposit with players' shorthand; the dialog names the cashier to trade with.
+    await p.page.getByRole('button', { name: 'Пополнить' }).click();
+    const put = p.page.getByTestId('put-dialog');
+    await put.getByLabel('Сумма').fill('1.5кк');
+    await put.getByRole('button', { name: 'Создать заявку' }).click();
+    const cashier = (await db.selectFrom('gamesservers').select('cashier_nick').where('id', '=', sid).executeTakeFirstOrThrow()).cashier_nick;
+    await expect.poll(() => put.getByTestId('cashier-nick').textContent()).toBe(cashier);
+    await put.getByRole('button', { name: 'Готово' }).click();
+    expect(await balance(p.page)).toBe('1000000');
+
+    // The operator, in another browser context, completes it from the queue.
+    const o = await openAs(server, browser, operator, '/admin', sid);
+    contexts.push(o.context);
+    const request = o.page.getByTestId('admin-request').filter({ hasText: 'AsyaHero' });
+    await request.waitFor();
+    expect(digits(await request.textContent())).toContain('1500000');
+    await request.getByRole('button', { name: 'Адена получена' }).click();
+
+    // The player's open page shows the new balance without a reload.
+    await expect.poll(() => balance(p.page), { timeout: 10_000 }).toBe('2500000');
+
+    // Too much: the low-capacity dialog, whose top-up opens the put dialog and closes itself.
+    await p.page.getByRole('button', { name: 'Вывести' }).click();
+    const take = p.page.getByTestId('take-dialog');
+    await take.getByLabel('Сумма').fill('5кк');
+    await take.getByRole('button', { name: 'Вывести' }).click();
+    const low = p.page.getByTestId('low-capacity-dialog');
+    await low.waitFor();
+    await low.getByRole('button', { name: 'Пополнить' }).click();
+    await p.page.getByTestId('put-dialog').waitFor();
+    await expect.poll(() => low.isVisible()).toBe(false);
+    await p.page.getByTestId('put-dialog').getByRole('button', { name: 'Отмена' }).click();
+
+    // A withdrawal the balance allows is held at once.
+    await p.page.getByRole('button', { name: 'Вывести' }).click();
+    await take.getByLabel('Сумма').fill('1кк');
+    await take.getByRole('button', { name: 'Вывести' }).click();
+    await expect.poll(() => balance(p.page)).toBe('1500000');
+    await expect.poll(() => take.isVisible()).toBe(false);
+
+    // History: the withdrawal waits, the deposit is done; cancelling returns the money.
+    await p.page.getByRole('tab', { name: 'История' }).click();
+    const items = p.page.getByTestId('history-item');
+    await expect.poll(() => items.count()).toBe(2);
+    expect(await items.nth(0).textContent()).toContain('В обработке');
+    expect(await items.nth(1).textContent()).toContain('Выполнена');
+    await items.nth(0).getByRole('button', { name: 'Отменить' }).click();
+    await expect.poll(() => items.nth(0).textContent()).toContain('Отменена');
+    const row = await db.selectFrom('balance_requests').select(['id', 'status']).where('user_id', '=', player.id).where('type', '=', 'output').executeTakeFirstOrThrow();
+    expect(row.status).toBe('cancelled');
+    await p.page.getByRole('tab', { name: 'Кошелёк' }).click();
+    await expect.poll(() => balance(p.page)).toBe('2500000');
+
+    // A finished entry can be removed from the player's own history.
+    await p.page.getByRole('tab', { name: 'История' }).click();
+    await p.page.getByRole('button', { name: `Убрать заявку №${row.id} из истории` }).click();
+    await expect.poll(() => items.count()).toBe(1);
+    await p.page.reload();
+    await p.page.getByRole('tab', { name: 'История' }).click();
+    await expect.poll(() => items.count()).toBe(1);
+    expect(await items.nth(0).textContent()).toContain('Выполнена');
+  });
+});
