@@ -1,14 +1,29 @@
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../server/test/factories';
 import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
 
 type TestUser = Awaited<ReturnType<typeof createUser>>;
+// `npm run screenshots` writes them into docs/screenshots; a plain test run keeps the tree clean.
+const SCREENSHOTS = process.env.SCREENSHOTS
+  ? resolve(dirname(fileURLToPath(import.meta.url)), '../../../docs/screenshots')
+  : join(tmpdir(), 'adena-screenshots');
 const digits = (s: string | null) => (s ?? '').replace(/\D/g, '');
 
 /** A page signed in as the user through the stored token, with the server chosen. */
-async function openAs(server: E2EServer, browser: Browser, user: TestUser, path: string, serverId: number, width = 1280) {
-  const { context, page } = await newPage(browser, { width, height: 900 });
+async function openAs(
+  server: E2EServer,
+  browser: Browser,
+  user: TestUser,
+  path: string,
+  serverId: number,
+  view: { width?: number; height?: number; colorScheme?: 'light' | 'dark' } = {},
+) {
+  const { context, page } = await newPage(browser, { width: 1280, height: 900, ...view });
   await context.addInitScript(
     ([t, s]) => {
       if (!sessionStorage.getItem('seeded')) {
@@ -112,5 +127,41 @@ describe('a player’s money: deposit, operator, withdrawal, history', () => {
     await p.page.getByRole('tab', { name: 'История' }).click();
     await expect.poll(() => items.count()).toBe(1);
     expect(await items.nth(0).textContent()).toContain('Выполнена');
+  });
+
+  it('home, a dialog and the history at 390 and 1280 px, light and dark (screenshots)', async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const db = server.db.kysely;
+    const sid = await firstServerId(db);
+    const player = await createUser(db, { name: 'Игрок Витя' });
+    const wallet = await createWallet(db, player.id, sid, 'ViktorL2');
+    await fund(db, wallet, 1_234_567_890n);
+    await fund(db, wallet, 1_500n, 2);
+    const admin = await createUser(db, { admin: true });
+    const call = (who: TestUser, url: string, payload: object) => server.app.inject({ method: 'POST', url, headers: who.auth, payload });
+    for (const [url, amount] of [['/api/up_balance_user/', 250_000_000], ['/api/down_balance_user/', 40_000_000], ['/api/up_balance_user_second_currency/', 300]] as const) {
+      const r = (await call(player, url, { gamesserver_id: sid, amount })).json().success;
+      if (url !== '/api/down_balance_user/') await call(admin, `/api/admin/requests/${r.id}/complete`, {});
+    }
+    await call(player, '/api/down_balance_user/', { gamesserver_id: sid, amount: 15_000_000 });
+    for (const width of [390, 1280]) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        const v = await openAs(server, browser, player, '/', sid, { width, height: width === 390 ? 844 : 900, colorScheme });
+        contexts.push(v.context);
+        const shot = (name: string, fullPage = true) =>
+          v.page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}-${colorScheme}.png`), fullPage, animations: 'disabled' });
+        await expect.poll(() => balance(v.page)).not.toBe('');
+        await v.page.waitForLoadState('networkidle');
+        await shot('home');
+        await v.page.getByRole('button', { name: 'Пополнить' }).click();
+        await v.page.getByTestId('put-dialog').getByLabel('Сумма').fill('1.5кк');
+        await shot('dialog-put', false);
+        await v.page.getByTestId('put-dialog').getByRole('button', { name: 'Отмена' }).click();
+        await v.page.getByRole('tab', { name: 'История' }).click();
+        await expect.poll(() => v.page.getByTestId('history-item').count()).toBe(4);
+        await shot('history');
+        await v.context.close();
+      }
+    }
   });
 });

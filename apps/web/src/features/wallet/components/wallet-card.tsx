@@ -123,9 +123,10 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
               <Typography component="p" sx={{ fontSize: { xs: '2rem', sm: '2.5rem' }, fontWeight: 700, lineHeight: 1.2 }} data-testid="balance">
                 {formatAmount(amount)} <Typography component="span" sx={{ fontSize: '1rem', color: 'text.secondary' }}>{CURRENCIES[currency].name}</Typography>
               </Typography>
-              {amount >= 1_000_000 && (
+              {/* The players' shorthand, when it says the same amount more briefly (2,5кк). */}
+              {formatShort(amount) !== formatAmount(amount) && (
                 <Typography variant="body2" color="text.secondary">
-                  ≈ {formatShort(amount)}
+                  = {formatShort(amount)}
                 </Typography>
               )}
             </div>
