@@ -1,6 +1,13 @@
 import { createTheme, type PaletteMode } from '@mui/material/styles';
 import { DIALOG_MAX_WIDTH } from '@adena/contract/lite';
 
+const PAGE_NAV: Record<string, string> = {
+  first: 'Первая страница',
+  last: 'Последняя страница',
+  next: 'Следующая страница',
+  previous: 'Предыдущая страница',
+};
+
 export type ThemeChoice = 'light' | 'dark' | 'system';
 export const THEME_KEY = 'theme';
 
@@ -34,6 +41,13 @@ export function buildTheme(mode: PaletteMode, overrides?: { bg?: string; paper?:
       MuiDialog: { styleOverrides: { paper: { maxWidth: DIALOG_MAX_WIDTH, width: '100%' } } },
       MuiTab: { styleOverrides: { root: { textTransform: 'none', fontWeight: 600 } } },
       MuiToggleButton: { styleOverrides: { root: { textTransform: 'none', fontWeight: 600 } } },
+      // MUI's own labels are English; screen readers read these instead.
+      MuiPagination: {
+        defaultProps: {
+          getItemAriaLabel: (type, page, selected) =>
+            type === 'page' ? (selected ? `Страница ${page}` : `Перейти на страницу ${page}`) : (PAGE_NAV[type] ?? ''),
+        },
+      },
     },
   });
 }

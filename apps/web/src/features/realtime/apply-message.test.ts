@@ -5,6 +5,7 @@ import { QueryClient } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
 import { errorUserCodeQueryOptions } from '../codes/api/get-error-user-code';
 import { priceDataQueryOptions } from '../codes/api/price-data';
+import { historyQueryOptions } from '../history/api/history';
 import { walletsQueryOptions } from '../wallet/api/wallets';
 import { applyRealtimeMessage, type RealtimeEffects, resync } from './apply-message';
 
@@ -72,6 +73,13 @@ describe('realtime events change the query cache by SPEC.md section 4', () => {
     ]);
     applyRealtimeMessage(qc, msg('balance', { gamesserver_id: 1, balance: 4_000_000, balance_second: 41 }), effects);
     expect(cached().wallet).toEqual({ id: 7, balance: 4_000_000, balance_second: 41 });
+  });
+
+  it('balance reads the history again: an operator’s completion changed a request’s status', () => {
+    const page = historyQueryOptions(1, null).queryKey;
+    qc.setQueryData(page, { data: [], total: 0 });
+    applyRealtimeMessage(qc, msg('balance', { gamesserver_id: 1, balance: 5, balance_second: 0 }), effects);
+    expect(qc.getQueryState(page)?.isInvalidated).toBe(true);
   });
 
   it('balance of a wallet the page has not seen refetches the wallet list', () => {

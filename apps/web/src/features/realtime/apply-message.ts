@@ -4,6 +4,7 @@ import { errorUserCodeQueryOptions } from '../codes/api/get-error-user-code';
 import { codeIncidentsQueryOptions } from '../codes/api/code-incidents';
 import { allPriceDataKey, priceDataQueryOptions } from '../codes/api/price-data';
 import { codeEntry, updateAuthPriceData, withCode, withCodeStatus, withoutCode, withWalletBalance } from '../codes/api/price-data-cache';
+import { allHistoryKey } from '../history/api/history';
 import { walletsQueryOptions } from '../wallet/api/wallets';
 import { bumpBalanceEpoch } from '../wallet/balance-epoch';
 
@@ -37,6 +38,9 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
         void qc.invalidateQueries({ queryKey: key });
       }
       updateAuthPriceData(qc, gamesserver_id, (d) => withWalletBalance(d, balance, balance_second));
+      // A balance moves when an operator completes a request or rejects a withdrawal: its status in
+      // the history changed too (the event does not say which one, so the open pages are read again).
+      void qc.invalidateQueries({ queryKey: allHistoryKey });
       return;
     }
     case 'code_status': {
@@ -74,9 +78,10 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
   }
 }
 
-/** After a reconnect anything sent while away is lost: read wallets, codes and the error flag again. */
+/** After a reconnect anything sent while away is lost: read wallets, history, codes and the error flag again. */
 export function resync(qc: QueryClient) {
   void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
+  void qc.invalidateQueries({ queryKey: allHistoryKey });
   void qc.invalidateQueries({ queryKey: allPriceDataKey });
   void qc.invalidateQueries({ queryKey: errorUserCodeQueryOptions().queryKey });
 }

@@ -28,6 +28,7 @@ function waited(createdAt: string) {
 function RequestCard({ r, onReject }: { r: AdminRequest; onReject(r: AdminRequest): void }) {
   const { complete } = useProcessRequest();
   const alert = useUi((s) => s.alert);
+  const snackbar = useUi((s) => s.showSnackbar);
   const deposit = r.type === 'input';
   return (
     <Paper variant="outlined" sx={{ p: 2 }} data-testid="admin-request">
@@ -64,7 +65,10 @@ function RequestCard({ r, onReject }: { r: AdminRequest; onReject(r: AdminReques
               variant="contained"
               disabled={complete.isPending}
               onClick={() =>
-                complete.mutate(r.id, { onError: (err) => alert(err instanceof ApiError ? err.message : 'Не удалось выполнить заявку') })
+                complete.mutate(r.id, {
+                  onSuccess: () => snackbar(`Заявка №${r.id} выполнена`),
+                  onError: (err) => alert(err instanceof ApiError ? err.message : 'Не удалось выполнить заявку'),
+                })
               }
             >
               {deposit ? 'Адена получена' : 'Адена передана'}
@@ -81,6 +85,7 @@ function RequestCard({ r, onReject }: { r: AdminRequest; onReject(r: AdminReques
 
 function RejectDialog({ target, onClose }: { target: AdminRequest | null; onClose(): void }) {
   const { reject } = useProcessRequest();
+  const snackbar = useUi((s) => s.showSnackbar);
   const [reason, setReason] = useState('');
   const [error, setError] = useState<string | null>(null);
   const close = () => {
@@ -93,6 +98,7 @@ function RejectDialog({ target, onClose }: { target: AdminRequest | null; onClos
       open={target !== null}
       onClose={close}
       title={target ? `Отклонить заявку №${target.id}` : ''}
+      testId="reject-dialog"
       actions={
         <>
           <Button onClick={close}>Отмена</Button>
@@ -104,7 +110,12 @@ function RejectDialog({ target, onClose }: { target: AdminRequest | null; onClos
               target &&
               reject.mutate(
                 { id: target.id, reason },
-                { onSuccess: close, onError: (err) => setError(err instanceof ApiError ? (err.fieldErrors.reason?.[0] ?? err.message) : 'Ошибка') },
+                {
+                  onSuccess: () => {
+                    snackbar(`Заявка №${target.id} отклонена`);
+                    close();
+                  },
+                  onError: (err) => setError(err instanceof ApiError ? (err.fieldErrors.reason?.[0] ?? err.message) : 'Ошибка') },
               )
             }
           >

@@ -3,9 +3,12 @@ import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient }
 import { request } from '../../../lib/api-client';
 import { walletsQueryOptions } from '../../wallet/api/wallets';
 
+/** Every page of the history, for invalidation after a request changes. */
+export const allHistoryKey = ['history'] as const;
+
 export const historyQueryOptions = (page: number, gamesserverId: number | null) =>
   queryOptions({
-    queryKey: ['history', { page, gamesserverId }],
+    queryKey: [...allHistoryKey, { page, gamesserverId }],
     queryFn: () =>
       request(routes.getUserInputOutputBalance, { query: { page, per_page: HISTORY_PAGE_SIZE, gamesserver_id: gamesserverId ?? undefined } }),
     placeholderData: keepPreviousData,
@@ -19,7 +22,7 @@ export function useCancelRequest() {
   return useMutation({
     mutationFn: (id: number) => request(routes.deleteRequest, { body: { id } }),
     onSuccess: () => {
-      void qc.invalidateQueries({ queryKey: ['history'] });
+      void qc.invalidateQueries({ queryKey: allHistoryKey });
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
     },
   });
@@ -30,6 +33,6 @@ export function useHideRequest() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (id: number) => request(routes.deleteBalanceUser, { params: { id } }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['history'] }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: allHistoryKey }),
   });
 }

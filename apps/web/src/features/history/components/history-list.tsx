@@ -11,7 +11,7 @@ import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
@@ -30,6 +30,7 @@ function HistoryItem({ item }: { item: Request }) {
   const cancel = useCancelRequest();
   const hide = useHideRequest();
   const alert = useUi((s) => s.alert);
+  const snackbar = useUi((s) => s.showSnackbar);
   const onError = (err: unknown) => alert(err instanceof ApiError ? err.message : 'Не удалось выполнить действие');
   const status = STATUS[item.status];
   const incoming = item.type === 'input';
@@ -57,7 +58,17 @@ function HistoryItem({ item }: { item: Request }) {
         )}
       </Stack>
       {item.status === 'pending' ? (
-        <Button size="small" color="error" disabled={cancel.isPending} onClick={() => cancel.mutate(item.id, { onError })}>
+        <Button
+          size="small"
+          color="error"
+          disabled={cancel.isPending}
+          onClick={() =>
+            cancel.mutate(item.id, {
+              onError,
+              onSuccess: () => snackbar(incoming ? `Заявка №${item.id} отменена` : `Заявка №${item.id} отменена, сумма вернулась на баланс`),
+            })
+          }
+        >
           Отменить
         </Button>
       ) : (
@@ -72,8 +83,16 @@ function HistoryItem({ item }: { item: Request }) {
 }
 
 export function HistoryList({ gamesserverId }: { gamesserverId: number | null }) {
-  const [page, setPage] = useState(1);
-  const { data, isPending, isError } = useHistory(page, gamesserverId);
+  // Another server's history starts again from its first page.
+  const [at, setAt] = useState({ page: 1, gamesserverId });
+  const page = at.gamesserverId === gamesserverId ? at.page : 1;
+  const setPage = (p: number) => setAt({ page: p, gamesserverId });
+  const { data, isPending, isError, isPlaceholderData } = useHistory(page, gamesserverId);
+  // Removing the last entry of the last page leaves that page empty: step back to one that has entries.
+  const emptyPage = !isPlaceholderData && data !== undefined && data.data.length === 0 && page > 1;
+  useEffect(() => {
+    if (emptyPage) setAt((a) => ({ ...a, page: Math.max(1, Math.ceil((data?.total ?? 0) / HISTORY_PAGE_SIZE)) }));
+  }, [emptyPage, data?.total]);
   if (isPending) return <Skeleton variant="rounded" height={160} />;
   if (isError) return <Alert severity="error">Не удалось загрузить историю. Обновите страницу.</Alert>;
   if (data.total === 0) return <Typography color="text.secondary">Заявок пока нет. Пополните кошелёк — заявка появится здесь.</Typography>;

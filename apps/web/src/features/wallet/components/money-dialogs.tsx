@@ -2,6 +2,7 @@ import { CURRENCIES, type CurrencyType, type Gamesserver, type Request, routes }
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -14,13 +15,50 @@ import { useUi } from '../../../lib/ui-store';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { parseAmount } from '../../../utils/parse-amount';
 import { balanceEpoch } from '../balance-epoch';
-import { walletsQueryOptions } from '../api/wallets';
+import { allHistoryKey } from '../../history/api/history';
+import { useSaveNick, walletsQueryOptions } from '../api/wallets';
 
 const unitOf = (c: CurrencyType) => CURRENCIES[c].name;
 
-function limitsHint(server: Gamesserver, dir: 'input' | 'output', currency: CurrencyType) {
+function limitsText(server: Gamesserver, dir: 'input' | 'output', currency: CurrencyType) {
   const l = server.limits[dir][String(currency) as '1' | '2'];
-  return `От ${formatShort(l.min)} до ${formatShort(l.max)} ${unitOf(currency)}`;
+  return `${dir === 'input' ? 'Пополнение' : 'Вывод'}: от ${formatShort(l.min)} до ${formatShort(l.max)} ${unitOf(currency)} за заявку`;
+}
+
+const AMOUNT_HINT = 'Можно сокращённо: 1.5кк = 1 500 000';
+
+/**
+ * The wallet's nick, asked for inside the dialog when it is missing (on a phone the dialog covers
+ * the card's own nick field). The request needs it: the operator finds the transfer by it.
+ */
+function useNickStep(server: Gamesserver, nick: string | null) {
+  const [value, setValue] = useState('');
+  const save = useSaveNick();
+  return {
+    value,
+    setValue,
+    reset: () => setValue(''),
+    /** Saves the typed nick when the wallet has none yet; a 422 lands on the nick field. */
+    ensure: async () => {
+      if (nick) return;
+      await save.mutateAsync({ gamesserver_id: server.id, nick: value.trim() });
+    },
+  };
+}
+
+function NickField(props: { value: string; onChange(v: string): void; error?: string; helper: string }) {
+  return (
+    <TextField
+      label="Ник персонажа"
+      value={props.value}
+      onChange={(e) => props.onChange(e.target.value)}
+      autoComplete="nickname"
+      fullWidth
+      error={Boolean(props.error)}
+      helperText={props.error ?? props.helper}
+      slotProps={{ htmlInput: { 'data-testid': 'dialog-nick-input' } }}
+    />
+  );
 }
 
 /** One idempotency key per dialog opening: a double click or a retry moves money once. */
@@ -37,9 +75,11 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<Request | null>(null);
   const [key, setKey] = useState(newKey);
+  const nickStep = useNickStep(server, nick);
 
   const reset = () => {
     setText('');
+    nickStep.reset();
     setCreated(null);
     setKey(newKey());
     f.clear();
@@ -53,10 +93,11 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
     if (amount === null) return;
     setBusy(true);
     try {
+      await nickStep.ensure();
       const call = currency === 1 ? routes.upBalanceUser : routes.upBalanceUserSecondCurrency;
       const r = await request(call, { body: { gamesserver_id: server.id, amount, currency_type: currency } as never, idempotencyKey: key });
       setCreated(r.success);
-      void qc.invalidateQueries({ queryKey: ['history'] });
+      void qc.invalidateQueries({ queryKey: allHistoryKey });
     } catch (err) {
       f.fromError(err);
     } finally {
@@ -78,7 +119,12 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
         ) : (
           <>
             <Button onClick={reset}>Отмена</Button>
-            <Button variant="contained" type="submit" form="put-form" disabled={busy || parseAmount(text) === null}>
+            <Button
+              variant="contained"
+              type="submit"
+              form="put-form"
+              disabled={busy || parseAmount(text) === null || (!nick && nickStep.value.trim() === '')}
+            >
               Создать заявку
             </Button>
           </>
@@ -104,18 +150,28 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
       ) : (
         <Stack component="form" id="put-form" spacing={2} onSubmit={submit} noValidate sx={{ pt: 1 }}>
           {f.formError && <Alert severity="error">{f.formError}</Alert>}
-          {!nick && <Alert severity="info">Сначала укажите ник своего персонажа — по нему оператор найдёт передачу.</Alert>}
+          {!nick && (
+            <NickField
+              value={nickStep.value}
+              onChange={nickStep.setValue}
+              error={f.fieldError('nick')}
+              helper="Ваш персонаж на этом сервере: с него вы передадите адену, по нему оператор найдёт передачу"
+            />
+          )}
           <AmountField
             label="Сумма"
             value={text}
             onChange={setText}
             unit={unitOf(currency)}
             error={f.fieldError('amount')}
-            hint={limitsHint(server, 'input', currency)}
-            autoFocus
+            hint={AMOUNT_HINT}
+            autoFocus={Boolean(nick)}
           />
+          <Typography variant="body2" color="text.secondary" data-testid="limits">
+            {limitsText(server, 'input', currency)}
+          </Typography>
           <Typography variant="body2" color="text.secondary">
-            Кассир на сервере {server.name}: <b>{server.cashier_nick}</b>
+            Кассир на сервере {server.name}: <b data-testid="dialog-cashier-nick">{server.cashier_nick}</b>
           </Typography>
         </Stack>
       )}
@@ -123,7 +179,7 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
   );
 }
 
-export function TakeDialog({ server, nick }: { server: Gamesserver; nick: string | null }) {
+export function TakeDialog({ server, nick, available }: { server: Gamesserver; nick: string | null; available: number | null }) {
   const dialog = useUi((s) => s.dialog);
   const close = useUi((s) => s.closeDialog);
   const openDialog = useUi((s) => s.openDialog);
@@ -135,9 +191,11 @@ export function TakeDialog({ server, nick }: { server: Gamesserver; nick: string
   const [text, setText] = useState('');
   const [busy, setBusy] = useState(false);
   const [key, setKey] = useState(newKey);
+  const nickStep = useNickStep(server, nick);
 
   const reset = () => {
     setText('');
+    nickStep.reset();
     setKey(newKey());
     f.clear();
     close();
@@ -150,6 +208,7 @@ export function TakeDialog({ server, nick }: { server: Gamesserver; nick: string
     if (amount === null) return;
     setBusy(true);
     try {
+      await nickStep.ensure();
       const call = currency === 1 ? routes.downBalanceUser : routes.downBalanceUserSecondCurrency;
       const epoch = balanceEpoch(server.id);
       const r = await request(call, { body: { gamesserver_id: server.id, amount, currency_type: currency } as never, idempotencyKey: key });
@@ -165,12 +224,13 @@ export function TakeDialog({ server, nick }: { server: Gamesserver; nick: string
             : w,
         ),
       );
-      void qc.invalidateQueries({ queryKey: ['history'] });
+      void qc.invalidateQueries({ queryKey: allHistoryKey });
       reset();
       snackbar(`Заявка на вывод ${formatAmount(r.success.enter_currency)} ${unitOf(currency)} создана`);
     } catch (err) {
       if (err instanceof ApiError && err.body.low_cap) {
         setText('');
+        nickStep.reset();
         setKey(newKey());
         f.clear();
         openDialog({ name: 'low_capacity', currency });
@@ -191,7 +251,12 @@ export function TakeDialog({ server, nick }: { server: Gamesserver; nick: string
       actions={
         <>
           <Button onClick={reset}>Отмена</Button>
-          <Button variant="contained" type="submit" form="take-form" disabled={busy || parseAmount(text) === null}>
+          <Button
+            variant="contained"
+            type="submit"
+            form="take-form"
+            disabled={busy || parseAmount(text) === null || (!nick && nickStep.value.trim() === '')}
+          >
             Вывести
           </Button>
         </>
@@ -199,16 +264,32 @@ export function TakeDialog({ server, nick }: { server: Gamesserver; nick: string
     >
       <Stack component="form" id="take-form" spacing={2} onSubmit={submit} noValidate sx={{ pt: 1 }}>
         {f.formError && <Alert severity="error">{f.formError}</Alert>}
-        {!nick && <Alert severity="info">Сначала укажите ник персонажа, на которого выводить.</Alert>}
+        {!nick && (
+          <NickField
+            value={nickStep.value}
+            onChange={nickStep.setValue}
+            error={f.fieldError('nick')}
+            helper="Ваш персонаж на этом сервере: ему оператор передаст сумму"
+          />
+        )}
         <AmountField
           label="Сумма"
           value={text}
           onChange={setText}
           unit={unitOf(currency)}
           error={f.fieldError('amount')}
-          hint={limitsHint(server, 'output', currency)}
-          autoFocus
+          hint={AMOUNT_HINT}
+          autoFocus={Boolean(nick)}
         />
+        <Typography variant="body2" color="text.secondary" data-testid="limits">
+          {limitsText(server, 'output', currency)}
+          {available !== null && (
+            <>
+              <br />
+              Доступно: <b data-testid="available">{formatAmount(available)} {unitOf(currency)}</b>
+            </>
+          )}
+        </Typography>
         {nick && (
           <Typography variant="body2" color="text.secondary">
             Оператор передаст сумму персонажу <b>{nick}</b>. До обработки заявку можно отменить — сумма вернётся на баланс.
@@ -247,13 +328,15 @@ export function LowCapacityDialog() {
 }
 
 /** The put, take and low-capacity dialogs of the wallet card; their code loads when one first opens. */
-export function MoneyDialogs({ server, nick }: { server: Gamesserver | undefined; nick: string | null }) {
+export function MoneyDialogs({ server, nick, balances }: { server: Gamesserver | undefined; nick: string | null; balances: Record<CurrencyType, number> | null }) {
+  const dialog = useUi((s) => s.dialog);
+  const available = balances && dialog.name === 'take' ? balances[dialog.currency] : null;
   return (
     <>
       {server && (
         <>
           <PutDialog server={server} nick={nick} />
-          <TakeDialog server={server} nick={nick} />
+          <TakeDialog server={server} nick={nick} available={available} />
         </>
       )}
       <LowCapacityDialog />

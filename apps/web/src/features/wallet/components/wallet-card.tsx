@@ -21,7 +21,7 @@ import { useSelectedCurrency } from '../selected-currency';
 import { deferred } from '../../../components/deferred';
 import { LightTextField } from '../../../components/light-text-field';
 
-const MoneyDialogs = deferred<{ server: Gamesserver | undefined; nick: string | null }>(() => import('./money-dialogs').then((m) => ({ default: m.MoneyDialogs })));
+const MoneyDialogs = deferred<{ server: Gamesserver | undefined; nick: string | null; balances: Record<CurrencyType, number> | null }>(() => import('./money-dialogs').then((m) => ({ default: m.MoneyDialogs })));
 const MONEY_DIALOGS = new Set(['put', 'take', 'low_capacity']);
 
 function NickEditor({ server, nick }: { server: Gamesserver; nick: string | null }) {
@@ -147,7 +147,12 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
           )}
         </Stack>
       </CardContent>
-      <MoneyDialogs active={moneyDialogOpen} server={server} nick={wallet?.nick ?? null} />
+      <MoneyDialogs
+        active={moneyDialogOpen}
+        server={server}
+        nick={wallet?.nick ?? null}
+        balances={walletsQuery.data ? { 1: wallet?.balance ?? 0, 2: wallet?.balance_second ?? 0 } : null}
+      />
     </Card>
   );
 }
