@@ -34,6 +34,7 @@ function HistoryItem({ item }: { item: Request }) {
   const onError = (err: unknown) => alert(err instanceof ApiError ? err.message : 'Не удалось выполнить действие');
   const status = STATUS[item.status];
   const incoming = item.type === 'input';
+  const undone = item.status === 'rejected' || item.status === 'cancelled';
   return (
     <ListItem divider data-testid="history-item" sx={{ px: 0, alignItems: 'flex-start' }}>
       <Stack spacing={0.5} sx={{ flexGrow: 1, minWidth: 0 }}>
@@ -43,7 +44,14 @@ function HistoryItem({ item }: { item: Request }) {
           </Typography>
           <Chip size="small" label={status.label} color={status.color} variant={item.status === 'pending' ? 'filled' : 'outlined'} />
         </Stack>
-        <Typography sx={{ color: incoming ? 'success.main' : 'text.primary', fontWeight: 600 }}>
+        {/* Only money that moved looks like it: a rejected or cancelled amount is struck through. */}
+        <Typography
+          sx={{
+            color: item.status === 'completed' && incoming ? 'success.main' : undone ? 'text.secondary' : 'text.primary',
+            textDecoration: undone ? 'line-through' : 'none',
+            fontWeight: 600,
+          }}
+        >
           {incoming ? '+' : '−'}
           {formatAmount(item.amount)} {CURRENCIES[item.currency_type].name}
         </Typography>
@@ -73,7 +81,7 @@ function HistoryItem({ item }: { item: Request }) {
         </Button>
       ) : (
         <Tooltip title="Убрать из истории">
-          <IconButton aria-label={`Убрать заявку №${item.id} из истории`} disabled={hide.isPending} onClick={() => hide.mutate(item.id, { onError })}>
+          <IconButton size="small" edge="end" aria-label={`Убрать заявку №${item.id} из истории`} disabled={hide.isPending} onClick={() => hide.mutate(item.id, { onError })}>
             <DeleteOutline />
           </IconButton>
         </Tooltip>

@@ -171,7 +171,8 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
             {limitsText(server, 'input', currency)}
           </Typography>
           <Typography variant="body2" color="text.secondary">
-            Кассир на сервере {server.name}: <b data-testid="dialog-cashier-nick">{server.cashier_nick}</b>
+            Кассир на сервере {server.name}: <b data-testid="dialog-cashier-nick">{server.cashier_nick}</b>. Создайте заявку, затем передайте
+            ему сумму в игре — баланс пополнится, когда оператор подтвердит передачу.
           </Typography>
         </Stack>
       )}
@@ -233,7 +234,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
         nickStep.reset();
         setKey(newKey());
         f.clear();
-        openDialog({ name: 'low_capacity', currency });
+        openDialog({ name: 'low_capacity', currency, amount, available: available ?? undefined });
         return;
       }
       f.fromError(err);
@@ -322,7 +323,20 @@ export function LowCapacityDialog() {
         </>
       }
     >
-      На балансе не хватает {unitOf(currency)} для этой операции. Пополните кошелёк и попробуйте снова.
+      <Stack spacing={1.5}>
+        {open && dialog.amount !== undefined && (
+          <Typography>
+            Для вывода нужно <b>{formatAmount(dialog.amount)} {unitOf(currency)}</b>
+            {dialog.available !== undefined && (
+              <>
+                , а на балансе <b data-testid="low-capacity-available">{formatAmount(dialog.available)} {unitOf(currency)}</b>
+              </>
+            )}
+            .
+          </Typography>
+        )}
+        <Typography>На балансе не хватает средств для этой операции. Пополните кошелёк или уменьшите сумму.</Typography>
+      </Stack>
     </AppDialog>
   );
 }
