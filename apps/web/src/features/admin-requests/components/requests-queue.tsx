@@ -71,7 +71,7 @@ function RequestCard({ r, onReject }: { r: AdminRequest; onReject(r: AdminReques
                 })
               }
             >
-              {deposit ? 'Адена получена' : 'Адена передана'}
+              {r.currency_type === 1 ? (deposit ? 'Адена получена' : 'Адена передана') : deposit ? 'Монеты получены' : 'Монеты переданы'}
             </Button>
             <Button color="error" onClick={() => onReject(r)}>
               Отклонить
