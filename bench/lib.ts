@@ -95,6 +95,15 @@ export async function startBare(): Promise<Proc> {
   return { url, child: p.child, stop: p.stop };
 }
 
+/** Any bench script as its own process (run with tsx, PORT set), ready when GET `readyPath` answers 2xx. */
+export async function startScript(script: string, env: Record<string, string> = {}, readyPath = '/bare'): Promise<Proc> {
+  const port = await freePort();
+  const p = spawnNode(join(ROOT, script), { PORT: String(port), ...env });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`${url}${readyPath}`, p.child, p.output);
+  return { url, child: p.child, stop: p.stop };
+}
+
 /** A throwaway PostgreSQL cluster with one fresh database for the app. */
 export async function startPostgres(name = 'adena_bench'): Promise<{ cluster: PgCluster; databaseUrl: string }> {
   const cluster = await startPgCluster();

@@ -1,102 +1,306 @@
-// node --import tsx bench/withdrawals.ts [seconds] [clients]: withdrawals per second on a throwaway
-// PostgreSQL (issue 4), with 32 concurrent clients against distinct wallets and against one hot
-// wallet, beside pgbench's TPC-B-like transactions per second on the same cluster in the same run
-// (the ceiling for one balance-moving transaction). The real server runs as its own process; each
-// client keeps one POST /api/down_balance_user/ in flight. Ends with the ledger audit.
+// node --import tsx bench/withdrawals.ts [seconds] [clients] [players]: withdrawals per second on a
+// throwaway PostgreSQL (issue 4). PLAYERS players with funded wallets; CLIENTS concurrent clients
+// each keep one POST /api/down_balance_user/ in flight, every time for a random player, while one
+// operator keeps a stream of deposits going (the player's POST /api/up_balance_user/, then the
+// operator's POST /api/admin/requests/:id/complete). A second run puts every client on one hot
+// wallet. Beside it, pgbench on the same cluster with a minimal transaction of the same shape: one
+// guarded UPDATE of a wallet's balance and two INSERTs (the request and its ledger entry). The real
+// server runs as its own process (pool of 20). A second pgbench row replays the app's own 16 statements
+// of one withdrawal, to tell the database's share from Node's. The ledger audit (GET
+// /api/admin/ledger/audit) and a money check (funding + completed deposits − held withdrawals = the
+// wallets' sum) run after the app cases, before pgbench writes anything. CPU ms per transaction of
+// the server, PostgreSQL and the load generators come from /proc.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import pg from 'pg';
 import { createDb } from '../apps/server/src/db/client';
-import { auditLedger } from '../apps/server/src/modules/ledger/audit';
 import { createUser, createWallet, firstServerId, fund } from '../apps/server/test/factories';
 import { startPostgres, startServer } from './lib';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CLIENTS = Number(process.argv[3] ?? 32);
+const PLAYERS = Number(process.argv[4] ?? 1000);
 const KK = 1_000_000;
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const FUNDING = 1_000_000n * BigInt(KK); // per wallet: more than any run can withdraw
+const WITHDRAWAL = KK;
+const DEPOSIT = 5 * KK;
 
-function pgbench(databaseUrl: string, args: string[]) {
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const random = (n: number) => Math.floor(Math.random() * n);
+
+interface Row {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  n: number;
+}
+
+/** pgbench as the cluster's owner (PostgreSQL runs as 'postgres' when the bench runs as root). */
+function pgbench(databaseUrl: string, args: string[], cwd: string) {
   const base = '/usr/lib/postgresql';
   const bin = readdirSync(base)
     .map((v) => join(base, v, 'bin', 'pgbench'))
     .find((p) => existsSync(p));
   if (!bin) throw new Error('pgbench is missing (Debian package postgresql)');
   const [file, argv] = process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', bin, ...args, databaseUrl]] : [bin, [...args, databaseUrl]];
-  const r = spawnSync(file, argv, { encoding: 'utf8' });
+  const r = spawnSync(file, argv, { encoding: 'utf8', cwd });
   if (r.status !== 0) throw new Error(`pgbench failed: ${r.stderr || r.stdout}`);
   return r.stdout;
 }
 
+/** utime, stime, cutime, cstime of a process in ms (Linux, 100 ticks a second), or zeros once it is gone. */
+function times(pid: number | string): number[] {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return [f[11], f[12], f[13], f[14], f[1]].map((v, i) => (i < 4 ? Number(v) * 10 : Number(v)));
+  } catch {
+    return [0, 0, 0, 0, 0];
+  }
+}
+
+/** CPU ms so far of the cluster (postmaster with its reaped children, plus the live backends), the server and this process. */
+function cpu(postmaster: number, serverPid: number) {
+  const [u, s, cu, cs] = times(postmaster);
+  let pg = u! + s! + cu! + cs!;
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    const t = times(pid);
+    if (t[4] === postmaster) pg += t[0]! + t[1]!;
+  }
+  const [su, ss] = times(serverPid);
+  const [bu, bs, bcu, bcs] = times('self');
+  return { pg, server: su! + ss!, bench: bu! + bs!, benchChildren: bcu! + bcs! };
+}
+
 const { cluster, databaseUrl } = await startPostgres('adena_bench_withdrawals');
+const pgPort = new URL(databaseUrl).port;
+const postmaster = Number(
+  readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .find((d) => {
+      try {
+        const argv = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+        return argv[0]!.endsWith('/postgres') && argv.includes(`-p`) && argv[argv.indexOf('-p') + 1] === pgPort;
+      } catch {
+        return false;
+      }
+    }),
+);
 try {
   const server = await startServer({ databaseUrl });
   const db = await createDb({ databaseUrl, dataDir: '', poolSize: 4 });
   try {
     const k = db.kysely;
     const serverId = await firstServerId(k);
-    const players = await Promise.all(Array.from({ length: CLIENTS }, (_, i) => createUser(k, { name: `Игрок ${i}` })));
-    const wallets = await Promise.all(players.map((p, i) => createWallet(k, p.id, serverId, `Hero${i}`)));
-    // Enough for every withdrawal a client can make in the run (1кк each).
-    for (const w of wallets) await fund(k, w, 1_000_000n * BigInt(KK));
+    const operator = await createUser(k, { admin: true, name: 'Кассир' });
+    const players: Array<{ token: string; id: number }> = [];
+    for (let i = 0; i < PLAYERS; i += 50) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(50, PLAYERS - i) }, async (_, j) => {
+          const p = await createUser(k, { name: `Игрок ${i + j}` });
+          await fund(k, await createWallet(k, p.id, serverId, `Hero${i + j}`), FUNDING);
+          return { token: p.token, id: p.id };
+        }),
+      );
+      players.push(...batch);
+    }
 
-    const withdraw = (token: string) =>
-      fetch(`${server.url}/api/down_balance_user/`, {
+    const post = (path: string, token: string, body: unknown) =>
+      fetch(`${server.url}${path}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({ gamesserver_id: serverId, amount: KK }),
+        body: JSON.stringify(body),
       });
 
+    let held = 0; // withdrawals answered 200, each holding WITHDRAWAL
+    let completed = 0; // deposits completed by the operator, each crediting DEPOSIT
+
+    /** The operator's stream: a player asks for a deposit, the operator completes it; until `stop()`. */
+    function operatorLoop() {
+      let stopped = false;
+      const latencies: number[] = [];
+      let errors = 0;
+      const done = (async () => {
+        while (!stopped) {
+          const res = await post('/api/up_balance_user/', players[random(PLAYERS)]!.token, { gamesserver_id: serverId, amount: DEPOSIT });
+          if (!res.ok) {
+            errors++;
+            await res.arrayBuffer();
+            continue;
+          }
+          const id = ((await res.json()) as { success: { id: number } }).success.id;
+          const t0 = performance.now();
+          const c = await post(`/api/admin/requests/${id}/complete`, operator.token, {});
+          await c.arrayBuffer();
+          latencies.push(performance.now() - t0);
+          if (c.ok) completed++;
+          else errors++;
+        }
+      })();
+      return {
+        async stop(): Promise<{ done: number; p50: number; p99: number; errors: number }> {
+          stopped = true;
+          await done;
+          latencies.sort((a, b) => a - b);
+          return { done: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+        },
+      };
+    }
+
     /** Each client keeps one withdrawal in flight for `seconds`; `tokenOf` picks whose wallet it hits. */
-    async function run(seconds: number, tokenOf: (client: number) => string) {
+    async function run(name: string, seconds: number, tokenOf: () => string): Promise<Row> {
       const latencies: number[] = [];
       let errors = 0;
       const until = performance.now() + seconds * 1000;
       const start = performance.now();
       await Promise.all(
-        Array.from({ length: CLIENTS }, async (_, i) => {
+        Array.from({ length: CLIENTS }, async () => {
           while (performance.now() < until) {
             const t0 = performance.now();
-            const res = await withdraw(tokenOf(i));
+            const res = await post('/api/down_balance_user/', tokenOf(), { gamesserver_id: serverId, amount: WITHDRAWAL });
             await res.arrayBuffer();
             latencies.push(performance.now() - t0);
-            if (res.status !== 200) errors++;
+            if (res.status === 200) held++;
+            else errors++;
           }
         }),
       );
       const elapsed = (performance.now() - start) / 1000;
       latencies.sort((a, b) => a - b);
-      return { rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, n: latencies.length };
+      return { name, rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, n: latencies.length };
     }
 
-    await run(2, (i) => players[i]!.token); // warm-up, not counted
-    const distinct = await run(SECONDS, (i) => players[i]!.token);
-    const hot = await run(SECONDS, () => players[0]!.token);
+    await run('warm-up', 2, () => players[random(PLAYERS)]!.token);
+    const op = operatorLoop();
+    const cpu0 = cpu(postmaster, server.child.pid!);
+    const spread = await run(`app: withdrawals, ${PLAYERS} wallets + operator`, SECONDS, () => players[random(PLAYERS)]!.token);
+    const ops = await op.stop();
+    const cpu1 = cpu(postmaster, server.child.pid!);
+    const hot = await run('app: withdrawals, one hot wallet', SECONDS, () => players[0]!.token);
 
-    // pgbench on the same cluster: its TPC-B-like script (3 UPDATEs, 1 SELECT, 1 INSERT per
-    // transaction), scale 32 so the 32 clients mostly hit distinct branches, like our distinct wallets.
-    const pgbenchUrl = databaseUrl.replace(/\/[^/]+$/, '/pgbench');
-    await db.pgPool!.query('CREATE DATABASE pgbench');
-    pgbench(pgbenchUrl, ['-i', '-q', '-s', String(CLIENTS)]);
-    const out = pgbench(pgbenchUrl, ['-c', String(CLIENTS), '-j', '2', '-T', String(SECONDS), '-n']);
-    const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? Number.NaN);
+    // The ledger audit and the money check before pgbench touches anything.
+    const audit = (await (
+      await fetch(`${server.url}/api/admin/ledger/audit`, { headers: { authorization: `Bearer ${operator.token}` } })
+    ).json()) as { ok: boolean; problems: string[] };
+    const sum = await k
+      .selectFrom('wallets')
+      .select((eb) => eb.fn.sum<string>('balance').as('s'))
+      .executeTakeFirstOrThrow();
+    const expected = BigInt(PLAYERS) * FUNDING + BigInt(completed) * BigInt(DEPOSIT) - BigInt(held) * BigInt(WITHDRAWAL);
+    const moneyOk = BigInt(sum.s) === expected;
 
-    const audit = await auditLedger(k);
-    const rows = [
-      { name: 'pgbench TPC-B-like (ceiling)', rps: tps, p50: Number.NaN, p99: Number.NaN, ratio: 1 },
-      { name: `withdrawals, ${CLIENTS} distinct wallets`, ...distinct, ratio: distinct.rps / tps },
-      { name: 'withdrawals, one hot wallet', ...hot, ratio: hot.rps / tps },
-    ];
-    console.log(`\nwithdrawals on PostgreSQL, ${CLIENTS} concurrent clients, ${SECONDS} s each`);
-    console.log('| case | per s | p50 ms | p99 ms | of pgbench |');
-    console.log('|---|---|---|---|---|');
-    for (const r of rows) {
-      const f = (v: number) => (Number.isNaN(v) ? '–' : v.toFixed(1));
-      console.log(`| ${r.name} | ${Math.round(r.rps).toLocaleString('ru-RU')} | ${f(r.p50)} | ${f(r.p99)} | ${r.ratio.toFixed(2)} |`);
+    // pgbench on the same cluster, CLIENTS connections, as long as each app case. First the
+    // minimal withdrawal in its own database; then the app's own 16 statements of one withdrawal
+    // (as the server's log shows them: auth, server, BEGIN … COMMIT, pg_notify), replayed on the
+    // app's database with the extended protocol like node-postgres, so the database's share of
+    // the app's cost shows apart from Node's.
+    const work = mkdtempSync(join(tmpdir(), 'adena-pgbench-'));
+    chmodSync(work, 0o777);
+    const pgbenchRun = (name: string, url: string, script: string, extra: string[] = []) => {
+      const file = `${name.replace(/\W+/g, '_')}.sql`;
+      writeFileSync(join(work, file), script);
+      const c0 = cpu(postmaster, server.child.pid!);
+      const out = pgbench(url, ['-n', '-c', String(CLIENTS), '-j', '2', '-T', String(SECONDS), '-f', file, '-l', `--log-prefix=${file}.tx`, ...extra], work);
+      const c1 = cpu(postmaster, server.child.pid!);
+      const tps = Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? Number.NaN);
+      // Per-transaction log lines: client, transaction, latency in µs, script, epoch s, µs.
+      const lat = readdirSync(work)
+        .filter((f) => f.startsWith(`${file}.tx`))
+        .flatMap((f) => readFileSync(join(work, f), 'utf8').trim().split('\n'))
+        .map((l) => Number(l.split(' ')[2]) / 1000)
+        .sort((a, b) => a - b);
+      const failed = Number(/number of failed transactions: (\d+)/.exec(out)?.[1] ?? 0);
+      const row: Row = { name, rps: tps, p50: percentile(lat, 50), p99: percentile(lat, 99), errors: failed, n: lat.length };
+      return { row, cpuPg: (c1.pg - c0.pg) / lat.length, cpuClient: (c1.benchChildren - c0.benchChildren) / lat.length };
+    };
+    let base: ReturnType<typeof pgbenchRun>;
+    let replay: ReturnType<typeof pgbenchRun>;
+    try {
+      const minimalUrl = databaseUrl.replace(/\/[^/]+$/, '/pgbench_min');
+      await db.pgPool!.query('CREATE DATABASE pgbench_min');
+      const pgb = new pg.Client({ connectionString: minimalUrl });
+      await pgb.connect();
+      await pgb.query(`
+        CREATE TABLE wallets (id int PRIMARY KEY, balance bigint NOT NULL CHECK (balance >= 0));
+        CREATE TABLE requests (id bigserial PRIMARY KEY, wallet_id int NOT NULL REFERENCES wallets, amount bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+        CREATE TABLE entries (id bigserial PRIMARY KEY, wallet_id int NOT NULL REFERENCES wallets, amount bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+        INSERT INTO wallets SELECT g, ${FUNDING} FROM generate_series(1, ${PLAYERS}) g;`);
+      await pgb.query('VACUUM ANALYZE wallets');
+      await pgb.end();
+      base = pgbenchRun(
+        'pgbench: guarded UPDATE + 2 INSERTs',
+        minimalUrl,
+        `\\set w random(1, ${PLAYERS})
+BEGIN;
+UPDATE wallets SET balance = balance - ${WITHDRAWAL} WHERE id = :w AND balance >= ${WITHDRAWAL};
+INSERT INTO requests (wallet_id, amount) VALUES (:w, ${WITHDRAWAL});
+INSERT INTO entries (wallet_id, amount) VALUES (:w, -${WITHDRAWAL});
+END;
+`,
+      );
+
+      // pgbench reads ':name' as a variable even inside a string literal: colons in literals are chr(58).
+      // A token per wallet whose hash pgbench can compute ('replay-' || wallet id).
+      await db.pgPool!.query(`INSERT INTO tokens (user_id, kind, token_hash) SELECT user_id, 'access', 'replay-' || id FROM wallets WHERE gamesserver_id = $1`, [serverId]);
+      const w = await db.pgPool!.query(`SELECT min(id) AS lo, max(id) AS hi FROM wallets WHERE gamesserver_id = $1`, [serverId]);
+      const notice = JSON.stringify({
+        type: 3,
+        data: {
+          packet: { type: 2, data: ['message', { channel: 'private:user.1', name: 'balance', data: { gamesserver_id: 1, balance: 999999999000000, balance_second: 0 } }] },
+          opts: { rooms: ['private:user.1'], except: [], flags: {} },
+        },
+        uid: 'af52c56cc5efb648',
+        nsp: '/',
+      });
+      replay = pgbenchRun(
+        "pgbench: the app's 16 statements",
+        databaseUrl,
+        `\\set w random(${w.rows[0].lo}, ${w.rows[0].hi})
+select "users".*, "tokens"."id" as "token_id" from "tokens" inner join "users" on "users"."id" = "tokens"."user_id" where "tokens"."token_hash" = 'replay-' || :w and "tokens"."kind" = 'access' and ("tokens"."expires_at" is null or "tokens"."expires_at" > now()) and "users"."blocked_at" is null \\gset a_
+select * from "gamesservers" where "id" = ${serverId} \\gset g_
+begin;
+select "id", "active" from "gamesservers" where "id" = ${serverId};
+insert into "wallets" ("user_id", "gamesserver_id") values (:a_id, ${serverId}) on conflict ("user_id", "gamesserver_id") do nothing;
+select * from "wallets" where "user_id" = :a_id and "gamesserver_id" = ${serverId};
+insert into "balance_requests" ("user_id", "wallet_id", "gamesserver_id", "type", "currency_type", "amount", "nick", "cashier_nick") values (:a_id, :w, ${serverId}, 'output', 1, ${WITHDRAWAL}, 'Hero', 'AdenaKassa') returning "id" \\gset r_
+insert into "ledger_accounts" ("key", "kind", "gamesserver_id", "currency_type", "wallet_id") values ('wallet' || chr(58) || :w || chr(58) || '1', 'wallet', ${serverId}, 1, :w), ('payout' || chr(58) || '${serverId}' || chr(58) || '1', 'payout', ${serverId}, 1, NULL) on conflict ("key") do nothing;
+select (select "id" from "ledger_accounts" where "key" = 'wallet' || chr(58) || :w || chr(58) || '1') as wa, (select "id" from "ledger_accounts" where "key" = 'payout' || chr(58) || '${serverId}' || chr(58) || '1') as pa \\gset
+update "wallets" set "balance" = "balance" + -${WITHDRAWAL} where "id" = :w and "balance" + -${WITHDRAWAL} >= 0 returning "id", "gamesserver_id", "balance", "balance_second" \\gset u_
+insert into "ledger_transactions" ("kind", "ref_type", "ref_id", "actor_user_id") values ('withdrawal_hold', 'balance_request', :r_id, :a_id) returning "id" \\gset t_
+insert into "ledger_entries" ("transaction_id", "account_id", "amount", "balance_after") values (:t_id, :wa, -${WITHDRAWAL}, :u_balance), (:t_id, :pa, ${WITHDRAWAL}, NULL);
+select "telegram_price" from "wallets" where "id" = :w;
+select "r".*, "g"."name" as "gamesserver" from "balance_requests" as "r" inner join "gamesservers" as "g" on "g"."id" = "r"."gamesserver_id" where "r"."id" = :r_id;
+commit;
+SELECT pg_notify('socket.io#/', replace('${notice.replaceAll(':', '~')}', '~', chr(58)));
+`,
+        ['-M', 'extended'],
+      );
+    } finally {
+      rmSync(work, { recursive: true, force: true });
     }
-    console.log(`non-200 answers: ${distinct.errors + hot.errors}; ledger audit: ${audit.ok ? 'ok' : `FAILED\n  ${audit.problems.join('\n  ')}`}`);
-    if (!audit.ok || distinct.errors + hot.errors > 0) process.exitCode = 1;
+
+
+    console.log(`\nwithdrawals on PostgreSQL 15 (fsync off), ${CLIENTS} concurrent clients, ${SECONDS} s per case, 2 shared cores`);
+    console.log('| case | per s | p50 ms | p99 ms | non-200 | of pgbench |');
+    console.log('|---|---|---|---|---|---|');
+    for (const r of [base.row, replay.row, spread, hot]) {
+      console.log(`| ${r.name} | ${Math.round(r.rps).toLocaleString('en-US')} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} | ${(r.rps / base.row.rps).toFixed(2)} |`);
+    }
+    console.log(
+      `operator, during the first app case: ${ops.done} deposits completed (${(ops.done / SECONDS).toFixed(0)}/s), complete p50 ${ops.p50.toFixed(1)} ms, p99 ${ops.p99.toFixed(1)} ms, errors ${ops.errors}`,
+    );
+    const per = (a: number, b: number) => ((b - a) / spread.n).toFixed(2);
+    console.log(
+      `CPU ms per transaction: app case 1: server ${per(cpu0.server, cpu1.server)}, PostgreSQL ${per(cpu0.pg, cpu1.pg)}, load generator ${per(cpu0.bench, cpu1.bench)}; minimal: PostgreSQL ${base.cpuPg.toFixed(2)}, pgbench ${base.cpuClient.toFixed(2)}; replay: PostgreSQL ${replay.cpuPg.toFixed(2)}, pgbench ${replay.cpuClient.toFixed(2)}`,
+    );
+    console.log(`ledger audit: ${audit.ok ? 'ok' : `FAILED\n  ${audit.problems.join('\n  ')}`}`);
+    console.log(`money check (funding + ${completed} deposits − ${held} withdrawals = wallets' sum): ${moneyOk ? 'ok' : `FAILED: ${sum.s} ≠ ${expected}`}`);
+    if (!audit.ok || !moneyOk || spread.errors + hot.errors + ops.errors > 0) process.exitCode = 1;
   } finally {
     await db.close();
     await server.stop();
