@@ -17,6 +17,7 @@ import type { ServerList } from '../system/server-list';
 import { toGamesserver } from '../system/system.mapper';
 import { toUser } from '../users/user.mapper';
 import { type AuditFilters, createAdminRepository, type ServerRow, type ServerValues, type UserSearch } from './admin.repository';
+import { toRequest } from '../requests/requests.service';
 
 export interface AdminServiceDeps {
   db: Kysely<Database>;
@@ -226,21 +227,7 @@ export function createAdminService(deps: AdminServiceDeps) {
           telegram_price: w.telegram_price === null ? null : toNumber(w.telegram_price),
           accounts: { '1': w.account_1 ?? null, '2': w.account_2 ?? null },
         })),
-        requests: requests.map((r) => ({
-          id: r.id,
-          type: r.type,
-          currency_type: Number(r.currency_type) as 1 | 2,
-          amount: toNumber(r.amount),
-          status: r.status,
-          gamesserver_id: r.gamesserver_id,
-          gamesserver: r.gamesserver,
-          nick: r.nick,
-          cashier_nick: r.cashier_nick,
-          comment: r.comment,
-          created_at: r.created_at.toISOString(),
-          updated_at: r.updated_at.toISOString(),
-          hidden: r.hidden_at !== null,
-        })),
+        requests: requests.map((r) => ({ ...toRequest(r), hidden: r.hidden_at !== null })),
         codes,
         ledger: ledger.map(toEntry),
       };
