@@ -61,7 +61,18 @@ export function createRealtime(app: FastifyInstance, _config: Config, db: Db): R
       io.to(channel).emit('message', { channel, name, data });
     },
     disconnectUser(userId) {
-      io.in(userRoom(userId)).disconnectSockets(true);
+      // With the PostgreSQL adapter a broadcast reaches even this process's sockets only after its
+      // NOTIFY is written, while a disconnect is applied here at once: a `session_ended` published
+      // just before would be overtaken and never arrive. The tokens are already gone, so the short
+      // wait lets the message through without leaving the socket any power.
+      const drop = setTimeout(() => {
+        try {
+          io.in(userRoom(userId)).disconnectSockets(true);
+        } catch {
+          // The server closed meanwhile: its sockets are gone anyway.
+        }
+      }, DISCONNECT_AFTER_MS);
+      drop.unref();
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -69,6 +80,8 @@ export function createRealtime(app: FastifyInstance, _config: Config, db: Db): R
       }),
   };
 }
+
+const DISCONNECT_AFTER_MS = 500;
 
 // Every socket of a user sits in this room from the handshake on, whether or not it subscribed.
 const userRoom = (userId: number) => `user:${userId}`;
