@@ -16,12 +16,11 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { type ReactNode, useState } from 'react';
 import { Link as RouterLink, useSearchParams } from 'react-router';
-import { AppDialog } from '../../../components/app-dialog';
-import { useFormErrors } from '../../../hooks/use-form-errors';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { type CodeLookup, useAdminCancelCode, useAdminCode } from '../api/codes';
+import { ReasonDialog } from '../../../components/reason-dialog';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 const aden = (n: number) => `${formatAmount(n)} ${CURRENCIES[1].name}`;
@@ -58,61 +57,23 @@ function lookupOf(params: URLSearchParams): CodeLookup | null {
 
 function CancelDialog({ code, open, onClose }: { code: AdminCode; open: boolean; onClose(): void }) {
   const cancel = useAdminCancelCode();
-  const [reason, setReason] = useState('');
-  const f = useFormErrors();
   const showSnackbar = useUi((s) => s.showSnackbar);
-  const close = () => {
-    setReason('');
-    f.clear();
-    onClose();
-  };
   return (
-    <AppDialog
+    <ReasonDialog
       open={open}
-      onClose={close}
+      onClose={onClose}
       title={`Отменить код №${code.id}?`}
       testId="admin-cancel-code-dialog"
-      actions={
-        <>
-          <Button onClick={close}>Не отменять</Button>
-          <Button
-            color="error"
-            variant="contained"
-            disabled={cancel.isPending}
-            onClick={() =>
-              cancel.mutate(
-                { id: code.id, reason },
-                {
-                  onSuccess: (r) => {
-                    showSnackbar(`Код отменён, владельцу возвращено ${aden(r.summa)}`);
-                    close();
-                  },
-                  onError: (e) => f.fromError(e),
-                },
-              )
-            }
-          >
-            Отменить код
-          </Button>
-        </>
+      explanation={`Код перестанет действовать, а его цена ${aden(code.price)} вернётся на кошелёк владельца (${code.issuer.name || code.issuer.email}) на ${code.gamesserver}.`}
+      label="Причина (для журнала)"
+      cancelLabel="Не отменять"
+      confirmLabel="Отменить код"
+      danger
+      pending={cancel.isPending}
+      submit={(reason) =>
+        cancel.mutateAsync({ id: code.id, reason }).then((r) => showSnackbar(`Код отменён, владельцу возвращено ${aden(r.summa)}`))
       }
-    >
-      <Stack spacing={2} sx={{ pt: 1 }}>
-        <Typography>
-          Код перестанет действовать, а его цена {aden(code.price)} вернётся на кошелёк владельца ({code.issuer.name || code.issuer.email}) на{' '}
-          {code.gamesserver}.
-        </Typography>
-        <TextField
-          label="Причина (для журнала)"
-          value={reason}
-          onChange={(e) => setReason(e.target.value)}
-          error={Boolean(f.fieldError('reason') ?? f.formError)}
-          helperText={f.fieldError('reason') ?? f.formError}
-          autoFocus
-          multiline
-        />
-      </Stack>
-    </AppDialog>
+    />
   );
 }
 

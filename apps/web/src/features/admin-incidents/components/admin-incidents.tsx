@@ -17,12 +17,11 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { Link as RouterLink } from 'react-router';
-import { AppDialog } from '../../../components/app-dialog';
-import { useFormErrors } from '../../../hooks/use-form-errors';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { INCIDENTS_PAGE_SIZE, type IncidentFilters, useAdminIncidents, useIncidentResolutions, useResolveIncident } from '../api/incidents';
+import { ReasonDialog } from '../../../components/reason-dialog';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 const CODE_STATUS = { active: 'активен', activated: 'активирован', cancelled: 'отменён' } as const;
@@ -38,59 +37,21 @@ function PersonLink({ p }: { p: Person }) {
 
 function ResolveDialog({ incident, onClose }: { incident: AdminCodeIncident | null; onClose(): void }) {
   const resolve = useResolveIncident();
-  const [note, setNote] = useState('');
-  const f = useFormErrors();
   const showSnackbar = useUi((s) => s.showSnackbar);
-  const close = () => {
-    setNote('');
-    f.clear();
-    onClose();
-  };
   return (
-    <AppDialog
+    <ReasonDialog
       open={incident !== null}
-      onClose={close}
+      onClose={onClose}
       title={incident ? `Закрыть инцидент №${incident.id}` : ''}
       testId="resolve-incident-dialog"
-      actions={
-        <>
-          <Button onClick={close}>Отмена</Button>
-          <Button
-            variant="contained"
-            disabled={resolve.isPending}
-            onClick={() =>
-              incident &&
-              resolve.mutate(
-                { id: incident.id, note },
-                {
-                  onSuccess: () => {
-                    showSnackbar('Инцидент закрыт');
-                    close();
-                  },
-                  onError: (e) => f.fromError(e),
-                },
-              )
-            }
-          >
-            Закрыть инцидент
-          </Button>
-        </>
-      }
-    >
-      <Stack spacing={2} sx={{ pt: 1 }}>
-        <Typography>Что выяснили и что сделали: заметку увидят другие операторы, игроки её не видят.</Typography>
-        <TextField
-          label="Заметка"
-          value={note}
-          onChange={(e) => setNote(e.target.value)}
-          error={Boolean(f.fieldError('note') ?? f.formError)}
-          helperText={f.fieldError('note') ?? f.formError}
-          autoFocus
-          multiline
-          minRows={3}
-        />
-      </Stack>
-    </AppDialog>
+      explanation="Что выяснили и что сделали: заметку увидят другие операторы, игроки её не видят."
+      label="Заметка"
+      field="note"
+      confirmLabel="Закрыть инцидент"
+      minRows={3}
+      pending={resolve.isPending}
+      submit={(note) => (incident ? resolve.mutateAsync({ id: incident.id, note }).then(() => showSnackbar('Инцидент закрыт')) : Promise.resolve())}
+    />
   );
 }
 

@@ -10,12 +10,12 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
-import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { type QueueFilters, useAdminRequests, useProcessRequest } from '../api/requests';
+import { ReasonDialog } from '../../../components/reason-dialog';
 
 const STATUS_LABEL = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
@@ -86,51 +86,21 @@ function RequestCard({ r, onReject }: { r: AdminRequest; onReject(r: AdminReques
 function RejectDialog({ target, onClose }: { target: AdminRequest | null; onClose(): void }) {
   const { reject } = useProcessRequest();
   const snackbar = useUi((s) => s.showSnackbar);
-  const [reason, setReason] = useState('');
-  const [error, setError] = useState<string | null>(null);
-  const close = () => {
-    setReason('');
-    setError(null);
-    onClose();
-  };
   return (
-    <AppDialog
+    <ReasonDialog
       open={target !== null}
-      onClose={close}
+      onClose={onClose}
       title={target ? `Отклонить заявку №${target.id}` : ''}
       testId="reject-dialog"
-      actions={
-        <>
-          <Button onClick={close}>Отмена</Button>
-          <Button
-            color="error"
-            variant="contained"
-            disabled={reject.isPending}
-            onClick={() =>
-              target &&
-              reject.mutate(
-                { id: target.id, reason },
-                {
-                  onSuccess: () => {
-                    snackbar(`Заявка №${target.id} отклонена`);
-                    close();
-                  },
-                  onError: (err) => setError(err instanceof ApiError ? (err.fieldErrors.reason?.[0] ?? err.message) : 'Ошибка') },
-              )
-            }
-          >
-            Отклонить
-          </Button>
-        </>
+      explanation={`${target?.type === 'output' ? 'Удержанная сумма вернётся на баланс игрока.' : 'Баланс игрока не изменится.'} Причину увидит игрок.`}
+      label="Причина"
+      confirmLabel="Отклонить"
+      danger
+      pending={reject.isPending}
+      submit={(reason) =>
+        target ? reject.mutateAsync({ id: target.id, reason }).then(() => snackbar(`Заявка №${target.id} отклонена`)) : Promise.resolve()
       }
-    >
-      <Stack spacing={2} sx={{ pt: 1 }}>
-        <Typography>
-          {target?.type === 'output' ? 'Удержанная сумма вернётся на баланс игрока.' : 'Баланс игрока не изменится.'} Причину увидит игрок.
-        </Typography>
-        <TextField label="Причина" value={reason} onChange={(e) => setReason(e.target.value)} error={Boolean(error)} helperText={error} autoFocus multiline />
-      </Stack>
-    </AppDialog>
+    />
   );
 }
 

@@ -8,62 +8,27 @@ import { AppDialog } from '../../../components/app-dialog';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
 import { useUserActions } from '../api/users';
+import { ReasonDialog } from '../../../components/reason-dialog';
 
 const userLabel = (u: AdminUser) => u.name || u.email || u.phone || `id ${u.id}`;
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
 export function BlockDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
   const { block } = useUserActions(user.id);
-  const [reason, setReason] = useState('');
-  const f = useFormErrors();
   const showSnackbar = useUi((s) => s.showSnackbar);
-  const close = () => {
-    setReason('');
-    f.clear();
-    onClose();
-  };
   return (
-    <AppDialog
+    <ReasonDialog
       open={open}
-      onClose={close}
+      onClose={onClose}
       title={`Заблокировать ${userLabel(user)}?`}
       testId="block-dialog"
-      actions={
-        <>
-          <Button onClick={close}>Отмена</Button>
-          <Button
-            color="error"
-            variant="contained"
-            disabled={block.isPending}
-            onClick={() => {
-              f.clear();
-              block.mutate(reason, {
-                onSuccess: () => {
-                  showSnackbar('Пользователь заблокирован, его сеансы завершены');
-                  close();
-                },
-                onError: (e) => f.fromError(e),
-              });
-            }}
-          >
-            Заблокировать
-          </Button>
-        </>
-      }
-    >
-      <Stack spacing={2} sx={{ pt: 1 }}>
-        <Typography>Все его сеансы завершатся сразу, открытые страницы выйдут из аккаунта, войти снова он не сможет. Балансы и заявки останутся как есть.</Typography>
-        <TextField
-          label="Причина (для журнала)"
-          value={reason}
-          onChange={(e) => setReason(e.target.value)}
-          error={Boolean(f.fieldError('reason') ?? f.formError)}
-          helperText={f.fieldError('reason') ?? f.formError}
-          autoFocus
-          multiline
-        />
-      </Stack>
-    </AppDialog>
+      explanation="Все его сеансы завершатся сразу, открытые страницы выйдут из аккаунта, войти снова он не сможет. Балансы и заявки останутся как есть."
+      label="Причина (для журнала)"
+      confirmLabel="Заблокировать"
+      danger
+      pending={block.isPending}
+      submit={(reason) => block.mutateAsync(reason).then(() => showSnackbar('Пользователь заблокирован, его сеансы завершены'))}
+    />
   );
 }
 
