@@ -53,7 +53,6 @@ describe('the admin area', () => {
     const db = server.db.kysely;
     const sid = await firstServerId(db);
     const player = await createUser(db, { name: 'Покупатель' });
-    const hasPrices = server.app.hasRoute({ method: 'GET', url: '/api/varianty_adeny_za_kod/:id' });
 
     // The player's page is open on the codes tab of that server before the change.
     const p = await openAs(server, browser, player, '/?tab=codes', { gamesserverId: sid });
@@ -83,10 +82,8 @@ describe('the admin area', () => {
     await p.page.reload();
     await p.page.getByTestId('codes-tab').waitFor();
     await expect.poll(() => p.page.getByRole('button', { name: /VIP — комиссия/ }).textContent()).toContain('1,5%');
-    if (hasPrices) {
-      // Price of the first standard nominal (1кк): nominal + 4.5 %, rounded up.
-      await expect.poll(() => p.page.getByTestId('nominal').first().getAttribute('aria-label')).toMatch(/1\s045\s000/);
-    }
+    // Price of the first standard nominal (1кк): nominal + 4.5 %, rounded up.
+    await expect.poll(() => p.page.getByTestId('nominal').first().getAttribute('aria-label')).toMatch(/1\s045\s000/);
     const [entry] = await db.selectFrom('admin_audit_log').selectAll().where('action', '=', 'gamesserver.update').orderBy('id', 'desc').limit(1).execute();
     expect(entry).toMatchObject({ admin_id: admin.id, before: expect.objectContaining({ code_fee_bp: 300 }), after: expect.objectContaining({ code_fee_bp: 450 }) });
   });
@@ -195,56 +192,54 @@ describe('the admin area', () => {
     expect(await a.page.getByTestId('audit-row').count()).toBeGreaterThanOrEqual(2);
     await shot(a.page, 'admin-audit');
 
-    // Codes and incidents: the codes issue's calls; an activated code tried again by a third player.
-    if (server.app.hasRoute({ method: 'GET', url: '/api/admin/code_incidents' })) {
-      const inject = (who: TestUser, url: string, payload: object) =>
-        server.app.inject({ method: 'POST', url, headers: who.auth, payload }).then((r) => {
-          expect(r.statusCode, `${url} ${r.body}`).toBeLessThan(500);
-          return r.json();
-        });
-      const sid = servers[0]!.id;
-      const seller = await createUser(db, { name: 'Продавец Олег', email: 'oleg.seller@example.com' });
-      const buyer = await createUser(db, { name: 'Покупатель 1' });
-      const third = await createUser(db, { name: 'Покупатель 2' });
-      const sw = await createWallet(db, seller.id, sid, 'OlegShop');
-      await fund(db, sw, 100n * BigInt(KK));
-      await createWallet(db, buyer.id, sid, 'Buyer1');
-      await createWallet(db, third.id, sid, 'Buyer2');
-      const sold = await inject(seller, '/api/show_code/', { gamesserver_id: sid, nominal: 5 * KK, wallet_id: sw.id });
-      await inject(buyer, '/api/activation_code/', { sert: sold.sert });
-      await inject(third, '/api/activation_code/', { sert: sold.sert });
-      const open = await inject(seller, '/api/show_code/', { gamesserver_id: sid, nominal: 10 * KK, wallet_id: sw.id });
+    // Codes and incidents: an activated code tried again by a third player.
+    const inject = (who: TestUser, url: string, payload: object) =>
+      server.app.inject({ method: 'POST', url, headers: who.auth, payload }).then((r) => {
+        expect(r.statusCode, `${url} ${r.body}`).toBeLessThan(500);
+        return r.json();
+      });
+    const sid = servers[0]!.id;
+    const seller = await createUser(db, { name: 'Продавец Олег', email: 'oleg.seller@example.com' });
+    const buyer = await createUser(db, { name: 'Покупатель 1' });
+    const third = await createUser(db, { name: 'Покупатель 2' });
+    const sw = await createWallet(db, seller.id, sid, 'OlegShop');
+    await fund(db, sw, 100n * BigInt(KK));
+    await createWallet(db, buyer.id, sid, 'Buyer1');
+    await createWallet(db, third.id, sid, 'Buyer2');
+    const sold = await inject(seller, '/api/show_code/', { gamesserver_id: sid, nominal: 5 * KK, wallet_id: sw.id });
+    await inject(buyer, '/api/activation_code/', { sert: sold.sert });
+    await inject(third, '/api/activation_code/', { sert: sold.sert });
+    const open = await inject(seller, '/api/show_code/', { gamesserver_id: sid, nominal: 10 * KK, wallet_id: sw.id });
 
-      await a.page.getByRole('link', { name: 'Инциденты' }).click();
-      const row = a.page.getByTestId('admin-incident-row').first();
-      await row.waitFor();
-      await row.getByRole('button', { name: 'Закрыть с заметкой' }).click();
-      const resolve = a.page.getByTestId('resolve-incident-dialog');
-      await resolve.getByLabel('Заметка').fill('Продавец отдал код двоим; второму покупателю вернули деньги вручную');
-      await resolve.getByRole('button', { name: 'Закрыть инцидент' }).click();
-      await resolve.waitFor({ state: 'hidden' });
-      await expect.poll(() => row.getByTestId('incident-resolution').textContent()).toContain('второму покупателю');
-      await a.page.getByText('Инцидент закрыт').waitFor({ state: 'hidden' });
-      await shot(a.page, 'admin-incidents');
+    await a.page.getByRole('link', { name: 'Инциденты' }).click();
+    const row = a.page.getByTestId('admin-incident-row').first();
+    await row.waitFor();
+    await row.getByRole('button', { name: 'Закрыть с заметкой' }).click();
+    const resolve = a.page.getByTestId('resolve-incident-dialog');
+    await resolve.getByLabel('Заметка').fill('Продавец отдал код двоим; второму покупателю вернули деньги вручную');
+    await resolve.getByRole('button', { name: 'Закрыть инцидент' }).click();
+    await resolve.waitFor({ state: 'hidden' });
+    await expect.poll(() => row.getByTestId('incident-resolution').textContent()).toContain('второму покупателю');
+    await a.page.getByText('Инцидент закрыт').waitFor({ state: 'hidden' });
+    await shot(a.page, 'admin-incidents');
 
-      // The incident links to its code's whole story.
-      await row.getByRole('link', { name: /ADN-/ }).click();
-      await a.page.getByTestId('admin-code').waitFor();
-      expect(await a.page.getByTestId('admin-code').textContent()).toContain('Активирован');
-      await shot(a.page, 'admin-codes');
+    // The incident links to its code's whole story.
+    await row.getByRole('link', { name: /ADN-/ }).click();
+    await a.page.getByTestId('admin-code').waitFor();
+    expect(await a.page.getByTestId('admin-code').textContent()).toContain('Активирован');
+    await shot(a.page, 'admin-codes');
 
-      // An open code found by number is cancelled with its price back to the seller.
-      await a.page.getByLabel('Код или номер кода').fill(String(open.code_id));
-      await a.page.getByRole('button', { name: 'Найти' }).click();
-      await a.page.getByRole('button', { name: 'Отменить с возвратом' }).click();
-      const cancel = a.page.getByTestId('admin-cancel-code-dialog');
-      await cancel.getByLabel('Причина (для журнала)').fill('Просьба продавца');
-      await cancel.getByRole('button', { name: 'Отменить код' }).click();
-      await cancel.waitFor({ state: 'hidden' });
-      await expect.poll(() => a.page.getByTestId('admin-code').textContent()).toContain('Отменён');
-      const wallet = await db.selectFrom('wallets').select('balance').where('id', '=', sw.id).executeTakeFirstOrThrow();
-      expect(wallet.balance).toBe(100n * BigInt(KK) - BigInt(sold.summa));
-    }
+    // An open code found by number is cancelled with its price back to the seller.
+    await a.page.getByLabel('Код или номер кода').fill(String(open.code_id));
+    await a.page.getByRole('button', { name: 'Найти' }).click();
+    await a.page.getByRole('button', { name: 'Отменить с возвратом' }).click();
+    const cancel = a.page.getByTestId('admin-cancel-code-dialog');
+    await cancel.getByLabel('Причина (для журнала)').fill('Просьба продавца');
+    await cancel.getByRole('button', { name: 'Отменить код' }).click();
+    await cancel.waitFor({ state: 'hidden' });
+    await expect.poll(() => a.page.getByTestId('admin-code').textContent()).toContain('Отменён');
+    const wallet = await db.selectFrom('wallets').select('balance').where('id', '=', sw.id).executeTakeFirstOrThrow();
+    expect(wallet.balance).toBe(100n * BigInt(KK) - BigInt(sold.summa));
 
     // Players see the median next to the put and take buttons.
     const player = await createUser(db);
