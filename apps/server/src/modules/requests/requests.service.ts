@@ -226,7 +226,6 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
         const r = await repo.lock(trx, id);
         if (!r) throw notFound();
         if (r.status !== 'pending') throw notPending(r.status);
-        const before = (await repo.adminById(trx, id))!;
         let wallets: WalletBalance[] = [];
         if (r.type === 'input') {
           const w = await trx.selectFrom('wallets').select(['balance', 'balance_second']).where('id', '=', r.wallet_id).executeTakeFirstOrThrow();
@@ -260,7 +259,7 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
         await repo.finish(trx, r.id, { status: 'completed', processedBy: admin.id, comment: comment || null });
         await repo.flagMessage(trx, r.wallet_id);
         const after = (await repo.adminById(trx, id))!;
-        await writeAudit(trx, admin.id, 'request.complete', r.id, before, after);
+        await writeAudit(trx, admin.id, 'request.complete', r.id, r, after);
         return { userId: r.user_id, wallets, after };
       });
       publish(out.userId, out.wallets);
@@ -273,12 +272,11 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
         const r = await repo.lock(trx, id);
         if (!r) throw notFound();
         if (r.status !== 'pending') throw notPending(r.status);
-        const before = (await repo.adminById(trx, id))!;
         await repo.finish(trx, r.id, { status: 'rejected', processedBy: admin.id, comment: reason });
         const wallets = r.type === 'output' ? (await refund(trx, r, admin.id, 'withdrawal_reject')).wallets : [];
         await repo.flagMessage(trx, r.wallet_id);
         const after = (await repo.adminById(trx, id))!;
-        await writeAudit(trx, admin.id, 'request.reject', r.id, before, after);
+        await writeAudit(trx, admin.id, 'request.reject', r.id, r, after);
         return { userId: r.user_id, wallets, after };
       });
       publish(out.userId, out.wallets);
@@ -305,8 +303,11 @@ function refund(
   });
 }
 
-function writeAudit(trx: Transaction<Database>, adminId: number, action: string, id: number, before: AdminRequestRow, after: AdminRequestRow) {
-  const snapshot = (r: AdminRequestRow) => ({ status: r.status, amount: r.amount.toString(), comment: r.comment, processed_by: r.processed_by });
+type AuditedFields = Pick<AdminRequestRow, 'status' | 'amount' | 'comment' | 'processed_by'>;
+
+/** The locked row before the decision and the re-read row after it, as the audit log keeps them. */
+function writeAudit(trx: Transaction<Database>, adminId: number, action: string, id: number, before: AuditedFields, after: AuditedFields) {
+  const snapshot = (r: AuditedFields) => ({ status: r.status, amount: r.amount.toString(), comment: r.comment, processed_by: r.processed_by });
   return trx
     .insertInto('admin_audit_log')
     .values({
