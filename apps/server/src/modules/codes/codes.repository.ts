@@ -303,26 +303,6 @@ export const codesRepository = {
 
   // ── Telegram ──
 
-  insertNotice(
-    q: Q,
-    v: { userId: number; walletId: number; gamesserverId: number; threshold: bigint; balance: bigint; chatId: bigint | null; text: string },
-  ) {
-    return q
-      .insertInto('telegram_notices')
-      .values({
-        user_id: v.userId,
-        wallet_id: v.walletId,
-        gamesserver_id: v.gamesserverId,
-        threshold: v.threshold,
-        balance: v.balance,
-        chat_id: v.chatId,
-        text: v.text,
-        status: v.chatId === null ? 'no_chat' : 'pending',
-      })
-      .returning(['id', 'chat_id', 'text', 'status'])
-      .executeTakeFirstOrThrow();
-  },
-
   finishNotice(q: Q, id: bigint, status: 'sent' | 'failed' | 'no_bot', error: string | null) {
     return q
       .updateTable('telegram_notices')

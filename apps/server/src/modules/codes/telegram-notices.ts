@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
 import { codesRepository as repo } from './codes.repository';
 import type { TelegramBot } from './telegram-bot';
@@ -9,38 +9,23 @@ export interface PendingNotice {
   text: string;
 }
 
-const amount = (v: bigint) => v.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
-
 /**
  * Call inside the transaction of a debit, after the ledger posting, with the adena balance before
- * and after it. A crossing of the wallet's telegram_price (before ≥ limit > after) is recorded
- * in that same transaction, so it exists exactly when the debit does; wallet rows are updated
- * one posting at a time, so of several parallel debits exactly one sees the crossing. Nothing
- * is sent here: give the result to `deliverNotices` after COMMIT.
+ * and after it. The database function balance_drop_notice (migration 0010, also called by
+ * request_open) records a crossing of the wallet's telegram_price (before ≥ limit > after) in that
+ * same transaction, so it exists exactly when the debit does; wallet rows are updated one posting
+ * at a time, so of several parallel debits exactly one sees the crossing. Nothing is sent here:
+ * give the result to `deliverNotices` after COMMIT.
  */
 export async function recordBalanceDrop(
   trx: Transaction<Database>,
   v: { userId: number; walletId: number; gamesserverId: number; before: bigint; after: bigint },
 ): Promise<PendingNotice | null> {
   if (v.after >= v.before) return null;
-  const wallet = await trx.selectFrom('wallets').select(['telegram_price']).where('id', '=', v.walletId).executeTakeFirst();
-  const limit = wallet?.telegram_price ?? null;
-  if (limit === null || !(v.before >= limit && v.after < limit)) return null;
-  const user = await repo.user(trx, v.userId);
-  const server = await repo.server(trx, v.gamesserverId);
-  const text =
-    `Баланс на сервере ${server?.name ?? v.gamesserverId} опустился ниже ${amount(limit)} аден: ` +
-    `сейчас ${amount(v.after)} аден. Пополните баланс, чтобы продолжать выдавать коды.`;
-  const row = await repo.insertNotice(trx, {
-    userId: v.userId,
-    walletId: v.walletId,
-    gamesserverId: v.gamesserverId,
-    threshold: limit,
-    balance: v.after,
-    chatId: user?.telegram_chat_id ?? null,
-    text,
-  });
-  return { id: row.id, chatId: row.chat_id, text: row.text };
+  const { rows } = await sql<{ id: bigint; chat_id: bigint | null; text: string }>`SELECT * FROM balance_drop_notice(${v.userId}, ${v.walletId},
+    ${v.gamesserverId}, ${String(v.before)}::bigint, ${String(v.after)}::bigint)`.execute(trx);
+  const row = rows[0];
+  return row ? { id: BigInt(row.id), chatId: row.chat_id === null ? null : BigInt(row.chat_id), text: row.text } : null;
 }
 
 /** After COMMIT: sends each recorded notice that has a chat and writes down how it went. */

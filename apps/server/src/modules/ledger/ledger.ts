@@ -41,71 +41,67 @@ export const accountKey = (a: AccountRef) =>
   a.kind === 'wallet' ? `wallet:${a.walletId}:${a.currency}` : `${a.kind}:${a.gamesserverId}:${a.currency}`;
 
 /**
- * Records one balanced movement of value inside the caller's database transaction. This is
- * the only code that changes a balance.
+ * Records one balanced movement of value inside the caller's database transaction, in one
+ * round trip: the database function ledger_post (migration 0010) creates missing accounts,
+ * applies the wallet legs as guarded UPDATEs, writes the transaction and its entries. This and
+ * request_open, which calls ledger_post, are the only code that changes a balance.
  *
- * Wallet legs are applied in ascending wallet id, with a guard that refuses to go below zero
- * (INSUFFICIENT_BALANCE, 409 with low_cap) before the CHECK constraint would. Every posting
- * locks wallets in the same order and the service's accounts keep no running balance, so
- * two postings can never wait on each other in a cycle.
+ * Wallet legs go first, in ascending wallet id, and the service's accounts keep no running
+ * balance, so two postings can never wait on each other in a cycle. A wallet leg that would go
+ * below zero fails the posting with INSUFFICIENT_BALANCE (409 with low_cap); the caller's
+ * transaction is then aborted and rolls back.
  */
 export async function post(trx: Transaction<Database>, posting: Posting): Promise<PostResult> {
   const legs = mergeLegs(posting.legs);
   if (legs.length < 2) throw new Error(`ledger posting ${posting.kind} needs at least two legs`);
   const sum = legs.reduce((s, l) => s + l.amount, 0n);
   if (sum !== 0n) throw new Error(`ledger posting ${posting.kind} does not balance: ${sum}`);
+  const order = (l: Leg) => (l.account.kind === 'wallet' ? [0, l.account.walletId, l.account.currency] : [1, 0, 0]);
+  legs.sort((a, b) => {
+    const [x, y] = [order(a), order(b)];
+    return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
+  });
 
-  const accountIds = await ensureAccounts(trx, legs.map((l) => l.account));
+  const { rows } = await sql<{
+    transaction_id: bigint;
+    wallet_id: number | null;
+    gamesserver_id: number | null;
+    balance: bigint | null;
+    balance_second: bigint | null;
+  }>`SELECT * FROM ledger_post(${posting.kind}, ${posting.refType ?? null}, ${posting.refId === undefined ? null : String(posting.refId)}::bigint,
+      ${posting.actorUserId ?? null}::integer,
+      ${legs.map((l) => accountKey(l.account))}::text[], ${legs.map((l) => l.account.kind)}::text[],
+      ${legs.map((l) => l.account.gamesserverId)}::integer[], ${legs.map((l) => l.account.currency)}::smallint[],
+      ${legs.map((l) => (l.account.kind === 'wallet' ? l.account.walletId : null))}::integer[], ${legs.map((l) => String(l.amount))}::bigint[])`
+    .execute(trx)
+    .catch(rethrowMoneyError);
+  return {
+    transactionId: BigInt(rows[0]!.transaction_id),
+    wallets: rows
+      .filter((r) => r.wallet_id !== null)
+      .map((r) => ({ walletId: r.wallet_id!, gamesserverId: r.gamesserver_id!, balance: BigInt(r.balance!), balanceSecond: BigInt(r.balance_second!) })),
+  };
+}
 
-  // Apply the debits and credits of wallets, in wallet-id order.
-  const walletLegs = legs
-    .filter((l): l is Leg & { account: Extract<AccountRef, { kind: 'wallet' }> } => l.account.kind === 'wallet')
-    .sort((a, b) => a.account.walletId - b.account.walletId || a.account.currency - b.account.currency);
-  const balanceAfter = new Map<string, bigint>();
-  const touched = new Map<number, WalletBalance>();
-  for (const leg of walletLegs) {
-    const column = leg.account.currency === 1 ? 'balance' : 'balance_second';
-    const row = await trx
-      .updateTable('wallets')
-      .set({ [column]: sql`${sql.ref(column)} + ${leg.amount}` })
-      .where('id', '=', leg.account.walletId)
-      .where(sql<boolean>`${sql.ref(column)} + ${leg.amount} >= 0`)
-      .returning(['id', 'gamesserver_id', 'balance', 'balance_second'])
-      .executeTakeFirst();
-    if (!row) {
-      throw new AppError('INSUFFICIENT_BALANCE', {
-        body: { low_cap: true },
-        errors: { amount: ['Недостаточно средств на балансе'] },
+/**
+ * Turns the errors the money functions of migration 0010 raise (SQLSTATE class AW) into the
+ * answers of the API; anything else is rethrown as it is.
+ */
+export function rethrowMoneyError(err: unknown): never {
+  const e = err as { code?: string; detail?: string };
+  switch (e?.code) {
+    case 'AW409':
+      throw new AppError('INSUFFICIENT_BALANCE', { body: { low_cap: true }, errors: { amount: ['Недостаточно средств на балансе'] } });
+    case 'AW404':
+      throw new AppError('NOT_FOUND', { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
+    case 'AW423':
+      throw new AppError('VALIDATION', {
+        message: 'Сначала укажите ник персонажа',
+        errors: { nick: ['Укажите ник персонажа на этом сервере: по нему кассир найдёт вас в игре'] },
       });
-    }
-    balanceAfter.set(accountKey(leg.account), leg.account.currency === 1 ? row.balance : row.balance_second);
-    touched.set(row.id, { walletId: row.id, gamesserverId: row.gamesserver_id, balance: row.balance, balanceSecond: row.balance_second });
+    default:
+      throw err;
   }
-
-  const tx = await trx
-    .insertInto('ledger_transactions')
-    .values({
-      kind: posting.kind,
-      ref_type: posting.refType ?? null,
-      ref_id: posting.refId === undefined ? null : BigInt(posting.refId),
-      actor_user_id: posting.actorUserId ?? null,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-
-  await trx
-    .insertInto('ledger_entries')
-    .values(
-      legs.map((l) => ({
-        transaction_id: tx.id,
-        account_id: accountIds.get(accountKey(l.account))!,
-        amount: l.amount,
-        balance_after: balanceAfter.get(accountKey(l.account)) ?? null,
-      })),
-    )
-    .execute();
-
-  return { transactionId: tx.id, wallets: [...touched.values()] };
 }
 
 function mergeLegs(legs: Leg[]): Leg[] {
@@ -116,26 +112,6 @@ function mergeLegs(legs: Leg[]): Leg[] {
     byKey.set(key, prev ? { account: leg.account, amount: prev.amount + leg.amount } : leg);
   }
   return [...byKey.values()].filter((l) => l.amount !== 0n);
-}
-
-async function ensureAccounts(trx: Transaction<Database>, refs: AccountRef[]): Promise<Map<string, number>> {
-  const keys = refs.map(accountKey);
-  // DO NOTHING, not DO UPDATE: an upsert would lock the hot per-server rows on every posting.
-  await trx
-    .insertInto('ledger_accounts')
-    .values(
-      refs.map((a) => ({
-        key: accountKey(a),
-        kind: a.kind,
-        gamesserver_id: a.gamesserverId,
-        currency_type: a.currency,
-        wallet_id: a.kind === 'wallet' ? a.walletId : null,
-      })),
-    )
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  const rows = await trx.selectFrom('ledger_accounts').select(['id', 'key']).where('key', 'in', keys).execute();
-  return new Map(rows.map((r) => [r.key, r.id]));
 }
 
 /** The wallet account of a wallet in one currency. */

@@ -1,5 +1,5 @@
-import { type AdminRequest, CURRENCIES, type Request, type ServerLimits } from '@adena/contract';
-import type { Kysely, Transaction } from 'kysely';
+import { type AdminRequest, CURRENCIES, type Request } from '@adena/contract';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, RequestType } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
 import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
@@ -7,9 +7,8 @@ import { toNumber } from '../../lib/money';
 import type { AuthUser } from '../../plugins/auth';
 import type { Realtime } from '../../plugins/realtime';
 import type { TelegramBot } from '../codes/telegram-bot';
-import { deliverNotices, type PendingNotice, recordBalanceDrop } from '../codes/telegram-notices';
-import { type CurrencyType, post, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger';
-import { ensureWallet } from '../wallets/wallets.repository';
+import { deliverNotices, type PendingNotice } from '../codes/telegram-notices';
+import { type CurrencyType, post, rethrowMoneyError, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger';
 import { type AdminRequestRow, type QueueFilters, type RequestRow, requestsRepository as repo } from './requests.repository';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -56,6 +55,16 @@ const notPending = (status: string) =>
     body: { status },
   });
 
+/** A row of request_open: the request, its server's name, the wallet after it, a recorded notice. */
+type OpenedRow = Omit<RequestRow, 'amount'> & {
+  amount: bigint | string;
+  balance: bigint | string;
+  balance_second: bigint | string;
+  notice_id: bigint | string | null;
+  notice_chat_id: bigint | string | null;
+  notice_text: string | null;
+};
+
 const balanceEvent = (w: WalletBalance) => ({ gamesserver_id: w.gamesserverId, balance: toNumber(w.balance), balance_second: toNumber(w.balanceSecond) });
 
 export interface RequestsServiceDeps {
@@ -86,77 +95,49 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
     inFlight.add(p);
   }
 
-  async function server(id: number) {
-    const s = await db.selectFrom('gamesservers').selectAll().where('id', '=', id).executeTakeFirst();
-    if (!s?.active) {
-      throw new AppError('NOT_FOUND', { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
-    }
-    return s;
+  /** The 422 of an amount outside the server's limits, from the DETAIL 'min,max' request_open gives. */
+  function limitError(type: RequestType, currency: CurrencyType, detail: string) {
+    const [min, max] = detail.split(',').map((v) => BigInt(v)) as [bigint, bigint];
+    return new AppError('LIMIT_EXCEEDED', {
+      message: type === 'input' ? 'Сумма пополнения вне пределов сервера' : 'Сумма вывода вне пределов сервера',
+      errors: { amount: [`От ${grouped(min)} до ${grouped(max)} ${CURRENCIES[currency].name}`] },
+    });
   }
 
-  function checkLimits(limits: ServerLimits, type: RequestType, currency: CurrencyType, amount: bigint) {
-    const l = limits[type][String(currency) as '1' | '2'];
-    const min = BigInt(l.min);
-    const max = BigInt(l.max);
-    if (amount < min || amount > max) {
-      const name = CURRENCIES[currency].name;
-      throw new AppError('LIMIT_EXCEEDED', {
-        message: type === 'input' ? 'Сумма пополнения вне пределов сервера' : 'Сумма вывода вне пределов сервера',
-        errors: { amount: [`От ${grouped(min)} до ${grouped(max)} ${name}`] },
-      });
-    }
-  }
-
+  /**
+   * Opens a deposit or withdrawal with the database function request_open (migration 0010): the
+   * server's limits, the wallet (created on first use) and its nick, the request row, and for a
+   * withdrawal the hold and the Telegram threshold notice, all in one statement. Without an
+   * Idempotency-Key that statement is the whole transaction; with one, the key is claimed and
+   * the answer stored around it in one transaction.
+   */
   async function create(user: AuthUser, type: RequestType, input: { gamesserver_id: number; amount: number; currency_type: CurrencyType }, idem?: IdempotencyKey) {
-    const amount = BigInt(input.amount);
     const currency = input.currency_type;
-    const s = await server(input.gamesserver_id);
-    checkLimits(s.limits, type, currency, amount);
-    return once(async () => {
-      const out = await db.transaction().execute(async (trx) => {
-        await claimKey(trx, user.id, idem);
-        const wallet = await ensureWallet(trx, user.id, s.id);
-        if (!wallet.nick) {
-          throw new AppError('VALIDATION', {
-            message: 'Сначала укажите ник персонажа',
-            errors: { nick: ['Укажите ник персонажа на этом сервере: по нему кассир найдёт вас в игре'] },
-          });
-        }
-        const { id } = await repo.insert(trx, {
-          userId: user.id,
-          walletId: wallet.id,
-          gamesserverId: s.id,
-          type,
-          currency,
-          amount,
-          nick: wallet.nick,
-          cashierNick: s.cashier_nick,
+    const open = async (q: Kysely<Database> | Transaction<Database>) => {
+      const { rows } = await sql<OpenedRow>`SELECT * FROM request_open(${user.id}, ${input.gamesserver_id}, ${type}, ${currency}::smallint, ${String(input.amount)}::bigint)`
+        .execute(q)
+        .catch((err: { code?: string; detail?: string }) => {
+          if (err?.code === 'AW422') throw limitError(type, currency, err.detail ?? '0,0');
+          return rethrowMoneyError(err);
         });
-        let wallets: WalletBalance[] = [];
-        let notice: PendingNotice | null = null;
-        if (type === 'output') {
-          const posted = await post(trx, {
-            kind: 'withdrawal_hold',
-            refType: 'balance_request',
-            refId: id,
-            actorUserId: user.id,
-            legs: [
-              { account: walletAccount(wallet.id, s.id, currency), amount: -amount },
-              { account: serviceAccount('payout', s.id, currency), amount },
-            ],
-          });
-          wallets = posted.wallets;
-          if (currency === 1) {
-            const after = posted.wallets[0]!.balance;
-            notice = await recordBalanceDrop(trx, { userId: user.id, walletId: wallet.id, gamesserverId: s.id, before: after + amount, after });
-          }
-        }
-        const row = (await repo.byId(trx, id))!;
-        const request = toRequest(row);
-        const answer = type === 'output' ? { success: { ...request, enter_currency: request.amount } } : { success: request };
-        await storeKey(trx, user.id, idem, answer);
-        return { answer, wallets, notice };
-      });
+      const row = rows[0]!;
+      const request = toRequest({ ...row, amount: BigInt(row.amount) });
+      const answer = type === 'output' ? { success: { ...request, enter_currency: request.amount } } : { success: request };
+      const wallets: WalletBalance[] =
+        type === 'output' ? [{ walletId: row.wallet_id, gamesserverId: row.gamesserver_id, balance: BigInt(row.balance), balanceSecond: BigInt(row.balance_second) }] : [];
+      const notice: PendingNotice | null =
+        row.notice_id === null ? null : { id: BigInt(row.notice_id), chatId: row.notice_chat_id === null ? null : BigInt(row.notice_chat_id), text: row.notice_text! };
+      return { answer, wallets, notice };
+    };
+    return once(async () => {
+      const out = idem
+        ? await db.transaction().execute(async (trx) => {
+            await claimKey(trx, user.id, idem);
+            const opened = await open(trx);
+            await storeKey(trx, user.id, idem, opened.answer);
+            return opened;
+          })
+        : await open(db);
       publish(user.id, out.wallets);
       deliver(out.notice);
       return out.answer;
