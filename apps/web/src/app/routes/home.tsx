@@ -7,7 +7,7 @@ import Typography from '@mui/material/Typography';
 import { useSearchParams } from 'react-router';
 import { useUser } from '../../features/auth/api/session';
 import { CodesTab } from '../../features/codes/components/codes-tab-lazy';
-import { HistoryList } from '../../features/history/components/history-list';
+import { HistoryList } from '../../features/history/components/history-list-lazy';
 import { useGamesservers } from '../../features/servers/api/get-gamesservers';
 import { ServerPicker } from '../../features/servers/components/server-picker';
 import { useSelectedServerId } from '../../features/servers/selected-server';

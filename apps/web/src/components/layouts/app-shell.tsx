@@ -6,7 +6,6 @@ import CircularProgress from '@mui/material/CircularProgress';
 import Container from '@mui/material/Container';
 import IconButton from '@mui/material/IconButton';
 import Toolbar from '@mui/material/Toolbar';
-import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { Suspense } from 'react';
 import { Link as RouterLink, Outlet } from 'react-router';
@@ -18,16 +17,17 @@ import { Footer } from './footer';
 import { GlobalDialogs } from './global-dialogs';
 import { OfflineNotice } from './offline-notice';
 import { UserMenu } from './user-menu';
+import { Hint } from '../hint';
 
 function ThemeToggle() {
   const { mode, setChoice } = useColorMode();
   const next = mode === 'dark' ? 'light' : 'dark';
   return (
-    <Tooltip title={next === 'dark' ? 'Тёмная тема' : 'Светлая тема'}>
+    <Hint title={next === 'dark' ? 'Тёмная тема' : 'Светлая тема'}>
       <IconButton aria-label={next === 'dark' ? 'Включить тёмную тему' : 'Включить светлую тему'} onClick={() => setChoice(next)}>
         {mode === 'dark' ? <LightModeOutlined /> : <DarkModeOutlined />}
       </IconButton>
-    </Tooltip>
+    </Hint>
   );
 }
 

@@ -4,9 +4,9 @@ import HelpOutline from '@mui/icons-material/HelpOutlineOutlined';
 import InfoOutlined from '@mui/icons-material/InfoOutlined';
 import Box from '@mui/material/Box';
 import IconButton from '@mui/material/IconButton';
-import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { Link as RouterLink } from 'react-router';
+import { Hint } from '../hint';
 
 const LINKS = [
   { to: '/help', title: 'Помощь', icon: <HelpOutline /> },
@@ -19,11 +19,11 @@ export function Footer() {
     <Box component="footer" sx={{ py: 2, px: 2, textAlign: 'center', borderTop: 1, borderColor: 'divider' }}>
       <Box sx={{ display: 'flex', justifyContent: 'center', gap: 1 }}>
         {LINKS.map((l) => (
-          <Tooltip key={l.to} title={l.title}>
+          <Hint key={l.to} title={l.title}>
             <IconButton component={RouterLink} to={l.to} aria-label={l.title}>
               {l.icon}
             </IconButton>
-          </Tooltip>
+          </Hint>
         ))}
       </Box>
       <Typography variant="body2" color="text.secondary" data-testid="copyright">

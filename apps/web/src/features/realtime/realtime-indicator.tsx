@@ -1,9 +1,9 @@
 import CloudOffOutlined from '@mui/icons-material/CloudOffOutlined';
 import Box from '@mui/material/Box';
-import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { useRealtimeState } from './realtime-provider';
 import { describeState } from './realtime-status';
+import { Hint } from '../../components/hint';
 
 /**
  * Whether live updates work: a green dot when connected, amber while reconnecting, and the
@@ -18,7 +18,7 @@ export function RealtimeIndicator({ withText = false }: { withText?: boolean }) 
   const color = info.tone === 'ok' ? 'success.main' : info.tone === 'wait' ? 'warning.main' : 'error.main';
   const caption = withText ? info.short : info.tone === 'error' ? 'Не удалось подключиться к серверу обновлений' : null;
   return (
-    <Tooltip title={info.text}>
+    <Hint title={info.text}>
       <Box
         role="status"
         aria-label={info.text}
@@ -41,6 +41,6 @@ export function RealtimeIndicator({ withText = false }: { withText?: boolean }) 
           </Typography>
         )}
       </Box>
-    </Tooltip>
+    </Hint>
   );
 }

@@ -9,7 +9,6 @@ import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import ToggleButton from '@mui/material/ToggleButton';
 import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
-import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { useFormErrors } from '../../../hooks/use-form-errors';
@@ -20,6 +19,7 @@ import { useSaveNick, useWallet, useWallets } from '../api/wallets';
 import { useSelectedCurrency } from '../selected-currency';
 import { deferred } from '../../../components/deferred';
 import { LightTextField } from '../../../components/light-text-field';
+import { Hint } from '../../../components/hint';
 
 const MoneyDialogs = deferred<{ server: Gamesserver | undefined; nick: string | null; balances: Record<CurrencyType, number> | null }>(() => import('./money-dialogs').then((m) => ({ default: m.MoneyDialogs })));
 const MONEY_DIALOGS = new Set(['put', 'take', 'low_capacity']);
@@ -35,11 +35,11 @@ function NickEditor({ server, nick }: { server: Gamesserver; nick: string | null
         <Typography color="text.secondary">
           Персонаж: <b data-testid="wallet-nick">{nick}</b>
         </Typography>
-        <Tooltip title="Изменить ник">
+        <Hint title="Изменить ник">
           <IconButton size="small" aria-label="Изменить ник" onClick={() => setEditing(true)}>
             <Edit fontSize="small" />
           </IconButton>
-        </Tooltip>
+        </Hint>
       </Stack>
     );
   }
