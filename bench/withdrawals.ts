@@ -5,12 +5,13 @@
 // operator's POST /api/admin/requests/:id/complete). A second run puts every client on one hot
 // wallet. Beside it, pgbench on the same cluster with a minimal transaction of the same shape: one
 // guarded UPDATE of a wallet's balance and two INSERTs (the request and its ledger entry). The real
-// server runs as its own process (pool of 20). A second pgbench row replays the app's own 16 statements
+// server runs as its own process (pool of 20). A second pgbench row replays the app's own 3 statements
 // of one withdrawal, to tell the database's share from Node's. The ledger audit (GET
 // /api/admin/ledger/audit) and a money check (funding + completed deposits − held withdrawals = the
 // wallets' sum) run after the app cases, before pgbench writes anything. CPU ms per transaction of
 // the server, PostgreSQL and the load generators come from /proc.
 import { spawnSync } from 'node:child_process';
+import http from 'node:http';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,11 +111,24 @@ try {
       players.push(...batch);
     }
 
+    // node:http with a keep-alive agent rather than fetch: the load generator shares the two
+    // cores with the server and PostgreSQL, and fetch costs it three times the CPU per call.
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS + 1 });
+    const target = new URL(server.url);
     const post = (path: string, token: string, body: unknown) =>
-      fetch(`${server.url}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify(body),
+      new Promise<{ status: number; ok: boolean; text: string }>((resolve, reject) => {
+        const json = JSON.stringify(body);
+        const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), authorization: `Bearer ${token}` };
+        const req = http.request({ host: target.hostname, port: target.port, path, method: 'POST', agent, headers }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => {
+            text += d;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, ok: res.statusCode === 200, text }));
+        });
+        req.on('error', reject);
+        req.end(json);
       });
 
     let held = 0; // withdrawals answered 200, each holding WITHDRAWAL
@@ -130,13 +144,11 @@ try {
           const res = await post('/api/up_balance_user/', players[random(PLAYERS)]!.token, { gamesserver_id: serverId, amount: DEPOSIT });
           if (!res.ok) {
             errors++;
-            await res.arrayBuffer();
             continue;
           }
-          const id = ((await res.json()) as { success: { id: number } }).success.id;
+          const id = (JSON.parse(res.text) as { success: { id: number } }).success.id;
           const t0 = performance.now();
           const c = await post(`/api/admin/requests/${id}/complete`, operator.token, {});
-          await c.arrayBuffer();
           latencies.push(performance.now() - t0);
           if (c.ok) completed++;
           else errors++;
@@ -163,7 +175,6 @@ try {
           while (performance.now() < until) {
             const t0 = performance.now();
             const res = await post('/api/down_balance_user/', tokenOf(), { gamesserver_id: serverId, amount: WITHDRAWAL });
-            await res.arrayBuffer();
             latencies.push(performance.now() - t0);
             if (res.status === 200) held++;
             else errors++;
@@ -195,8 +206,8 @@ try {
     const moneyOk = BigInt(sum.s) === expected;
 
     // pgbench on the same cluster, CLIENTS connections, as long as each app case. First the
-    // minimal withdrawal in its own database; then the app's own 16 statements of one withdrawal
-    // (as the server's log shows them: auth, server, BEGIN … COMMIT, pg_notify), replayed on the
+    // minimal withdrawal in its own database; then the app's own 3 statements of one withdrawal
+    // (as the server's log shows them: the bearer's token, request_open, the adapter's pg_notify), replayed on the
     // app's database with the extended protocol like node-postgres, so the database's share of
     // the app's cost shows apart from Node's.
     const work = mkdtempSync(join(tmpdir(), 'adena-pgbench-'));
@@ -282,24 +293,11 @@ END;
         nsp: '/',
       });
       replay = pgbenchRun(
-        "pgbench: the app's 16 statements",
+        "pgbench: the app's 3 statements",
         databaseUrl,
         `\\set w random(${w.rows[0].lo}, ${w.rows[0].hi})
 select "users".*, "tokens"."id" as "token_id" from "tokens" inner join "users" on "users"."id" = "tokens"."user_id" where "tokens"."token_hash" = 'replay-' || :w and "tokens"."kind" = 'access' and ("tokens"."expires_at" is null or "tokens"."expires_at" > now()) and "users"."blocked_at" is null \\gset a_
-select * from "gamesservers" where "id" = ${serverId} \\gset g_
-begin;
-select "id", "active" from "gamesservers" where "id" = ${serverId};
-insert into "wallets" ("user_id", "gamesserver_id") values (:a_id, ${serverId}) on conflict ("user_id", "gamesserver_id") do nothing;
-select * from "wallets" where "user_id" = :a_id and "gamesserver_id" = ${serverId};
-insert into "balance_requests" ("user_id", "wallet_id", "gamesserver_id", "type", "currency_type", "amount", "nick", "cashier_nick") values (:a_id, :w, ${serverId}, 'output', 1, ${WITHDRAWAL}, 'Hero', 'AdenaKassa') returning "id" \\gset r_
-insert into "ledger_accounts" ("key", "kind", "gamesserver_id", "currency_type", "wallet_id") values ('wallet' || chr(58) || :w || chr(58) || '1', 'wallet', ${serverId}, 1, :w), ('payout' || chr(58) || '${serverId}' || chr(58) || '1', 'payout', ${serverId}, 1, NULL) on conflict ("key") do nothing;
-select (select "id" from "ledger_accounts" where "key" = 'wallet' || chr(58) || :w || chr(58) || '1') as wa, (select "id" from "ledger_accounts" where "key" = 'payout' || chr(58) || '${serverId}' || chr(58) || '1') as pa \\gset
-update "wallets" set "balance" = "balance" + -${WITHDRAWAL} where "id" = :w and "balance" + -${WITHDRAWAL} >= 0 returning "id", "gamesserver_id", "balance", "balance_second" \\gset u_
-insert into "ledger_transactions" ("kind", "ref_type", "ref_id", "actor_user_id") values ('withdrawal_hold', 'balance_request', :r_id, :a_id) returning "id" \\gset t_
-insert into "ledger_entries" ("transaction_id", "account_id", "amount", "balance_after") values (:t_id, :wa, -${WITHDRAWAL}, :u_balance), (:t_id, :pa, ${WITHDRAWAL}, NULL);
-select "telegram_price" from "wallets" where "id" = :w;
-select "r".*, "g"."name" as "gamesserver" from "balance_requests" as "r" inner join "gamesservers" as "g" on "g"."id" = "r"."gamesserver_id" where "r"."id" = :r_id;
-commit;
+SELECT * FROM request_open(:a_id, ${serverId}, 'output', 1::smallint, ${WITHDRAWAL}::bigint);
 SELECT pg_notify('socket.io#/', replace('${notice.replaceAll(':', '~')}', '~', chr(58)));
 `,
         ['-M', 'extended'],
