@@ -3,8 +3,9 @@ import { ThemeProvider } from '@mui/material/styles';
 import useMediaQuery from '@mui/material/useMediaQuery';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useMemo, useState } from 'react';
-import { BrowserRouter } from 'react-router';
+import { Router } from 'wouter';
 import { RealtimeProvider } from '../features/realtime/realtime-provider';
+import { useIndexedLocation } from '../lib/history';
 import { createQueryClient } from '../lib/query-client';
 import { TelegramBridge, TelegramProvider, useTelegram } from './telegram';
 import { buildTheme, readThemeChoice, THEME_KEY, type ThemeChoice } from './theme';
@@ -56,10 +57,10 @@ export function AppProvider({ children }: { children: ReactNode }) {
     <QueryClientProvider client={queryClient}>
       <TelegramProvider>
         <ColorModeProvider>
-          <BrowserRouter>
+          <Router hook={useIndexedLocation}>
             <TelegramBridge />
             <RealtimeProvider>{children}</RealtimeProvider>
-          </BrowserRouter>
+          </Router>
         </ColorModeProvider>
       </TelegramProvider>
     </QueryClientProvider>

@@ -1,5 +1,5 @@
 import { lazy } from 'react';
-import { Route, Routes } from 'react-router';
+import { Route, Switch } from 'wouter';
 import { AppShell } from '../components/layouts/app-shell';
 import { HomeRoute } from './routes/home';
 import { NotFoundRoute } from './routes/not-found';
@@ -13,16 +13,30 @@ const AdminRoutes = lazy(() => import('./routes/admin'));
 
 export function AppRouter() {
   return (
-    <Routes>
-      <Route element={<AppShell />}>
-        <Route index element={<HomeRoute />} />
-        <Route path="help" element={<HelpRoute />} />
-        <Route path="contacts" element={<ContactsRoute />} />
-        <Route path="about" element={<AboutRoute />} />
-        <Route path="auth/*" element={<AuthRoutes />} />
-        <Route path="admin/*" element={<AdminRoutes />} />
-        <Route path="*" element={<NotFoundRoute />} />
-      </Route>
-    </Routes>
+    <AppShell>
+      <Switch>
+        <Route path="/">
+          <HomeRoute />
+        </Route>
+        <Route path="/help">
+          <HelpRoute />
+        </Route>
+        <Route path="/contacts">
+          <ContactsRoute />
+        </Route>
+        <Route path="/about">
+          <AboutRoute />
+        </Route>
+        <Route path="/auth/*?">
+          <AuthRoutes />
+        </Route>
+        <Route path="/admin/*?">
+          <AdminRoutes />
+        </Route>
+        <Route>
+          <NotFoundRoute />
+        </Route>
+      </Switch>
+    </AppShell>
   );
 }

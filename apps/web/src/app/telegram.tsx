@@ -1,9 +1,10 @@
 import { routes } from '@adena/contract/lite';
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
-import { useLocation, useNavigate } from 'react-router';
+import { useLocation } from 'wouter';
 import { startSession } from '../features/auth/api/session';
 import { request } from '../lib/api-client';
+import { historyIndex } from '../lib/history';
 import { isTelegramLaunch, loadTelegram, type TelegramEnv, type TelegramTheme } from '../lib/telegram';
 
 interface TelegramValue {
@@ -45,8 +46,7 @@ export function TelegramProvider({ children }: { children: ReactNode }) {
 export function TelegramBridge() {
   const { env } = useTelegram();
   const qc = useQueryClient();
-  const navigate = useNavigate();
-  const { pathname } = useLocation();
+  const [pathname, navigate] = useLocation();
 
   useEffect(() => {
     if (!env?.initDataRaw) return;
@@ -65,10 +65,9 @@ export function TelegramBridge() {
   useEffect(() => {
     if (!env) return;
     return env.onBack(() => {
-      // React Router numbers the entries it pushed; 0 is where the mini app was opened.
-      const idx = (window.history.state as { idx?: number } | null)?.idx ?? 0;
-      if (idx > 0) void navigate(-1);
-      else void navigate('/', { replace: true });
+      // The app numbers the entries it pushes; 0 is where the mini app was opened.
+      if (historyIndex() > 0) window.history.back();
+      else navigate('/', { replace: true });
     });
   }, [env, navigate]);
 

@@ -4,7 +4,7 @@ import CircularProgress from '@mui/material/CircularProgress';
 import Stack from '@mui/material/Stack';
 import { useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { Route, Routes, useParams } from 'react-router';
+import { Route, Switch, useParams } from 'wouter';
 import { AdminAuditLog } from '../../features/admin-audit/components/admin-audit-log';
 import { AdminCodes } from '../../features/admin-codes/components/admin-codes';
 import { AdminDashboard } from '../../features/admin-dashboard/components/admin-dashboard';
@@ -46,26 +46,41 @@ export default function AdminRoutes() {
   return (
     // Operators work with wide tables: from md up the area breaks out of the players' 900 px column.
     <Box data-view="admin-area" sx={{ mx: { md: `calc((100% - ${ADMIN_WIDTH}) / 2)` }, width: { md: ADMIN_WIDTH } }}>
-      <Routes>
-        <Route
-          index
-          element={
-            <Stack spacing={4}>
-              <AdminDashboard />
-              <RequestsQueue servers={servers} />
-            </Stack>
-          }
-        />
-        <Route path="servers" element={<AdminServers onChanged={serversChanged} />} />
-        <Route path="users" element={<AdminUsers />} />
-        <Route path="users/:id" element={<WithId render={(id) => <UserDetails key={id} id={id} currentUserId={user.id} />} />} />
-        <Route path="codes" element={<AdminCodes />} />
-        <Route path="incidents" element={<AdminIncidents servers={servers} />} />
-        <Route path="ledger" element={<AdminLedger />} />
-        <Route path="ledger/accounts/:id" element={<WithId render={(id) => <AccountEntries key={id} id={id} />} />} />
-        <Route path="audit" element={<AdminAuditLog />} />
-        <Route path="*" element={<NotFoundRoute />} />
-      </Routes>
+      <Switch>
+        <Route path="/admin">
+          <Stack spacing={4}>
+            <AdminDashboard />
+            <RequestsQueue servers={servers} />
+          </Stack>
+        </Route>
+        <Route path="/admin/servers">
+          <AdminServers onChanged={serversChanged} />
+        </Route>
+        <Route path="/admin/users">
+          <AdminUsers />
+        </Route>
+        <Route path="/admin/users/:id">
+          <WithId render={(id) => <UserDetails key={id} id={id} currentUserId={user.id} />} />
+        </Route>
+        <Route path="/admin/codes">
+          <AdminCodes />
+        </Route>
+        <Route path="/admin/incidents">
+          <AdminIncidents servers={servers} />
+        </Route>
+        <Route path="/admin/ledger">
+          <AdminLedger />
+        </Route>
+        <Route path="/admin/ledger/accounts/:id">
+          <WithId render={(id) => <AccountEntries key={id} id={id} />} />
+        </Route>
+        <Route path="/admin/audit">
+          <AdminAuditLog />
+        </Route>
+        <Route>
+          <NotFoundRoute />
+        </Route>
+      </Switch>
     </Box>
   );
 }

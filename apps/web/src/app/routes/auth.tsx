@@ -1,4 +1,4 @@
-import { Navigate, Route, Routes } from 'react-router';
+import { Redirect, Route, Switch } from 'wouter';
 import { DiscordCallback } from '../../features/auth/components/discord-callback';
 import { LoginForm } from '../../features/auth/components/login-form';
 import { RegisterForm } from '../../features/auth/components/register-form';
@@ -8,18 +8,40 @@ import { NotFoundRoute } from './not-found';
 
 export function AuthRoutes() {
   return (
-    <Routes>
-      <Route index element={<Navigate to="login_methods/email" replace />} />
-      <Route path="login_methods" element={<Navigate to="email" replace />} />
-      <Route path="login_methods/email" element={<LoginForm key="email" method="email" />} />
-      <Route path="login_methods/phone" element={<LoginForm key="phone" method="phone" />} />
-      <Route path="register/email" element={<RegisterForm key="email" method="email" />} />
-      <Route path="register/phone" element={<RegisterForm key="phone" method="phone" />} />
-      <Route path="reset/email" element={<ResetForm key="email" method="email" />} />
-      <Route path="reset/phone" element={<ResetForm key="phone" method="phone" />} />
-      <Route path="discord/callback" element={<DiscordCallback />} />
-      <Route path="telegram/callback" element={<TelegramCallback />} />
-      <Route path="*" element={<NotFoundRoute />} />
-    </Routes>
+    <Switch>
+      <Route path="/auth">
+        <Redirect to="/auth/login_methods/email" replace />
+      </Route>
+      <Route path="/auth/login_methods">
+        <Redirect to="/auth/login_methods/email" replace />
+      </Route>
+      <Route path="/auth/login_methods/email">
+        <LoginForm key="email" method="email" />
+      </Route>
+      <Route path="/auth/login_methods/phone">
+        <LoginForm key="phone" method="phone" />
+      </Route>
+      <Route path="/auth/register/email">
+        <RegisterForm key="email" method="email" />
+      </Route>
+      <Route path="/auth/register/phone">
+        <RegisterForm key="phone" method="phone" />
+      </Route>
+      <Route path="/auth/reset/email">
+        <ResetForm key="email" method="email" />
+      </Route>
+      <Route path="/auth/reset/phone">
+        <ResetForm key="phone" method="phone" />
+      </Route>
+      <Route path="/auth/discord/callback">
+        <DiscordCallback />
+      </Route>
+      <Route path="/auth/telegram/callback">
+        <TelegramCallback />
+      </Route>
+      <Route>
+        <NotFoundRoute />
+      </Route>
+    </Switch>
   );
 }

@@ -4,7 +4,7 @@ import Stack from '@mui/material/Stack';
 import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
 import Typography from '@mui/material/Typography';
-import { useSearchParams } from 'react-router';
+import { useSearchParams } from 'wouter';
 import { useUser } from '../../features/auth/api/session';
 import { CodesTab } from '../../features/codes/components/codes-tab-lazy';
 import { HistoryList } from '../../features/history/components/history-list-lazy';

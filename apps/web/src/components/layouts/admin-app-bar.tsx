@@ -1,7 +1,7 @@
 import AdminPanelSettingsOutlined from '@mui/icons-material/AdminPanelSettingsOutlined';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
-import { NavLink } from 'react-router';
+import { Link, useLocation } from 'wouter';
 import { useUser } from '../../features/auth/api/session';
 
 export const ADMIN_LINKS = [
@@ -17,6 +17,7 @@ export const ADMIN_LINKS = [
 /** SPEC.md section 2: the admin app bar, shown to admins only. */
 export function AdminAppBar() {
   const { user } = useUser();
+  const [path] = useLocation();
   if (!user?.admin) return null;
   return (
     <Box
@@ -29,12 +30,12 @@ export function AdminAppBar() {
       {ADMIN_LINKS.map((l) => (
         <Button
           key={l.to}
-          component={NavLink}
+          component={Link}
           to={l.to}
-          end={l.end}
+          aria-current={(l.end ? path === l.to : path === l.to || path.startsWith(`${l.to}/`)) ? 'page' : undefined}
           size="small"
           color="inherit"
-          sx={{ whiteSpace: 'nowrap', '&.active': { color: 'primary.main', fontWeight: 700 } }}
+          sx={{ whiteSpace: 'nowrap', '&[aria-current="page"]': { color: 'primary.main', fontWeight: 700 } }}
         >
           {l.label}
         </Button>

@@ -7,8 +7,8 @@ import Container from '@mui/material/Container';
 import IconButton from '@mui/material/IconButton';
 import Toolbar from '@mui/material/Toolbar';
 import Typography from '@mui/material/Typography';
-import { Suspense } from 'react';
-import { Link as RouterLink, Outlet } from 'react-router';
+import { type ReactNode, Suspense } from 'react';
+import { Link as RouterLink } from 'wouter';
 import { useColorMode } from '../../app/provider';
 import { useTelegram } from '../../app/telegram';
 import { RealtimeIndicator } from '../../features/realtime/realtime-indicator';
@@ -37,8 +37,8 @@ const PageFallback = () => (
   </Box>
 );
 
-/** SPEC.md section 2: admin app bar, app bar (hidden inside Telegram), main content; pages fill the outlet. */
-export function AppShell() {
+/** SPEC.md section 2: admin app bar, app bar (hidden inside Telegram), main content; the page fills the main content. */
+export function AppShell({ children }: { children: ReactNode }) {
   const { isTelegram } = useTelegram();
   return (
     <Box sx={{ minHeight: '100dvh', display: 'flex', flexDirection: 'column' }}>
@@ -59,7 +59,7 @@ export function AppShell() {
       <Container component="main" maxWidth="md" sx={{ flexGrow: 1, py: 3 }} data-view="main-content">
         <OfflineNotice />
         <Suspense fallback={<PageFallback />}>
-          <Outlet />
+          {children}
         </Suspense>
       </Container>
       <Footer />

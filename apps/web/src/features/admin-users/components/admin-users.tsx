@@ -16,7 +16,7 @@ import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useDeferredValue, useState } from 'react';
-import { Link as RouterLink } from 'react-router';
+import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { USERS_PAGE_SIZE, type UserSearch, useAdminUsers } from '../api/users';
 

@@ -4,7 +4,7 @@ import CircularProgress from '@mui/material/CircularProgress';
 import Stack from '@mui/material/Stack';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
+import { Link as RouterLink, useLocation, useSearchParams } from 'wouter';
 import { ApiError, request } from '../../../lib/api-client';
 import { startSession } from '../api/session';
 import { AuthCard } from './auth-card';
@@ -13,7 +13,7 @@ import { AuthCard } from './auth-card';
 export function DiscordCallback() {
   const [params] = useSearchParams();
   const qc = useQueryClient();
-  const navigate = useNavigate();
+  const [, navigate] = useLocation();
   const [error, setError] = useState<string | null>(null);
   const started = useRef(false);
   useEffect(() => {
@@ -29,7 +29,7 @@ export function DiscordCallback() {
     request(discordAuth, { body: { code, state, redirect_uri }, token: null })
       .then((auth) => {
         startSession(qc, auth);
-        void navigate('/', { replace: true });
+        navigate('/', { replace: true });
       })
       .catch((err: unknown) => setError(err instanceof ApiError ? err.message : 'Не удалось войти через Discord.'));
   }, [params, qc, navigate]);

@@ -6,7 +6,7 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link as RouterLink, useNavigate } from 'react-router';
+import { Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { request } from '../../../lib/api-client';
 import { startSession } from '../api/session';
@@ -15,7 +15,7 @@ import { SocialButtons } from './social-buttons';
 
 export function LoginForm({ method }: { method: 'email' | 'phone' }) {
   const qc = useQueryClient();
-  const navigate = useNavigate();
+  const [, navigate] = useLocation();
   const f = useFormErrors();
   const [busy, setBusy] = useState(false);
   const [login_, setLogin] = useState('');
@@ -30,7 +30,7 @@ export function LoginForm({ method }: { method: 'email' | 'phone' }) {
     setBusy(true);
     try {
       startSession(qc, await request(endpoint, { body, token: null }));
-      void navigate('/');
+      navigate('/');
     } catch (err) {
       f.fromError(err);
     } finally {

@@ -1,12 +1,12 @@
 import Button from '@mui/material/Button';
-import { useNavigate } from 'react-router';
+import { useLocation } from 'wouter';
 import { AppDialog } from '../../../components/app-dialog';
 import { useUi } from '../../../lib/ui-store';
 
 export function NotSignedInDialog() {
   const open = useUi((s) => s.dialog.name === 'not_signed_in');
   const close = useUi((s) => s.closeDialog);
-  const navigate = useNavigate();
+  const [, navigate] = useLocation();
   return (
     <AppDialog
       open={open}
@@ -19,7 +19,7 @@ export function NotSignedInDialog() {
             variant="contained"
             onClick={() => {
               close();
-              void navigate('/auth/login_methods/email');
+              navigate('/auth/login_methods/email');
             }}
           >
             Войти

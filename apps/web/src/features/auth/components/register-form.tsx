@@ -12,7 +12,7 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link as RouterLink, useNavigate } from 'react-router';
+import { Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { request } from '../../../lib/api-client';
 import { startSession } from '../api/session';
@@ -27,7 +27,7 @@ const CALLS = {
 /** Sign-up in two steps (SPEC.md section 4): details → a code sent to the address → signed in. */
 export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
   const qc = useQueryClient();
-  const navigate = useNavigate();
+  const [, navigate] = useLocation();
   const f = useFormErrors();
   const [busy, setBusy] = useState(false);
   const [values, setValues] = useState({ login: '', name: '', password: '', password_confirmation: '' });
@@ -59,7 +59,7 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
     try {
       const body = method === 'email' ? { email_token: token!, code } : { phone_token: token!, code };
       startSession(qc, await request(calls.verify, { body, token: null } as never));
-      void navigate('/');
+      navigate('/');
     } catch (err) {
       f.fromError(err);
     } finally {

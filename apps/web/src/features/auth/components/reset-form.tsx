@@ -12,7 +12,7 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Link as RouterLink, useNavigate } from 'react-router';
+import { Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { request } from '../../../lib/api-client';
 import { startSession } from '../api/session';
@@ -27,7 +27,7 @@ const CALLS = {
 /** Password reset in three steps: address → code → new password (the new_password_token is the bearer). */
 export function ResetForm({ method }: { method: 'email' | 'phone' }) {
   const qc = useQueryClient();
-  const navigate = useNavigate();
+  const [, navigate] = useLocation();
   const f = useFormErrors();
   const calls = CALLS[method];
   const [busy, setBusy] = useState(false);
@@ -62,7 +62,7 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
             if (!body || !newPasswordToken) return;
             void run(async () => {
               startSession(qc, await request(calls.create, { body, token: newPasswordToken } as never));
-              void navigate('/');
+              navigate('/');
             });
           }}
         >

@@ -4,7 +4,7 @@ import CircularProgress from '@mui/material/CircularProgress';
 import Stack from '@mui/material/Stack';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { Link as RouterLink, useNavigate } from 'react-router';
+import { Link as RouterLink, useLocation } from 'wouter';
 import { ApiError, request } from '../../../lib/api-client';
 import { startSession } from '../api/session';
 import { AuthCard } from './auth-card';
@@ -23,7 +23,7 @@ function readAuthResult(): Record<string, unknown> | null {
 
 export function TelegramCallback() {
   const qc = useQueryClient();
-  const navigate = useNavigate();
+  const [, navigate] = useLocation();
   const [error, setError] = useState<string | null>(null);
   const started = useRef(false);
   useEffect(() => {
@@ -37,7 +37,7 @@ export function TelegramCallback() {
     request(telegramAuth, { body: data as never, token: null })
       .then((auth) => {
         startSession(qc, auth);
-        void navigate('/', { replace: true });
+        navigate('/', { replace: true });
       })
       .catch((err: unknown) => setError(err instanceof ApiError ? err.message : 'Не удалось войти через Telegram.'));
   }, [qc, navigate]);
