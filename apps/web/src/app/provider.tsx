@@ -4,13 +4,26 @@ import useMediaQuery from '@mui/material/useMediaQuery';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useMemo, useState } from 'react';
 import { Router } from 'wouter';
+import { userQueryOptions } from '../features/auth/api/session';
 import { RealtimeProvider } from '../features/realtime/realtime-provider';
+import { gamesserversQueryOptions } from '../features/servers/api/get-gamesservers';
 import { useIndexedLocation } from '../lib/history';
 import { createQueryClient } from '../lib/query-client';
 import { TelegramBridge, TelegramProvider, useTelegram } from './telegram';
 import { buildTheme, readThemeChoice, THEME_KEY, type ThemeChoice } from './theme';
 
 const queryClient = createQueryClient();
+
+/**
+ * Asks for the first screen's own data (who is signed in, the game servers) and resolves when it
+ * has come or after `maxWaitMs`, whichever is first. Rendering after it, the first render (a
+ * transition, in slices) already has the data; otherwise each answer re-renders the page in one
+ * uninterruptible piece, which a slow phone feels (TanStack Query's updates are synchronous).
+ */
+export function prefetchFirstScreen(maxWaitMs: number): Promise<void> {
+  const data = Promise.all([queryClient.prefetchQuery(userQueryOptions()), queryClient.prefetchQuery(gamesserversQueryOptions())]);
+  return Promise.race([data.then(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, maxWaitMs))]);
+}
 
 interface ColorModeValue {
   choice: ThemeChoice;
