@@ -1,15 +1,12 @@
 import Alert from '@mui/material/Alert';
-import FormControl from '@mui/material/FormControl';
-import InputLabel from '@mui/material/InputLabel';
-import NativeSelect from '@mui/material/NativeSelect';
-import OutlinedInput from '@mui/material/OutlinedInput';
 import Skeleton from '@mui/material/Skeleton';
+import { OutlinedNativeSelect } from '../../../components/outlined-native-select';
 import { useGamesservers } from '../api/get-gamesservers';
 import { useSelectedServerId } from '../selected-server';
 
 /**
  * The game server choice. A native select: the phone's own picker (also inside Telegram), and
- * none of MUI's Menu/Popover/Modal code on the first page.
+ * none of MUI's Menu/Popover/Modal or input code on the first page.
  */
 export function ServerPicker() {
   const { data, isPending, isError } = useGamesservers();
@@ -18,27 +15,17 @@ export function ServerPicker() {
   if (isError) return <Alert severity="error">Не удалось загрузить список серверов. Обновите страницу.</Alert>;
   const value = data.some((s) => s.id === selected) ? String(selected) : '';
   return (
-    <FormControl fullWidth>
-      <InputLabel htmlFor="server-picker" shrink>
-        Игровой сервер
-      </InputLabel>
-      <NativeSelect
-        value={value}
-        onChange={(e) => setSelected(Number(e.target.value))}
-        input={<OutlinedInput label="Игровой сервер" notched id="server-picker" />}
-        data-testid="server-picker"
-      >
-        {value === '' && (
-          <option value="" disabled>
-            Выберите сервер
-          </option>
-        )}
-        {data.map((s) => (
-          <option key={s.id} value={String(s.id)}>
-            {s.name}
-          </option>
-        ))}
-      </NativeSelect>
-    </FormControl>
+    <OutlinedNativeSelect id="server-picker" label="Игровой сервер" value={value} onChange={(e) => setSelected(Number(e.target.value))} data-testid="server-picker">
+      {value === '' && (
+        <option value="" disabled>
+          Выберите сервер
+        </option>
+      )}
+      {data.map((s) => (
+        <option key={s.id} value={String(s.id)}>
+          {s.name}
+        </option>
+      ))}
+    </OutlinedNativeSelect>
   );
 }

@@ -10,25 +10,22 @@ import Stack from '@mui/material/Stack';
 import ToggleButton from '@mui/material/ToggleButton';
 import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Typography from '@mui/material/Typography';
-import { useState } from 'react';
-import { useFormErrors } from '../../../hooks/use-form-errors';
+import { lazy, Suspense, useState } from 'react';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { useUser } from '../../auth/api/session';
-import { useSaveNick, useWallet, useWallets } from '../api/wallets';
+import { useWallet, useWallets } from '../api/wallets';
 import { useSelectedCurrency } from '../selected-currency';
 import { deferred } from '../../../components/deferred';
-import { LightTextField } from '../../../components/light-text-field';
 import { Hint } from '../../../components/hint';
 
 const MoneyDialogs = deferred<{ server: Gamesserver | undefined; nick: string | null; balances: Record<CurrencyType, number> | null }>(() => import('./money-dialogs').then((m) => ({ default: m.MoneyDialogs })));
 const MONEY_DIALOGS = new Set(['put', 'take', 'low_capacity']);
+// The nick field (and MUI's input code with it) loads when a player without a nick, or one changing it, needs it.
+const NickForm = lazy(() => import('./nick-form').then((m) => ({ default: m.NickForm })));
 
 function NickEditor({ server, nick }: { server: Gamesserver; nick: string | null }) {
   const [editing, setEditing] = useState(!nick);
-  const [value, setValue] = useState(nick ?? '');
-  const save = useSaveNick();
-  const f = useFormErrors();
   if (!editing && nick) {
     return (
       <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>
@@ -44,34 +41,9 @@ function NickEditor({ server, nick }: { server: Gamesserver; nick: string | null
     );
   }
   return (
-    <Stack
-      component="form"
-      direction="row"
-      spacing={1}
-      sx={{ alignItems: 'flex-start' }}
-      onSubmit={(e) => {
-        e.preventDefault();
-        f.clear();
-        save.mutate(
-          { gamesserver_id: server.id, nick: value.trim() },
-          { onSuccess: () => setEditing(false), onError: (err) => f.fromError(err) },
-        );
-      }}
-    >
-      <LightTextField
-        size="small"
-        label="Ник персонажа"
-        value={value}
-        onChange={setValue}
-        autoComplete="nickname"
-        error={Boolean(f.fieldError('nick') || f.formError)}
-        helperText={f.fieldError('nick') ?? f.formError ?? 'С него вы передаёте и на него получаете'}
-        sx={{ flexGrow: 1 }}
-      />
-      <Button type="submit" variant="outlined" disabled={save.isPending} sx={{ mt: '1px' }}>
-        Сохранить
-      </Button>
-    </Stack>
+    <Suspense fallback={<Skeleton variant="rounded" height={63} />}>
+      <NickForm server={server} nick={nick} onSaved={() => setEditing(false)} />
+    </Suspense>
   );
 }
 

@@ -1,0 +1,44 @@
+import type { Gamesserver } from '@adena/contract/lite';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import { useState } from 'react';
+import { LightTextField } from '../../../components/light-text-field';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { useSaveNick } from '../api/wallets';
+
+/** The wallet's nick on this server: asked when missing, changed on request. */
+export function NickForm({ server, nick, onSaved }: { server: Gamesserver; nick: string | null; onSaved(): void }) {
+  const [value, setValue] = useState(nick ?? '');
+  const save = useSaveNick();
+  const f = useFormErrors();
+  return (
+    <Stack
+      component="form"
+      direction="row"
+      spacing={1}
+      sx={{ alignItems: 'flex-start' }}
+      onSubmit={(e) => {
+        e.preventDefault();
+        f.clear();
+        save.mutate(
+          { gamesserver_id: server.id, nick: value.trim() },
+          { onSuccess: onSaved, onError: (err) => f.fromError(err) },
+        );
+      }}
+    >
+      <LightTextField
+        size="small"
+        label="Ник персонажа"
+        value={value}
+        onChange={setValue}
+        autoComplete="nickname"
+        error={Boolean(f.fieldError('nick') || f.formError)}
+        helperText={f.fieldError('nick') ?? f.formError ?? 'С него вы передаёте и на него получаете'}
+        sx={{ flexGrow: 1 }}
+      />
+      <Button type="submit" variant="outlined" disabled={save.isPending} sx={{ mt: '1px' }}>
+        Сохранить
+      </Button>
+    </Stack>
+  );
+}
