@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -17,6 +18,47 @@ export interface Db {
 }
 
 const INT8_OID = 20;
+const MAX_NAMED = 500;
+const names = new Map<string, string>();
+
+/**
+ * Hands Kysely the pool with every parameterised statement named after a hash of its text, so
+ * node-postgres prepares it once per connection and PostgreSQL plans it once instead of on every
+ * call (the money paths run the same few statements thousands of times a second). Kysely's
+ * statements are parameterised, so their texts are few; past MAX_NAMED distinct texts the rest
+ * run unnamed, which bounds what each connection keeps. Statements without parameters
+ * (migrations, several statements at once) keep the simple protocol.
+ */
+function preparing(pool: pg.Pool) {
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (name === undefined && names.size < MAX_NAMED) {
+      name = `k_${createHash('sha1').update(text).digest('base64url')}`;
+      names.set(text, name);
+    }
+    return name;
+  };
+  // One wrapper per pooled client: Kysely keeps its connection objects keyed by the client.
+  const wrapped = new WeakMap<pg.PoolClient, unknown>();
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let w = wrapped.get(client);
+      if (!w) {
+        w = {
+          query(text: unknown, values?: unknown[]) {
+            const name = typeof text === 'string' && values && values.length > 0 ? nameOf(text) : undefined;
+            return name ? client.query({ name, text: text as string, values }) : client.query(text as string, values);
+          },
+          release: () => client.release(),
+        };
+        wrapped.set(client, w);
+      }
+      return w;
+    },
+    end: () => pool.end(),
+  } as unknown as pg.Pool;
+}
 const toBigInt = (v: string) => BigInt(v);
 
 export interface DbOptions {
@@ -38,7 +80,7 @@ export async function createDb(opts: DbOptions): Promise<Db> {
     });
     // An idle client losing its server must not crash the process; the next checkout reconnects.
     pool.on('error', () => {});
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparing(pool) }) });
     return {
       kysely,
       kind: 'postgres',
