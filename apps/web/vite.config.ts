@@ -88,6 +88,9 @@ export default defineConfig({
         navigateFallback: '/index.html',
         navigateFallbackDenylist: [/^\/api\//, /^\/socket\.io\//],
         globPatterns: ['**/*.{js,css,html,png,svg,ico,webmanifest}'],
+        // The admin area (routes/admin.tsx → assets/admin-*.js) is for operators online only: the
+        // worker does not pre-cache it, so players never download it, not even in the background.
+        globIgnores: ['**/assets/admin-*.js'],
         // API answers are never served from a cache: money must not be shown stale as if live.
         runtimeCaching: [{ urlPattern: ({ url }) => url.pathname.startsWith('/api/'), handler: 'NetworkOnly' }],
       },

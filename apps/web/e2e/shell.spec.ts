@@ -56,6 +56,44 @@ describe('the app shell', () => {
     await context.close();
   });
 
+  it('never sends a player the admin area\'s code, even at /admin; an operator gets it there', async () => {
+    /** Signs in as the user and returns every script body the page downloads from then on. */
+    const visit = async (admin: boolean) => {
+      const user = await createUser(server.db.kysely, { admin });
+      const { context, page } = await newPage(browser);
+      await context.addInitScript((token) => localStorage.setItem('access_token', token), user.token);
+      const scripts: Array<Promise<string>> = [];
+      page.on('response', (r) => {
+        if (r.request().resourceType() === 'script') scripts.push(r.text().catch(() => ''));
+      });
+      return { context, page, scripts };
+    };
+    // admin.tsx marks its root with data-view="admin-area"; no other module has that string.
+    const hasAdminCode = async (scripts: Array<Promise<string>>) => (await Promise.all(scripts)).some((body) => body.includes('admin-area'));
+
+    const player = await visit(false);
+    await player.page.goto(server.url);
+    await player.page.getByRole('tab', { name: 'Коды' }).click();
+    await player.page.getByRole('tab', { name: 'История' }).click();
+    await player.page.goto(`${server.url}/help`);
+    await expect.poll(() => player.page.getByRole('heading', { level: 1 }).textContent()).toBe('Помощь');
+    await player.page.goto(`${server.url}/admin`);
+    await expect.poll(() => player.page.getByRole('alert').textContent()).toBe('Этот раздел доступен только операторам сервиса.');
+    expect(player.scripts.length).toBeGreaterThan(3);
+    expect(await hasAdminCode(player.scripts)).toBe(false);
+    await player.context.close();
+    // Nor does the service worker fetch it in the background: it is not in the pre-cache list.
+    const worker = await (await fetch(`${server.url}/sw.js`)).text();
+    expect(worker).toMatch(/assets\/boot-/);
+    expect(worker).not.toMatch(/assets\/admin-/);
+
+    const operator = await visit(true);
+    await operator.page.goto(`${server.url}/admin`);
+    await expect.poll(() => operator.page.locator('[data-view="admin-area"]').count()).toBe(1);
+    expect(await hasAdminCode(operator.scripts)).toBe(true);
+    await operator.context.close();
+  });
+
   it('follows the system colour scheme, and a saved choice wins over it', async () => {
     const background = (page: import('playwright-core').Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     const dark = await newPage(browser, { colorScheme: 'dark' });

@@ -1,6 +1,7 @@
 import { lazy } from 'react';
 import { Route, Switch } from 'wouter';
 import { AppShell } from '../components/layouts/app-shell';
+import { useUser } from '../features/auth/api/session';
 import { HomeRoute } from './routes/home';
 import { NotFoundRoute } from './routes/not-found';
 
@@ -10,6 +11,14 @@ const HelpRoute = lazy(() => import('./routes/info').then((m) => ({ default: m.H
 const ContactsRoute = lazy(() => import('./routes/info').then((m) => ({ default: m.ContactsRoute })));
 const AboutRoute = lazy(() => import('./routes/info').then((m) => ({ default: m.AboutRoute })));
 const AdminRoutes = lazy(() => import('./routes/admin'));
+const AdminDenied = lazy(() => import('./routes/admin-denied'));
+
+/** Only operators load the admin area's code; anyone else gets a short notice without it. */
+function AdminGate() {
+  const { user, isPending } = useUser();
+  if (isPending) return null;
+  return user?.admin ? <AdminRoutes /> : <AdminDenied />;
+}
 
 export function AppRouter() {
   return (
@@ -31,7 +40,7 @@ export function AppRouter() {
           <AuthRoutes />
         </Route>
         <Route path="/admin/*?">
-          <AdminRoutes />
+          <AdminGate />
         </Route>
         <Route>
           <NotFoundRoute />

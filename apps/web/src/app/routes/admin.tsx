@@ -1,6 +1,4 @@
-import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
-import CircularProgress from '@mui/material/CircularProgress';
 import Stack from '@mui/material/Stack';
 import { useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
@@ -28,21 +26,15 @@ function WithId({ render }: { render(id: number): ReactNode }) {
   return Number.isSafeInteger(n) && n > 0 ? render(n) : <NotFoundRoute />;
 }
 
-/** SPEC.md section 2: the admin area. Loaded on demand, so players never download it. */
+/** SPEC.md section 2: the admin area. Loaded on demand and only for operators (AdminGate in router.tsx). */
 export default function AdminRoutes() {
-  const { user, isPending } = useUser();
+  const { user } = useUser();
   const { data: servers = [] } = useGamesservers();
   const qc = useQueryClient();
   // A server edit changes what players see; this tab's own copy of the public list follows at once.
   const serversChanged = () => void qc.invalidateQueries({ queryKey: gamesserversQueryOptions().queryKey });
-  if (isPending) {
-    return (
-      <Box sx={{ display: 'flex', justifyContent: 'center', py: 6 }}>
-        <CircularProgress aria-label="Загрузка…" />
-      </Box>
-    );
-  }
-  if (!user?.admin) return <Alert severity="warning">Этот раздел доступен только операторам сервиса.</Alert>;
+  // AdminGate (router.tsx) renders this only for operators; the check here only narrows the type.
+  if (!user?.admin) return null;
   return (
     // Operators work with wide tables: from md up the area breaks out of the players' 900 px column.
     <Box data-view="admin-area" sx={{ mx: { md: `calc((100% - ${ADMIN_WIDTH}) / 2)` }, width: { md: ADMIN_WIDTH } }}>
