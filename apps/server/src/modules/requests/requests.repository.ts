@@ -20,39 +20,8 @@ export interface QueueFilters {
   perPage: number;
 }
 
-const withServer = (db: Q) =>
-  db
-    .selectFrom('balance_requests as r')
-    .innerJoin('gamesservers as g', 'g.id', 'r.gamesserver_id')
-    .selectAll('r')
-    .select('g.name as gamesserver');
-
 /** Deposits and withdrawals. Player-side queries take the owner, so another user's rows are not found. */
 export const requestsRepository = {
-  insert(
-    trx: Q,
-    v: { userId: number; walletId: number; gamesserverId: number; type: RequestType; currency: 1 | 2; amount: bigint; nick: string; cashierNick: string },
-  ) {
-    return trx
-      .insertInto('balance_requests')
-      .values({
-        user_id: v.userId,
-        wallet_id: v.walletId,
-        gamesserver_id: v.gamesserverId,
-        type: v.type,
-        currency_type: v.currency,
-        amount: v.amount,
-        nick: v.nick,
-        cashier_nick: v.cashierNick,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-  },
-
-  byId(db: Q, id: number) {
-    return withServer(db).where('r.id', '=', id).executeTakeFirst();
-  },
-
   /** Locks a request so that two operators (or an operator and its owner) take turns on it. */
   lock(trx: Transaction<Database>, id: number, ownerId?: number) {
     let q = trx.selectFrom('balance_requests').selectAll().where('id', '=', id);
