@@ -307,6 +307,25 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
       expect(Number((await wallet(p.id)).balance)).toBe(7 * KK);
     });
 
+    it('records one Telegram notice when a withdrawal of adena crosses the player’s limit, none for coins', async () => {
+      const p = await playerWith(10n * BigInt(KK), 20_000n);
+      const set = await call('POST', '/api/add_limit_otvetka/', p, { gamesserver_id: serverId, telegram_price: 5 * KK });
+      expect(set.statusCode).toBe(200);
+      const notices = () => t.db.kysely.selectFrom('telegram_notices').select(['threshold', 'balance', 'status', 'text']).where('user_id', '=', p.id).execute();
+      const withdraw = (amount: number, currency_type: 1 | 2 = 1) =>
+        call('POST', currency_type === 1 ? '/api/down_balance_user/' : '/api/down_balance_user_second_currency/', p, { gamesserver_id: serverId, amount, currency_type });
+      expect((await withdraw(4 * KK)).statusCode).toBe(200); // 10 → 6: above the limit
+      expect(await notices()).toEqual([]);
+      expect((await withdraw(2 * KK)).statusCode).toBe(200); // → 4: crosses
+      expect((await withdraw(1 * KK)).statusCode).toBe(200); // → 3: still below, nothing new
+      expect((await withdraw(19_000, 2)).statusCode).toBe(200); // coins: the limit is in adena only
+      // No chat is linked, so the notice is kept as 'no_chat'; its text names the limit and the balance.
+      expect(await notices()).toEqual([
+        { threshold: BigInt(5 * KK), balance: BigInt(4 * KK), status: 'no_chat', text: expect.stringContaining('ниже 5 000 000 аден: сейчас 4 000 000 аден') },
+      ]);
+      await expectAudit();
+    });
+
     it('tells the owner the new balances after commit, and nothing for a refused call', async () => {
       const sent: Array<{ userId: number; name: string; data: unknown }> = [];
       const spy = vi.spyOn(t.app.deps.realtime, 'publish').mockImplementation((userId, name, data) => void sent.push({ userId, name, data }));
