@@ -109,9 +109,15 @@ export const requestsRepository = {
       .executeTakeFirst() as Promise<AdminRequestRow | undefined>;
   },
 
-  /** An unread notice: an operator finished one of the player's requests on this wallet. */
-  flagMessage(db: Q, walletId: number) {
-    return db.updateTable('wallets').set({ new_message: true }).where('id', '=', walletId).execute();
+  /** An unread notice: an operator finished one of the player's requests on this wallet. Answers its balances after. */
+  async flagMessage(db: Q, walletId: number) {
+    const w = await db
+      .updateTable('wallets')
+      .set({ new_message: true })
+      .where('id', '=', walletId)
+      .returning(['id', 'gamesserver_id', 'balance', 'balance_second'])
+      .executeTakeFirstOrThrow();
+    return { walletId: w.id, gamesserverId: w.gamesserver_id, balance: w.balance, balanceSecond: w.balance_second };
   },
 
   /** The player read their history (of one server, or of all). */

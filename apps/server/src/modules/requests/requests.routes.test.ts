@@ -343,6 +343,15 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
         expect(sent).toEqual([]);
         await call('POST', `/api/admin/requests/${w.id}/reject`, admin, { reason: 'нет' });
         expect(sent).toEqual([{ userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 7 * KK, balance_second: 7 } }]);
+        // Decisions that move no balance still tell the player, so an open history shows them at once.
+        sent.length = 0;
+        const refused = (await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 2 * KK })).json().success;
+        await call('POST', `/api/admin/requests/${refused.id}/reject`, admin, { reason: 'Передача не найдена' });
+        expect(sent).toEqual([{ userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 7 * KK, balance_second: 7 } }]);
+        const paid = (await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 1 * KK })).json().success;
+        sent.length = 0;
+        await call('POST', `/api/admin/requests/${paid.id}/complete`, admin, {});
+        expect(sent).toEqual([{ userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 6 * KK, balance_second: 7 } }]);
       } finally {
         spy.mockRestore();
       }

@@ -201,30 +201,31 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
       return { data: rows.map((r) => toAdminRequest(r, now)), total };
     },
 
-    /** Completes a pending request: a deposit is credited, a withdrawal's hold is paid out. */
+    /**
+     * Completes a pending request: a deposit is credited, a withdrawal's hold is paid out. Like a
+     * rejection, it ends with a `balance` event even when the balances did not move (a paid-out
+     * withdrawal), so the player's open history shows the new status at once.
+     */
     async complete(admin: AuthUser, id: number, comment?: string) {
       const out = await db.transaction().execute(async (trx) => {
         const r = await repo.lock(trx, id);
         if (!r) throw notFound();
         if (r.status !== 'pending') throw notPending(r.status);
-        let wallets: WalletBalance[] = [];
         if (r.type === 'input') {
           const w = await trx.selectFrom('wallets').select(['balance', 'balance_second']).where('id', '=', r.wallet_id).executeTakeFirstOrThrow();
           if ((r.currency_type === 1 ? w.balance : w.balance_second) + r.amount > MAX_SAFE) {
             throw new AppError('CONFLICT', { message: 'Баланс игрока превысил бы допустимый предел', errors: { amount: ['Слишком большая сумма'] } });
           }
-          wallets = (
-            await post(trx, {
-              kind: 'deposit',
-              refType: 'balance_request',
-              refId: r.id,
-              actorUserId: admin.id,
-              legs: [
-                { account: serviceAccount('cash', r.gamesserver_id, r.currency_type), amount: -r.amount },
-                { account: walletAccount(r.wallet_id, r.gamesserver_id, r.currency_type), amount: r.amount },
-              ],
-            })
-          ).wallets;
+          await post(trx, {
+            kind: 'deposit',
+            refType: 'balance_request',
+            refId: r.id,
+            actorUserId: admin.id,
+            legs: [
+              { account: serviceAccount('cash', r.gamesserver_id, r.currency_type), amount: -r.amount },
+              { account: walletAccount(r.wallet_id, r.gamesserver_id, r.currency_type), amount: r.amount },
+            ],
+          });
         } else {
           await post(trx, {
             kind: 'withdrawal_payout',
@@ -238,10 +239,10 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
           });
         }
         await repo.finish(trx, r.id, { status: 'completed', processedBy: admin.id, comment: comment || null });
-        await repo.flagMessage(trx, r.wallet_id);
+        const wallet = await repo.flagMessage(trx, r.wallet_id);
         const after = (await repo.adminById(trx, id))!;
         await writeAudit(trx, admin.id, 'request.complete', r.id, r, after);
-        return { userId: r.user_id, wallets, after };
+        return { userId: r.user_id, wallets: [wallet], after };
       });
       publish(out.userId, out.wallets);
       return { success: toAdminRequest(out.after) };
@@ -254,11 +255,11 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
         if (!r) throw notFound();
         if (r.status !== 'pending') throw notPending(r.status);
         await repo.finish(trx, r.id, { status: 'rejected', processedBy: admin.id, comment: reason });
-        const wallets = r.type === 'output' ? (await refund(trx, r, admin.id, 'withdrawal_reject')).wallets : [];
-        await repo.flagMessage(trx, r.wallet_id);
+        if (r.type === 'output') await refund(trx, r, admin.id, 'withdrawal_reject');
+        const wallet = await repo.flagMessage(trx, r.wallet_id);
         const after = (await repo.adminById(trx, id))!;
         await writeAudit(trx, admin.id, 'request.reject', r.id, r, after);
-        return { userId: r.user_id, wallets, after };
+        return { userId: r.user_id, wallets: [wallet], after };
       });
       publish(out.userId, out.wallets);
       return { success: toAdminRequest(out.after) };

@@ -38,8 +38,9 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
         void qc.invalidateQueries({ queryKey: key });
       }
       updateAuthPriceData(qc, gamesserver_id, (d) => withWalletBalance(d, balance, balance_second));
-      // A balance moves when an operator completes a request or rejects a withdrawal: its status in
-      // the history changed too (the event does not say which one, so the open pages are read again).
+      // Every operator decision on a request ends with this event, even one that moves no balance (a
+      // rejected deposit, a paid-out withdrawal): a status in the history changed too (the event does
+      // not say which one, so the open pages are read again).
       void qc.invalidateQueries({ queryKey: allHistoryKey });
       return;
     }
