@@ -27,7 +27,12 @@ const names = new Map<string, string>();
  * call (the money paths run the same few statements thousands of times a second). Kysely's
  * statements are parameterised, so their texts are few; past MAX_NAMED distinct texts the rest
  * run unnamed, which bounds what each connection keeps. Statements without parameters
- * (migrations, several statements at once) keep the simple protocol.
+ * (migrations, BEGIN/COMMIT, several statements at once) keep the simple protocol.
+ *
+ * A prepared `SELECT *` fails with "cached plan must not change result type" once its table gains
+ * or loses a column (another process migrated the database under this one). That text is then run
+ * unnamed from here on, and the failed call is repeated at once when it was not inside a
+ * transaction; inside one, the transaction has failed and the caller's error handling applies.
  */
 function preparing(pool: pg.Pool) {
   const nameOf = (text: string) => {
@@ -36,7 +41,7 @@ function preparing(pool: pg.Pool) {
       name = `k_${createHash('sha1').update(text).digest('base64url')}`;
       names.set(text, name);
     }
-    return name;
+    return name || undefined;
   };
   // One wrapper per pooled client: Kysely keeps its connection objects keyed by the client.
   const wrapped = new WeakMap<pg.PoolClient, unknown>();
@@ -45,10 +50,24 @@ function preparing(pool: pg.Pool) {
       const client = await pool.connect();
       let w = wrapped.get(client);
       if (!w) {
+        let inTransaction = false;
         w = {
-          query(text: unknown, values?: unknown[]) {
-            const name = typeof text === 'string' && values && values.length > 0 ? nameOf(text) : undefined;
-            return name ? client.query({ name, text: text as string, values }) : client.query(text as string, values);
+          async query(text: string, values?: unknown[]) {
+            if (!values?.length) {
+              if (/^\s*(begin|start transaction)\b/i.test(text)) inTransaction = true;
+              else if (/^\s*(commit|rollback)\b(?!\s+to\b)/i.test(text)) inTransaction = false;
+              return client.query(text, values);
+            }
+            const name = nameOf(text);
+            if (!name) return client.query(text, values);
+            try {
+              return await client.query({ name, text, values });
+            } catch (err) {
+              if ((err as { code?: string }).code !== '0A000' || !/cached plan/.test((err as Error).message)) throw err;
+              names.set(text, '');
+              if (inTransaction) throw err;
+              return client.query(text, values);
+            }
           },
           release: () => client.release(),
         };
