@@ -55,6 +55,7 @@ const results = [];
 let ok = true;
 ok = step('typecheck', 'npm', ['run', '-s', 'typecheck']) && ok;
 ok = step('lint', bin('biome'), ['check', '.']) && ok;
+ok = step('web layering', process.execPath, ['scripts/check-boundaries.mjs']) && ok;
 const built = step('build web', 'npm', ['run', '-s', 'build']);
 ok = built && ok;
 

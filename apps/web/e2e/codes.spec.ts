@@ -99,6 +99,30 @@ describe('two players and a gift code', () => {
     await incident.waitFor({ state: 'hidden' });
   });
 
+  it('paying for a code with too little adena offers a top-up from the codes tab, and the top-up opens', async () => {
+    const db = server.db.kysely;
+    const sid = await firstServerId(db);
+    const player = await createUser(db);
+    const wallet = await createWallet(db, player.id, sid, 'Spender');
+    await fund(db, wallet, 100_000_000n);
+    const { context, page } = await openCodes(server, browser, player, sid);
+    contexts.push(context);
+    await page.getByTestId('nominal').first().click();
+    const dialog = page.getByTestId('show-code-dialog');
+    await dialog.waitFor({ state: 'visible' });
+    // Spent elsewhere meanwhile (straight in the database: this page hears nothing of it).
+    await fund(db, wallet, -99_999_999n);
+    await dialog.getByRole('button', { name: /^Оплатить/ }).click();
+    const low = page.getByTestId('low-capacity-dialog');
+    await low.waitFor({ state: 'visible' });
+    await low.getByRole('button', { name: 'Пополнить' }).click();
+    const put = page.getByTestId('put-dialog');
+    await put.waitFor({ state: 'visible' });
+    await expect.poll(() => put.getByRole('heading').first().textContent()).toBe('Пополнить адену');
+    await expect.poll(() => put.getByTestId('dialog-cashier-nick').textContent()).toBe('AdenaKassa');
+    await low.waitFor({ state: 'hidden' });
+  });
+
   it('the open codes tab follows the server’s realtime events without a reload, and reads everything again after a reconnect', async () => {
     const db = server.db.kysely;
     const sid = await firstServerId(db);

@@ -1,7 +1,7 @@
 import { lazy } from 'react';
 import { Route, Switch } from 'wouter';
-import { AppShell } from '../components/layouts/app-shell';
-import { useUser } from '../features/auth/api/session';
+import { AppShell } from './layout/app-shell';
+import { useUser } from '../lib/session';
 import { HomeRoute } from './routes/home';
 import { NotFoundRoute } from './routes/not-found';
 

@@ -2,7 +2,7 @@ import { routes } from '@adena/contract/lite';
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
-import { startSession } from '../features/auth/api/session';
+import { startSession } from '../lib/session';
 import { request } from '../lib/api-client';
 import { historyIndex } from '../lib/history';
 import { isTelegramLaunch, loadTelegram, type TelegramEnv, type TelegramTheme } from '../lib/telegram';

@@ -13,8 +13,8 @@ import { RequestsQueue } from '../../features/admin-requests/components/requests
 import { AdminServers } from '../../features/admin-servers/components/admin-servers';
 import { AdminUsers } from '../../features/admin-users/components/admin-users';
 import { UserDetails } from '../../features/admin-users/components/user-details';
-import { useUser } from '../../features/auth/api/session';
-import { gamesserversQueryOptions, useGamesservers } from '../../features/servers/api/get-gamesservers';
+import { useUser } from '../../lib/session';
+import { gamesserversQueryOptions, useGamesservers } from '../../lib/gamesservers';
 import { NotFoundRoute } from './not-found';
 
 const ADMIN_WIDTH = 'min(1240px, calc(100vw - 64px))';

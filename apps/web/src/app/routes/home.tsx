@@ -5,12 +5,13 @@ import Tab from '@mui/material/Tab';
 import Tabs from '@mui/material/Tabs';
 import Typography from '@mui/material/Typography';
 import { useSearchParams } from 'wouter';
-import { useUser } from '../../features/auth/api/session';
+import { useUser } from '../../lib/session';
 import { CodesTab } from '../../features/codes/components/codes-tab-lazy';
 import { HistoryList } from '../../features/history/components/history-list-lazy';
-import { useGamesservers } from '../../features/servers/api/get-gamesservers';
+import { useGamesservers } from '../../lib/gamesservers';
 import { ServerPicker } from '../../features/servers/components/server-picker';
 import { useSelectedServerId } from '../../features/servers/selected-server';
+import { TopUpDialogs } from '../../features/wallet/components/top-up-dialogs-lazy';
 import { WalletCard } from '../../features/wallet/components/wallet-card';
 
 const TABS = [
@@ -47,7 +48,7 @@ export function HomeRoute() {
         </Tabs>
       </Box>
       {tab === 'wallet' && <WalletCard server={server} />}
-      {tab === 'codes' && <CodesTab server={server} />}
+      {tab === 'codes' && <CodesTab server={server} topUp={(s, nick) => <TopUpDialogs server={s} nick={nick} />} />}
       {tab === 'history' &&
         (isSignedIn ? <HistoryList gamesserverId={server?.id ?? null} /> : <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>)}
     </Stack>

@@ -2,7 +2,7 @@ import AdminPanelSettingsOutlined from '@mui/icons-material/AdminPanelSettingsOu
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import { Link, useLocation } from 'wouter';
-import { useUser } from '../../features/auth/api/session';
+import { useUser } from '../../lib/session';
 
 export const ADMIN_LINKS = [
   { to: '/admin', label: 'Заявки', end: true },

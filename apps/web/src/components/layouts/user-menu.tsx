@@ -3,7 +3,7 @@ import Button from '@mui/material/Button';
 import IconButton from '@mui/material/IconButton';
 import { useState } from 'react';
 import { Link as RouterLink } from 'wouter';
-import { useLogout, useUser } from '../../features/auth/api/session';
+import { useLogout, useUser } from '../../lib/session';
 import { deferred } from '../deferred';
 
 const UserMenuPopup = deferred(() => import('./user-menu-popup'));

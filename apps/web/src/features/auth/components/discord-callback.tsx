@@ -6,7 +6,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation, useSearchParams } from 'wouter';
 import { ApiError, request } from '../../../lib/api-client';
-import { startSession } from '../api/session';
+import { startSession } from '../../../lib/session';
 import { AuthCard } from './auth-card';
 
 /** Discord sends the player back here with ?code&state; the server checks state and PKCE. */

@@ -15,7 +15,7 @@ import { useState } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { request } from '../../../lib/api-client';
-import { startSession } from '../api/session';
+import { startSession } from '../../../lib/session';
 import { AuthCard } from './auth-card';
 import { CodeStep } from './code-step';
 

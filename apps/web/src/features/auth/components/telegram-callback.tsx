@@ -6,7 +6,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { ApiError, request } from '../../../lib/api-client';
-import { startSession } from '../api/session';
+import { startSession } from '../../../lib/session';
 import { AuthCard } from './auth-card';
 
 /** Reads Telegram's signed login result from #tgAuthResult (base64 JSON) and lets the server check it. */

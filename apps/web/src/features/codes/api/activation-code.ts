@@ -1,7 +1,7 @@
 import type { activationCode } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { walletsQueryOptions } from '../../wallet/api/wallets';
+import { walletsQueryOptions } from '../../../lib/wallets';
 import { isAuthPriceData } from './price-data';
 import { updateAuthPriceData } from './price-data-cache';
 import { ref } from './ref';

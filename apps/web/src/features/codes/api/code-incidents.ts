@@ -1,7 +1,7 @@
 import type { codeIncidents } from '@adena/contract';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { useUser } from '../../auth/api/session';
+import { useUser } from '../../../lib/session';
 import { ref } from './ref';
 
 const call = ref<typeof codeIncidents>('GET', '/api/code_incidents');

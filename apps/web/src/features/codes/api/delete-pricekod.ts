@@ -1,7 +1,7 @@
 import type { deletePricekod } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { walletsQueryOptions } from '../../wallet/api/wallets';
+import { walletsQueryOptions } from '../../../lib/wallets';
 import { priceDataQueryOptions } from './price-data';
 import { ref } from './ref';
 

@@ -1,7 +1,7 @@
 import { routes } from '@adena/contract/lite';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { useUser } from '../../auth/api/session';
+import { useUser } from '../../../lib/session';
 
 /** SPEC.md section 7: error_codes_count above 0 sets the user's has-error-codes flag. */
 export const errorUserCodeQueryOptions = () =>

@@ -5,7 +5,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { walletsQueryOptions } from '../../wallet/api/wallets';
+import { walletsQueryOptions } from '../../../lib/wallets';
 import { useActivationCode } from './activation-code';
 import { priceDataQueryOptions } from './price-data';
 import { useShowCode } from './show-code';

@@ -1,7 +1,7 @@
 import type { authVariantyAdenyZaKod, AuthPriceData, PriceData, variantyAdenyZaKod } from '@adena/contract';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { useUser } from '../../auth/api/session';
+import { useUser } from '../../../lib/session';
 import { ref } from './ref';
 
 const anonymous = ref<typeof variantyAdenyZaKod>('GET', '/api/varianty_adeny_za_kod/:id');

@@ -1,8 +1,8 @@
 import type { showCode } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ApiError, request } from '../../../lib/api-client';
-import { walletsQueryOptions } from '../../wallet/api/wallets';
-import { balanceEpoch } from '../../wallet/balance-epoch';
+import { walletsQueryOptions } from '../../../lib/wallets';
+import { balanceEpoch } from '../../../lib/balance-epoch';
 import { codeEntry, updateAuthPriceData, withCode, withCodeStatus, withWalletBalance } from './price-data-cache';
 import { isAuthPriceData, priceDataQueryOptions } from './price-data';
 import { ref } from './ref';

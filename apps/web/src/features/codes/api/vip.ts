@@ -1,8 +1,8 @@
 import type { vip } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { userQueryOptions } from '../../auth/api/session';
-import { walletsQueryOptions } from '../../wallet/api/wallets';
+import { userQueryOptions } from '../../../lib/session';
+import { walletsQueryOptions } from '../../../lib/wallets';
 import { allPriceDataKey } from './price-data';
 import { ref } from './ref';
 

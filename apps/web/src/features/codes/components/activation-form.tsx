@@ -6,7 +6,7 @@ import TextField from '@mui/material/TextField';
 import { useState } from 'react';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
-import { useUser } from '../../auth/api/session';
+import { useUser } from '../../../lib/session';
 import { useActivationCode } from '../api/activation-code';
 import { aden, alertList } from './code-format';
 

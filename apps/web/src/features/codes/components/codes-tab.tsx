@@ -11,15 +11,14 @@ import Chip from '@mui/material/Chip';
 import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import type { ReactNode } from 'react';
+import { type ReactNode, useState } from 'react';
+import { isTelegramLaunch } from '../../../lib/telegram';
 import { useUi } from '../../../lib/ui-store';
 import { plural } from '../../../utils/plural';
-import { useUser } from '../../auth/api/session';
-import { useTelegram } from '../../../app/telegram';
-import { RealtimeIndicator } from '../../realtime/realtime-indicator';
-import { useGamesservers } from '../../servers/api/get-gamesservers';
-import { useWallet } from '../../wallet/api/wallets';
-import { LowCapacityDialog, PutDialog } from '../../wallet/components/money-dialogs';
+import { useUser } from '../../../lib/session';
+import { RealtimeIndicator } from '../../../components/realtime-indicator';
+import { useGamesservers } from '../../../lib/gamesservers';
+import { useWallet } from '../../../lib/wallets';
 import { useCodeIncidents } from '../api/code-incidents';
 import { useHasErrorCodes } from '../api/get-error-user-code';
 import { isAuthPriceData, usePriceData } from '../api/price-data';
@@ -106,10 +105,13 @@ function IncidentsNotice() {
   );
 }
 
-function ServerCodes({ server }: { server: Gamesserver }) {
+/** The wallet's low-balance dialog and the top-up it offers, rendered by whoever composes this tab. */
+export type TopUpDialogs = (server: Gamesserver, nick: string | null) => ReactNode;
+
+function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialogs }) {
   const { isSignedIn, user } = useUser();
   // Inside Telegram there is no app bar, so the connection state shows here instead.
-  const { isTelegram } = useTelegram();
+  const [isTelegram] = useState(isTelegramLaunch);
   const openDialog = useUi((s) => s.openDialog);
   const q = usePriceData(server.id);
   const { data: servers } = useGamesservers();
@@ -203,8 +205,7 @@ function ServerCodes({ server }: { server: Gamesserver }) {
           <DeleteSuccessDialog />
           <VipDialog server={server} coinBalance={coinBalance} />
           <SubscribeTelegramDialog server={server} telegramPrice={auth?.telegram_price ?? null} />
-          <LowCapacityDialog />
-          <PutDialog server={server} nick={wallet?.nick ?? auth?.nick ?? null} />
+          {topUp(server, wallet?.nick ?? auth?.nick ?? null)}
         </>
       )}
     </Stack>
@@ -212,7 +213,7 @@ function ServerCodes({ server }: { server: Gamesserver }) {
 }
 
 /** The codes tab of the selected game server. */
-export default function CodesTab({ server }: { server: Gamesserver | undefined }) {
+export default function CodesTab({ server, topUp }: { server: Gamesserver | undefined; topUp: TopUpDialogs }) {
   if (!server) return <Alert severity="info">Выберите игровой сервер, чтобы увидеть подарочные коды.</Alert>;
-  return <ServerCodes key={server.id} server={server} />;
+  return <ServerCodes key={server.id} server={server} topUp={topUp} />;
 }

@@ -11,7 +11,7 @@ import { AppDialog } from '../../../components/app-dialog';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
 import { parseAmount } from '../../../utils/parse-amount';
-import { useUser } from '../../auth/api/session';
+import { useUser } from '../../../lib/session';
 import { useAddLimitOtvetka } from '../api/add-limit-otvetka';
 import { useDelLimitOtvetka } from '../api/del-limit-otvetka';
 import { useTelegramLink } from '../api/telegram-link';

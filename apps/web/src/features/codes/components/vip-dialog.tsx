@@ -12,7 +12,7 @@ import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { plural } from '../../../utils/plural';
-import { useUser } from '../../auth/api/session';
+import { useUser } from '../../../lib/session';
 import { useBuyVip } from '../api/vip';
 import { alertContent, dateOnly, newKey } from './code-format';
 

@@ -15,7 +15,7 @@ import { useEffect, useState } from 'react';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
-import { useCancelRequest, useHideRequest, useHistory } from '../api/history';
+import { useCancelRequest, useHideRequest, useHistory } from '../../../lib/requests-history';
 
 const STATUS: Record<Request['status'], { label: string; color: 'warning' | 'success' | 'error' | 'default' }> = {
   pending: { label: 'В обработке', color: 'warning' },

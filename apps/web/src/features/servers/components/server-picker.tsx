@@ -1,7 +1,7 @@
 import Alert from '@mui/material/Alert';
 import Skeleton from '@mui/material/Skeleton';
 import { OutlinedNativeSelect } from '../../../components/outlined-native-select';
-import { useGamesservers } from '../api/get-gamesservers';
+import { useGamesservers } from '../../../lib/gamesservers';
 import { useSelectedServerId } from '../selected-server';
 
 /**

@@ -14,9 +14,9 @@ import { ApiError, request } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { parseAmount } from '../../../utils/parse-amount';
-import { balanceEpoch } from '../balance-epoch';
-import { allHistoryKey } from '../../history/api/history';
-import { useSaveNick, walletsQueryOptions } from '../api/wallets';
+import { balanceEpoch } from '../../../lib/balance-epoch';
+import { allHistoryKey } from '../../../lib/requests-history';
+import { useSaveNick, walletsQueryOptions } from '../../../lib/wallets';
 
 const unitOf = (c: CurrencyType) => CURRENCIES[c].name;
 
@@ -354,6 +354,16 @@ export function MoneyDialogs({ server, nick, balances }: { server: Gamesserver |
         </>
       )}
       <LowCapacityDialog />
+    </>
+  );
+}
+
+/** The low-balance dialog and the top-up it offers, for screens outside the wallet card (the codes tab). */
+export function TopUpDialogs({ server, nick }: { server: Gamesserver; nick: string | null }) {
+  return (
+    <>
+      <LowCapacityDialog />
+      <PutDialog server={server} nick={nick} />
     </>
   );
 }

@@ -4,7 +4,7 @@ import Stack from '@mui/material/Stack';
 import { useState } from 'react';
 import { LightTextField } from '../../../components/light-text-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
-import { useSaveNick } from '../api/wallets';
+import { useSaveNick } from '../../../lib/wallets';
 
 /** The wallet's nick on this server: asked when missing, changed on request. */
 export function NickForm({ server, nick, onSaved }: { server: Gamesserver; nick: string | null; onSaved(): void }) {

@@ -1,4 +1,4 @@
-import type { ConnectionState } from '../../lib/realtime';
+import type { ConnectionState } from '../lib/realtime';
 
 export const REALTIME_FAILED_TEXT = 'Не удалось подключиться к серверу обновлений. Баланс и коды обновятся после перезагрузки страницы.';
 

@@ -6,7 +6,7 @@ import Typography from '@mui/material/Typography';
 import { useEffect } from 'react';
 import { NotSignedInDialog } from '../../features/auth/components/not-signed-in-dialog';
 import { useUi } from '../../lib/ui-store';
-import { AppDialog } from '../app-dialog';
+import { AppDialog } from '../../components/app-dialog';
 
 /** Closes the current dialog after `ms`, if it is still the same one. */
 function useAutoClose(active: boolean, ms: number | undefined) {

@@ -1,7 +1,7 @@
 import { type Gamesserver, routes } from '@adena/contract/lite';
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { request } from '../../../lib/api-client';
-import { recallWhileOffline, remember } from '../../../lib/last-known';
+import { request } from './api-client';
+import { recallWhileOffline, remember } from './last-known';
 
 export const gamesserversQueryOptions = () =>
   queryOptions({

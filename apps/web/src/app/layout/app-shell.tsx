@@ -9,15 +9,15 @@ import Toolbar from '@mui/material/Toolbar';
 import Typography from '@mui/material/Typography';
 import { type ReactNode, Suspense } from 'react';
 import { Link as RouterLink } from 'wouter';
-import { useColorMode } from '../../app/provider';
-import { useTelegram } from '../../app/telegram';
-import { RealtimeIndicator } from '../../features/realtime/realtime-indicator';
-import { AdminAppBar } from './admin-app-bar';
-import { Footer } from './footer';
+import { useColorMode } from '../provider';
+import { useTelegram } from '../telegram';
+import { RealtimeIndicator } from '../../components/realtime-indicator';
+import { AdminAppBar } from '../../components/layouts/admin-app-bar';
+import { Footer } from '../../components/layouts/footer';
 import { GlobalDialogs } from './global-dialogs';
-import { OfflineNotice } from './offline-notice';
-import { UserMenu } from './user-menu';
-import { Hint } from '../hint';
+import { OfflineNotice } from '../../components/layouts/offline-notice';
+import { UserMenu } from '../../components/layouts/user-menu';
+import { Hint } from '../../components/hint';
 
 function ThemeToggle() {
   const { mode, setChoice } = useColorMode();

@@ -1,8 +1,8 @@
 import { routes, type Wallet } from '@adena/contract/lite';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { request } from '../../../lib/api-client';
-import { recallWhileOffline, remember } from '../../../lib/last-known';
-import { useUser } from '../../auth/api/session';
+import { request } from './api-client';
+import { recallWhileOffline, remember } from './last-known';
+import { useUser } from './session';
 
 export const walletsQueryOptions = () =>
   queryOptions({

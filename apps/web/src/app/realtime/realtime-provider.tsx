@@ -1,14 +1,13 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { createContext, lazy, type ReactNode, Suspense, useCallback, useContext, useEffect, useState, useSyncExternalStore } from 'react';
-import type { ConnectionState, RealtimeClient } from '../../lib/realtime';
+import { lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
+import type { RealtimeClient } from '../../lib/realtime';
+import { RealtimeContext } from '../../lib/realtime-state';
 import { useUi } from '../../lib/ui-store';
-import { endSession, useUser } from '../auth/api/session';
+import { endSession, useUser } from '../../lib/session';
 import { applyRealtimeMessage, resync } from './apply-message';
 
 // Mounted for every signed-in user, on any screen: an incident may arrive wherever they are.
-const ErrorCodeDialog = lazy(() => import('../codes/components/error-code-dialog').then((m) => ({ default: m.ErrorCodeDialog })));
-
-const RealtimeContext = createContext<RealtimeClient | null>(null);
+const ErrorCodeDialog = lazy(() => import('../../features/codes/components/error-code-dialog').then((m) => ({ default: m.ErrorCodeDialog })));
 
 /**
  * One realtime client per signed-in user: created on sign-in, closed on sign-out (or when the
@@ -66,15 +65,4 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
       )}
     </RealtimeContext.Provider>
   );
-}
-
-const noop = () => () => {};
-
-/** SPEC.md's connection state of the user's realtime client, live; null when signed out. */
-export function useRealtimeState(): { state: ConnectionState; errorReason: string | null } | null {
-  const client = useContext(RealtimeContext);
-  const subscribe = useCallback((cb: () => void) => (client ? client.onState(() => cb()) : noop()), [client]);
-  const state = useSyncExternalStore(subscribe, () => client?.state ?? null);
-  if (!client || state === null) return null;
-  return { state, errorReason: client.errorReason };
 }

@@ -1,7 +1,7 @@
 import { HISTORY_PAGE_SIZE, routes } from '@adena/contract/lite';
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { request } from '../../../lib/api-client';
-import { walletsQueryOptions } from '../../wallet/api/wallets';
+import { request } from './api-client';
+import { walletsQueryOptions } from './wallets';
 
 /** Every page of the history, for invalidation after a request changes. */
 export const allHistoryKey = ['history'] as const;

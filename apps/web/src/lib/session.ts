@@ -1,7 +1,7 @@
 import { type AuthResponse, routes, type User } from '@adena/contract/lite';
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { ApiError, request, tokenStore } from '../../../lib/api-client';
-import { forgetAll, recallWhileOffline, remember } from '../../../lib/last-known';
+import { ApiError, request, tokenStore } from './api-client';
+import { forgetAll, recallWhileOffline, remember } from './last-known';
 
 export const userQueryOptions = () =>
   queryOptions({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ConnectionState } from '../../lib/realtime';
+import type { ConnectionState } from '../lib/realtime';
 import { describeState } from './realtime-status';
 
 describe('the realtime indicator speaks SPEC.md’s connection states', () => {

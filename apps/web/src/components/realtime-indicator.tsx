@@ -1,9 +1,9 @@
 import CloudOffOutlined from '@mui/icons-material/CloudOffOutlined';
 import Box from '@mui/material/Box';
 import Typography from '@mui/material/Typography';
-import { useRealtimeState } from './realtime-provider';
+import { useRealtimeState } from '../lib/realtime-state';
 import { describeState } from './realtime-status';
-import { Hint } from '../../components/hint';
+import { Hint } from './hint';
 
 /**
  * Whether live updates work: a green dot when connected, amber while reconnecting, and the

@@ -3,10 +3,10 @@ import type { AuthPriceData, Code } from '@adena/contract';
 import type { RealtimeMessage, Wallet } from '@adena/contract/lite';
 import { QueryClient } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
-import { errorUserCodeQueryOptions } from '../codes/api/get-error-user-code';
-import { priceDataQueryOptions } from '../codes/api/price-data';
-import { historyQueryOptions } from '../history/api/history';
-import { walletsQueryOptions } from '../wallet/api/wallets';
+import { errorUserCodeQueryOptions } from '../../features/codes/api/get-error-user-code';
+import { priceDataQueryOptions } from '../../features/codes/api/price-data';
+import { historyQueryOptions } from '../../lib/requests-history';
+import { walletsQueryOptions } from '../../lib/wallets';
 import { applyRealtimeMessage, type RealtimeEffects, resync } from './apply-message';
 
 const code = (id: number, extra: Partial<Code> = {}): Code => ({

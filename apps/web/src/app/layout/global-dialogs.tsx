@@ -1,4 +1,4 @@
-import { deferred } from '../deferred';
+import { deferred } from '../../components/deferred';
 import { useUi } from '../../lib/ui-store';
 
 const GLOBAL = new Set(['not_signed_in', 'no_server', 'alert']);

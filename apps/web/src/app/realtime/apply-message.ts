@@ -1,12 +1,12 @@
 import type { RealtimeMessage } from '@adena/contract/lite';
 import type { QueryClient } from '@tanstack/react-query';
-import { errorUserCodeQueryOptions } from '../codes/api/get-error-user-code';
-import { codeIncidentsQueryOptions } from '../codes/api/code-incidents';
-import { allPriceDataKey, priceDataQueryOptions } from '../codes/api/price-data';
-import { codeEntry, updateAuthPriceData, withCode, withCodeStatus, withoutCode, withWalletBalance } from '../codes/api/price-data-cache';
-import { allHistoryKey } from '../history/api/history';
-import { walletsQueryOptions } from '../wallet/api/wallets';
-import { bumpBalanceEpoch } from '../wallet/balance-epoch';
+import { errorUserCodeQueryOptions } from '../../features/codes/api/get-error-user-code';
+import { codeIncidentsQueryOptions } from '../../features/codes/api/code-incidents';
+import { allPriceDataKey, priceDataQueryOptions } from '../../features/codes/api/price-data';
+import { codeEntry, updateAuthPriceData, withCode, withCodeStatus, withoutCode, withWalletBalance } from '../../features/codes/api/price-data-cache';
+import { allHistoryKey } from '../../lib/requests-history';
+import { walletsQueryOptions } from '../../lib/wallets';
+import { bumpBalanceEpoch } from '../../lib/balance-epoch';
 
 export interface RealtimeEffects {
   /** error_code: open the error-code dialog for this incident. */

@@ -5,8 +5,9 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../lib/ui-store';
-import { userQueryOptions } from '../auth/api/session';
-import { RealtimeProvider, useRealtimeState } from './realtime-provider';
+import { userQueryOptions } from '../../lib/session';
+import { useRealtimeState } from '../../lib/realtime-state';
+import { RealtimeProvider } from './realtime-provider';
 
 // A stand-in for lib/realtime's client: records what the provider does with it.
 const made: FakeClient[] = [];
