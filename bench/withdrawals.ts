@@ -3,10 +3,11 @@
 // each keep one POST /api/down_balance_user/ in flight, every time for a random player, while one
 // operator keeps a stream of deposits going (the player's POST /api/up_balance_user/, then the
 // operator's POST /api/admin/requests/:id/complete). A second run puts every client on one hot
-// wallet. Beside it, pgbench on the same cluster with a minimal transaction of the same shape: one
-// guarded UPDATE of a wallet's balance and two INSERTs (the request and its ledger entry). The real
-// server runs as its own process (pool of 20). A second pgbench row replays the app's own 3 statements
-// of one withdrawal, to tell the database's share from Node's. The ledger audit (GET
+// wallet; a third sends each withdrawal with a fresh Idempotency-Key, as the web app does. Beside
+// them, pgbench on the same cluster: its TPC-B-like script (the issue's ceiling), a minimal
+// transaction of the same shape (one guarded UPDATE of a wallet's balance and two INSERTs), and a
+// replay of the app's own 3 statements of one withdrawal, to tell the database's share from
+// Node's. The real server runs as its own process (pool of 20). The ledger audit (GET
 // /api/admin/ledger/audit) and a money check (funding + completed deposits − held withdrawals = the
 // wallets' sum) run after the app cases, before pgbench writes anything. CPU ms per transaction of
 // the server, PostgreSQL and the load generators come from /proc.
@@ -115,10 +116,11 @@ try {
     // cores with the server and PostgreSQL, and fetch costs it three times the CPU per call.
     const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS + 1 });
     const target = new URL(server.url);
-    const post = (path: string, token: string, body: unknown) =>
+    const post = (path: string, token: string, body: unknown, idempotencyKey?: string) =>
       new Promise<{ status: number; ok: boolean; text: string }>((resolve, reject) => {
         const json = JSON.stringify(body);
-        const headers = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), authorization: `Bearer ${token}` };
+        const headers: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json), authorization: `Bearer ${token}` };
+        if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
         const req = http.request({ host: target.hostname, port: target.port, path, method: 'POST', agent, headers }, (res) => {
           let text = '';
           res.setEncoding('utf8');
@@ -164,8 +166,12 @@ try {
       };
     }
 
-    /** Each client keeps one withdrawal in flight for `seconds`; `tokenOf` picks whose wallet it hits. */
-    async function run(name: string, seconds: number, tokenOf: () => string): Promise<Row> {
+    /**
+     * Each client keeps one withdrawal in flight for `seconds`; `tokenOf` picks whose wallet it hits.
+     * With `keyed`, every call carries a fresh Idempotency-Key, as the web app sends one.
+     */
+    let keys = 0;
+    async function run(name: string, seconds: number, tokenOf: () => string, keyed = false): Promise<Row> {
       const latencies: number[] = [];
       let errors = 0;
       const until = performance.now() + seconds * 1000;
@@ -174,7 +180,7 @@ try {
         Array.from({ length: CLIENTS }, async () => {
           while (performance.now() < until) {
             const t0 = performance.now();
-            const res = await post('/api/down_balance_user/', tokenOf(), { gamesserver_id: serverId, amount: WITHDRAWAL });
+            const res = await post('/api/down_balance_user/', tokenOf(), { gamesserver_id: serverId, amount: WITHDRAWAL }, keyed ? `bench-${++keys}` : undefined);
             latencies.push(performance.now() - t0);
             if (res.status === 200) held++;
             else errors++;
@@ -193,6 +199,7 @@ try {
     const ops = await op.stop();
     const cpu1 = cpu(postmaster, server.child.pid!);
     const hot = await run('app: withdrawals, one hot wallet', SECONDS, () => players[0]!.token);
+    const keyed = await run(`app: withdrawals with Idempotency-Key, ${PLAYERS} wallets`, SECONDS, () => players[random(PLAYERS)]!.token, true);
 
     // The ledger audit and the money check before pgbench touches anything.
     const audit = (await (
@@ -310,7 +317,7 @@ SELECT pg_notify('socket.io#/', replace('${notice.replaceAll(':', '~')}', '~', c
     console.log(`\nwithdrawals on PostgreSQL 15 (fsync off), ${CLIENTS} concurrent clients, ${SECONDS} s per case, 2 shared cores`);
     console.log('| case | per s | p50 ms | p99 ms | non-200 | of TPC-B-like | of minimal |');
     console.log('|---|---|---|---|---|---|---|');
-    for (const r of [tpcb.row, base.row, replay.row, spread, hot]) {
+    for (const r of [tpcb.row, base.row, replay.row, spread, hot, keyed]) {
       console.log(
         `| ${r.name} | ${Math.round(r.rps).toLocaleString('en-US')} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.errors} | ${(r.rps / tpcb.row.rps).toFixed(2)} | ${(r.rps / base.row.rps).toFixed(2)} |`,
       );
@@ -324,7 +331,7 @@ SELECT pg_notify('socket.io#/', replace('${notice.replaceAll(':', '~')}', '~', c
     );
     console.log(`ledger audit: ${audit.ok ? 'ok' : `FAILED\n  ${audit.problems.join('\n  ')}`}`);
     console.log(`money check (funding + ${completed} deposits − ${held} withdrawals = wallets' sum): ${moneyOk ? 'ok' : `FAILED: ${sum.s} ≠ ${expected}`}`);
-    if (!audit.ok || !moneyOk || spread.errors + hot.errors + ops.errors > 0) process.exitCode = 1;
+    if (!audit.ok || !moneyOk || spread.errors + hot.errors + keyed.errors + ops.errors > 0) process.exitCode = 1;
   } finally {
     await db.close();
     await server.stop();
