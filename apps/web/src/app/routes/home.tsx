@@ -11,8 +11,8 @@ import { HistoryList } from '../../features/history/components/history-list-lazy
 import { useGamesservers } from '../../lib/gamesservers';
 import { ServerPicker } from '../../features/servers/components/server-picker';
 import { useSelectedServerId } from '../../features/servers/selected-server';
-import { TopUpDialogs } from '../../features/wallet/components/top-up-dialogs-lazy';
 import { WalletCard } from '../../features/wallet/components/wallet-card';
+import { WalletDialogs } from '../../features/wallet/components/wallet-dialogs';
 
 const TABS = [
   { value: 'wallet', label: 'Кошелёк' },
@@ -48,7 +48,7 @@ export function HomeRoute() {
         </Tabs>
       </Box>
       {tab === 'wallet' && <WalletCard server={server} />}
-      {tab === 'codes' && <CodesTab server={server} topUp={(s, nick) => <TopUpDialogs server={s} nick={nick} />} />}
+      {tab === 'codes' && <CodesTab server={server} topUp={(s, nick) => <WalletDialogs server={s} nick={nick} balances={null} />} />}
       {tab === 'history' &&
         (isSignedIn ? <HistoryList gamesserverId={server?.id ?? null} /> : <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>)}
     </Stack>

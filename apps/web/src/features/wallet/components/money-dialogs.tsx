@@ -341,7 +341,7 @@ export function LowCapacityDialog() {
   );
 }
 
-/** The put, take and low-capacity dialogs of the wallet card; their code loads when one first opens. */
+/** The put, take and low-capacity dialogs (shown through WalletDialogs, which loads this module when one first opens). */
 export function MoneyDialogs({ server, nick, balances }: { server: Gamesserver | undefined; nick: string | null; balances: Record<CurrencyType, number> | null }) {
   const dialog = useUi((s) => s.dialog);
   const available = balances && dialog.name === 'take' ? balances[dialog.currency] : null;
@@ -354,16 +354,6 @@ export function MoneyDialogs({ server, nick, balances }: { server: Gamesserver |
         </>
       )}
       <LowCapacityDialog />
-    </>
-  );
-}
-
-/** The low-balance dialog and the top-up it offers, for screens outside the wallet card (the codes tab). */
-export function TopUpDialogs({ server, nick }: { server: Gamesserver; nick: string | null }) {
-  return (
-    <>
-      <LowCapacityDialog />
-      <PutDialog server={server} nick={nick} />
     </>
   );
 }

@@ -16,11 +16,9 @@ import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { useUser } from '../../../lib/session';
 import { useWallet, useWallets } from '../../../lib/wallets';
 import { useSelectedCurrency } from '../selected-currency';
-import { deferred } from '../../../components/deferred';
 import { Hint } from '../../../components/hint';
+import { WalletDialogs } from './wallet-dialogs';
 
-const MoneyDialogs = deferred<{ server: Gamesserver | undefined; nick: string | null; balances: Record<CurrencyType, number> | null }>(() => import('./money-dialogs').then((m) => ({ default: m.MoneyDialogs })));
-const MONEY_DIALOGS = new Set(['put', 'take', 'low_capacity']);
 // The nick field (and MUI's input code with it) loads when a player without a nick, or one changing it, needs it.
 const NickForm = lazy(() => import('./nick-form').then((m) => ({ default: m.NickForm })));
 
@@ -53,7 +51,6 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
   const wallet = useWallet(server?.id ?? null);
   const [currency, setCurrency] = useSelectedCurrency();
   const openDialog = useUi((s) => s.openDialog);
-  const moneyDialogOpen = useUi((s) => MONEY_DIALOGS.has(s.dialog.name));
 
   const act = (name: 'put' | 'take') => {
     if (!isSignedIn) return openDialog({ name: 'not_signed_in' });
@@ -119,8 +116,7 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
           )}
         </Stack>
       </CardContent>
-      <MoneyDialogs
-        active={moneyDialogOpen}
+      <WalletDialogs
         server={server}
         nick={wallet?.nick ?? null}
         balances={walletsQuery.data ? { 1: wallet?.balance ?? 0, 2: wallet?.balance_second ?? 0 } : null}
