@@ -45,6 +45,22 @@ export async function requireUser(request: FastifyRequest): Promise<AuthUser> {
   return user;
 }
 
+/**
+ * The caller of a call that authenticates inside its own database statement (`caller_id` in
+ * migration 0011): the SHA-256 of the bearer, to be checked there, and the usual lookup for the
+ * paths that need the user first. A request without a bearer is refused here at once.
+ */
+export interface Caller {
+  tokenHash: string;
+  user(): Promise<AuthUser>;
+}
+
+export function requireCaller(request: FastifyRequest): Caller {
+  const token = bearerOf(request.headers.authorization);
+  if (!token) throw new AppError('UNAUTHENTICATED');
+  return { tokenHash: hashToken(token), user: () => requireUser(request) };
+}
+
 export async function requireAdmin(request: FastifyRequest): Promise<AuthUser> {
   const user = await requireUser(request);
   if (!user.admin) throw new AppError('FORBIDDEN');

@@ -1,7 +1,7 @@
 import { type RealtimeEvents, realtimeChannelFor, SubscribeBodySchema } from '@adena/contract';
-import { createAdapter } from '@socket.io/postgres-adapter';
+import { createAdapter, type PostgresAdapter } from '@socket.io/postgres-adapter';
 import type { FastifyInstance } from 'fastify';
-import { Server } from 'socket.io';
+import { type Namespace, Server } from 'socket.io';
 import type { Config } from '../config';
 import type { Db } from '../db/client';
 import { userByToken } from './auth';
@@ -24,7 +24,7 @@ export interface Realtime {
  */
 export function createRealtime(app: FastifyInstance, _config: Config, db: Db): Realtime {
   const io = new Server(app.server, { path: '/socket.io/', serveClient: false, cors: { origin: false } });
-  if (db.pgPool) io.adapter(createAdapter(db.pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter') }));
+  if (db.pgPool) io.adapter(relayOnlyToPeers(createAdapter(db.pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter') })));
 
   io.use(async (socket, next) => {
     try {
@@ -82,6 +82,44 @@ export function createRealtime(app: FastifyInstance, _config: Config, db: Db): R
 }
 
 const DISCONNECT_AFTER_MS = 500;
+
+/** What relayOnlyToPeers reads of the adapter: its peers by last heartbeat, its options, its LISTEN connection. */
+interface AdapterInternals {
+  nodesMap: Map<string, number>;
+  _opts: { heartbeatTimeout: number };
+  client: { client?: unknown };
+}
+
+/**
+ * The PostgreSQL adapter NOTIFYs every broadcast so that other processes reach their sockets; a
+ * process without a peer would pay a database transaction per event for nobody (a fifth of a
+ * withdrawal's cost, decision record 0014). The adapter knows its peers: each one sends a
+ * heartbeat at least every 5 s and is forgotten after `heartbeatTimeout` (10 s) of silence. So a
+ * broadcast stays in this process when no peer is known and the adapter has been listening for
+ * longer than that timeout since its LISTEN connection last (re)connected, which is long enough
+ * to have heard every live peer; while it is not listening, or before, every broadcast is relayed
+ * as before. Heartbeats, disconnects and every other cluster message are untouched.
+ */
+export function relayOnlyToPeers(factory: ReturnType<typeof createAdapter>) {
+  // biome-ignore lint/complexity/useArrowFunction: Socket.IO calls the adapter factory with `new`.
+  return function (nsp: Namespace): PostgresAdapter {
+    const adapter = factory(nsp);
+    const inside = adapter as unknown as AdapterInternals;
+    const relay = adapter.broadcast.bind(adapter);
+    let listener: unknown;
+    let listeningSince = 0;
+    adapter.broadcast = (packet, opts) => {
+      const current = inside.client.client;
+      if (current !== listener) {
+        listener = current;
+        listeningSince = Date.now();
+      }
+      const alone = current !== undefined && inside.nodesMap.size === 0 && Date.now() - listeningSince > inside._opts.heartbeatTimeout;
+      return relay(packet, alone ? { ...opts, flags: { ...opts.flags, local: true } } : opts);
+    };
+    return adapter;
+  };
+}
 
 // Every socket of a user sits in this room from the handshake on, whether or not it subscribed.
 const userRoom = (userId: number) => `user:${userId}`;

@@ -84,12 +84,14 @@ export async function post(trx: Transaction<Database>, posting: Posting): Promis
 }
 
 /**
- * Turns the errors the money functions of migration 0010 raise (SQLSTATE class AW) into the
+ * Turns the errors the money functions of migrations 0010 and 0011 raise (SQLSTATE class AW) into the
  * answers of the API; anything else is rethrown as it is.
  */
 export function rethrowMoneyError(err: unknown): never {
   const e = err as { code?: string; detail?: string };
   switch (e?.code) {
+    case 'AW401':
+      throw new AppError('UNAUTHENTICATED');
     case 'AW409':
       throw new AppError('INSUFFICIENT_BALANCE', { body: { low_cap: true }, errors: { amount: ['Недостаточно средств на балансе'] } });
     case 'AW404':

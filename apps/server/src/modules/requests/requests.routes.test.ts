@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { hashToken, newToken } from '../../lib/tokens';
 import { auditLedger } from '../ledger/audit';
 
 const KK = 1_000_000;
@@ -265,6 +266,46 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
       }
       const p = await playerWith();
       expect((await call('GET', '/api/admin/requests', p)).statusCode).toBe(403);
+    });
+
+    it('refuses an unknown, expired, realtime or blocked bearer on every deposit and withdrawal with 401, also with a bad body or a key, and moves nothing', async () => {
+      const p = await playerWith(10n * BigInt(KK), 10n);
+      const before = await wallet(p.id);
+      const bearer = async (kind: 'access' | 'realtime', expiresAt: Date | null) => {
+        const token = newToken();
+        await t.db.kysely.insertInto('tokens').values({ user_id: p.id, kind, token_hash: hashToken(token), expires_at: expiresAt }).execute();
+        return { authorization: `Bearer ${token}` };
+      };
+      const blocked = await createUser(t.db.kysely);
+      await createWallet(t.db.kysely, blocked.id, serverId, 'Hero');
+      await t.db.kysely.updateTable('users').set({ blocked_at: new Date() }).where('id', '=', blocked.id).execute();
+      const bearers = {
+        unknown: { authorization: `Bearer ${newToken()}` },
+        expired: await bearer('access', new Date(Date.now() - 1000)),
+        realtime: await bearer('realtime', new Date(Date.now() + 60_000)),
+        blocked: blocked.auth,
+      };
+      const paths = ['/api/up_balance_user/', '/api/up_balance_user_second_currency/', '/api/down_balance_user/', '/api/down_balance_user_second_currency/'];
+      for (const [name, auth] of Object.entries(bearers)) {
+        for (const path of paths) {
+          for (const [variant, payload, extra] of [
+            ['plain', { gamesserver_id: serverId, amount: KK }, {}],
+            ['bad body', { gamesserver_id: serverId, amount: -1 }, {}],
+            ['keyed', { gamesserver_id: serverId, amount: KK }, { 'idempotency-key': `k-${name}-${path}` }],
+            ['bad key', { gamesserver_id: serverId, amount: KK }, { 'idempotency-key': 'x'.repeat(101) }],
+          ] as const) {
+            const res = await t.app.inject({ method: 'POST', url: path, headers: { ...auth, ...extra }, payload });
+            expect(res.statusCode, `${name} ${path} ${variant}`).toBe(401);
+            expect(res.json()).toEqual({ message: expect.stringMatching(/вход/i) });
+          }
+        }
+      }
+      expect(await wallet(p.id)).toEqual(before);
+      const opened = await t.db.kysely.selectFrom('balance_requests').select('id').where('user_id', 'in', [p.id, blocked.id]).execute();
+      expect(opened).toEqual([]);
+      // The same player's live token still opens a withdrawal.
+      expect((await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: KK })).statusCode).toBe(200);
+      await expectAudit();
     });
   });
 

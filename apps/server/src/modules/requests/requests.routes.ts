@@ -11,9 +11,21 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../app';
 import { idempotencyKey } from '../../lib/idempotency';
-import { requireUser } from '../../plugins/auth';
+import { type Caller, requireCaller, requireUser } from '../../plugins/auth';
 import { createTelegramBot } from '../codes/telegram-bot';
 import { createRequestsService } from './requests.service';
+
+/**
+ * The caller of a deposit or withdrawal, whose bearer is checked inside the call's one statement
+ * (caller_id, migration 0011). A body that fails the schema, or an Idempotency-Key (whose claim
+ * needs the user), looks the caller up first, so an unknown token is a 401 before any 422.
+ */
+async function openingCaller(request: FastifyRequest): Promise<Caller> {
+  const caller = requireCaller(request);
+  if (request.validationError || request.headers['idempotency-key'] !== undefined) await caller.user();
+  if (request.validationError) throw request.validationError;
+  return caller;
+}
 
 /**
  * The player's deposits, withdrawals and history. Thin: the contract's schema, the caller, one
@@ -25,30 +37,36 @@ export const requestsRoutes =
   async (app) => {
     const service = createRequestsService({ db: deps.db.kysely, realtime: deps.realtime, bot: createTelegramBot(deps.config), log: app.log });
     app.addHook('onClose', async () => service.settle());
-    app.addHook('onRequest', async (request: FastifyRequest) => void (await requireUser(request)));
+    const authenticated = async (request: FastifyRequest) => void (await requireUser(request));
+    // Deposits and withdrawals check the bearer inside their one statement; here only that there is one.
+    const bearer = async (request: FastifyRequest) => void requireCaller(request);
 
     for (const call of [upBalanceUser, upBalanceUserSecondCurrency]) {
-      app.post(call.path, { schema: { body: call.body, response: { 200: call.response } } }, async (request) =>
-        service.deposit(await requireUser(request), request.body, idempotencyKey(request)),
+      app.post(call.path, { onRequest: bearer, attachValidation: true, schema: { body: call.body, response: { 200: call.response } } }, async (request) =>
+        service.deposit(await openingCaller(request), request.body, idempotencyKey(request)),
       );
     }
     for (const call of [downBalanceUser, downBalanceUserSecondCurrency]) {
-      app.post(call.path, { schema: { body: call.body, response: { 200: call.response } } }, async (request) =>
-        service.withdraw(await requireUser(request), request.body, idempotencyKey(request)),
+      app.post(call.path, { onRequest: bearer, attachValidation: true, schema: { body: call.body, response: { 200: call.response } } }, async (request) =>
+        service.withdraw(await openingCaller(request), request.body, idempotencyKey(request)),
       );
     }
 
-    app.post(deleteRequest.path, { schema: { body: deleteRequest.body, response: { 200: deleteRequest.response } } }, async (request) =>
-      service.cancel(await requireUser(request), request.body.id, idempotencyKey(request)),
+    app.post(
+      deleteRequest.path,
+      { onRequest: authenticated, schema: { body: deleteRequest.body, response: { 200: deleteRequest.response } } },
+      async (request) => service.cancel(await requireUser(request), request.body.id, idempotencyKey(request)),
     );
 
-    app.get(deleteBalanceUser.path, { schema: { params: deleteBalanceUser.params, response: { 200: deleteBalanceUser.response } } }, async (request) =>
-      service.hide(await requireUser(request), request.params.id),
+    app.get(
+      deleteBalanceUser.path,
+      { onRequest: authenticated, schema: { params: deleteBalanceUser.params, response: { 200: deleteBalanceUser.response } } },
+      async (request) => service.hide(await requireUser(request), request.params.id),
     );
 
     app.get(
       getUserInputOutputBalance.path,
-      { schema: { querystring: getUserInputOutputBalance.query, response: { 200: getUserInputOutputBalance.response } } },
+      { onRequest: authenticated, schema: { querystring: getUserInputOutputBalance.query, response: { 200: getUserInputOutputBalance.response } } },
       async (request) => service.history(await requireUser(request), request.query),
     );
   };

@@ -1,10 +1,10 @@
 import { type AdminRequest, CURRENCIES, type Request } from '@adena/contract';
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
 import type { Database, RequestType } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
 import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
 import { toNumber } from '../../lib/money';
-import type { AuthUser } from '../../plugins/auth';
+import type { AuthUser, Caller } from '../../plugins/auth';
 import type { Realtime } from '../../plugins/realtime';
 import type { TelegramBot } from '../codes/telegram-bot';
 import { deliverNotices, type PendingNotice } from '../codes/telegram-notices';
@@ -108,13 +108,14 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
    * Opens a deposit or withdrawal with the database function request_open (migration 0010): the
    * server's limits, the wallet (created on first use) and its nick, the request row, and for a
    * withdrawal the hold and the Telegram threshold notice, all in one statement. Without an
-   * Idempotency-Key that statement is the whole transaction; with one, the key is claimed and
-   * the answer stored around it in one transaction.
+   * Idempotency-Key that statement is the whole call, the caller's bearer checked inside it
+   * (caller_id, migration 0011); with one, the key is claimed for the caller's user and the answer
+   * stored around it in one transaction.
    */
-  async function create(user: AuthUser, type: RequestType, input: { gamesserver_id: number; amount: number; currency_type: CurrencyType }, idem?: IdempotencyKey) {
+  async function create(caller: Caller, type: RequestType, input: { gamesserver_id: number; amount: number; currency_type: CurrencyType }, idem?: IdempotencyKey) {
     const currency = input.currency_type;
-    const open = async (q: Kysely<Database> | Transaction<Database>) => {
-      const { rows } = await sql<OpenedRow>`SELECT * FROM request_open(${user.id}, ${input.gamesserver_id}, ${type}, ${currency}::smallint, ${String(input.amount)}::bigint)`
+    const open = async (q: Kysely<Database> | Transaction<Database>, who: RawBuilder<number>) => {
+      const { rows } = await sql<OpenedRow>`SELECT * FROM request_open(${who}, ${input.gamesserver_id}, ${type}, ${currency}::smallint, ${String(input.amount)}::bigint)`
         .execute(q)
         .catch((err: { code?: string; detail?: string }) => {
           if (err?.code === 'AW422') throw limitError(type, currency, err.detail ?? '0,0');
@@ -127,18 +128,22 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
         type === 'output' ? [{ walletId: row.wallet_id, gamesserverId: row.gamesserver_id, balance: BigInt(row.balance), balanceSecond: BigInt(row.balance_second) }] : [];
       const notice: PendingNotice | null =
         row.notice_id === null ? null : { id: BigInt(row.notice_id), chatId: row.notice_chat_id === null ? null : BigInt(row.notice_chat_id), text: row.notice_text! };
-      return { answer, wallets, notice };
+      return { userId: row.user_id, answer, wallets, notice };
     };
     return once(async () => {
-      const out = idem
-        ? await db.transaction().execute(async (trx) => {
-            await claimKey(trx, user.id, idem);
-            const opened = await open(trx);
-            await storeKey(trx, user.id, idem, opened.answer);
-            return opened;
-          })
-        : await open(db);
-      publish(user.id, out.wallets);
+      let out: Awaited<ReturnType<typeof open>>;
+      if (idem) {
+        const user = await caller.user();
+        out = await db.transaction().execute(async (trx) => {
+          await claimKey(trx, user.id, idem);
+          const opened = await open(trx, sql<number>`${user.id}`);
+          await storeKey(trx, user.id, idem, opened.answer);
+          return opened;
+        });
+      } else {
+        out = await open(db, sql<number>`caller_id(${caller.tokenHash})`);
+      }
+      publish(out.userId, out.wallets);
       deliver(out.notice);
       return out.answer;
     });
@@ -149,11 +154,11 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
       await Promise.all([...inFlight]);
     },
 
-    deposit: (user: AuthUser, input: { gamesserver_id: number; amount: number; currency_type: CurrencyType }, idem?: IdempotencyKey) =>
-      create(user, 'input', input, idem) as Promise<{ success: Request }>,
+    deposit: (caller: Caller, input: { gamesserver_id: number; amount: number; currency_type: CurrencyType }, idem?: IdempotencyKey) =>
+      create(caller, 'input', input, idem) as Promise<{ success: Request }>,
 
-    withdraw: (user: AuthUser, input: { gamesserver_id: number; amount: number; currency_type: CurrencyType }, idem?: IdempotencyKey) =>
-      create(user, 'output', input, idem) as Promise<{ success: Request & { enter_currency: number } }>,
+    withdraw: (caller: Caller, input: { gamesserver_id: number; amount: number; currency_type: CurrencyType }, idem?: IdempotencyKey) =>
+      create(caller, 'output', input, idem) as Promise<{ success: Request & { enter_currency: number } }>,
 
     /** The player's own pending request is cancelled; a withdrawal's hold comes back to the wallet. */
     cancel: (user: AuthUser, id: number, idem?: IdempotencyKey) =>
