@@ -22,7 +22,7 @@ async function node(url: string) {
   io.on('connection', (s) => void s.join('r'));
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   const client: Socket = connectClient(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'], reconnection: false });
-  await new Promise((r) => client.once('connect', r));
+  await new Promise<void>((r) => client.once('connect', () => r()));
   await sleep(50); // the join above runs after the client's connect
   const received: number[] = [];
   client.on('m', (v: number) => received.push(v));

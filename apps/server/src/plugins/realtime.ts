@@ -108,13 +108,24 @@ export function relayOnlyToPeers(factory: ReturnType<typeof createAdapter>) {
     const relay = adapter.broadcast.bind(adapter);
     let listener: unknown;
     let listeningSince = 0;
-    adapter.broadcast = (packet, opts) => {
+    /** The LISTEN connection now, noting when it (re)connected. */
+    const listening = () => {
       const current = inside.client.client;
       if (current !== listener) {
         listener = current;
         listeningSince = Date.now();
       }
-      const alone = current !== undefined && inside.nodesMap.size === 0 && Date.now() - listeningSince > inside._opts.heartbeatTimeout;
+      return current;
+    };
+    const watch = setInterval(listening, 1000);
+    watch.unref();
+    const close = adapter.close.bind(adapter);
+    adapter.close = () => {
+      clearInterval(watch);
+      return close();
+    };
+    adapter.broadcast = (packet, opts) => {
+      const alone = listening() !== undefined && inside.nodesMap.size === 0 && Date.now() - listeningSince > inside._opts.heartbeatTimeout;
       return relay(packet, alone ? { ...opts, flags: { ...opts.flags, local: true } } : opts);
     };
     return adapter;
