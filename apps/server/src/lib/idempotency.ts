@@ -24,6 +24,10 @@ export function idempotencyKey(request: FastifyRequest): IdempotencyKey | undefi
   return { key, method: request.method, path, hash };
 }
 
+/** The answer to a key already used for another request (or, in SQL, SQLSTATE AWKEY). */
+export const keyReused = () =>
+  new AppError('CONFLICT', { message: 'Этот ключ повтора уже использован для другого запроса', errors: { _: ['Повторите действие'] } });
+
 /** Thrown by `claimKey` when the key already holds a finished answer; `once` turns it into that answer. */
 class Replay {
   constructor(readonly answer: unknown) {}
@@ -50,7 +54,7 @@ export async function claimKey(trx: Transaction<Database>, userId: number, idem:
     .where('key', '=', idem.key)
     .executeTakeFirstOrThrow();
   if (row.request_hash !== idem.hash || row.response_body === null || row.response_status !== 200) {
-    throw new AppError('CONFLICT', { message: 'Этот ключ повтора уже использован для другого запроса', errors: { _: ['Повторите действие'] } });
+    throw keyReused();
   }
   throw new Replay(JSON.parse(row.response_body));
 }

@@ -57,6 +57,42 @@ describe.each(DB_KINDS)('ledger on %s', (kind) => {
     await expect(sql`UPDATE wallets SET balance = -1 WHERE id = ${wallet.id}`.execute(db.kysely)).rejects.toThrow(/check/i);
   });
 
+  it('refuses references to rows that do not exist, and the removal of any row money refers to', async () => {
+    const other = await createUser(db.kysely);
+    const otherServer = (await db.kysely.selectFrom('gamesservers').select('id').where('id', '<>', wallet.gamesserver_id).executeTakeFirstOrThrow()).id;
+    const request = (userId: number, walletId: number, serverId: number) =>
+      sql`INSERT INTO balance_requests (user_id, wallet_id, gamesserver_id, type, currency_type, amount, nick, cashier_nick)
+          VALUES (${userId}, ${walletId}, ${serverId}, 'input', 1, 1, 'Hero', 'Cashier')`.execute(db.kysely);
+    const owner = (await db.kysely.selectFrom('wallets').select('user_id').where('id', '=', wallet.id).executeTakeFirstOrThrow()).user_id;
+    // The wallet must exist and be the named user's on the named server.
+    await expect(request(owner, 999_999, wallet.gamesserver_id)).rejects.toMatchObject({ code: '23503' });
+    await expect(request(other.id, wallet.id, wallet.gamesserver_id)).rejects.toMatchObject({ code: '23503' });
+    await expect(request(owner, wallet.id, otherServer)).rejects.toMatchObject({ code: '23503' });
+    await request(owner, wallet.id, wallet.gamesserver_id);
+    await expect(
+      sql`INSERT INTO ledger_transactions (kind, actor_user_id) VALUES ('forged', 999999)`.execute(db.kysely),
+    ).rejects.toMatchObject({ code: '23503' });
+    await expect(
+      db.kysely.transaction().execute(async (trx) => {
+        const t = await trx.insertInto('ledger_transactions').values({ kind: 'forged' }).returning('id').executeTakeFirstOrThrow();
+        const acc = await trx.selectFrom('ledger_accounts').select('id').executeTakeFirstOrThrow();
+        await sql`INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES (${t.id}, ${acc.id}, 5), (${t.id}, 999999, -5)`.execute(trx);
+      }),
+    ).rejects.toMatchObject({ code: '23503' });
+    for (const statement of [
+      sql`DELETE FROM users WHERE id = ${other.id}`,
+      sql`UPDATE users SET id = id + 100000 WHERE id = ${other.id}`,
+      sql`DELETE FROM gamesservers WHERE id = ${otherServer}`,
+      sql`DELETE FROM wallets WHERE id = ${wallet.id}`,
+      sql`UPDATE wallets SET user_id = ${other.id} WHERE id = ${wallet.id}`,
+      sql`DELETE FROM ledger_accounts`,
+      sql`TRUNCATE ledger_accounts CASCADE`,
+    ]) {
+      await expect(statement.execute(db.kysely)).rejects.toThrow(/never deleted nor renumbered/);
+    }
+    expect(await auditLedger(db.kysely)).toMatchObject({ ok: true });
+  });
+
   it('notices a cached balance that disagrees with the entries', async () => {
     await sql`UPDATE wallets SET balance = balance + 1 WHERE id = ${wallet.id}`.execute(db.kysely);
     const audit = await auditLedger(db.kysely);

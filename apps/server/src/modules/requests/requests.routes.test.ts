@@ -345,7 +345,34 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
       expect(Number((await wallet(p.id)).balance)).toBe(7 * KK);
       const other = await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 1 * KK }, key);
       expect(other.statusCode).toBe(409);
+      expect(other.json().message).toBe('Этот ключ повтора уже использован для другого запроса');
       expect(Number((await wallet(p.id)).balance)).toBe(7 * KK);
+    });
+
+    it('replays a keyed deposit or withdrawal without telling anyone again, and lets a refused one be retried as new', async () => {
+      const sent: number[] = [];
+      const spy = vi.spyOn(t.app.deps.realtime, 'publish').mockImplementation((userId) => void sent.push(userId));
+      try {
+        const p = await playerWith(2n * BigInt(KK));
+        const keyed = (path: string, amount: number, key: string) => call('POST', path, p, { gamesserver_id: serverId, amount }, { 'idempotency-key': key });
+        const dep = await keyed('/api/up_balance_user/', 5 * KK, 'd1');
+        const depAgain = await keyed('/api/up_balance_user/', 5 * KK, 'd1');
+        expect(depAgain.json()).toEqual(dep.json());
+        expect(await t.db.kysely.selectFrom('balance_requests').select('id').where('user_id', '=', p.id).execute()).toEqual([{ id: dep.json().success.id }]);
+        // Too much: refused, and the key is free again for the same call once the balance allows it.
+        expect((await keyed('/api/down_balance_user/', 3 * KK, 'w1')).json()).toMatchObject({ low_cap: true });
+        expect(sent).toEqual([]);
+        await fund(t.db.kysely, await wallet(p.id), 1n * BigInt(KK));
+        const w = await keyed('/api/down_balance_user/', 3 * KK, 'w1');
+        expect(w.statusCode).toBe(200);
+        expect(sent).toEqual([p.id]);
+        expect((await keyed('/api/down_balance_user/', 3 * KK, 'w1')).json()).toEqual(w.json());
+        expect(sent).toEqual([p.id]);
+        expect(Number((await wallet(p.id)).balance)).toBe(0);
+        await expectAudit();
+      } finally {
+        spy.mockRestore();
+      }
     });
 
     it('records one Telegram notice when a withdrawal of adena crosses the player’s limit, none for coins', async () => {

@@ -10,21 +10,25 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../app';
-import { idempotencyKey } from '../../lib/idempotency';
+import { type IdempotencyKey, idempotencyKey } from '../../lib/idempotency';
 import { type Caller, requireCaller, requireUser } from '../../plugins/auth';
 import { createTelegramBot } from '../codes/telegram-bot';
 import { createRequestsService } from './requests.service';
 
 /**
  * The caller of a deposit or withdrawal, whose bearer is checked inside the call's one statement
- * (caller_id, migration 0011). A body that fails the schema, or an Idempotency-Key (whose claim
- * needs the user), looks the caller up first, so an unknown token is a 401 before any 422.
+ * (caller_id, migration 0011), and its Idempotency-Key. A body that fails the schema or a
+ * malformed key looks the caller up first, so an unknown token is a 401 before any 422.
  */
-async function openingCaller(request: FastifyRequest): Promise<Caller> {
+async function opening(request: FastifyRequest): Promise<{ caller: Caller; idem?: IdempotencyKey }> {
   const caller = requireCaller(request);
-  if (request.validationError || request.headers['idempotency-key'] !== undefined) await caller.user();
-  if (request.validationError) throw request.validationError;
-  return caller;
+  try {
+    if (request.validationError) throw request.validationError;
+    return { caller, idem: idempotencyKey(request) };
+  } catch (err) {
+    await caller.user();
+    throw err;
+  }
 }
 
 /**
@@ -43,12 +47,12 @@ export const requestsRoutes =
 
     for (const call of [upBalanceUser, upBalanceUserSecondCurrency]) {
       app.post(call.path, { onRequest: bearer, attachValidation: true, schema: { body: call.body, response: { 200: call.response } } }, async (request) =>
-        service.deposit(await openingCaller(request), request.body, idempotencyKey(request)),
+        opening(request).then(({ caller, idem }) => service.deposit(caller, request.body, idem)),
       );
     }
     for (const call of [downBalanceUser, downBalanceUserSecondCurrency]) {
       app.post(call.path, { onRequest: bearer, attachValidation: true, schema: { body: call.body, response: { 200: call.response } } }, async (request) =>
-        service.withdraw(await openingCaller(request), request.body, idempotencyKey(request)),
+        opening(request).then(({ caller, idem }) => service.withdraw(caller, request.body, idem)),
       );
     }
 

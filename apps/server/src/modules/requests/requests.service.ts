@@ -1,8 +1,8 @@
 import { type AdminRequest, CURRENCIES, type Request } from '@adena/contract';
-import { type Kysely, type RawBuilder, sql, type Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, RequestType } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
-import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
+import { claimKey, type IdempotencyKey, keyReused, once, storeKey } from '../../lib/idempotency';
 import { toNumber } from '../../lib/money';
 import type { AuthUser, Caller } from '../../plugins/auth';
 import type { Realtime } from '../../plugins/realtime';
@@ -55,7 +55,7 @@ const notPending = (status: string) =>
     body: { status },
   });
 
-/** A row of request_open: the request, its server's name, the wallet after it, a recorded notice. */
+/** A row of request_open(_once): the request, its server's name, the wallet after it, a recorded notice. */
 type OpenedRow = Omit<RequestRow, 'amount'> & {
   amount: bigint | string;
   balance: bigint | string;
@@ -63,6 +63,8 @@ type OpenedRow = Omit<RequestRow, 'amount'> & {
   notice_id: bigint | string | null;
   notice_chat_id: bigint | string | null;
   notice_text: string | null;
+  /** The stored answer of an earlier call with the same Idempotency-Key. */
+  replayed: boolean;
 };
 
 const balanceEvent = (w: WalletBalance) => ({ gamesserver_id: w.gamesserverId, balance: toNumber(w.balance), balance_second: toNumber(w.balanceSecond) });
@@ -105,48 +107,36 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
   }
 
   /**
-   * Opens a deposit or withdrawal with the database function request_open (migration 0010): the
-   * server's limits, the wallet (created on first use) and its nick, the request row, and for a
-   * withdrawal the hold and the Telegram threshold notice, all in one statement. Without an
-   * Idempotency-Key that statement is the whole call, the caller's bearer checked inside it
-   * (caller_id, migration 0011); with one, the key is claimed for the caller's user and the answer
-   * stored around it in one transaction.
+   * Opens a deposit or withdrawal in one statement, the caller's bearer checked inside it
+   * (caller_id, migration 0011): request_open (migration 0010) checks the server's limits, finds
+   * or creates the wallet and its nick, writes the request and, for a withdrawal, the hold and
+   * the Telegram threshold notice. With an Idempotency-Key, request_open_once claims the key and
+   * stores the row as its answer in the same statement; a replay answers that row again and
+   * publishes and sends nothing.
    */
   async function create(caller: Caller, type: RequestType, input: { gamesserver_id: number; amount: number; currency_type: CurrencyType }, idem?: IdempotencyKey) {
     const currency = input.currency_type;
-    const open = async (q: Kysely<Database> | Transaction<Database>, who: RawBuilder<number>) => {
-      const { rows } = await sql<OpenedRow>`SELECT * FROM request_open(${who}, ${input.gamesserver_id}, ${type}, ${currency}::smallint, ${String(input.amount)}::bigint)`
-        .execute(q)
-        .catch((err: { code?: string; detail?: string }) => {
-          if (err?.code === 'AW422') throw limitError(type, currency, err.detail ?? '0,0');
-          return rethrowMoneyError(err);
-        });
-      const row = rows[0]!;
-      const request = toRequest({ ...row, amount: BigInt(row.amount) });
-      const answer = type === 'output' ? { success: { ...request, enter_currency: request.amount } } : { success: request };
-      const wallets: WalletBalance[] =
-        type === 'output' ? [{ walletId: row.wallet_id, gamesserverId: row.gamesserver_id, balance: BigInt(row.balance), balanceSecond: BigInt(row.balance_second) }] : [];
-      const notice: PendingNotice | null =
-        row.notice_id === null ? null : { id: BigInt(row.notice_id), chatId: row.notice_chat_id === null ? null : BigInt(row.notice_chat_id), text: row.notice_text! };
-      return { userId: row.user_id, answer, wallets, notice };
-    };
-    return once(async () => {
-      let out: Awaited<ReturnType<typeof open>>;
-      if (idem) {
-        const user = await caller.user();
-        out = await db.transaction().execute(async (trx) => {
-          await claimKey(trx, user.id, idem);
-          const opened = await open(trx, sql<number>`${user.id}`);
-          await storeKey(trx, user.id, idem, opened.answer);
-          return opened;
-        });
-      } else {
-        out = await open(db, sql<number>`caller_id(${caller.tokenHash})`);
-      }
-      publish(out.userId, out.wallets);
-      deliver(out.notice);
-      return out.answer;
+    const who = sql`caller_id(${caller.tokenHash})`;
+    const args = sql`${input.gamesserver_id}, ${type}, ${currency}::smallint, ${String(input.amount)}::bigint`;
+    const statement = idem
+      ? sql<OpenedRow>`SELECT * FROM request_open_once(${who}, ${idem.key}, ${idem.method}, ${idem.path}, ${idem.hash}, ${args})`
+      : sql<OpenedRow>`SELECT *, false AS replayed FROM request_open(${who}, ${args})`;
+    const { rows } = await statement.execute(db).catch((err: { code?: string; detail?: string }) => {
+      if (err?.code === 'AW422') throw limitError(type, currency, err.detail ?? '0,0');
+      if (err?.code === 'AWKEY') throw keyReused();
+      return rethrowMoneyError(err);
     });
+    const row = rows[0]!;
+    const request = toRequest({ ...row, amount: BigInt(row.amount) });
+    if (!row.replayed) {
+      if (type === 'output') {
+        publish(row.user_id, [{ walletId: row.wallet_id, gamesserverId: row.gamesserver_id, balance: BigInt(row.balance), balanceSecond: BigInt(row.balance_second) }]);
+      }
+      if (row.notice_id !== null) {
+        deliver({ id: BigInt(row.notice_id), chatId: row.notice_chat_id === null ? null : BigInt(row.notice_chat_id), text: row.notice_text! });
+      }
+    }
+    return type === 'output' ? { success: { ...request, enter_currency: request.amount } } : { success: request };
   }
 
   return {
