@@ -1,4 +1,5 @@
--- A money movement no longer share-locks the rows it refers to (decision record 0014).
+-- Money movements and the rows every one of them touches (decision record 0014): they no longer
+-- share-lock the rows they refer to, and a posting holds a wallet's row for less time.
 --
 -- A foreign-key check locks the row it points at (SELECT … FOR KEY SHARE) until COMMIT. Every
 -- withdrawal pointed at the same game-server row and payout account, and withdrawals from one
@@ -81,3 +82,67 @@ BEGIN
 END $$;
 CREATE TRIGGER ledger_entries_checked AFTER INSERT ON ledger_entries REFERENCING NEW TABLE AS added
   FOR EACH STATEMENT EXECUTE FUNCTION ledger_entries_check();
+
+-- ledger_post as in 0010, but everything that does not need a new balance happens before the
+-- first wallet is updated: a wallet's row stays locked from its UPDATE to COMMIT, and parallel
+-- postings on one wallet queue on it. So the transaction row is written and every account found
+-- or created first, then the wallet legs are applied (one hot wallet ~950 → ~1 400 request_open a
+-- second in pgbench with 20 clients).
+CREATE OR REPLACE FUNCTION ledger_post(
+  p_kind text, p_ref_type text, p_ref_id bigint, p_actor integer,
+  p_keys text[], p_kinds text[], p_servers integer[], p_currencies smallint[], p_wallets integer[], p_amounts bigint[]
+) RETURNS TABLE (transaction_id bigint, wallet_id integer, gamesserver_id integer, balance bigint, balance_second bigint, telegram_price bigint)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  n integer := coalesce(array_length(p_keys, 1), 0);
+  accounts integer[] := '{}';
+  afters bigint[] := '{}';
+  acc integer;
+  after bigint;
+  tx bigint;
+BEGIN
+  IF n < 2 OR (SELECT sum(a) FROM unnest(p_amounts) a) <> 0 THEN
+    RAISE EXCEPTION 'ledger posting % does not balance', p_kind USING ERRCODE = '23514';
+  END IF;
+  INSERT INTO ledger_transactions (kind, ref_type, ref_id, actor_user_id)
+    VALUES (p_kind, p_ref_type, p_ref_id, p_actor) RETURNING id INTO tx;
+  FOR i IN 1 .. n LOOP
+    SELECT a.id INTO acc FROM ledger_accounts a WHERE a.key = p_keys[i];
+    IF NOT FOUND THEN
+      -- DO NOTHING, not DO UPDATE: an upsert would lock the hot per-server rows on every posting.
+      INSERT INTO ledger_accounts (key, kind, gamesserver_id, currency_type, wallet_id)
+        VALUES (p_keys[i], p_kinds[i], p_servers[i], p_currencies[i], p_wallets[i])
+        ON CONFLICT (key) DO NOTHING RETURNING id INTO acc;
+      IF acc IS NULL THEN
+        SELECT a.id INTO STRICT acc FROM ledger_accounts a WHERE a.key = p_keys[i];
+      END IF;
+    END IF;
+    accounts[i] := acc;
+  END LOOP;
+  FOR i IN 1 .. n LOOP
+    after := NULL;
+    IF p_kinds[i] = 'wallet' THEN
+      IF p_currencies[i] = 1 THEN
+        UPDATE wallets w SET balance = w.balance + p_amounts[i]
+          WHERE w.id = p_wallets[i] AND w.balance + p_amounts[i] >= 0 RETURNING w.balance INTO after;
+      ELSE
+        UPDATE wallets w SET balance_second = w.balance_second + p_amounts[i]
+          WHERE w.id = p_wallets[i] AND w.balance_second + p_amounts[i] >= 0 RETURNING w.balance_second INTO after;
+      END IF;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'INSUFFICIENT_BALANCE' USING ERRCODE = 'AW409', DETAIL = p_keys[i];
+      END IF;
+    END IF;
+    afters[i] := after;
+  END LOOP;
+
+  INSERT INTO ledger_entries (transaction_id, account_id, amount, balance_after)
+    SELECT tx, t.a, t.m, t.b FROM unnest(accounts, p_amounts, afters) AS t(a, m, b);
+
+  RETURN QUERY SELECT tx, w.id, w.gamesserver_id, w.balance, w.balance_second, w.telegram_price
+    FROM wallets w WHERE w.id = ANY (p_wallets) ORDER BY w.id;
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT tx, NULL::integer, NULL::integer, NULL::bigint, NULL::bigint, NULL::bigint;
+  END IF;
+END $$;
