@@ -80,6 +80,9 @@ function cpu(postmaster: number, serverPid: number) {
 }
 
 const { cluster, databaseUrl } = await startPostgres('adena_bench_withdrawals');
+// pgbench's scripts and per-transaction logs; removed with the cluster, however the run ends.
+const work = mkdtempSync(join(tmpdir(), 'adena-pgbench-'));
+chmodSync(work, 0o777);
 const pgPort = new URL(databaseUrl).port;
 const postmaster = Number(
   readdirSync('/proc')
@@ -197,8 +200,6 @@ try {
     // statement of one withdrawal (request_open with the bearer checked by caller_id) replayed on
     // the app's database with the extended protocol like node-postgres, so the database's share
     // of the app's cost shows apart from Node's.
-    const work = mkdtempSync(join(tmpdir(), 'adena-pgbench-'));
-    chmodSync(work, 0o777);
     const pgbenchRun = (name: string, url: string, script: string, extra: string[] = []) => {
       const file = `${name.replace(/\W+/g, '_')}.sql`;
       writeFileSync(join(work, file), script);
@@ -263,50 +264,42 @@ END;
     const expected = BigInt(PLAYERS) * FUNDING + BigInt(completed) * BigInt(DEPOSIT) - BigInt(held) * BigInt(WITHDRAWAL);
     const moneyOk = BigInt(sum.s) === expected;
 
-    let base: ReturnType<typeof pgbenchRun>;
-    let replay: ReturnType<typeof pgbenchRun>;
-    let tpcbAfter: ReturnType<typeof pgbenchRun>;
-    try {
-      tpcbAfter = tpcbRun('after the app');
+    const tpcbAfter = tpcbRun('after the app');
 
-      const minimalUrl = databaseUrl.replace(/\/[^/]+$/, '/pgbench_min');
-      await db.pgPool!.query('CREATE DATABASE pgbench_min');
-      const pgb = new pg.Client({ connectionString: minimalUrl });
-      await pgb.connect();
-      await pgb.query(`
-        CREATE TABLE wallets (id int PRIMARY KEY, balance bigint NOT NULL CHECK (balance >= 0));
-        CREATE TABLE requests (id bigserial PRIMARY KEY, wallet_id int NOT NULL REFERENCES wallets, amount bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
-        CREATE TABLE entries (id bigserial PRIMARY KEY, wallet_id int NOT NULL REFERENCES wallets, amount bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
-        INSERT INTO wallets SELECT g, ${FUNDING} FROM generate_series(1, ${PLAYERS}) g;`);
-      await pgb.query('VACUUM ANALYZE wallets');
-      await pgb.end();
-      base = pgbenchRun(
-        'pgbench: guarded UPDATE + 2 INSERTs',
-        minimalUrl,
-        `\\set w random(1, ${PLAYERS})
+    const minimalUrl = databaseUrl.replace(/\/[^/]+$/, '/pgbench_min');
+    await db.pgPool!.query('CREATE DATABASE pgbench_min');
+    const pgb = new pg.Client({ connectionString: minimalUrl });
+    await pgb.connect();
+    await pgb.query(`
+      CREATE TABLE wallets (id int PRIMARY KEY, balance bigint NOT NULL CHECK (balance >= 0));
+      CREATE TABLE requests (id bigserial PRIMARY KEY, wallet_id int NOT NULL REFERENCES wallets, amount bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+      CREATE TABLE entries (id bigserial PRIMARY KEY, wallet_id int NOT NULL REFERENCES wallets, amount bigint NOT NULL, created_at timestamptz NOT NULL DEFAULT now());
+      INSERT INTO wallets SELECT g, ${FUNDING} FROM generate_series(1, ${PLAYERS}) g;`);
+    await pgb.query('VACUUM ANALYZE wallets');
+    await pgb.end();
+    const base = pgbenchRun(
+      'pgbench: guarded UPDATE + 2 INSERTs',
+      minimalUrl,
+      `\\set w random(1, ${PLAYERS})
 BEGIN;
 UPDATE wallets SET balance = balance - ${WITHDRAWAL} WHERE id = :w AND balance >= ${WITHDRAWAL};
 INSERT INTO requests (wallet_id, amount) VALUES (:w, ${WITHDRAWAL});
 INSERT INTO entries (wallet_id, amount) VALUES (:w, -${WITHDRAWAL});
 END;
 `,
-      );
+    );
 
-      // A token per wallet whose hash pgbench can compute ('replay-' || wallet id).
-      await db.pgPool!.query(`INSERT INTO tokens (user_id, kind, token_hash) SELECT user_id, 'access', 'replay-' || id FROM wallets WHERE gamesserver_id = $1`, [serverId]);
-      const w = await db.pgPool!.query(`SELECT min(id) AS lo, max(id) AS hi FROM wallets WHERE gamesserver_id = $1`, [serverId]);
-      replay = pgbenchRun(
-        "pgbench: the app's statement",
-        databaseUrl,
-        `\\set w random(${w.rows[0].lo}, ${w.rows[0].hi})
+    // A token per wallet whose hash pgbench can compute ('replay-' || wallet id).
+    await db.pgPool!.query(`INSERT INTO tokens (user_id, kind, token_hash) SELECT user_id, 'access', 'replay-' || id FROM wallets WHERE gamesserver_id = $1`, [serverId]);
+    const w = await db.pgPool!.query(`SELECT min(id) AS lo, max(id) AS hi FROM wallets WHERE gamesserver_id = $1`, [serverId]);
+    const replay = pgbenchRun(
+      "pgbench: the app's statement",
+      databaseUrl,
+      `\\set w random(${w.rows[0].lo}, ${w.rows[0].hi})
 SELECT *, false AS replayed FROM request_open(caller_id('replay-' || :w), ${serverId}, 'output', 1::smallint, ${WITHDRAWAL}::bigint);
 `,
-        ['-M', 'extended'],
-      );
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
-
+      ['-M', 'extended'],
+    );
 
     console.log(`\nwithdrawals on PostgreSQL 15 (fsync off), ${CLIENTS} concurrent clients, ${SECONDS} s per case, 2 shared cores`);
     const ceiling = (tpcbBefore.row.rps + tpcbAfter.row.rps) / 2;
@@ -334,4 +327,5 @@ SELECT *, false AS replayed FROM request_open(caller_id('replay-' || :w), ${serv
   }
 } finally {
   cluster.stop();
+  rmSync(work, { recursive: true, force: true });
 }

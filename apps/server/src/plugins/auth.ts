@@ -48,7 +48,8 @@ export async function requireUser(request: FastifyRequest): Promise<AuthUser> {
 /**
  * The caller of a call that authenticates inside its own database statement (`caller_id` in
  * migration 0011): the SHA-256 of the bearer, to be checked there, and the usual lookup for the
- * paths that need the user first. A request without a bearer is refused here at once.
+ * paths that need the user first; found once per request. A request without a bearer is refused
+ * here at once.
  */
 export interface Caller {
   tokenHash: string;
@@ -56,9 +57,12 @@ export interface Caller {
 }
 
 export function requireCaller(request: FastifyRequest): Caller {
+  const req = request as FastifyRequest & { _caller?: Caller };
+  if (req._caller) return req._caller;
   const token = bearerOf(request.headers.authorization);
   if (!token) throw new AppError('UNAUTHENTICATED');
-  return { tokenHash: hashToken(token), user: () => requireUser(request) };
+  req._caller = { tokenHash: hashToken(token), user: () => requireUser(request) };
+  return req._caller;
 }
 
 export async function requireAdmin(request: FastifyRequest): Promise<AuthUser> {

@@ -34,7 +34,8 @@ async function opening(request: FastifyRequest): Promise<{ caller: Caller; idem?
 /**
  * The player's deposits, withdrawals and history. Thin: the contract's schema, the caller, one
  * service call. The token is checked before the body, so an anonymous caller gets 401 whatever
- * they send.
+ * they send; only a deposit or withdrawal whose body is not JSON at all, with a bearer that is
+ * present but unknown, gets the 422 of the unparsable body (the bearer is checked in its statement).
  */
 export const requestsRoutes =
   (deps: Deps): FastifyPluginAsyncZod =>
