@@ -12,7 +12,21 @@ import { registerAuth } from './plugins/auth';
 import { registerErrorHandling } from './plugins/errors';
 import { createRealtime, type Realtime } from './plugins/realtime';
 import { adminRoutes } from './modules/admin/admin.routes';
-import { authRoutes } from './modules/auth/auth.routes';
+import { accountsRoutes } from './modules/accounts/accounts.routes';
+import { createAccountsService } from './modules/accounts/accounts.service';
+import { createCodeFlows } from './modules/accounts/code-flows';
+import { createExternalSignInService } from './modules/accounts/external-sign-in.service';
+import { DEFAULT_LIMITS } from './modules/accounts/limits';
+import { createResetService } from './modules/accounts/reset.service';
+import { createSignIn } from './modules/accounts/sign-in';
+import { createSignUpService } from './modules/accounts/sign-up.service';
+import { createCodeDelivery } from './modules/notifications/code-delivery';
+import { createMailer } from './modules/notifications/mail';
+import { createOutbox } from './modules/notifications/outbox';
+import { createSmsRuGateway } from './modules/notifications/sms';
+import { sessionsRoutes } from './modules/sessions/sessions.routes';
+import { createRateLimiter } from './modules/sessions/rate-limit.service';
+import { createSessionsService } from './modules/sessions/sessions.service';
 import { codesAdminRoutes } from './modules/codes/codes-admin.routes';
 import { codesRoutes } from './modules/codes/codes.routes';
 import { realtimeRoutes } from './modules/realtime/realtime.routes';
@@ -46,7 +60,33 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   app.setSerializerCompiler(serializerCompiler);
 
   registerErrorHandling(app);
-  registerAuth(app, db.kysely);
+
+  // Sessions and accounts; one-time codes go by mail and SMS where configured, else to the outbox.
+  const now = () => new Date();
+  const sessions = createSessionsService({ db: db.kysely, clock: now });
+  registerAuth(app, sessions);
+  const delivery = createCodeDelivery({
+    mail: config.SMTP_URL ? createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }) : null,
+    sms: config.SMS_API_URL && config.SMS_API_KEY ? createSmsRuGateway({ url: config.SMS_API_URL, apiKey: config.SMS_API_KEY, from: config.SMS_FROM }) : null,
+    outbox: createOutbox(config.DATA_DIR, app.log),
+    log: app.log,
+  });
+  // Codes already promised to players are handed over before the process exits.
+  app.addHook('onClose', async () => {
+    await delivery.settle();
+    delivery.close();
+  });
+  const limits = DEFAULT_LIMITS;
+  const limiter = createRateLimiter(db.kysely, now);
+  const flows = createCodeFlows({ db: db.kysely, limiter, limits, now });
+  const signIn = createSignIn({ sessions, now });
+  const accountsServices = {
+    accounts: createAccountsService({ db: db.kysely, limiter, limits, signIn, now }),
+    signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, publicUrl: config.PUBLIC_URL, now }),
+    reset: createResetService({ db: db.kysely, flows, sessions, signIn, delivery }),
+    externalSignIn: createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, now }),
+  };
+
   await app.register(fastifyRateLimit, { global: false });
 
   const realtime = createRealtime(app, config, db);
@@ -54,7 +94,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   app.decorate('deps', deps);
 
   await app.register(systemRoutes(deps));
-  await app.register(authRoutes(deps));
+  await app.register(accountsRoutes(accountsServices));
+  await app.register(sessionsRoutes({ sessions }));
   await app.register(walletsRoutes(deps));
   await app.register(requestsRoutes(deps));
   await app.register(codesRoutes(deps));

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readOutbox } from '../../server/src/modules/auth/test-servers';
+import { readOutbox } from '../../server/test/fakes/outbox';
 import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
 
 const EMAIL = `hero.${Date.now()}@example.com`;

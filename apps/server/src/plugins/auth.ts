@@ -1,72 +1,78 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, TokenKind, UsersTable } from '../db/schema';
 import { AppError } from '../lib/app-error';
 import { bearerOf, hashToken } from '../lib/tokens';
-
-export type AuthUser = Selectable<UsersTable>;
+import type { Caller, Client, User } from '../modules/sessions/caller';
+import type { SessionsService } from '../modules/sessions/sessions.service';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The bearer's user, looked up lazily at most once per request. */
-    currentUser(): Promise<AuthUser | null>;
+    /** The signed-in caller behind the bearer, looked up lazily at most once per request. */
+    caller(): Promise<Caller | null>;
   }
 }
 
-/** Finds the live user behind a bearer token of the given kind; blocked users have none. */
-export async function userByToken(db: Kysely<Database>, token: string | undefined, kind: TokenKind) {
-  if (!token) return null;
-  const row = await db
-    .selectFrom('tokens')
-    .innerJoin('users', 'users.id', 'tokens.user_id')
-    .selectAll('users')
-    .select(['tokens.id as token_id'])
-    .where('tokens.token_hash', '=', hashToken(token))
-    .where('tokens.kind', '=', kind)
-    .where((eb) => eb.or([eb('tokens.expires_at', 'is', null), eb('tokens.expires_at', '>', new Date())]))
-    .where('users.blocked_at', 'is', null)
-    .executeTakeFirst();
-  if (!row) return null;
-  const { token_id, ...user } = row;
-  return { user: user as AuthUser, tokenId: token_id };
-}
-
-export function registerAuth(app: FastifyInstance, db: Kysely<Database>) {
-  app.decorateRequest('currentUser', function (this: FastifyRequest) {
-    const req = this as FastifyRequest & { _user?: Promise<AuthUser | null> };
-    req._user ??= userByToken(db, bearerOf(req.headers.authorization), 'access').then((r) => r?.user ?? null);
-    return req._user;
+/** Decorates every request with `caller()`, found through the sessions service. */
+export function registerAuth(app: FastifyInstance, sessions: Pick<SessionsService, 'callerOf'>) {
+  app.decorateRequest('caller', function (this: FastifyRequest) {
+    const req = this as FastifyRequest & { _caller?: Promise<Caller | null> };
+    req._caller ??= sessions.callerOf(bearerOf(req.headers.authorization), clientOf(req));
+    return req._caller;
   });
 }
 
-export async function requireUser(request: FastifyRequest): Promise<AuthUser> {
-  const user = await request.currentUser();
-  if (!user) throw new AppError('UNAUTHENTICATED');
-  return user;
+/** Anyone making a call: what an anonymous call's service function receives. */
+export const clientOf = (request: FastifyRequest): Client => ({ ip: request.ip });
+
+/** The signed-in caller; 401 without a live access token. */
+export async function requireSignedIn(request: FastifyRequest): Promise<Caller> {
+  const caller = await request.caller();
+  if (!caller) throw new AppError('UNAUTHENTICATED');
+  return caller;
+}
+
+/** A signed-in admin; 401 without a live access token, 403 for anyone else. */
+export async function requireSignedInAdmin(request: FastifyRequest): Promise<Caller> {
+  const caller = await requireSignedIn(request);
+  if (!caller.user.admin) throw new AppError('FORBIDDEN');
+  return caller;
 }
 
 /**
- * The caller of a call that authenticates inside its own database statement (`caller_id` in
- * migration 0011): the SHA-256 of the bearer, to be checked there, and the usual lookup for the
- * paths that need the user first; found once per request. A request without a bearer is refused
- * here at once.
+ * The bearer of a call that authenticates inside its own database statement (`caller_id` in
+ * migration 0011): the SHA-256 of the token, to be checked there, and the usual lookup for the
+ * paths that need the caller first (a 401 that must come before a 422); found once per request.
+ * A request without a bearer is refused here at once.
  */
-export interface Caller {
+export interface Bearer {
   tokenHash: string;
-  user(): Promise<AuthUser>;
+  caller(): Promise<Caller>;
+  /** @deprecated `(await caller()).user`; kept while requests.routes.ts calls it. */
+  user(): Promise<User>;
 }
 
-export function requireCaller(request: FastifyRequest): Caller {
-  const req = request as FastifyRequest & { _caller?: Caller };
-  if (req._caller) return req._caller;
+export function requireBearer(request: FastifyRequest): Bearer {
+  const req = request as FastifyRequest & { _bearer?: Bearer };
+  if (req._bearer) return req._bearer;
   const token = bearerOf(request.headers.authorization);
   if (!token) throw new AppError('UNAUTHENTICATED');
-  req._caller = { tokenHash: hashToken(token), user: () => requireUser(request) };
-  return req._caller;
+  req._bearer = {
+    tokenHash: hashToken(token),
+    caller: () => requireSignedIn(request),
+    user: async () => (await requireSignedIn(request)).user,
+  };
+  return req._bearer;
 }
 
-export async function requireAdmin(request: FastifyRequest): Promise<AuthUser> {
-  const user = await requireUser(request);
-  if (!user.admin) throw new AppError('FORBIDDEN');
-  return user;
-}
+// Old names, kept only while other modules still use them (issue 13: removed after the merge).
+/** @deprecated Use `User` or `Caller` from modules/sessions/caller.ts. */
+export type AuthUser = User;
+/** @deprecated The in-statement bearer: use `Bearer`. */
+export type { Bearer as Caller };
+/** @deprecated Use `requireBearer`. */
+export const requireCaller = requireBearer;
+/** @deprecated Use `requireSignedIn`, which returns the `Caller`. */
+export const requireUser = async (request: FastifyRequest): Promise<User> => (await requireSignedIn(request)).user;
+/** @deprecated Use `requireSignedInAdmin`, which returns the `Caller`. */
+export const requireAdmin = async (request: FastifyRequest): Promise<User> => (await requireSignedInAdmin(request)).user;
+/** @deprecated Use the sessions service's `userOfRealtimeToken`. */
+export { userByToken } from '../modules/sessions/sessions.repository';

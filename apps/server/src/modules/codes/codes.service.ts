@@ -9,7 +9,7 @@ import { newSert, normalizeSert } from '../../lib/sert';
 import { hashToken, newToken } from '../../lib/tokens';
 import type { AuthUser } from '../../plugins/auth';
 import type { Realtime, RealtimeEventName } from '../../plugins/realtime';
-import { createRateLimiter, type RateRule } from '../auth/rate-limit';
+import { createRateLimiter, type RateRule } from '../sessions/rate-limit.service';
 import { type Leg, post, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger';
 import { toUser } from '../users/user.mapper';
 import { ensureWallet, findWallet } from '../wallets/wallets.repository';

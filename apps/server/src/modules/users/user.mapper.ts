@@ -1,18 +1,2 @@
-import type { User } from '@adena/contract';
-import type { AuthUser } from '../../plugins/auth';
-
-/** The user object of PRODUCT.md section 3; never the hash, ids of linked accounts or block state. */
-export function toUser(u: AuthUser, now = new Date()): User {
-  const vip = u.vip_until !== null && u.vip_until > now;
-  return {
-    id: u.id,
-    name: u.name,
-    email: u.email,
-    phone: u.phone,
-    admin: u.admin,
-    vip,
-    vip_until: u.vip_until ? u.vip_until.toISOString() : null,
-    telegram_linked: u.telegram_id !== null || u.telegram_chat_id !== null,
-    created_at: u.created_at.toISOString(),
-  };
-}
+/** @deprecated Moved to modules/accounts/accounts.mapper.ts; kept while codes and admin import it from here. */
+export { toUser } from '../accounts/accounts.mapper';

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { botIdOf, checkInitData, checkLoginWidget, webAppSecret } from './telegram';
-import * as sign from './test-servers';
+import { botIdOf, checkInitData, checkLoginWidget, webAppSecret } from './telegram-check';
+import * as sign from '../../../test/fakes/telegram';
 
 // Published vectors. Telegram's own documentation publishes none; these come from the tma.js
 // libraries (Telegram-Mini-Apps/telegram-apps packages/init-data-node validate tests, and

@@ -1,13 +1,19 @@
-import { type Insertable, type Kysely, type Selectable, sql, type Transaction, type Updateable } from 'kysely';
-import type { Database, TokenKind, UsersTable } from '../../db/schema';
+import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import type { Database, UsersTable } from '../../db/schema';
 import type { AuthChannel, AuthFlowPurpose, AuthFlowsTable } from '../../db/tables/auth';
 
-type Q = Kysely<Database> | Transaction<Database>;
-export type UserRow = Selectable<UsersTable>;
+/** The pool; services hold it only to hand it back here. */
+export type Pool = Kysely<Database>;
+/** An open transaction (row locks need one). */
+export type Tx = Transaction<Database>;
+type Q = Pool | Tx;
 export type FlowRow = Selectable<AuthFlowsTable>;
 
-/** Queries of the auth module only; every one takes the handle it runs on (pool or transaction). */
-export const authRepository = {
+/** Runs `fn` in one transaction: committed when it returns, rolled back when it throws. */
+export const inTransaction = <T>(db: Pool, fn: (trx: Tx) => Promise<T>): Promise<T> => db.transaction().execute(fn);
+
+/** Queries of users, sign-in flows and Discord states; each takes the handle it runs on. */
+export const accountsRepository = {
   findUserBy(q: Q, column: 'email' | 'phone' | 'discord_id', value: string) {
     return q.selectFrom('users').selectAll().where(column, '=', value).executeTakeFirst();
   },
@@ -43,41 +49,6 @@ export const authRepository = {
       .executeTakeFirstOrThrow();
   },
 
-  insertToken(q: Q, userId: number, kind: TokenKind, tokenHash: string, expiresAt: Date | null) {
-    return q.insertInto('tokens').values({ user_id: userId, kind, token_hash: tokenHash, expires_at: expiresAt }).execute();
-  },
-
-  /** The live token of that kind and its user, blocked or not (the caller decides what a block means). */
-  findLiveToken(q: Q, tokenHash: string, kind: TokenKind, now: Date) {
-    return q
-      .selectFrom('tokens')
-      .select(['id', 'user_id'])
-      .where('token_hash', '=', tokenHash)
-      .where('kind', '=', kind)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-      .executeTakeFirst();
-  },
-
-  /** Removes a live token and says whose it was: a token used this way works exactly once. */
-  takeToken(q: Q, tokenHash: string, kind: TokenKind, now: Date) {
-    return q
-      .deleteFrom('tokens')
-      .where('token_hash', '=', tokenHash)
-      .where('kind', '=', kind)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-      .returning(['user_id'])
-      .executeTakeFirst();
-  },
-
-  deleteToken(q: Q, tokenHash: string, kind: TokenKind) {
-    return q.deleteFrom('tokens').where('token_hash', '=', tokenHash).where('kind', '=', kind).executeTakeFirst();
-  },
-
-  /** Every session, socket token and pending new-password token of the user. */
-  deleteAllTokens(q: Q, userId: number) {
-    return q.deleteFrom('tokens').where('user_id', '=', userId).execute();
-  },
-
   /** When the address last got a message of this flow kind (for the once-a-minute rule). */
   async lastSentAt(q: Q, purpose: AuthFlowPurpose, channel: AuthChannel, address: string): Promise<Date | null> {
     const row = await q
@@ -95,7 +66,7 @@ export const authRepository = {
   },
 
   /** The flow behind a token, locked so that parallel guesses are counted one after another. */
-  lockFlow(q: Transaction<Database>, tokenHash: string, purpose: AuthFlowPurpose, channel: AuthChannel) {
+  lockFlow(q: Tx, tokenHash: string, purpose: AuthFlowPurpose, channel: AuthChannel) {
     return q
       .selectFrom('auth_flows')
       .selectAll()
@@ -122,15 +93,11 @@ export const authRepository = {
     return q.updateTable('auth_flows').set(set).where('id', '=', id).execute();
   },
 
-  /** Flows an hour past expiry and rate windows a day old are of no use; swept as new flows start. */
-  async sweep(q: Q, now: Date) {
+  /** Flows an hour past expiry are of no use; swept as new flows start. */
+  async sweepFlows(q: Q, now: Date) {
     await q
       .deleteFrom('auth_flows')
       .where('expires_at', '<', new Date(now.getTime() - 60 * 60_000))
-      .execute();
-    await q
-      .deleteFrom('rate_limits')
-      .where('window_start', '<', new Date(now.getTime() - 24 * 60 * 60_000))
       .execute();
   },
 
@@ -154,29 +121,5 @@ export const authRepository = {
 
   deleteExpiredOauthStates(q: Q, now: Date) {
     return q.deleteFrom('oauth_states').where('expires_at', '<', now).execute();
-  },
-
-  /**
-   * Counts one hit in a fixed window and returns the count and the window's start. One
-   * statement, so two processes hitting the same key at once both get counted.
-   */
-  async hitRateLimit(q: Q, key: string, windowMs: number, now: Date) {
-    const cutoff = new Date(now.getTime() - windowMs);
-    const { rows } = await sql<{ hits: number; window_start: Date }>`
-      INSERT INTO rate_limits (key, hits, window_start) VALUES (${key}, 1, ${now})
-      ON CONFLICT (key) DO UPDATE SET
-        hits = CASE WHEN rate_limits.window_start > ${cutoff} THEN rate_limits.hits + 1 ELSE 1 END,
-        window_start = CASE WHEN rate_limits.window_start > ${cutoff} THEN rate_limits.window_start ELSE ${now} END
-      RETURNING hits, window_start`.execute(q);
-    const row = rows[0]!;
-    return { hits: Number(row.hits), windowStart: new Date(row.window_start) };
-  },
-
-  peekRateLimit(q: Q, key: string) {
-    return q.selectFrom('rate_limits').select(['hits', 'window_start']).where('key', '=', key).executeTakeFirst();
-  },
-
-  clearRateLimit(q: Q, key: string) {
-    return q.deleteFrom('rate_limits').where('key', '=', key).execute();
   },
 };

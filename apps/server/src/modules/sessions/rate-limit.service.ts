@@ -1,14 +1,12 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
-import { authRepository as repo } from './auth.repository';
+import { rateLimitsRepository as repo, type RateLimitsQueryable } from './rate-limits.repository';
 
 export interface RateRule {
   limit: number;
   windowMs: number;
 }
 
-const tooMany = (retryAfterS: number, message?: string) =>
+export const tooMany = (retryAfterS: number, message?: string) =>
   new AppError('TOO_MANY_ATTEMPTS', { retryAfter: Math.max(1, Math.ceil(retryAfterS)), ...(message ? { message } : {}) });
 
 /**
@@ -16,12 +14,12 @@ const tooMany = (retryAfterS: number, message?: string) =>
  * attempts that are limited whatever their outcome (sending a code), and `check` before plus
  * `record` after a failure for things limited by failures (wrong passwords, wrong codes).
  */
-export function createRateLimiter(db: Kysely<Database>, now: () => Date) {
+export function createRateLimiter(db: RateLimitsQueryable, now: () => Date) {
   const retryAfter = (windowStart: Date, rule: RateRule, at: Date) => (windowStart.getTime() + rule.windowMs - at.getTime()) / 1000;
   return {
     /** Refuses with 429 when the key has used up its window; counts nothing. */
     async check(key: string, rule: RateRule) {
-      const row = await repo.peekRateLimit(db, key);
+      const row = await repo.peek(db, key);
       if (!row) return;
       const at = now();
       const start = new Date(row.window_start);
@@ -30,16 +28,17 @@ export function createRateLimiter(db: Kysely<Database>, now: () => Date) {
     /** Counts one; refuses with 429 when that one is over the limit. */
     async count(key: string, rule: RateRule) {
       const at = now();
-      const { hits, windowStart } = await repo.hitRateLimit(db, key, rule.windowMs, at);
+      const { hits, windowStart } = await repo.hit(db, key, rule.windowMs, at);
       if (hits > rule.limit) throw tooMany(retryAfter(windowStart, rule, at));
     },
     /** Counts one without refusing this request (the next one is refused by `check`). */
     async record(key: string, rule: RateRule) {
-      await repo.hitRateLimit(db, key, rule.windowMs, now());
+      await repo.hit(db, key, rule.windowMs, now());
     },
-    clear: (key: string) => repo.clearRateLimit(db, key),
+    clear: (key: string) => repo.clear(db, key),
+    /** Drops windows no rule can still be counting in. */
+    sweep: (at: Date) => repo.sweep(db, at),
   };
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
-export { tooMany };

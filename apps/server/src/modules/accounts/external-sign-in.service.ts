@@ -1,0 +1,186 @@
+import type { Config } from '../../config';
+import { AppError } from '../../lib/app-error';
+import { hashToken, newToken } from '../../lib/tokens';
+import type { Client } from '../sessions/caller';
+import { accountsRepository as repo, inTransaction, type Pool, type Tx } from './accounts.repository';
+import { DiscordError, type DiscordUser, exchangeCode, fetchDiscordUser, pkcePair } from './discord';
+import type { RateLimiter } from '../sessions/rate-limit.service';
+import type { Limits } from './limits';
+import { ALREADY_REGISTERED, isUniqueViolation, refuseBlocked, type SignIn, withConflictAs } from './sign-in';
+import { botIdOf, checkInitData, checkLoginWidget, type TelegramCheck, type TelegramIdentity } from './telegram-check';
+
+const OAUTH_STATE_TTL_MS = 10 * 60_000;
+
+const MSG = {
+  discordOff: 'Вход через Discord не настроен',
+  discordState: 'Вход через Discord устарел. Попробуйте ещё раз',
+  discordRefused: 'Discord не подтвердил вход. Попробуйте ещё раз',
+  discordUnavailable: 'Не удалось связаться с Discord. Попробуйте позже',
+  discordLinked: 'Аккаунт с этим email уже привязан к другому Discord',
+  telegramOff: 'Вход через Telegram не настроен',
+  telegramBad: 'Не удалось проверить данные Telegram. Попробуйте войти ещё раз',
+  telegramStale: 'Данные входа Telegram устарели. Попробуйте войти ещё раз',
+} as const;
+
+export type ExternalSignInConfig = Pick<
+  Config,
+  | 'PUBLIC_URL'
+  | 'DISCORD_CLIENT_ID'
+  | 'DISCORD_CLIENT_SECRET'
+  | 'DISCORD_API_URL'
+  | 'DISCORD_AUTHORIZE_URL'
+  | 'TELEGRAM_BOT_TOKEN'
+  | 'TELEGRAM_BOT_USERNAME'
+>;
+
+export interface ExternalSignInDeps {
+  db: Pool;
+  config: ExternalSignInConfig;
+  limiter: RateLimiter;
+  limits: Limits;
+  signIn: SignIn;
+  now: () => Date;
+}
+
+/** Sign-in through Discord (OAuth with PKCE) and Telegram (Login Widget, mini app). */
+export function createExternalSignInService(deps: ExternalSignInDeps) {
+  const { db, config, limiter, limits, signIn, now } = deps;
+
+  /** A fresh state and PKCE challenge, stored hashed with the verifier; the authorize URL that carries them. */
+  async function discordLink(clientId: string, origin: string) {
+    const state = newToken();
+    const { verifier, challenge } = pkcePair();
+    const redirectUri = `${(config.PUBLIC_URL ?? origin).replace(/\/$/, '')}/auth/discord/callback`;
+    const at = now();
+    await repo.deleteExpiredOauthStates(db, at);
+    await repo.insertOauthState(db, {
+      state_hash: hashToken(state),
+      code_verifier: verifier,
+      redirect_uri: redirectUri,
+      expires_at: new Date(at.getTime() + OAUTH_STATE_TTL_MS),
+    });
+    const url = new URL(config.DISCORD_AUTHORIZE_URL);
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      scope: 'identify email',
+      redirect_uri: redirectUri,
+      state,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      prompt: 'none',
+    }).toString();
+    return { client_id: clientId, authorize_url: url.toString() };
+  }
+
+  /** Discord's profile for an authorization code, exchanged with the verifier stored beside the state. */
+  async function discordProfile(client: { id: string; secret: string }, input: { code: string; state: string; redirect_uri: string }) {
+    const stateRow = await repo.takeOauthState(db, hashToken(input.state), now());
+    if (!stateRow || stateRow.redirect_uri !== input.redirect_uri) {
+      throw new AppError('VALIDATION', { message: MSG.discordState, errors: { state: [MSG.discordState] } });
+    }
+    try {
+      const accessToken = await exchangeCode({
+        apiUrl: config.DISCORD_API_URL,
+        clientId: client.id,
+        clientSecret: client.secret,
+        code: input.code,
+        redirectUri: stateRow.redirect_uri,
+        codeVerifier: stateRow.code_verifier,
+      });
+      return await fetchDiscordUser(config.DISCORD_API_URL, accessToken);
+    } catch (err) {
+      if (!(err instanceof DiscordError)) throw err;
+      throw new AppError('UNAUTHENTICATED', {
+        message: err.kind === 'refused' ? MSG.discordRefused : MSG.discordUnavailable,
+        details: err.message,
+      });
+    }
+  }
+
+  /** The account of a Discord profile: by Discord id, else by verified email (then linked), else a new one. */
+  async function findOrCreateDiscordUser(trx: Tx, profile: DiscordUser) {
+    const verifiedEmail = profile.email && profile.verified ? profile.email.trim().toLowerCase() : null;
+    const byDiscord = await repo.findUserBy(trx, 'discord_id', profile.id);
+    if (byDiscord) return byDiscord;
+    if (verifiedEmail) {
+      const byEmail = await repo.findUserBy(trx, 'email', verifiedEmail);
+      if (byEmail?.discord_id) throw new AppError('CONFLICT', { message: MSG.discordLinked });
+      if (byEmail) return repo.updateUser(trx, byEmail.id, { discord_id: profile.id });
+    }
+    return repo.insertUser(trx, {
+      discord_id: profile.id,
+      email: verifiedEmail,
+      name: (profile.global_name || profile.username || `Игрок ${profile.id.slice(-4)}`).slice(0, 64),
+    });
+  }
+
+  async function telegramSignIn(client: Client, check: (botToken: string) => TelegramCheck) {
+    const botToken = config.TELEGRAM_BOT_TOKEN;
+    if (!botToken) throw new AppError('NOT_FOUND', { message: MSG.telegramOff });
+    await limiter.count(`social:ip:${client.ip}`, limits.socialPerIp);
+    const result = check(botToken);
+    if (!result.ok) {
+      throw new AppError('UNAUTHENTICATED', { message: result.reason === 'stale' ? MSG.telegramStale : MSG.telegramBad, details: result.reason });
+    }
+    return inTransaction(db, async (trx) => {
+      const user = await findOrCreateTelegramUser(trx, result.identity);
+      refuseBlocked(user);
+      return signIn(trx, user);
+    });
+  }
+
+  async function findOrCreateTelegramUser(trx: Tx, id: TelegramIdentity) {
+    const telegramId = BigInt(id.id);
+    const existing = await repo.findUserByTelegramId(trx, telegramId);
+    if (existing) return existing;
+    const name = [id.firstName, id.lastName].filter(Boolean).join(' ').trim() || id.username || `Игрок ${id.id.slice(-4)}`;
+    // Two first sign-ins at once: the loser of the insert reads the winner's row.
+    const created = await repo.insertTelegramUser(trx, { telegram_id: telegramId, name: name.slice(0, 64) });
+    return created ?? (await repo.findUserByTelegramId(trx, telegramId))!;
+  }
+
+  return {
+    /** Public: which social sign-ins exist. Each answer carries a fresh Discord state and PKCE challenge. */
+    async authConfig(origin: string) {
+      const discord =
+        config.DISCORD_CLIENT_ID && config.DISCORD_CLIENT_SECRET ? await discordLink(config.DISCORD_CLIENT_ID, origin) : null;
+      const botId = config.TELEGRAM_BOT_TOKEN ? botIdOf(config.TELEGRAM_BOT_TOKEN) : null;
+      const telegram =
+        config.TELEGRAM_BOT_USERNAME && botId !== null ? { bot_username: config.TELEGRAM_BOT_USERNAME, bot_id: botId } : null;
+      return { discord, telegram };
+    },
+
+    /**
+     * Discord's authorization code, with the state we issued: the PKCE verifier stored with it
+     * completes the exchange. Links by verified email only, so a Discord account with an
+     * unverified address cannot take over the account that owns it.
+     */
+    async discordSignIn(client: Client, input: { code: string; state: string; redirect_uri: string }) {
+      const { DISCORD_CLIENT_ID: id, DISCORD_CLIENT_SECRET: secret } = config;
+      if (!id || !secret) throw new AppError('NOT_FOUND', { message: MSG.discordOff });
+      await limiter.count(`social:ip:${client.ip}`, limits.socialPerIp);
+      const profile = await discordProfile({ id, secret }, input);
+      const attempt = () =>
+        inTransaction(db, async (trx) => {
+          const user = await findOrCreateDiscordUser(trx, profile);
+          refuseBlocked(user);
+          return signIn(trx, user);
+        });
+      // A parallel first sign-in of the same Discord account loses the insert: try once more and find it.
+      try {
+        return await attempt();
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        return withConflictAs(ALREADY_REGISTERED, attempt);
+      }
+    },
+
+    telegramWidgetSignIn: (client: Client, fields: Record<string, unknown>) =>
+      telegramSignIn(client, (botToken) => checkLoginWidget(fields, botToken, now())),
+
+    webAppSignIn: (client: Client, initData: string) => telegramSignIn(client, (botToken) => checkInitData(initData, botToken, now())),
+  };
+}
+
+export type ExternalSignInService = ReturnType<typeof createExternalSignInService>;

@@ -1,0 +1,128 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PASSWORD, newEmail, type AccountsWorld as World, useAccountsWorld } from '../../../test/accounts-app';
+import { DB_KINDS } from '../../../test/harness';
+
+describe.each(DB_KINDS)('password reset on %s', (kind) => {
+  const { world, post, me, ageFlows, registerByEmail, registerByPhone } = useAccountsWorld(kind);
+  let smtp: World['smtp'];
+  let sms: World['sms'];
+  beforeAll(() => {
+    ({ smtp, sms } = world);
+  });
+
+  describe('password reset', () => {
+    it('resets the password by email; every old session ends and the old password stops working', async () => {
+      const { email, access_token: s1 } = await registerByEmail();
+      const s2 = (await post('/api/login', { email, password: PASSWORD })).json().access_token;
+      const start = await post('/api/email_reset_password_code_date', { email });
+      expect(start.statusCode).toBe(200);
+      const mail = await smtp.next(email, 2);
+      expect(mail.subject).toMatch(/Восстановление пароля/);
+      const check = await post('/api/email_reset_password_code_check', {
+        email_reset_password_token: start.json().email_reset_password_token,
+        code: mail.code,
+      });
+      expect(check.statusCode).toBe(200);
+      const npt = check.json().new_password_token;
+      // Not a session token.
+      expect((await me(npt)).statusCode).toBe(401);
+
+      const created = await post('/api/email_create_new_password', { password: 'a brand new pass', password_confirmation: 'a brand new pass' }, { token: npt });
+      expect(created.statusCode).toBe(200);
+      expect(created.json().user.email).toBe(email);
+      expect((await me(created.json().access_token)).statusCode).toBe(200);
+      expect((await me(s1)).statusCode).toBe(401);
+      expect((await me(s2)).statusCode).toBe(401);
+      expect((await post('/api/login', { email, password: PASSWORD })).statusCode).toBe(401);
+      expect((await post('/api/login', { email, password: 'a brand new pass' })).statusCode).toBe(200);
+      // The new password token works once.
+      const twice = await post('/api/email_create_new_password', { password: 'another one!', password_confirmation: 'another one!' }, { token: npt });
+      expect(twice.statusCode).toBe(401);
+    });
+
+    it('resets the password by phone through the SMS gateway', async () => {
+      const { phone, access_token: old } = await registerByPhone();
+      const start = await post('/api/phone_reset_password', { phone });
+      const msg = await sms.next(phone, 2);
+      expect(msg.text).toMatch(/восстановления пароля \d{6}/);
+      const check = await post('/api/phone_reset_password_code_check', { phone_reset_token: start.json().phone_reset_token, code: msg.code });
+      expect(check.statusCode).toBe(200);
+      const created = await post(
+        '/api/phone_create_new_password',
+        { password: 'phone new pass', password_confirmation: 'phone new pass' },
+        { token: check.json().new_password_token },
+      );
+      expect(created.statusCode).toBe(200);
+      expect((await me(old)).statusCode).toBe(401);
+      expect((await post('/api/phone_login', { phone, password: 'phone new pass' })).statusCode).toBe(200);
+    });
+
+    it('reset of an unknown address answers like a known one and sends nothing', async () => {
+      const { email: known } = await registerByEmail();
+      const unknown = newEmail();
+      const a = await post('/api/email_reset_password_code_date', { email: known });
+      const b = await post('/api/email_reset_password_code_date', { email: unknown });
+      expect(a.statusCode).toBe(200);
+      expect([a.statusCode, Object.keys(a.json()), a.headers['content-length']]).toEqual([b.statusCode, Object.keys(b.json()), b.headers['content-length']]);
+      await smtp.next(known, 2);
+      // Give a stray message time to arrive, then make sure none did.
+      await new Promise((r) => setTimeout(r, 200));
+      expect(smtp.messages.filter((m) => m.to === unknown)).toEqual([]);
+      // Guessing on the unknown address's token answers like a wrong code on a real one.
+      const ga = await post('/api/email_reset_password_code_check', { email_reset_password_token: b.json().email_reset_password_token, code: '123456' });
+      expect(ga.statusCode).toBe(422);
+      expect(ga.json().errors.code).toEqual(['Неверный код. Осталось попыток: 4']);
+      // And the minute rule holds for both.
+      expect((await post('/api/email_reset_password_code_date', { email: unknown })).statusCode).toBe(429);
+      expect((await post('/api/email_reset_password_code_date', { email: known })).statusCode).toBe(429);
+    });
+
+    it('one address gets at most 25 wrong codes a day, however many flows are started', async () => {
+      const { email } = await registerByEmail();
+      for (let flow = 0; flow < 5; flow++) {
+        await ageFlows(email);
+        const start = await post('/api/email_reset_password_code_date', { email });
+        expect(start.statusCode).toBe(200);
+        const token = start.json().email_reset_password_token;
+        const { code } = await smtp.next(email, 2 + flow);
+        const wrong = code === '000000' ? '000001' : '000000';
+        for (let i = 0; i < 5; i++) await post('/api/email_reset_password_code_check', { email_reset_password_token: token, code: wrong });
+      }
+      await ageFlows(email);
+      const sixth = await post('/api/email_reset_password_code_date', { email });
+      const mail = await smtp.next(email, 7);
+      const res = await post('/api/email_reset_password_code_check', { email_reset_password_token: sixth.json().email_reset_password_token, code: mail.code });
+      expect(res.statusCode).toBe(429);
+      expect(Number(res.headers['retry-after'])).toBeGreaterThan(23 * 3600);
+    });
+
+    it('refuses a new password without a new password token, and with a session token', async () => {
+      const { access_token } = await registerByEmail();
+      const body = { password: 'whatever pass', password_confirmation: 'whatever pass' };
+      expect((await post('/api/email_create_new_password', body)).statusCode).toBe(401);
+      expect((await post('/api/email_create_new_password', body, { token: access_token })).statusCode).toBe(401);
+      expect((await post('/api/phone_create_new_password', body, { token: 'made-up' })).statusCode).toBe(401);
+      const mismatch = await post('/api/email_create_new_password', { password: 'whatever pass', password_confirmation: 'x' }, { token: 'x' });
+      expect(mismatch.statusCode).toBe(422);
+    });
+
+    it('flow tokens work only in their own flow', async () => {
+      const { email } = await registerByEmail();
+      const reg = await post('/api/email_register', { email: newEmail(), password: PASSWORD, password_confirmation: PASSWORD });
+      const regToken = reg.json().email_token;
+      const reset = await post('/api/email_reset_password_code_date', { email });
+      const resetToken = reset.json().email_reset_password_token;
+      const resetMail = await smtp.next(email, 2);
+
+      // A reset token at sign-up, an email token at the phone calls, a sign-up token at reset.
+      expect((await post('/api/code_verification_email_register', { email_token: resetToken, code: resetMail.code })).statusCode).toBe(422);
+      expect((await post('/api/code_verification_phone_register', { phone_token: regToken, code: '123456' })).statusCode).toBe(422);
+      expect((await post('/api/phone_reset_password_code_check', { phone_reset_token: resetToken, code: resetMail.code })).statusCode).toBe(422);
+      expect((await post('/api/email_reset_password_code_check', { email_reset_password_token: regToken, code: '123456' })).statusCode).toBe(422);
+      expect((await post('/api/new_token_phone_register', { phone_token: regToken })).statusCode).toBe(422);
+      // The rightful owner's flow is unharmed by all that.
+      const ok = await post('/api/email_reset_password_code_check', { email_reset_password_token: resetToken, code: resetMail.code });
+      expect(ok.statusCode).toBe(200);
+    });
+  });
+});

@@ -1,0 +1,62 @@
+import { AppError } from '../../lib/app-error';
+import { hashPassword } from '../../lib/password';
+import type { CodeDelivery } from '../notifications/code-delivery';
+import type { Client } from '../sessions/caller';
+import type { SessionsService } from '../sessions/sessions.service';
+import { accountsRepository as repo, inTransaction, type Pool } from './accounts.repository';
+import { type CodeFlows, channelOf, type Method } from './code-flows';
+import { texts } from './code-messages';
+import { findByAddress, refuseBlocked, type SignIn } from './sign-in';
+
+const NEW_PASSWORD_TOKEN_REFUSED = 'Ссылка для смены пароля недействительна или устарела. Начните восстановление заново';
+
+export interface ResetDeps {
+  db: Pool;
+  flows: CodeFlows;
+  sessions: Pick<SessionsService, 'issueNewPasswordToken' | 'isLiveNewPasswordToken' | 'takeNewPasswordToken' | 'endAllSessions'>;
+  signIn: SignIn;
+  delivery: Pick<CodeDelivery, 'deliver'>;
+}
+
+/** Password reset: a code to the address, a short-lived new-password token, a new password. */
+export function createResetService(deps: ResetDeps) {
+  const { db, flows, sessions, signIn, delivery } = deps;
+  const refused = () => new AppError('UNAUTHENTICATED', { message: NEW_PASSWORD_TOKEN_REFUSED });
+
+  return {
+    /** Step 1: a code to a registered address; nothing to an unknown one. Same answer. */
+    async startReset(client: Client, method: Method, address: string) {
+      const channel = channelOf(method);
+      await flows.limitSend(client, 'reset', channel, address);
+      const user = await findByAddress(db, method, address);
+      const { token, code } = await flows.openFlow({ purpose: 'reset', channel, address, withCode: Boolean(user), userId: user?.id ?? null });
+      if (code) delivery.deliver(texts.resetCode(channel, address, code));
+      return token;
+    },
+
+    /** Step 2: the right code gives a short-lived new_password_token. */
+    async checkResetCode(client: Client, method: Method, flowToken: string, code: string) {
+      const flowKind = { purpose: 'reset' as const, channel: channelOf(method) };
+      return flows.checkCode(client, flowKind, { flowToken, code }, (trx, flow) => sessions.issueNewPasswordToken(flow.user_id!, trx));
+    },
+
+    /** Step 3 (bearer = new_password_token): new password, every other session ended, a new one started. */
+    async createNewPassword(bearer: string | undefined, password: string) {
+      if (!bearer) throw refused();
+      // A cheap look first, so a made-up bearer cannot make us spend an argon2id hash.
+      if (!(await sessions.isLiveNewPasswordToken(bearer))) throw refused();
+      const passwordHash = await hashPassword(password);
+      return inTransaction(db, async (trx) => {
+        const userId = await sessions.takeNewPasswordToken(bearer, trx);
+        if (userId === null) throw refused();
+        const before = (await repo.findUserById(trx, userId))!;
+        refuseBlocked(before);
+        const user = await repo.updateUser(trx, before.id, { password_hash: passwordHash });
+        await sessions.endAllSessions(user.id, trx);
+        return signIn(trx, user);
+      });
+    },
+  };
+}
+
+export type ResetService = ReturnType<typeof createResetService>;

@@ -1,0 +1,122 @@
+import { CODE_MAX_TRIES, CODE_TTL_MS, RESEND_INTERVAL_MS } from '@adena/contract';
+import { AppError } from '../../lib/app-error';
+import { hashPassword } from '../../lib/password';
+import { hashToken, newToken } from '../../lib/tokens';
+import type { CodeDelivery } from '../notifications/code-delivery';
+import type { Client } from '../sessions/caller';
+import { accountsRepository as repo, inTransaction, type Pool } from './accounts.repository';
+import { CODE_MSG, type CodeFlows, channelOf, codeHash, deadFlow, type Method, newCode } from './code-flows';
+import { texts } from './code-messages';
+import { type RateLimiter, tooMany } from '../sessions/rate-limit.service';
+import type { Limits } from './limits';
+import { ALREADY_REGISTERED, findByAddress, type SignIn, withConflictAs } from './sign-in';
+
+/** Resends per flow; after that the player starts over (and meets the per-address limits). */
+const MAX_RESENDS = 5;
+const TOO_MANY_RESENDS = 'Слишком много повторных отправок. Начните заново';
+
+const defaultName = (method: Method, address: string) =>
+  method === 'email' ? address.split('@')[0]!.slice(0, 64) : `Игрок ${address.slice(-4)}`;
+
+export interface SignUpDeps {
+  db: Pool;
+  flows: CodeFlows;
+  limiter: RateLimiter;
+  limits: Limits;
+  signIn: SignIn;
+  delivery: Pick<CodeDelivery, 'deliver'>;
+  /** PUBLIC_URL: the "you already have an account" note links to the reset page there. */
+  publicUrl: string | undefined;
+  now: () => Date;
+}
+
+/** Sign-up by email or phone: a code to the address, then the code creates the account. */
+export function createSignUpService(deps: SignUpDeps) {
+  const { db, flows, limiter, limits, signIn, delivery, publicUrl, now } = deps;
+
+  /** Rotates a flow's token and code under its row lock; of two resends at once, the second sees the first's time. */
+  const rotateFlow = (channel: ReturnType<typeof channelOf>, flowToken: string) =>
+    inTransaction(db, async (trx) => {
+      const gone = () => new AppError('VALIDATION', { message: CODE_MSG.flowGone, errors: { _: [CODE_MSG.flowGone] } });
+      const flow = await repo.lockFlow(trx, hashToken(flowToken), 'register', channel);
+      const at = now();
+      if (!flow || flow.consumed_at || flow.expires_at <= at) return { error: gone() };
+      if (flow.tries >= CODE_MAX_TRIES) return { error: deadFlow(flow, at) };
+      const wait = flow.last_sent_at.getTime() + RESEND_INTERVAL_MS - at.getTime();
+      if (wait > 0) {
+        const s = Math.ceil(wait / 1000);
+        return { error: tooMany(s, CODE_MSG.sentRecently(s)) };
+      }
+      if (flow.resends >= MAX_RESENDS) return { error: tooMany(RESEND_INTERVAL_MS / 1000, TOO_MANY_RESENDS) };
+      const token = newToken();
+      const code = flow.code_hash ? newCode() : null;
+      await repo.updateFlow(trx, flow.id, {
+        token_hash: hashToken(token),
+        code_hash: code ? codeHash(token, code) : null,
+        tries: 0,
+        resends: flow.resends + 1,
+        expires_at: new Date(at.getTime() + CODE_TTL_MS),
+        last_sent_at: at,
+      });
+      return { token, code, address: flow.address };
+    });
+
+  return {
+    /** Step 1: a code to a new address; to a registered one, a "you have an account" note. Same answer. */
+    async startRegistration(client: Client, method: Method, input: { address: string; password: string; name?: string }) {
+      const channel = channelOf(method);
+      await flows.limitSend(client, 'register', channel, input.address);
+      // Hashed for both kinds of address, so neither answers faster.
+      const passwordHash = await hashPassword(input.password);
+      const existing = await findByAddress(db, method, input.address);
+      const { token, code } = await flows.openFlow({
+        purpose: 'register',
+        channel,
+        address: input.address,
+        withCode: !existing,
+        passwordHash: existing ? null : passwordHash,
+        name: input.name ?? null,
+      });
+      delivery.deliver(code ? texts.registerCode(channel, input.address, code) : texts.alreadyRegistered(channel, input.address, publicUrl));
+      return token;
+    },
+
+    /** Resend: a new token and a new code; the old token stops working. */
+    async resendRegistration(client: Client, method: Method, flowToken: string) {
+      const channel = channelOf(method);
+      const sendIpKey = `send:ip:${client.ip}`;
+      const address = await repo.flowAddress(db, hashToken(flowToken), 'register', channel);
+      const sendAddrKey = `send:addr:${channel}:${address}`;
+      // Limits are looked at first and counted after: a refusal must come before the token
+      // rotates, or the player would be left holding a token that no longer exists.
+      await limiter.check(sendIpKey, limits.sendsPerIp);
+      if (address) await limiter.check(sendAddrKey, limits.sendsPerAddress);
+      const result = await rotateFlow(channel, flowToken);
+      if ('error' in result) throw result.error;
+      await limiter.record(sendIpKey, limits.sendsPerIp);
+      await limiter.record(sendAddrKey, limits.sendsPerAddress);
+      const { token, code } = result;
+      delivery.deliver(code ? texts.registerCode(channel, result.address, code) : texts.alreadyRegistered(channel, result.address, publicUrl));
+      return token;
+    },
+
+    /** Step 2: the right code creates the account and signs it in. */
+    async verifyRegistration(client: Client, method: Method, flowToken: string, code: string) {
+      const flowKind = { purpose: 'register' as const, channel: channelOf(method) };
+      return withConflictAs(ALREADY_REGISTERED, () =>
+        flows.checkCode(client, flowKind, { flowToken, code }, async (trx, flow) => {
+          // Someone finished a sign-up of the same address first.
+          if (await findByAddress(trx, method, flow.address)) throw new AppError('CONFLICT', { message: ALREADY_REGISTERED });
+          const user = await repo.insertUser(trx, {
+            [method === 'email' ? 'email' : 'phone']: flow.address,
+            password_hash: flow.password_hash,
+            name: flow.name ?? defaultName(method, flow.address),
+          });
+          return signIn(trx, user);
+        }),
+      );
+    },
+  };
+}
+
+export type SignUpService = ReturnType<typeof createSignUpService>;

@@ -1,0 +1,33 @@
+/** An SMS gateway: one real HTTP one (SMS.ru); without it, messages go to the outbox. */
+export interface SmsGateway {
+  sendSms(to: string, text: string): Promise<void>;
+}
+
+export class DeliveryError extends Error {}
+
+/**
+ * SMS.ru's HTTP API: POST /sms/send with api_id, to (digits only), msg and json=1. It answers
+ * 200 even when it refuses, so the status of the whole call and of the one number are checked.
+ */
+export function createSmsRuGateway(opts: { url: string; apiKey: string; from?: string; timeoutMs?: number }): SmsGateway {
+  return {
+    async sendSms(to, text) {
+      const body = new URLSearchParams({ api_id: opts.apiKey, to: to.replace(/^\+/, ''), msg: text, json: '1' });
+      if (opts.from) body.set('from', opts.from);
+      const res = await fetch(`${opts.url.replace(/\/$/, '')}/sms/send`, {
+        method: 'POST',
+        body,
+        signal: AbortSignal.timeout(opts.timeoutMs ?? 10_000),
+      });
+      const data = (await res.json().catch(() => null)) as {
+        status?: string;
+        status_text?: string;
+        sms?: Record<string, { status?: string; status_text?: string }>;
+      } | null;
+      const one = data?.sms ? Object.values(data.sms)[0] : undefined;
+      if (!res.ok || data?.status !== 'OK' || (one && one.status !== 'OK')) {
+        throw new DeliveryError(`SMS gateway refused: HTTP ${res.status} ${one?.status_text ?? data?.status_text ?? ''}`.trim());
+      }
+    },
+  };
+}
