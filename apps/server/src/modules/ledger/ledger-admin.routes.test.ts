@@ -53,5 +53,11 @@ describe.each(DB_KINDS)("the ledger's admin views on %s", (kind) => {
       expect(page2.data.map((e: { amount: number }) => e.amount)).toEqual([100]);
       expect((await call('GET', '/api/admin/ledger/accounts/999999/entries')).statusCode).toBe(404);
     });
+
+    it('gives the ledger audit verdict', async () => {
+      const res = await call('GET', '/api/admin/ledger/audit');
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ ok: true, problems: [] });
+    });
   });
 });
