@@ -59,7 +59,7 @@ export const requestsRepository = {
 
   /**
    * Opens a deposit or withdrawal in one statement, the caller's bearer checked inside it
-   * (caller_id, migration 0011): request_open (migration 0010) checks the server's limits, finds
+   * (caller_id): the database function request_open checks the server's limits, finds
    * or creates the wallet and its nick, writes the request and, for a withdrawal, the hold and
    * the Telegram threshold notice. With an Idempotency-Key, request_open_once claims the key and
    * stores the row as its answer in the same statement; a replay answers that row again.

@@ -19,7 +19,7 @@ const callerOf = async (request: FastifyRequest): Promise<Caller> => ({ user: aw
 
 /**
  * The caller of a deposit or withdrawal, whose bearer is checked inside the call's one statement
- * (caller_id, migration 0011), and its Idempotency-Key. A body that fails the schema or a
+ * (the database function caller_id), and its Idempotency-Key. A body that fails the schema or a
  * malformed key looks the caller up first, so an unknown token is a 401 before any 422.
  */
 async function opening(request: FastifyRequest): Promise<{ caller: BearerCaller; idem?: IdempotencyKey }> {
