@@ -11,7 +11,8 @@ import type { Db } from './db/client';
 import { registerAuth } from './plugins/auth';
 import { registerErrorHandling } from './plugins/errors';
 import { createRealtime, type Realtime } from './plugins/realtime';
-import { adminRoutes } from './modules/admin/admin.routes';
+import { accountsAdminRoutes } from './modules/accounts/accounts-admin.routes';
+import { createAccountsAdminService } from './modules/accounts/accounts-admin.service';
 import { accountsRoutes } from './modules/accounts/accounts.routes';
 import { createAccountsService } from './modules/accounts/accounts.service';
 import { createCodeFlows } from './modules/accounts/code-flows';
@@ -27,14 +28,27 @@ import { createSmsRuGateway } from './modules/notifications/sms';
 import { sessionsRoutes } from './modules/sessions/sessions.routes';
 import { createRateLimiter } from './modules/sessions/rate-limit.service';
 import { createSessionsService } from './modules/sessions/sessions.service';
+import { auditAdminRoutes } from './modules/audit/audit-admin.routes';
+import { createAuditService } from './modules/audit/audit.service';
 import { codesAdminRoutes } from './modules/codes/codes-admin.routes';
 import { codesRoutes } from './modules/codes/codes.routes';
+import { createTelegramBot } from './modules/codes/telegram-bot';
+import { deliverNotices } from './modules/codes/telegram-notices';
+import { incidentsAdminRoutes } from './modules/incidents/incidents-admin.routes';
+import { createIncidentsAdminService } from './modules/incidents/incidents-admin.service';
+import { ledgerAdminRoutes } from './modules/ledger/ledger-admin.routes';
+import { createLedgerAdminService } from './modules/ledger/ledger-admin.service';
 import { realtimeRoutes } from './modules/realtime/realtime.routes';
+import { createRealtimeService } from './modules/realtime/realtime.service';
 import { requestsAdminRoutes } from './modules/requests/requests-admin.routes';
 import { requestsRoutes } from './modules/requests/requests.routes';
-import { createServerList, type ServerList } from './modules/system/server-list';
+import { createRequestsService } from './modules/requests/requests.service';
+import { systemAdminRoutes } from './modules/system/system-admin.routes';
+import { createSystemAdminService } from './modules/system/system-admin.service';
 import { systemRoutes } from './modules/system/system.routes';
+import { createSystemService, type SystemService } from './modules/system/system.service';
 import { walletsRoutes } from './modules/wallets/wallets.routes';
+import { createWalletsService } from './modules/wallets/wallets.service';
 
 installRussianZodErrors();
 
@@ -42,7 +56,7 @@ export interface Deps {
   config: Config;
   db: Db;
   realtime: Realtime;
-  serverList: ServerList;
+  system: SystemService;
 }
 
 const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist');
@@ -90,20 +104,44 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(fastifyRateLimit, { global: false });
 
   const realtime = createRealtime(app, config, db);
-  const deps: Deps = { config, db, realtime, serverList: createServerList(db.kysely) };
+  const kysely = db.kysely;
+  // System, wallets, requests, ledger views, audit, realtime tokens and the admin area's services.
+  const telegramBot = createTelegramBot(config);
+  const audit = createAuditService({ db: kysely });
+  const system = createSystemService({ db: kysely, kind: db.kind });
+  const systemAdmin = createSystemAdminService({ db: kysely, audit, system });
+  const wallets = createWalletsService({ db: kysely });
+  const requests = createRequestsService({
+    db: kysely,
+    realtime,
+    notices: { deliver: (notices) => deliverNotices(kysely, telegramBot, notices) },
+    audit,
+    log: app.log,
+  });
+  app.addHook('onClose', async () => requests.settle());
+  const ledgerAdmin = createLedgerAdminService({ db: kysely });
+  const accountsAdmin = createAccountsAdminService({ db: kysely, realtime, audit, wallets, requests, ledger: ledgerAdmin });
+  const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });
+  const realtimeTokens = createRealtimeService({ db: kysely, realtime });
+
+  const deps: Deps = { config, db, realtime, system };
   app.decorate('deps', deps);
 
-  await app.register(systemRoutes(deps));
+  await app.register(systemRoutes({ system }));
   await app.register(accountsRoutes(accountsServices));
   await app.register(sessionsRoutes({ sessions }));
-  await app.register(walletsRoutes(deps));
-  await app.register(requestsRoutes(deps));
+  await app.register(walletsRoutes({ wallets }));
+  await app.register(requestsRoutes({ requests }));
   await app.register(codesRoutes(deps));
-  await app.register(realtimeRoutes(deps));
+  await app.register(realtimeRoutes({ realtimeTokens }));
   // Admin calls: /api/admin/*, 403 to anyone but an admin.
-  await app.register(requestsAdminRoutes(deps));
+  await app.register(requestsAdminRoutes({ requests }));
   await app.register(codesAdminRoutes(deps));
-  await app.register(adminRoutes(deps));
+  await app.register(systemAdminRoutes({ systemAdmin }));
+  await app.register(accountsAdminRoutes({ accountsAdmin }));
+  await app.register(incidentsAdminRoutes({ incidentsAdmin }));
+  await app.register(ledgerAdminRoutes({ ledgerAdmin }));
+  await app.register(auditAdminRoutes({ audit }));
 
   await registerWeb(app, config.WEB_DIST ?? DEFAULT_WEB_DIST);
   app.addHook('onClose', async () => realtime.close());

@@ -1,23 +1,19 @@
-import { ablyToken, realtimeChannelFor, testAbly } from '@adena/contract';
+import { ablyToken, testAbly } from '@adena/contract';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Deps } from '../../app';
 import { requireUser } from '../../plugins/auth';
-import { createRealtimeService } from './realtime.service';
+import type { Caller } from '../sessions/caller';
+import type { RealtimeService } from './realtime.service';
 
+const callerOf = async (request: FastifyRequest): Promise<Caller> => ({ user: await requireUser(request), ip: request.ip });
+
+/** A token for the caller's socket, and a test message on their channel. */
 export const realtimeRoutes =
-  (deps: Deps): FastifyPluginAsyncZod =>
+  ({ realtimeTokens }: { realtimeTokens: RealtimeService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const service = createRealtimeService(deps);
+    app.post(ablyToken.path, { schema: { body: ablyToken.body, response: { 200: ablyToken.response } } }, async (request) =>
+      realtimeTokens.issueToken(await callerOf(request)),
+    );
 
-    app.post(ablyToken.path, { schema: { body: ablyToken.body, response: { 200: ablyToken.response } } }, async (request) => {
-      const user = await requireUser(request);
-      const { token, expiresAt } = await service.issueToken(user.id);
-      return { token, expires_at: expiresAt.toISOString(), channel: realtimeChannelFor(user.id) };
-    });
-
-    app.get(testAbly.path, { schema: { response: { 200: testAbly.response } } }, async (request) => {
-      const user = await requireUser(request);
-      deps.realtime.publish(user.id, 'test', { message: 'Проверка связи: сообщение дошло' });
-      return { sent: true as const };
-    });
+    app.get(testAbly.path, { schema: { response: { 200: testAbly.response } } }, async (request) => realtimeTokens.sendTest(await callerOf(request)));
   };

@@ -1,17 +1,16 @@
-import { adminCompleteRequest, adminLedgerAudit, adminRejectRequest, adminRequests } from '@adena/contract';
+import { adminCompleteRequest, adminDashboard, adminRejectRequest, adminRequests } from '@adena/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Deps } from '../../app';
 import { requireAdmin } from '../../plugins/auth';
-import { createTelegramBot } from '../codes/telegram-bot';
-import { auditLedger } from '../ledger/audit';
-import { createRequestsService } from './requests.service';
+import type { Caller } from '../sessions/caller';
+import type { RequestsService } from './requests.service';
 
-/** The operators' queue and the ledger audit under /api/admin. */
+const adminCaller = async (request: FastifyRequest): Promise<Caller> => ({ user: await requireAdmin(request), ip: request.ip });
+
+/** The operators' queue and dashboard under /api/admin. */
 export const requestsAdminRoutes =
-  (deps: Deps): FastifyPluginAsyncZod =>
+  ({ requests: service }: { requests: Pick<RequestsService, 'queue' | 'complete' | 'reject' | 'dashboard'> }): FastifyPluginAsyncZod =>
   async (app) => {
-    const service = createRequestsService({ db: deps.db.kysely, realtime: deps.realtime, bot: createTelegramBot(deps.config), log: app.log });
     // Before validation: an outsider gets 401/403 whatever they send.
     app.addHook('onRequest', async (request: FastifyRequest) => void (await requireAdmin(request)));
 
@@ -19,7 +18,7 @@ export const requestsAdminRoutes =
       service.queue({
         status: request.query.status,
         type: request.query.type,
-        gamesserverId: request.query.gamesserver_id,
+        gameServerId: request.query.gamesserver_id,
         currencyType: request.query.currency_type,
         page: request.query.page,
         perPage: request.query.per_page,
@@ -29,14 +28,14 @@ export const requestsAdminRoutes =
     app.post(
       adminCompleteRequest.path,
       { schema: { params: adminCompleteRequest.params, body: adminCompleteRequest.body, response: { 200: adminCompleteRequest.response } } },
-      async (request) => service.complete(await requireAdmin(request), request.params.id, request.body?.comment),
+      async (request) => service.complete(await adminCaller(request), request.params.id, request.body?.comment),
     );
 
     app.post(
       adminRejectRequest.path,
       { schema: { params: adminRejectRequest.params, body: adminRejectRequest.body, response: { 200: adminRejectRequest.response } } },
-      async (request) => service.reject(await requireAdmin(request), request.params.id, request.body.reason),
+      async (request) => service.reject(await adminCaller(request), request.params.id, request.body.reason),
     );
 
-    app.get(adminLedgerAudit.path, { schema: { response: { 200: adminLedgerAudit.response } } }, () => auditLedger(deps.db.kysely));
+    app.get(adminDashboard.path, { schema: { response: { 200: adminDashboard.response } } }, () => service.dashboard());
   };

@@ -1,7 +1,9 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { BalanceRequestsTable, Database, RequestStatus, RequestType } from '../../db/schema';
+import type { IdempotencyKey } from '../../lib/idempotency';
 
 type Q = Kysely<Database> | Transaction<Database>;
+export type Tx = Transaction<Database>;
 
 export type RequestRow = Selectable<BalanceRequestsTable> & { gamesserver: string };
 export type AdminRequestRow = RequestRow & {
@@ -11,17 +13,139 @@ export type AdminRequestRow = RequestRow & {
   user_vip_until: Date | null;
 };
 
+export interface PendingGroup {
+  gamesserver_id: number;
+  gamesserver: string;
+  currency_type: 1 | 2;
+  type: RequestType;
+  n: bigint;
+  s: bigint;
+  oldest: Date;
+}
+
 export interface QueueFilters {
   status?: RequestStatus;
   type?: RequestType;
-  gamesserverId?: number;
+  gameServerId?: number;
   currencyType?: 1 | 2;
   page: number;
   perPage: number;
 }
 
+/** A row of request_open(_once): the request, its server's name, the wallet after it, a recorded notice. */
+export type OpenedRow = Omit<RequestRow, 'amount'> & {
+  amount: bigint | string;
+  balance: bigint | string;
+  balance_second: bigint | string;
+  notice_id: bigint | string | null;
+  notice_chat_id: bigint | string | null;
+  notice_text: string | null;
+  /** The stored answer of an earlier call with the same Idempotency-Key. */
+  replayed: boolean;
+};
+
+export interface Opening {
+  /** SHA-256 of the caller's bearer, checked by caller_id inside the statement. */
+  tokenHash: string;
+  type: RequestType;
+  gameServerId: number;
+  amount: number;
+  currency: 1 | 2;
+}
+
 /** Deposits and withdrawals. Player-side queries take the owner, so another user's rows are not found. */
 export const requestsRepository = {
+  transaction: <T>(db: Kysely<Database>, fn: (trx: Tx) => Promise<T>) => db.transaction().execute(fn),
+
+  /**
+   * Opens a deposit or withdrawal in one statement, the caller's bearer checked inside it
+   * (caller_id): the database function request_open checks the server's limits, finds
+   * or creates the wallet and its nick, writes the request and, for a withdrawal, the hold and
+   * the Telegram threshold notice. With an Idempotency-Key, request_open_once claims the key and
+   * stores the row as its answer in the same statement; a replay answers that row again.
+   */
+  async open(db: Q, o: Opening, idem?: IdempotencyKey): Promise<OpenedRow> {
+    const who = sql`caller_id(${o.tokenHash})`;
+    const args = sql`${o.gameServerId}, ${o.type}, ${o.currency}::smallint, ${String(o.amount)}::bigint`;
+    const statement = idem
+      ? sql<OpenedRow>`SELECT * FROM request_open_once(${who}, ${idem.key}, ${idem.method}, ${idem.path}, ${idem.hash}, ${args})`
+      : sql<OpenedRow>`SELECT *, false AS replayed FROM request_open(${who}, ${args})`;
+    const { rows } = await statement.execute(db);
+    return rows[0]!;
+  },
+
+  /** The status of the owner's request, or nothing when they have none with this id. */
+  status(db: Q, ownerId: number, id: number) {
+    return db.selectFrom('balance_requests').select(['status']).where('id', '=', id).where('user_id', '=', ownerId).executeTakeFirst();
+  },
+
+  walletBalances(db: Q, walletId: number) {
+    return db.selectFrom('wallets').select(['balance', 'balance_second']).where('id', '=', walletId).executeTakeFirstOrThrow();
+  },
+
+  /** The user's newest requests, hidden ones included (the admin's user card). */
+  ofUser(db: Q, userId: number, limit: number) {
+    return db
+      .selectFrom('balance_requests')
+      .innerJoin('gamesservers', 'gamesservers.id', 'balance_requests.gamesserver_id')
+      .selectAll('balance_requests')
+      .select('gamesservers.name as gamesserver')
+      .where('balance_requests.user_id', '=', userId)
+      .orderBy('balance_requests.id', 'desc')
+      .limit(limit)
+      .execute();
+  },
+
+  // ── the operators' dashboard ──
+
+  activeGameServers(db: Q) {
+    return db.selectFrom('gamesservers').select(['id', 'name']).where('active', '=', true).orderBy('sort_order').orderBy('id').execute();
+  },
+
+  /** Pending requests per server, currency and direction: how many, how much, since when. */
+  async pendingSummary(db: Q) {
+    const r = await sql<PendingGroup>`
+      SELECT r.gamesserver_id, g.name AS gamesserver, r.currency_type, r.type,
+             count(*)::bigint AS n, sum(r.amount)::bigint AS s, min(r.created_at) AS oldest
+      FROM balance_requests r JOIN gamesservers g ON g.id = r.gamesserver_id
+      WHERE r.status = 'pending'
+      GROUP BY r.gamesserver_id, g.name, g.sort_order, r.currency_type, r.type
+      ORDER BY g.sort_order, r.gamesserver_id, r.currency_type, r.type`.execute(db);
+    return r.rows;
+  },
+
+  oldestPending(db: Q) {
+    return db
+      .selectFrom('balance_requests')
+      .innerJoin('gamesservers', 'gamesservers.id', 'balance_requests.gamesserver_id')
+      .select([
+        'balance_requests.id',
+        'balance_requests.gamesserver_id',
+        'gamesservers.name as gamesserver',
+        'balance_requests.type',
+        'balance_requests.currency_type',
+        'balance_requests.amount',
+        'balance_requests.created_at',
+      ])
+      .where('balance_requests.status', '=', 'pending')
+      .orderBy('balance_requests.created_at')
+      .orderBy('balance_requests.id')
+      .limit(1)
+      .executeTakeFirst();
+  },
+
+  /** Median seconds from creation to an operator finishing, last 24 hours: per server, and overall (gamesserver_id null). */
+  async medians(db: Q) {
+    const r = await sql<{ gamesserver_id: number | null; seconds: number | null; n: bigint }>`
+      SELECT gamesserver_id,
+             percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM processed_at - created_at)) AS seconds,
+             count(*)::bigint AS n
+      FROM balance_requests
+      WHERE status IN ('completed', 'rejected') AND processed_at > now() - interval '24 hours'
+      GROUP BY GROUPING SETS ((gamesserver_id), ())`.execute(db);
+    return r.rows;
+  },
+
   /** Locks a request so that two operators (or an operator and its owner) take turns on it. */
   lock(trx: Transaction<Database>, id: number, ownerId?: number) {
     let q = trx.selectFrom('balance_requests').selectAll().where('id', '=', id);
@@ -56,9 +180,9 @@ export const requestsRepository = {
       .executeTakeFirst();
   },
 
-  async history(db: Q, ownerId: number, f: { gamesserverId?: number; page: number; perPage: number }) {
+  async history(db: Q, ownerId: number, f: { gameServerId?: number; page: number; perPage: number }) {
     let base = db.selectFrom('balance_requests as r').where('r.user_id', '=', ownerId).where('r.hidden_at', 'is', null);
-    if (f.gamesserverId !== undefined) base = base.where('r.gamesserver_id', '=', f.gamesserverId);
+    if (f.gameServerId !== undefined) base = base.where('r.gamesserver_id', '=', f.gameServerId);
     const [rows, count] = await Promise.all([
       base
         .innerJoin('gamesservers as g', 'g.id', 'r.gamesserver_id')
@@ -78,7 +202,7 @@ export const requestsRepository = {
     let base = db.selectFrom('balance_requests as r').innerJoin('users as u', 'u.id', 'r.user_id');
     if (f.status) base = base.where('r.status', '=', f.status);
     if (f.type) base = base.where('r.type', '=', f.type);
-    if (f.gamesserverId !== undefined) base = base.where('r.gamesserver_id', '=', f.gamesserverId);
+    if (f.gameServerId !== undefined) base = base.where('r.gamesserver_id', '=', f.gameServerId);
     if (f.currencyType !== undefined) base = base.where('r.currency_type', '=', f.currencyType);
     let rows = base
       .innerJoin('gamesservers as g', 'g.id', 'r.gamesserver_id')
@@ -121,9 +245,9 @@ export const requestsRepository = {
   },
 
   /** The player read their history (of one server, or of all). */
-  clearMessages(db: Q, ownerId: number, gamesserverId?: number) {
+  clearMessages(db: Q, ownerId: number, gameServerId?: number) {
     let q = db.updateTable('wallets').set({ new_message: false }).where('user_id', '=', ownerId).where('new_message', '=', true);
-    if (gamesserverId !== undefined) q = q.where('gamesserver_id', '=', gamesserverId);
+    if (gameServerId !== undefined) q = q.where('gamesserver_id', '=', gameServerId);
     return q.execute();
   },
 };

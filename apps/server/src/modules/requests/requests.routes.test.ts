@@ -34,29 +34,6 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
   });
   afterAll(() => t.close());
 
-  describe('wallets and nick', () => {
-    it('creates the wallet on the first nick and lists it with both balances', async () => {
-      const p = await createUser(t.db.kysely);
-      expect((await call('GET', '/api/wallets', p)).json()).toEqual([]);
-      const saved = await call('POST', '/api/save_nick/', p, { gamesserver_id: serverId, nick: 'Тёмный1' });
-      expect(saved.statusCode).toBe(200);
-      expect(saved.json()).toEqual({ success: 'Тёмный1' });
-      const list = (await call('GET', '/api/wallets', p)).json();
-      expect(list).toEqual([expect.objectContaining({ gamesserver_id: serverId, nick: 'Тёмный1', balance: 0, balance_second: 0, new_message: false })]);
-      expect(typeof list[0].gamesserver).toBe('string');
-    });
-
-    it('refuses a bad nick and an unknown server in Russian', async () => {
-      const p = await createUser(t.db.kysely);
-      const bad = await call('POST', '/api/save_nick/', p, { gamesserver_id: serverId, nick: 'a b!' });
-      expect(bad.statusCode).toBe(422);
-      expect(bad.json().errors.nick[0]).toMatch(/[а-я]/);
-      const unknown = await call('POST', '/api/save_nick/', p, { gamesserver_id: 999_999, nick: 'Hero' });
-      expect(unknown.statusCode).toBe(404);
-      expect(unknown.json().errors.gamesserver_id).toEqual(['Игровой сервер не найден']);
-    });
-  });
-
   describe('deposits', () => {
     it('is pending with the cashier nick until an operator completes it, then credits once', async () => {
       const p = await playerWith();
@@ -306,31 +283,6 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
       // The same player's live token still opens a withdrawal.
       expect((await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: KK })).statusCode).toBe(200);
       await expectAudit();
-    });
-  });
-
-  describe('the operators queue', () => {
-    it('puts VIP players first, then the oldest, and filters by status, type, server and currency', async () => {
-      const plain = await playerWith(10n * BigInt(KK));
-      const vip = await playerWith(10n * BigInt(KK));
-      await t.db.kysely.updateTable('users').set({ vip_until: new Date(Date.now() + 86_400_000) }).where('id', '=', vip.id).execute();
-      const first = (await call('POST', '/api/down_balance_user/', plain, { gamesserver_id: serverId, amount: KK })).json().success;
-      const second = (await call('POST', '/api/down_balance_user/', vip, { gamesserver_id: serverId, amount: KK })).json().success;
-      const q = (await call('GET', `/api/admin/requests?status=pending&type=output&gamesserver_id=${serverId}&currency_type=1&per_page=100`, admin)).json();
-      const order = q.data.map((r: { id: number }) => r.id).filter((id: number) => id === first.id || id === second.id);
-      expect(order).toEqual([second.id, first.id]);
-      expect(q.data.find((r: { id: number }) => r.id === second.id).user).toMatchObject({ id: vip.id, vip: true });
-      expect(q.data.every((r: { status: string; type: string }) => r.status === 'pending' && r.type === 'output')).toBe(true);
-      const coins = (await call('GET', '/api/admin/requests?status=pending&currency_type=2', admin)).json();
-      expect(coins.data.every((r: { currency_type: number }) => r.currency_type === 2)).toBe(true);
-      expect((await call('GET', '/api/admin/requests?status=nope', admin)).statusCode).toBe(422);
-      expect((await call('POST', '/api/admin/requests/99999999/complete', admin, {})).statusCode).toBe(404);
-    });
-
-    it('gives the ledger audit verdict', async () => {
-      const res = await call('GET', '/api/admin/ledger/audit', admin);
-      expect(res.statusCode).toBe(200);
-      expect(res.json()).toMatchObject({ ok: true, problems: [] });
     });
   });
 

@@ -1,51 +1,19 @@
-import { type AdminRequest, CURRENCIES, type Request } from '@adena/contract';
-import { type Kysely, sql, type Transaction } from 'kysely';
-import type { Database, RequestType } from '../../db/schema';
+import { CURRENCIES, type Request } from '@adena/contract';
+import type { Db } from '../../db/client';
+import type { RequestType } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
 import { claimKey, type IdempotencyKey, keyReused, once, storeKey } from '../../lib/idempotency';
 import { toNumber } from '../../lib/money';
-import type { AuthUser, Caller } from '../../plugins/auth';
 import type { Realtime } from '../../plugins/realtime';
-import type { TelegramBot } from '../codes/telegram-bot';
-import { deliverNotices, type PendingNotice } from '../codes/telegram-notices';
+import type { AuditRecorder } from '../audit/audit.service';
+import type { PendingNotice } from '../codes/telegram-notices';
 import { type CurrencyType, post, rethrowMoneyError, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger';
-import { type AdminRequestRow, type QueueFilters, type RequestRow, requestsRepository as repo } from './requests.repository';
+import type { Caller } from '../sessions/caller';
+import { toAdminRequest, toDashboard, toRequest, toUserCardRequest } from './requests.mapper';
+import { type AdminRequestRow, type QueueFilters, requestsRepository as repo, type Tx } from './requests.repository';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-const iso = (d: Date | string) => new Date(d).toISOString();
 const grouped = (v: bigint) => v.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
-
-export function toRequest(r: RequestRow): Request {
-  return {
-    id: r.id,
-    type: r.type,
-    currency_type: r.currency_type,
-    amount: toNumber(r.amount),
-    status: r.status,
-    gamesserver_id: r.gamesserver_id,
-    gamesserver: r.gamesserver,
-    nick: r.nick,
-    cashier_nick: r.cashier_nick,
-    comment: r.comment,
-    created_at: iso(r.created_at),
-    updated_at: iso(r.updated_at),
-  };
-}
-
-export function toAdminRequest(r: AdminRequestRow, now = new Date()): AdminRequest {
-  return {
-    ...toRequest(r),
-    user: {
-      id: r.user_id,
-      name: r.user_name,
-      email: r.user_email,
-      phone: r.user_phone,
-      vip: r.user_vip_until !== null && new Date(r.user_vip_until) > now,
-    },
-    processed_by: r.processed_by,
-    processed_at: r.processed_at === null ? null : iso(r.processed_at),
-  };
-}
 
 const notFound = () => new AppError('NOT_FOUND', { message: 'Заявка не найдена', errors: { id: ['Заявка не найдена'] } });
 const notPending = (status: string) =>
@@ -55,26 +23,34 @@ const notPending = (status: string) =>
     body: { status },
   });
 
-/** A row of request_open(_once): the request, its server's name, the wallet after it, a recorded notice. */
-type OpenedRow = Omit<RequestRow, 'amount'> & {
-  amount: bigint | string;
-  balance: bigint | string;
-  balance_second: bigint | string;
-  notice_id: bigint | string | null;
-  notice_chat_id: bigint | string | null;
-  notice_text: string | null;
-  /** The stored answer of an earlier call with the same Idempotency-Key. */
-  replayed: boolean;
-};
-
 const balanceEvent = (w: WalletBalance) => ({ gamesserver_id: w.gamesserverId, balance: toNumber(w.balance), balance_second: toNumber(w.balanceSecond) });
 
+/** The bearer of a deposit or withdrawal, checked inside its one statement. */
+export interface Bearer {
+  tokenHash: string;
+}
+
+export interface OpeningInput {
+  gameServerId: number;
+  amount: number;
+  currency: CurrencyType;
+}
+
+/** Sends Telegram notices recorded in a committed transaction and writes down how each went. */
+export interface NoticeSender {
+  deliver(notices: PendingNotice[]): Promise<void>;
+}
+
 export interface RequestsServiceDeps {
-  db: Kysely<Database>;
+  db: Db['kysely'];
   realtime: Pick<Realtime, 'publish'>;
-  bot: TelegramBot;
+  notices: NoticeSender;
+  audit: AuditRecorder;
   log: { warn(obj: unknown, msg?: string): void };
 }
+
+/** What a user's card shows of their requests. */
+const CARD_LIMIT = 50;
 
 /**
  * Deposits and withdrawals and the operators' queue. A withdrawal holds its amount on the
@@ -82,16 +58,17 @@ export interface RequestsServiceDeps {
  * it out to cash, a rejection or the player's cancel returns it. A deposit moves nothing until an
  * operator completes it (cash to wallet). Realtime events and Telegram messages leave after COMMIT.
  */
-export function createRequestsService({ db, realtime, bot, log }: RequestsServiceDeps) {
+export function createRequestsService({ db, realtime, notices, audit, log }: RequestsServiceDeps) {
   const inFlight = new Set<Promise<void>>();
 
   function publish(userId: number, wallets: WalletBalance[]) {
     for (const w of wallets) realtime.publish(userId, 'balance', balanceEvent(w));
   }
 
-  function deliver(notice: PendingNotice | null) {
-    if (!notice || notice.chatId === null) return;
-    const p = deliverNotices(db, bot, [notice])
+  function deliver(notice: PendingNotice) {
+    if (notice.chatId === null) return;
+    const p = notices
+      .deliver([notice])
       .catch((err) => log.warn({ err }, 'telegram notice failed'))
       .finally(() => inFlight.delete(p));
     inFlight.add(p);
@@ -106,27 +83,13 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
     });
   }
 
-  /**
-   * Opens a deposit or withdrawal in one statement, the caller's bearer checked inside it
-   * (caller_id, migration 0011): request_open (migration 0010) checks the server's limits, finds
-   * or creates the wallet and its nick, writes the request and, for a withdrawal, the hold and
-   * the Telegram threshold notice. With an Idempotency-Key, request_open_once claims the key and
-   * stores the row as its answer in the same statement; a replay answers that row again and
-   * publishes and sends nothing.
-   */
-  async function create(caller: Caller, type: RequestType, input: { gamesserver_id: number; amount: number; currency_type: CurrencyType }, idem?: IdempotencyKey) {
-    const currency = input.currency_type;
-    const who = sql`caller_id(${caller.tokenHash})`;
-    const args = sql`${input.gamesserver_id}, ${type}, ${currency}::smallint, ${String(input.amount)}::bigint`;
-    const statement = idem
-      ? sql<OpenedRow>`SELECT * FROM request_open_once(${who}, ${idem.key}, ${idem.method}, ${idem.path}, ${idem.hash}, ${args})`
-      : sql<OpenedRow>`SELECT *, false AS replayed FROM request_open(${who}, ${args})`;
-    const { rows } = await statement.execute(db).catch((err: { code?: string; detail?: string }) => {
-      if (err?.code === 'AW422') throw limitError(type, currency, err.detail ?? '0,0');
+  /** Opens a deposit or withdrawal in one statement; a replay of a keyed call publishes and sends nothing. */
+  async function open(bearer: Bearer, type: RequestType, input: OpeningInput, idem?: IdempotencyKey) {
+    const row = await repo.open(db, { tokenHash: bearer.tokenHash, type, ...input }, idem).catch((err: { code?: string; detail?: string }) => {
+      if (err?.code === 'AW422') throw limitError(type, input.currency, err.detail ?? '0,0');
       if (err?.code === 'AWKEY') throw keyReused();
       return rethrowMoneyError(err);
     });
-    const row = rows[0]!;
     const request = toRequest({ ...row, amount: BigInt(row.amount) });
     if (!row.replayed) {
       if (type === 'output') {
@@ -139,40 +102,54 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
     return type === 'output' ? { success: { ...request, enter_currency: request.amount } } : { success: request };
   }
 
+  /** The locked row before the decision and the re-read row after it, as the audit log keeps them. */
+  function recordDecision(trx: Tx, caller: Caller, action: string, id: number, before: AuditedFields, after: AuditedFields) {
+    const snapshot = (r: AuditedFields) => ({ status: r.status, amount: r.amount.toString(), comment: r.comment, processed_by: r.processed_by });
+    return audit.record(trx, {
+      adminId: caller.user.id,
+      action,
+      entityType: 'balance_request',
+      entityId: id,
+      before: snapshot(before),
+      after: snapshot(after),
+    });
+  }
+
   return {
+    /** Waits for the notices still being sent (on close). */
     async settle() {
       await Promise.all([...inFlight]);
     },
 
-    deposit: (caller: Caller, input: { gamesserver_id: number; amount: number; currency_type: CurrencyType }, idem?: IdempotencyKey) =>
-      create(caller, 'input', input, idem) as Promise<{ success: Request }>,
+    deposit: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey) => open(bearer, 'input', input, idem) as Promise<{ success: Request }>,
 
-    withdraw: (caller: Caller, input: { gamesserver_id: number; amount: number; currency_type: CurrencyType }, idem?: IdempotencyKey) =>
-      create(caller, 'output', input, idem) as Promise<{ success: Request & { enter_currency: number } }>,
+    withdraw: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey) =>
+      open(bearer, 'output', input, idem) as Promise<{ success: Request & { enter_currency: number } }>,
 
     /** The player's own pending request is cancelled; a withdrawal's hold comes back to the wallet. */
-    cancel: (user: AuthUser, id: number, idem?: IdempotencyKey) =>
+    cancel: (caller: Caller, id: number, idem?: IdempotencyKey) =>
       once(async () => {
-        const out = await db.transaction().execute(async (trx) => {
-          await claimKey(trx, user.id, idem);
-          const r = await repo.lock(trx, id, user.id);
+        const userId = caller.user.id;
+        const out = await repo.transaction(db, async (trx) => {
+          await claimKey(trx, userId, idem);
+          const r = await repo.lock(trx, id, userId);
           if (!r) throw notFound();
           if (r.status !== 'pending') throw notPending(r.status);
           await repo.finish(trx, r.id, { status: 'cancelled', processedBy: null });
-          const wallets = r.type === 'output' ? (await refund(trx, r, user.id, 'withdrawal_cancel')).wallets : [];
+          const wallets = r.type === 'output' ? (await refund(trx, r, userId, 'withdrawal_cancel')).wallets : [];
           const answer = { success: r.id };
-          await storeKey(trx, user.id, idem, answer);
+          await storeKey(trx, userId, idem, answer);
           return { answer, wallets };
         });
-        publish(user.id, out.wallets);
+        publish(userId, out.wallets);
         return out.answer;
       }),
 
     /** Hides a finished entry from the player's own history; the row stays for operators and the audit. */
-    async hide(user: AuthUser, id: number) {
-      const hidden = await repo.hide(db, user.id, id);
+    async hide(caller: Caller, id: number) {
+      const hidden = await repo.hide(db, caller.user.id, id);
       if (hidden) return { success: hidden.id };
-      const r = await db.selectFrom('balance_requests').select(['status']).where('id', '=', id).where('user_id', '=', user.id).executeTakeFirst();
+      const r = await repo.status(db, caller.user.id, id);
       if (!r) throw notFound();
       throw new AppError('REQUEST_NOT_PENDING', {
         message: 'Заявка ещё ждёт обработки: сначала отмените её',
@@ -181,11 +158,16 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
       });
     },
 
-    async history(user: AuthUser, q: { page: number; per_page: number; gamesserver_id?: number }) {
-      const { rows, total } = await repo.history(db, user.id, { gamesserverId: q.gamesserver_id, page: q.page, perPage: q.per_page });
+    async history(caller: Caller, q: { page: number; perPage: number; gameServerId?: number }) {
+      const { rows, total } = await repo.history(db, caller.user.id, q);
       // Reading the history is reading the notices of finished requests.
-      await repo.clearMessages(db, user.id, q.gamesserver_id);
+      await repo.clearMessages(db, caller.user.id, q.gameServerId);
       return { data: rows.map(toRequest), total };
+    },
+
+    /** A user's newest requests, hidden ones included (the admin's user card). */
+    async ofUser(userId: number) {
+      return (await repo.ofUser(db, userId, CARD_LIMIT)).map(toUserCardRequest);
     },
 
     // ── operators ──
@@ -201,13 +183,13 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
      * rejection, it ends with a `balance` event even when the balances did not move (a paid-out
      * withdrawal), so the player's open history shows the new status at once.
      */
-    async complete(admin: AuthUser, id: number, comment?: string) {
-      const out = await db.transaction().execute(async (trx) => {
+    async complete(caller: Caller, id: number, comment?: string) {
+      const out = await repo.transaction(db, async (trx) => {
         const r = await repo.lock(trx, id);
         if (!r) throw notFound();
         if (r.status !== 'pending') throw notPending(r.status);
         if (r.type === 'input') {
-          const w = await trx.selectFrom('wallets').select(['balance', 'balance_second']).where('id', '=', r.wallet_id).executeTakeFirstOrThrow();
+          const w = await repo.walletBalances(trx, r.wallet_id);
           if ((r.currency_type === 1 ? w.balance : w.balance_second) + r.amount > MAX_SAFE) {
             throw new AppError('CONFLICT', { message: 'Баланс игрока превысил бы допустимый предел', errors: { amount: ['Слишком большая сумма'] } });
           }
@@ -215,7 +197,7 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
             kind: 'deposit',
             refType: 'balance_request',
             refId: r.id,
-            actorUserId: admin.id,
+            actorUserId: caller.user.id,
             legs: [
               { account: serviceAccount('cash', r.gamesserver_id, r.currency_type), amount: -r.amount },
               { account: walletAccount(r.wallet_id, r.gamesserver_id, r.currency_type), amount: r.amount },
@@ -226,17 +208,17 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
             kind: 'withdrawal_payout',
             refType: 'balance_request',
             refId: r.id,
-            actorUserId: admin.id,
+            actorUserId: caller.user.id,
             legs: [
               { account: serviceAccount('payout', r.gamesserver_id, r.currency_type), amount: -r.amount },
               { account: serviceAccount('cash', r.gamesserver_id, r.currency_type), amount: r.amount },
             ],
           });
         }
-        await repo.finish(trx, r.id, { status: 'completed', processedBy: admin.id, comment: comment || null });
+        await repo.finish(trx, r.id, { status: 'completed', processedBy: caller.user.id, comment: comment || null });
         const wallet = await repo.flagMessage(trx, r.wallet_id);
         const after = (await repo.adminById(trx, id))!;
-        await writeAudit(trx, admin.id, 'request.complete', r.id, r, after);
+        await recordDecision(trx, caller, 'request.complete', r.id, r, after);
         return { userId: r.user_id, wallets: [wallet], after };
       });
       publish(out.userId, out.wallets);
@@ -244,26 +226,40 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
     },
 
     /** Rejects a pending request with a reason the player sees; a withdrawal's hold comes back. */
-    async reject(admin: AuthUser, id: number, reason: string) {
-      const out = await db.transaction().execute(async (trx) => {
+    async reject(caller: Caller, id: number, reason: string) {
+      const out = await repo.transaction(db, async (trx) => {
         const r = await repo.lock(trx, id);
         if (!r) throw notFound();
         if (r.status !== 'pending') throw notPending(r.status);
-        await repo.finish(trx, r.id, { status: 'rejected', processedBy: admin.id, comment: reason });
-        if (r.type === 'output') await refund(trx, r, admin.id, 'withdrawal_reject');
+        await repo.finish(trx, r.id, { status: 'rejected', processedBy: caller.user.id, comment: reason });
+        if (r.type === 'output') await refund(trx, r, caller.user.id, 'withdrawal_reject');
         const wallet = await repo.flagMessage(trx, r.wallet_id);
         const after = (await repo.adminById(trx, id))!;
-        await writeAudit(trx, admin.id, 'request.reject', r.id, r, after);
+        await recordDecision(trx, caller, 'request.reject', r.id, r, after);
         return { userId: r.user_id, wallets: [wallet], after };
       });
       publish(out.userId, out.wallets);
       return { success: toAdminRequest(out.after) };
     },
+
+    /** Pending requests per server, currency and direction, the oldest waiting, and the 24-hour medians. */
+    async dashboard() {
+      const now = new Date();
+      const [pending, oldest, medians, servers] = await Promise.all([
+        repo.pendingSummary(db),
+        repo.oldestPending(db),
+        repo.medians(db),
+        repo.activeGameServers(db),
+      ]);
+      return toDashboard({ pending, oldest, medians, servers, now });
+    },
   };
 }
 
+export type RequestsService = ReturnType<typeof createRequestsService>;
+
 function refund(
-  trx: Transaction<Database>,
+  trx: Tx,
   r: { id: number; wallet_id: number; gamesserver_id: number; currency_type: 1 | 2; amount: bigint },
   actorUserId: number,
   kind: string,
@@ -281,19 +277,3 @@ function refund(
 }
 
 type AuditedFields = Pick<AdminRequestRow, 'status' | 'amount' | 'comment' | 'processed_by'>;
-
-/** The locked row before the decision and the re-read row after it, as the audit log keeps them. */
-function writeAudit(trx: Transaction<Database>, adminId: number, action: string, id: number, before: AuditedFields, after: AuditedFields) {
-  const snapshot = (r: AuditedFields) => ({ status: r.status, amount: r.amount.toString(), comment: r.comment, processed_by: r.processed_by });
-  return trx
-    .insertInto('admin_audit_log')
-    .values({
-      admin_id: adminId,
-      action,
-      entity_type: 'balance_request',
-      entity_id: String(id),
-      before: JSON.stringify(snapshot(before)),
-      after: JSON.stringify(snapshot(after)),
-    })
-    .execute();
-}

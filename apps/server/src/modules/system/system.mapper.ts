@@ -1,8 +1,9 @@
-import type { Selectable } from 'kysely';
-import type { GamesserversTable } from '../../db/schema';
+import type { AdminGamesserver, Gamesserver, GamesserverInput } from '@adena/contract';
 import { toNumber } from '../../lib/money';
+import type { GameServerRow, GameServerValues } from './system.repository';
 
-export function toGamesserver(s: Selectable<GamesserversTable>, medianMinutes: number | null = null) {
+/** A game server as players see it (GET /api/gamesservers). */
+export function toGamesserver(s: GameServerRow, medianMinutes: number | null = null): Gamesserver {
   return {
     id: s.id,
     name: s.name,
@@ -17,3 +18,25 @@ export function toGamesserver(s: Selectable<GamesserversTable>, medianMinutes: n
     median_processing_minutes: medianMinutes,
   };
 }
+
+/** A game server as operators see it: every setting, and when it was created and last changed. */
+export function toAdminGamesserver(s: GameServerRow): AdminGamesserver {
+  const { median_processing_minutes: _, ...pub } = toGamesserver(s);
+  return { ...pub, active: s.active, sort_order: s.sort_order, created_at: s.created_at.toISOString(), updated_at: s.updated_at.toISOString() };
+}
+
+/** An operator's settings as the row takes them. */
+export const toGameServerValues = (s: GamesserverInput): GameServerValues => ({
+  name: s.name,
+  active: s.active,
+  sort_order: s.sort_order,
+  cashier_nick: s.cashier_nick,
+  limits: JSON.stringify(s.limits),
+  code_fee_bp: s.code_fee_bp,
+  vip_code_fee_bp: s.vip_code_fee_bp,
+  min_nominal: s.min_nominal,
+  // Shown in this order to players.
+  standard_nominals: JSON.stringify([...s.standard_nominals].sort((a, b) => a - b)),
+  vip_price: s.vip_price,
+  vip_period_days: s.vip_period_days,
+});

@@ -1,16 +1,36 @@
-import { type Kysely, sql } from 'kysely';
-import type { Database } from '../../db/schema';
+import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
+import type { Database, GamesserversTable, UsersTable } from '../../db/schema';
 
+type Queryable = Kysely<Database> | Transaction<Database>;
+
+export type GameServerRow = Selectable<GamesserversTable>;
+/** A server's settings as its row takes them (JSON columns as text). */
+export interface GameServerValues {
+  name: string;
+  active: boolean;
+  sort_order: number;
+  cashier_nick: string;
+  limits: string;
+  code_fee_bp: number;
+  vip_code_fee_bp: number;
+  min_nominal: number;
+  standard_nominals: string;
+  vip_price: number;
+  vip_period_days: number;
+}
+
+/** Game servers: the public list, the operators' edits, the seed. */
 export function createSystemRepository(db: Kysely<Database>) {
   return {
+    transaction: <T>(fn: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(fn),
+
     listActiveServers() {
-      return db
-        .selectFrom('gamesservers')
-        .selectAll()
-        .where('active', '=', true)
-        .orderBy('sort_order')
-        .orderBy('id')
-        .execute();
+      return db.selectFrom('gamesservers').selectAll().where('active', '=', true).orderBy('sort_order').orderBy('id').execute();
+    },
+
+    /** Every server, inactive ones too, in the players' order. */
+    listServers() {
+      return db.selectFrom('gamesservers').selectAll().orderBy('sort_order').orderBy('id').execute();
     },
 
     /** Median minutes from a request's creation to an operator finishing it, per server, last 24 hours. */
@@ -23,5 +43,46 @@ export function createSystemRepository(db: Kysely<Database>) {
         GROUP BY gamesserver_id`.execute(db);
       return new Map(rows.rows.map((r) => [r.gamesserver_id, Math.max(1, Math.round(Number(r.minutes)))]));
     },
+
+    lockServer(trx: Queryable, id: number) {
+      return trx.selectFrom('gamesservers').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+    },
+    serverNameTaken(trx: Queryable, name: string, exceptId?: number) {
+      let q = trx.selectFrom('gamesservers').select('id').where(sql<boolean>`lower(name) = lower(${name})`);
+      if (exceptId !== undefined) q = q.where('id', '<>', exceptId);
+      return q.executeTakeFirst().then(Boolean);
+    },
+    insertServer(trx: Queryable, values: GameServerValues) {
+      return trx.insertInto('gamesservers').values(values).returningAll().executeTakeFirstOrThrow();
+    },
+    updateServer(trx: Queryable, id: number, values: GameServerValues) {
+      return trx
+        .updateTable('gamesservers')
+        .set({ ...values, updated_at: new Date() })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+
+    /** Inserts the servers only into a database that has none; answers how many it inserted. */
+    insertServersIfNone(values: Insertable<GamesserversTable>[]) {
+      return db.transaction().execute(async (trx) => {
+        const any = await trx.selectFrom('gamesservers').select('id').limit(1).executeTakeFirst();
+        if (any) return 0;
+        await trx.insertInto('gamesservers').values(values).execute();
+        return values.length;
+      });
+    },
+
+    /** The admin of the settings: created, or brought up to date (password, admin flag, unblocked). */
+    upsertAdmin(v: Pick<Insertable<UsersTable>, 'email' | 'password_hash' | 'name'>) {
+      return db
+        .insertInto('users')
+        .values({ ...v, admin: true })
+        .onConflict((oc) => oc.column('email').doUpdateSet({ password_hash: v.password_hash, admin: true, blocked_at: null, updated_at: new Date() }))
+        .execute();
+    },
   };
 }
+
+export type SystemRepository = ReturnType<typeof createSystemRepository>;

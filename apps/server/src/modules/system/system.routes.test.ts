@@ -33,11 +33,11 @@ describe.each(DB_KINDS)('system routes on %s', (kind) => {
   it('hides inactive servers', async () => {
     await t.db.kysely.updateTable('gamesservers').set({ active: false }).where('name', '=', 'E-Global x1').execute();
     // What an operator's edit does after its transaction.
-    t.app.deps.serverList.invalidate();
+    t.app.deps.system.gameServersChanged();
     const names = (await t.app.inject({ method: 'GET', url: '/api/gamesservers' })).json().map((s: { name: string }) => s.name);
     expect(names).not.toContain('E-Global x1');
     await t.db.kysely.updateTable('gamesservers').set({ active: true }).where('name', '=', 'E-Global x1').execute();
-    t.app.deps.serverList.invalidate();
+    t.app.deps.system.gameServersChanged();
   });
 
   it('shows the median processing time of the last day next to each server', async () => {
@@ -56,7 +56,7 @@ describe.each(DB_KINDS)('system routes on %s', (kind) => {
         { ...base, status: 'completed', created_at: ago(3000), processed_at: ago(2900) },
       ])
       .execute();
-    t.app.deps.serverList.invalidate();
+    t.app.deps.system.gameServersChanged();
     const servers = (await t.app.inject({ method: 'GET', url: '/api/gamesservers' })).json();
     expect(servers[0].median_processing_minutes).toBe(20);
     expect(servers[1].median_processing_minutes).toBeNull();

@@ -8,28 +8,75 @@ type Q = Kysely<Database> | Transaction<Database>;
  * The caller's wallet on an active game server, created on first use. The owner is part of
  * every lookup, so another user's wallet is simply not found.
  */
-export async function ensureWallet(db: Q, userId: number, gamesserverId: number) {
+export async function ensureWallet(db: Q, userId: number, gameServerId: number) {
   const server = await db
     .selectFrom('gamesservers')
     .select(['id', 'active'])
-    .where('id', '=', gamesserverId)
+    .where('id', '=', gameServerId)
     .executeTakeFirst();
   if (!server?.active) {
     throw new AppError('NOT_FOUND', { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
   }
   await db
     .insertInto('wallets')
-    .values({ user_id: userId, gamesserver_id: gamesserverId })
+    .values({ user_id: userId, gamesserver_id: gameServerId })
     .onConflict((oc) => oc.columns(['user_id', 'gamesserver_id']).doNothing())
     .execute();
   return db
     .selectFrom('wallets')
     .selectAll()
     .where('user_id', '=', userId)
-    .where('gamesserver_id', '=', gamesserverId)
+    .where('gamesserver_id', '=', gameServerId)
     .executeTakeFirstOrThrow();
 }
 
 export function findWallet(db: Q, userId: number, walletId: number) {
   return db.selectFrom('wallets').selectAll().where('user_id', '=', userId).where('id', '=', walletId).executeTakeFirst();
 }
+
+/** The owner's wallets on active servers, in the players' order, with each server's name. */
+export function listActiveWallets(db: Q, userId: number) {
+  return db
+    .selectFrom('wallets as w')
+    .innerJoin('gamesservers as g', 'g.id', 'w.gamesserver_id')
+    .select(['w.id', 'w.gamesserver_id', 'g.name as gamesserver', 'w.nick', 'w.balance', 'w.balance_second', 'w.new_message'])
+    .where('w.user_id', '=', userId)
+    .where('g.active', '=', true)
+    .orderBy('g.sort_order')
+    .orderBy('g.id')
+    .execute();
+}
+
+export function setNick(db: Q, userId: number, walletId: number, nick: string) {
+  return db.updateTable('wallets').set({ nick }).where('id', '=', walletId).where('user_id', '=', userId).execute();
+}
+
+/** Every wallet of the user, inactive servers too, with the ledger account of each currency (the admin's user card). */
+export function userWalletsWithAccounts(db: Q, userId: number) {
+  return db
+    .selectFrom('wallets')
+    .innerJoin('gamesservers', 'gamesservers.id', 'wallets.gamesserver_id')
+    .selectAll('wallets')
+    .select('gamesservers.name as gamesserver')
+    .select((eb) => [
+      eb
+        .selectFrom('ledger_accounts')
+        .select('ledger_accounts.id')
+        .whereRef('ledger_accounts.wallet_id', '=', 'wallets.id')
+        .where('ledger_accounts.currency_type', '=', 1)
+        .as('account_1'),
+      eb
+        .selectFrom('ledger_accounts')
+        .select('ledger_accounts.id')
+        .whereRef('ledger_accounts.wallet_id', '=', 'wallets.id')
+        .where('ledger_accounts.currency_type', '=', 2)
+        .as('account_2'),
+    ])
+    .where('wallets.user_id', '=', userId)
+    .orderBy('gamesservers.sort_order')
+    .orderBy('gamesservers.id')
+    .execute();
+}
+
+export type WalletRow = Awaited<ReturnType<typeof listActiveWallets>>[number];
+export type AdminWalletRow = Awaited<ReturnType<typeof userWalletsWithAccounts>>[number];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { caseless } from './admin.repository';
+import { caseless } from './accounts-admin.repository';
 
 describe('caseless search pattern', () => {
   it('spells every letter in both cases, Cyrillic and Latin alike', () => {

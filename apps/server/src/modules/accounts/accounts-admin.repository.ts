@@ -1,0 +1,108 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Database } from '../../db/schema';
+import '../../db/tables/codes';
+
+type Queryable = Kysely<Database> | Transaction<Database>;
+
+export interface UserSearch {
+  q?: string;
+  role?: 'admin' | 'vip' | 'blocked';
+  page: number;
+  perPage: number;
+}
+
+export interface UserChange {
+  admin?: boolean;
+  vip_until?: Date | null;
+  blocked_at?: Date | null;
+}
+
+/** `%`, `_` and `\` are LIKE's own characters; a search for them must find them literally. */
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * A case-insensitive "contains" as a case-sensitive regular expression: each letter becomes
+ * `[аА]`. lower() and ILIKE fold Cyrillic only under a UTF-8 locale, and a cluster made with
+ * --locale=C (as in tests, and on some hosts) would not find 'Иван' by 'иван'.
+ */
+export const caseless = (s: string) =>
+  [...s]
+    .map((c) => {
+      const lo = c.toLowerCase();
+      const up = c.toUpperCase();
+      if (lo !== up && lo.length === 1 && up.length === 1) return `[${lo}${up}]`;
+      // In PostgreSQL's regular expressions a backslash before a non-alphanumeric is that character.
+      return /[\p{L}\p{N}]/u.test(c) ? c : `\\${c}`;
+    })
+    .join('');
+
+/** Users as operators find and change them. Admins see every user, so none of these is owner-scoped. */
+export function createAccountsAdminRepository(db: Kysely<Database>) {
+  return {
+    transaction: <T>(fn: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(fn),
+
+    async searchUsers(s: UserSearch) {
+      let q = db.selectFrom('users');
+      const text = s.q?.trim();
+      if (text) {
+        const like = `%${escapeLike(text.toLowerCase())}%`;
+        const digits = /^\d{1,18}$/.test(text) ? text : null;
+        q = q.where((eb) =>
+          eb.or([
+            eb(sql`lower(email)`, 'like', like),
+            eb('phone', 'like', `%${escapeLike(text.replace(/[\s()-]/g, ''))}%`),
+            eb('name', '~', caseless(text)),
+            eb('discord_id', '=', text),
+            ...(digits ? [eb('telegram_id', '=', BigInt(digits))] : []),
+            ...(digits && Number(digits) <= 2_147_483_647 ? [eb('id', '=', Number(digits))] : []),
+          ]),
+        );
+      }
+      if (s.role === 'admin') q = q.where('admin', '=', true);
+      if (s.role === 'vip') q = q.where('vip_until', '>', new Date());
+      if (s.role === 'blocked') q = q.where('blocked_at', 'is not', null);
+      const [rows, count] = await Promise.all([
+        q
+          .selectAll()
+          .orderBy('id', 'desc')
+          .limit(s.perPage)
+          .offset((s.page - 1) * s.perPage)
+          .execute(),
+        q.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.n) };
+    },
+
+    findUser(id: number) {
+      return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    lockUser(trx: Queryable, id: number) {
+      return trx.selectFrom('users').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+    },
+    updateUser(trx: Queryable, id: number, set: UserChange) {
+      return trx
+        .updateTable('users')
+        .set({ ...set, updated_at: new Date() })
+        .where('id', '=', id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    },
+    /** Every bearer token of the user: sessions, password-reset and realtime tokens alike. */
+    endTokens(trx: Queryable, userId: number) {
+      return trx.deleteFrom('tokens').where('user_id', '=', userId).execute();
+    },
+
+    /** The newest codes the user issued (the codes module's table, read-only here). */
+    userCodes(userId: number, limit: number) {
+      return db
+        .selectFrom('codes')
+        .select(['id', 'gamesserver_id', 'nominal', 'price', 'status', 'created_at', 'activated_at'])
+        .where('user_id', '=', userId)
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute();
+    },
+  };
+}
+
+export type UserCodeRow = Awaited<ReturnType<ReturnType<typeof createAccountsAdminRepository>['userCodes']>>[number];

@@ -1,0 +1,189 @@
+import { realtimeChannelFor, type RealtimeMessage } from '@adena/contract';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+
+const KK = 1_000_000;
+
+describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
+  let t: TestApp;
+  let admin: Awaited<ReturnType<typeof createUser>>;
+  const call = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, headers = admin.auth) =>
+    t.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const auditOf = async (entityType: string, entityId: number | string) =>
+    (await call('GET', `/api/admin/audit_log?entity_type=${entityType}&entity_id=${entityId}`)).json().data;
+
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    admin = await createUser(t.db.kysely, { admin: true, name: 'Оператор' });
+  });
+  afterAll(() => t.close());
+
+  describe('users', () => {
+    let player: Awaited<ReturnType<typeof createUser>>;
+    beforeAll(async () => {
+      player = await createUser(t.db.kysely, { email: 'seller.ivan@example.com', name: 'Иван Продавец' });
+      await t.db.kysely
+        .updateTable('users')
+        .set({ phone: '+79001234567', telegram_id: 777000111, discord_id: '42424242' })
+        .where('id', '=', player.id)
+        .execute();
+    });
+
+    it.each([
+      ['email part', 'seller.ivan'],
+      ['email in other case', 'SELLER.IVAN@example.com'],
+      ['phone', '9001234567'],
+      ['name', 'продавец'],
+      ['Telegram id', '777000111'],
+      ['Discord id', '42424242'],
+    ])('finds a player by %s', async (_what, q) => {
+      const res = await call('GET', `/api/admin/users?q=${encodeURIComponent(q)}`);
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      expect(body.data.map((u: { id: number }) => u.id)).toContain(player.id);
+      const found = body.data.find((u: { id: number }) => u.id === player.id);
+      expect(found).toMatchObject({ telegram_id: '777000111', discord_id: '42424242', blocked_at: null, admin: false });
+    });
+
+    it('treats % and _ in a search literally', async () => {
+      const body = (await call('GET', '/api/admin/users?q=%25')).json();
+      expect(body.total).toBe(0);
+      const odd = await createUser(t.db.kysely, { name: 'Dark_Knight (x*)' });
+      const underscore = (await call('GET', `/api/admin/users?q=${encodeURIComponent('k_k')}`)).json();
+      expect(underscore.data.map((u: { id: number }) => u.id)).toContain(odd.id);
+      const special = await call('GET', `/api/admin/users?q=${encodeURIComponent('(x*)')}`);
+      expect(special.statusCode).toBe(200);
+      expect(special.json().data.map((u: { id: number }) => u.id)).toEqual([odd.id]);
+      expect((await call('GET', `/api/admin/users?q=${encodeURIComponent('dark.knight')}`)).json().total).toBe(0);
+    });
+
+    it('pages the list', async () => {
+      for (let i = 0; i < 3; i++) await createUser(t.db.kysely, { name: `Страничный ${i}` });
+      const first = (await call('GET', '/api/admin/users?q=Страничный&per_page=2&page=1')).json();
+      const second = (await call('GET', '/api/admin/users?q=Страничный&per_page=2&page=2')).json();
+      expect(first.total).toBe(3);
+      expect(first.data).toHaveLength(2);
+      expect(second.data).toHaveLength(1);
+    });
+
+    it("shows one player's wallets, requests and ledger entries", async () => {
+      const server = await firstServerId(t.db.kysely);
+      const wallet = await createWallet(t.db.kysely, player.id, server, 'IvanNick');
+      await fund(t.db.kysely, wallet, 5n * BigInt(KK));
+      await t.db.kysely
+        .insertInto('balance_requests')
+        .values({ user_id: player.id, wallet_id: wallet.id, gamesserver_id: server, type: 'input', currency_type: 1, amount: 2n * BigInt(KK), nick: 'IvanNick', cashier_nick: 'AdenaKassa' })
+        .execute();
+      const res = await call('GET', `/api/admin/users/${player.id}`);
+      expect(res.statusCode).toBe(200);
+      const body = res.json();
+      expect(body.user).toMatchObject({ id: player.id, email: 'seller.ivan@example.com' });
+      expect(body.wallets).toEqual([expect.objectContaining({ id: wallet.id, nick: 'IvanNick', balance: 5 * KK, balance_second: 0 })]);
+      expect(body.wallets[0].accounts['1']).toEqual(expect.any(Number));
+      expect(body.requests).toEqual([expect.objectContaining({ type: 'input', amount: 2 * KK, status: 'pending', hidden: false })]);
+      expect(body.ledger).toEqual([expect.objectContaining({ transaction_kind: 'test_funding', amount: 5 * KK, balance_after: 5 * KK })]);
+      expect(body.codes).toEqual([]);
+      expect((await call('GET', '/api/admin/users/999999')).statusCode).toBe(404);
+    });
+
+    it('grants and revokes admin, never for oneself, each audited', async () => {
+      const other = await createUser(t.db.kysely);
+      const grant = await call('POST', `/api/admin/users/${other.id}/admin`, { admin: true });
+      expect(grant.json().success.admin).toBe(true);
+      expect((await call('GET', '/api/admin/dashboard', undefined, other.auth)).statusCode).toBe(200);
+      const revoke = await call('POST', `/api/admin/users/${other.id}/admin`, { admin: false });
+      expect(revoke.json().success.admin).toBe(false);
+      expect((await call('GET', '/api/admin/dashboard', undefined, other.auth)).statusCode).toBe(403);
+      const self = await call('POST', `/api/admin/users/${admin.id}/admin`, { admin: false });
+      expect(self.statusCode).toBe(409);
+      const actions = (await auditOf('user', other.id)).map((e: { action: string }) => e.action);
+      expect(actions).toEqual(['user.admin_revoke', 'user.admin_grant']);
+    });
+
+    it('grants VIP until a future date and revokes it; a past date is refused', async () => {
+      const until = new Date(Date.now() + 10 * 86_400_000).toISOString();
+      const grant = await call('POST', `/api/admin/users/${player.id}/vip`, { vip_until: until });
+      expect(grant.statusCode).toBe(200);
+      expect(grant.json().success).toMatchObject({ vip: true, vip_until: until });
+      const past = await call('POST', `/api/admin/users/${player.id}/vip`, { vip_until: '2020-01-01T00:00:00Z' });
+      expect(past.statusCode).toBe(422);
+      expect(past.json().errors.vip_until[0]).toMatch(/в будущем/);
+      const revoke = await call('POST', `/api/admin/users/${player.id}/vip`, { vip_until: null });
+      expect(revoke.json().success).toMatchObject({ vip: false, vip_until: null });
+      const [last] = await auditOf('user', player.id);
+      expect(last).toMatchObject({ action: 'user.vip_revoke', before: { vip_until: until }, after: { vip_until: null } });
+    });
+
+    it("blocks a player: every token ends, the open socket gets session_ended and is dropped; unblock lets a new session work", async () => {
+      const victim = await createUser(t.db.kysely);
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const url = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+      const rt = (await t.app.inject({ method: 'POST', url: '/api/ably-token', headers: victim.auth, payload: {} })).json();
+      const socket: Socket = io(url, { path: '/socket.io/', auth: { token: rt.token }, reconnection: false, transports: ['websocket'] });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          socket.once('connect', () => resolve());
+          socket.once('connect_error', reject);
+        });
+        expect(await socket.timeout(5000).emitWithAck('subscribe', { channel: realtimeChannelFor(victim.id) })).toEqual({ ok: true });
+        const message = new Promise<RealtimeMessage>((resolve) => socket.once('message', resolve));
+        const dropped = new Promise<string>((resolve) => socket.once('disconnect', resolve));
+
+        const res = await call('POST', `/api/admin/users/${victim.id}/block`, { reason: 'Мошенничество с кодами' });
+        expect(res.statusCode).toBe(200);
+        expect(res.json().success.blocked_at).toEqual(expect.any(String));
+        expect(await message).toMatchObject({ name: 'session_ended', data: { reason: 'blocked' } });
+        expect(await dropped).toBe('io server disconnect');
+      } finally {
+        socket.disconnect();
+      }
+      // The old token is gone, not merely refused.
+      expect((await t.app.inject({ method: 'POST', url: '/api/ably-token', headers: victim.auth, payload: {} })).statusCode).toBe(401);
+      const tokens = await t.db.kysely.selectFrom('tokens').select('id').where('user_id', '=', victim.id).execute();
+      expect(tokens).toEqual([]);
+      const [entry] = await auditOf('user', victim.id);
+      expect(entry).toMatchObject({ action: 'user.block', before: { blocked_at: null }, after: { reason: 'Мошенничество с кодами' } });
+
+      // A token made while blocked (any sign-in path) is refused by auth's lookup.
+      const whileBlocked = await newSession(victim.id);
+      expect((await t.app.inject({ method: 'POST', url: '/api/ably-token', headers: whileBlocked, payload: {} })).statusCode).toBe(401);
+
+      const unblock = await call('POST', `/api/admin/users/${victim.id}/unblock`, {});
+      expect(unblock.json().success.blocked_at).toBeNull();
+      expect((await t.app.inject({ method: 'POST', url: '/api/ably-token', headers: whileBlocked, payload: {} })).statusCode).toBe(200);
+    });
+
+    it('a player blocked here is refused sign-in with the Russian message, and signs in again once unblocked', async (ctx) => {
+      // Sign-in itself is the auth issue's; reported as skipped, not passed, until POST /api/login exists.
+      if (!t.app.hasRoute({ method: 'POST', url: '/api/login' })) return ctx.skip('POST /api/login does not exist yet');
+      const { hashPassword } = await import('../../lib/password');
+      const password = 'correct horse battery';
+      const u = await createUser(t.db.kysely);
+      await t.db.kysely.updateTable('users').set({ password_hash: await hashPassword(password) }).where('id', '=', u.id).execute();
+      const login = () => t.app.inject({ method: 'POST', url: '/api/login', payload: { email: u.email, password } });
+      expect((await login()).statusCode).toBe(200);
+      expect((await call('POST', `/api/admin/users/${u.id}/block`, { reason: 'тест входа' })).statusCode).toBe(200);
+      const refused = await login();
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toEqual({ message: 'Ваш аккаунт заблокирован. Обратитесь в поддержку' });
+      expect((await call('POST', `/api/admin/users/${u.id}/unblock`, {})).statusCode).toBe(200);
+      expect((await login()).statusCode).toBe(200);
+    });
+
+    it('never blocks oneself', async () => {
+      const res = await call('POST', `/api/admin/users/${admin.id}/block`, { reason: 'тест' });
+      expect(res.statusCode).toBe(409);
+      const row = await t.db.kysely.selectFrom('users').select('blocked_at').where('id', '=', admin.id).executeTakeFirstOrThrow();
+      expect(row.blocked_at).toBeNull();
+    });
+
+    async function newSession(userId: number) {
+      const { newToken, hashToken } = await import('../../lib/tokens');
+      const token = newToken();
+      await t.db.kysely.insertInto('tokens').values({ user_id: userId, kind: 'access', token_hash: hashToken(token) }).execute();
+      return { authorization: `Bearer ${token}` };
+    }
+  });
+});

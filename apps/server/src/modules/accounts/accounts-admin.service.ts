@@ -1,0 +1,130 @@
+import type { Db } from '../../db/client';
+import { AppError } from '../../lib/app-error';
+import type { Realtime } from '../../plugins/realtime';
+import type { AuditRecorder } from '../audit/audit.service';
+import type { LedgerAdminService } from '../ledger/ledger-admin.service';
+import type { RequestsService } from '../requests/requests.service';
+import type { Caller, User } from '../sessions/caller';
+import type { WalletsService } from '../wallets/wallets.service';
+import { toAdminUser, toUserAuditView, toUserCode } from './accounts-admin.mapper';
+import { createAccountsAdminRepository, type UserChange, type UserSearch } from './accounts-admin.repository';
+
+export interface AccountsAdminServiceDeps {
+  db: Db['kysely'];
+  realtime: Pick<Realtime, 'publish' | 'disconnectUser'>;
+  audit: AuditRecorder;
+  /** What the user card shows of other aggregates. */
+  wallets: Pick<WalletsService, 'ofUser'>;
+  requests: Pick<RequestsService, 'ofUser'>;
+  ledger: Pick<LedgerAdminService, 'userEntries'>;
+  clock?: () => Date;
+}
+
+/** How many of a user's newest requests, codes and ledger entries the card shows. */
+const CARD_LIMIT = 50;
+
+const userNotFound = () => new AppError('NOT_FOUND', { message: 'Пользователь не найден' });
+
+/**
+ * Operators find users and change their admin flag, VIP and block. Each change is one transaction
+ * that writes the user and its audit-log row (before and after), so the log never misses a
+ * committed change; realtime events happen only after the commit.
+ */
+export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
+  const repo = createAccountsAdminRepository(deps.db);
+  const now = deps.clock ?? (() => new Date());
+
+  /** Admin, VIP and block changes share this shape: lock, check, write, audit, then after-commit effects. */
+  function changeUser(
+    caller: Caller,
+    id: number,
+    action: string,
+    change: (u: User) => UserChange | null,
+    extra: { reason?: string; endTokens?: boolean } = {},
+  ) {
+    return repo.transaction(async (trx) => {
+      const before = await repo.lockUser(trx, id);
+      if (!before) throw userNotFound();
+      const set = change(before);
+      if (!set) return { user: before, changed: false };
+      const after = await repo.updateUser(trx, id, set);
+      if (extra.endTokens) await repo.endTokens(trx, id);
+      await deps.audit.record(trx, {
+        adminId: caller.user.id,
+        action,
+        entityType: 'user',
+        entityId: id,
+        before: toUserAuditView(before),
+        after: { ...toUserAuditView(after), ...(extra.reason ? { reason: extra.reason } : {}) },
+      });
+      return { user: after, changed: true };
+    });
+  }
+
+  return {
+    async search(s: UserSearch) {
+      const { rows, total } = await repo.searchUsers(s);
+      const t = now();
+      return { data: rows.map((u) => toAdminUser(u, t)), total };
+    },
+
+    /** One user's card: the account, wallets, newest requests, codes and ledger entries. */
+    async card(id: number) {
+      const user = await repo.findUser(id);
+      if (!user) throw userNotFound();
+      const [wallets, requests, ledger, codes] = await Promise.all([
+        deps.wallets.ofUser(id),
+        deps.requests.ofUser(id),
+        deps.ledger.userEntries(id, CARD_LIMIT),
+        repo.userCodes(id, CARD_LIMIT),
+      ]);
+      return { user: toAdminUser(user, now()), wallets, requests, codes: codes.map(toUserCode), ledger };
+    },
+
+    async setAdmin(caller: Caller, id: number, value: boolean) {
+      if (id === caller.user.id) {
+        throw new AppError('CONFLICT', { message: 'Нельзя менять свои собственные права администратора' });
+      }
+      const { user } = await changeUser(caller, id, value ? 'user.admin_grant' : 'user.admin_revoke', (u) =>
+        u.admin === value ? null : { admin: value },
+      );
+      return toAdminUser(user, now());
+    },
+
+    async setVip(caller: Caller, id: number, until: string | null) {
+      const date = until === null ? null : new Date(until);
+      if (date && date <= now()) {
+        throw new AppError('VALIDATION', { errors: { vip_until: ['Дата окончания VIP должна быть в будущем'] } });
+      }
+      const { user } = await changeUser(caller, id, date ? 'user.vip_grant' : 'user.vip_revoke', (u) =>
+        (u.vip_until?.getTime() ?? null) === (date?.getTime() ?? null) ? null : { vip_until: date },
+      );
+      return toAdminUser(user, now());
+    },
+
+    /**
+     * Blocks the account and ends every token in the same transaction, so no request after the
+     * commit is answered for it (auth also refuses blocked users on every lookup). Open pages
+     * learn it at once: `session_ended` on the user's channel, then their sockets are dropped.
+     */
+    async block(caller: Caller, id: number, reason: string) {
+      if (id === caller.user.id) throw new AppError('CONFLICT', { message: 'Нельзя заблокировать самого себя' });
+      const { user, changed } = await changeUser(caller, id, 'user.block', (u) => (u.blocked_at ? null : { blocked_at: now() }), {
+        reason,
+        endTokens: true,
+      });
+      if (changed) {
+        deps.realtime.publish(id, 'session_ended', { reason: 'blocked' });
+        deps.realtime.disconnectUser(id);
+      }
+      return toAdminUser(user, now());
+    },
+
+    async unblock(caller: Caller, id: number) {
+      const { user } = await changeUser(caller, id, 'user.unblock', (u) => (u.blocked_at ? { blocked_at: null } : null));
+      return toAdminUser(user, now());
+    },
+  };
+}
+
+export type AccountsAdminService = ReturnType<typeof createAccountsAdminService>;

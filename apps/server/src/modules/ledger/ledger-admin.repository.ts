@@ -1,0 +1,96 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database, LedgerAccountKind } from '../../db/schema';
+
+export type ServiceAccountKind = Exclude<LedgerAccountKind, 'wallet'>;
+
+/** The ledger as operators read it. Admins see every account, so none of these is owner-scoped. */
+export function createLedgerAdminRepository(db: Kysely<Database>) {
+  return {
+    /** Every game server, inactive ones too, in the players' order. */
+    gameServers() {
+      return db.selectFrom('gamesservers').select(['id', 'name']).orderBy('sort_order').orderBy('id').execute();
+    },
+
+    async serviceTotals() {
+      const r = await sql<{ gamesserver_id: number; currency_type: 1 | 2; kind: ServiceAccountKind; account_id: number; total: bigint }>`
+        SELECT a.gamesserver_id, a.currency_type, a.kind, a.id AS account_id,
+               coalesce((SELECT sum(e.amount) FROM ledger_entries e WHERE e.account_id = a.id), 0)::bigint AS total
+        FROM ledger_accounts a WHERE a.kind <> 'wallet'`.execute(db);
+      return r.rows;
+    },
+
+    async walletTotals() {
+      const r = await sql<{ gamesserver_id: number; balance: bigint; balance_second: bigint }>`
+        SELECT gamesserver_id, coalesce(sum(balance), 0)::bigint AS balance, coalesce(sum(balance_second), 0)::bigint AS balance_second
+        FROM wallets GROUP BY gamesserver_id`.execute(db);
+      return r.rows;
+    },
+
+    account(id: number) {
+      return db
+        .selectFrom('ledger_accounts')
+        .innerJoin('gamesservers', 'gamesservers.id', 'ledger_accounts.gamesserver_id')
+        .leftJoin('wallets', 'wallets.id', 'ledger_accounts.wallet_id')
+        .selectAll('ledger_accounts')
+        .select(['gamesservers.name as gamesserver', 'wallets.user_id'])
+        .select(
+          sql<bigint>`coalesce((SELECT sum(e.amount) FROM ledger_entries e WHERE e.account_id = ledger_accounts.id), 0)::bigint`.as('balance'),
+        )
+        .where('ledger_accounts.id', '=', id)
+        .executeTakeFirst();
+    },
+
+    async accountEntries(accountId: number, page: number, perPage: number) {
+      const [rows, count] = await Promise.all([
+        entriesQuery(db)
+          .where('ledger_entries.account_id', '=', accountId)
+          .orderBy('ledger_entries.id', 'desc')
+          .limit(perPage)
+          .offset((page - 1) * perPage)
+          .execute(),
+        db
+          .selectFrom('ledger_entries')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('account_id', '=', accountId)
+          .executeTakeFirstOrThrow(),
+      ]);
+      return { rows, total: Number(count.n) };
+    },
+
+    /** The newest entries on any wallet of the user. */
+    userEntries(userId: number, limit: number) {
+      return entriesQuery(db)
+        .innerJoin('wallets', 'wallets.id', 'ledger_accounts.wallet_id')
+        .where('wallets.user_id', '=', userId)
+        .orderBy('ledger_entries.id', 'desc')
+        .limit(limit)
+        .execute();
+    },
+  };
+}
+
+export type LedgerAdminRepository = ReturnType<typeof createLedgerAdminRepository>;
+export type EntryRow = Awaited<ReturnType<LedgerAdminRepository['userEntries']>>[number];
+export type AccountRow = NonNullable<Awaited<ReturnType<LedgerAdminRepository['account']>>>;
+
+function entriesQuery(db: Kysely<Database>) {
+  return db
+    .selectFrom('ledger_entries')
+    .innerJoin('ledger_transactions', 'ledger_transactions.id', 'ledger_entries.transaction_id')
+    .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_entries.account_id')
+    .select([
+      'ledger_entries.id',
+      'ledger_entries.transaction_id',
+      'ledger_transactions.kind as transaction_kind',
+      'ledger_transactions.ref_type',
+      'ledger_transactions.ref_id',
+      'ledger_transactions.actor_user_id',
+      'ledger_entries.account_id',
+      'ledger_accounts.key as account_key',
+      'ledger_accounts.gamesserver_id',
+      'ledger_accounts.currency_type',
+      'ledger_entries.amount',
+      'ledger_entries.balance_after',
+      'ledger_entries.created_at',
+    ]);
+}

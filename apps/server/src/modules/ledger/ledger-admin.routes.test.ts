@@ -1,0 +1,63 @@
+import type { AdminGamesserver } from '@adena/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { auditLedger } from './audit';
+
+describe.each(DB_KINDS)("the ledger's admin views on %s", (kind) => {
+  let t: TestApp;
+  let admin: Awaited<ReturnType<typeof createUser>>;
+  const call = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, headers = admin.auth) =>
+    t.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    admin = await createUser(t.db.kysely, { admin: true, name: 'Оператор' });
+  });
+  afterAll(() => t.close());
+
+  describe('ledger', () => {
+    it('totals per server and currency: what players hold, what is owed, and the cash that balances it', async () => {
+      const server = (await call('GET', '/api/admin/gamesservers')).json().find((s: AdminGamesserver) => s.name === 'E-Global x1');
+      const p = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, p.id, server.id);
+      await fund(t.db.kysely, w, 3_000n);
+      await fund(t.db.kysely, w, 40n, 2);
+      const res = await call('GET', '/api/admin/ledger/totals');
+      expect(res.statusCode).toBe(200);
+      const rows = res.json().data.filter((r: { gamesserver_id: number }) => r.gamesserver_id === server.id);
+      expect(rows).toEqual([
+        expect.objectContaining({ currency_type: 1, wallets: 3_000, payout: 0, escrow: 0, fees: 0, cash: -3_000, owed: 3_000 }),
+        expect.objectContaining({ currency_type: 2, wallets: 40, cash: -40, owed: 40 }),
+      ]);
+      expect(rows[0].accounts.cash).toEqual(expect.any(Number));
+      expect(rows[0].accounts.escrow).toBeNull();
+      expect((await auditLedger(t.db.kysely)).ok).toBe(true);
+    });
+
+    it("pages any account's entries, newest first, with its balance", async () => {
+      const server = await firstServerId(t.db.kysely);
+      const p = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, p.id, server);
+      for (const amount of [100n, 200n, 300n]) await fund(t.db.kysely, w, amount);
+      const details = (await call('GET', `/api/admin/users/${p.id}`)).json();
+      const accountId = details.wallets[0].accounts['1'];
+      const page1 = (await call('GET', `/api/admin/ledger/accounts/${accountId}/entries?per_page=2`)).json();
+      expect(page1.account).toMatchObject({ kind: 'wallet', user_id: p.id, wallet_id: w.id, balance: 600, currency_type: 1 });
+      expect(page1.total).toBe(3);
+      expect(page1.data.map((e: { amount: number; balance_after: number }) => [e.amount, e.balance_after])).toEqual([
+        [300, 600],
+        [200, 300],
+      ]);
+      const page2 = (await call('GET', `/api/admin/ledger/accounts/${accountId}/entries?per_page=2&page=2`)).json();
+      expect(page2.data.map((e: { amount: number }) => e.amount)).toEqual([100]);
+      expect((await call('GET', '/api/admin/ledger/accounts/999999/entries')).statusCode).toBe(404);
+    });
+
+    it('gives the ledger audit verdict', async () => {
+      const res = await call('GET', '/api/admin/ledger/audit');
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ ok: true, problems: [] });
+    });
+  });
+});

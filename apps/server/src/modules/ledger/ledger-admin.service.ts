@@ -1,0 +1,63 @@
+import type { Db } from '../../db/client';
+import { AppError } from '../../lib/app-error';
+import { auditLedger } from './audit';
+import { type LedgerTotals, toLedgerAccount, toLedgerEntry, toLedgerTotalsRow } from './ledger-admin.mapper';
+import { createLedgerAdminRepository, type ServiceAccountKind } from './ledger-admin.repository';
+
+/** The ledger as operators read it: totals per server and currency, any account's entries, the audit. */
+export function createLedgerAdminService({ db, clock = () => new Date() }: { db: Db['kysely']; clock?: () => Date }) {
+  const repo = createLedgerAdminRepository(db);
+
+  return {
+    /** Per server and currency: what players hold, what is owed (wallets, held payouts, escrow), and the cash that balances it. */
+    async totals() {
+      const [servers, service, wallets] = await Promise.all([repo.gameServers(), repo.serviceTotals(), repo.walletTotals()]);
+      const data: LedgerTotals[] = [];
+      for (const s of servers) {
+        for (const currency of [1, 2] as const) {
+          const mine = service.filter((a) => a.gamesserver_id === s.id && Number(a.currency_type) === currency);
+          const of = (kind: ServiceAccountKind) => mine.find((a) => a.kind === kind);
+          const w = wallets.find((x) => x.gamesserver_id === s.id);
+          const walletSum = w ? (currency === 1 ? w.balance : w.balance_second) : 0n;
+          const payout = of('payout')?.total ?? 0n;
+          const escrow = of('escrow')?.total ?? 0n;
+          data.push({
+            gameServerId: s.id,
+            gameServer: s.name,
+            currency,
+            wallets: walletSum,
+            payout,
+            escrow,
+            fees: of('fees')?.total ?? 0n,
+            cash: of('cash')?.total ?? 0n,
+            owed: walletSum + payout + escrow,
+            accounts: {
+              cash: of('cash')?.account_id ?? null,
+              payout: of('payout')?.account_id ?? null,
+              escrow: of('escrow')?.account_id ?? null,
+              fees: of('fees')?.account_id ?? null,
+            },
+          });
+        }
+      }
+      return { data: data.map(toLedgerTotalsRow), computed_at: clock().toISOString() };
+    },
+
+    async accountEntries(accountId: number, page: number, perPage: number) {
+      const account = await repo.account(accountId);
+      if (!account) throw new AppError('NOT_FOUND', { message: 'Счёт не найден' });
+      const { rows, total } = await repo.accountEntries(accountId, page, perPage);
+      return { account: toLedgerAccount(account), data: rows.map(toLedgerEntry), total };
+    },
+
+    /** The newest entries on the user's wallets (the admin's user card). */
+    async userEntries(userId: number, limit: number) {
+      return (await repo.userEntries(userId, limit)).map(toLedgerEntry);
+    },
+
+    /** Every invariant of the ledger, each violation in words. */
+    audit: () => auditLedger(db),
+  };
+}
+
+export type LedgerAdminService = ReturnType<typeof createLedgerAdminService>;

@@ -1,0 +1,82 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+
+const KK = 1_000_000;
+
+describe.each(DB_KINDS)("the operators' queue and dashboard on %s", (kind) => {
+  let t: TestApp;
+  let admin: Awaited<ReturnType<typeof createUser>>;
+  const call = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, headers = admin.auth) =>
+    t.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+
+  let serverId: number;
+  /** A player with a nick on the first server and `adena` on their wallet. */
+  const playerWith = async (adena = 0n) => {
+    const p = await createUser(t.db.kysely);
+    const w = await createWallet(t.db.kysely, p.id, serverId, 'Hero');
+    if (adena) await fund(t.db.kysely, w, adena, 1);
+    return p;
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    admin = await createUser(t.db.kysely, { admin: true, name: 'Оператор' });
+    serverId = await firstServerId(t.db.kysely);
+  });
+  afterAll(() => t.close());
+
+  describe('the operators queue', () => {
+    it('puts VIP players first, then the oldest, and filters by status, type, server and currency', async () => {
+      const plain = await playerWith(10n * BigInt(KK));
+      const vip = await playerWith(10n * BigInt(KK));
+      await t.db.kysely.updateTable('users').set({ vip_until: new Date(Date.now() + 86_400_000) }).where('id', '=', vip.id).execute();
+      const first = (await call('POST', '/api/down_balance_user/', { gamesserver_id: serverId, amount: KK }, plain.auth)).json().success;
+      const second = (await call('POST', '/api/down_balance_user/', { gamesserver_id: serverId, amount: KK }, vip.auth)).json().success;
+      const q = (await call('GET', `/api/admin/requests?status=pending&type=output&gamesserver_id=${serverId}&currency_type=1&per_page=100`)).json();
+      const order = q.data.map((r: { id: number }) => r.id).filter((id: number) => id === first.id || id === second.id);
+      expect(order).toEqual([second.id, first.id]);
+      expect(q.data.find((r: { id: number }) => r.id === second.id).user).toMatchObject({ id: vip.id, vip: true });
+      expect(q.data.every((r: { status: string; type: string }) => r.status === 'pending' && r.type === 'output')).toBe(true);
+      const coins = (await call('GET', '/api/admin/requests?status=pending&currency_type=2')).json();
+      expect(coins.data.every((r: { currency_type: number }) => r.currency_type === 2)).toBe(true);
+      expect((await call('GET', '/api/admin/requests?status=nope')).statusCode).toBe(422);
+      expect((await call('POST', '/api/admin/requests/99999999/complete', {})).statusCode).toBe(404);
+    });
+  });
+
+  describe('dashboard', () => {
+    it('shows pending requests per server, currency and direction, the oldest waiting, and the 24-hour median', async () => {
+      await t.db.kysely.deleteFrom('balance_requests').execute();
+      const server = await firstServerId(t.db.kysely);
+      const p = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, p.id, server);
+      const ago = (min: number) => new Date(Date.now() - min * 60_000);
+      const base = { user_id: p.id, wallet_id: w.id, gamesserver_id: server, nick: 'Hero', cashier_nick: 'Kassa' };
+      await t.db.kysely
+        .insertInto('balance_requests')
+        .values([
+          { ...base, type: 'input', currency_type: 1, amount: 5n * BigInt(KK), created_at: ago(90) },
+          { ...base, type: 'input', currency_type: 1, amount: 7n * BigInt(KK), created_at: ago(10) },
+          { ...base, type: 'input', currency_type: 2, amount: 30n, created_at: ago(5) },
+          { ...base, type: 'input', currency_type: 1, amount: 1n, status: 'completed', created_at: ago(40), processed_at: ago(30) },
+          { ...base, type: 'input', currency_type: 1, amount: 1n, status: 'rejected', created_at: ago(60), processed_at: ago(30) },
+          { ...base, type: 'input', currency_type: 1, amount: 1n, status: 'completed', created_at: ago(100), processed_at: ago(50) },
+        ])
+        .execute();
+      const res = await call('GET', '/api/admin/dashboard');
+      expect(res.statusCode).toBe(200);
+      const d = res.json();
+      expect(d.pending).toEqual([
+        expect.objectContaining({ gamesserver_id: server, currency_type: 1, type: 'input', count: 2, sum: 12 * KK }),
+        expect.objectContaining({ gamesserver_id: server, currency_type: 2, type: 'input', count: 1, sum: 30 }),
+      ]);
+      expect(d.oldest).toMatchObject({ gamesserver_id: server, amount: 5 * KK, type: 'input' });
+      expect(d.oldest.waiting_minutes).toBeGreaterThanOrEqual(89);
+      // Took 10, 30 and 50 minutes: the median is 30.
+      expect(d.medians.find((m: { gamesserver_id: number }) => m.gamesserver_id === server)).toMatchObject({ minutes: 30, processed: 3 });
+      expect(d.median_all_minutes).toBe(30);
+      expect(d.processed_24h).toBe(3);
+    });
+  });
+});

@@ -1,0 +1,88 @@
+import { type AdminGamesserver, type GamesserverInput, GamesserverInputSchema, zodIssuesToErrors } from '@adena/contract';
+import type { Db } from '../../db/client';
+import { AppError } from '../../lib/app-error';
+import type { AuditRecorder } from '../audit/audit.service';
+import type { Caller } from '../sessions/caller';
+import { toAdminGamesserver, toGameServerValues } from './system.mapper';
+import { createSystemRepository } from './system.repository';
+import type { SystemService } from './system.service';
+
+export interface SystemAdminServiceDeps {
+  db: Db['kysely'];
+  audit: AuditRecorder;
+  system: Pick<SystemService, 'gameServersChanged'>;
+}
+
+const nameTaken = () =>
+  new AppError('CONFLICT', { message: 'Сервер с таким названием уже есть', errors: { name: ['Сервер с таким названием уже есть'] } });
+const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23505';
+const withoutTimes = ({ created_at: _c, updated_at: _u, ...rest }: AdminGamesserver) => rest;
+
+/**
+ * The operators' game servers. A change and its audit-log row (before and after) are written in
+ * one transaction; the public list is refreshed after the commit.
+ */
+export function createSystemAdminService({ db, audit, system }: SystemAdminServiceDeps) {
+  const repo = createSystemRepository(db);
+
+  return {
+    async list() {
+      return (await repo.listServers()).map(toAdminGamesserver);
+    },
+
+    async create(caller: Caller, input: GamesserverInput) {
+      const row = await repo
+        .transaction(async (trx) => {
+          if (await repo.serverNameTaken(trx, input.name)) throw nameTaken();
+          const created = await repo.insertServer(trx, toGameServerValues(input));
+          await audit.record(trx, {
+            adminId: caller.user.id,
+            action: 'gamesserver.create',
+            entityType: 'gamesserver',
+            entityId: created.id,
+            before: null,
+            after: toAdminGamesserver(created),
+          });
+          return created;
+        })
+        .catch((err: unknown) => {
+          throw isUniqueViolation(err) ? nameTaken() : err;
+        });
+      system.gameServersChanged();
+      return toAdminGamesserver(row);
+    },
+
+    async update(caller: Caller, id: number, patch: Partial<GamesserverInput>) {
+      const result = await repo
+        .transaction(async (trx) => {
+          const current = await repo.lockServer(trx, id);
+          if (!current) throw new AppError('NOT_FOUND', { message: 'Игровой сервер не найден' });
+          const before = toAdminGamesserver(current);
+          // The cross-field rules (min ≤ max, VIP fee ≤ fee, nominals ≥ minimum) hold for the merged record.
+          const merged = GamesserverInputSchema.safeParse({ ...before, ...patch });
+          if (!merged.success) throw new AppError('VALIDATION', { errors: zodIssuesToErrors(merged.error.issues) });
+          if (merged.data.name.toLowerCase() !== current.name.toLowerCase() && (await repo.serverNameTaken(trx, merged.data.name, id))) {
+            throw nameTaken();
+          }
+          const after = toAdminGamesserver(await repo.updateServer(trx, id, toGameServerValues(merged.data)));
+          await audit.record(trx, {
+            adminId: caller.user.id,
+            action: 'gamesserver.update',
+            entityType: 'gamesserver',
+            entityId: id,
+            before: withoutTimes(before),
+            after: withoutTimes(after),
+          });
+          return after;
+        })
+        .catch((err: unknown) => {
+          throw isUniqueViolation(err) ? nameTaken() : err;
+        });
+      // Players' GET /api/gamesservers answers the change at once in this process.
+      system.gameServersChanged();
+      return result;
+    },
+  };
+}
+
+export type SystemAdminService = ReturnType<typeof createSystemAdminService>;

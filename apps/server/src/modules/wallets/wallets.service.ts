@@ -1,0 +1,30 @@
+import type { Db } from '../../db/client';
+import type { Caller } from '../sessions/caller';
+import { toAdminWallet, toWallet } from './wallets.mapper';
+import { ensureWallet, listActiveWallets, setNick, userWalletsWithAccounts } from './wallets.repository';
+
+/** For other modules' transactions: the caller's wallet on an active server, created on first use; and a wallet by owner and id. */
+export { ensureWallet, findWallet } from './wallets.repository';
+
+/** A player's wallets and the nick of their character on a server. */
+export function createWalletsService({ db }: { db: Db['kysely'] }) {
+  return {
+    async list(caller: Caller) {
+      return (await listActiveWallets(db, caller.user.id)).map(toWallet);
+    },
+
+    /** Creates the wallet on the server if it has none yet. */
+    async saveNick(caller: Caller, input: { gameServerId: number; nick: string }) {
+      const wallet = await ensureWallet(db, caller.user.id, input.gameServerId);
+      await setNick(db, caller.user.id, wallet.id, input.nick);
+      return input.nick;
+    },
+
+    /** Every wallet of a user, for the admin's user card. */
+    async ofUser(userId: number) {
+      return (await userWalletsWithAccounts(db, userId)).map(toAdminWallet);
+    },
+  };
+}
+
+export type WalletsService = ReturnType<typeof createWalletsService>;
