@@ -50,7 +50,7 @@ export function HomeRoute() {
       {tab === 'wallet' && <WalletCard server={server} />}
       {tab === 'codes' && <CodesTab server={server} topUp={(s, nick) => <WalletDialogs server={s} nick={nick} balances={null} />} />}
       {tab === 'history' &&
-        (isSignedIn ? <HistoryList gamesserverId={server?.id ?? null} /> : <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>)}
+        (isSignedIn ? <HistoryList gameServerId={server?.id ?? null} /> : <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>)}
     </Stack>
   );
 }
