@@ -1,9 +1,6 @@
-import { routes } from '@adena/contract/lite';
-import { useQueryClient } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
-import { startSession } from '../lib/session';
-import { request } from '../lib/api-client';
+import { useWebApp } from '../features/auth/api/web-app';
 import { historyIndex } from '../lib/history';
 import { isTelegramLaunch, loadTelegram, type TelegramEnv, type TelegramTheme } from '../lib/telegram';
 
@@ -45,18 +42,16 @@ export function TelegramProvider({ children }: { children: ReactNode }) {
  */
 export function TelegramBridge() {
   const { env } = useTelegram();
-  const qc = useQueryClient();
+  const { mutateAsync: signIn } = useWebApp();
   const [pathname, navigate] = useLocation();
 
   useEffect(() => {
     if (!env?.initDataRaw) return;
-    request(routes.webApp, { body: { init_data: env.initDataRaw }, token: null })
-      .then((auth) => startSession(qc, auth))
-      .catch(() => {
-        // A refused initData (stale, or the bot is not configured) leaves the visitor signed out;
-        // the usual sign-in pages still work.
-      });
-  }, [env, qc]);
+    signIn(env.initDataRaw).catch(() => {
+      // A refused initData (stale, or the bot is not configured) leaves the visitor signed out;
+      // the usual sign-in pages still work.
+    });
+  }, [env, signIn]);
 
   useEffect(() => {
     env?.setBackVisible(pathname !== '/');

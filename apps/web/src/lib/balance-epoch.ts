@@ -4,8 +4,8 @@
 // Each event bumps its server's epoch; a call deducts only when no event came while it ran.
 const epochs = new Map<number, number>();
 
-export const balanceEpoch = (gamesserverId: number) => epochs.get(gamesserverId) ?? 0;
+export const balanceEpoch = (gameServerId: number) => epochs.get(gameServerId) ?? 0;
 
-export function bumpBalanceEpoch(gamesserverId: number) {
-  epochs.set(gamesserverId, balanceEpoch(gamesserverId) + 1);
+export function bumpBalanceEpoch(gameServerId: number) {
+  epochs.set(gameServerId, balanceEpoch(gameServerId) + 1);
 }

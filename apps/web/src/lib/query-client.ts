@@ -15,3 +15,10 @@ export function createQueryClient() {
     },
   });
 }
+
+/**
+ * For a mutation that a form awaits: sent even when the browser says it is offline, so the form
+ * shows «Нет связи с сервером…» at once (TanStack's default would hold the mutation until the
+ * connection returns, with the form's button still busy).
+ */
+export const sendEvenOffline = { networkMode: 'always' } as const;

@@ -6,15 +6,15 @@ import { walletsQueryOptions } from './wallets';
 /** Every page of the history, for invalidation after a request changes. */
 export const allHistoryKey = ['history'] as const;
 
-export const historyQueryOptions = (page: number, gamesserverId: number | null) =>
+export const historyQueryOptions = (page: number, gameServerId: number | null) =>
   queryOptions({
-    queryKey: [...allHistoryKey, { page, gamesserverId }],
+    queryKey: [...allHistoryKey, { page, gameServerId }],
     queryFn: () =>
-      request(routes.getUserInputOutputBalance, { query: { page, per_page: HISTORY_PAGE_SIZE, gamesserver_id: gamesserverId ?? undefined } }),
+      request(routes.getUserInputOutputBalance, { query: { page, per_page: HISTORY_PAGE_SIZE, gamesserver_id: gameServerId ?? undefined } }),
     placeholderData: keepPreviousData,
   });
 
-export const useHistory = (page: number, gamesserverId: number | null) => useQuery(historyQueryOptions(page, gamesserverId));
+export const useHistory = (page: number, gameServerId: number | null) => useQuery(historyQueryOptions(page, gameServerId));
 
 /** Cancels a pending request; a withdrawal's held amount comes back to the wallet. */
 export function useCancelRequest() {

@@ -15,13 +15,13 @@ export type DialogState =
   | { name: 'subscribe_telegram' }
   | { name: 'error_code'; incidentId: number }
   | { name: 'user_variant' }
-  | { name: 'edit_user_variant'; pricekodId: number; nominal: number; count: number; initialTotalAden: number }
+  | { name: 'edit_user_variant'; userVariantId: number; nominal: number; count: number; initialTotalAden: number }
   | { name: 'delete_success'; summa: number }
   | { name: 'create_success'; summa: number; count: number; nominal: number }
   | { name: 'vip' }
   // Confirmations of the codes tab: revealing a code states its price; cancelling names the code.
-  | { name: 'show_code'; gamesserverId: number; nominal: number; price: number; pricekodId?: number }
-  | { name: 'cancel_code'; gamesserverId: number; codeId: number; nominal: number; sert: string }
+  | { name: 'show_code'; gameServerId: number; nominal: number; price: number; userVariantId?: number }
+  | { name: 'cancel_code'; gameServerId: number; codeId: number; nominal: number; sert: string }
   | { name: 'alert'; text: string; errors: string[]; timeout: number; data?: { low_cap?: boolean; sert?: string; accept?: boolean } };
 
 interface UiState {

@@ -1,5 +1,5 @@
 import { routes, type Wallet } from '@adena/contract/lite';
-import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { queryOptions, useQuery } from '@tanstack/react-query';
 import { request } from './api-client';
 import { recallWhileOffline, remember } from './last-known';
 import { useUser } from './session';
@@ -16,15 +16,7 @@ export function useWallets() {
   return useQuery({ ...walletsQueryOptions(), enabled: isSignedIn });
 }
 
-export function useWallet(gamesserverId: number | null): Wallet | undefined {
+export function useWallet(gameServerId: number | null): Wallet | undefined {
   const { data } = useWallets();
-  return data?.find((w) => w.gamesserver_id === gamesserverId);
-}
-
-export function useSaveNick() {
-  const qc = useQueryClient();
-  return useMutation({
-    mutationFn: (body: { gamesserver_id: number; nick: string }) => request(routes.saveNick, { body }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey }),
-  });
+  return data?.find((w) => w.gamesserver_id === gameServerId);
 }

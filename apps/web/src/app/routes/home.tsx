@@ -10,7 +10,7 @@ import { CodesTab } from '../../features/codes/components/codes-tab-lazy';
 import { HistoryList } from '../../features/history/components/history-list-lazy';
 import { useGamesservers } from '../../lib/gamesservers';
 import { ServerPicker } from '../../features/servers/components/server-picker';
-import { useSelectedServerId } from '../../features/servers/selected-server';
+import { useSelectedGameServerId } from '../../features/servers/selected-server';
 import { WalletCard } from '../../features/wallet/components/wallet-card';
 import { WalletDialogs } from '../../features/wallet/components/wallet-dialogs';
 
@@ -23,8 +23,8 @@ type TabValue = (typeof TABS)[number]['value'];
 
 export function HomeRoute() {
   const { data: servers } = useGamesservers();
-  const [serverId] = useSelectedServerId();
-  const server = servers?.find((s) => s.id === serverId);
+  const [gameServerId] = useSelectedGameServerId();
+  const server = servers?.find((s) => s.id === gameServerId);
   const { isSignedIn } = useUser();
   const [params, setParams] = useSearchParams();
   const tab: TabValue = TABS.some((t) => t.value === params.get('tab')) ? (params.get('tab') as TabValue) : 'wallet';
@@ -50,7 +50,7 @@ export function HomeRoute() {
       {tab === 'wallet' && <WalletCard server={server} />}
       {tab === 'codes' && <CodesTab server={server} topUp={(s, nick) => <WalletDialogs server={s} nick={nick} balances={null} />} />}
       {tab === 'history' &&
-        (isSignedIn ? <HistoryList gamesserverId={server?.id ?? null} /> : <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>)}
+        (isSignedIn ? <HistoryList gameServerId={server?.id ?? null} /> : <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>)}
     </Stack>
   );
 }

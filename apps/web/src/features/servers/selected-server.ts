@@ -7,4 +7,4 @@ const parse = (raw: string | null) => {
 const serialize = (id: number | null) => (id === null ? null : String(id));
 
 /** The chosen game server, kept in local storage and shared by every component. */
-export const useSelectedServerId = () => useLocalState('gamesserver_id', parse, serialize);
+export const useSelectedGameServerId = () => useLocalState('gamesserver_id', parse, serialize);

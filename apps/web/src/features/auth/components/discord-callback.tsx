@@ -1,18 +1,16 @@
-import { discordAuth } from '@adena/contract';
 import Button from '@mui/material/Button';
 import CircularProgress from '@mui/material/CircularProgress';
 import Stack from '@mui/material/Stack';
-import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation, useSearchParams } from 'wouter';
-import { ApiError, request } from '../../../lib/api-client';
-import { startSession } from '../../../lib/session';
+import { ApiError } from '../../../lib/api-client';
+import { useDiscordAuth } from '../api/discord-auth';
 import { AuthCard } from './auth-card';
 
 /** Discord sends the player back here with ?code&state; the server checks state and PKCE. */
 export function DiscordCallback() {
   const [params] = useSearchParams();
-  const qc = useQueryClient();
+  const { mutateAsync: signIn } = useDiscordAuth();
   const [, navigate] = useLocation();
   const [error, setError] = useState<string | null>(null);
   const started = useRef(false);
@@ -26,13 +24,10 @@ export function DiscordCallback() {
       return;
     }
     const redirect_uri = `${window.location.origin}/auth/discord/callback`;
-    request(discordAuth, { body: { code, state, redirect_uri }, token: null })
-      .then((auth) => {
-        startSession(qc, auth);
-        navigate('/', { replace: true });
-      })
+    signIn({ code, state, redirect_uri })
+      .then(() => navigate('/', { replace: true }))
       .catch((err: unknown) => setError(err instanceof ApiError ? err.message : 'Не удалось войти через Discord.'));
-  }, [params, qc, navigate]);
+  }, [params, signIn, navigate]);
   return (
     <AuthCard title="Вход через Discord" error={error}>
       {error ? (

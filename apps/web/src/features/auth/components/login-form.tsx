@@ -1,35 +1,31 @@
-import { login, phoneLogin } from '@adena/contract';
 import Button from '@mui/material/Button';
 import Divider from '@mui/material/Divider';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
-import { request } from '../../../lib/api-client';
-import { startSession } from '../../../lib/session';
+import { loginBodySchema, useLogin } from '../api/login';
 import { AuthCard } from './auth-card';
 import { SocialButtons } from './social-buttons';
 
 export function LoginForm({ method }: { method: 'email' | 'phone' }) {
-  const qc = useQueryClient();
   const [, navigate] = useLocation();
   const f = useFormErrors();
   const [busy, setBusy] = useState(false);
   const [login_, setLogin] = useState('');
   const [password, setPassword] = useState('');
-  const endpoint = method === 'email' ? login : phoneLogin;
+  const signIn = useLogin();
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
     f.clear();
-    const body = f.validate(endpoint.body, method === 'email' ? { email: login_, password } : { phone: login_, password });
+    const body = f.validate(loginBodySchema[method], method === 'email' ? { email: login_, password } : { phone: login_, password });
     if (!body) return;
     setBusy(true);
     try {
-      startSession(qc, await request(endpoint, { body, token: null }));
+      await signIn.mutateAsync(body);
       navigate('/');
     } catch (err) {
       f.fromError(err);

@@ -1,38 +1,26 @@
-import {
-  codeVerificationEmailRegister,
-  codeVerificationPhoneRegister,
-  emailRegister,
-  newTokenEmailRegister,
-  newTokenPhoneRegister,
-  phoneRegister,
-} from '@adena/contract';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
-import { request } from '../../../lib/api-client';
-import { startSession } from '../../../lib/session';
+import { useCodeVerificationRegister } from '../api/code-verification-register';
+import { useNewTokenRegister } from '../api/new-token-register';
+import { registerBodySchema, useRegister } from '../api/register';
 import { AuthCard } from './auth-card';
 import { CodeStep } from './code-step';
 
-const CALLS = {
-  email: { start: emailRegister, resend: newTokenEmailRegister, verify: codeVerificationEmailRegister },
-  phone: { start: phoneRegister, resend: newTokenPhoneRegister, verify: codeVerificationPhoneRegister },
-} as const;
-
 /** Sign-up in two steps (SPEC.md section 4): details → a code sent to the address → signed in. */
 export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
-  const qc = useQueryClient();
   const [, navigate] = useLocation();
   const f = useFormErrors();
   const [busy, setBusy] = useState(false);
   const [values, setValues] = useState({ login: '', name: '', password: '', password_confirmation: '' });
   const [token, setToken] = useState<string | null>(null);
-  const calls = CALLS[method];
+  const register = useRegister();
+  const verifyCode = useCodeVerificationRegister();
+  const newToken = useNewTokenRegister();
   const set = (k: keyof typeof values) => (e: React.ChangeEvent<HTMLInputElement>) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
   async function start(e: React.FormEvent) {
@@ -40,12 +28,11 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
     f.clear();
     const { login, ...rest } = values;
     const input = { ...rest, [method]: login, name: rest.name || undefined };
-    const body = f.validate(calls.start.body, input);
+    const body = f.validate(registerBodySchema[method], input);
     if (!body) return;
     setBusy(true);
     try {
-      const r = await request(calls.start, { body, token: null } as never);
-      setToken(method === 'email' ? (r as { email_token: string }).email_token : (r as { phone_token: string }).phone_token);
+      setToken(await register.mutateAsync(body));
     } catch (err) {
       f.fromError(err);
     } finally {
@@ -57,8 +44,7 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
     f.clear();
     setBusy(true);
     try {
-      const body = method === 'email' ? { email_token: token!, code } : { phone_token: token!, code };
-      startSession(qc, await request(calls.verify, { body, token: null } as never));
+      await verifyCode.mutateAsync({ method, token: token!, code });
       navigate('/');
     } catch (err) {
       f.fromError(err);
@@ -70,9 +56,7 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
   async function resend() {
     f.clear();
     try {
-      const body = method === 'email' ? { email_token: token! } : { phone_token: token! };
-      const r = (await request(calls.resend, { body, token: null } as never)) as Record<string, string>;
-      setToken(r[`${method}_token`] ?? token);
+      setToken((await newToken.mutateAsync({ method, token: token! })) ?? token);
       return true;
     } catch (err) {
       f.fromError(err);

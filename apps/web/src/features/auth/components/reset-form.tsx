@@ -1,35 +1,23 @@
-import {
-  emailCreateNewPassword,
-  emailResetPasswordCodeCheck,
-  emailResetPasswordCodeDate,
-  phoneCreateNewPassword,
-  phoneResetPassword,
-  phoneResetPasswordCodeCheck,
-} from '@adena/contract';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
-import { request } from '../../../lib/api-client';
-import { startSession } from '../../../lib/session';
+import { createNewPasswordBodySchema, useCreateNewPassword } from '../api/create-new-password';
+import { resetPasswordBodySchema, useResetPassword } from '../api/reset-password';
+import { useResetPasswordCodeCheck } from '../api/reset-password-code-check';
 import { AuthCard } from './auth-card';
 import { CodeStep } from './code-step';
 
-const CALLS = {
-  email: { start: emailResetPasswordCodeDate, check: emailResetPasswordCodeCheck, create: emailCreateNewPassword, token: 'email_reset_password_token' },
-  phone: { start: phoneResetPassword, check: phoneResetPasswordCodeCheck, create: phoneCreateNewPassword, token: 'phone_reset_token' },
-} as const;
-
 /** Password reset in three steps: address → code → new password (the new_password_token is the bearer). */
 export function ResetForm({ method }: { method: 'email' | 'phone' }) {
-  const qc = useQueryClient();
   const [, navigate] = useLocation();
   const f = useFormErrors();
-  const calls = CALLS[method];
+  const resetPassword = useResetPassword();
+  const checkCode = useResetPasswordCodeCheck();
+  const createPassword = useCreateNewPassword();
   const [busy, setBusy] = useState(false);
   const [login, setLogin] = useState('');
   const [resetToken, setResetToken] = useState<string | null>(null);
@@ -57,11 +45,11 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
           noValidate
           onSubmit={(e) => {
             e.preventDefault();
-            const body = f.validate(calls.create.body, pw);
+            const body = f.validate(createNewPasswordBodySchema, pw);
             // SPEC.md section 5: nothing happens without the new password token.
             if (!body || !newPasswordToken) return;
             void run(async () => {
-              startSession(qc, await request(calls.create, { body, token: newPasswordToken } as never));
+              await createPassword.mutateAsync({ method, body, newPasswordToken });
               navigate('/');
             });
           }}
@@ -102,10 +90,7 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
           error={f.fieldError('code')}
           onSubmit={(code) =>
             void run(async () => {
-              const r = (await request(calls.check, { body: { [calls.token]: resetToken, code }, token: null } as never)) as {
-                new_password_token: string;
-              };
-              setNewPasswordToken(r.new_password_token);
+              setNewPasswordToken(await checkCode.mutateAsync({ method, token: resetToken, code }));
             })
           }
           // Reset has no resend call: asking again for the same address opens a new flow (the
@@ -113,8 +98,7 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
           onResend={async () => {
             f.clear();
             try {
-              const r = (await request(calls.start, { body: { [method]: login }, token: null } as never)) as Record<string, string>;
-              setResetToken(r[calls.token] ?? resetToken);
+              setResetToken((await resetPassword.mutateAsync(method === 'email' ? { email: login } : { phone: login })) ?? resetToken);
               return true;
             } catch (err) {
               f.fromError(err);
@@ -142,11 +126,10 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
         noValidate
         onSubmit={(e) => {
           e.preventDefault();
-          const body = f.validate(calls.start.body, { [method]: login });
+          const body = f.validate(resetPasswordBodySchema[method], { [method]: login });
           if (!body) return;
           void run(async () => {
-            const r = (await request(calls.start, { body, token: null } as never)) as Record<string, string>;
-            setResetToken(r[calls.token] ?? null);
+            setResetToken((await resetPassword.mutateAsync(body)) ?? null);
           });
         }}
       >

@@ -1,12 +1,10 @@
-import { telegramAuth } from '@adena/contract';
 import Button from '@mui/material/Button';
 import CircularProgress from '@mui/material/CircularProgress';
 import Stack from '@mui/material/Stack';
-import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
-import { ApiError, request } from '../../../lib/api-client';
-import { startSession } from '../../../lib/session';
+import { ApiError } from '../../../lib/api-client';
+import { useTelegramAuth } from '../api/telegram-auth';
 import { AuthCard } from './auth-card';
 
 /** Reads Telegram's signed login result from #tgAuthResult (base64 JSON) and lets the server check it. */
@@ -22,7 +20,7 @@ function readAuthResult(): Record<string, unknown> | null {
 }
 
 export function TelegramCallback() {
-  const qc = useQueryClient();
+  const { mutateAsync: signIn } = useTelegramAuth();
   const [, navigate] = useLocation();
   const [error, setError] = useState<string | null>(null);
   const started = useRef(false);
@@ -34,13 +32,10 @@ export function TelegramCallback() {
       setError('Telegram не подтвердил вход. Попробуйте ещё раз.');
       return;
     }
-    request(telegramAuth, { body: data as never, token: null })
-      .then((auth) => {
-        startSession(qc, auth);
-        navigate('/', { replace: true });
-      })
+    signIn(data)
+      .then(() => navigate('/', { replace: true }))
       .catch((err: unknown) => setError(err instanceof ApiError ? err.message : 'Не удалось войти через Telegram.'));
-  }, [qc, navigate]);
+  }, [signIn, navigate]);
   return (
     <AuthCard title="Вход через Telegram" error={error}>
       {error ? (

@@ -73,7 +73,7 @@ describe('the codes calls change the cache by SPEC.md section 4', () => {
     const fetch = vi.fn(async () => answer(200, { success: true, summa: 1_020_000, sert: 'ADN-NEW', status: 'active', code_id: 9 }));
     vi.stubGlobal('fetch', fetch);
     const { result, unmount } = await renderHook(qc, useShowCode);
-    await act(() => result.current.mutateAsync({ gamesserver_id: 1, wallet_id: 7, nominal: 1_000_000, idempotencyKey: 'k1' }));
+    await act(() => result.current.mutateAsync({ gameServerId: 1, walletId: 7, nominal: 1_000_000, idempotencyKey: 'k1' }));
     const init = (fetch.mock.calls[0] as unknown as [string, RequestInit])[1];
     expect(JSON.parse(String(init.body))).toEqual({ gamesserver_id: 1, wallet_id: 7, nominal: 1_000_000 });
     expect(new Headers(init.headers).get('Idempotency-Key')).toBe('k1');
@@ -87,7 +87,7 @@ describe('the codes calls change the cache by SPEC.md section 4', () => {
     vi.stubGlobal('fetch', async () => answer(409, { message: 'Код уже активирован или отменён', status: 'cancelled' }));
     const { result, unmount } = await renderHook(qc, useShowCode);
     await act(async () => {
-      await result.current.mutateAsync({ gamesserver_id: 1, wallet_id: 7, nominal: 1_000_000, code_id: 3, idempotencyKey: 'k2' }).catch(() => {});
+      await result.current.mutateAsync({ gameServerId: 1, walletId: 7, nominal: 1_000_000, codeId: 3, idempotencyKey: 'k2' }).catch(() => {});
     });
     expect(cached().kods[0]?.status).toBe('cancelled');
     expect(cached().wallet.balance).toBe(5_000_000);

@@ -51,8 +51,8 @@ export function mergedCodes(data: AnyPriceData): Code[] {
 }
 
 /** The price a code of this nominal costs, as far as the cached data tells (standard nominal or own variant). */
-export function knownPrice(data: AnyPriceData, nominal: number, pricekodId: number | null = null): number | undefined {
-  if (pricekodId !== null) return data.pricekods.find((p) => p.id === pricekodId)?.price;
+export function knownPrice(data: AnyPriceData, nominal: number, userVariantId: number | null = null): number | undefined {
+  if (userVariantId !== null) return data.pricekods.find((p) => p.id === userVariantId)?.price;
   return data.standard_nominals.find((n) => n.nominal === nominal)?.price ?? data.pricekods.find((p) => p.nominal === nominal)?.price;
 }
 
@@ -61,21 +61,21 @@ export function codeEntry(
   data: AnyPriceData,
   fields: { id: number; nominal: number; sert: string; status?: CodeStatus; price?: number; pricekod_id?: number | null },
 ): Code {
-  const pricekodId = fields.pricekod_id ?? null;
+  const userVariantId = fields.pricekod_id ?? null;
   return {
     id: fields.id,
     nominal: fields.nominal,
-    price: fields.price ?? knownPrice(data, fields.nominal, pricekodId) ?? fields.nominal,
+    price: fields.price ?? knownPrice(data, fields.nominal, userVariantId) ?? fields.nominal,
     status: fields.status ?? 'active',
     sert: fields.sert,
     gamesserver_id: data.id,
-    pricekod_id: pricekodId,
+    pricekod_id: userVariantId,
     created_at: new Date().toISOString(),
     activated_at: null,
   };
 }
 
 /** Applies `update` to the signed-in price data of one server, if it is cached. */
-export function updateAuthPriceData(qc: QueryClient, gamesserverId: number, update: (d: AnyPriceData) => AnyPriceData) {
-  qc.setQueryData(priceDataQueryOptions(gamesserverId, true).queryKey, (d) => (d ? update(d) : d));
+export function updateAuthPriceData(qc: QueryClient, gameServerId: number, update: (d: AnyPriceData) => AnyPriceData) {
+  qc.setQueryData(priceDataQueryOptions(gameServerId, true).queryKey, (d) => (d ? update(d) : d));
 }

@@ -11,17 +11,17 @@ export type AnyPriceData = PriceData | AuthPriceData;
 export const isAuthPriceData = (d: AnyPriceData | undefined): d is AuthPriceData => Boolean(d && 'wallet' in d);
 
 /** SPEC.md section 6: the anonymous path without a token, the authenticated one with it. */
-export const priceDataQueryOptions = (gamesserverId: number, signedIn: boolean) =>
+export const priceDataQueryOptions = (gameServerId: number, signedIn: boolean) =>
   queryOptions({
-    queryKey: ['codes', 'price-data', gamesserverId, signedIn ? 'auth' : 'anon'] as const,
+    queryKey: ['codes', 'price-data', gameServerId, signedIn ? 'auth' : 'anon'] as const,
     queryFn: ({ signal }): Promise<AnyPriceData> =>
-      request(signedIn ? authenticated : anonymous, { params: { id: gamesserverId }, signal, ...(signedIn ? {} : { token: null }) }),
+      request(signedIn ? authenticated : anonymous, { params: { id: gameServerId }, signal, ...(signedIn ? {} : { token: null }) }),
   });
 
 /** Every server's price data, both variants: what a resync invalidates. */
 export const allPriceDataKey = ['codes', 'price-data'] as const;
 
-export function usePriceData(gamesserverId: number | null) {
+export function usePriceData(gameServerId: number | null) {
   const { isSignedIn, isPending } = useUser();
-  return useQuery({ ...priceDataQueryOptions(gamesserverId ?? 0, isSignedIn), enabled: gamesserverId !== null && !isPending });
+  return useQuery({ ...priceDataQueryOptions(gameServerId ?? 0, isSignedIn), enabled: gameServerId !== null && !isPending });
 }

@@ -10,12 +10,13 @@ import { ref } from './ref';
 const call = ref<typeof showCode>('POST', '/api/show_code/');
 
 export interface ShowCodeInput {
-  gamesserver_id: number;
-  wallet_id: number;
+  gameServerId: number;
+  walletId: number;
   nominal: number;
-  pricekod_id?: number;
+  /** The user variant the code is issued from, if any. */
+  userVariantId?: number;
   /** The code this reveal is about, when it is already listed (its status follows an error's status). */
-  code_id?: number;
+  codeId?: number;
   idempotencyKey: string;
 }
 
@@ -26,29 +27,30 @@ export interface ShowCodeInput {
 export function useShowCode() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ idempotencyKey, code_id: _, ...body }: ShowCodeInput) => request(call, { body, idempotencyKey }),
-    onMutate: (input) => ({ epoch: balanceEpoch(input.gamesserver_id) }),
+    mutationFn: ({ gameServerId, walletId, nominal, userVariantId, idempotencyKey }: ShowCodeInput) =>
+      request(call, { body: { gamesserver_id: gameServerId, wallet_id: walletId, nominal, pricekod_id: userVariantId }, idempotencyKey }),
+    onMutate: (input) => ({ epoch: balanceEpoch(input.gameServerId) }),
     onSuccess: (r, input, context) => {
       // The realtime `balance` event may have come first and already carries the lower balance.
-      const deduct = balanceEpoch(input.gamesserver_id) === context?.epoch ? r.summa : 0;
-      updateAuthPriceData(qc, input.gamesserver_id, (d) => {
+      const deduct = balanceEpoch(input.gameServerId) === context?.epoch ? r.summa : 0;
+      updateAuthPriceData(qc, input.gameServerId, (d) => {
         const withNew = withCode(
           d,
-          codeEntry(d, { id: r.code_id, nominal: input.nominal, sert: r.sert, status: r.status, pricekod_id: input.pricekod_id ?? null }),
+          codeEntry(d, { id: r.code_id, nominal: input.nominal, sert: r.sert, status: r.status, pricekod_id: input.userVariantId ?? null }),
         );
         return isAuthPriceData(withNew) ? withWalletBalance(withNew, Math.max(0, withNew.wallet.balance - deduct)) : withNew;
       });
       qc.setQueryData(walletsQueryOptions().queryKey, (ws) =>
-        ws?.map((w) => (w.gamesserver_id === input.gamesserver_id ? { ...w, balance: Math.max(0, w.balance - deduct) } : w)),
+        ws?.map((w) => (w.gamesserver_id === input.gameServerId ? { ...w, balance: Math.max(0, w.balance - deduct) } : w)),
       );
       // The realtime `balance` event may have come first: read the truth once more.
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
-      void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gamesserver_id, true).queryKey });
+      void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gameServerId, true).queryKey });
     },
     onError: (err, input) => {
       const status = err instanceof ApiError ? err.body.status : undefined;
-      if (input.code_id !== undefined && (status === 'active' || status === 'activated' || status === 'cancelled')) {
-        updateAuthPriceData(qc, input.gamesserver_id, (d) => withCodeStatus(d, input.code_id!, status));
+      if (input.codeId !== undefined && (status === 'active' || status === 'activated' || status === 'cancelled')) {
+        updateAuthPriceData(qc, input.gameServerId, (d) => withCodeStatus(d, input.codeId!, status));
       }
     },
   });

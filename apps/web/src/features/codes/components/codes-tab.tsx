@@ -151,7 +151,7 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
                     key={n.nominal}
                     nominal={n.nominal}
                     price={n.price}
-                    onClick={needSignIn(() => openDialog({ name: 'show_code', gamesserverId: server.id, nominal: n.nominal, price: n.price }))}
+                    onClick={needSignIn(() => openDialog({ name: 'show_code', gameServerId: server.id, nominal: n.nominal, price: n.price }))}
                   />
                 ))
               : [0, 1, 2].map((i) => <Skeleton key={i} variant="rounded" height={96} />)}
@@ -182,7 +182,7 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
           <Typography color="text.secondary">
             Нужен другой номинал или сразу много кодов? Создайте вариант: от {adenShort(server.min_nominal)}, до 100 кодов за раз.
           </Typography>
-          {auth ? <UserVariantsList pricekods={auth.pricekods} /> : <Skeleton variant="rounded" height={40} />}
+          {auth ? <UserVariantsList userVariants={auth.pricekods} /> : <Skeleton variant="rounded" height={40} />}
         </Section>
       )}
 

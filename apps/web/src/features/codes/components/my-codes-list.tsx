@@ -27,7 +27,7 @@ function CodeItem({ code }: { code: Code }) {
             size="small"
             color="error"
             sx={{ ml: 'auto', minWidth: 0 }}
-            onClick={() => openDialog({ name: 'cancel_code', gamesserverId: code.gamesserver_id, codeId: code.id, nominal: code.nominal, sert: code.sert })}
+            onClick={() => openDialog({ name: 'cancel_code', gameServerId: code.gamesserver_id, codeId: code.id, nominal: code.nominal, sert: code.sert })}
           >
             Отменить
           </Button>
@@ -90,7 +90,7 @@ export function CancelCodeDialog() {
             onClick={() =>
               d &&
               cancel.mutate(
-                { id: d.codeId, gamesserver_id: d.gamesserverId },
+                { id: d.codeId, gamesserver_id: d.gameServerId },
                 {
                   onSuccess: (r) => {
                     close();

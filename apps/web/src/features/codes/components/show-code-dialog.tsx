@@ -62,7 +62,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
   const confirm = () => {
     if (!d || walletId === null) return;
     show.mutate(
-      { gamesserver_id: d.gamesserverId, wallet_id: walletId, nominal: d.nominal, pricekod_id: d.pricekodId, idempotencyKey: key },
+      { gameServerId: d.gameServerId, walletId, nominal: d.nominal, userVariantId: d.userVariantId, idempotencyKey: key },
       {
         onSuccess: (r) => setRevealed({ sert: r.sert, nominal: d.nominal, summa: r.summa }),
         onError: (err) => {

@@ -25,13 +25,13 @@ import { useUpdatePricekod } from '../api/update-pricekod';
 import { aden, adenShort, codesCount, estimatePrice, newKey } from './code-format';
 
 /** The user's variants on this server, each with its open and total count. */
-export function UserVariantsList({ pricekods }: { pricekods: Pricekod[] }) {
+export function UserVariantsList({ userVariants }: { userVariants: Pricekod[] }) {
   const openDialog = useUi((s) => s.openDialog);
   return (
     <Stack spacing={1}>
-      {pricekods.length > 0 && (
+      {userVariants.length > 0 && (
         <List disablePadding data-testid="user-variants">
-          {pricekods.map((p) => (
+          {userVariants.map((p) => (
             <ListItem key={p.id} divider sx={{ px: 0, gap: 1 }} data-testid="user-variant">
               <Stack sx={{ flexGrow: 1, minWidth: 0 }}>
                 <Typography sx={{ fontWeight: 700 }}>
@@ -47,7 +47,7 @@ export function UserVariantsList({ pricekods }: { pricekods: Pricekod[] }) {
                   onClick={() =>
                     openDialog({
                       name: 'edit_user_variant',
-                      pricekodId: p.id,
+                      userVariantId: p.id,
                       nominal: p.nominal,
                       count: p.open_count,
                       // SPEC.md section 3: initialTotalAden = price × count (the codes the edit can still change).
@@ -196,7 +196,7 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
     const body = f.validate(createPricekod.body, { gamesserver_id: server.id, nominal: form.parsedNominal ?? undefined, count: form.parsedCount ?? undefined });
     if (!body) return;
     update.mutate(
-      { ...body, id: d.pricekodId, idempotencyKey: key },
+      { ...body, id: d.userVariantId, idempotencyKey: key },
       {
         onSuccess: (r) => {
           close();
@@ -212,7 +212,7 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
   };
   const remove = () =>
     del.mutate(
-      { id: d.pricekodId, gamesserver_id: server.id },
+      { id: d.userVariantId, gamesserver_id: server.id },
       { onSuccess: (r) => openDialog({ name: 'delete_success', summa: r.summa }), onError: (err) => f.fromError(err) },
     );
 
@@ -268,7 +268,7 @@ export function EditUserVariantDialog({ server, feeBp }: { server: Gamesserver; 
   const open = dialog.name === 'edit_user_variant';
   return (
     <AppDialog open={open} onClose={close} title="Изменить вариант" testId="edit-user-variant-dialog">
-      {open && <EditForm key={dialog.pricekodId} d={dialog} server={server} feeBp={feeBp} />}
+      {open && <EditForm key={dialog.userVariantId} d={dialog} server={server} feeBp={feeBp} />}
     </AppDialog>
   );
 }

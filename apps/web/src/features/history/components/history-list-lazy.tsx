@@ -4,10 +4,10 @@ import { lazy, Suspense } from 'react';
 // The history (list, chips, pagination) loads when its tab opens; most first visits never do.
 const HistoryListScreen = lazy(() => import('./history-list').then((m) => ({ default: m.HistoryList })));
 
-export function HistoryList({ gamesserverId }: { gamesserverId: number | null }) {
+export function HistoryList({ gameServerId }: { gameServerId: number | null }) {
   return (
     <Suspense fallback={<Skeleton variant="rounded" height={240} />}>
-      <HistoryListScreen gamesserverId={gamesserverId} />
+      <HistoryListScreen gameServerId={gameServerId} />
     </Suspense>
   );
 }

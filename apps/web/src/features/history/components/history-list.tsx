@@ -90,12 +90,12 @@ function HistoryItem({ item }: { item: Request }) {
   );
 }
 
-export function HistoryList({ gamesserverId }: { gamesserverId: number | null }) {
+export function HistoryList({ gameServerId }: { gameServerId: number | null }) {
   // Another server's history starts again from its first page.
-  const [at, setAt] = useState({ page: 1, gamesserverId });
-  const page = at.gamesserverId === gamesserverId ? at.page : 1;
-  const setPage = (p: number) => setAt({ page: p, gamesserverId });
-  const { data, isPending, isError, isPlaceholderData } = useHistory(page, gamesserverId);
+  const [at, setAt] = useState({ page: 1, gameServerId });
+  const page = at.gameServerId === gameServerId ? at.page : 1;
+  const setPage = (p: number) => setAt({ page: p, gameServerId });
+  const { data, isPending, isError, isPlaceholderData } = useHistory(page, gameServerId);
   // Removing the last entry of the last page leaves that page empty: step back to one that has entries.
   const emptyPage = !isPlaceholderData && data !== undefined && data.data.length === 0 && page > 1;
   useEffect(() => {

@@ -2,7 +2,7 @@ import Alert from '@mui/material/Alert';
 import Skeleton from '@mui/material/Skeleton';
 import { OutlinedNativeSelect } from '../../../components/outlined-native-select';
 import { useGamesservers } from '../../../lib/gamesservers';
-import { useSelectedServerId } from '../selected-server';
+import { useSelectedGameServerId } from '../selected-server';
 
 /**
  * The game server choice. A native select: the phone's own picker (also inside Telegram), and
@@ -10,7 +10,7 @@ import { useSelectedServerId } from '../selected-server';
  */
 export function ServerPicker() {
   const { data, isPending, isError } = useGamesservers();
-  const [selected, setSelected] = useSelectedServerId();
+  const [selected, setSelected] = useSelectedGameServerId();
   if (isPending) return <Skeleton variant="rounded" height={56} />;
   if (isError) return <Alert severity="error">Не удалось загрузить список серверов. Обновите страницу.</Alert>;
   const value = data.some((s) => s.id === selected) ? String(selected) : '';

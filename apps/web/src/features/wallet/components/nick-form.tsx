@@ -4,7 +4,7 @@ import Stack from '@mui/material/Stack';
 import { useState } from 'react';
 import { LightTextField } from '../../../components/light-text-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
-import { useSaveNick } from '../../../lib/wallets';
+import { useSaveNick } from '../api/save-nick';
 
 /** The wallet's nick on this server: asked when missing, changed on request. */
 export function NickForm({ server, nick, onSaved }: { server: Gamesserver; nick: string | null; onSaved(): void }) {
@@ -21,7 +21,7 @@ export function NickForm({ server, nick, onSaved }: { server: Gamesserver; nick:
         e.preventDefault();
         f.clear();
         save.mutate(
-          { gamesserver_id: server.id, nick: value.trim() },
+          { gameServerId: server.id, nick: value.trim() },
           { onSuccess: onSaved, onError: (err) => f.fromError(err) },
         );
       }}

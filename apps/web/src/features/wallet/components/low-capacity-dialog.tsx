@@ -1,0 +1,49 @@
+import type { CurrencyType } from '@adena/contract/lite';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { AppDialog } from '../../../components/app-dialog';
+import { useUi } from '../../../lib/ui-store';
+import { formatAmount } from '../../../utils/format-amount';
+import { unitOf } from './money-form';
+
+/** A withdrawal (or any other charge) beyond the balance: how much was asked, how much there is, and a top-up. */
+export function LowCapacityDialog() {
+  const dialog = useUi((s) => s.dialog);
+  const close = useUi((s) => s.closeDialog);
+  const openDialog = useUi((s) => s.openDialog);
+  const open = dialog.name === 'low_capacity';
+  const currency: CurrencyType = open ? dialog.currency : 1;
+  return (
+    <AppDialog
+      open={open}
+      onClose={close}
+      title="Недостаточно средств"
+      testId="low-capacity-dialog"
+      actions={
+        <>
+          <Button onClick={close}>Закрыть</Button>
+          {/* SPEC.md section 4: opening the put dialog clears the low-capacity dialog. */}
+          <Button variant="contained" onClick={() => openDialog({ name: 'put', currency })}>
+            Пополнить
+          </Button>
+        </>
+      }
+    >
+      <Stack spacing={1.5}>
+        {open && dialog.amount !== undefined && (
+          <Typography>
+            Для вывода нужно <b>{formatAmount(dialog.amount)} {unitOf(currency)}</b>
+            {dialog.available !== undefined && (
+              <>
+                , а на балансе <b data-testid="low-capacity-available">{formatAmount(dialog.available)} {unitOf(currency)}</b>
+              </>
+            )}
+            .
+          </Typography>
+        )}
+        <Typography>На балансе не хватает средств для этой операции. Пополните кошелёк или уменьшите сумму.</Typography>
+      </Stack>
+    </AppDialog>
+  );
+}

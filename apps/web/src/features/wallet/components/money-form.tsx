@@ -1,0 +1,138 @@
+import { CURRENCIES, type CurrencyType, type Gamesserver } from '@adena/contract/lite';
+import Alert from '@mui/material/Alert';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { type ReactNode, useState } from 'react';
+import { AmountField } from '../../../components/amount-field';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { formatAmount, formatShort } from '../../../utils/format-amount';
+import { parseAmount } from '../../../utils/parse-amount';
+import { useSaveNick } from '../api/save-nick';
+
+export const unitOf = (c: CurrencyType) => CURRENCIES[c].name;
+
+type Direction = 'input' | 'output';
+
+function limitsText(server: Gamesserver, direction: Direction, currency: CurrencyType) {
+  const l = server.limits[direction][String(currency) as '1' | '2'];
+  return `${direction === 'input' ? 'Пополнение' : 'Вывод'}: от ${formatShort(l.min)} до ${formatShort(l.max)} ${unitOf(currency)} за заявку`;
+}
+
+const AMOUNT_HINT = 'Можно сокращённо: 1.5кк = 1 500 000';
+
+/** One idempotency key per dialog opening: a double click or a retry moves money once. */
+const newKey = () => crypto.randomUUID();
+
+/**
+ * The state of the put and take form: the amount as typed, the nick when the wallet has none (on a
+ * phone the dialog covers the card's own nick field, and the request needs it: the operator finds
+ * the transfer by it), this opening's idempotency key, and the errors on their fields.
+ */
+export function useMoneyForm(options: {
+  gameServerId: number;
+  nick: string | null;
+  /** Makes the request with the amount read from the players' shorthand. */
+  send(amount: number, idempotencyKey: string): Promise<void>;
+  /** Takes an error over (true), or leaves it to be shown on the fields (false). */
+  onError?(err: unknown, amount: number): boolean;
+}) {
+  const { gameServerId, nick, send, onError } = options;
+  const errors = useFormErrors();
+  const [amountText, setAmountText] = useState('');
+  const [nickText, setNickText] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [key, setKey] = useState(newKey);
+  const saveNick = useSaveNick();
+
+  /** Empties the fields and takes a new key, for the next opening. */
+  const clear = () => {
+    setAmountText('');
+    setNickText('');
+    setKey(newKey());
+    errors.clear();
+  };
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    errors.clear();
+    const amount = parseAmount(amountText);
+    if (amount === null) return;
+    setBusy(true);
+    try {
+      // The nick typed here is saved first; its 422 lands on the nick field.
+      if (!nick) await saveNick.mutateAsync({ gameServerId, nick: nickText.trim() });
+      await send(amount, key);
+    } catch (err) {
+      if (!onError?.(err, amount)) errors.fromError(err);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return {
+    amountText,
+    setAmountText,
+    nickText,
+    setNickText,
+    errors,
+    clear,
+    submit,
+    canSubmit: !busy && parseAmount(amountText) !== null && (Boolean(nick) || nickText.trim() !== ''),
+  };
+}
+
+export type MoneyFormState = ReturnType<typeof useMoneyForm>;
+
+/** The form the put and take dialogs share: the nick when missing, the amount, the limits (and what is available), then the dialog's own note. */
+export function MoneyForm(props: {
+  id: string;
+  form: MoneyFormState;
+  server: Gamesserver;
+  direction: Direction;
+  currency: CurrencyType;
+  nick: string | null;
+  nickHelper: string;
+  /** Shown under the limits when known (withdrawals). */
+  available?: number | null;
+  children?: ReactNode;
+}) {
+  const { form, currency } = props;
+  const nickError = form.errors.fieldError('nick');
+  return (
+    <Stack component="form" id={props.id} spacing={2} onSubmit={form.submit} noValidate sx={{ pt: 1 }}>
+      {form.errors.formError && <Alert severity="error">{form.errors.formError}</Alert>}
+      {!props.nick && (
+        <TextField
+          label="Ник персонажа"
+          value={form.nickText}
+          onChange={(e) => form.setNickText(e.target.value)}
+          autoComplete="nickname"
+          fullWidth
+          error={Boolean(nickError)}
+          helperText={nickError ?? props.nickHelper}
+          slotProps={{ htmlInput: { 'data-testid': 'dialog-nick-input' } }}
+        />
+      )}
+      <AmountField
+        label="Сумма"
+        value={form.amountText}
+        onChange={form.setAmountText}
+        unit={unitOf(currency)}
+        error={form.errors.fieldError('amount')}
+        hint={AMOUNT_HINT}
+        autoFocus={Boolean(props.nick)}
+      />
+      <Typography variant="body2" color="text.secondary" data-testid="limits">
+        {limitsText(props.server, props.direction, currency)}
+        {props.available != null && (
+          <>
+            <br />
+            Доступно: <b data-testid="available">{formatAmount(props.available)} {unitOf(currency)}</b>
+          </>
+        )}
+      </Typography>
+      {props.children}
+    </Stack>
+  );
+}

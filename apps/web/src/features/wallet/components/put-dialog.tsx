@@ -1,0 +1,92 @@
+import type { CurrencyType, Gamesserver, Request } from '@adena/contract/lite';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { AppDialog } from '../../../components/app-dialog';
+import { CopyButton } from '../../../components/copy-button';
+import { useUi } from '../../../lib/ui-store';
+import { formatAmount } from '../../../utils/format-amount';
+import { useUpBalanceUser } from '../api/up-balance-user';
+import { MoneyForm, unitOf, useMoneyForm } from './money-form';
+
+/** A deposit: the request first, then the cashier's nick to transfer the amount to in the game. */
+export function PutDialog({ server, nick }: { server: Gamesserver; nick: string | null }) {
+  const dialog = useUi((s) => s.dialog);
+  const close = useUi((s) => s.closeDialog);
+  const open = dialog.name === 'put';
+  const currency: CurrencyType = open ? dialog.currency : 1;
+  const deposit = useUpBalanceUser();
+  const [created, setCreated] = useState<Request | null>(null);
+  const form = useMoneyForm({
+    gameServerId: server.id,
+    nick,
+    send: async (amount, idempotencyKey) => {
+      const r = await deposit.mutateAsync({ gameServerId: server.id, currency, amount, idempotencyKey });
+      setCreated(r.success);
+    },
+  });
+
+  const reset = () => {
+    form.clear();
+    setCreated(null);
+    close();
+  };
+
+  return (
+    <AppDialog
+      open={open}
+      onClose={reset}
+      title={currency === 1 ? 'Пополнить адену' : 'Пополнить монеты эйнхасад'}
+      testId="put-dialog"
+      actions={
+        created ? (
+          <Button variant="contained" onClick={reset}>
+            Готово
+          </Button>
+        ) : (
+          <>
+            <Button onClick={reset}>Отмена</Button>
+            <Button variant="contained" type="submit" form="put-form" disabled={!form.canSubmit}>
+              Создать заявку
+            </Button>
+          </>
+        )
+      }
+    >
+      {created ? (
+        <Stack spacing={2}>
+          <Alert severity="success">Заявка №{created.id} создана.</Alert>
+          <Typography>
+            Передайте в игре <b>{formatAmount(created.amount)} {unitOf(currency)}</b> персонажу
+          </Typography>
+          <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
+            <Typography variant="h2" component="p" data-testid="cashier-nick">
+              {created.cashier_nick}
+            </Typography>
+            <CopyButton text={created.cashier_nick ?? ''} label="Скопировать ник кассира" />
+          </Stack>
+          <Typography color="text.secondary">
+            с персонажа <b>{created.nick}</b> на сервере {server.name}. Баланс пополнится, когда оператор подтвердит передачу.
+          </Typography>
+        </Stack>
+      ) : (
+        <MoneyForm
+          id="put-form"
+          form={form}
+          server={server}
+          direction="input"
+          currency={currency}
+          nick={nick}
+          nickHelper="Ваш персонаж на этом сервере: с него вы передадите адену, по нему оператор найдёт передачу"
+        >
+          <Typography variant="body2" color="text.secondary">
+            Кассир на сервере {server.name}: <b data-testid="dialog-cashier-nick">{server.cashier_nick}</b>. Создайте заявку, затем передайте
+            ему сумму в игре — баланс пополнится, когда оператор подтвердит передачу.
+          </Typography>
+        </MoneyForm>
+      )}
+    </AppDialog>
+  );
+}

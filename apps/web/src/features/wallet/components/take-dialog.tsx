@@ -1,0 +1,74 @@
+import type { CurrencyType, Gamesserver } from '@adena/contract/lite';
+import Button from '@mui/material/Button';
+import Typography from '@mui/material/Typography';
+import { AppDialog } from '../../../components/app-dialog';
+import { ApiError } from '../../../lib/api-client';
+import { useUi } from '../../../lib/ui-store';
+import { formatAmount } from '../../../utils/format-amount';
+import { useDownBalanceUser } from '../api/down-balance-user';
+import { MoneyForm, unitOf, useMoneyForm } from './money-form';
+
+/** A withdrawal: held at once; a refusal for want of balance opens the low-capacity dialog instead. */
+export function TakeDialog({ server, nick, available }: { server: Gamesserver; nick: string | null; available: number | null }) {
+  const dialog = useUi((s) => s.dialog);
+  const close = useUi((s) => s.closeDialog);
+  const openDialog = useUi((s) => s.openDialog);
+  const snackbar = useUi((s) => s.showSnackbar);
+  const open = dialog.name === 'take';
+  const currency: CurrencyType = open ? dialog.currency : 1;
+  const withdraw = useDownBalanceUser();
+  const form = useMoneyForm({
+    gameServerId: server.id,
+    nick,
+    send: async (amount, idempotencyKey) => {
+      const r = await withdraw.mutateAsync({ gameServerId: server.id, currency, amount, idempotencyKey });
+      reset();
+      snackbar(`Заявка на вывод ${formatAmount(r.success.enter_currency)} ${unitOf(currency)} создана`);
+    },
+    onError: (err, amount) => {
+      if (!(err instanceof ApiError && err.body.low_cap)) return false;
+      form.clear();
+      openDialog({ name: 'low_capacity', currency, amount, available: available ?? undefined });
+      return true;
+    },
+  });
+
+  function reset() {
+    form.clear();
+    close();
+  }
+
+  return (
+    <AppDialog
+      open={open}
+      onClose={reset}
+      title={currency === 1 ? 'Вывести адену' : 'Вывести монеты эйнхасад'}
+      testId="take-dialog"
+      actions={
+        <>
+          <Button onClick={reset}>Отмена</Button>
+          <Button variant="contained" type="submit" form="take-form" disabled={!form.canSubmit}>
+            Вывести
+          </Button>
+        </>
+      }
+    >
+      <MoneyForm
+        id="take-form"
+        form={form}
+        server={server}
+        direction="output"
+        currency={currency}
+        nick={nick}
+        nickHelper="Ваш персонаж на этом сервере: ему оператор передаст сумму"
+        available={available}
+      >
+        {nick && (
+          <Typography variant="body2" color="text.secondary">
+            Оператор передаст сумму персонажу <b>{nick}</b>. До обработки заявку можно отменить — сумма вернётся на баланс.
+          </Typography>
+        )}
+      </MoneyForm>
+    </AppDialog>
+  );
+}
