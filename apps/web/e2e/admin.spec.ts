@@ -243,7 +243,7 @@ describe('the admin area', () => {
 
     // Players see the median next to the put and take buttons.
     const player = await createUser(db);
-    server.app.deps.serverList.invalidate();
+    server.app.deps.system.gameServersChanged();
     const p = await openAs(server, browser, player, '/', { gamesserverId: servers[0]!.id });
     contexts.push(p.context);
     await expect.poll(() => p.page.getByTestId('median-processing').textContent(), { timeout: 10_000 }).toMatch(/^обычно обрабатываем за ~\d+ мин$/);
