@@ -4,7 +4,7 @@ import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
-import { auditLedger } from '../ledger/audit';
+import { auditLedger } from '../ledger/ledger.service';
 
 const KK = 1_000_000;
 

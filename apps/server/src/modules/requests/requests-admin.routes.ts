@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Deps } from '../../app';
 import { requireAdmin } from '../../plugins/auth';
 import { createTelegramBot } from '../codes/telegram-bot';
-import { auditLedger } from '../ledger/audit';
+import { auditLedger } from '../ledger/ledger.service';
 import { createRequestsService } from './requests.service';
 
 /** The operators' queue and the ledger audit under /api/admin. */

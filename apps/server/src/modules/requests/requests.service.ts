@@ -1,4 +1,4 @@
-import { type AdminRequest, CURRENCIES, type Request } from '@adena/contract';
+import { type AdminRequest, CURRENCIES, formatAmount, type Request } from '@adena/contract';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, RequestType } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
@@ -8,12 +8,11 @@ import type { AuthUser, Caller } from '../../plugins/auth';
 import type { Realtime } from '../../plugins/realtime';
 import type { TelegramBot } from '../codes/telegram-bot';
 import { deliverNotices, type PendingNotice } from '../codes/telegram-notices';
-import { type CurrencyType, post, rethrowMoneyError, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger';
+import { type CurrencyType, post, rethrowMoneyError, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger.service';
 import { type AdminRequestRow, type QueueFilters, type RequestRow, requestsRepository as repo } from './requests.repository';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const iso = (d: Date | string) => new Date(d).toISOString();
-const grouped = (v: bigint) => v.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
 
 export function toRequest(r: RequestRow): Request {
   return {
@@ -102,7 +101,7 @@ export function createRequestsService({ db, realtime, bot, log }: RequestsServic
     const [min, max] = detail.split(',').map((v) => BigInt(v)) as [bigint, bigint];
     return new AppError('LIMIT_EXCEEDED', {
       message: type === 'input' ? 'Сумма пополнения вне пределов сервера' : 'Сумма вывода вне пределов сервера',
-      errors: { amount: [`От ${grouped(min)} до ${grouped(max)} ${CURRENCIES[currency].name}`] },
+      errors: { amount: [`От ${formatAmount(min)} до ${formatAmount(max)} ${CURRENCIES[currency].name}`] },
     });
   }
 

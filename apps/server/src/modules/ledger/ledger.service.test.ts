@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, DB_KINDS, type TestDb } from '../../../test/harness';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { seedDemoServers } from '../system/seed';
-import { auditLedger } from './audit';
-import { post, serviceAccount, walletAccount } from './ledger';
+import { auditLedger, post, serviceAccount, walletAccount } from './ledger.service';
 
 describe.each(DB_KINDS)('ledger on %s', (kind) => {
   let db: TestDb;
