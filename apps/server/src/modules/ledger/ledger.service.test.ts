@@ -44,6 +44,36 @@ describe.each(DB_KINDS)('ledger on %s', (kind) => {
     expect((await auditLedger(db.kysely)).ok).toBe(true);
   });
 
+  it('takes legs in any order and sums the legs of one account into one entry', async () => {
+    const before = await db.kysely.selectFrom('ledger_entries').select(db.kysely.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow();
+    const r = await db.kysely.transaction().execute((trx) =>
+      post(trx, {
+        kind: 'test',
+        legs: [
+          { account: serviceAccount('cash', wallet.gamesserver_id, 1), amount: 30n },
+          { account: walletAccount(wallet.id, wallet.gamesserver_id, 1), amount: -10n },
+          { account: serviceAccount('fees', wallet.gamesserver_id, 1), amount: 0n },
+          { account: walletAccount(wallet.id, wallet.gamesserver_id, 1), amount: -20n },
+        ],
+      }),
+    );
+    expect(r.wallets).toEqual([{ walletId: wallet.id, gamesserverId: wallet.gamesserver_id, balance: 970n, balanceSecond: 0n }]);
+    const entries = await db.kysely
+      .selectFrom('ledger_entries')
+      .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_entries.account_id')
+      .select(['ledger_accounts.key', 'ledger_entries.amount', 'ledger_entries.balance_after'])
+      .where('ledger_entries.transaction_id', '=', r.transactionId)
+      .orderBy('ledger_entries.id')
+      .execute();
+    expect(entries).toEqual([
+      { key: `wallet:${wallet.id}:1`, amount: -30n, balance_after: 970n },
+      { key: `cash:${wallet.gamesserver_id}:1`, amount: 30n, balance_after: null },
+    ]);
+    expect(Number((await db.kysely.selectFrom('ledger_entries').select(db.kysely.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow()).n)).toBe(Number(before.n) + 2);
+    await fund(db.kysely, wallet, 30n);
+    expect(await auditLedger(db.kysely)).toMatchObject({ ok: true });
+  });
+
   it('has the database refuse an unbalanced transaction and any edit of history', async () => {
     await expect(
       db.kysely.transaction().execute(async (trx) => {
