@@ -1,16 +1,14 @@
--- Money movements and the rows every one of them touches (decision record 0014): they no longer
--- share-lock the rows they refer to, and a posting holds a wallet's row for less time.
+-- The rows money refers to are never deleted nor renumbered, and the money tables check their
+-- references with triggers that look the row up without locking it (decision record 0014).
 --
 -- A foreign-key check locks the row it points at (SELECT … FOR KEY SHARE) until COMMIT. Every
--- withdrawal pointed at the same game-server row and payout account, and withdrawals from one
--- wallet at the same user, wallet and wallet-account rows; with many at once, each lock made
--- PostgreSQL write a new MultiXact of all the current lockers onto those rows, and one hot wallet
--- fell to ~200 withdrawals a second in pgbench (~1 100 without the locks). What such a lock
+-- withdrawal points at the same game-server row and payout account, and withdrawals from one
+-- wallet at the same user, wallet and wallet-account rows; with many at once, each lock makes
+-- PostgreSQL write a new MultiXact of all the current lockers onto those rows. What such a lock
 -- guards against is the row being deleted, or its key changed, before the check's transaction
--- ends. The rows money refers to are never deleted nor renumbered, so the database now refuses
--- that outright, and the references of the money tables are checked by triggers that look the
--- row up without locking it: a reference to a row that does not exist is refused as before
--- (SQLSTATE 23503), and the row it found stays.
+-- ends. The database refuses that outright here, so a trigger's lookup without a lock is enough:
+-- a reference to a row that does not exist is refused as before (SQLSTATE 23503), and the row it
+-- found stays.
 
 CREATE FUNCTION refuse_removal() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -59,8 +57,8 @@ CREATE TRIGGER ledger_transactions_actor BEFORE INSERT OR UPDATE OF actor_user_i
 
 -- The entries of one INSERT are checked together when it ends: every account exists, and every
 -- transaction they belong to sums to zero. This replaces the account foreign key and the
--- deferred per-entry balance check of 0002 with one check per posting; it is stricter, as a
--- transaction's entries must now balance at the end of each statement that writes them
+-- deferred per-entry balance check of 0002_ledger.sql with one check per posting; it is stricter,
+-- as a transaction's entries must balance at the end of each statement that writes them
 -- (ledger_post writes all legs in one).
 ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_account_id_fkey;
 DROP TRIGGER ledger_entries_balanced ON ledger_entries;
@@ -83,5 +81,5 @@ END $$;
 CREATE TRIGGER ledger_entries_checked AFTER INSERT ON ledger_entries REFERENCING NEW TABLE AS added
   FOR EACH STATEMENT EXECUTE FUNCTION ledger_entries_check();
 
--- ledger_post now writes the transaction row and finds every account before it updates the
--- first wallet; its live definition is in db/functions/ledger.sql.
+-- ledger_post writes the transaction row and finds every account before it updates the first
+-- wallet; its live definition is in db/functions/ledger.sql.
