@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks';
 import { createUser, createWallet, firstServerId, fund } from '../apps/server/test/factories';
 import { createDb } from '../apps/server/src/db/client';
-import { auditLedger } from '../apps/server/src/modules/ledger/audit';
+import { auditLedger } from '../apps/server/src/modules/ledger/ledger.service';
 import { startPostgres, startServer } from './lib';
 
 const N = Number(process.argv[2] ?? 8000);

@@ -1,32 +1,85 @@
-// STYLE.md's layering of the web app, checked on every lint: a feature never imports another
-// feature, and nothing below app/ (features, components, lib, utils, hooks) imports app/. Routes and
-// the app shell in app/ compose features; what several features share lives in lib/ or components/.
-// Resolves every relative import (static and dynamic) and prints each crossing; exit code 1 if any.
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, normalize, relative } from 'node:path';
+// The layering rules, checked on every lint and test run; prints each crossing and exits 1 if any.
+//
+// apps/web/src (STYLE.md): a feature never imports another feature, and nothing below app/
+// (features, components, lib, utils, hooks) imports app/. Routes and the app shell in app/ compose
+// features; what several features share lives in lib/ or components/.
+//
+// apps/server/src (decision record 0015), test files exempt:
+// - only *.repository.ts and db/ import kysely or pg;
+// - a route file (*.routes.ts) never imports a repository;
+// - a module never imports another module's repository;
+// - nothing but main.ts imports app.ts.
+//
+// Usage: node scripts/check-boundaries.mjs [root], root defaulting to this repository.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const SRC = join(dirname(fileURLToPath(import.meta.url)), '../apps/web/src');
-const LAYERS = ['features', 'components', 'lib', 'utils', 'hooks'];
-const IMPORT = /(?:from|import)\s*\(?\s*'(\.[^']+)'/g;
+const ROOT = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
+// Static imports and re-exports (`from '…'`), side-effect imports and dynamic import().
+const IMPORT = /(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g;
 
 const walk = (dir) =>
-  readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
+  existsSync(dir)
+    ? readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]))
+    : [];
+const importsOf = (file) => [...readFileSync(file, 'utf8').matchAll(IMPORT)].map((m) => m[1]);
+/** A relative import as a path from src (without extension handling: `./x` and `./x.ts` alike). */
+const target = (src, file, spec) => relative(src, normalize(join(dirname(file), spec))).replace(/\.[cm]?[jt]sx?$/, '');
 
-const crossings = [];
-for (const layer of LAYERS) {
-  for (const file of walk(join(SRC, layer)).filter((f) => /\.tsx?$/.test(f))) {
-    const from = relative(SRC, file).split('/');
-    const ownFeature = from[0] === 'features' ? from[1] : null;
-    for (const [, spec] of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-      const to = relative(SRC, normalize(join(dirname(file), spec))).split('/');
-      const otherFeature = to[0] === 'features' && to[1] !== ownFeature;
-      if (otherFeature || to[0] === 'app') crossings.push(`${from.join('/')} imports ${to.join('/')}`);
+function webCrossings(src) {
+  const crossings = [];
+  for (const layer of ['features', 'components', 'lib', 'utils', 'hooks']) {
+    for (const file of walk(join(src, layer)).filter((f) => /\.tsx?$/.test(f))) {
+      const from = relative(src, file).split('/');
+      const ownFeature = from[0] === 'features' ? from[1] : null;
+      for (const spec of importsOf(file).filter((s) => s.startsWith('.'))) {
+        const to = target(src, file, spec).split('/');
+        const otherFeature = to[0] === 'features' && to[1] !== ownFeature;
+        if (otherFeature || to[0] === 'app') crossings.push(`${from.join('/')} imports ${to.join('/')}`);
+      }
     }
   }
+  return crossings;
 }
-if (crossings.length > 0) {
-  console.error(`apps/web/src: ${crossings.length} import(s) across STYLE.md's boundaries (features never import each other; only app/ composes them):`);
+
+function serverCrossings(src) {
+  const crossings = [];
+  const files = walk(src).filter((f) => /\.tsx?$/.test(f) && !/\.test\.tsx?$/.test(f));
+  for (const file of files) {
+    const from = relative(src, file);
+    const name = from.split('/').pop();
+    const isRepository = name.endsWith('.repository.ts');
+    const inDb = from.startsWith('db/');
+    const ownModule = from.startsWith('modules/') ? from.split('/')[1] : null;
+    for (const spec of importsOf(file)) {
+      if (!spec.startsWith('.')) {
+        const pkg = spec.split('/')[0];
+        if ((pkg === 'kysely' || pkg === 'pg') && !isRepository && !inDb) crossings.push(`${from} imports ${pkg} (only repositories and db/ may)`);
+        continue;
+      }
+      const to = target(src, file, spec);
+      const toRepository = to.endsWith('.repository');
+      if (toRepository && name.endsWith('.routes.ts')) crossings.push(`${from} imports ${to} (routes call services)`);
+      const toModule = to.startsWith('modules/') ? to.split('/')[1] : null;
+      if (toRepository && ownModule && toModule && ownModule !== toModule) crossings.push(`${from} imports ${to} (another module's repository)`);
+      if (to === 'app' && from !== 'main.ts') crossings.push(`${from} imports app.ts (only main.ts may)`);
+    }
+  }
+  return crossings;
+}
+
+let failed = false;
+for (const [dir, check, rule] of [
+  ['apps/web/src', webCrossings, "STYLE.md's boundaries (features never import each other; only app/ composes them)"],
+  ['apps/server/src', serverCrossings, "decision record 0015's layers"],
+]) {
+  const src = join(ROOT, dir);
+  if (!existsSync(src)) continue;
+  const crossings = check(src);
+  if (crossings.length === 0) continue;
+  failed = true;
+  console.error(`${dir}: ${crossings.length} import(s) across ${rule}:`);
   for (const c of crossings) console.error(`  ${c}`);
-  process.exit(1);
 }
+if (failed) process.exit(1);

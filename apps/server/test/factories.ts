@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../src/db/schema';
 import { newToken, hashToken } from '../src/lib/tokens';
-import { post, serviceAccount, walletAccount } from '../src/modules/ledger/ledger';
+import { post, serviceAccount, walletAccount } from '../src/modules/ledger/ledger.service';
 
 let seq = 0;
 

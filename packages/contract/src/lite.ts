@@ -1,5 +1,6 @@
 // The zod-free part of the contract, for code on the web app's first page.
 export * from './constants';
+export * from './messages/amount';
 export * from './messages/catalogue';
 export * from './routes';
 export type { AuthResponse, User } from './calls/auth';

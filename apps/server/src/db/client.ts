@@ -24,7 +24,7 @@ const names = new Map<string, string>();
 /**
  * Hands Kysely the pool with every parameterised statement named after a hash of its text, so
  * node-postgres prepares it once per connection and PostgreSQL plans it once instead of on every
- * call (the money paths run the same few statements thousands of times a second). Kysely's
+ * call (the money paths run the same few statements over and over). Kysely's
  * statements are parameterised, so their texts are few; past MAX_NAMED distinct texts the rest
  * run unnamed, which bounds what each connection keeps. Statements without parameters
  * (migrations, BEGIN/COMMIT, several statements at once) keep the simple protocol.

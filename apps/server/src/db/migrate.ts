@@ -1,17 +1,24 @@
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Kysely, sql } from 'kysely';
 import type { Database } from './schema';
 
-const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+const HERE = dirname(fileURLToPath(import.meta.url));
+const MIGRATIONS_DIR = join(HERE, 'migrations');
+const FUNCTIONS_DIR = join(HERE, 'functions');
 // Any constant works; it only has to be the same in every process sharing the database.
 const MIGRATION_LOCK = 482_133_901;
 
 /**
- * Applies migrations/NNNN_name.sql in order, each once, in one transaction under an
- * advisory lock, so several processes starting together on one PostgreSQL do not race.
- * The SQL is written to run unchanged on PostgreSQL 15 (Debian) and 18 (PGlite).
+ * Applies migrations/NNNN_name.sql in order, each once, then every functions/*.sql whose text
+ * differs from the one last applied, all in one transaction under an advisory lock, so several
+ * processes starting together on one PostgreSQL do not race. Migrations hold tables, types and
+ * triggers (with the trigger functions their DDL needs); function files hold the live definition
+ * of every other function and are written to be applied again (CREATE OR REPLACE, and DROP … IF
+ * EXISTS of a signature that changed). The SQL runs unchanged on PostgreSQL 15 (Debian) and 18
+ * (PGlite). Answers the names of what it applied.
  */
 export async function migrate(db: Kysely<Database>): Promise<string[]> {
   const files = readdirSync(MIGRATIONS_DIR)
@@ -32,6 +39,18 @@ export async function migrate(db: Kysely<Database>): Promise<string[]> {
       await sql.raw(readFileSync(join(MIGRATIONS_DIR, file), 'utf8')).execute(trx);
       await sql`INSERT INTO schema_migrations (name) VALUES (${file})`.execute(trx);
       applied.push(file);
+    }
+    const current = new Map(
+      (await sql<{ name: string; sha256: string }>`SELECT name, sha256 FROM schema_functions`.execute(trx)).rows.map((r) => [r.name, r.sha256]),
+    );
+    for (const file of readdirSync(FUNCTIONS_DIR).filter((f) => f.endsWith('.sql')).sort()) {
+      const text = readFileSync(join(FUNCTIONS_DIR, file), 'utf8');
+      const sha256 = createHash('sha256').update(text).digest('hex');
+      if (current.get(file) === sha256) continue;
+      await sql.raw(text).execute(trx);
+      await sql`INSERT INTO schema_functions (name, sha256) VALUES (${file}, ${sha256})
+        ON CONFLICT (name) DO UPDATE SET sha256 = excluded.sha256, applied_at = now()`.execute(trx);
+      applied.push(`functions/${file}`);
     }
     return applied;
   });

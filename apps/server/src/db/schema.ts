@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, Kysely, Transaction } from 'kysely';
 
 /** Timestamps come back as Date and may be written as Date or ISO string. */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -137,7 +137,8 @@ export interface IdempotencyKeysTable {
   path: string;
   request_hash: string;
   response_status: number | null;
-  response_body: string | null;
+  /** The answer, as jsonb: written and read only by db/functions/idempotency.sql. */
+  response_body: ColumnType<unknown, never, never>;
   created_at: Generated<Date>;
 }
 
@@ -167,3 +168,10 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   admin_audit_log: AdminAuditLogTable;
 }
+
+/**
+ * The database, or a transaction on it. Services and lib name the handle they pass to
+ * repositories through these two types; only repositories and db/ import Kysely itself.
+ */
+export type DbHandle = Kysely<Database>;
+export type Trx = Transaction<Database>;

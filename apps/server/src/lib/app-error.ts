@@ -50,8 +50,6 @@ export class AppError extends Error {
   }
 }
 
-export const appError = (code: AppErrorCode, options?: AppErrorOptions) => new AppError(code, options);
-
 /** A 422 naming one field. */
 export const fieldError = (field: string, message: string) =>
   new AppError('VALIDATION', { errors: { [field]: [message] } });

@@ -1,8 +1,8 @@
-import type { FastifyRequest } from 'fastify';
-import type { Transaction } from 'kysely';
 import { createHash } from 'node:crypto';
-import type { Database } from '../db/schema';
+import type { FastifyRequest } from 'fastify';
+import type { Trx } from '../db/schema';
 import { AppError } from './app-error';
+import { idempotencyRepository as repo } from './idempotency.repository';
 
 /** The Idempotency-Key header of a money call, with what identifies the request it was first used for. */
 export interface IdempotencyKey {
@@ -34,40 +34,23 @@ class Replay {
 }
 
 /**
- * Claims an Idempotency-Key by an INSERT in the call's own transaction, so a parallel retry
- * waits on that row and, once the first commits, gets its stored answer instead of moving money
- * again. A failed call rolls its claim back and may be retried as new.
+ * Claims an Idempotency-Key in the call's own transaction (idempotency_claim, db/functions/
+ * idempotency.sql): a parallel retry waits on the claim and, once the first call commits, gets
+ * its stored answer instead of moving money again. A failed call rolls its claim back and may be
+ * retried as new.
  */
-export async function claimKey(trx: Transaction<Database>, userId: number, idem: IdempotencyKey | undefined) {
+export async function claimKey(trx: Trx, userId: number, idem: IdempotencyKey | undefined) {
   if (!idem) return;
-  const claimed = await trx
-    .insertInto('idempotency_keys')
-    .values({ user_id: userId, key: idem.key, method: idem.method, path: idem.path, request_hash: idem.hash })
-    .onConflict((oc) => oc.columns(['user_id', 'key']).doNothing())
-    .returning('key')
-    .executeTakeFirst();
-  if (claimed) return;
-  const row = await trx
-    .selectFrom('idempotency_keys')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .where('key', '=', idem.key)
-    .executeTakeFirstOrThrow();
-  if (row.request_hash !== idem.hash || row.response_body === null || row.response_status !== 200) {
-    throw keyReused();
-  }
-  throw new Replay(JSON.parse(row.response_body));
+  const answer = await repo.claim(trx, userId, idem).catch((err: { code?: string }) => {
+    throw err?.code === 'AWKEY' ? keyReused() : err;
+  });
+  if (answer !== null) throw new Replay(answer);
 }
 
 /** Stores the answer under the claimed key, in the same transaction as the movement it describes. */
-export async function storeKey(trx: Transaction<Database>, userId: number, idem: IdempotencyKey | undefined, answer: unknown) {
+export async function storeKey(trx: Trx, userId: number, idem: IdempotencyKey | undefined, answer: unknown) {
   if (!idem) return;
-  await trx
-    .updateTable('idempotency_keys')
-    .set({ response_status: 200, response_body: JSON.stringify(answer) })
-    .where('user_id', '=', userId)
-    .where('key', '=', idem.key)
-    .execute();
+  await repo.store(trx, userId, idem.key, answer);
 }
 
 /** Runs a call that claims its key; a replay answers the stored first answer. */

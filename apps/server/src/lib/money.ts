@@ -11,5 +11,3 @@ export function feeOf(nominal: bigint, feeBp: number): bigint {
   const numerator = nominal * BigInt(feeBp);
   return (numerator + 9_999n) / 10_000n;
 }
-
-export const priceOf = (nominal: bigint, feeBp: number) => nominal + feeOf(nominal, feeBp);

@@ -1,13 +1,12 @@
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createAdapter } from '@socket.io/postgres-adapter';
 import pg from 'pg';
 import { Server } from 'socket.io';
 import { io as connectClient, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../../test/harness';
-import { relayOnlyToPeers } from './realtime';
+import { peerAwareAdapter } from './realtime';
 
 // Short heartbeats so that "long enough to have heard every peer" is 300 ms here, 10 s in the app.
 const HEARTBEAT = { heartbeatInterval: 100, heartbeatTimeout: 300 };
@@ -18,7 +17,7 @@ async function node(url: string) {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   const http: HttpServer = createServer();
   const io = new Server(http);
-  io.adapter(relayOnlyToPeers(createAdapter(pool, HEARTBEAT)));
+  io.adapter(peerAwareAdapter(pool, HEARTBEAT));
   io.on('connection', (s) => void s.join('r'));
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   const client: Socket = connectClient(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'], reconnection: false });

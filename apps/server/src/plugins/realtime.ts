@@ -1,7 +1,7 @@
 import { type RealtimeEvents, realtimeChannelFor, SubscribeBodySchema } from '@adena/contract';
-import { createAdapter, type PostgresAdapter } from '@socket.io/postgres-adapter';
+import { createAdapter } from '@socket.io/postgres-adapter';
 import type { FastifyInstance } from 'fastify';
-import { type Namespace, Server } from 'socket.io';
+import { Server } from 'socket.io';
 import type { Config } from '../config';
 import type { Db } from '../db/client';
 import { userByToken } from './auth';
@@ -24,7 +24,7 @@ export interface Realtime {
  */
 export function createRealtime(app: FastifyInstance, _config: Config, db: Db): Realtime {
   const io = new Server(app.server, { path: '/socket.io/', serveClient: false, cors: { origin: false } });
-  if (db.pgPool) io.adapter(relayOnlyToPeers(createAdapter(db.pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter') })));
+  if (db.pgPool) io.adapter(peerAwareAdapter(db.pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter') }));
 
   io.use(async (socket, next) => {
     try {
@@ -83,50 +83,55 @@ export function createRealtime(app: FastifyInstance, _config: Config, db: Db): R
 
 const DISCONNECT_AFTER_MS = 500;
 
-/** What relayOnlyToPeers reads of the adapter: its peers by last heartbeat, its options, its LISTEN connection. */
-interface AdapterInternals {
-  nodesMap: Map<string, number>;
-  _opts: { heartbeatTimeout: number };
-  client: { client?: unknown };
-}
+type Pool = NonNullable<Db['pgPool']>;
+type AdapterOptions = NonNullable<Parameters<typeof createAdapter>[1]>;
+/** socket.io-adapter's default: a peer silent for this long is forgotten. */
+const HEARTBEAT_TIMEOUT_MS = 10_000;
 
 /**
- * The PostgreSQL adapter NOTIFYs every broadcast so that other processes reach their sockets; a
- * process without a peer would pay a database transaction per event for nobody (a fifth of a
- * withdrawal's cost, decision record 0014). The adapter knows its peers: each one sends a
- * heartbeat at least every 5 s and is forgotten after `heartbeatTimeout` (10 s) of silence. So a
- * broadcast stays in this process when no peer is known and the adapter has been listening for
- * longer than that timeout since its LISTEN connection last (re)connected, which is long enough
- * to have heard every live peer; while it is not listening, or before, every broadcast is relayed
- * as before. Heartbeats, disconnects and every other cluster message are untouched.
+ * The PostgreSQL adapter (@socket.io/postgres-adapter, pinned in package.json) NOTIFYs every
+ * broadcast so that other processes reach their sockets; a process without a peer would pay a
+ * database round trip per event for nobody (decision record 0014). Each peer sends a heartbeat at
+ * least every `heartbeatInterval` and is forgotten after `heartbeatTimeout` of silence, and the
+ * adapter's public `serverCount()` counts the peers it has heard. So a broadcast stays in this
+ * process when no peer is known and the adapter has been listening for longer than that timeout
+ * since its LISTEN connection last (re)connected, long enough to have heard every live peer; while
+ * it is not listening, or before, every broadcast is relayed. Heartbeats, disconnects and every
+ * other cluster message are untouched.
+ *
+ * Built on public interfaces only: the options are ours, `serverCount()` and `broadcast()` are the
+ * adapter's public methods, and the LISTEN connection is seen through the pool handed to the
+ * adapter, whose `connect()` it calls for that one long-lived client (its queries go through
+ * `pool.query`); the client's `end` event says the connection is gone.
  */
-export function relayOnlyToPeers(factory: ReturnType<typeof createAdapter>) {
-  // biome-ignore lint/complexity/useArrowFunction: Socket.IO calls the adapter factory with `new`.
-  return function (nsp: Namespace): PostgresAdapter {
-    const adapter = factory(nsp);
-    const inside = adapter as unknown as AdapterInternals;
-    const relay = adapter.broadcast.bind(adapter);
-    let listener: unknown;
-    let listeningSince = 0;
-    /** The LISTEN connection now, noting when it (re)connected. */
-    const listening = () => {
-      const current = inside.client.client;
-      if (current !== listener) {
-        listener = current;
-        listeningSince = Date.now();
+export function peerAwareAdapter(pool: Pool, opts: AdapterOptions = {}) {
+  const heartbeatTimeout = opts.heartbeatTimeout ?? HEARTBEAT_TIMEOUT_MS;
+  let listeningSince: number | null = null;
+  const watched = new Proxy(pool, {
+    get(target, prop) {
+      if (prop === 'connect') {
+        return async () => {
+          const client = await target.connect();
+          listeningSince = Date.now();
+          client.once('end', () => {
+            listeningSince = null;
+          });
+          return client;
+        };
       }
-      return current;
-    };
-    const watch = setInterval(listening, 1000);
-    watch.unref();
-    const close = adapter.close.bind(adapter);
-    adapter.close = () => {
-      clearInterval(watch);
-      return close();
-    };
-    adapter.broadcast = (packet, opts) => {
-      const alone = listening() !== undefined && inside.nodesMap.size === 0 && Date.now() - listeningSince > inside._opts.heartbeatTimeout;
-      return relay(packet, alone ? { ...opts, flags: { ...opts.flags, local: true } } : opts);
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const factory = createAdapter(watched, { ...opts, heartbeatTimeout });
+  // biome-ignore lint/complexity/useArrowFunction: Socket.IO calls the adapter factory with `new`.
+  return function (nsp: unknown) {
+    const adapter = factory(nsp);
+    const relay = adapter.broadcast.bind(adapter);
+    adapter.broadcast = async (packet, options) => {
+      const peers = (await adapter.serverCount()) - 1;
+      const alone = peers === 0 && listeningSince !== null && Date.now() - listeningSince > heartbeatTimeout;
+      return relay(packet, alone ? { ...options, flags: { ...options.flags, local: true } } : options);
     };
     return adapter;
   };

@@ -1,8 +1,9 @@
-const full = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 0 });
+import { formatAmount as groupDigits } from '@adena/contract/lite';
+
 const short = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 2 });
 
-/** 1234567 → «1 234 567» (ru-RU groups with a narrow no-break space). */
-export const formatAmount = (n: number | bigint) => full.format(n);
+/** 1234567 → «1 234 567»: the contract's grouping with the no-break space ru-RU uses, so a number never wraps. */
+export const formatAmount = (n: number | bigint) => groupDigits(n, '\u00a0');
 
 /**
  * Players' shorthand: 1 500 000 → «1,5кк», 2 000 000 000 → «2ккк». Amounts under a

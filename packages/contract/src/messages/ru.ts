@@ -1,5 +1,6 @@
 import { z } from 'zod';
 
+export * from './amount';
 export * from './catalogue';
 
 /** Field messages reused by several schemas. */

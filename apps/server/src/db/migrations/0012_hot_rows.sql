@@ -1,16 +1,14 @@
--- Money movements and the rows every one of them touches (decision record 0014): they no longer
--- share-lock the rows they refer to, and a posting holds a wallet's row for less time.
+-- The rows money refers to are never deleted nor renumbered, and the money tables check their
+-- references with triggers that look the row up without locking it (decision record 0014).
 --
 -- A foreign-key check locks the row it points at (SELECT … FOR KEY SHARE) until COMMIT. Every
--- withdrawal pointed at the same game-server row and payout account, and withdrawals from one
--- wallet at the same user, wallet and wallet-account rows; with many at once, each lock made
--- PostgreSQL write a new MultiXact of all the current lockers onto those rows, and one hot wallet
--- fell to ~200 withdrawals a second in pgbench (~1 100 without the locks). What such a lock
+-- withdrawal points at the same game-server row and payout account, and withdrawals from one
+-- wallet at the same user, wallet and wallet-account rows; with many at once, each lock makes
+-- PostgreSQL write a new MultiXact of all the current lockers onto those rows. What such a lock
 -- guards against is the row being deleted, or its key changed, before the check's transaction
--- ends. The rows money refers to are never deleted nor renumbered, so the database now refuses
--- that outright, and the references of the money tables are checked by triggers that look the
--- row up without locking it: a reference to a row that does not exist is refused as before
--- (SQLSTATE 23503), and the row it found stays.
+-- ends. The database refuses that outright here, so a trigger's lookup without a lock is enough:
+-- a reference to a row that does not exist is refused as before (SQLSTATE 23503), and the row it
+-- found stays.
 
 CREATE FUNCTION refuse_removal() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
@@ -59,8 +57,8 @@ CREATE TRIGGER ledger_transactions_actor BEFORE INSERT OR UPDATE OF actor_user_i
 
 -- The entries of one INSERT are checked together when it ends: every account exists, and every
 -- transaction they belong to sums to zero. This replaces the account foreign key and the
--- deferred per-entry balance check of 0002 with one check per posting; it is stricter, as a
--- transaction's entries must now balance at the end of each statement that writes them
+-- deferred per-entry balance check of 0002_ledger.sql with one check per posting; it is stricter,
+-- as a transaction's entries must balance at the end of each statement that writes them
 -- (ledger_post writes all legs in one).
 ALTER TABLE ledger_entries DROP CONSTRAINT ledger_entries_account_id_fkey;
 DROP TRIGGER ledger_entries_balanced ON ledger_entries;
@@ -83,66 +81,5 @@ END $$;
 CREATE TRIGGER ledger_entries_checked AFTER INSERT ON ledger_entries REFERENCING NEW TABLE AS added
   FOR EACH STATEMENT EXECUTE FUNCTION ledger_entries_check();
 
--- ledger_post as in 0010, but everything that does not need a new balance happens before the
--- first wallet is updated: a wallet's row stays locked from its UPDATE to COMMIT, and parallel
--- postings on one wallet queue on it. So the transaction row is written and every account found
--- or created first, then the wallet legs are applied (one hot wallet ~950 → ~1 400 request_open a
--- second in pgbench with 20 clients).
-CREATE OR REPLACE FUNCTION ledger_post(
-  p_kind text, p_ref_type text, p_ref_id bigint, p_actor integer,
-  p_keys text[], p_kinds text[], p_servers integer[], p_currencies smallint[], p_wallets integer[], p_amounts bigint[]
-) RETURNS TABLE (transaction_id bigint, wallet_id integer, gamesserver_id integer, balance bigint, balance_second bigint, telegram_price bigint)
-LANGUAGE plpgsql AS $$
-#variable_conflict use_column
-DECLARE
-  n integer := coalesce(array_length(p_keys, 1), 0);
-  accounts integer[] := '{}';
-  afters bigint[] := '{}';
-  acc integer;
-  after bigint;
-  tx bigint;
-BEGIN
-  IF n < 2 OR (SELECT sum(a) FROM unnest(p_amounts) a) <> 0 THEN
-    RAISE EXCEPTION 'ledger posting % does not balance', p_kind USING ERRCODE = '23514';
-  END IF;
-  INSERT INTO ledger_transactions (kind, ref_type, ref_id, actor_user_id)
-    VALUES (p_kind, p_ref_type, p_ref_id, p_actor) RETURNING id INTO tx;
-  FOR i IN 1 .. n LOOP
-    SELECT a.id INTO acc FROM ledger_accounts a WHERE a.key = p_keys[i];
-    IF NOT FOUND THEN
-      -- DO NOTHING, not DO UPDATE: an upsert would lock the hot per-server rows on every posting.
-      INSERT INTO ledger_accounts (key, kind, gamesserver_id, currency_type, wallet_id)
-        VALUES (p_keys[i], p_kinds[i], p_servers[i], p_currencies[i], p_wallets[i])
-        ON CONFLICT (key) DO NOTHING RETURNING id INTO acc;
-      IF acc IS NULL THEN
-        SELECT a.id INTO STRICT acc FROM ledger_accounts a WHERE a.key = p_keys[i];
-      END IF;
-    END IF;
-    accounts[i] := acc;
-  END LOOP;
-  FOR i IN 1 .. n LOOP
-    after := NULL;
-    IF p_kinds[i] = 'wallet' THEN
-      IF p_currencies[i] = 1 THEN
-        UPDATE wallets w SET balance = w.balance + p_amounts[i]
-          WHERE w.id = p_wallets[i] AND w.balance + p_amounts[i] >= 0 RETURNING w.balance INTO after;
-      ELSE
-        UPDATE wallets w SET balance_second = w.balance_second + p_amounts[i]
-          WHERE w.id = p_wallets[i] AND w.balance_second + p_amounts[i] >= 0 RETURNING w.balance_second INTO after;
-      END IF;
-      IF NOT FOUND THEN
-        RAISE EXCEPTION 'INSUFFICIENT_BALANCE' USING ERRCODE = 'AW409', DETAIL = p_keys[i];
-      END IF;
-    END IF;
-    afters[i] := after;
-  END LOOP;
-
-  INSERT INTO ledger_entries (transaction_id, account_id, amount, balance_after)
-    SELECT tx, t.a, t.m, t.b FROM unnest(accounts, p_amounts, afters) AS t(a, m, b);
-
-  RETURN QUERY SELECT tx, w.id, w.gamesserver_id, w.balance, w.balance_second, w.telegram_price
-    FROM wallets w WHERE w.id = ANY (p_wallets) ORDER BY w.id;
-  IF NOT FOUND THEN
-    RETURN QUERY SELECT tx, NULL::integer, NULL::integer, NULL::bigint, NULL::bigint, NULL::bigint;
-  END IF;
-END $$;
+-- ledger_post writes the transaction row and finds every account before it updates the first
+-- wallet; its live definition is in db/functions/ledger.sql.

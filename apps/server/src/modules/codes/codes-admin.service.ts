@@ -6,7 +6,7 @@ import { toNumber } from '../../lib/money';
 import { maskSert, normalizeSert } from '../../lib/sert';
 import type { AuthUser } from '../../plugins/auth';
 import type { Realtime } from '../../plugins/realtime';
-import { post, serviceAccount, walletAccount } from '../ledger/ledger';
+import { post, serviceAccount, walletAccount } from '../ledger/ledger.service';
 import type { CodeRow } from './codes.repository';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);

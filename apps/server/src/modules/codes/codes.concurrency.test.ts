@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { createTestApp, createTestDb, type TestApp } from '../../../test/harness';
 import { feeOf } from '../../lib/money';
-import { auditLedger } from '../ledger/audit';
+import { auditLedger } from '../ledger/ledger.service';
 
 const KK = 1_000_000;
 const price = (nominal: number) => nominal + Number(feeOf(BigInt(nominal), 300));

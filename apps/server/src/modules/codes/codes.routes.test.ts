@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { feeOf } from '../../lib/money';
-import { auditLedger } from '../ledger/audit';
+import { auditLedger } from '../ledger/ledger.service';
 
 const KK = 1_000_000;
 const price = (nominal: number, bp: number) => nominal + Number(feeOf(BigInt(nominal), bp));

@@ -1,4 +1,4 @@
-import type { AuthPriceData, Code, Incident, Pricekod, PriceData, RealtimeEvents, User } from '@adena/contract';
+import { adenaText, type AuthPriceData, type Code, type Incident, type Pricekod, type PriceData, type RealtimeEvents, type User } from '@adena/contract';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, GamesserversTable } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
@@ -10,7 +10,7 @@ import { hashToken, newToken } from '../../lib/tokens';
 import type { AuthUser } from '../../plugins/auth';
 import type { Realtime, RealtimeEventName } from '../../plugins/realtime';
 import { createRateLimiter, type RateRule } from '../sessions/rate-limit.service';
-import { type Leg, post, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger';
+import { type Leg, post, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger.service';
 import { toUser } from '../users/user.mapper';
 import { ensureWallet, findWallet } from '../wallets/wallets.repository';
 import { type CodeRow, codesRepository as repo } from './codes.repository';
@@ -44,7 +44,6 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 /** Open codes a variant may hold. */
 const MAX_BATCH = 100;
 
-const aden = (v: bigint) => `${v.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ' ')} аден`;
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const serverNotFound = () =>
   new AppError('NOT_FOUND', { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
@@ -131,7 +130,7 @@ export function createCodesService({ db, realtime, bot, log, limits = DEFAULT_CO
 
   function checkNominal(server: Server, nominal: bigint) {
     if (nominal < server.min_nominal) {
-      throw new AppError('VALIDATION', { errors: { nominal: [`Номинал не меньше ${aden(server.min_nominal)}`] } });
+      throw new AppError('VALIDATION', { errors: { nominal: [`Номинал не меньше ${adenaText(server.min_nominal)}`] } });
     }
   }
 
@@ -248,7 +247,7 @@ export function createCodesService({ db, realtime, bot, log, limits = DEFAULT_CO
           const pk = await repo.lockOwnPricekod(trx, userId, input.pricekod_id);
           if (!pk || pk.gamesserver_id !== server.id) throw pricekodNotFound();
           if (pk.nominal !== nominal) {
-            throw new AppError('VALIDATION', { errors: { nominal: [`Номинал варианта — ${aden(pk.nominal)}`] } });
+            throw new AppError('VALIDATION', { errors: { nominal: [`Номинал варианта — ${adenaText(pk.nominal)}`] } });
           }
           if (pk.wallet_id !== wallet.id) throw pricekodNotFound();
           pricekodId = pk.id;

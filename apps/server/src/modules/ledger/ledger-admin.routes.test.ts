@@ -2,7 +2,7 @@ import type { AdminGamesserver } from '@adena/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
-import { auditLedger } from './audit';
+import { auditLedger } from './ledger.service';
 
 describe.each(DB_KINDS)("the ledger's admin views on %s", (kind) => {
   let t: TestApp;

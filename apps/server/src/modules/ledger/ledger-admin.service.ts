@@ -1,6 +1,6 @@
 import type { Db } from '../../db/client';
 import { AppError } from '../../lib/app-error';
-import { auditLedger } from './audit';
+import { auditLedger } from './ledger.service';
 import { type LedgerTotals, toLedgerAccount, toLedgerEntry, toLedgerTotalsRow } from './ledger-admin.mapper';
 import { createLedgerAdminRepository, type ServiceAccountKind } from './ledger-admin.repository';
 

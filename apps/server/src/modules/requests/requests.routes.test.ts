@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { hashToken, newToken } from '../../lib/tokens';
-import { auditLedger } from '../ledger/audit';
+import { auditLedger } from '../ledger/ledger.service';
 
 const KK = 1_000_000;
 type Player = Awaited<ReturnType<typeof createUser>>;

@@ -1,4 +1,4 @@
-import { CURRENCIES, type Request } from '@adena/contract';
+import { CURRENCIES, formatAmount, type Request } from '@adena/contract';
 import type { Db } from '../../db/client';
 import type { RequestType } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
@@ -7,13 +7,12 @@ import { toNumber } from '../../lib/money';
 import type { Realtime } from '../../plugins/realtime';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { PendingNotice } from '../codes/telegram-notices';
-import { type CurrencyType, post, rethrowMoneyError, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger';
+import { type CurrencyType, post, rethrowMoneyError, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger.service';
 import type { Caller } from '../sessions/caller';
 import { toAdminRequest, toDashboard, toRequest, toUserCardRequest } from './requests.mapper';
 import { type AdminRequestRow, type QueueFilters, requestsRepository as repo, type Tx } from './requests.repository';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-const grouped = (v: bigint) => v.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
 
 const notFound = () => new AppError('NOT_FOUND', { message: 'Заявка не найдена', errors: { id: ['Заявка не найдена'] } });
 const notPending = (status: string) =>
@@ -79,7 +78,7 @@ export function createRequestsService({ db, realtime, notices, audit, log }: Req
     const [min, max] = detail.split(',').map((v) => BigInt(v)) as [bigint, bigint];
     return new AppError('LIMIT_EXCEEDED', {
       message: type === 'input' ? 'Сумма пополнения вне пределов сервера' : 'Сумма вывода вне пределов сервера',
-      errors: { amount: [`От ${grouped(min)} до ${grouped(max)} ${CURRENCIES[currency].name}`] },
+      errors: { amount: [`От ${formatAmount(min)} до ${formatAmount(max)} ${CURRENCIES[currency].name}`] },
     });
   }
 

@@ -1,4 +1,4 @@
-import type { RealtimeMessage } from '@adena/contract/lite';
+import { adenaText, type RealtimeMessage } from '@adena/contract/lite';
 import type { QueryClient } from '@tanstack/react-query';
 import { errorUserCodeQueryOptions } from '../../features/codes/api/get-error-user-code';
 import { codeIncidentsQueryOptions } from '../../features/codes/api/code-incidents';
@@ -16,8 +16,6 @@ export interface RealtimeEffects {
   /** A short notice for the user (one of their codes was activated). */
   notify(text: string): void;
 }
-
-const aden = (n: number) => `${new Intl.NumberFormat('ru-RU').format(n)}\u00a0аден`;
 
 /**
  * SPEC.md section 4, one rule per event, applied to the TanStack Query cache. Events never create a
@@ -49,7 +47,7 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
       const before = qc.getQueryData(priceDataQueryOptions(gamesserver_id, true).queryKey);
       const code = before && [...before.kods, ...before.svoy_variant_kods].find((c) => c.id === code_id);
       updateAuthPriceData(qc, gamesserver_id, (d) => withCodeStatus(d, code_id, code_status));
-      if (code && code.status !== code_status && code_status === 'activated') effects.notify(`Ваш код на ${aden(code.nominal)} активирован`);
+      if (code && code.status !== code_status && code_status === 'activated') effects.notify(`Ваш код на ${adenaText(code.nominal, '\u00a0')} активирован`);
       return;
     }
     case 'sert': {

@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, DB_KINDS, type TestDb } from '../../../test/harness';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { seedDemoServers } from '../system/seed';
-import { auditLedger } from './audit';
-import { post, serviceAccount, walletAccount } from './ledger';
+import { auditLedger, post, serviceAccount, walletAccount } from './ledger.service';
 
 describe.each(DB_KINDS)('ledger on %s', (kind) => {
   let db: TestDb;
@@ -43,6 +42,36 @@ describe.each(DB_KINDS)('ledger on %s', (kind) => {
     const w = await db.kysely.selectFrom('wallets').select('balance').where('id', '=', wallet.id).executeTakeFirstOrThrow();
     expect(w.balance).toBe(1_000n);
     expect((await auditLedger(db.kysely)).ok).toBe(true);
+  });
+
+  it('takes legs in any order and sums the legs of one account into one entry', async () => {
+    const before = await db.kysely.selectFrom('ledger_entries').select(db.kysely.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow();
+    const r = await db.kysely.transaction().execute((trx) =>
+      post(trx, {
+        kind: 'test',
+        legs: [
+          { account: serviceAccount('cash', wallet.gamesserver_id, 1), amount: 30n },
+          { account: walletAccount(wallet.id, wallet.gamesserver_id, 1), amount: -10n },
+          { account: serviceAccount('fees', wallet.gamesserver_id, 1), amount: 0n },
+          { account: walletAccount(wallet.id, wallet.gamesserver_id, 1), amount: -20n },
+        ],
+      }),
+    );
+    expect(r.wallets).toEqual([{ walletId: wallet.id, gamesserverId: wallet.gamesserver_id, balance: 970n, balanceSecond: 0n }]);
+    const entries = await db.kysely
+      .selectFrom('ledger_entries')
+      .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_entries.account_id')
+      .select(['ledger_accounts.key', 'ledger_entries.amount', 'ledger_entries.balance_after'])
+      .where('ledger_entries.transaction_id', '=', r.transactionId)
+      .orderBy('ledger_entries.id')
+      .execute();
+    expect(entries).toEqual([
+      { key: `wallet:${wallet.id}:1`, amount: -30n, balance_after: 970n },
+      { key: `cash:${wallet.gamesserver_id}:1`, amount: 30n, balance_after: null },
+    ]);
+    expect(Number((await db.kysely.selectFrom('ledger_entries').select(db.kysely.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow()).n)).toBe(Number(before.n) + 2);
+    await fund(db.kysely, wallet, 30n);
+    expect(await auditLedger(db.kysely)).toMatchObject({ ok: true });
   });
 
   it('has the database refuse an unbalanced transaction and any edit of history', async () => {

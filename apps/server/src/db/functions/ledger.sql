@@ -1,0 +1,121 @@
+-- The ledger's functions: the only code that changes a balance (decision record 0012). Errors the
+-- player can cause are raised with SQLSTATEs of class 'AW' that the server maps to its answers
+-- (modules/ledger/ledger.service.ts): AW409 insufficient balance (DETAIL the account key).
+
+-- Until ledger_post built its own account keys it took them as its fifth argument.
+DROP FUNCTION IF EXISTS ledger_post(text, text, bigint, integer, text[], text[], integer[], smallint[], integer[], bigint[]);
+
+-- The one place an account's key is spelled: a wallet's account per wallet and currency, the
+-- service's accounts (cash, payout, escrow, fees) per game server and currency. A plain SQL
+-- expression, so PostgreSQL inlines it into the statements that use it.
+CREATE OR REPLACE FUNCTION ledger_account_key(p_kind text, p_server integer, p_currency smallint, p_wallet integer)
+RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN p_kind = 'wallet' THEN 'wallet:' || p_wallet::text || ':' || p_currency::text
+              ELSE p_kind || ':' || p_server::text || ':' || p_currency::text END
+$$;
+
+-- One balanced movement of value. Legs come as parallel arrays (account kind, game server,
+-- currency, wallet or NULL, amount) in any order; legs on one account are summed and legs that
+-- sum to nothing dropped. The legs are then taken wallet legs first in ascending wallet id, so
+-- every posting locks wallets in the same order and two postings never wait on each other in a
+-- cycle; the service's accounts keep no running balance and are never locked.
+--
+-- Everything that does not need a new balance happens before the first wallet is updated, as a
+-- wallet's row stays locked from its UPDATE to COMMIT and parallel postings on one wallet queue on
+-- it: the transaction row is written and every account found or created first. A wallet leg is a
+-- guarded UPDATE of the cached balance that refuses to go below zero (AW409, before the CHECK
+-- would). Answers one row per touched wallet with its balances after the posting (or one row
+-- with NULL wallet when none was touched).
+CREATE OR REPLACE FUNCTION ledger_post(
+  p_kind text, p_ref_type text, p_ref_id bigint, p_actor integer,
+  p_kinds text[], p_servers integer[], p_currencies smallint[], p_wallets integer[], p_amounts bigint[]
+) RETURNS TABLE (transaction_id bigint, wallet_id integer, gamesserver_id integer, balance bigint, balance_second bigint, telegram_price bigint)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  l_keys text[] := '{}';
+  l_kinds text[] := '{}';
+  l_servers integer[] := '{}';
+  l_currencies smallint[] := '{}';
+  l_wallets integer[] := '{}';
+  l_amounts bigint[] := '{}';
+  n integer := 0;
+  k text;
+  j integer;
+  accounts integer[] := '{}';
+  afters bigint[] := '{}';
+  acc integer;
+  after bigint;
+  total bigint := 0;
+  tx bigint;
+BEGIN
+  -- Few legs: merged and ordered here by insertion, which costs far less than a sorting query.
+  FOR i IN 1 .. coalesce(array_length(p_kinds, 1), 0) LOOP
+    total := total + p_amounts[i];
+    k := ledger_account_key(p_kinds[i], p_servers[i], p_currencies[i], p_wallets[i]);
+    j := array_position(l_keys, k);
+    IF j IS NOT NULL THEN
+      l_amounts[j] := l_amounts[j] + p_amounts[i];
+      CONTINUE;
+    END IF;
+    n := n + 1;
+    j := n;
+    WHILE j > 1 AND ((l_kinds[j - 1] <> 'wallet', l_wallets[j - 1], l_currencies[j - 1]) > (p_kinds[i] <> 'wallet', p_wallets[i], p_currencies[i])) IS TRUE LOOP
+      l_keys[j] := l_keys[j - 1]; l_kinds[j] := l_kinds[j - 1]; l_servers[j] := l_servers[j - 1];
+      l_currencies[j] := l_currencies[j - 1]; l_wallets[j] := l_wallets[j - 1]; l_amounts[j] := l_amounts[j - 1];
+      j := j - 1;
+    END LOOP;
+    l_keys[j] := k; l_kinds[j] := p_kinds[i]; l_servers[j] := p_servers[i];
+    l_currencies[j] := p_currencies[i]; l_wallets[j] := p_wallets[i]; l_amounts[j] := p_amounts[i];
+  END LOOP;
+  IF 0 = ANY (l_amounts) THEN
+    SELECT array_agg(t.k ORDER BY t.o), array_agg(t.d ORDER BY t.o), array_agg(t.s ORDER BY t.o), array_agg(t.c ORDER BY t.o),
+           array_agg(t.w ORDER BY t.o), array_agg(t.m ORDER BY t.o), count(*)
+      INTO l_keys, l_kinds, l_servers, l_currencies, l_wallets, l_amounts, n
+      FROM unnest(l_keys, l_kinds, l_servers, l_currencies, l_wallets, l_amounts) WITH ORDINALITY AS t(k, d, s, c, w, m, o)
+     WHERE t.m <> 0;
+  END IF;
+  IF n < 2 OR total <> 0 THEN
+    RAISE EXCEPTION 'ledger posting % does not balance', p_kind USING ERRCODE = '23514';
+  END IF;
+  INSERT INTO ledger_transactions (kind, ref_type, ref_id, actor_user_id)
+    VALUES (p_kind, p_ref_type, p_ref_id, p_actor) RETURNING id INTO tx;
+  FOR i IN 1 .. n LOOP
+    SELECT a.id INTO acc FROM ledger_accounts a WHERE a.key = l_keys[i];
+    IF NOT FOUND THEN
+      -- DO NOTHING, not DO UPDATE: an upsert would lock the hot per-server rows on every posting.
+      INSERT INTO ledger_accounts (key, kind, gamesserver_id, currency_type, wallet_id)
+        VALUES (l_keys[i], l_kinds[i], l_servers[i], l_currencies[i], l_wallets[i])
+        ON CONFLICT (key) DO NOTHING RETURNING id INTO acc;
+      IF acc IS NULL THEN
+        SELECT a.id INTO STRICT acc FROM ledger_accounts a WHERE a.key = l_keys[i];
+      END IF;
+    END IF;
+    accounts[i] := acc;
+  END LOOP;
+  FOR i IN 1 .. n LOOP
+    after := NULL;
+    IF l_kinds[i] = 'wallet' THEN
+      IF l_currencies[i] = 1 THEN
+        UPDATE wallets w SET balance = w.balance + l_amounts[i]
+          WHERE w.id = l_wallets[i] AND w.balance + l_amounts[i] >= 0 RETURNING w.balance INTO after;
+      ELSE
+        UPDATE wallets w SET balance_second = w.balance_second + l_amounts[i]
+          WHERE w.id = l_wallets[i] AND w.balance_second + l_amounts[i] >= 0 RETURNING w.balance_second INTO after;
+      END IF;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'INSUFFICIENT_BALANCE' USING ERRCODE = 'AW409', DETAIL = l_keys[i];
+      END IF;
+    END IF;
+    afters[i] := after;
+  END LOOP;
+
+  INSERT INTO ledger_entries (transaction_id, account_id, amount, balance_after)
+    SELECT tx, t.a, t.m, t.b FROM unnest(accounts, l_amounts, afters) AS t(a, m, b);
+
+  RETURN QUERY SELECT tx, w.id, w.gamesserver_id, w.balance, w.balance_second, w.telegram_price
+    FROM wallets w WHERE w.id = ANY (l_wallets) ORDER BY w.id;
+  IF NOT FOUND THEN
+    RETURN QUERY SELECT tx, NULL::integer, NULL::integer, NULL::bigint, NULL::bigint, NULL::bigint;
+  END IF;
+END $$;

@@ -1,0 +1,125 @@
+-- Deposits and withdrawals opened in one statement, and the Telegram notice of a balance that
+-- fell below the player's limit. Errors the player can cause are raised with SQLSTATEs of class
+-- 'AW' that the server maps to its answers: AW404 game server not found or inactive, AW422 amount
+-- outside the server's limits (DETAIL 'min,max'), AW423 no nick on the wallet, AW409 insufficient
+-- balance (from ledger_post), AWKEY an Idempotency-Key reused for another call.
+
+-- 1 000 000 → '1 000 000', as the Russian texts show amounts: the SQL twin of formatAmount in
+-- packages/contract/src/messages/amount.ts, for the one text SQL writes (the notice below).
+CREATE OR REPLACE FUNCTION grouped_amount(v bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT regexp_replace(v::text, '(\d)(?=(\d{3})+$)', '\1 ', 'g')
+$$;
+
+-- Call in the transaction of a debit, after the posting, with the adena balance before and after
+-- it. A crossing of the wallet's telegram_price (before ≥ limit > after) is recorded as a
+-- Telegram notice (status 'no_chat' when the player has not linked the bot) in that same
+-- transaction, so it exists exactly when the debit does; wallet rows are updated one posting at a
+-- time, so of several parallel debits exactly one sees the crossing. Nothing is sent here: the
+-- server delivers the returned row after COMMIT.
+CREATE OR REPLACE FUNCTION balance_drop_notice(p_user integer, p_wallet integer, p_server integer, p_before bigint, p_after bigint)
+RETURNS TABLE (id bigint, chat_id bigint, text text)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  lim bigint;
+  server_name text;
+BEGIN
+  IF p_after >= p_before THEN RETURN; END IF;
+  SELECT w.telegram_price INTO lim FROM wallets w WHERE w.id = p_wallet;
+  IF lim IS NULL OR NOT (p_before >= lim AND p_after < lim) THEN RETURN; END IF;
+  SELECT g.name INTO server_name FROM gamesservers g WHERE g.id = p_server;
+  RETURN QUERY
+    INSERT INTO telegram_notices (user_id, wallet_id, gamesserver_id, threshold, balance, chat_id, status, text)
+    SELECT p_user, p_wallet, p_server, lim, p_after, u.telegram_chat_id, CASE WHEN u.telegram_chat_id IS NULL THEN 'no_chat' ELSE 'pending' END,
+      'Баланс на сервере ' || coalesce(server_name, p_server::text) || ' опустился ниже ' || grouped_amount(lim) ||
+      ' аден: сейчас ' || grouped_amount(p_after) || ' аден. Пополните баланс, чтобы продолжать выдавать коды.'
+    FROM (SELECT 1) one LEFT JOIN users u ON u.id = p_user
+    RETURNING telegram_notices.id, telegram_notices.chat_id, telegram_notices.text;
+END $$;
+
+-- A player's deposit ('input') or withdrawal ('output') request on their wallet of one game
+-- server, the wallet created on first use. A withdrawal holds its amount at once: wallet → the
+-- server's payout account, in the same statement. Answers the request with the server's name,
+-- the wallet's balances after it and the Telegram notice a withdrawal of adena may have recorded.
+CREATE OR REPLACE FUNCTION request_open(p_user integer, p_server integer, p_type text, p_currency smallint, p_amount bigint)
+RETURNS TABLE (
+  id integer, user_id integer, wallet_id integer, gamesserver_id integer, type text, currency_type smallint,
+  amount bigint, status text, nick text, cashier_nick text, comment text, hidden_at timestamptz,
+  processed_by integer, processed_at timestamptz, created_at timestamptz, updated_at timestamptz,
+  gamesserver text, balance bigint, balance_second bigint, notice_id bigint, notice_chat_id bigint, notice_text text
+)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+DECLARE
+  s gamesservers%ROWTYPE;
+  w wallets%ROWTYPE;
+  r balance_requests%ROWTYPE;
+  lo bigint;
+  hi bigint;
+  nid bigint;
+  nchat bigint;
+  ntext text;
+BEGIN
+  SELECT * INTO s FROM gamesservers g WHERE g.id = p_server;
+  IF NOT FOUND OR NOT s.active THEN
+    RAISE EXCEPTION 'SERVER_NOT_FOUND' USING ERRCODE = 'AW404';
+  END IF;
+  lo := (s.limits -> p_type -> p_currency::text ->> 'min')::bigint;
+  hi := (s.limits -> p_type -> p_currency::text ->> 'max')::bigint;
+  IF p_amount < lo OR p_amount > hi THEN
+    RAISE EXCEPTION 'LIMIT_EXCEEDED' USING ERRCODE = 'AW422', DETAIL = lo || ',' || hi;
+  END IF;
+
+  SELECT * INTO w FROM wallets x WHERE x.user_id = p_user AND x.gamesserver_id = p_server;
+  IF NOT FOUND THEN
+    INSERT INTO wallets (user_id, gamesserver_id) VALUES (p_user, p_server) ON CONFLICT (user_id, gamesserver_id) DO NOTHING;
+    SELECT * INTO STRICT w FROM wallets x WHERE x.user_id = p_user AND x.gamesserver_id = p_server;
+  END IF;
+  IF coalesce(w.nick, '') = '' THEN
+    RAISE EXCEPTION 'NICK_REQUIRED' USING ERRCODE = 'AW423';
+  END IF;
+
+  INSERT INTO balance_requests (user_id, wallet_id, gamesserver_id, type, currency_type, amount, nick, cashier_nick)
+    VALUES (p_user, w.id, p_server, p_type, p_currency, p_amount, w.nick, s.cashier_nick)
+    RETURNING * INTO r;
+
+  IF p_type = 'output' THEN
+    SELECT l.balance, l.balance_second INTO w.balance, w.balance_second FROM ledger_post('withdrawal_hold', 'balance_request', r.id, p_user,
+      ARRAY['wallet', 'payout'], ARRAY[p_server, p_server], ARRAY[p_currency, p_currency],
+      ARRAY[w.id, NULL], ARRAY[-p_amount, p_amount]) l;
+    IF p_currency = 1 THEN
+      SELECT d.id, d.chat_id, d.text INTO nid, nchat, ntext FROM balance_drop_notice(p_user, w.id, p_server, w.balance + p_amount, w.balance) d;
+    END IF;
+  END IF;
+
+  RETURN QUERY SELECT r.id, r.user_id, r.wallet_id, r.gamesserver_id, r.type, r.currency_type, r.amount, r.status,
+    r.nick, r.cashier_nick, r.comment, r.hidden_at, r.processed_by, r.processed_at, r.created_at, r.updated_at,
+    s.name, w.balance, w.balance_second, nid, nchat, ntext;
+END $$;
+
+-- request_open with an Idempotency-Key, in one statement: the key is claimed (a parallel call
+-- with the same key waits on its row), the request opened, and its row stored as the key's
+-- answer, all in one transaction; a failure rolls the claim back with everything else. A key that
+-- already holds an answer for the same call answers that row again with `replayed` set and moves
+-- nothing; for another call idempotency_claim raises AWKEY (409). The type opened_request is
+-- defined in migration 0011_caller_in_statement.sql.
+CREATE OR REPLACE FUNCTION request_open_once(
+  p_user integer, p_key text, p_method text, p_path text, p_hash text,
+  p_server integer, p_type text, p_currency smallint, p_amount bigint
+) RETURNS SETOF opened_request
+LANGUAGE plpgsql AS $$
+DECLARE
+  answer jsonb;
+  o opened_request;
+BEGIN
+  answer := idempotency_claim(p_user, p_key, p_method, p_path, p_hash);
+  IF answer IS NOT NULL THEN
+    o := jsonb_populate_record(NULL::opened_request, answer);
+    o.replayed := true;
+    RETURN NEXT o;
+    RETURN;
+  END IF;
+  SELECT r.*, false INTO o FROM request_open(p_user, p_server, p_type, p_currency, p_amount) r;
+  PERFORM idempotency_store(p_user, p_key, to_jsonb(o));
+  RETURN NEXT o;
+END $$;

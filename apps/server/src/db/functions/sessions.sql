@@ -1,0 +1,29 @@
+-- The bearer rule, in one place: a token of a kind finds its user when the token exists, has not
+-- expired, and the user is not blocked. The server's own lookups (the request's signed-in user,
+-- the realtime handshake) run `SELECT * FROM token_user($1, $2)`; money calls check the bearer
+-- inside their own statement with caller_id.
+
+-- A plain SQL function, so PostgreSQL inlines it into the statement that calls it: one indexed
+-- lookup of the token by its hash (tokens.token_hash is unique) and of its user by id.
+CREATE OR REPLACE FUNCTION token_user(p_token_hash text, p_kind text) RETURNS SETOF users
+LANGUAGE sql STABLE AS $$
+  SELECT u.* FROM tokens t JOIN users u ON u.id = t.user_id
+   WHERE t.token_hash = p_token_hash AND t.kind = p_kind
+     AND (t.expires_at IS NULL OR t.expires_at > now()) AND u.blocked_at IS NULL
+$$;
+
+-- The caller of a money call, found inside the call's own statement (decision record 0014):
+-- `request_open(caller_id($token_hash), …)` checks the bearer, opens the request and holds the
+-- amount in one round trip. An access token token_user does not accept raises AW401, which the
+-- server answers with 401, so nothing else of the statement runs for an unknown caller.
+CREATE OR REPLACE FUNCTION caller_id(p_token_hash text) RETURNS integer
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  uid integer;
+BEGIN
+  SELECT u.id INTO uid FROM token_user(p_token_hash, 'access') u;
+  IF uid IS NULL THEN
+    RAISE EXCEPTION 'UNAUTHENTICATED' USING ERRCODE = 'AW401';
+  END IF;
+  RETURN uid;
+END $$;

@@ -1,0 +1,38 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDb, type TestDb } from '../../test/harness';
+import { migrate } from './migrate';
+
+describe('migrate on pglite', () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await createTestDb('pglite');
+  });
+  afterAll(() => db.close());
+
+  it('applies nothing on a second run, and a function file again once its text differs from the one applied', async () => {
+    expect(await migrate(db.kysely)).toEqual([]);
+    const files = (await sql<{ name: string }>`SELECT name FROM schema_functions ORDER BY name`.execute(db.kysely)).rows.map((r) => r.name);
+    expect(files).toEqual(['idempotency.sql', 'ledger.sql', 'requests.sql', 'sessions.sql']);
+    await sql`UPDATE schema_functions SET sha256 = 'an older text' WHERE name = 'ledger.sql'`.execute(db.kysely);
+    expect(await migrate(db.kysely)).toEqual(['functions/ledger.sql']);
+    expect(await migrate(db.kysely)).toEqual([]);
+  });
+
+  it('leaves the bearer rule to token_user, which refuses expired tokens and blocked users', async () => {
+    const user = (await sql<{ id: number }>`INSERT INTO users (email, name) VALUES ('rule@example.com', 'R') RETURNING id`.execute(db.kysely)).rows[0]!;
+    await sql`INSERT INTO tokens (user_id, kind, token_hash, expires_at) VALUES
+      (${user.id}, 'access', 'live', NULL), (${user.id}, 'access', 'old', now() - interval '1 second'), (${user.id}, 'realtime', 'rt', now() + interval '1 minute')`.execute(db.kysely);
+    const found = async (hash: string, kind: string) =>
+      (await sql<{ id: number }>`SELECT * FROM token_user(${hash}, ${kind})`.execute(db.kysely)).rows.map((r) => r.id);
+    expect(await found('live', 'access')).toEqual([user.id]);
+    expect(await found('old', 'access')).toEqual([]);
+    expect(await found('rt', 'access')).toEqual([]);
+    expect(await found('rt', 'realtime')).toEqual([user.id]);
+    expect((await sql<{ id: number }>`SELECT caller_id('live') AS id`.execute(db.kysely)).rows[0]!.id).toBe(user.id);
+    await expect(sql`SELECT caller_id('old')`.execute(db.kysely)).rejects.toMatchObject({ code: 'AW401' });
+    await sql`UPDATE users SET blocked_at = now() WHERE id = ${user.id}`.execute(db.kysely);
+    expect(await found('live', 'access')).toEqual([]);
+    await expect(sql`SELECT caller_id('live')`.execute(db.kysely)).rejects.toMatchObject({ code: 'AW401' });
+  });
+});
