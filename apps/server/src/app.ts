@@ -14,7 +14,22 @@ import { createRealtime, type Realtime } from './plugins/realtime';
 import { adminRoutes } from './modules/admin/admin.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { codesAdminRoutes } from './modules/codes/codes-admin.routes';
+import { createCodesAdminService } from './modules/codes/codes-admin.service';
 import { codesRoutes } from './modules/codes/codes.routes';
+import { createCodesService } from './modules/codes/codes.service';
+import { incidentsAdminRoutes } from './modules/incidents/incidents-admin.routes';
+import { incidentsRoutes } from './modules/incidents/incidents.routes';
+import { createIncidentsService } from './modules/incidents/incidents.service';
+import { createTelegramBot } from './modules/notifications/telegram-bot';
+import { createTelegramNotices } from './modules/notifications/telegram-notices.service';
+import { telegramSubscriptionsRoutes } from './modules/notifications/telegram-subscriptions.routes';
+import { createTelegramSubscriptions } from './modules/notifications/telegram-subscriptions.service';
+import { telegramWebhookRoutes } from './modules/notifications/telegram-webhook.routes';
+import { userVariantsRoutes } from './modules/user-variants/user-variants.routes';
+import { createUserVariantsService } from './modules/user-variants/user-variants.service';
+import { vipRoutes } from './modules/vip/vip.routes';
+import { createVipService } from './modules/vip/vip.service';
+import { ensureWallet } from './modules/wallets/wallets.repository';
 import { realtimeRoutes } from './modules/realtime/realtime.routes';
 import { requestsAdminRoutes } from './modules/requests/requests-admin.routes';
 import { requestsRoutes } from './modules/requests/requests.routes';
@@ -53,15 +68,35 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const deps: Deps = { config, db, realtime, serverList: createServerList(db.kysely) };
   app.decorate('deps', deps);
 
+  // Codes, user variants, incidents, VIP and the Telegram bot: one bot client and one notices
+  // outbox for the process; each service gets only what it uses.
+  const kysely = db.kysely;
+  const bot = createTelegramBot(config);
+  const notices = createTelegramNotices({ db: kysely, bot, log: app.log });
+  app.addHook('onClose', async () => notices.settle());
+  const ensureWallets = { ensure: ensureWallet };
+  const subscriptions = createTelegramSubscriptions({ db: kysely, bot, log: app.log, wallets: ensureWallets });
+  const incidents = createIncidentsService({ db: kysely });
+  const userVariants = createUserVariantsService({ db: kysely, realtime, notices, wallets: ensureWallets });
+  const codes = createCodesService({ db: kysely, realtime, notices, incidents, userVariants, wallets: ensureWallets });
+  const codesAdmin = createCodesAdminService({ db: kysely, realtime, incidents });
+  const vip = createVipService({ db: kysely, realtime });
+
   await app.register(systemRoutes(deps));
   await app.register(authRoutes(deps));
   await app.register(walletsRoutes(deps));
   await app.register(requestsRoutes(deps));
-  await app.register(codesRoutes(deps));
+  await app.register(codesRoutes({ codes }));
+  await app.register(userVariantsRoutes({ userVariants }));
+  await app.register(incidentsRoutes({ incidents }));
+  await app.register(vipRoutes({ vip }));
+  await app.register(telegramSubscriptionsRoutes({ subscriptions }));
+  await app.register(telegramWebhookRoutes({ bot, subscriptions, publicUrl: config.PUBLIC_URL }));
   await app.register(realtimeRoutes(deps));
   // Admin calls: /api/admin/*, 403 to anyone but an admin.
   await app.register(requestsAdminRoutes(deps));
-  await app.register(codesAdminRoutes(deps));
+  await app.register(codesAdminRoutes({ codesAdmin }));
+  await app.register(incidentsAdminRoutes({ incidents }));
   await app.register(adminRoutes(deps));
 
   await registerWeb(app, config.WEB_DIST ?? DEFAULT_WEB_DIST);
