@@ -70,17 +70,16 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
 
   // Codes, user variants, incidents, VIP and the Telegram bot: one bot client and one notices
   // outbox for the process; each service gets only what it uses.
-  const kysely = db.kysely;
   const bot = createTelegramBot(config);
-  const notices = createTelegramNotices({ db: kysely, bot, log: app.log });
+  const notices = createTelegramNotices({ db: db.kysely, bot, log: app.log });
   app.addHook('onClose', async () => notices.settle());
   const ensureWallets = { ensure: ensureWallet };
-  const subscriptions = createTelegramSubscriptions({ db: kysely, bot, log: app.log, wallets: ensureWallets });
+  const subscriptions = createTelegramSubscriptions({ db: db.kysely, bot, log: app.log, wallets: ensureWallets });
   const incidents = createIncidentsService({ db: kysely });
-  const userVariants = createUserVariantsService({ db: kysely, realtime, notices, wallets: ensureWallets });
-  const codes = createCodesService({ db: kysely, realtime, notices, incidents, userVariants, wallets: ensureWallets });
-  const codesAdmin = createCodesAdminService({ db: kysely, realtime, incidents });
-  const vip = createVipService({ db: kysely, realtime });
+  const userVariants = createUserVariantsService({ db: db.kysely, realtime, notices, wallets: ensureWallets });
+  const codes = createCodesService({ db: db.kysely, realtime, notices, incidents, userVariants, wallets: ensureWallets });
+  const codesAdmin = createCodesAdminService({ db: db.kysely, realtime, incidents });
+  const vip = createVipService({ db: db.kysely, realtime });
 
   await app.register(systemRoutes(deps));
   await app.register(authRoutes(deps));

@@ -1,11 +1,11 @@
-import type { AdminCode, AdminLedgerEntry, Code, RealtimeEvents } from '@adena/contract';
+import type { AdminCode, AdminLedgerEntry, AuthPriceData, Code, PriceData, Pricekod, RealtimeEvents } from '@adena/contract';
 import { feeOf, toNumber } from '../../lib/money';
 import { maskSert } from '../../lib/sert';
 import type { RealtimeEventName } from '../../plugins/realtime';
 import { toAdminPerson as person } from '../incidents/incidents.mapper';
 import type { WalletBalance } from '../ledger/ledger';
 import type { IssueInput } from './codes.service';
-import type { AttemptRow, CodeRow, GameServerRow, LedgerEntryRow } from './codes.repository';
+import type { AttemptRow, CodeRow, GameServerRow, LedgerEntryRow, WalletRow } from './codes.repository';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
@@ -35,7 +35,7 @@ export function toCode(c: CodeRow): Code {
 }
 
 /** The server and its standard nominals at the given fee: the part of price data anyone may see. */
-export function toPublicPriceData(server: GameServerRow, feeBp: number) {
+function toPublicPriceData(server: GameServerRow, feeBp: number) {
   const nominals = [...server.standard_nominals].map((n) => BigInt(n)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return {
     id: server.id,
@@ -47,8 +47,51 @@ export function toPublicPriceData(server: GameServerRow, feeBp: number) {
 }
 
 /** The last code a user activated on a server, as price data's `user_kod`. */
-export const toUserKod = (last: { id: number; nominal: bigint; status: CodeRow['status']; activatedAt: Date | null } | undefined) =>
+const toUserKod = (last: { id: number; nominal: bigint; status: CodeRow['status']; activatedAt: Date | null } | undefined) =>
   last ? { code_id: last.id, nominal: toNumber(last.nominal), status: last.status, activated_at: iso(last.activatedAt) } : null;
+
+/** Anonymous price data: the standard prices at the standard fee, nothing of any user. */
+export const toPriceData = (server: GameServerRow): PriceData => ({
+  ...toPublicPriceData(server, server.code_fee_bp),
+  kods: [],
+  pricekods: [],
+  svoy_variant_kods: [],
+});
+
+/** The caller's price data: their wallet, open codes (single and of their variants) and variants, at their fee. */
+export function toAuthPriceData(v: {
+  server: GameServerRow;
+  feeBp: number;
+  wallet: WalletRow;
+  open: CodeRow[];
+  variants: Pricekod[];
+  last: Parameters<typeof toUserKod>[0];
+}): AuthPriceData {
+  const { wallet } = v;
+  return {
+    ...toPublicPriceData(v.server, v.feeBp),
+    kods: v.open.filter((c) => c.userVariantId === null).map(toCode),
+    svoy_variant_kods: v.open.filter((c) => c.userVariantId !== null).map(toCode),
+    pricekods: v.variants,
+    wallet: { id: wallet.id, balance: toNumber(wallet.balance), balance_second: toNumber(wallet.balance_second) },
+    nick: wallet.nick,
+    save_nick: wallet.nick,
+    telegram_price: wallet.telegram_price === null ? null : toNumber(wallet.telegram_price),
+    user_kod: toUserKod(v.last),
+  };
+}
+
+export const toIssueAnswer = (code: CodeRow) => ({
+  success: true as const,
+  summa: toNumber(code.price),
+  sert: code.sert,
+  status: code.status,
+  code_id: code.id,
+});
+
+export const toActivationAnswer = (c: CodeRow) => ({
+  success: { code_id: c.id, nominal: toNumber(c.nominal), gamesserver_id: c.gameServerId, status: c.status },
+});
 
 // ── realtime events ──
 

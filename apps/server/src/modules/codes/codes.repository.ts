@@ -42,7 +42,12 @@ export const codesRepository = {
   },
 
   findWallet(q: Q, ownerId: number, walletId: number) {
-    return q.selectFrom('wallets').selectAll().where('user_id', '=', ownerId).where('id', '=', walletId).executeTakeFirst();
+    return q
+      .selectFrom('wallets')
+      .select(['id', 'gamesserver_id as gameServerId'])
+      .where('user_id', '=', ownerId)
+      .where('id', '=', walletId)
+      .executeTakeFirst();
   },
 
   walletOnServer(q: Q, ownerId: number, gameServerId: number) {

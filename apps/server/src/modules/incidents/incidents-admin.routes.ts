@@ -1,6 +1,7 @@
 import { adminCodeIncidents } from '@adena/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireAdmin } from '../../plugins/auth';
+import { fromAdminIncidentsQuery } from './incidents.mapper';
 import type { IncidentsService } from './incidents.service';
 
 /**
@@ -16,13 +17,6 @@ export const incidentsAdminRoutes =
     app.get(
       adminCodeIncidents.path,
       { ...adminFirst, schema: { querystring: adminCodeIncidents.query, response: { 200: adminCodeIncidents.response } } },
-      (request) =>
-        incidents.adminList({
-          page: request.query.page,
-          perPage: request.query.per_page,
-          state: request.query.state,
-          gameServerId: request.query.gamesserver_id,
-          ownerId: request.query.user_id,
-        }),
+      (request) => incidents.adminList(fromAdminIncidentsQuery(request.query)),
     );
   };

@@ -1,7 +1,7 @@
 import type { AdminCodeIncident, Incident } from '@adena/contract';
 import { toNumber } from '../../lib/money';
 import { maskSert } from '../../lib/sert';
-import type { AdminIncidentRow, OwnIncidentRow } from './incidents.repository';
+import type { AdminIncidentRow, IncidentState, OwnIncidentRow } from './incidents.repository';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 /** The operators' short form of a user. */
@@ -38,3 +38,12 @@ export function toAdminIncident(r: AdminIncidentRow): AdminCodeIncident {
     created_at: iso(r.createdAt)!,
   };
 }
+
+/** The operators' list query in the domain's words. */
+export const fromAdminIncidentsQuery = (q: { page: number; per_page: number; state: IncidentState; gamesserver_id?: number; user_id?: number }) => ({
+  page: q.page,
+  perPage: q.per_page,
+  state: q.state,
+  gameServerId: q.gamesserver_id,
+  ownerId: q.user_id,
+});
