@@ -75,7 +75,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   app.addHook('onClose', async () => notices.settle());
   const ensureWallets = { ensure: ensureWallet };
   const subscriptions = createTelegramSubscriptions({ db: db.kysely, bot, log: app.log, wallets: ensureWallets });
-  const incidents = createIncidentsService({ db: kysely });
+  const incidents = createIncidentsService({ db: db.kysely });
   const userVariants = createUserVariantsService({ db: db.kysely, realtime, notices, wallets: ensureWallets });
   const codes = createCodesService({ db: db.kysely, realtime, notices, incidents, userVariants, wallets: ensureWallets });
   const codesAdmin = createCodesAdminService({ db: db.kysely, realtime, incidents });
