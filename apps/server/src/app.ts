@@ -31,13 +31,24 @@ import { createSessionsService } from './modules/sessions/sessions.service';
 import { auditAdminRoutes } from './modules/audit/audit-admin.routes';
 import { createAuditService } from './modules/audit/audit.service';
 import { codesAdminRoutes } from './modules/codes/codes-admin.routes';
+import { createCodesAdminService } from './modules/codes/codes-admin.service';
 import { codesRoutes } from './modules/codes/codes.routes';
-import { createTelegramBot } from './modules/codes/telegram-bot';
-import { deliverNotices } from './modules/codes/telegram-notices';
+import { createCodesService } from './modules/codes/codes.service';
 import { incidentsAdminRoutes } from './modules/incidents/incidents-admin.routes';
 import { createIncidentsAdminService } from './modules/incidents/incidents-admin.service';
+import { incidentsRoutes } from './modules/incidents/incidents.routes';
+import { createIncidentsService } from './modules/incidents/incidents.service';
 import { ledgerAdminRoutes } from './modules/ledger/ledger-admin.routes';
 import { createLedgerAdminService } from './modules/ledger/ledger-admin.service';
+import { createTelegramBot } from './modules/notifications/telegram-bot';
+import { createTelegramNotices } from './modules/notifications/telegram-notices.service';
+import { telegramSubscriptionsRoutes } from './modules/notifications/telegram-subscriptions.routes';
+import { createTelegramSubscriptions } from './modules/notifications/telegram-subscriptions.service';
+import { telegramWebhookRoutes } from './modules/notifications/telegram-webhook.routes';
+import { userVariantsRoutes } from './modules/user-variants/user-variants.routes';
+import { createUserVariantsService } from './modules/user-variants/user-variants.service';
+import { vipRoutes } from './modules/vip/vip.routes';
+import { createVipService } from './modules/vip/vip.service';
 import { realtimeRoutes } from './modules/realtime/realtime.routes';
 import { createRealtimeService } from './modules/realtime/realtime.service';
 import { requestsAdminRoutes } from './modules/requests/requests-admin.routes';
@@ -48,7 +59,7 @@ import { createSystemAdminService } from './modules/system/system-admin.service'
 import { systemRoutes } from './modules/system/system.routes';
 import { createSystemService, type SystemService } from './modules/system/system.service';
 import { walletsRoutes } from './modules/wallets/wallets.routes';
-import { createWalletsService } from './modules/wallets/wallets.service';
+import { createWalletsService, ensureWallet } from './modules/wallets/wallets.service';
 
 installRussianZodErrors();
 
@@ -106,19 +117,30 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const realtime = createRealtime(app, config, db);
   const kysely = db.kysely;
   // System, wallets, requests, ledger views, audit, realtime tokens and the admin area's services.
-  const telegramBot = createTelegramBot(config);
   const audit = createAuditService({ db: kysely });
   const system = createSystemService({ db: kysely, kind: db.kind });
   const systemAdmin = createSystemAdminService({ db: kysely, audit, system });
   const wallets = createWalletsService({ db: kysely });
+  // Codes, user variants, incidents, VIP and the Telegram bot: one bot client and one notices
+  // outbox for the process; each service gets only what it uses.
+  const bot = createTelegramBot(config);
+  const notices = createTelegramNotices({ db: kysely, bot, log: app.log });
+  app.addHook('onClose', async () => notices.settle());
+  const ensureWallets = { ensure: ensureWallet };
+  const subscriptions = createTelegramSubscriptions({ db: kysely, bot, log: app.log, wallets: ensureWallets });
+  const incidents = createIncidentsService({ db: kysely });
+  const userVariants = createUserVariantsService({ db: kysely, realtime, notices, wallets: ensureWallets });
+  const codes = createCodesService({ db: kysely, realtime, notices, incidents, userVariants, wallets: ensureWallets });
+  const codesAdmin = createCodesAdminService({ db: kysely, realtime, incidents, audit });
+  const vip = createVipService({ db: kysely, realtime });
+
   const requests = createRequestsService({
     db: kysely,
     realtime,
-    notices: { deliver: (notices) => deliverNotices(kysely, telegramBot, notices) },
+    notices,
     audit,
     log: app.log,
   });
-  app.addHook('onClose', async () => requests.settle());
   const ledgerAdmin = createLedgerAdminService({ db: kysely });
   const accountsAdmin = createAccountsAdminService({ db: kysely, realtime, audit, wallets, requests, ledger: ledgerAdmin });
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });
@@ -132,14 +154,19 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(sessionsRoutes({ sessions }));
   await app.register(walletsRoutes({ wallets }));
   await app.register(requestsRoutes({ requests }));
-  await app.register(codesRoutes(deps));
+  await app.register(codesRoutes({ codes }));
+  await app.register(userVariantsRoutes({ userVariants }));
+  await app.register(incidentsRoutes({ incidents }));
+  await app.register(vipRoutes({ vip }));
+  await app.register(telegramSubscriptionsRoutes({ subscriptions }));
+  await app.register(telegramWebhookRoutes({ bot, subscriptions, publicUrl: config.PUBLIC_URL }));
   await app.register(realtimeRoutes({ realtimeTokens }));
   // Admin calls: /api/admin/*, 403 to anyone but an admin.
   await app.register(requestsAdminRoutes({ requests }));
-  await app.register(codesAdminRoutes(deps));
+  await app.register(codesAdminRoutes({ codesAdmin }));
   await app.register(systemAdminRoutes({ systemAdmin }));
   await app.register(accountsAdminRoutes({ accountsAdmin }));
-  await app.register(incidentsAdminRoutes({ incidentsAdmin }));
+  await app.register(incidentsAdminRoutes({ incidents, incidentsAdmin }));
   await app.register(ledgerAdminRoutes({ ledgerAdmin }));
   await app.register(auditAdminRoutes({ audit }));
 

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Kysely, Transaction } from 'kysely';
+import type { ColumnType, Generated, Kysely, Selectable, Transaction } from 'kysely';
 
 /** Timestamps come back as Date and may be written as Date or ISO string. */
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -173,5 +173,7 @@ export interface Database {
  * The database, or a transaction on it. Services and lib name the handle they pass to
  * repositories through these two types; only repositories and db/ import Kysely itself.
  */
+/** A user row as the server's modules know it. */
+export type UserRow = Selectable<UsersTable>;
 export type DbHandle = Kysely<Database>;
 export type Trx = Transaction<Database>;

@@ -6,7 +6,7 @@ const KK = 1_000_000;
 type Player = Awaited<ReturnType<typeof createUser>>;
 type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-describe.each(DB_KINDS)('codes calls refuse outsiders on %s', (kind) => {
+describe.each(DB_KINDS)('codes, user variants, incidents, VIP and Telegram calls refuse outsiders on %s', (kind) => {
   let t: TestApp;
   let owner: Player;
   let intruder: Player;

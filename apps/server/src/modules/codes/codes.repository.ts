@@ -1,88 +1,91 @@
-import { type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import '../../db/tables/codes';
-import type { Database } from '../../db/schema';
-import type { CodeAttemptResult, CodeStatus } from '../../db/tables/codes';
+import type { Database, GamesserversTable, WalletsTable } from '../../db/schema';
+import type { CodeAttemptResult } from '../../db/tables/codes';
 
-type Q = Kysely<Database> | Transaction<Database>;
+export type CodesDb = Kysely<Database>;
+export type CodesTrx = Transaction<Database>;
+export type Q = Kysely<Database> | Transaction<Database>;
+export type GameServerRow = Selectable<GamesserversTable>;
+export type WalletRow = Selectable<WalletsTable>;
 
 /** Open codes listed in price data; a seller with more sees the newest this many. */
 export const OPEN_CODES_LIMIT = 1000;
 
+/** A code as the services know it: the table's columns under the domain's names. */
+const CODE = [
+  'id',
+  'sert',
+  'user_id as ownerId',
+  'wallet_id as walletId',
+  'gamesserver_id as gameServerId',
+  'nominal',
+  'fee',
+  'price',
+  'status',
+  'pricekod_id as userVariantId',
+  'activated_by as activatedBy',
+  'activated_at as activatedAt',
+  'cancelled_by as cancelledBy',
+  'cancelled_at as cancelledAt',
+  'created_at as createdAt',
+] as const;
+
 /**
  * Queries only. Every method over a user's rows takes the owner first and puts it in the WHERE
- * clause, so another user's code, variant or incident is simply not found (404, not 403: an
- * outsider learns nothing about what exists).
+ * clause, so another user's code is simply not found (404, not 403: an outsider learns nothing
+ * about what exists).
  */
 export const codesRepository = {
-  server(q: Q, id: number) {
+  gameServer(q: Q, id: number) {
     return q.selectFrom('gamesservers').selectAll().where('id', '=', id).executeTakeFirst();
   },
 
-  activeServers(q: Q) {
-    return q.selectFrom('gamesservers').selectAll().where('active', '=', true).orderBy('sort_order').orderBy('id').execute();
-  },
-
-  user(q: Q, id: number) {
-    return q.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
-  },
-
-  walletOnServer(q: Q, userId: number, gamesserverId: number) {
+  findWallet(q: Q, ownerId: number, walletId: number) {
     return q
       .selectFrom('wallets')
-      .selectAll()
-      .where('user_id', '=', userId)
-      .where('gamesserver_id', '=', gamesserverId)
+      .select(['id', 'gamesserver_id as gameServerId'])
+      .where('user_id', '=', ownerId)
+      .where('id', '=', walletId)
       .executeTakeFirst();
   },
 
-  walletsOf(q: Q, userId: number) {
-    return q.selectFrom('wallets').selectAll().where('user_id', '=', userId).execute();
+  walletOnServer(q: Q, ownerId: number, gameServerId: number) {
+    return q.selectFrom('wallets').selectAll().where('user_id', '=', ownerId).where('gamesserver_id', '=', gameServerId).executeTakeFirst();
   },
-
-  setTelegramPrice(q: Q, userId: number, gamesserverId: number, value: bigint | null) {
-    return q
-      .updateTable('wallets')
-      .set({ telegram_price: value })
-      .where('user_id', '=', userId)
-      .where('gamesserver_id', '=', gamesserverId)
-      .returningAll()
-      .executeTakeFirst();
-  },
-
-  // ── codes ──
 
   /** Inserts a code unless its sert is taken (then nothing: the caller draws another). */
   insertCode(
     q: Q,
-    v: { sert: string; userId: number; walletId: number; gamesserverId: number; nominal: bigint; fee: bigint; pricekodId: number | null },
+    v: { sert: string; ownerId: number; walletId: number; gameServerId: number; nominal: bigint; fee: bigint; userVariantId: number | null },
   ) {
     return q
       .insertInto('codes')
       .values({
         sert: v.sert,
-        user_id: v.userId,
+        user_id: v.ownerId,
         wallet_id: v.walletId,
-        gamesserver_id: v.gamesserverId,
+        gamesserver_id: v.gameServerId,
         nominal: v.nominal,
         fee: v.fee,
         price: v.nominal + v.fee,
-        pricekod_id: v.pricekodId,
+        pricekod_id: v.userVariantId,
       })
       .onConflict((oc) => oc.column('sert').doNothing())
-      .returningAll()
+      .returning(CODE)
       .executeTakeFirst();
   },
 
   codeBySert(q: Q, sert: string) {
-    return q.selectFrom('codes').selectAll().where('sert', '=', sert).executeTakeFirst();
+    return q.selectFrom('codes').select(CODE).where('sert', '=', sert).executeTakeFirst();
   },
 
   codeById(q: Q, id: number) {
-    return q.selectFrom('codes').selectAll().where('id', '=', id).executeTakeFirst();
+    return q.selectFrom('codes').select(CODE).where('id', '=', id).executeTakeFirst();
   },
 
   ownCode(q: Q, ownerId: number, id: number) {
-    return q.selectFrom('codes').selectAll().where('user_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
+    return q.selectFrom('codes').select(CODE).where('user_id', '=', ownerId).where('id', '=', id).executeTakeFirst();
   },
 
   /**
@@ -97,7 +100,7 @@ export const codesRepository = {
       .where('id', '=', codeId)
       .where('status', '=', 'active')
       .where('user_id', '<>', activatorId)
-      .returningAll()
+      .returning(CODE)
       .executeTakeFirst();
   },
 
@@ -110,41 +113,52 @@ export const codesRepository = {
       .where('user_id', '=', ownerId)
       .where('id', 'in', ids)
       .where('status', '=', 'active')
-      .returningAll()
+      .returning(CODE)
       .execute();
   },
 
-  openCodes(q: Q, ownerId: number, gamesserverId: number) {
+  /** An operator's cancel: any owner's active code. */
+  cancelAnyCode(q: Q, id: number, cancelledBy: number) {
+    return q
+      .updateTable('codes')
+      .set({ status: 'cancelled', cancelled_by: cancelledBy, cancelled_at: sql`now()` })
+      .where('id', '=', id)
+      .where('status', '=', 'active')
+      .returning(CODE)
+      .executeTakeFirst();
+  },
+
+  openCodes(q: Q, ownerId: number, gameServerId: number) {
     return q
       .selectFrom('codes')
-      .selectAll()
+      .select(CODE)
       .where('user_id', '=', ownerId)
-      .where('gamesserver_id', '=', gamesserverId)
+      .where('gamesserver_id', '=', gameServerId)
       .where('status', '=', 'active')
       .orderBy('id', 'desc')
       .limit(OPEN_CODES_LIMIT)
       .execute();
   },
 
-  /** The owner's open codes of one variant, locked in id order (the order every batch change uses). */
-  lockOpenCodesOfPricekod(trx: Transaction<Database>, ownerId: number, pricekodId: number) {
+  /** The owner's open codes of one user variant, locked in id order (the order every batch change uses). */
+  lockOpenCodesOfVariant(trx: CodesTrx, ownerId: number, userVariantId: number) {
     return trx
       .selectFrom('codes')
-      .selectAll()
+      .select(CODE)
       .where('user_id', '=', ownerId)
-      .where('pricekod_id', '=', pricekodId)
+      .where('pricekod_id', '=', userVariantId)
       .where('status', '=', 'active')
       .orderBy('id')
       .forUpdate()
       .execute();
   },
 
-  lastActivatedBy(q: Q, userId: number, gamesserverId: number) {
+  lastActivatedBy(q: Q, userId: number, gameServerId: number) {
     return q
       .selectFrom('codes')
-      .select(['id', 'nominal', 'status', 'activated_at'])
+      .select(['id', 'nominal', 'status', 'activated_at as activatedAt'])
       .where('activated_by', '=', userId)
-      .where('gamesserver_id', '=', gamesserverId)
+      .where('gamesserver_id', '=', gameServerId)
       .orderBy('activated_at', 'desc')
       .orderBy('id', 'desc')
       .executeTakeFirst();
@@ -157,189 +171,55 @@ export const codesRepository = {
       .execute();
   },
 
-  // ── user variants ──
+  // ── the operators' lookup ──
 
-  insertPricekod(q: Q, v: { userId: number; walletId: number; gamesserverId: number; nominal: bigint }) {
+  people(q: Q, ids: number[]) {
+    return q.selectFrom('users').select(['id', 'name', 'email']).where('id', 'in', ids).execute();
+  },
+
+  attemptsOf(q: Q, codeId: number) {
     return q
-      .insertInto('pricekods')
-      .values({ user_id: v.userId, wallet_id: v.walletId, gamesserver_id: v.gamesserverId, nominal: v.nominal })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  },
-
-  /** Locks the owner's live variant: every change of one batch queues behind the previous one. */
-  lockOwnPricekod(trx: Transaction<Database>, ownerId: number, id: number) {
-    return trx
-      .selectFrom('pricekods')
-      .selectAll()
-      .where('user_id', '=', ownerId)
-      .where('id', '=', id)
-      .where('deleted_at', 'is', null)
-      .forUpdate()
-      .executeTakeFirst();
-  },
-
-  ownPricekod(q: Q, ownerId: number, id: number) {
-    return q
-      .selectFrom('pricekods')
-      .selectAll()
-      .where('user_id', '=', ownerId)
-      .where('id', '=', id)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-  },
-
-  updatePricekod(q: Q, ownerId: number, id: number, set: { nominal?: bigint; deleted?: boolean }) {
-    return q
-      .updateTable('pricekods')
-      .set({
-        ...(set.nominal !== undefined ? { nominal: set.nominal } : {}),
-        ...(set.deleted ? { deleted_at: sql`now()` } : {}),
-        updated_at: sql`now()`,
-      })
-      .where('user_id', '=', ownerId)
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  },
-
-  /** The owner's live variants on a server with their counts: codes not cancelled, and open ones. */
-  pricekodsWithCounts(q: Q, ownerId: number, gamesserverId: number, onlyId?: number) {
-    let query = q
-      .selectFrom('pricekods as p')
-      .select([
-        'p.id',
-        'p.gamesserver_id',
-        'p.nominal',
-        'p.created_at',
-        sql<string>`(SELECT count(*) FROM codes c WHERE c.pricekod_id = p.id AND c.status <> 'cancelled')`.as('count'),
-        sql<string>`(SELECT count(*) FROM codes c WHERE c.pricekod_id = p.id AND c.status = 'active')`.as('open_count'),
-      ])
-      .where('p.user_id', '=', ownerId)
-      .where('p.gamesserver_id', '=', gamesserverId)
-      .where('p.deleted_at', 'is', null);
-    if (onlyId !== undefined) query = query.where('p.id', '=', onlyId);
-    return query.orderBy('p.id', 'desc').execute();
-  },
-
-  // ── incidents ──
-
-  /** Opens an incident unless this user already has an open one on this code; the new id or nothing. */
-  openIncident(
-    q: Q,
-    v: { codeId: number; ownerId: number; gamesserverId: number; attemptedBy: number; ip: string | null; status: 'activated' | 'cancelled' },
-  ) {
-    return q
-      .insertInto('code_incidents')
-      .values({
-        code_id: v.codeId,
-        user_id: v.ownerId,
-        gamesserver_id: v.gamesserverId,
-        attempted_by: v.attemptedBy,
-        attempt_ip: v.ip,
-        code_status: v.status,
-      })
-      .onConflict((oc) => oc.columns(['code_id', 'attempted_by']).where('acknowledged_at', 'is', null).doNothing())
-      .returning('id')
-      .executeTakeFirst();
-  },
-
-  incidentsOf(q: Q, ownerId: number) {
-    return q
-      .selectFrom('code_incidents as i')
-      .innerJoin('codes as c', 'c.id', 'i.code_id')
-      .innerJoin('gamesservers as g', 'g.id', 'i.gamesserver_id')
-      .select([
-        'i.id',
-        'i.code_id',
-        'i.gamesserver_id',
-        'g.name as gamesserver',
-        'c.nominal',
-        'c.sert',
-        'c.status as code_status',
-        'i.acknowledged_at',
-        'i.created_at',
-      ])
-      .where('i.user_id', '=', ownerId)
-      .orderBy('i.id', 'desc')
-      .limit(200)
+      .selectFrom('code_attempts as a')
+      .innerJoin('users as u', 'u.id', 'a.user_id')
+      .select(['a.id', 'a.ip', 'a.result', 'a.created_at as createdAt', 'u.id as userId', 'u.name', 'u.email'])
+      .where('a.code_id', '=', codeId)
+      .orderBy('a.id')
+      .limit(500)
       .execute();
   },
 
-  ackIncident(q: Q, ownerId: number, id: number) {
-    return q
-      .updateTable('code_incidents')
-      .set({ acknowledged_at: sql`coalesce(acknowledged_at, now())` })
-      .where('user_id', '=', ownerId)
-      .where('id', '=', id)
-      .returning('id')
-      .executeTakeFirst();
+  /** The entries of the code's own postings and of its user variant's batch postings. */
+  async ledgerOf(q: Q, code: { id: number; userVariantId: number | null }) {
+    const { rows } = await sql<{
+      id: bigint;
+      transaction_id: bigint;
+      kind: string;
+      ref_type: string | null;
+      ref_id: bigint | null;
+      actor_user_id: number | null;
+      account_id: number;
+      key: string;
+      gamesserver_id: number;
+      currency_type: number;
+      amount: bigint;
+      balance_after: bigint | null;
+      created_at: Date;
+    }>`
+      SELECT e.id, e.transaction_id, t.kind, t.ref_type, t.ref_id, t.actor_user_id, e.account_id, a.key,
+             a.gamesserver_id, a.currency_type, e.amount, e.balance_after, e.created_at
+      FROM ledger_transactions t
+      JOIN ledger_entries e ON e.transaction_id = t.id
+      JOIN ledger_accounts a ON a.id = e.account_id
+      WHERE (t.ref_type = 'code' AND t.ref_id = ${code.id})
+         OR (${code.userVariantId}::integer IS NOT NULL AND t.ref_type = 'pricekod' AND t.ref_id = ${code.userVariantId}::integer)
+      ORDER BY e.id
+      LIMIT 500`.execute(q);
+    return rows;
   },
 
-  async openIncidentCount(q: Q, ownerId: number) {
-    const r = await q
-      .selectFrom('code_incidents')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('user_id', '=', ownerId)
-      .where('acknowledged_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    return Number(r.n);
-  },
-
-  // ── VIP ──
-
-  /** Extends VIP from whichever is later, now or the current end, in one statement. */
-  extendVip(q: Q, userId: number, days: number) {
-    return q
-      .updateTable('users')
-      .set({
-        vip_until: sql`greatest(now(), coalesce(vip_until, now())) + make_interval(days => ${days})`,
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', userId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  },
-
-  // ── Telegram ──
-
-  finishNotice(q: Q, id: bigint, status: 'sent' | 'failed' | 'no_bot', error: string | null) {
-    return q
-      .updateTable('telegram_notices')
-      .set({ status, error, sent_at: status === 'sent' ? sql`now()` : null })
-      .where('id', '=', id)
-      .execute();
-  },
-
-  insertLinkToken(q: Q, userId: number, tokenHash: string, expiresAt: Date) {
-    return q.insertInto('telegram_link_tokens').values({ token_hash: tokenHash, user_id: userId, expires_at: expiresAt }).execute();
-  },
-
-  /** Uses a live link token once; the user it belongs to, or nothing. */
-  consumeLinkToken(q: Q, tokenHash: string) {
-    return q
-      .updateTable('telegram_link_tokens')
-      .set({ used_at: sql`now()` })
-      .where('token_hash', '=', tokenHash)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', sql<Date>`now()`)
-      .returning('user_id')
-      .executeTakeFirst();
-  },
-
-  setTelegramChat(q: Q, userId: number, chatId: bigint | null) {
-    return q.updateTable('users').set({ telegram_chat_id: chatId, updated_at: sql`now()` }).where('id', '=', userId).execute();
-  },
-
-  unlinkChat(q: Q, chatId: bigint) {
-    return q
-      .updateTable('users')
-      .set({ telegram_chat_id: null, updated_at: sql`now()` })
-      .where('telegram_chat_id', '=', chatId)
-      .returning('id')
-      .execute();
-  },
+  /** The audit row of an operator's cancel, in the cancel's transaction. */
 };
 
 export type CodeRow = NonNullable<Awaited<ReturnType<typeof codesRepository.codeById>>>;
-export type { CodeStatus };
+export type LedgerEntryRow = Awaited<ReturnType<typeof codesRepository.ledgerOf>>[number];
+export type AttemptRow = Awaited<ReturnType<typeof codesRepository.attemptsOf>>[number];

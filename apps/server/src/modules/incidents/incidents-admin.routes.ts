@@ -1,18 +1,26 @@
-import { adminIncidentResolutions, adminResolveIncident } from '@adena/contract';
+import { adminCodeIncidents, adminIncidentResolutions, adminResolveIncident } from '@adena/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireAdmin } from '../../plugins/auth';
 import type { Caller } from '../sessions/caller';
+import type { IncidentsService } from './incidents.service';
 import type { IncidentsAdminService } from './incidents-admin.service';
+import { fromAdminIncidentsQuery } from './incidents.mapper';
 
 const adminCaller = async (request: FastifyRequest): Promise<Caller> => ({ user: await requireAdmin(request), ip: request.ip });
 
-/** Operators close code incidents with a note under /api/admin, and read the notes back. */
+/** Operators' incident list, closing an incident with a note, and the notes, under /api/admin. */
 export const incidentsAdminRoutes =
-  ({ incidentsAdmin }: { incidentsAdmin: IncidentsAdminService }): FastifyPluginAsyncZod =>
+  ({ incidents, incidentsAdmin }: { incidents: IncidentsService; incidentsAdmin: IncidentsAdminService }): FastifyPluginAsyncZod =>
   async (app) => {
     // Before validation: an outsider gets 401/403 whatever they send.
     app.addHook('onRequest', async (request) => void (await requireAdmin(request)));
+
+    app.get(
+      adminCodeIncidents.path,
+      { schema: { querystring: adminCodeIncidents.query, response: { 200: adminCodeIncidents.response } } },
+      (request) => incidents.adminList(fromAdminIncidentsQuery(request.query)),
+    );
 
     app.post(
       adminResolveIncident.path,

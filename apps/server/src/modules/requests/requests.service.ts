@@ -6,7 +6,7 @@ import { claimKey, type IdempotencyKey, keyReused, once, storeKey } from '../../
 import { toNumber } from '../../lib/money';
 import type { Realtime } from '../../plugins/realtime';
 import type { AuditRecorder } from '../audit/audit.service';
-import type { PendingNotice } from '../codes/telegram-notices';
+import type { PendingNotice } from '../notifications/telegram-notices.service';
 import { type CurrencyType, post, rethrowMoneyError, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger.service';
 import type { Caller } from '../sessions/caller';
 import { toAdminRequest, toDashboard, toRequest, toUserCardRequest } from './requests.mapper';
@@ -36,8 +36,9 @@ export interface OpeningInput {
 }
 
 /** Sends Telegram notices recorded in a committed transaction and writes down how each went. */
+/** Sends recorded Telegram notices after COMMIT (notifications' one notices service). */
 export interface NoticeSender {
-  deliver(notices: PendingNotice[]): Promise<void>;
+  deliver(notices: PendingNotice[]): void;
 }
 
 export interface RequestsServiceDeps {
@@ -58,19 +59,12 @@ const CARD_LIMIT = 50;
  * operator completes it (cash to wallet). Realtime events and Telegram messages leave after COMMIT.
  */
 export function createRequestsService({ db, realtime, notices, audit, log }: RequestsServiceDeps) {
-  const inFlight = new Set<Promise<void>>();
-
   function publish(userId: number, wallets: WalletBalance[]) {
     for (const w of wallets) realtime.publish(userId, 'balance', balanceEvent(w));
   }
 
   function deliver(notice: PendingNotice) {
-    if (notice.chatId === null) return;
-    const p = notices
-      .deliver([notice])
-      .catch((err) => log.warn({ err }, 'telegram notice failed'))
-      .finally(() => inFlight.delete(p));
-    inFlight.add(p);
+    if (notice.chatId !== null) notices.deliver([notice]);
   }
 
   /** The 422 of an amount outside the server's limits, from the DETAIL 'min,max' request_open gives. */
@@ -115,10 +109,6 @@ export function createRequestsService({ db, realtime, notices, audit, log }: Req
   }
 
   return {
-    /** Waits for the notices still being sent (on close). */
-    async settle() {
-      await Promise.all([...inFlight]);
-    },
 
     deposit: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey) => open(bearer, 'input', input, idem) as Promise<{ success: Request }>,
 

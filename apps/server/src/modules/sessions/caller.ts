@@ -1,8 +1,7 @@
-import type { Selectable } from 'kysely';
-import type { UsersTable } from '../../db/schema';
+import type { UserRow } from '../../db/schema';
 
 /** A user as the server's modules know it (the row of `users`; the wire shape is `toUser`). */
-export type User = Selectable<UsersTable>;
+export type User = UserRow;
 
 /** Anyone making a call, signed in or not: what rate limits and the audit log key on. */
 export interface Client {

@@ -20,8 +20,13 @@ export interface TelegramBot {
 
 const SEND_TIMEOUT_MS = 5000;
 
-/** The Bot API over plain fetch against TELEGRAM_API_URL (a local fake in tests). */
-export function createTelegramBot(config: Config): TelegramBot {
+export type TelegramBotConfig = Pick<Config, 'TELEGRAM_BOT_TOKEN' | 'TELEGRAM_BOT_USERNAME' | 'TELEGRAM_API_URL'>;
+
+/**
+ * The Bot API over plain fetch against TELEGRAM_API_URL (a local fake in tests). app.ts makes the
+ * one client of the process and hands it to whoever sends.
+ */
+export function createTelegramBot(config: TelegramBotConfig): TelegramBot {
   const token = config.TELEGRAM_BOT_TOKEN;
   const username = config.TELEGRAM_BOT_USERNAME;
   const enabled = Boolean(token && username);

@@ -1,76 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { startFakeBotApi, waitFor } from '../../../test/fakes/telegram-bot-api';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { webhookSecretOf } from './telegram-bot';
 
 const KK = 1_000_000;
 const BOT_TOKEN = '123456:TEST-token_for-local-bot';
-
-interface SentMessage {
-  token: string;
-  chat_id: number;
-  text: string;
-}
-
-/** A local HTTP server that speaks the Bot API's sendMessage and records what it was asked to send. */
-async function startFakeBotApi() {
-  const sent: SentMessage[] = [];
-  const webhooks: Array<{ token: string; url: string; secret_token?: string }> = [];
-  let failNext = false;
-  const server: Server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c) => {
-      raw += c;
-    });
-    req.on('end', () => {
-      res.setHeader('Content-Type', 'application/json');
-      const hook = /^\/bot([^/]+)\/setWebhook$/.exec(req.url ?? '');
-      if (hook && req.method === 'POST') {
-        webhooks.push({ token: hook[1]!, ...(JSON.parse(raw) as { url: string; secret_token?: string }) });
-        res.end(JSON.stringify({ ok: true, result: true, description: 'Webhook was set' }));
-        return;
-      }
-      const m = /^\/bot([^/]+)\/sendMessage$/.exec(req.url ?? '');
-      if (!m || req.method !== 'POST') {
-        res.statusCode = 404;
-        res.end(JSON.stringify({ ok: false, error_code: 404, description: 'Not Found' }));
-        return;
-      }
-      if (failNext) {
-        failNext = false;
-        res.statusCode = 403;
-        res.end(JSON.stringify({ ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' }));
-        return;
-      }
-      const body = JSON.parse(raw) as { chat_id: number; text: string };
-      sent.push({ token: m[1]!, chat_id: body.chat_id, text: body.text });
-      res.end(JSON.stringify({ ok: true, result: { message_id: sent.length, date: 0, chat: { id: body.chat_id, type: 'private' }, text: body.text } }));
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    sent,
-    webhooks,
-    failOnce: () => {
-      failNext = true;
-    },
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
-async function waitFor<T>(find: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 5000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await find();
-    if (found !== undefined) return found;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind) => {
   let t: TestApp;

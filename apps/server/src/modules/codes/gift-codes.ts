@@ -1,0 +1,92 @@
+import { adenaText } from '@adena/contract';
+import { AppError } from '../../lib/app-error';
+import { newSert } from '../../lib/sert';
+import { type Leg, serviceAccount, walletAccount } from '../ledger/ledger.service';
+import type { User } from '../sessions/caller';
+import { type CodeRow, type CodesTrx, codesRepository as repo, type GameServerRow, type Q } from './codes.repository';
+
+/**
+ * The codes module's rules that a batch of codes (user-variants) shares with a single code:
+ * prices and fees, drawing a sert, cancelling and locking codes, and the legs that move a price.
+ * Every call that takes a transaction runs inside the caller's.
+ */
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+/** Open codes a user variant may hold. */
+export const MAX_BATCH = 100;
+
+
+export const gameServerNotFound = () =>
+  new AppError('NOT_FOUND', { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
+
+const STATUS_TEXT = { activated: 'Код уже активирован', cancelled: 'Код отменён владельцем', active: 'Код активен' } as const;
+export const codeNotActive = (status: CodeRow['status']) =>
+  new AppError('CODE_NOT_ACTIVE', { message: STATUS_TEXT[status], errors: { sert: [STATUS_TEXT[status]] }, body: { status } });
+
+export const isVip = (u: Pick<User, 'vip_until'>, now = new Date()) => u.vip_until !== null && new Date(u.vip_until) > now;
+/** The fee in basis points this user pays on this server: the VIP fee while VIP lasts. */
+export const feeBpFor = (u: Pick<User, 'vip_until'>, s: Pick<GameServerRow, 'code_fee_bp' | 'vip_code_fee_bp'>, now = new Date()) =>
+  isVip(u, now) ? s.vip_code_fee_bp : s.code_fee_bp;
+
+export async function activeGameServer(q: Q, id: number) {
+  const server = await repo.gameServer(q, id);
+  if (!server?.active) throw gameServerNotFound();
+  return server;
+}
+
+export function checkNominal(server: GameServerRow, nominal: bigint) {
+  if (nominal < server.min_nominal) {
+    throw new AppError('VALIDATION', { errors: { nominal: [`Номинал не меньше ${adenaText(server.min_nominal)}`] } });
+  }
+}
+
+/** A total the wire can carry as a JSON number. */
+export function checkTotal(total: bigint, field = 'nominal') {
+  if (total > MAX_SAFE) throw new AppError('VALIDATION', { errors: { [field]: ['Слишком большая сумма'] } });
+}
+
+export interface NewCode {
+  ownerId: number;
+  walletId: number;
+  gameServerId: number;
+  nominal: bigint;
+  fee: bigint;
+  userVariantId: number | null;
+}
+
+/** A new code row; a sert that happens to exist already (2^-80 per pair) just draws again. */
+export async function drawCode(trx: CodesTrx, v: NewCode): Promise<CodeRow> {
+  for (let i = 0; i < 5; i++) {
+    const row = await repo.insertCode(trx, { ...v, sert: newSert() });
+    if (row) return row;
+  }
+  throw new Error('could not draw a free sert');
+}
+
+export async function drawCodes(trx: CodesTrx, v: NewCode, count: bigint): Promise<CodeRow[]> {
+  const codes: CodeRow[] = [];
+  for (let i = 0n; i < count; i++) codes.push(await drawCode(trx, v));
+  return codes;
+}
+
+/** The owner's active codes among `ids` become cancelled; the rows that changed. */
+export const cancelOwnCodes = (trx: CodesTrx, ownerId: number, ids: number[]) => repo.cancelOwnCodes(trx, ownerId, ids, ownerId);
+
+/** The owner's open codes of a user variant, locked in id order (the order every batch change uses). */
+export const lockOpenCodesOfVariant = (trx: CodesTrx, ownerId: number, userVariantId: number) =>
+  repo.lockOpenCodesOfVariant(trx, ownerId, userVariantId);
+
+/** Legs that take a code's price from the wallet into escrow (nominal) and fees (fee), `n` times. */
+export const issueLegs = (walletId: number, gameServerId: number, nominal: bigint, fee: bigint, n = 1n): Leg[] => [
+  { account: walletAccount(walletId, gameServerId, 1), amount: -(nominal + fee) * n },
+  { account: serviceAccount('escrow', gameServerId, 1), amount: nominal * n },
+  { account: serviceAccount('fees', gameServerId, 1), amount: fee * n },
+];
+
+/** The reverse for cancelled codes: each gets back exactly what it paid, to the wallet that paid. */
+export const refundLegs = (codes: CodeRow[]): Leg[] =>
+  codes.flatMap((c) => [
+    { account: walletAccount(c.walletId, c.gameServerId, 1), amount: c.price },
+    { account: serviceAccount('escrow', c.gameServerId, 1), amount: -c.nominal },
+    { account: serviceAccount('fees', c.gameServerId, 1), amount: -c.fee },
+  ]);

@@ -1,0 +1,29 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import '../../db/tables/codes';
+import type { Database } from '../../db/schema';
+import type { TelegramNoticeStatus } from '../../db/tables/codes';
+
+export type NoticesDb = Kysely<Database>;
+export type NoticesTrx = Transaction<Database>;
+
+/** Queries only: the notices of a wallet's balance dropping below its Telegram threshold. */
+export const telegramNoticesRepository = {
+  /**
+   * The database function balance_drop_notice (migration 0010, also called by request_open)
+   * records a crossing of the wallet's telegram_price (before ≥ threshold > after) in the caller's
+   * transaction; the notice row, or nothing when there was no crossing.
+   */
+  async recordBalanceDrop(trx: NoticesTrx, v: { userId: number; walletId: number; gameServerId: number; before: bigint; after: bigint }) {
+    const { rows } = await sql<{ id: bigint; chat_id: bigint | null; text: string }>`SELECT * FROM balance_drop_notice(${v.userId}, ${v.walletId},
+    ${v.gameServerId}, ${String(v.before)}::bigint, ${String(v.after)}::bigint)`.execute(trx);
+    return rows[0];
+  },
+
+  finish(db: NoticesDb, id: bigint, status: Extract<TelegramNoticeStatus, 'sent' | 'failed' | 'no_bot'>, error: string | null) {
+    return db
+      .updateTable('telegram_notices')
+      .set({ status, error, sent_at: status === 'sent' ? sql`now()` : null })
+      .where('id', '=', id)
+      .execute();
+  },
+};

@@ -1,0 +1,69 @@
+import type { Caller } from '../sessions/caller';
+import { hashToken, newToken } from '../../lib/tokens';
+import type { TelegramBot } from './telegram-bot';
+import type { BotCommand } from './telegram-update.mapper';
+import { type Q, type SubscriptionsDb, telegramSubscriptionsRepository as repo, type WalletRow } from './telegram-subscriptions.repository';
+
+const LINK_TOKEN_TTL_MS = 60 * 60_000;
+
+export interface TelegramSubscriptionsDeps {
+  db: SubscriptionsDb;
+  bot: TelegramBot;
+  log: { warn(obj: unknown, msg?: string): void };
+  /** The caller's wallet on an active server, created on first use (the wallets module's rule). */
+  wallets: { ensure(q: Q, userId: number, gameServerId: number): Promise<WalletRow> };
+  clock?: () => Date;
+}
+
+/**
+ * A user's Telegram chat and, per wallet, the balance below which the bot writes to it. The
+ * threshold (telegram_price) sits on the wallet row but only notices read it, so its calls live
+ * here with the notices rather than with the wallets' money.
+ */
+export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () => new Date() }: TelegramSubscriptionsDeps) {
+  return {
+    /** The server must be active; a wallet there is created on first use. */
+    async setThreshold(caller: Caller, gameServerId: number, value: number) {
+      await wallets.ensure(db, caller.user.id, gameServerId);
+      await repo.setThreshold(db, caller.user.id, gameServerId, BigInt(value));
+      return { success: value };
+    },
+
+    async clearThreshold(caller: Caller, gameServerId: number) {
+      await repo.setThreshold(db, caller.user.id, gameServerId, null);
+      return { success: null };
+    },
+
+    /** The bot's deep link with a one-time token (null without a bot), and whether a chat is linked. */
+    async link(caller: Caller) {
+      const linked = (await repo.chatOf(db, caller.user.id)) !== null;
+      if (!bot.enabled) return { url: null, linked };
+      const token = newToken();
+      await repo.insertLinkToken(db, caller.user.id, hashToken(token), new Date(clock().getTime() + LINK_TOKEN_TTL_MS));
+      return { url: bot.linkUrl(token), linked };
+    },
+
+    /** A command from the bot's webhook: `/start <token>` links the chat, `/stop` unlinks it. */
+    async handleCommand(command: BotCommand) {
+      let reply: string;
+      if (command.kind === 'start') {
+        const owner = command.token ? await repo.consumeLinkToken(db, hashToken(command.token)) : undefined;
+        if (owner) {
+          await repo.setChat(db, owner.userId, command.chatId);
+          reply = 'Готово: уведомления о балансе будут приходить сюда. Отключить — команда /stop.';
+        } else {
+          reply = 'Ссылка устарела или уже использована. Откройте «Подписаться на Telegram» в кошельке ещё раз.';
+        }
+      } else {
+        const users = await repo.unlinkChat(db, command.chatId);
+        reply = users.length ? 'Уведомления отключены.' : 'Этот чат не был подписан.';
+      }
+      if (bot.enabled) {
+        const r = await bot.sendMessage(command.chatId, reply);
+        if (!r.ok) log.warn({ error: r.error }, 'telegram reply failed');
+      }
+    },
+  };
+}
+
+export type TelegramSubscriptions = ReturnType<typeof createTelegramSubscriptions>;

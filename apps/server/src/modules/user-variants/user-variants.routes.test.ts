@@ -1,0 +1,110 @@
+import type { AuthPriceData } from '@adena/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { feeOf } from '../../lib/money';
+import { auditLedger } from '../ledger/ledger.service';
+
+const KK = 1_000_000;
+const price = (nominal: number, bp: number) => nominal + Number(feeOf(BigInt(nominal), bp));
+
+type Player = Awaited<ReturnType<typeof createUser>>;
+
+describe.each(DB_KINDS)('user variants on %s', (kind) => {
+  let t: TestApp;
+  let serverId: number;
+  let seller: Player;
+  let buyer: Player;
+  let sellerWallet: { id: number; gamesserver_id: number };
+  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, who: Player | null, payload?: unknown, ip?: string) =>
+    t.app.inject({
+      method,
+      url,
+      headers: who ? who.auth : {},
+      ...(ip ? { remoteAddress: ip } : {}),
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
+  const balanceOf = async (userId: number, currency: 1 | 2 = 1) => {
+    const w = await t.db.kysely.selectFrom('wallets').selectAll().where('user_id', '=', userId).where('gamesserver_id', '=', serverId).executeTakeFirst();
+    return w ? Number(currency === 1 ? w.balance : w.balance_second) : 0;
+  };
+  const issue = (who: Player, walletId: number, nominal: number, extra: object = {}) =>
+    call('POST', '/api/show_code/', who, { gamesserver_id: serverId, nominal, wallet_id: walletId, ...extra });
+  const expectAudit = async () => expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    serverId = await firstServerId(t.db.kysely);
+    seller = await createUser(t.db.kysely);
+    buyer = await createUser(t.db.kysely);
+    sellerWallet = await createWallet(t.db.kysely, seller.id, serverId, 'Seller');
+    await fund(t.db.kysely, sellerWallet, 1000n * BigInt(KK));
+  });
+  afterAll(() => t.close());
+
+  describe('user variants', () => {
+    it('creates a batch, edits count and nominal charging or refunding the difference, and deletes it', async () => {
+      const start = await balanceOf(seller.id);
+      const p = price(2 * KK, 300);
+      const created = await call('POST', '/api/pricekods/', seller, { gamesserver_id: serverId, nominal: 2 * KK, count: 3 });
+      expect(created.statusCode).toBe(200);
+      const c = created.json();
+      expect(c).toMatchObject({ summa: p * 3, count: 3, nominal: 2 * KK, success: { nominal: 2 * KK, price: p, count: 3, open_count: 3 } });
+      expect(await balanceOf(seller.id)).toBe(start - p * 3);
+      const id = c.success.id;
+
+      const data: AuthPriceData = (await call('GET', `/api/auth_varianty_adeny_za_kod/${serverId}`, seller)).json();
+      const batch = data.svoy_variant_kods.filter((k) => k.pricekod_id === id);
+      expect(batch).toHaveLength(3);
+      expect(data.kods.some((k) => k.pricekod_id === id)).toBe(false);
+
+      // One code of the batch is activated; the edit touches only the open ones.
+      expect((await call('POST', '/api/activation_code/', buyer, { sert: batch[0]!.sert })).statusCode).toBe(200);
+
+      const more = await call('PUT', `/api/pricekods/${id}`, seller, { gamesserver_id: serverId, nominal: 2 * KK, count: 4 });
+      expect(more.json()).toMatchObject({ summa: p * 2, count: 4, success: { count: 5, open_count: 4 } });
+      expect(await balanceOf(seller.id)).toBe(start - p * 5);
+
+      const fewer = await call('PUT', `/api/pricekods/${id}`, seller, { gamesserver_id: serverId, nominal: 2 * KK, count: 1 });
+      expect(fewer.json()).toMatchObject({ summa: -p * 3, count: 1, success: { count: 2, open_count: 1 } });
+      expect(await balanceOf(seller.id)).toBe(start - p * 2);
+
+      const p5 = price(5 * KK, 300);
+      const renominal = await call('PUT', `/api/pricekods/${id}`, seller, { gamesserver_id: serverId, nominal: 5 * KK, count: 2 });
+      expect(renominal.json()).toMatchObject({ summa: p5 * 2 - p, nominal: 5 * KK, success: { nominal: 5 * KK, open_count: 2, price: p5 } });
+      expect(await balanceOf(seller.id)).toBe(start - p - p5 * 2);
+
+      const tooMuch = await call('PUT', `/api/pricekods/${id}`, seller, { gamesserver_id: serverId, nominal: 5 * KK, count: 101 });
+      expect(tooMuch.statusCode).toBe(422);
+
+      const del = await call('DELETE', `/api/pricekods/${id}`, seller);
+      expect(del.json()).toEqual({ success: id, summa: p5 * 2 });
+      expect(await balanceOf(seller.id)).toBe(start - p);
+      expect((await call('DELETE', `/api/pricekods/${id}`, seller)).statusCode).toBe(404);
+      const after: AuthPriceData = (await call('GET', `/api/auth_varianty_adeny_za_kod/${serverId}`, seller)).json();
+      expect(after.pricekods.some((x) => x.id === id)).toBe(false);
+      await expectAudit();
+    });
+
+    it('issues one more code of a variant through show_code with its pricekod_id', async () => {
+      const c = (await call('POST', '/api/pricekods/', seller, { gamesserver_id: serverId, nominal: 3 * KK, count: 1 })).json();
+      const wrong = await issue(seller, sellerWallet.id, 2 * KK, { pricekod_id: c.success.id });
+      expect(wrong.statusCode).toBe(422);
+      const res = await issue(seller, sellerWallet.id, 3 * KK, { pricekod_id: c.success.id });
+      expect(res.statusCode).toBe(200);
+      const code = await t.db.kysely.selectFrom('codes').select('pricekod_id').where('id', '=', res.json().code_id).executeTakeFirstOrThrow();
+      expect(code.pricekod_id).toBe(c.success.id);
+      await call('DELETE', `/api/pricekods/${c.success.id}`, seller);
+    });
+
+    it('answers 409 low_cap when the batch does not fit the balance', async () => {
+      const poor = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, poor.id, serverId);
+      await fund(t.db.kysely, w, 5n * BigInt(KK));
+      const res = await call('POST', '/api/pricekods/', poor, { gamesserver_id: serverId, nominal: KK, count: 5 });
+      expect(res.statusCode).toBe(409);
+      expect(res.json().low_cap).toBe(true);
+      expect(await t.db.kysely.selectFrom('pricekods').select('id').where('user_id', '=', poor.id).execute()).toEqual([]);
+    });
+  });
+});

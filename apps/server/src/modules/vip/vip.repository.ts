@@ -1,0 +1,42 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Database } from '../../db/schema';
+
+export type VipDb = Kysely<Database>;
+export type VipTrx = Transaction<Database>;
+
+/** Queries only: the servers whose coins may pay, the payer's wallet there, and the user's VIP end. */
+export const vipRepository = {
+  gameServer(trx: VipTrx, id: number) {
+    return trx.selectFrom('gamesservers').selectAll().where('id', '=', id).executeTakeFirst();
+  },
+
+  /** In display order: without a chosen server, the first whose coins cover the price pays. */
+  activeGameServers(trx: VipTrx) {
+    return trx.selectFrom('gamesservers').selectAll().where('active', '=', true).orderBy('sort_order').orderBy('id').execute();
+  },
+
+  walletOnServer(trx: VipTrx, ownerId: number, gameServerId: number) {
+    return trx
+      .selectFrom('wallets')
+      .select(['id', 'balance_second as coins'])
+      .where('user_id', '=', ownerId)
+      .where('gamesserver_id', '=', gameServerId)
+      .executeTakeFirst();
+  },
+
+  /** Extends VIP from whichever is later, now or the current end, in one statement. */
+  extendVip(trx: VipTrx, userId: number, days: number) {
+    return trx
+      .updateTable('users')
+      .set({
+        vip_until: sql`greatest(now(), coalesce(vip_until, now())) + make_interval(days => ${days})`,
+        updated_at: sql`now()`,
+      })
+      .where('id', '=', userId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  },
+};
+
+export type VipServerRow = NonNullable<Awaited<ReturnType<typeof vipRepository.gameServer>>>;
+export type VipWalletRow = NonNullable<Awaited<ReturnType<typeof vipRepository.walletOnServer>>>;

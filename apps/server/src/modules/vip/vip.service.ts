@@ -1,0 +1,76 @@
+import { AppError } from '../../lib/app-error';
+import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
+import type { Realtime } from '../../plugins/realtime';
+import { balanceEvents, type Outgoing } from '../codes/codes.mapper';
+import { post, serviceAccount, walletAccount } from '../ledger/ledger.service';
+import type { Caller } from '../sessions/caller';
+import { toVipAnswer } from './vip.mapper';
+import { type VipDb, type VipServerRow, type VipTrx, type VipWalletRow, vipRepository as repo } from './vip.repository';
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+export interface VipPurchase {
+  months: number;
+  /** Whose coins pay; without it, the first server in display order whose coins cover the price. */
+  gameServerId?: number;
+}
+
+const gameServerNotFound = () =>
+  new AppError('NOT_FOUND', { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
+const notEnoughCoins = () =>
+  new AppError('INSUFFICIENT_BALANCE', {
+    message: 'Недостаточно монет Эйнхасад',
+    body: { low_cap: true },
+    errors: { months: ['Недостаточно монет Эйнхасад для покупки VIP'] },
+  });
+
+/** VIP bought with a server's second currency (coins of Einhasad), at that server's price and period. */
+export function createVipService({ db, realtime, clock = () => new Date() }: { db: VipDb; realtime: Pick<Realtime, 'publish'>; clock?: () => Date }) {
+  /** The server and wallet whose coins pay: the chosen one, or the first whose coins cover the price. */
+  async function payer(trx: VipTrx, ownerId: number, input: VipPurchase, months: bigint): Promise<{ server?: VipServerRow; wallet?: VipWalletRow }> {
+    if (input.gameServerId !== undefined) {
+      const server = await repo.gameServer(trx, input.gameServerId);
+      if (!server?.active) throw gameServerNotFound();
+      return { server, wallet: await repo.walletOnServer(trx, ownerId, server.id) };
+    }
+    for (const server of await repo.activeGameServers(trx)) {
+      const wallet = await repo.walletOnServer(trx, ownerId, server.id);
+      if (wallet && wallet.coins >= server.vip_price * months) return { server, wallet };
+    }
+    return {};
+  }
+
+  return {
+    buy: (caller: Caller, input: VipPurchase, idem?: IdempotencyKey) =>
+      once(async () => {
+        const userId = caller.user.id;
+        const months = BigInt(input.months);
+        const out = await db.transaction().execute(async (trx) => {
+          await claimKey(trx, userId, idem);
+          const { server, wallet } = await payer(trx, userId, input, months);
+          if (!server || !wallet) throw notEnoughCoins();
+          const total = server.vip_price * months;
+          if (total > MAX_SAFE) throw new AppError('VALIDATION', { errors: { months: ['Слишком большая сумма'] } });
+          const posted = await post(trx, {
+            kind: 'vip_purchase',
+            refType: 'user',
+            refId: userId,
+            actorUserId: userId,
+            legs: [
+              { account: walletAccount(wallet.id, server.id, 2), amount: -total },
+              { account: serviceAccount('fees', server.id, 2), amount: total },
+            ],
+          });
+          const user = await repo.extendVip(trx, userId, server.vip_period_days * input.months);
+          const answer = toVipAnswer(user, clock());
+          await storeKey(trx, userId, idem, answer);
+          return { answer, events: balanceEvents(userId, posted.wallets) };
+        });
+        const events: Outgoing[] = out.events;
+        for (const e of events) realtime.publish(e.userId, e.name as never, e.data as never);
+        return out.answer;
+      }),
+  };
+}
+
+export type VipService = ReturnType<typeof createVipService>;
