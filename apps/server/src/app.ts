@@ -15,6 +15,8 @@ import { adminRoutes } from './modules/admin/admin.routes';
 import { authRoutes } from './modules/auth/auth.routes';
 import { codesAdminRoutes } from './modules/codes/codes-admin.routes';
 import { codesRoutes } from './modules/codes/codes.routes';
+import { createJobs } from './modules/jobs/jobs.service';
+import { createPurge, schedulePurge } from './modules/jobs/purge.service';
 import { realtimeRoutes } from './modules/realtime/realtime.routes';
 import { requestsAdminRoutes } from './modules/requests/requests-admin.routes';
 import { requestsRoutes } from './modules/requests/requests.routes';
@@ -63,6 +65,12 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(requestsAdminRoutes(deps));
   await app.register(codesAdminRoutes(deps));
   await app.register(adminRoutes(deps));
+
+  // The job queue (decision record 0016): its worker runs while the server listens.
+  const jobs = createJobs({ db: db.kysely, log: app.log });
+  schedulePurge(jobs, createPurge({ db: db.kysely }));
+  app.addHook('onListen', async () => jobs.start());
+  app.addHook('onClose', async () => jobs.stop());
 
   await registerWeb(app, config.WEB_DIST ?? DEFAULT_WEB_DIST);
   app.addHook('onClose', async () => realtime.close());
