@@ -34,7 +34,7 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     // On PostgreSQL the second worker has its own pool, as a second process would.
     const other: Db = kind === 'postgres' ? await createDb({ databaseUrl: db.url, dataDir: '', poolSize: 4 }) : db;
     const runs: number[] = [];
-    const byWorker = [0, 0];
+    const byWorker: [number, number] = [0, 0];
     const worker = (n: 0 | 1, on: Db) => {
       const jobs = createJobs({ db: on.kysely, pollMs: 10, concurrency: 2, name: `w${n}` });
       jobs.register<{ n: number }>('count', async (payload) => {
