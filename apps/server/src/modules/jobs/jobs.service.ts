@@ -65,7 +65,30 @@ export interface JobsOptions {
 const silent: Logger = { info() {}, warn() {}, error() {} };
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 2000);
 
-export type Jobs = ReturnType<typeof createJobs>;
+type Outcome = { ok: true } | { ok: false; error: unknown };
+
+/** Sleeps that wake() ends early. */
+class Waiter {
+  #waiting: (() => void)[] = [];
+
+  sleep(ms: number) {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#waiting = this.#waiting.filter((w) => w !== done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#waiting.push(done);
+    });
+  }
+
+  wake() {
+    for (const w of [...this.#waiting]) w();
+  }
+}
+
+const everyKey = (kind: string) => `every:${kind}`;
 
 /**
  * The job queue kept in the database (decision record 0016): `enqueue` writes a row, in the
@@ -76,196 +99,192 @@ export type Jobs = ReturnType<typeof createJobs>;
  * that enqueues its next run under a fixed key when it finishes, so one schedule exists however
  * many processes share the database.
  */
-export function createJobs(opts: JobsOptions) {
-  const db = opts.db;
-  const log = opts.log ?? silent;
-  const now = opts.now ?? (() => new Date());
-  const pollMs = opts.pollMs ?? 1000;
-  const leaseMs = opts.leaseMs ?? 5 * 60_000;
-  const concurrency = opts.concurrency ?? 1;
-  const backoffBaseMs = opts.backoffBaseMs ?? 1000;
-  const backoffMaxMs = opts.backoffMaxMs ?? 60 * 60_000;
-  const defaultMaxAttempts = opts.maxAttempts ?? 10;
-  const defaultMaxAgeMs = opts.maxAgeMs ?? 24 * 60 * 60_000;
-  const name = opts.name ?? `${hostname()}:${process.pid}`;
+export class JobQueue {
+  readonly #db: JobsDb;
+  readonly #log: Logger;
+  readonly #now: () => Date;
+  readonly #o: Required<Omit<JobsOptions, 'db' | 'log' | 'now'>>;
+  readonly #handlers = new Map<string, { run: JobHandler<never>; everyMs?: number }>();
+  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #waiter = new Waiter();
+  #abort = new AbortController();
+  #loops: Promise<void>[] = [];
+  #running = false;
+  #scheduled = false;
 
-  const handlers = new Map<string, { run: JobHandler<never>; everyMs?: number }>();
-  const inFlight = new Set<Promise<unknown>>();
-  let abort = new AbortController();
-  let loops: Promise<void>[] = [];
-  let running = false;
-  let wakeUp: (() => void)[] = [];
+  constructor(opts: JobsOptions) {
+    this.#db = opts.db;
+    this.#log = opts.log ?? silent;
+    this.#now = opts.now ?? (() => new Date());
+    this.#o = {
+      pollMs: opts.pollMs ?? 1000,
+      leaseMs: opts.leaseMs ?? 5 * 60_000,
+      concurrency: opts.concurrency ?? 1,
+      backoffBaseMs: opts.backoffBaseMs ?? 1000,
+      backoffMaxMs: opts.backoffMaxMs ?? 60 * 60_000,
+      maxAttempts: opts.maxAttempts ?? 10,
+      maxAgeMs: opts.maxAgeMs ?? 24 * 60 * 60_000,
+      name: opts.name ?? `${hostname()}:${process.pid}`,
+    };
+  }
 
-  const everyKey = (kind: string) => `every:${kind}`;
+  /** Registers the handler of a kind; a worker only claims kinds it has handlers for. */
+  register<P>(kind: string, handler: JobHandler<P>) {
+    this.#handlers.set(kind, { run: handler as JobHandler<never> });
+  }
 
-  async function enqueue(q: Q, kind: string, payload: unknown = {}, o: EnqueueOptions = {}): Promise<bigint | null> {
-    const at = now();
+  /** A kind that runs every `everyMs`, on one process at a time; scheduled by `start`. */
+  every(kind: string, everyMs: number, handler: JobHandler<Record<string, never>>) {
+    this.#handlers.set(kind, { run: handler as JobHandler<never>, everyMs });
+  }
+
+  /** The new job's id, or null when a live job holds the key. Outside a transaction it wakes this process's workers. */
+  async enqueue(q: Q, kind: string, payload: unknown = {}, o: EnqueueOptions = {}): Promise<bigint | null> {
+    const at = this.#now();
     const id = await repo.insert(q, {
       kind,
       payload,
       key: o.key ?? null,
       runAt: o.runAt ?? at,
-      maxAttempts: o.maxAttempts ?? defaultMaxAttempts,
-      giveUpAt: new Date(at.getTime() + (o.maxAgeMs ?? defaultMaxAgeMs)),
+      maxAttempts: o.maxAttempts ?? this.#o.maxAttempts,
+      giveUpAt: new Date(at.getTime() + (o.maxAgeMs ?? this.#o.maxAgeMs)),
       createdAt: at,
     });
-    // Outside a transaction the row is visible now; a transaction's caller may call wake() after COMMIT.
-    if (id !== null && !q.isTransaction) wake();
+    if (id !== null && !q.isTransaction) this.wake();
     return id;
   }
 
-  function backoff(attempt: number) {
-    return Math.min(backoffBaseMs * 2 ** (attempt - 1), backoffMaxMs);
+  /** Makes idle workers of this process look for due jobs at once (call it after a COMMIT that enqueued). */
+  wake() {
+    this.#waiter.wake();
   }
 
-  /** Ends a claimed job; a recurring one enqueues its next run in the same transaction. */
-  async function settle(job: ClaimedJob, claim: string, outcome: { ok: true } | { ok: false; error: unknown }) {
-    const everyMs = handlers.get(job.kind)?.everyMs;
-    const at = now();
-    if (outcome.ok) {
-      if (everyMs === undefined) return void (await repo.remove(db, job.id, claim));
-      await repo.transaction(db, async (trx) => {
-        if (await repo.remove(trx, job.id, claim)) await scheduleNext(trx, job, everyMs, at);
-      });
-      return;
-    }
-    const error = messageOf(outcome.error);
-    const delay = outcome.error instanceof RetryAfter ? outcome.error.ms : backoff(job.attempts);
-    const next = new Date(at.getTime() + delay);
-    if (job.attempts < job.max_attempts && next <= job.give_up_at) {
-      log.warn({ job: String(job.id), kind: job.kind, attempt: job.attempts, retryAt: next.toISOString(), err: error }, 'job failed; retrying');
-      await repo.retry(db, job.id, claim, next, error);
-      return;
-    }
-    log.error({ job: String(job.id), kind: job.kind, attempt: job.attempts, err: error }, 'job failed for good');
-    await repo.transaction(db, async (trx) => {
-      if ((await repo.fail(trx, job.id, claim, at, error)) && everyMs !== undefined) await scheduleNext(trx, job, everyMs, at);
-    });
+  /** Runs due jobs until none is left; returns how many ran. The worker loop and tests use it. */
+  async runDue(): Promise<number> {
+    let n = 0;
+    while (await this.#tracked(this.#runOne())) n += 1;
+    return n;
   }
 
-  function scheduleNext(trx: Q, job: ClaimedJob, everyMs: number, at: Date) {
-    return enqueue(trx, job.kind, job.payload, { key: everyKey(job.kind), runAt: new Date(at.getTime() + everyMs) });
+  /** Enqueues the first run of every recurring kind (once per key) and starts the worker loops. */
+  async start() {
+    if (this.#running) return;
+    try {
+      await this.#ensureSchedules();
+    } catch (err) {
+      this.#log.warn({ err: messageOf(err) }, 'job queue: recurring jobs will be scheduled when the database answers');
+    }
+    this.#running = true;
+    this.#abort = new AbortController();
+    this.#loops = Array.from({ length: this.#o.concurrency }, () => this.#loop());
+  }
+
+  /** Stops claiming, aborts the handlers' signal and waits for the jobs in hand to settle. */
+  async stop() {
+    this.#running = false;
+    this.#abort.abort();
+    this.wake();
+    await Promise.all(this.#loops);
+    await Promise.allSettled([...this.#inFlight]);
+    this.#loops = [];
+  }
+
+  #tracked<T>(p: Promise<T>): Promise<T> {
+    this.#inFlight.add(p);
+    const forget = () => this.#inFlight.delete(p);
+    void p.then(forget, forget);
+    return p;
+  }
+
+  async #ensureSchedules() {
+    if (this.#scheduled) return;
+    for (const [kind, h] of this.#handlers) {
+      if (h.everyMs !== undefined) await this.enqueue(this.#db, kind, {}, { key: everyKey(kind) });
+    }
+    this.#scheduled = true;
+  }
+
+  async #loop() {
+    let failures = 0;
+    while (this.#running) {
+      try {
+        await this.#ensureSchedules();
+        const ran = await this.#tracked(this.#runOne());
+        failures = 0;
+        if (!ran && this.#running) await this.#waiter.sleep(this.#o.pollMs);
+      } catch (err) {
+        // The database is away or refused the claim: wait longer each time, up to a minute.
+        failures += 1;
+        if (!this.#running) break;
+        this.#log.warn({ err: messageOf(err) }, 'job queue: cannot reach the database');
+        await this.#waiter.sleep(Math.min(this.#o.pollMs * 2 ** failures, 60_000));
+      }
+    }
   }
 
   /** Claims one due job and runs it; false when none was due. */
-  async function runOne(): Promise<boolean> {
-    const claim = `${name}:${randomUUID()}`;
-    const at = now();
-    const job = await repo.claim(db, {
-      kinds: [...handlers.keys()],
+  async #runOne(): Promise<boolean> {
+    const claim = `${this.#o.name}:${randomUUID()}`;
+    const at = this.#now();
+    const job = await repo.claim(this.#db, {
+      kinds: [...this.#handlers.keys()],
       now: at,
-      leaseUntil: new Date(at.getTime() + leaseMs),
+      leaseUntil: new Date(at.getTime() + this.#o.leaseMs),
       claim,
     });
     if (!job) return false;
     if (job.attempts > job.max_attempts) {
       // Claimed again after its lease ran out each time: its process died while running it.
-      await settle(job, claim, { ok: false, error: new Error('the process running it stopped') });
+      await this.#settle(job, claim, { ok: false, error: new Error('the process running it stopped') });
       return true;
     }
-    const run = handlers.get(job.kind)!.run as JobHandler;
-    let outcome: { ok: true } | { ok: false; error: unknown };
+    const run = this.#handlers.get(job.kind)!.run as JobHandler;
+    let outcome: Outcome;
     try {
-      await run(job.payload, { id: job.id, kind: job.kind, attempt: job.attempts, signal: abort.signal });
+      await run(job.payload, { id: job.id, kind: job.kind, attempt: job.attempts, signal: this.#abort.signal });
       outcome = { ok: true };
     } catch (error) {
       outcome = { ok: false, error };
     }
-    await settle(job, claim, outcome);
+    await this.#settle(job, claim, outcome);
     return true;
   }
 
-  function tracked<T>(p: Promise<T>): Promise<T> {
-    inFlight.add(p);
-    void p.then(
-      () => inFlight.delete(p),
-      () => inFlight.delete(p),
-    );
-    return p;
-  }
-
-  /** Runs due jobs until none is left; returns how many ran. The worker loop and tests use it. */
-  async function runDue(): Promise<number> {
-    let n = 0;
-    while (await tracked(runOne())) n += 1;
-    return n;
-  }
-
-  function sleep(ms: number) {
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        wakeUp = wakeUp.filter((w) => w !== done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      wakeUp.push(done);
+  /** Ends a claimed job: deleted, retried later or failed; a recurring one enqueues its next run in the same transaction. */
+  async #settle(job: ClaimedJob, claim: string, outcome: Outcome) {
+    const everyMs = this.#handlers.get(job.kind)?.everyMs;
+    const at = this.#now();
+    const scheduleNext = async (trx: Q) => {
+      if (everyMs !== undefined) await this.enqueue(trx, job.kind, job.payload, { key: everyKey(job.kind), runAt: new Date(at.getTime() + everyMs) });
+    };
+    if (outcome.ok) {
+      await repo.transaction(this.#db, async (trx) => {
+        if (await repo.remove(trx, job.id, claim)) await scheduleNext(trx);
+      });
+      return;
+    }
+    const error = messageOf(outcome.error);
+    const delay = outcome.error instanceof RetryAfter ? outcome.error.ms : this.#backoff(job.attempts);
+    const retryAt = new Date(at.getTime() + delay);
+    const about = { job: String(job.id), kind: job.kind, attempt: job.attempts, err: error };
+    if (job.attempts < job.max_attempts && retryAt <= job.give_up_at) {
+      this.#log.warn({ ...about, retryAt: retryAt.toISOString() }, 'job failed; retrying');
+      await repo.retry(this.#db, job.id, claim, retryAt, error);
+      return;
+    }
+    this.#log.error(about, 'job failed for good');
+    await repo.transaction(this.#db, async (trx) => {
+      if (await repo.fail(trx, job.id, claim, at, error)) await scheduleNext(trx);
     });
   }
 
-  /** Makes idle workers of this process look for due jobs at once. */
-  function wake() {
-    for (const w of [...wakeUp]) w();
+  #backoff(attempt: number) {
+    return Math.min(this.#o.backoffBaseMs * 2 ** (attempt - 1), this.#o.backoffMaxMs);
   }
+}
 
-  let scheduled = false;
-  async function ensureSchedules() {
-    if (scheduled) return;
-    for (const [kind, h] of handlers) {
-      if (h.everyMs !== undefined) await enqueue(db, kind, {}, { key: everyKey(kind) });
-    }
-    scheduled = true;
-  }
+export type Jobs = JobQueue;
 
-  async function loop() {
-    let failures = 0;
-    while (running) {
-      try {
-        await ensureSchedules();
-        const ran = await tracked(runOne());
-        failures = 0;
-        if (!ran && running) await sleep(pollMs);
-      } catch (err) {
-        // The database is away or refused the claim: wait longer each time, up to a minute.
-        failures += 1;
-        if (running) log.warn({ err: messageOf(err) }, 'job queue: cannot reach the database');
-        if (running) await sleep(Math.min(pollMs * 2 ** failures, 60_000));
-      }
-    }
-  }
-
-  return {
-    /** Registers the handler of a kind; a worker only claims kinds it has handlers for. */
-    register<P>(kind: string, handler: JobHandler<P>) {
-      handlers.set(kind, { run: handler as JobHandler<never> });
-    },
-    /** A kind that runs every `everyMs`, on one process at a time; scheduled by `start`. */
-    every(kind: string, everyMs: number, handler: JobHandler<Record<string, never>>) {
-      handlers.set(kind, { run: handler as JobHandler<never>, everyMs });
-    },
-    enqueue,
-    runDue,
-    wake,
-    /** Enqueues the first run of every recurring kind (once per key) and starts the worker loops. */
-    async start() {
-      if (running) return;
-      try {
-        await ensureSchedules();
-      } catch (err) {
-        log.warn({ err: messageOf(err) }, 'job queue: recurring jobs will be scheduled when the database answers');
-      }
-      running = true;
-      abort = new AbortController();
-      loops = Array.from({ length: concurrency }, () => loop());
-    },
-    /** Stops claiming, aborts the handlers' signal and waits for the jobs in hand to settle. */
-    async stop() {
-      running = false;
-      abort.abort();
-      wake();
-      await Promise.all(loops);
-      await Promise.allSettled([...inFlight]);
-      loops = [];
-    },
-  };
+export function createJobs(opts: JobsOptions): Jobs {
+  return new JobQueue(opts);
 }
