@@ -49,6 +49,8 @@ import { userVariantsRoutes } from './modules/user-variants/user-variants.routes
 import { createUserVariantsService } from './modules/user-variants/user-variants.service';
 import { vipRoutes } from './modules/vip/vip.routes';
 import { createVipService } from './modules/vip/vip.service';
+import { createJobs } from './modules/jobs/jobs.service';
+import { createPurge, schedulePurge } from './modules/jobs/purge.service';
 import { realtimeRoutes } from './modules/realtime/realtime.routes';
 import { createRealtimeService } from './modules/realtime/realtime.service';
 import { requestsAdminRoutes } from './modules/requests/requests-admin.routes';
@@ -169,6 +171,12 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(incidentsAdminRoutes({ incidents, incidentsAdmin }));
   await app.register(ledgerAdminRoutes({ ledgerAdmin }));
   await app.register(auditAdminRoutes({ audit }));
+
+  // The job queue (decision record 0016): its worker runs while the server listens.
+  const jobs = createJobs({ db: db.kysely, log: app.log });
+  schedulePurge(jobs, createPurge({ db: db.kysely }));
+  app.addHook('onListen', async () => jobs.start());
+  app.addHook('onClose', async () => jobs.stop());
 
   await registerWeb(app, config.WEB_DIST ?? DEFAULT_WEB_DIST);
   app.addHook('onClose', async () => realtime.close());

@@ -2,6 +2,7 @@ import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { createDb } from './db/client';
 import { migrate } from './db/migrate';
+import { DataDirLocked, lockDataDir } from './lib/data-dir-lock';
 import { ensureAdmin, seedDemoServers } from './modules/system/seed';
 
 async function main() {
@@ -16,6 +17,16 @@ async function main() {
     throw err;
   }
 
+  // One process per embedded database folder; a second one stops here with one line.
+  if (!config.DATABASE_URL) {
+    try {
+      lockDataDir(config.DATA_DIR);
+    } catch (err) {
+      if (!(err instanceof DataDirLocked)) throw err;
+      console.error(err.message);
+      process.exit(1);
+    }
+  }
   const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
   await migrate(db.kysely);
   if (config.DEMO_SERVERS) await seedDemoServers(db.kysely);

@@ -1,0 +1,153 @@
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, closeSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+
+/** A refusal or failure to print as one line. */
+export class BackupError extends Error {}
+
+export interface BackupTarget {
+  /** A real PostgreSQL; unset means the embedded PGlite in DATA_DIR. */
+  databaseUrl?: string;
+  dataDir: string;
+  /** Where pg_dump and pg_restore are (PG_BIN_DIR). */
+  pgBinDir?: string;
+}
+
+export type BackupKind = 'pglite' | 'postgres';
+
+/** Where db/client.ts keeps the embedded database inside DATA_DIR. */
+export const pgliteDir = (dataDir: string) => resolve(dataDir, 'pglite');
+
+const kindOf = (t: BackupTarget): BackupKind => (t.databaseUrl ? 'postgres' : 'pglite');
+
+/** A file's kind by its first bytes: pg_dump's custom format, or PGlite's gzipped tarball. */
+export function backupKindOf(file: string): BackupKind | null {
+  const head = Buffer.alloc(5);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, head, 0, 5, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (head.toString('latin1') === 'PGDMP') return 'postgres';
+  if (head[0] === 0x1f && head[1] === 0x8b) return 'pglite';
+  return null;
+}
+
+/** pg_dump and pg_restore: from PG_BIN_DIR, else the newest of Debian's /usr/lib/postgresql/N/bin, else PATH. */
+function pgTool(name: 'pg_dump' | 'pg_restore', binDir: string | undefined): string {
+  if (binDir) return join(binDir, name);
+  const base = '/usr/lib/postgresql';
+  const versions = existsSync(base)
+    ? readdirSync(base)
+        .filter((v) => existsSync(join(base, v, 'bin', name)))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  return versions[0] ? join(base, versions[0], 'bin', name) : name;
+}
+
+function runTool(cmd: string, args: string[]): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
+    child.on('error', (e) =>
+      reject(new BackupError((e as NodeJS.ErrnoException).code === 'ENOENT' ? `${cmd} not found: install postgresql-client, or set PG_BIN_DIR` : `${cmd}: ${e.message}`)),
+    );
+    child.on('exit', (code) => {
+      if (code === 0) resolvePromise();
+      else reject(new BackupError(`${cmd.split('/').pop()} failed: ${err.trim().split('\n')[0] ?? `exit ${code}`}`));
+    });
+  });
+}
+
+/**
+ * Writes a consistent copy of the configured database to `file`: pg_dump's custom format (one
+ * snapshot) for PostgreSQL, PGlite's own tarball of its data folder for the embedded one (the
+ * caller holds the DATA_DIR lock, so no server writes meanwhile). Written aside, then renamed.
+ */
+export async function backup(target: BackupTarget, file: string): Promise<{ kind: BackupKind; bytes: number }> {
+  const partial = `${file}.partial`;
+  rmSync(partial, { force: true });
+  try {
+    if (target.databaseUrl) {
+      await runTool(pgTool('pg_dump', target.pgBinDir), ['--format=custom', '--no-owner', '--no-privileges', `--file=${partial}`, `--dbname=${target.databaseUrl}`]);
+    } else {
+      const dir = pgliteDir(target.dataDir);
+      if (!existsSync(join(dir, 'PG_VERSION'))) throw new BackupError(`DATA_DIR ${resolve(target.dataDir)} holds no database to back up`);
+      const db = await PGlite.create(dir);
+      try {
+        const blob = await db.dumpDataDir('gzip');
+        writeFileSync(partial, Buffer.from(await blob.arrayBuffer()));
+      } finally {
+        await db.close();
+      }
+    }
+    renameSync(partial, file);
+  } finally {
+    rmSync(partial, { force: true });
+  }
+  return { kind: kindOf(target), bytes: statSync(file).size };
+}
+
+async function postgresIsEmpty(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const r = await client.query<{ n: string }>(`
+      SELECT (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+              WHERE n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg_toast%')
+           + (SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+              WHERE n.nspname NOT IN ('pg_catalog', 'information_schema')) AS n`);
+    return Number(r.rows[0]?.n) === 0;
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Loads a backup into the configured database, which must be empty: a PostgreSQL database with
+ * no tables or functions, or a DATA_DIR without an embedded database. Anything else is refused,
+ * so a restore never mixes two databases or overwrites one.
+ */
+export async function restore(target: BackupTarget, file: string): Promise<{ kind: BackupKind }> {
+  if (!existsSync(file)) throw new BackupError(`${file}: no such file`);
+  const fileKind = backupKindOf(file);
+  const kind = kindOf(target);
+  if (!fileKind) throw new BackupError(`${file} is not a backup made by npm run backup`);
+  if (fileKind !== kind) {
+    throw new BackupError(
+      fileKind === 'postgres'
+        ? `${file} is a PostgreSQL backup: set DATABASE_URL to an empty PostgreSQL database to restore it`
+        : `${file} is a backup of the embedded database: unset DATABASE_URL and point DATA_DIR at an empty folder to restore it`,
+    );
+  }
+  if (target.databaseUrl) {
+    if (!(await postgresIsEmpty(target.databaseUrl))) {
+      throw new BackupError('the database at DATABASE_URL is not empty; restore only into a new, empty database');
+    }
+    await runTool(pgTool('pg_restore', target.pgBinDir), ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', `--dbname=${target.databaseUrl}`, file]);
+    return { kind };
+  }
+  const dir = pgliteDir(target.dataDir);
+  if (existsSync(dir) && readdirSync(dir).length > 0) {
+    throw new BackupError(`DATA_DIR ${resolve(target.dataDir)} already holds a database; restore only into an empty DATA_DIR`);
+  }
+  mkdirSync(dir, { recursive: true });
+  try {
+    const db = await PGlite.create(dir, { loadDataDir: new Blob([readFileSync(file)]) });
+    try {
+      await db.query('SELECT count(*) FROM schema_migrations');
+    } finally {
+      await db.close();
+    }
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    throw err instanceof BackupError ? err : new BackupError(`${file} could not be loaded: ${(err as Error).message}`);
+  }
+  return { kind };
+}

@@ -1,0 +1,290 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { type ClaimedJob, type JobsDb, jobsRepository as repo, type Q } from './jobs.repository';
+
+/**
+ * Thrown by a handler to be run again after exactly `ms` (for example Telegram's `retry_after`),
+ * instead of the exponential back-off. It still counts as an attempt.
+ */
+export class RetryAfter extends Error {
+  constructor(
+    readonly ms: number,
+    message = `retry after ${ms} ms`,
+  ) {
+    super(message);
+    this.name = 'RetryAfter';
+  }
+}
+
+export interface JobContext {
+  id: bigint;
+  kind: string;
+  /** 1 on the first run. */
+  attempt: number;
+  /** Aborted when the worker stops. */
+  signal: AbortSignal;
+}
+
+export type JobHandler<P = unknown> = (payload: P, ctx: JobContext) => Promise<void>;
+
+export interface EnqueueOptions {
+  /** Not before this moment (default: now). */
+  runAt?: Date;
+  /** While a pending or running job has this key, enqueueing another with it does nothing. */
+  key?: string;
+  maxAttempts?: number;
+  /** A failure later than this long after enqueueing is final (default one day). */
+  maxAgeMs?: number;
+}
+
+interface Logger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface JobsOptions {
+  db: JobsDb;
+  log?: Logger;
+  /** The clock every time in the queue is read from; tests pass a controllable one. */
+  now?: () => Date;
+  /** How long an idle worker waits before it looks again. */
+  pollMs?: number;
+  /** How long a claim lasts; a job running longer may be taken again by another worker. */
+  leaseMs?: number;
+  /** Jobs one process runs at the same time. */
+  concurrency?: number;
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  maxAttempts?: number;
+  maxAgeMs?: number;
+  /** Names this process in claims (for operators reading the table). */
+  name?: string;
+}
+
+const silent: Logger = { info() {}, warn() {}, error() {} };
+const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 2000);
+
+type Outcome = { ok: true } | { ok: false; error: unknown };
+
+/** Sleeps that wake() ends early. */
+class Waiter {
+  #waiting: (() => void)[] = [];
+
+  sleep(ms: number) {
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#waiting = this.#waiting.filter((w) => w !== done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#waiting.push(done);
+    });
+  }
+
+  wake() {
+    for (const w of [...this.#waiting]) w();
+  }
+}
+
+const everyKey = (kind: string) => `every:${kind}`;
+
+/**
+ * The job queue kept in the database (decision record 0016): `enqueue` writes a row, in the
+ * caller's transaction if given one; the worker started by `start` claims due jobs one at a time
+ * with SKIP LOCKED, runs the handler registered for the kind, deletes the row on success, and on
+ * failure sets the next run after an exponential back-off (or the handler's RetryAfter) until the
+ * attempts or the age are used up, then marks the row failed. Recurring work (`every`) is a job
+ * that enqueues its next run under a fixed key when it finishes, so one schedule exists however
+ * many processes share the database.
+ */
+export class JobQueue {
+  readonly #db: JobsDb;
+  readonly #log: Logger;
+  readonly #now: () => Date;
+  readonly #o: Required<Omit<JobsOptions, 'db' | 'log' | 'now'>>;
+  readonly #handlers = new Map<string, { run: JobHandler<never>; everyMs?: number }>();
+  readonly #inFlight = new Set<Promise<unknown>>();
+  readonly #waiter = new Waiter();
+  #abort = new AbortController();
+  #loops: Promise<void>[] = [];
+  #running = false;
+  #scheduled = false;
+
+  constructor(opts: JobsOptions) {
+    this.#db = opts.db;
+    this.#log = opts.log ?? silent;
+    this.#now = opts.now ?? (() => new Date());
+    this.#o = {
+      pollMs: opts.pollMs ?? 1000,
+      leaseMs: opts.leaseMs ?? 5 * 60_000,
+      concurrency: opts.concurrency ?? 1,
+      backoffBaseMs: opts.backoffBaseMs ?? 1000,
+      backoffMaxMs: opts.backoffMaxMs ?? 60 * 60_000,
+      maxAttempts: opts.maxAttempts ?? 10,
+      maxAgeMs: opts.maxAgeMs ?? 24 * 60 * 60_000,
+      name: opts.name ?? `${hostname()}:${process.pid}`,
+    };
+  }
+
+  /** Registers the handler of a kind; a worker only claims kinds it has handlers for. */
+  register<P>(kind: string, handler: JobHandler<P>) {
+    this.#handlers.set(kind, { run: handler as JobHandler<never> });
+  }
+
+  /** A kind that runs every `everyMs`, on one process at a time; scheduled by `start`. */
+  every(kind: string, everyMs: number, handler: JobHandler<Record<string, never>>) {
+    this.#handlers.set(kind, { run: handler as JobHandler<never>, everyMs });
+  }
+
+  /** The new job's id, or null when a live job holds the key. Outside a transaction it wakes this process's workers. */
+  async enqueue(q: Q, kind: string, payload: unknown = {}, o: EnqueueOptions = {}): Promise<bigint | null> {
+    const at = this.#now();
+    const id = await repo.insert(q, {
+      kind,
+      payload,
+      key: o.key ?? null,
+      runAt: o.runAt ?? at,
+      maxAttempts: o.maxAttempts ?? this.#o.maxAttempts,
+      giveUpAt: new Date(at.getTime() + (o.maxAgeMs ?? this.#o.maxAgeMs)),
+      createdAt: at,
+    });
+    if (id !== null && !q.isTransaction) this.wake();
+    return id;
+  }
+
+  /** Makes idle workers of this process look for due jobs at once (call it after a COMMIT that enqueued). */
+  wake() {
+    this.#waiter.wake();
+  }
+
+  /** Runs due jobs until none is left; returns how many ran. The worker loop and tests use it. */
+  async runDue(): Promise<number> {
+    let n = 0;
+    while (await this.#tracked(this.#runOne())) n += 1;
+    return n;
+  }
+
+  /** Enqueues the first run of every recurring kind (once per key) and starts the worker loops. */
+  async start() {
+    if (this.#running) return;
+    try {
+      await this.#ensureSchedules();
+    } catch (err) {
+      this.#log.warn({ err: messageOf(err) }, 'job queue: recurring jobs will be scheduled when the database answers');
+    }
+    this.#running = true;
+    this.#abort = new AbortController();
+    this.#loops = Array.from({ length: this.#o.concurrency }, () => this.#loop());
+  }
+
+  /** Stops claiming, aborts the handlers' signal and waits for the jobs in hand to settle. */
+  async stop() {
+    this.#running = false;
+    this.#abort.abort();
+    this.wake();
+    await Promise.all(this.#loops);
+    await Promise.allSettled([...this.#inFlight]);
+    this.#loops = [];
+  }
+
+  #tracked<T>(p: Promise<T>): Promise<T> {
+    this.#inFlight.add(p);
+    const forget = () => this.#inFlight.delete(p);
+    void p.then(forget, forget);
+    return p;
+  }
+
+  async #ensureSchedules() {
+    if (this.#scheduled) return;
+    for (const [kind, h] of this.#handlers) {
+      if (h.everyMs !== undefined) await this.enqueue(this.#db, kind, {}, { key: everyKey(kind) });
+    }
+    this.#scheduled = true;
+  }
+
+  async #loop() {
+    let failures = 0;
+    while (this.#running) {
+      try {
+        await this.#ensureSchedules();
+        const ran = await this.#tracked(this.#runOne());
+        failures = 0;
+        if (!ran && this.#running) await this.#waiter.sleep(this.#o.pollMs);
+      } catch (err) {
+        // The database is away or refused the claim: wait longer each time, up to a minute.
+        failures += 1;
+        if (!this.#running) break;
+        this.#log.warn({ err: messageOf(err) }, 'job queue: cannot reach the database');
+        await this.#waiter.sleep(Math.min(this.#o.pollMs * 2 ** failures, 60_000));
+      }
+    }
+  }
+
+  /** Claims one due job and runs it; false when none was due. */
+  async #runOne(): Promise<boolean> {
+    const claim = `${this.#o.name}:${randomUUID()}`;
+    const at = this.#now();
+    const job = await repo.claim(this.#db, {
+      kinds: [...this.#handlers.keys()],
+      now: at,
+      leaseUntil: new Date(at.getTime() + this.#o.leaseMs),
+      claim,
+    });
+    if (!job) return false;
+    if (job.attempts > job.max_attempts) {
+      // Claimed again after its lease ran out each time: its process died while running it.
+      await this.#settle(job, claim, { ok: false, error: new Error('the process running it stopped') });
+      return true;
+    }
+    const run = this.#handlers.get(job.kind)!.run as JobHandler;
+    let outcome: Outcome;
+    try {
+      await run(job.payload, { id: job.id, kind: job.kind, attempt: job.attempts, signal: this.#abort.signal });
+      outcome = { ok: true };
+    } catch (error) {
+      outcome = { ok: false, error };
+    }
+    await this.#settle(job, claim, outcome);
+    return true;
+  }
+
+  /** Ends a claimed job: deleted, retried later or failed; a recurring one enqueues its next run in the same transaction. */
+  async #settle(job: ClaimedJob, claim: string, outcome: Outcome) {
+    const everyMs = this.#handlers.get(job.kind)?.everyMs;
+    const at = this.#now();
+    const scheduleNext = async (trx: Q) => {
+      if (everyMs !== undefined) await this.enqueue(trx, job.kind, job.payload, { key: everyKey(job.kind), runAt: new Date(at.getTime() + everyMs) });
+    };
+    if (outcome.ok) {
+      await repo.transaction(this.#db, async (trx) => {
+        if (await repo.remove(trx, job.id, claim)) await scheduleNext(trx);
+      });
+      return;
+    }
+    const error = messageOf(outcome.error);
+    const delay = outcome.error instanceof RetryAfter ? outcome.error.ms : this.#backoff(job.attempts);
+    const retryAt = new Date(at.getTime() + delay);
+    const about = { job: String(job.id), kind: job.kind, attempt: job.attempts, err: error };
+    if (job.attempts < job.max_attempts && retryAt <= job.give_up_at) {
+      this.#log.warn({ ...about, retryAt: retryAt.toISOString() }, 'job failed; retrying');
+      await repo.retry(this.#db, job.id, claim, retryAt, error);
+      return;
+    }
+    this.#log.error(about, 'job failed for good');
+    await repo.transaction(this.#db, async (trx) => {
+      if (await repo.fail(trx, job.id, claim, at, error)) await scheduleNext(trx);
+    });
+  }
+
+  #backoff(attempt: number) {
+    return Math.min(this.#o.backoffBaseMs * 2 ** (attempt - 1), this.#o.backoffMaxMs);
+  }
+}
+
+export type Jobs = JobQueue;
+
+export function createJobs(opts: JobsOptions): Jobs {
+  return new JobQueue(opts);
+}

@@ -1,0 +1,227 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createDb, type Db } from '../../db/client';
+import { createTestDb, DB_KINDS, type TestDb } from '../../../test/harness';
+import { createJobs, type Jobs, RetryAfter } from './jobs.service';
+
+/** A clock that moves only when told. */
+function testClock(start = Date.parse('2026-01-01T00:00:00Z')) {
+  let t = start;
+  return {
+    now: () => new Date(t),
+    set: (d: Date) => {
+      t = d.getTime();
+    },
+    advance: (ms: number) => {
+      t += ms;
+    },
+  };
+}
+
+const rowsOf = (db: TestDb) => db.kysely.selectFrom('jobs').selectAll().orderBy('id').execute();
+
+describe.each(DB_KINDS)('job queue on %s', (kind) => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await createTestDb(kind);
+  });
+  afterAll(() => db.close());
+  beforeEach(async () => {
+    await db.kysely.deleteFrom('jobs').execute();
+  });
+
+  it('runs each job exactly once across two workers polling the same database', async () => {
+    // On PostgreSQL the second worker has its own pool, as a second process would.
+    const other: Db = kind === 'postgres' ? await createDb({ databaseUrl: db.url, dataDir: '', poolSize: 4 }) : db;
+    const runs: number[] = [];
+    const byWorker: [number, number] = [0, 0];
+    const worker = (n: 0 | 1, on: Db) => {
+      const jobs = createJobs({ db: on.kysely, pollMs: 10, concurrency: 2, name: `w${n}` });
+      jobs.register<{ n: number }>('count', async (payload) => {
+        runs.push(payload.n);
+        byWorker[n] += 1;
+        await sleep(2);
+      });
+      return jobs;
+    };
+    const a = worker(0, db);
+    const b = worker(1, other);
+    await a.start();
+    await b.start();
+    try {
+      for (let n = 0; n < 40; n++) await a.enqueue(db.kysely, 'count', { n });
+      const deadline = Date.now() + 20_000;
+      while ((await rowsOf(db)).length > 0 && Date.now() < deadline) await sleep(20);
+    } finally {
+      await a.stop();
+      await b.stop();
+      if (other !== db) await other.close();
+    }
+    expect(await rowsOf(db)).toEqual([]);
+    expect(runs.sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, n) => n));
+    if (kind === 'postgres') expect(byWorker.every((c) => c > 0)).toBe(true);
+  });
+
+  it('retries a failing job after growing gaps until it succeeds, then deletes it', async () => {
+    const clock = testClock();
+    const jobs = createJobs({ db: db.kysely, now: clock.now, backoffBaseMs: 1000 });
+    const attempts: { attempt: number; at: number }[] = [];
+    jobs.register('flaky', async (_p, ctx) => {
+      attempts.push({ attempt: ctx.attempt, at: clock.now().getTime() });
+      if (ctx.attempt < 4) throw new Error(`failure ${ctx.attempt}`);
+    });
+    await jobs.enqueue(db.kysely, 'flaky', {});
+    const start = clock.now().getTime();
+    expect(await jobs.runDue()).toBe(1);
+
+    const gaps: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const [row] = await rowsOf(db);
+      expect(row).toMatchObject({ state: 'pending', attempts: i + 1, last_error: `failure ${i + 1}` });
+      const gap = row!.run_at.getTime() - clock.now().getTime();
+      gaps.push(gap);
+      // Not due a moment before its time.
+      clock.advance(gap - 1);
+      expect(await jobs.runDue()).toBe(0);
+      clock.advance(1);
+      expect(await jobs.runDue()).toBe(1);
+    }
+    expect(gaps).toEqual([1000, 2000, 4000]);
+    expect(attempts.map((a) => a.at - start)).toEqual([0, 1000, 3000, 7000]);
+    expect(await rowsOf(db)).toEqual([]);
+  });
+
+  it('honours RetryAfter instead of the back-off', async () => {
+    const clock = testClock();
+    const jobs = createJobs({ db: db.kysely, now: clock.now, backoffBaseMs: 1000 });
+    let calls = 0;
+    jobs.register('limited', async () => {
+      calls += 1;
+      if (calls === 1) throw new RetryAfter(37_000);
+    });
+    await jobs.enqueue(db.kysely, 'limited', { chat: 1 });
+    await jobs.runDue();
+    const [row] = await rowsOf(db);
+    expect(row!.run_at.getTime() - clock.now().getTime()).toBe(37_000);
+    clock.advance(36_999);
+    expect(await jobs.runDue()).toBe(0);
+    clock.advance(1);
+    expect(await jobs.runDue()).toBe(1);
+    expect(calls).toBe(2);
+    expect(await rowsOf(db)).toEqual([]);
+  });
+
+  it('marks a job failed after its last attempt or when its next try would be too late', async () => {
+    const clock = testClock();
+    const jobs = createJobs({ db: db.kysely, now: clock.now, backoffBaseMs: 1000 });
+    jobs.register('broken', async () => {
+      throw new Error('nope');
+    });
+    await jobs.enqueue(db.kysely, 'broken', {}, { maxAttempts: 2 });
+    await jobs.enqueue(db.kysely, 'broken', {}, { maxAgeMs: 500 });
+    expect(await jobs.runDue()).toBe(2);
+    clock.advance(1000);
+    expect(await jobs.runDue()).toBe(1);
+    const rows = await rowsOf(db);
+    expect(rows.map((r) => [r.state, r.attempts, r.last_error])).toEqual([
+      ['failed', 2, 'nope'],
+      ['failed', 1, 'nope'],
+    ]);
+    clock.advance(60 * 60_000);
+    expect(await jobs.runDue()).toBe(0);
+  });
+
+  it('keeps one live job per key and runs a job enqueued in a transaction only after COMMIT', async () => {
+    const clock = testClock();
+    const jobs = createJobs({ db: db.kysely, now: clock.now });
+    const seen: unknown[] = [];
+    jobs.register('once', async (p) => {
+      seen.push(p);
+    });
+    expect(await jobs.enqueue(db.kysely, 'once', { n: 1 }, { key: 'k' })).not.toBeNull();
+    expect(await jobs.enqueue(db.kysely, 'once', { n: 2 }, { key: 'k' })).toBeNull();
+    await expect(
+      db.kysely.transaction().execute(async (trx) => {
+        await jobs.enqueue(trx, 'once', { n: 3 });
+        throw new Error('rolled back');
+      }),
+    ).rejects.toThrow('rolled back');
+    await jobs.runDue();
+    expect(seen).toEqual([{ n: 1 }]);
+    // Once it has run, the key is free again.
+    expect(await jobs.enqueue(db.kysely, 'once', { n: 4 }, { key: 'k' })).not.toBeNull();
+  });
+
+  it('takes over a job whose worker died once its lease ends', async () => {
+    const clock = testClock();
+    const dead = createJobs({ db: db.kysely, now: clock.now, leaseMs: 60_000 });
+    dead.register('work', () => new Promise<void>(() => {}));
+    const alive = createJobs({ db: db.kysely, now: clock.now, leaseMs: 60_000 });
+    let ran = 0;
+    alive.register('work', async () => {
+      ran += 1;
+    });
+    await alive.enqueue(db.kysely, 'work', {});
+    void dead.runDue();
+    await expect.poll(async () => (await rowsOf(db))[0]?.state).toBe('running');
+    expect(await alive.runDue()).toBe(0);
+    clock.advance(60_000);
+    expect(await alive.runDue()).toBe(1);
+    expect(ran).toBe(1);
+    expect(await rowsOf(db)).toEqual([]);
+  });
+
+  it('schedules a recurring job once however many workers start, and its next run when it ends', async () => {
+    const clock = testClock();
+    const make = () => {
+      const jobs = createJobs({ db: db.kysely, now: clock.now, pollMs: 60_000 });
+      jobs.every('tick', 10 * 60_000, async () => {
+        ticks += 1;
+      });
+      return jobs;
+    };
+    let ticks = 0;
+    const a = make();
+    const b = make();
+    await a.start();
+    await b.start();
+    await a.stop();
+    await b.stop();
+    let rows = await rowsOf(db);
+    // Started loops may already have run the first tick; either way one schedule is left.
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ kind: 'tick', key: 'every:tick', state: 'pending' });
+    await a.runDue();
+    expect(ticks).toBe(1);
+    rows = await rowsOf(db);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.run_at.getTime() - clock.now().getTime()).toBe(10 * 60_000);
+    clock.advance(10 * 60_000);
+    await b.runDue();
+    expect(ticks).toBe(2);
+    expect(await rowsOf(db)).toHaveLength(1);
+  });
+
+  it('stops cleanly: stop() waits for the running handler, whose signal is aborted', async () => {
+    const jobs: Jobs = createJobs({ db: db.kysely, pollMs: 10 });
+    let aborted = false;
+    let finished = false;
+    let started!: () => void;
+    const running = new Promise<void>((r) => {
+      started = r;
+    });
+    jobs.register('slow', async (_p, ctx) => {
+      started();
+      await new Promise<void>((r) => ctx.signal.addEventListener('abort', () => r()));
+      aborted = ctx.signal.aborted;
+      await sleep(20);
+      finished = true;
+    });
+    await jobs.start();
+    await jobs.enqueue(db.kysely, 'slow', {});
+    await running;
+    await jobs.stop();
+    expect(aborted).toBe(true);
+    expect(finished).toBe(true);
+  });
+});

@@ -1,0 +1,57 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema';
+import '../../db/tables/auth';
+import '../../db/tables/codes';
+import '../../db/tables/jobs';
+
+const DAY_MS = 24 * 60 * 60_000;
+const ago = (now: Date, ms: number) => new Date(now.getTime() - ms);
+
+/**
+ * Deletes what has expired and is never read again, one statement per table. Each table's owner
+ * decides what "expired" means (tokens and flows by expires_at, idempotency keys after a day); the
+ * queries are kept here, with the recurring job, so one file lists everything purged.
+ */
+export const purgeRepository = {
+  async expiredTokens(db: Kysely<Database>, now: Date) {
+    const r = await db.deleteFrom('tokens').where('expires_at', '<', now).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  },
+
+  async expiredAuthFlows(db: Kysely<Database>, now: Date) {
+    const r = await db.deleteFrom('auth_flows').where('expires_at', '<', now).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  },
+
+  async expiredOauthStates(db: Kysely<Database>, now: Date) {
+    const r = await db.deleteFrom('oauth_states').where('expires_at', '<', now).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  },
+
+  async expiredTelegramLinks(db: Kysely<Database>, now: Date) {
+    const r = await db.deleteFrom('telegram_link_tokens').where('expires_at', '<', now).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  },
+
+  /** A client retries a call within minutes; a day-old key answers nobody. */
+  async oldIdempotencyKeys(db: Kysely<Database>, now: Date) {
+    const r = await db.deleteFrom('idempotency_keys').where('created_at', '<', ago(now, DAY_MS)).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  },
+
+  /** Fixed rate-limit windows are never longer than a day. */
+  async oldRateWindows(db: Kysely<Database>, now: Date) {
+    const r = await db.deleteFrom('rate_limits').where('window_start', '<', ago(now, DAY_MS)).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  },
+
+  /** Failed jobs are kept a month for operators to read. */
+  async oldFailedJobs(db: Kysely<Database>, now: Date) {
+    const r = await db
+      .deleteFrom('jobs')
+      .where('state', '=', 'failed')
+      .where('failed_at', '<', ago(now, 30 * DAY_MS))
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
+  },
+};

@@ -1,0 +1,42 @@
+import type { Jobs } from './jobs.service';
+import type { JobsDb } from './jobs.repository';
+import { purgeRepository as repo } from './purge.repository';
+
+export const PURGE_KIND = 'purge.expired';
+const PURGE_EVERY_MS = 10 * 60_000;
+
+export interface PurgeCounts {
+  tokens: number;
+  authFlows: number;
+  oauthStates: number;
+  telegramLinks: number;
+  idempotencyKeys: number;
+  rateWindows: number;
+  failedJobs: number;
+}
+
+export function createPurge(deps: { db: JobsDb; now?: () => Date }) {
+  const now = deps.now ?? (() => new Date());
+  return {
+    /** Deletes every expired session, one-time code flow, idempotency key and the like. */
+    async run(): Promise<PurgeCounts> {
+      const at = now();
+      return {
+        tokens: await repo.expiredTokens(deps.db, at),
+        authFlows: await repo.expiredAuthFlows(deps.db, at),
+        oauthStates: await repo.expiredOauthStates(deps.db, at),
+        telegramLinks: await repo.expiredTelegramLinks(deps.db, at),
+        idempotencyKeys: await repo.oldIdempotencyKeys(deps.db, at),
+        rateWindows: await repo.oldRateWindows(deps.db, at),
+        failedJobs: await repo.oldFailedJobs(deps.db, at),
+      };
+    },
+  };
+}
+
+/** The purge as a recurring job: every ten minutes, on one process of those sharing the database. */
+export function schedulePurge(jobs: Jobs, purge: ReturnType<typeof createPurge>) {
+  jobs.every(PURGE_KIND, PURGE_EVERY_MS, async () => {
+    await purge.run();
+  });
+}
