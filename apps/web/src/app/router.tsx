@@ -10,6 +10,7 @@ const AuthRoutes = lazy(() => import('./routes/auth').then((m) => ({ default: m.
 const HelpRoute = lazy(() => import('./routes/info').then((m) => ({ default: m.HelpRoute })));
 const ContactsRoute = lazy(() => import('./routes/info').then((m) => ({ default: m.ContactsRoute })));
 const AboutRoute = lazy(() => import('./routes/info').then((m) => ({ default: m.AboutRoute })));
+const ProfileRoute = lazy(() => import('./routes/profile'));
 const AdminRoutes = lazy(() => import('./routes/admin'));
 const AdminDenied = lazy(() => import('./routes/admin-denied'));
 
@@ -35,6 +36,9 @@ export function AppRouter() {
         </Route>
         <Route path="/about">
           <AboutRoute />
+        </Route>
+        <Route path="/profile">
+          <ProfileRoute />
         </Route>
         <Route path="/auth/*?">
           <AuthRoutes />
