@@ -114,7 +114,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
 
   await app.register(fastifyRateLimit, { global: false });
 
-  const realtime = createRealtime(app, config, db);
+  const realtime = createRealtime(app, { pgPool: db.pgPool, sessions });
   const kysely = db.kysely;
   // System, wallets, requests, ledger views, audit, realtime tokens and the admin area's services.
   const audit = createAuditService({ db: kysely });

@@ -1,6 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, TokenKind } from '../../db/schema';
-import { hashToken } from '../../lib/tokens';
 import type { User } from './caller';
 
 /** The pool or a transaction: every query runs on the handle it is given. */
@@ -67,13 +66,3 @@ export const sessionsRepository = {
     return q.deleteFrom('tokens').where('user_id', '=', userId).execute();
   },
 };
-
-/**
- * @deprecated The old `userByToken` of plugins/auth, kept while plugins/realtime.ts calls it;
- * use the sessions service's `userOfRealtimeToken` instead.
- */
-export async function userByToken(db: Queryable, token: string | undefined, kind: TokenKind) {
-  if (!token) return null;
-  const user = await sessionsRepository.findUserByToken(db, hashToken(token), kind);
-  return user ? { user } : null;
-}
