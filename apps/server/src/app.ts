@@ -134,13 +134,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const codesAdmin = createCodesAdminService({ db: kysely, realtime, incidents, audit });
   const vip = createVipService({ db: kysely, realtime });
 
-  const requests = createRequestsService({
-    db: kysely,
-    realtime,
-    notices,
-    audit,
-    log: app.log,
-  });
+  const requests = createRequestsService({ db: kysely, realtime, notices, audit });
   const ledgerAdmin = createLedgerAdminService({ db: kysely });
   const accountsAdmin = createAccountsAdminService({ db: kysely, realtime, audit, wallets, requests, ledger: ledgerAdmin });
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });

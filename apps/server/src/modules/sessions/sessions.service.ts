@@ -21,13 +21,13 @@ export function createSessionsService(deps: { db: Queryable; clock?: () => Date 
     /** The signed-in caller behind an access token, or null (no token, unknown, expired, blocked). */
     async callerOf(accessToken: string | undefined, client: Client): Promise<Caller | null> {
       if (!accessToken) return null;
-      const user = await repo.findUserByToken(db, hashToken(accessToken), 'access', now());
+      const user = await repo.findUserByToken(db, hashToken(accessToken), 'access');
       return user ? { user, ip: client.ip } : null;
     },
 
     /** The user a socket token belongs to (POST /api/ably-token), or null. */
     userOfRealtimeToken(token: string | undefined): Promise<User | null> {
-      return token ? repo.findUserByToken(db, hashToken(token), 'realtime', now()) : Promise.resolve(null);
+      return token ? repo.findUserByToken(db, hashToken(token), 'realtime') : Promise.resolve(null);
     },
 
     /** A new access token for the user; returns it in clear, once. */
