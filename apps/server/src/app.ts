@@ -138,7 +138,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const ledgerAdmin = createLedgerAdminService({ db: kysely });
   const accountsAdmin = createAccountsAdminService({ db: kysely, realtime, audit, wallets, requests, ledger: ledgerAdmin });
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });
-  const realtimeTokens = createRealtimeService({ db: kysely, realtime });
+  const realtimeTokens = createRealtimeService({ sessions, realtime });
 
   const deps: Deps = { config, db, realtime, system };
   app.decorate('deps', deps);

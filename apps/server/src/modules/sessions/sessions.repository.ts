@@ -16,6 +16,15 @@ export const sessionsRepository = {
     return rows[0] ?? null;
   },
 
+  /** Stores a new socket token of the user; their expired ones are of no use to anyone and go in the same transaction. */
+  replaceExpiredRealtimeTokens(q: Queryable, userId: number, tokenHash: string, expiresAt: Date, now: Date) {
+    const run = async (trx: Queryable) => {
+      await trx.deleteFrom('tokens').where('user_id', '=', userId).where('kind', '=', 'realtime').where('expires_at', '<', now).execute();
+      await trx.insertInto('tokens').values({ user_id: userId, kind: 'realtime', token_hash: tokenHash, expires_at: expiresAt }).execute();
+    };
+    return q.isTransaction ? run(q) : q.transaction().execute(run);
+  },
+
   insertToken(q: Queryable, userId: number, kind: TokenKind, tokenHash: string, expiresAt: Date | null) {
     return q.insertInto('tokens').values({ user_id: userId, kind, token_hash: tokenHash, expires_at: expiresAt }).execute();
   },
