@@ -1,7 +1,7 @@
 import type { AdminUser } from '@adena/contract';
 import { toNumber } from '../../lib/money';
 import type { User } from '../sessions/caller';
-import { toUser } from '../users/user.mapper';
+import { toUser } from './accounts.mapper';
 import type { UserCodeRow } from './accounts-admin.repository';
 
 /** A user as operators see them: with the block and the ids of linked accounts. */
