@@ -136,7 +136,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
 
   const requests = createRequestsService({ db: kysely, realtime, notices, audit });
   const ledgerAdmin = createLedgerAdminService({ db: kysely });
-  const accountsAdmin = createAccountsAdminService({ db: kysely, realtime, audit, wallets, requests, ledger: ledgerAdmin });
+  const accountsAdmin = createAccountsAdminService({ db: kysely, realtime, audit, wallets, requests, ledger: ledgerAdmin, codes: codesAdmin, sessions });
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });
   const realtimeTokens = createRealtimeService({ sessions, realtime });
 

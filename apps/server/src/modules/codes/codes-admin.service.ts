@@ -6,7 +6,7 @@ import type { Realtime } from '../../plugins/realtime';
 import type { IncidentsService } from '../incidents/incidents.service';
 import { post } from '../ledger/ledger.service';
 import type { Caller } from '../sessions/caller';
-import { balanceEvents, leftEvents, type Outgoing, toAdminAttempt, toAdminCode, toAdminLedgerEntry } from './codes.mapper';
+import { balanceEvents, leftEvents, type Outgoing, toAdminAttempt, toAdminCode, toAdminLedgerEntry, toAdminUserCode } from './codes.mapper';
 import { type CodeRow, type CodesDb, codesRepository as repo } from './codes.repository';
 import { refundLegs } from './gift-codes';
 
@@ -32,6 +32,11 @@ export function createCodesAdminService({ db, realtime, incidents, audit }: Code
   }
 
   return {
+    /** The newest codes the user issued, as their card shows them. */
+    async ofUser(userId: number, limit: number) {
+      return (await repo.newestOfOwner(db, userId, limit)).map(toAdminUserCode);
+    },
+
     async lookup(q: { sert?: string; id?: number }) {
       const sert = q.sert !== undefined ? normalizeSert(q.sert) : null;
       const code = q.id !== undefined ? await repo.codeById(db, q.id) : sert ? await repo.codeBySert(db, sert) : undefined;
