@@ -35,6 +35,7 @@ const userNotFound = () => new AppError('NOT_FOUND', { message: 'Пользов�
  * that writes the user and its audit-log row (before and after), so the log never misses a
  * committed change; realtime events happen only after the commit.
  */
+// Long: a factory holding 7 small functions; each is short.
 export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
   const repo = createAccountsAdminRepository(deps.db);
   const now = deps.clock ?? (() => new Date());

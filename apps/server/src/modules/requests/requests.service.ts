@@ -56,6 +56,7 @@ const CARD_LIMIT = 50;
  * it out to cash, a rejection or the player's cancel returns it. A deposit moves nothing until an
  * operator completes it (cash to wallet). Realtime events and Telegram messages leave after COMMIT.
  */
+// Long: a factory holding 16 small functions; each is short.
 export function createRequestsService({ db, realtime, notices, audit }: RequestsServiceDeps) {
   function publish(userId: number, wallets: WalletBalance[]) {
     for (const w of wallets) realtime.publish(userId, 'balance', balanceEvent(w));
