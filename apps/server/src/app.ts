@@ -27,7 +27,7 @@ import { createOutbox } from './modules/notifications/outbox';
 import { createSmsRuGateway } from './modules/notifications/sms';
 import { sessionsRoutes } from './modules/sessions/sessions.routes';
 import { createRateLimiter } from './modules/sessions/rate-limit.service';
-import { createSessionsService } from './modules/sessions/sessions.service';
+import { createSessionsService, type SessionsService } from './modules/sessions/sessions.service';
 import { auditAdminRoutes } from './modules/audit/audit-admin.routes';
 import { createAuditService } from './modules/audit/audit.service';
 import { codesAdminRoutes } from './modules/codes/codes-admin.routes';
@@ -88,35 +88,15 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
 
   registerErrorHandling(app);
 
-  // Sessions and accounts; one-time codes go by mail and SMS where configured, else to the outbox.
+  // Sessions and accounts.
   const now = () => new Date();
   const sessions = createSessionsService({ db: db.kysely, clock: now });
   registerAuth(app, sessions);
-  const delivery = createCodeDelivery({
-    mail: config.SMTP_URL ? createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }) : null,
-    sms: config.SMS_API_URL && config.SMS_API_KEY ? createSmsRuGateway({ url: config.SMS_API_URL, apiKey: config.SMS_API_KEY, from: config.SMS_FROM }) : null,
-    outbox: createOutbox(config.DATA_DIR, app.log),
-    log: app.log,
-  });
-  // Codes already promised to players are handed over before the process exits.
-  app.addHook('onClose', async () => {
-    await delivery.settle();
-    delivery.close();
-  });
-  const limits = DEFAULT_LIMITS;
-  const limiter = createRateLimiter(db.kysely, now);
-  const flows = createCodeFlows({ db: db.kysely, limiter, limits, now });
-  const signIn = createSignIn({ sessions, now });
-  const accountsServices = {
-    accounts: createAccountsService({ db: db.kysely, limiter, limits, signIn, now }),
-    signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, publicUrl: config.PUBLIC_URL, now }),
-    reset: createResetService({ db: db.kysely, flows, sessions, signIn, delivery }),
-    externalSignIn: createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, now }),
-  };
+  const accountsServices = composeAccounts(app, config, db, sessions, now);
 
   await app.register(fastifyRateLimit, { global: false });
 
-  const realtime = createRealtime(app, config, db);
+  const realtime = createRealtime(app, { pgPool: db.pgPool, sessions });
   const kysely = db.kysely;
   // System, wallets, requests, ledger views, audit, realtime tokens and the admin area's services.
   const audit = createAuditService({ db: kysely });
@@ -136,17 +116,11 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const codesAdmin = createCodesAdminService({ db: kysely, realtime, incidents, audit });
   const vip = createVipService({ db: kysely, realtime });
 
-  const requests = createRequestsService({
-    db: kysely,
-    realtime,
-    notices,
-    audit,
-    log: app.log,
-  });
+  const requests = createRequestsService({ db: kysely, realtime, notices, audit });
   const ledgerAdmin = createLedgerAdminService({ db: kysely });
-  const accountsAdmin = createAccountsAdminService({ db: kysely, realtime, audit, wallets, requests, ledger: ledgerAdmin });
+  const accountsAdmin = createAccountsAdminService({ db: kysely, realtime, audit, wallets, requests, ledger: ledgerAdmin, codes: codesAdmin, sessions });
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });
-  const realtimeTokens = createRealtimeService({ db: kysely, realtime });
+  const realtimeTokens = createRealtimeService({ sessions, realtime });
 
   const deps: Deps = { config, db, realtime, system };
   app.decorate('deps', deps);
@@ -181,6 +155,31 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await registerWeb(app, config.WEB_DIST ?? DEFAULT_WEB_DIST);
   app.addHook('onClose', async () => realtime.close());
   return app;
+}
+
+/** The accounts module's services; one-time codes go by mail and SMS where configured, else to the outbox. */
+function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions: SessionsService, now: () => Date) {
+  const delivery = createCodeDelivery({
+    mail: config.SMTP_URL ? createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }) : null,
+    sms: config.SMS_API_URL && config.SMS_API_KEY ? createSmsRuGateway({ url: config.SMS_API_URL, apiKey: config.SMS_API_KEY, from: config.SMS_FROM }) : null,
+    outbox: createOutbox(config.DATA_DIR, app.log),
+    log: app.log,
+  });
+  // Codes already promised to players are handed over before the process exits.
+  app.addHook('onClose', async () => {
+    await delivery.settle();
+    delivery.close();
+  });
+  const limits = DEFAULT_LIMITS;
+  const limiter = createRateLimiter(db.kysely, now);
+  const flows = createCodeFlows({ db: db.kysely, limiter, limits, now });
+  const signIn = createSignIn({ sessions, now });
+  return {
+    accounts: createAccountsService({ db: db.kysely, limiter, limits, signIn, now }),
+    signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, publicUrl: config.PUBLIC_URL, now }),
+    reset: createResetService({ db: db.kysely, flows, sessions, signIn, delivery }),
+    externalSignIn: createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, now }),
+  };
 }
 
 declare module 'fastify' {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../lib/app-error';
 import { bearerOf, hashToken } from '../lib/tokens';
-import type { Caller, Client, User } from '../modules/sessions/caller';
+import type { Caller, Client } from '../modules/sessions/caller';
 import type { SessionsService } from '../modules/sessions/sessions.service';
 
 declare module 'fastify' {
@@ -39,15 +39,13 @@ export async function requireSignedInAdmin(request: FastifyRequest): Promise<Cal
 
 /**
  * The bearer of a call that authenticates inside its own database statement (`caller_id` in
- * migration 0011): the SHA-256 of the token, to be checked there, and the usual lookup for the
+ * db/functions/sessions.sql): the SHA-256 of the token, to be checked there, and the usual lookup for the
  * paths that need the caller first (a 401 that must come before a 422); found once per request.
  * A request without a bearer is refused here at once.
  */
 export interface Bearer {
   tokenHash: string;
   caller(): Promise<Caller>;
-  /** @deprecated `(await caller()).user`; kept while requests.routes.ts calls it. */
-  user(): Promise<User>;
 }
 
 export function requireBearer(request: FastifyRequest): Bearer {
@@ -58,21 +56,6 @@ export function requireBearer(request: FastifyRequest): Bearer {
   req._bearer = {
     tokenHash: hashToken(token),
     caller: () => requireSignedIn(request),
-    user: async () => (await requireSignedIn(request)).user,
   };
   return req._bearer;
 }
-
-// Old names, kept only while other modules still use them (issue 13: removed after the merge).
-/** @deprecated Use `User` or `Caller` from modules/sessions/caller.ts. */
-export type AuthUser = User;
-/** @deprecated The in-statement bearer: use `Bearer`. */
-export type { Bearer as Caller };
-/** @deprecated Use `requireBearer`. */
-export const requireCaller = requireBearer;
-/** @deprecated Use `requireSignedIn`, which returns the `Caller`. */
-export const requireUser = async (request: FastifyRequest): Promise<User> => (await requireSignedIn(request)).user;
-/** @deprecated Use `requireSignedInAdmin`, which returns the `Caller`. */
-export const requireAdmin = async (request: FastifyRequest): Promise<User> => (await requireSignedInAdmin(request)).user;
-/** @deprecated Use the sessions service's `userOfRealtimeToken`. */
-export { userByToken } from '../modules/sessions/sessions.repository';

@@ -2,9 +2,8 @@ import { type RealtimeEvents, realtimeChannelFor, SubscribeBodySchema } from '@a
 import { createAdapter } from '@socket.io/postgres-adapter';
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
-import type { Config } from '../config';
 import type { Db } from '../db/client';
-import { userByToken } from './auth';
+import type { SessionsService } from '../modules/sessions/sessions.service';
 
 export type RealtimeEventName = keyof RealtimeEvents;
 
@@ -22,17 +21,20 @@ export interface Realtime {
  * POST /api/ably-token and may join only its owner's channel. With DATABASE_URL the
  * PostgreSQL adapter relays every emit to sockets held by other processes.
  */
-export function createRealtime(app: FastifyInstance, _config: Config, db: Db): Realtime {
+export function createRealtime(
+  app: FastifyInstance,
+  { pgPool, sessions }: { pgPool: Db['pgPool']; sessions: Pick<SessionsService, 'userOfRealtimeToken'> },
+): Realtime {
   const io = new Server(app.server, { path: '/socket.io/', serveClient: false, cors: { origin: false } });
-  if (db.pgPool) io.adapter(peerAwareAdapter(db.pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter') }));
+  if (pgPool) io.adapter(peerAwareAdapter(pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter') }));
 
   io.use(async (socket, next) => {
     try {
       const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
-      const found = await userByToken(db.kysely, typeof token === 'string' ? token : undefined, 'realtime');
-      if (!found) return next(new Error('unauthorized'));
-      socket.data.userId = found.user.id;
-      void socket.join(userRoom(found.user.id));
+      const user = await sessions.userOfRealtimeToken(typeof token === 'string' ? token : undefined);
+      if (!user) return next(new Error('unauthorized'));
+      socket.data.userId = user.id;
+      void socket.join(userRoom(user.id));
       next();
     } catch (err) {
       app.log.error({ err }, 'realtime auth failed');

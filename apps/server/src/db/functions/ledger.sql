@@ -2,7 +2,8 @@
 -- player can cause are raised with SQLSTATEs of class 'AW' that the server maps to its answers
 -- (modules/ledger/ledger.service.ts): AW409 insufficient balance (DETAIL the account key).
 
--- Until ledger_post built its own account keys it took them as its fifth argument.
+-- The signature of 0010_ledger_functions.sql took account keys from its callers; it is dropped so
+-- that a key is spelled only by ledger_account_key below.
 DROP FUNCTION IF EXISTS ledger_post(text, text, bigint, integer, text[], text[], integer[], smallint[], integer[], bigint[]);
 
 -- The one place an account's key is spelled: a wallet's account per wallet and currency, the

@@ -1,8 +1,6 @@
 import type { AdminUser } from '@adena/contract';
-import { toNumber } from '../../lib/money';
 import type { User } from '../sessions/caller';
-import { toUser } from '../users/user.mapper';
-import type { UserCodeRow } from './accounts-admin.repository';
+import { toUser } from './accounts.mapper';
 
 /** A user as operators see them: with the block and the ids of linked accounts. */
 export function toAdminUser(u: User, now = new Date()): AdminUser {
@@ -19,14 +17,4 @@ export const toUserAuditView = (u: User) => ({
   admin: u.admin,
   vip_until: u.vip_until ? u.vip_until.toISOString() : null,
   blocked_at: u.blocked_at ? u.blocked_at.toISOString() : null,
-});
-
-export const toUserCode = (c: UserCodeRow) => ({
-  id: c.id,
-  gamesserver_id: c.gamesserver_id,
-  nominal: toNumber(c.nominal),
-  price: toNumber(c.price),
-  status: c.status,
-  created_at: c.created_at.toISOString(),
-  activated_at: c.activated_at ? c.activated_at.toISOString() : null,
 });

@@ -1,6 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
-import '../../db/tables/codes';
 
 type Queryable = Kysely<Database> | Transaction<Database>;
 
@@ -87,22 +86,5 @@ export function createAccountsAdminRepository(db: Kysely<Database>) {
         .returningAll()
         .executeTakeFirstOrThrow();
     },
-    /** Every bearer token of the user: sessions, password-reset and realtime tokens alike. */
-    endTokens(trx: Queryable, userId: number) {
-      return trx.deleteFrom('tokens').where('user_id', '=', userId).execute();
-    },
-
-    /** The newest codes the user issued (the codes module's table, read-only here). */
-    userCodes(userId: number, limit: number) {
-      return db
-        .selectFrom('codes')
-        .select(['id', 'gamesserver_id', 'nominal', 'price', 'status', 'created_at', 'activated_at'])
-        .where('user_id', '=', userId)
-        .orderBy('id', 'desc')
-        .limit(limit)
-        .execute();
-    },
   };
 }
-
-export type UserCodeRow = Awaited<ReturnType<ReturnType<typeof createAccountsAdminRepository>['userCodes']>>[number];

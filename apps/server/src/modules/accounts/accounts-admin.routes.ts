@@ -1,11 +1,7 @@
 import { adminBlockUser, adminSetUserAdmin, adminSetUserVip, adminUnblockUser, adminUser, adminUsers } from '@adena/contract';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { requireAdmin } from '../../plugins/auth';
-import type { Caller } from '../sessions/caller';
+import { requireSignedInAdmin } from '../../plugins/auth';
 import type { AccountsAdminService } from './accounts-admin.service';
-
-const adminCaller = async (request: FastifyRequest): Promise<Caller> => ({ user: await requireAdmin(request), ip: request.ip });
 
 /** Operators' user calls under /api/admin: search, a user's card, admin flag, VIP, block. */
 export const accountsAdminRoutes =
@@ -13,7 +9,7 @@ export const accountsAdminRoutes =
   async (app) => {
     // Before validation: an outsider gets 401/403 whatever they send, never a 422 that
     // describes the body an admin call expects.
-    app.addHook('onRequest', async (request) => void (await requireAdmin(request)));
+    app.addHook('onRequest', async (request) => void (await requireSignedInAdmin(request)));
 
     app.get(adminUsers.path, { schema: { querystring: adminUsers.query, response: { 200: adminUsers.response } } }, (request) =>
       service.search({ q: request.query.q, role: request.query.role, page: request.query.page, perPage: request.query.per_page }),
@@ -26,24 +22,24 @@ export const accountsAdminRoutes =
     app.post(
       adminSetUserAdmin.path,
       { schema: { params: adminSetUserAdmin.params, body: adminSetUserAdmin.body, response: { 200: adminSetUserAdmin.response } } },
-      async (request) => ({ success: await service.setAdmin(await adminCaller(request), request.params.id, request.body.admin) }),
+      async (request) => ({ success: await service.setAdmin(await requireSignedInAdmin(request), request.params.id, request.body.admin) }),
     );
 
     app.post(
       adminSetUserVip.path,
       { schema: { params: adminSetUserVip.params, body: adminSetUserVip.body, response: { 200: adminSetUserVip.response } } },
-      async (request) => ({ success: await service.setVip(await adminCaller(request), request.params.id, request.body.vip_until) }),
+      async (request) => ({ success: await service.setVip(await requireSignedInAdmin(request), request.params.id, request.body.vip_until) }),
     );
 
     app.post(
       adminBlockUser.path,
       { schema: { params: adminBlockUser.params, body: adminBlockUser.body, response: { 200: adminBlockUser.response } } },
-      async (request) => ({ success: await service.block(await adminCaller(request), request.params.id, request.body.reason) }),
+      async (request) => ({ success: await service.block(await requireSignedInAdmin(request), request.params.id, request.body.reason) }),
     );
 
     app.post(
       adminUnblockUser.path,
       { schema: { params: adminUnblockUser.params, body: adminUnblockUser.body, response: { 200: adminUnblockUser.response } } },
-      async (request) => ({ success: await service.unblock(await adminCaller(request), request.params.id) }),
+      async (request) => ({ success: await service.unblock(await requireSignedInAdmin(request), request.params.id) }),
     );
   };

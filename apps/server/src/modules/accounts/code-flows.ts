@@ -42,6 +42,7 @@ type CodeOutcome<T> = { ok: true; value: T } | { ok: false; error: AppError; cou
  * The one-time-code flows of sign-up and reset (the `auth_flows` table): a flow is opened with a
  * code sent to an address, and its token with the right code completes it once.
  */
+// Long: a factory holding 3 small functions; each is short.
 export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: Limits; now: () => Date }) {
   const { db, limiter, limits, now } = deps;
 

@@ -43,6 +43,7 @@ export interface ExternalSignInDeps {
 }
 
 /** Sign-in through Discord (OAuth with PKCE) and Telegram (Login Widget, mini app). */
+// Long: a factory holding 9 small functions; each is short.
 export function createExternalSignInService(deps: ExternalSignInDeps) {
   const { db, config, limiter, limits, signIn, now } = deps;
 

@@ -31,6 +31,7 @@ export interface SignUpDeps {
 }
 
 /** Sign-up by email or phone: a code to the address, then the code creates the account. */
+// Long: a factory holding 4 small functions; each is short.
 export function createSignUpService(deps: SignUpDeps) {
   const { db, flows, limiter, limits, signIn, delivery, publicUrl, now } = deps;
 

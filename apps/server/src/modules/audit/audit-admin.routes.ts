@@ -1,6 +1,6 @@
 import { adminAuditLog } from '@adena/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { requireAdmin } from '../../plugins/auth';
+import { requireSignedInAdmin } from '../../plugins/auth';
 import type { AuditService } from './audit.service';
 
 /** The operators' audit log under /api/admin, newest first. */
@@ -8,7 +8,7 @@ export const auditAdminRoutes =
   ({ audit }: { audit: Pick<AuditService, 'list'> }): FastifyPluginAsyncZod =>
   async (app) => {
     // Before validation: an outsider gets 401/403 whatever they send.
-    app.addHook('onRequest', async (request) => void (await requireAdmin(request)));
+    app.addHook('onRequest', async (request) => void (await requireSignedInAdmin(request)));
 
     app.get(adminAuditLog.path, { schema: { querystring: adminAuditLog.query, response: { 200: adminAuditLog.response } } }, (request) =>
       audit.list({

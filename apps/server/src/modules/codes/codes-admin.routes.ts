@@ -1,6 +1,6 @@
 import { adminCancelCode, adminCodes } from '@adena/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { requireAdmin } from '../../plugins/auth';
+import { requireSignedInAdmin } from '../../plugins/auth';
 import type { CodesAdminService } from './codes-admin.service';
 
 /** Operators' code calls under /api/admin: a code's whole story, cancel with refund. */
@@ -8,7 +8,7 @@ export const codesAdminRoutes =
   ({ codesAdmin }: { codesAdmin: CodesAdminService }): FastifyPluginAsyncZod =>
   async (app) => {
     // Before validation, as in the admin module: an outsider never learns what the body should be.
-    const adminFirst = { onRequest: async (request: Parameters<typeof requireAdmin>[0]) => void (await requireAdmin(request)) };
+    const adminFirst = { onRequest: async (request: Parameters<typeof requireSignedInAdmin>[0]) => void (await requireSignedInAdmin(request)) };
 
     app.get(adminCodes.path, { ...adminFirst, schema: { querystring: adminCodes.query, response: { 200: adminCodes.response } } }, (request) =>
       codesAdmin.lookup(request.query),
@@ -16,6 +16,6 @@ export const codesAdminRoutes =
     app.post(
       adminCancelCode.path,
       { ...adminFirst, schema: { params: adminCancelCode.params, body: adminCancelCode.body, response: { 200: adminCancelCode.response } } },
-      async (request) => codesAdmin.cancel(await requireAdmin(request), request.params.id, request.body.reason),
+      async (request) => codesAdmin.cancel(await requireSignedInAdmin(request), request.params.id, request.body.reason),
     );
   };

@@ -5,8 +5,8 @@ import { normalizeSert } from '../../lib/sert';
 import type { Realtime } from '../../plugins/realtime';
 import type { IncidentsService } from '../incidents/incidents.service';
 import { post } from '../ledger/ledger.service';
-import type { User } from '../sessions/caller';
-import { balanceEvents, leftEvents, type Outgoing, toAdminAttempt, toAdminCode, toAdminLedgerEntry } from './codes.mapper';
+import type { Caller } from '../sessions/caller';
+import { balanceEvents, leftEvents, type Outgoing, toAdminAttempt, toAdminCode, toAdminLedgerEntry, toAdminUserCode } from './codes.mapper';
 import { type CodeRow, type CodesDb, codesRepository as repo } from './codes.repository';
 import { refundLegs } from './gift-codes';
 
@@ -32,6 +32,11 @@ export function createCodesAdminService({ db, realtime, incidents, audit }: Code
   }
 
   return {
+    /** The newest codes the user issued, as their card shows them. */
+    async ofUser(userId: number, limit: number) {
+      return (await repo.newestOfOwner(db, userId, limit)).map(toAdminUserCode);
+    },
+
     async lookup(q: { sert?: string; id?: number }) {
       const sert = q.sert !== undefined ? normalizeSert(q.sert) : null;
       const code = q.id !== undefined ? await repo.codeById(db, q.id) : sert ? await repo.codeBySert(db, sert) : undefined;
@@ -47,9 +52,9 @@ export function createCodesAdminService({ db, realtime, incidents, audit }: Code
     },
 
     /** Refunds the price to the issuer's paying wallet, exactly like the issuer's own cancel; audited. */
-    async cancel(admin: User, id: number, reason: string) {
+    async cancel(caller: Caller, id: number, reason: string) {
       const out = await db.transaction().execute(async (trx) => {
-        const code = await repo.cancelAnyCode(trx, id, admin.id);
+        const code = await repo.cancelAnyCode(trx, id, caller.user.id);
         if (!code) {
           const existing = await repo.codeById(trx, id);
           if (!existing) throw new AppError('NOT_FOUND', { message: 'Код не найден' });
@@ -58,9 +63,9 @@ export function createCodesAdminService({ db, realtime, incidents, audit }: Code
             body: { status: existing.status },
           });
         }
-        const posted = await post(trx, { kind: 'code_cancel_admin', refType: 'code', refId: code.id, actorUserId: admin.id, legs: refundLegs([code]) });
+        const posted = await post(trx, { kind: 'code_cancel_admin', refType: 'code', refId: code.id, actorUserId: caller.user.id, legs: refundLegs([code]) });
         await audit.record(trx, {
-          adminId: admin.id,
+          adminId: caller.user.id,
           action: 'code.cancel',
           entityType: 'code',
           entityId: code.id,

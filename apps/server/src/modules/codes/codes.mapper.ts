@@ -5,7 +5,7 @@ import type { RealtimeEventName } from '../../plugins/realtime';
 import { toAdminPerson as person } from '../incidents/incidents.mapper';
 import type { WalletBalance } from '../ledger/ledger.service';
 import type { IssueInput } from './codes.service';
-import type { AttemptRow, CodeRow, GameServerRow, LedgerEntryRow, WalletRow } from './codes.repository';
+import type { AttemptRow, CodeRow, GameServerRow, LedgerEntryRow, OwnerCodeRow, WalletRow } from './codes.repository';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
@@ -170,4 +170,15 @@ export const toAdminLedgerEntry = (r: LedgerEntryRow): AdminLedgerEntry => ({
   amount: toNumber(BigInt(r.amount)),
   balance_after: r.balance_after === null ? null : toNumber(BigInt(r.balance_after)),
   created_at: iso(r.created_at)!,
+});
+
+/** A code on the operators' user card. */
+export const toAdminUserCode = (c: OwnerCodeRow) => ({
+  id: c.id,
+  gamesserver_id: c.gamesserver_id,
+  nominal: toNumber(c.nominal),
+  price: toNumber(c.price),
+  status: c.status,
+  created_at: c.created_at.toISOString(),
+  activated_at: c.activated_at ? c.activated_at.toISOString() : null,
 });

@@ -173,6 +173,17 @@ export const codesRepository = {
 
   // ── the operators' lookup ──
 
+  /** The newest codes a user issued, for the operators' user card. */
+  newestOfOwner(q: Q, ownerId: number, limit: number) {
+    return q
+      .selectFrom('codes')
+      .select(['id', 'gamesserver_id', 'nominal', 'price', 'status', 'created_at', 'activated_at'])
+      .where('user_id', '=', ownerId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  },
+
   people(q: Q, ids: number[]) {
     return q.selectFrom('users').select(['id', 'name', 'email']).where('id', 'in', ids).execute();
   },
@@ -216,10 +227,9 @@ export const codesRepository = {
       LIMIT 500`.execute(q);
     return rows;
   },
-
-  /** The audit row of an operator's cancel, in the cancel's transaction. */
 };
 
 export type CodeRow = NonNullable<Awaited<ReturnType<typeof codesRepository.codeById>>>;
 export type LedgerEntryRow = Awaited<ReturnType<typeof codesRepository.ledgerOf>>[number];
+export type OwnerCodeRow = Awaited<ReturnType<typeof codesRepository.newestOfOwner>>[number];
 export type AttemptRow = Awaited<ReturnType<typeof codesRepository.attemptsOf>>[number];

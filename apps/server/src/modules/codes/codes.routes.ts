@@ -2,12 +2,9 @@ import { activationCode, authVariantyAdenyZaKod, cancelCode, showCode, variantyA
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { idempotencyKey } from '../../lib/idempotency';
-import { requireUser } from '../../plugins/auth';
-import type { Caller } from '../sessions/caller';
+import { requireSignedIn } from '../../plugins/auth';
 import { fromShowCodeBody } from './codes.mapper';
 import type { CodesService } from './codes.service';
-
-const callerOf = async (request: FastifyRequest): Promise<Caller> => ({ user: await requireUser(request), ip: request.ip ?? null });
 
 /**
  * Gift codes: price data, issue, activation, cancel. Thin: the contract's schema, the caller, one
@@ -17,7 +14,7 @@ const callerOf = async (request: FastifyRequest): Promise<Caller> => ({ user: aw
 export const codesRoutes =
   ({ codes }: { codes: CodesService }): FastifyPluginAsyncZod =>
   async (app) => {
-    const authFirst = { onRequest: async (request: FastifyRequest) => void (await requireUser(request)) };
+    const authFirst = { onRequest: async (request: FastifyRequest) => void (await requireSignedIn(request)) };
 
     app.get(
       variantyAdenyZaKod.path,
@@ -27,19 +24,19 @@ export const codesRoutes =
     app.get(
       authVariantyAdenyZaKod.path,
       { ...authFirst, schema: { params: authVariantyAdenyZaKod.params, response: { 200: authVariantyAdenyZaKod.response } } },
-      async (request) => codes.authPriceData(await callerOf(request), request.params.id),
+      async (request) => codes.authPriceData(await requireSignedIn(request), request.params.id),
     );
     app.post(showCode.path, { ...authFirst, schema: { body: showCode.body, response: { 200: showCode.response } } }, async (request) =>
-      codes.issueCode(await callerOf(request), fromShowCodeBody(request.body), idempotencyKey(request)),
+      codes.issueCode(await requireSignedIn(request), fromShowCodeBody(request.body), idempotencyKey(request)),
     );
     app.post(
       activationCode.path,
       { ...authFirst, schema: { body: activationCode.body, response: { 200: activationCode.response } } },
-      async (request) => codes.activateCode(await callerOf(request), request.body.sert),
+      async (request) => codes.activateCode(await requireSignedIn(request), request.body.sert),
     );
     app.post(
       cancelCode.path,
       { ...authFirst, schema: { params: cancelCode.params, response: { 200: cancelCode.response } } },
-      async (request) => codes.cancelCode(await callerOf(request), request.params.id),
+      async (request) => codes.cancelCode(await requireSignedIn(request), request.params.id),
     );
   };

@@ -1,20 +1,16 @@
 import { adminCodeIncidents, adminIncidentResolutions, adminResolveIncident } from '@adena/contract';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { requireAdmin } from '../../plugins/auth';
-import type { Caller } from '../sessions/caller';
+import { requireSignedInAdmin } from '../../plugins/auth';
 import type { IncidentsService } from './incidents.service';
 import type { IncidentsAdminService } from './incidents-admin.service';
 import { fromAdminIncidentsQuery } from './incidents.mapper';
-
-const adminCaller = async (request: FastifyRequest): Promise<Caller> => ({ user: await requireAdmin(request), ip: request.ip });
 
 /** Operators' incident list, closing an incident with a note, and the notes, under /api/admin. */
 export const incidentsAdminRoutes =
   ({ incidents, incidentsAdmin }: { incidents: IncidentsService; incidentsAdmin: IncidentsAdminService }): FastifyPluginAsyncZod =>
   async (app) => {
     // Before validation: an outsider gets 401/403 whatever they send.
-    app.addHook('onRequest', async (request) => void (await requireAdmin(request)));
+    app.addHook('onRequest', async (request) => void (await requireSignedInAdmin(request)));
 
     app.get(
       adminCodeIncidents.path,
@@ -25,7 +21,7 @@ export const incidentsAdminRoutes =
     app.post(
       adminResolveIncident.path,
       { schema: { params: adminResolveIncident.params, body: adminResolveIncident.body, response: { 200: adminResolveIncident.response } } },
-      async (request) => ({ success: await incidentsAdmin.resolve(await adminCaller(request), request.params.id, request.body.note) }),
+      async (request) => ({ success: await incidentsAdmin.resolve(await requireSignedInAdmin(request), request.params.id, request.body.note) }),
     );
 
     app.get(

@@ -1,6 +1,6 @@
 import { adminLedgerAccountEntries, adminLedgerAudit, adminLedgerTotals } from '@adena/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { requireAdmin } from '../../plugins/auth';
+import { requireSignedInAdmin } from '../../plugins/auth';
 import type { LedgerAdminService } from './ledger-admin.service';
 
 /** The ledger's views under /api/admin: totals, an account's entries, the audit verdict. */
@@ -8,7 +8,7 @@ export const ledgerAdminRoutes =
   ({ ledgerAdmin }: { ledgerAdmin: LedgerAdminService }): FastifyPluginAsyncZod =>
   async (app) => {
     // Before validation: an outsider gets 401/403 whatever they send.
-    app.addHook('onRequest', async (request) => void (await requireAdmin(request)));
+    app.addHook('onRequest', async (request) => void (await requireSignedInAdmin(request)));
 
     app.get(adminLedgerTotals.path, { schema: { response: { 200: adminLedgerTotals.response } } }, () => ledgerAdmin.totals());
 

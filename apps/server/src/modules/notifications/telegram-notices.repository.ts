@@ -9,7 +9,7 @@ export type NoticesTrx = Transaction<Database>;
 /** Queries only: the notices of a wallet's balance dropping below its Telegram threshold. */
 export const telegramNoticesRepository = {
   /**
-   * The database function balance_drop_notice (migration 0010, also called by request_open)
+   * The database function balance_drop_notice (db/functions/requests.sql, also called by request_open)
    * records a crossing of the wallet's telegram_price (before ≥ threshold > after) in the caller's
    * transaction; the notice row, or nothing when there was no crossing.
    */

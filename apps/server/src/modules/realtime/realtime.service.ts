@@ -1,21 +1,19 @@
 import { realtimeChannelFor } from '@adena/contract';
-import type { Db } from '../../db/client';
-import { hashToken, newToken } from '../../lib/tokens';
 import type { Realtime } from '../../plugins/realtime';
 import type { Caller } from '../sessions/caller';
-import { createRealtimeRepository } from './realtime.repository';
+import type { SessionsService } from '../sessions/sessions.service';
 
-/** A socket token lives long enough to connect; the client fetches a fresh one for every reconnect. */
-export const REALTIME_TOKEN_TTL_MS = 5 * 60_000;
-
-/** Socket tokens for the caller's private channel, and the test message on it. */
-export function createRealtimeService({ db, realtime }: { db: Db['kysely']; realtime: Pick<Realtime, 'publish'> }) {
-  const repo = createRealtimeRepository(db);
+/** Socket tokens (issued by sessions) for the caller's private channel, and the test message on it. */
+export function createRealtimeService({
+  sessions,
+  realtime,
+}: {
+  sessions: Pick<SessionsService, 'issueRealtimeToken'>;
+  realtime: Pick<Realtime, 'publish'>;
+}) {
   return {
     async issueToken(caller: Caller) {
-      const token = newToken();
-      const expiresAt = new Date(Date.now() + REALTIME_TOKEN_TTL_MS);
-      await repo.replaceExpiredTokens(caller.user.id, hashToken(token), expiresAt);
+      const { token, expiresAt } = await sessions.issueRealtimeToken(caller);
       return { token, expires_at: expiresAt.toISOString(), channel: realtimeChannelFor(caller.user.id) };
     },
 

@@ -1,18 +1,15 @@
 import { adminCompleteRequest, adminDashboard, adminRejectRequest, adminRequests } from '@adena/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { requireAdmin } from '../../plugins/auth';
-import type { Caller } from '../sessions/caller';
+import { requireSignedInAdmin } from '../../plugins/auth';
 import type { RequestsService } from './requests.service';
-
-const adminCaller = async (request: FastifyRequest): Promise<Caller> => ({ user: await requireAdmin(request), ip: request.ip });
 
 /** The operators' queue and dashboard under /api/admin. */
 export const requestsAdminRoutes =
   ({ requests: service }: { requests: Pick<RequestsService, 'queue' | 'complete' | 'reject' | 'dashboard'> }): FastifyPluginAsyncZod =>
   async (app) => {
     // Before validation: an outsider gets 401/403 whatever they send.
-    app.addHook('onRequest', async (request: FastifyRequest) => void (await requireAdmin(request)));
+    app.addHook('onRequest', async (request: FastifyRequest) => void (await requireSignedInAdmin(request)));
 
     app.get(adminRequests.path, { schema: { querystring: adminRequests.query, response: { 200: adminRequests.response } } }, (request) =>
       service.queue({
@@ -28,13 +25,13 @@ export const requestsAdminRoutes =
     app.post(
       adminCompleteRequest.path,
       { schema: { params: adminCompleteRequest.params, body: adminCompleteRequest.body, response: { 200: adminCompleteRequest.response } } },
-      async (request) => service.complete(await adminCaller(request), request.params.id, request.body?.comment),
+      async (request) => service.complete(await requireSignedInAdmin(request), request.params.id, request.body?.comment),
     );
 
     app.post(
       adminRejectRequest.path,
       { schema: { params: adminRejectRequest.params, body: adminRejectRequest.body, response: { 200: adminRejectRequest.response } } },
-      async (request) => service.reject(await adminCaller(request), request.params.id, request.body.reason),
+      async (request) => service.reject(await requireSignedInAdmin(request), request.params.id, request.body.reason),
     );
 
     app.get(adminDashboard.path, { schema: { response: { 200: adminDashboard.response } } }, () => service.dashboard());

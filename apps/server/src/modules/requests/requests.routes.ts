@@ -10,25 +10,22 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type IdempotencyKey, idempotencyKey } from '../../lib/idempotency';
-import { type Caller as BearerCaller, requireCaller, requireUser } from '../../plugins/auth';
-import type { Caller } from '../sessions/caller';
+import { type Bearer, requireBearer, requireSignedIn } from '../../plugins/auth';
 import { toOpeningInput } from './requests.mapper';
 import type { RequestsService } from './requests.service';
-
-const callerOf = async (request: FastifyRequest): Promise<Caller> => ({ user: await requireUser(request), ip: request.ip });
 
 /**
  * The caller of a deposit or withdrawal, whose bearer is checked inside the call's one statement
  * (the database function caller_id), and its Idempotency-Key. A body that fails the schema or a
  * malformed key looks the caller up first, so an unknown token is a 401 before any 422.
  */
-async function opening(request: FastifyRequest): Promise<{ caller: BearerCaller; idem?: IdempotencyKey }> {
-  const caller = requireCaller(request);
+async function opening(request: FastifyRequest): Promise<{ bearer: Bearer; idem?: IdempotencyKey }> {
+  const bearer = requireBearer(request);
   try {
     if (request.validationError) throw request.validationError;
-    return { caller, idem: idempotencyKey(request) };
+    return { bearer, idem: idempotencyKey(request) };
   } catch (err) {
-    await caller.user();
+    await bearer.caller();
     throw err;
   }
 }
@@ -42,36 +39,36 @@ async function opening(request: FastifyRequest): Promise<{ caller: BearerCaller;
 export const requestsRoutes =
   ({ requests: service }: { requests: Pick<RequestsService, 'deposit' | 'withdraw' | 'cancel' | 'hide' | 'history'> }): FastifyPluginAsyncZod =>
   async (app) => {
-    const authenticated = async (request: FastifyRequest) => void (await requireUser(request));
+    const authenticated = async (request: FastifyRequest) => void (await requireSignedIn(request));
     // Deposits and withdrawals check the bearer inside their one statement; here only that there is one.
-    const bearer = async (request: FastifyRequest) => void requireCaller(request);
+    const bearer = async (request: FastifyRequest) => void requireBearer(request);
 
     for (const call of [upBalanceUser, upBalanceUserSecondCurrency]) {
       app.post(call.path, { onRequest: bearer, attachValidation: true, schema: { body: call.body, response: { 200: call.response } } }, async (request) =>
-        opening(request).then(({ caller, idem }) => service.deposit(caller, toOpeningInput(request.body), idem)),
+        opening(request).then(({ bearer, idem }) => service.deposit(bearer, toOpeningInput(request.body), idem)),
       );
     }
     for (const call of [downBalanceUser, downBalanceUserSecondCurrency]) {
       app.post(call.path, { onRequest: bearer, attachValidation: true, schema: { body: call.body, response: { 200: call.response } } }, async (request) =>
-        opening(request).then(({ caller, idem }) => service.withdraw(caller, toOpeningInput(request.body), idem)),
+        opening(request).then(({ bearer, idem }) => service.withdraw(bearer, toOpeningInput(request.body), idem)),
       );
     }
 
     app.post(
       deleteRequest.path,
       { onRequest: authenticated, schema: { body: deleteRequest.body, response: { 200: deleteRequest.response } } },
-      async (request) => service.cancel(await callerOf(request), request.body.id, idempotencyKey(request)),
+      async (request) => service.cancel(await requireSignedIn(request), request.body.id, idempotencyKey(request)),
     );
 
     app.get(
       deleteBalanceUser.path,
       { onRequest: authenticated, schema: { params: deleteBalanceUser.params, response: { 200: deleteBalanceUser.response } } },
-      async (request) => service.hide(await callerOf(request), request.params.id),
+      async (request) => service.hide(await requireSignedIn(request), request.params.id),
     );
 
     app.get(
       getUserInputOutputBalance.path,
       { onRequest: authenticated, schema: { querystring: getUserInputOutputBalance.query, response: { 200: getUserInputOutputBalance.response } } },
-      async (request) => service.history(await callerOf(request), { page: request.query.page, perPage: request.query.per_page, gameServerId: request.query.gamesserver_id }),
+      async (request) => service.history(await requireSignedIn(request), { page: request.query.page, perPage: request.query.per_page, gameServerId: request.query.gamesserver_id }),
     );
   };

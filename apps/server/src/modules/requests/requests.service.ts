@@ -35,7 +35,6 @@ export interface OpeningInput {
   currency: CurrencyType;
 }
 
-/** Sends Telegram notices recorded in a committed transaction and writes down how each went. */
 /** Sends recorded Telegram notices after COMMIT (notifications' one notices service). */
 export interface NoticeSender {
   deliver(notices: PendingNotice[]): void;
@@ -46,7 +45,6 @@ export interface RequestsServiceDeps {
   realtime: Pick<Realtime, 'publish'>;
   notices: NoticeSender;
   audit: AuditRecorder;
-  log: { warn(obj: unknown, msg?: string): void };
 }
 
 /** What a user's card shows of their requests. */
@@ -58,7 +56,8 @@ const CARD_LIMIT = 50;
  * it out to cash, a rejection or the player's cancel returns it. A deposit moves nothing until an
  * operator completes it (cash to wallet). Realtime events and Telegram messages leave after COMMIT.
  */
-export function createRequestsService({ db, realtime, notices, audit, log }: RequestsServiceDeps) {
+// Long: a factory holding 16 small functions; each is short.
+export function createRequestsService({ db, realtime, notices, audit }: RequestsServiceDeps) {
   function publish(userId: number, wallets: WalletBalance[]) {
     for (const w of wallets) realtime.publish(userId, 'balance', balanceEvent(w));
   }
@@ -109,7 +108,6 @@ export function createRequestsService({ db, realtime, notices, audit, log }: Req
   }
 
   return {
-
     deposit: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey) => open(bearer, 'input', input, idem) as Promise<{ success: Request }>,
 
     withdraw: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey) =>

@@ -1,31 +1,28 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, TokenKind } from '../../db/schema';
-import { hashToken } from '../../lib/tokens';
 import type { User } from './caller';
 
 /** The pool or a transaction: every query runs on the handle it is given. */
 export type Queryable = Kysely<Database> | Transaction<Database>;
 
-
 /** Queries of the tokens table: sessions, new-password tokens and socket tokens. */
 export const sessionsRepository = {
   /**
-   * The live user behind a token of the given kind: the token exists and has not expired, and the
-   * user is not blocked.
-   * TODO(issue 13): the same rule lives in SQL as `caller_id` (migration 0011); once the db module
-   * makes `caller_id` its one owner and provides the lookup, this query is replaced by it.
+   * The live user behind a token of the given kind, or null: the rule itself is the SQL function
+   * `token_user` (db/functions/sessions.sql), which money statements also use through `caller_id`.
    */
-  async findUserByToken(q: Queryable, tokenHash: string, kind: TokenKind, now = new Date()): Promise<User | null> {
-    const row = await q
-      .selectFrom('tokens')
-      .innerJoin('users', 'users.id', 'tokens.user_id')
-      .selectAll('users')
-      .where('tokens.token_hash', '=', tokenHash)
-      .where('tokens.kind', '=', kind)
-      .where((eb) => eb.or([eb('tokens.expires_at', 'is', null), eb('tokens.expires_at', '>', now)]))
-      .where('users.blocked_at', 'is', null)
-      .executeTakeFirst();
-    return row ?? null;
+  async findUserByToken(q: Queryable, tokenHash: string, kind: TokenKind): Promise<User | null> {
+    const { rows } = await sql<User>`SELECT * FROM token_user(${tokenHash}, ${kind})`.execute(q);
+    return rows[0] ?? null;
+  },
+
+  /** Stores a new socket token of the user; their expired ones are of no use to anyone and go in the same transaction. */
+  replaceExpiredRealtimeTokens(q: Queryable, userId: number, tokenHash: string, expiresAt: Date, now: Date) {
+    const run = async (trx: Queryable) => {
+      await trx.deleteFrom('tokens').where('user_id', '=', userId).where('kind', '=', 'realtime').where('expires_at', '<', now).execute();
+      await trx.insertInto('tokens').values({ user_id: userId, kind: 'realtime', token_hash: tokenHash, expires_at: expiresAt }).execute();
+    };
+    return q.isTransaction ? run(q) : q.transaction().execute(run);
   },
 
   insertToken(q: Queryable, userId: number, kind: TokenKind, tokenHash: string, expiresAt: Date | null) {
@@ -67,13 +64,3 @@ export const sessionsRepository = {
     return q.deleteFrom('tokens').where('user_id', '=', userId).execute();
   },
 };
-
-/**
- * @deprecated The old `userByToken` of plugins/auth, kept while plugins/realtime.ts calls it;
- * use the sessions service's `userOfRealtimeToken` instead.
- */
-export async function userByToken(db: Queryable, token: string | undefined, kind: TokenKind) {
-  if (!token) return null;
-  const user = await sessionsRepository.findUserByToken(db, hashToken(token), kind);
-  return user ? { user } : null;
-}

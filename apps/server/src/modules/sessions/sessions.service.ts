@@ -7,6 +7,8 @@ export type { Queryable } from './sessions.repository';
 
 const ACCESS_TOKEN_TTL_MS = 90 * 24 * 60 * 60_000;
 const NEW_PASSWORD_TOKEN_TTL_MS = 15 * 60_000;
+/** A socket token lives long enough to connect; the client fetches a fresh one for every reconnect. */
+const REALTIME_TOKEN_TTL_MS = 5 * 60_000;
 
 /**
  * Tokens and the caller behind them. Tokens are stored only as their SHA-256; the functions that
@@ -21,13 +23,13 @@ export function createSessionsService(deps: { db: Queryable; clock?: () => Date 
     /** The signed-in caller behind an access token, or null (no token, unknown, expired, blocked). */
     async callerOf(accessToken: string | undefined, client: Client): Promise<Caller | null> {
       if (!accessToken) return null;
-      const user = await repo.findUserByToken(db, hashToken(accessToken), 'access', now());
+      const user = await repo.findUserByToken(db, hashToken(accessToken), 'access');
       return user ? { user, ip: client.ip } : null;
     },
 
     /** The user a socket token belongs to (POST /api/ably-token), or null. */
     userOfRealtimeToken(token: string | undefined): Promise<User | null> {
-      return token ? repo.findUserByToken(db, hashToken(token), 'realtime', now()) : Promise.resolve(null);
+      return token ? repo.findUserByToken(db, hashToken(token), 'realtime') : Promise.resolve(null);
     },
 
     /** A new access token for the user; returns it in clear, once. */
@@ -35,6 +37,15 @@ export function createSessionsService(deps: { db: Queryable; clock?: () => Date 
       const token = newToken();
       await repo.insertToken(q, userId, 'access', hashToken(token), new Date(now().getTime() + ACCESS_TOKEN_TTL_MS));
       return token;
+    },
+
+    /** A socket token for the caller (POST /api/ably-token); returns it in clear, once, with its expiry. */
+    async issueRealtimeToken(caller: Caller): Promise<{ token: string; expiresAt: Date }> {
+      const token = newToken();
+      const issuedAt = now();
+      const expiresAt = new Date(issuedAt.getTime() + REALTIME_TOKEN_TTL_MS);
+      await repo.replaceExpiredRealtimeTokens(db, caller.user.id, hashToken(token), expiresAt, issuedAt);
+      return { token, expiresAt };
     },
 
     /** Reset, step 2's answer: a short-lived token that allows one password change. */

@@ -1,11 +1,7 @@
 import { adminCreateGamesserver, adminGamesservers, adminUpdateGamesserver } from '@adena/contract';
-import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { requireAdmin } from '../../plugins/auth';
-import type { Caller } from '../sessions/caller';
+import { requireSignedInAdmin } from '../../plugins/auth';
 import type { SystemAdminService } from './system-admin.service';
-
-const adminCaller = async (request: FastifyRequest): Promise<Caller> => ({ user: await requireAdmin(request), ip: request.ip });
 
 /** The operators' game servers under /api/admin: every server, create, change. */
 export const systemAdminRoutes =
@@ -13,14 +9,14 @@ export const systemAdminRoutes =
   async (app) => {
     // Before validation: an outsider gets 401/403 whatever they send, never a 422 that
     // describes the body an admin call expects.
-    app.addHook('onRequest', async (request) => void (await requireAdmin(request)));
+    app.addHook('onRequest', async (request) => void (await requireSignedInAdmin(request)));
 
     app.get(adminGamesservers.path, { schema: { response: { 200: adminGamesservers.response } } }, () => systemAdmin.list());
 
     app.post(
       adminCreateGamesserver.path,
       { schema: { body: adminCreateGamesserver.body, response: { 200: adminCreateGamesserver.response } } },
-      async (request) => ({ success: await systemAdmin.create(await adminCaller(request), request.body) }),
+      async (request) => ({ success: await systemAdmin.create(await requireSignedInAdmin(request), request.body) }),
     );
 
     app.put(
@@ -28,6 +24,6 @@ export const systemAdminRoutes =
       {
         schema: { params: adminUpdateGamesserver.params, body: adminUpdateGamesserver.body, response: { 200: adminUpdateGamesserver.response } },
       },
-      async (request) => ({ success: await systemAdmin.update(await adminCaller(request), request.params.id, request.body) }),
+      async (request) => ({ success: await systemAdmin.update(await requireSignedInAdmin(request), request.params.id, request.body) }),
     );
   };

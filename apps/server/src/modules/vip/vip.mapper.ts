@@ -1,6 +1,6 @@
 import type { User as WireUser } from '@adena/contract';
 import type { User } from '../sessions/caller';
-import { toUser } from '../users/user.mapper';
+import { toUser } from '../accounts/accounts.mapper';
 
 /** The answer of a purchase: the user with their new VIP end. */
 export const toVipAnswer = (user: User, now: Date): { success: WireUser } => ({ success: toUser(user, now) });
