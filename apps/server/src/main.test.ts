@@ -40,8 +40,10 @@ describe('the server process', () => {
     const port = await freePort();
     const p = start({ PORT: String(port), DATA_DIR: dataDir });
     try {
+      // A cold PGlite start takes seconds on a quiet machine and far longer on a loaded one: wait for
+      // readiness (up to 2 minutes), never for a fixed time.
       let health: unknown;
-      for (let i = 0; i < 120 && !health; i++) {
+      for (const deadline = Date.now() + 120_000; !health && Date.now() < deadline; ) {
         await new Promise((r) => setTimeout(r, 250));
         health = await fetch(`http://127.0.0.1:${port}/api/health`)
           .then((r) => r.json())
@@ -56,5 +58,5 @@ describe('the server process', () => {
       p.child.kill('SIGKILL');
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 180_000);
 });

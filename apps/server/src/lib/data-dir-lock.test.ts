@@ -107,12 +107,12 @@ catch (err) { console.error(err.message); process.exit(1); }\n`,
     const port = await freePort();
     const first = run([MAIN], { ...env, PORT: String(port) });
     children.push(first.child);
-    await until(() => fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.ok, () => false), 60_000);
+    await until(() => fetch(`http://127.0.0.1:${port}/api/health`).then((r) => r.ok, () => false), 120_000);
     const second = run([MAIN], { ...env, PORT: String(await freePort()) });
     expect(await second.exited).toBe(1);
     expect(second.output().trim().split('\n')).toEqual([expect.stringMatching(/^DATA_DIR .* is in use by process \d+ /)]);
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
     expect(existsSync(join(data, LOCK_FILE))).toBe(false);
-  }, 90_000);
+  }, 180_000);
 });
