@@ -54,7 +54,9 @@ export default function AdminRoutes() {
   return (
     // Operators work with wide tables: from md up the area breaks out of the players' 900 px column.
     <Box data-view="admin-area" sx={{ mx: { md: `calc((100% - ${ADMIN_WIDTH}) / 2)` }, width: { md: ADMIN_WIDTH } }}>
-      <ShiftSignals created={created} live={live} />
+      <Box sx={{ mb: 2 }}>
+        <ShiftSignals created={created} live={live} />
+      </Box>
       <Switch>
         <Route path="/admin">
           <Stack spacing={4}>
