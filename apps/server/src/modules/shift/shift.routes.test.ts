@@ -24,7 +24,7 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       .selectFrom('admin_audit_log')
       .select(['admin_id', 'action', 'before', 'after'])
       .where('entity_type', '=', 'balance_request')
-      .where('entity_id', '=', id)
+      .where('entity_id', '=', String(id))
       .orderBy('id')
       .execute();
   const balanceOf = async (userId: number) =>
