@@ -56,6 +56,8 @@ import { createRealtimeService } from './modules/realtime/realtime.service';
 import { requestsAdminRoutes } from './modules/requests/requests-admin.routes';
 import { requestsRoutes } from './modules/requests/requests.routes';
 import { createRequestsService } from './modules/requests/requests.service';
+import { shiftAdminRoutes } from './modules/shift/shift-admin.routes';
+import { createShiftService } from './modules/shift/shift.service';
 import { systemAdminRoutes } from './modules/system/system-admin.routes';
 import { createSystemAdminService } from './modules/system/system-admin.service';
 import { systemRoutes } from './modules/system/system.routes';
@@ -74,7 +76,7 @@ export interface Deps {
 
 const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist');
 
-export async function buildApp(config: Config, db: Db): Promise<FastifyInstance> {
+export async function buildApp(config: Config, db: Db, opts: { now?: () => Date } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
     trustProxy: config.TRUST_PROXY,
@@ -89,7 +91,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   registerErrorHandling(app);
 
   // Sessions and accounts.
-  const now = () => new Date();
+  const now = opts.now ?? (() => new Date());
   const sessions = createSessionsService({ db: db.kysely, clock: now });
   registerAuth(app, sessions);
   const accountsServices = composeAccounts(app, config, db, sessions, now);
@@ -116,7 +118,22 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const codesAdmin = createCodesAdminService({ db: kysely, realtime, incidents, audit });
   const vip = createVipService({ db: kysely, realtime });
 
-  const requests = createRequestsService({ db: kysely, realtime, notices, audit });
+  // The job queue (decision record 0016), and the operators' shift (0023): claims, the operators'
+  // feed, Telegram alerts through the queue, the shift report.
+  const jobs = createJobs({ db: db.kysely, log: app.log, now });
+  const shift = createShiftService({
+    db: kysely,
+    realtime,
+    audit,
+    jobs,
+    bot,
+    now,
+    claimTimeoutMin: config.CLAIM_TIMEOUT_MIN,
+    alertAfterMin: config.OPERATOR_ALERT_MIN,
+    log: app.log,
+  });
+  shift.registerJobs();
+  const requests = createRequestsService({ db: kysely, realtime, notices, audit, shift });
   const ledgerAdmin = createLedgerAdminService({ db: kysely });
   const accountsAdmin = createAccountsAdminService({ db: kysely, realtime, audit, wallets, requests, ledger: ledgerAdmin, codes: codesAdmin, sessions });
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });
@@ -139,6 +156,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(realtimeRoutes({ realtimeTokens }));
   // Admin calls: /api/admin/*, 403 to anyone but an admin.
   await app.register(requestsAdminRoutes({ requests }));
+  await app.register(shiftAdminRoutes({ shift }));
   await app.register(codesAdminRoutes({ codesAdmin }));
   await app.register(systemAdminRoutes({ systemAdmin }));
   await app.register(accountsAdminRoutes({ accountsAdmin }));
@@ -146,8 +164,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(ledgerAdminRoutes({ ledgerAdmin }));
   await app.register(auditAdminRoutes({ audit }));
 
-  // The job queue (decision record 0016): its worker runs while the server listens.
-  const jobs = createJobs({ db: db.kysely, log: app.log });
+  // The job queue's worker runs while the server listens.
   schedulePurge(jobs, createPurge({ db: db.kysely }));
   app.addHook('onListen', async () => jobs.start());
   app.addHook('onClose', async () => jobs.stop());

@@ -46,6 +46,10 @@ export const ConfigSchema = z
     TELEGRAM_BOT_TOKEN: optionalString,
     TELEGRAM_BOT_USERNAME: optionalString,
     TELEGRAM_API_URL: z.url().default('https://api.telegram.org'),
+    // The operators' shift (decision record 0023): a claim without activity lapses after this many
+    // minutes; operators are alerted in Telegram about a request waiting unclaimed this long.
+    CLAIM_TIMEOUT_MIN: z.coerce.number().int().min(1).max(1440).default(15),
+    OPERATOR_ALERT_MIN: z.coerce.number().int().min(1).max(1440).default(10),
     // Where npm run backup / restore find pg_dump and pg_restore (default: Debian's newest, else PATH).
     PG_BIN_DIR: optionalString,
   })

@@ -60,13 +60,13 @@ export interface TestApp {
 
 export async function createTestApp(
   kind: DbKind,
-  opts: { env?: Record<string, string>; seed?: boolean; db?: TestDb } = {},
+  opts: { env?: Record<string, string>; seed?: boolean; db?: TestDb; now?: () => Date } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'adena-data-'));
   const config = testConfig({ DATA_DIR: dataDir, ...opts.env });
   const db = opts.db ?? (await createTestDb(kind));
   if (opts.seed !== false) await seedDemoServers(db.kysely);
-  const app = await buildApp(config, db);
+  const app = await buildApp(config, db, { now: opts.now });
   await app.ready();
   return {
     app,

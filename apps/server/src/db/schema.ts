@@ -128,6 +128,11 @@ export interface BalanceRequestsTable {
   processed_at: NullableTimestamp;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  // 0020_operators_shift (decision record 0023).
+  claimed_by: ColumnType<number | null, number | null | undefined, number | null>;
+  claimed_at: NullableTimestamp;
+  vip_alerted_at: NullableTimestamp;
+  overdue_alerted_at: NullableTimestamp;
 }
 
 export interface IdempotencyKeysTable {

@@ -1,4 +1,4 @@
-import { type RealtimeEvents, realtimeChannelFor, SubscribeBodySchema } from '@adena/contract';
+import { OPERATORS_CHANNEL, type OperatorEvent, type OperatorEventName, type RealtimeEvents, realtimeChannelFor, SubscribeBodySchema } from '@adena/contract';
 import { createAdapter } from '@socket.io/postgres-adapter';
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
@@ -10,6 +10,8 @@ export type RealtimeEventName = keyof RealtimeEvents;
 export interface Realtime {
   /** Sends to the user's private channel on every process. Call only after the transaction committed. */
   publish<N extends RealtimeEventName>(userId: number, name: N, data: RealtimeEvents[N]): void;
+  /** Sends to every operator's socket on `private:operators`, on every process. Only after COMMIT. */
+  publishOperators(name: OperatorEventName, data: OperatorEvent): void;
   /** Drops the user's sockets everywhere (block, sign-out of every session). */
   disconnectUser(userId: number): void;
   io: Server;
@@ -34,6 +36,7 @@ export function createRealtime(
       const user = await sessions.userOfRealtimeToken(typeof token === 'string' ? token : undefined);
       if (!user) return next(new Error('unauthorized'));
       socket.data.userId = user.id;
+      socket.data.admin = user.admin;
       void socket.join(userRoom(user.id));
       next();
     } catch (err) {
@@ -47,6 +50,12 @@ export function createRealtime(
       const reply = typeof ack === 'function' ? ack : () => {};
       const parsed = SubscribeBodySchema.safeParse(body);
       const own = realtimeChannelFor(socket.data.userId as number);
+      // The operators' channel (decision record 0023): admins only, as of the socket's handshake.
+      if (parsed.success && parsed.data.channel === OPERATORS_CHANNEL && socket.data.admin === true) {
+        void socket.join(OPERATORS_CHANNEL);
+        reply({ ok: true });
+        return;
+      }
       if (!parsed.success || parsed.data.channel !== own) {
         reply({ error: 'Нет доступа к этому каналу' });
         return;
@@ -61,6 +70,9 @@ export function createRealtime(
     publish(userId, name, data) {
       const channel = realtimeChannelFor(userId);
       io.to(channel).emit('message', { channel, name, data });
+    },
+    publishOperators(name, data) {
+      io.to(OPERATORS_CHANNEL).emit('message', { channel: OPERATORS_CHANNEL, name, data });
     },
     disconnectUser(userId) {
       // With the PostgreSQL adapter a broadcast reaches even this process's sockets only after its

@@ -8,6 +8,9 @@ export const AdminRequestSchema = RequestSchema.extend({
   user: z.object({ id: z.number().int(), name: z.string(), email: z.string().nullable(), phone: z.string().nullable(), vip: z.boolean() }),
   processed_by: z.number().int().nullable(),
   processed_at: TimestampSchema.nullable(),
+  // The operators' shift (PRODUCT.md section 12): who took it into work, and when.
+  claimed_by: z.object({ id: z.number().int(), name: z.string() }).nullable(),
+  claimed_at: TimestampSchema.nullable(),
 });
 export type AdminRequest = z.infer<typeof AdminRequestSchema>;
 

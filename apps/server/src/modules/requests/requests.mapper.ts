@@ -33,6 +33,8 @@ export function toAdminRequest(r: AdminRequestRow, now = new Date()): AdminReque
     },
     processed_by: r.processed_by,
     processed_at: r.processed_at === null ? null : iso(r.processed_at),
+    claimed_by: r.claimed_by === null ? null : { id: r.claimed_by, name: r.claimer_name ?? '' },
+    claimed_at: r.claimed_at === null ? null : iso(r.claimed_at),
   };
 }
 

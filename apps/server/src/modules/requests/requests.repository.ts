@@ -11,6 +11,8 @@ export type AdminRequestRow = RequestRow & {
   user_email: string | null;
   user_phone: string | null;
   user_vip_until: Date | null;
+  /** The claiming operator's name (the operators' shift, decision record 0023). */
+  claimer_name: string | null;
 };
 
 export interface PendingGroup {
@@ -207,7 +209,8 @@ export const requestsRepository = {
     let rows = base
       .innerJoin('gamesservers as g', 'g.id', 'r.gamesserver_id')
       .selectAll('r')
-      .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until']);
+      .leftJoin('users as c', 'c.id', 'r.claimed_by')
+      .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until', 'c.name as claimer_name']);
     rows =
       f.status === 'pending'
         ? rows.orderBy(sql`CASE WHEN u.vip_until > now() THEN 0 ELSE 1 END`).orderBy('r.id', 'asc')
@@ -227,8 +230,9 @@ export const requestsRepository = {
       .selectFrom('balance_requests as r')
       .innerJoin('users as u', 'u.id', 'r.user_id')
       .innerJoin('gamesservers as g', 'g.id', 'r.gamesserver_id')
+      .leftJoin('users as c', 'c.id', 'r.claimed_by')
       .selectAll('r')
-      .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until'])
+      .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until', 'c.name as claimer_name'])
       .where('r.id', '=', id)
       .executeTakeFirst() as Promise<AdminRequestRow | undefined>;
   },

@@ -9,6 +9,7 @@ import type { AuditRecorder } from '../audit/audit.service';
 import type { PendingNotice } from '../notifications/telegram-notices.service';
 import { type CurrencyType, post, rethrowMoneyError, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger.service';
 import type { Caller } from '../sessions/caller';
+import type { ShiftService } from '../shift/shift.service';
 import { toAdminRequest, toDashboard, toRequest, toUserCardRequest } from './requests.mapper';
 import { type AdminRequestRow, type QueueFilters, requestsRepository as repo, type Tx } from './requests.repository';
 
@@ -45,6 +46,8 @@ export interface RequestsServiceDeps {
   realtime: Pick<Realtime, 'publish'>;
   notices: NoticeSender;
   audit: AuditRecorder;
+  /** The operators' shift (decision record 0023): the claim guard of decisions and the operators' feed. */
+  shift?: Pick<ShiftService, 'guardDecision' | 'opened' | 'decided'>;
 }
 
 /** What a user's card shows of their requests. */
@@ -57,7 +60,7 @@ const CARD_LIMIT = 50;
  * operator completes it (cash to wallet). Realtime events and Telegram messages leave after COMMIT.
  */
 // Long: a factory holding 16 small functions; each is short.
-export function createRequestsService({ db, realtime, notices, audit }: RequestsServiceDeps) {
+export function createRequestsService({ db, realtime, notices, audit, shift }: RequestsServiceDeps) {
   function publish(userId: number, wallets: WalletBalance[]) {
     for (const w of wallets) realtime.publish(userId, 'balance', balanceEvent(w));
   }
@@ -90,6 +93,7 @@ export function createRequestsService({ db, realtime, notices, audit }: Requests
       if (row.notice_id !== null) {
         deliver({ id: BigInt(row.notice_id), chatId: row.notice_chat_id === null ? null : BigInt(row.notice_chat_id), text: row.notice_text! });
       }
+      shift?.opened(row.id);
     }
     return type === 'output' ? { success: { ...request, enter_currency: request.amount } } : { success: request };
   }
@@ -129,6 +133,7 @@ export function createRequestsService({ db, realtime, notices, audit }: Requests
           return { answer, wallets };
         });
         publish(userId, out.wallets);
+        shift?.decided(id);
         return out.answer;
       }),
 
@@ -175,6 +180,7 @@ export function createRequestsService({ db, realtime, notices, audit }: Requests
         const r = await repo.lock(trx, id);
         if (!r) throw notFound();
         if (r.status !== 'pending') throw notPending(r.status);
+        await shift?.guardDecision(trx, r, caller);
         if (r.type === 'input') {
           const w = await repo.walletBalances(trx, r.wallet_id);
           if ((r.currency_type === 1 ? w.balance : w.balance_second) + r.amount > MAX_SAFE) {
@@ -209,6 +215,7 @@ export function createRequestsService({ db, realtime, notices, audit }: Requests
         return { userId: r.user_id, wallets: [wallet], after };
       });
       publish(out.userId, out.wallets);
+      shift?.decided(id);
       return { success: toAdminRequest(out.after) };
     },
 
@@ -218,6 +225,7 @@ export function createRequestsService({ db, realtime, notices, audit }: Requests
         const r = await repo.lock(trx, id);
         if (!r) throw notFound();
         if (r.status !== 'pending') throw notPending(r.status);
+        await shift?.guardDecision(trx, r, caller);
         await repo.finish(trx, r.id, { status: 'rejected', processedBy: caller.user.id, comment: reason });
         if (r.type === 'output') await refund(trx, r, caller.user.id, 'withdrawal_reject');
         const wallet = await repo.flagMessage(trx, r.wallet_id);
@@ -226,6 +234,7 @@ export function createRequestsService({ db, realtime, notices, audit }: Requests
         return { userId: r.user_id, wallets: [wallet], after };
       });
       publish(out.userId, out.wallets);
+      shift?.decided(id);
       return { success: toAdminRequest(out.after) };
     },
 

@@ -1,7 +1,7 @@
 import Box from '@mui/material/Box';
 import Stack from '@mui/material/Stack';
 import { useQueryClient } from '@tanstack/react-query';
-import type { ReactNode } from 'react';
+import { type ReactNode, useState } from 'react';
 import { Route, Switch, useParams } from 'wouter';
 import { AdminAuditLog } from '../../features/admin-audit/components/admin-audit-log';
 import { AdminCodes } from '../../features/admin-codes/components/admin-codes';
@@ -10,6 +10,9 @@ import { AdminIncidents } from '../../features/admin-incidents/components/admin-
 import { AccountEntries } from '../../features/admin-ledger/components/account-entries';
 import { AdminLedger } from '../../features/admin-ledger/components/admin-ledger';
 import { RequestsQueue } from '../../features/admin-requests/components/requests-queue';
+import { ShiftReport } from '../../features/admin-shift/components/shift-report';
+import { ShiftSignals } from '../../features/admin-shift/components/shift-signals';
+import { useOperatorsFeed } from '../../lib/operators-feed';
 import { AdminServers } from '../../features/admin-servers/components/admin-servers';
 import { AdminUsers } from '../../features/admin-users/components/admin-users';
 import { UserDetails } from '../../features/admin-users/components/user-details';
@@ -33,17 +36,36 @@ export default function AdminRoutes() {
   const qc = useQueryClient();
   // A server edit changes what players see; this tab's own copy of the public list follows at once.
   const serversChanged = () => void qc.invalidateQueries({ queryKey: gamesserversQueryOptions().queryKey });
+  // The operators' channel (decision record 0023): every open queue and dashboard refresh at once.
+  const [created, setCreated] = useState(0);
+  const refresh = () => {
+    void qc.invalidateQueries({ queryKey: ['admin', 'requests'] });
+    void qc.invalidateQueries({ queryKey: ['admin', 'dashboard'] });
+  };
+  const live = useOperatorsFeed({
+    onMessage: (m) => {
+      if (m.name === 'request_created') setCreated((n) => n + 1);
+      refresh();
+    },
+    onResync: refresh,
+  });
   // AdminGate (router.tsx) renders this only for operators; the check here only narrows the type.
   if (!user?.admin) return null;
   return (
     // Operators work with wide tables: from md up the area breaks out of the players' 900 px column.
     <Box data-view="admin-area" sx={{ mx: { md: `calc((100% - ${ADMIN_WIDTH}) / 2)` }, width: { md: ADMIN_WIDTH } }}>
+      <Box sx={{ mb: 2 }}>
+        <ShiftSignals created={created} live={live} />
+      </Box>
       <Switch>
         <Route path="/admin">
           <Stack spacing={4}>
-            <AdminDashboard />
-            <RequestsQueue servers={servers} />
+            <AdminDashboard live={live} />
+            <RequestsQueue servers={servers} meId={user.id} live={live} />
           </Stack>
+        </Route>
+        <Route path="/admin/shift">
+          <ShiftReport />
         </Route>
         <Route path="/admin/servers">
           <AdminServers onChanged={serversChanged} />

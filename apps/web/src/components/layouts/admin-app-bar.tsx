@@ -6,6 +6,7 @@ import { useUser } from '../../lib/session';
 
 export const ADMIN_LINKS = [
   { to: '/admin', label: 'Заявки', end: true },
+  { to: '/admin/shift', label: 'Смена', end: false },
   { to: '/admin/servers', label: 'Серверы', end: false },
   { to: '/admin/users', label: 'Пользователи', end: false },
   { to: '/admin/codes', label: 'Коды', end: false },

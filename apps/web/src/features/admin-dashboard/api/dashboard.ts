@@ -2,13 +2,14 @@ import { adminDashboard } from '@adena/contract';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 
-export const adminDashboardQueryOptions = () =>
+/** `live`: the operators' channel refreshes it; polling only while the channel is down. */
+export const adminDashboardQueryOptions = (live = false) =>
   queryOptions({
     queryKey: ['admin', 'dashboard'],
     queryFn: () => request(adminDashboard),
     // Beside the queue, which refreshes as often.
-    refetchInterval: 5_000,
+    refetchInterval: live ? false : 5_000,
     staleTime: 0,
   });
 
-export const useAdminDashboard = () => useQuery(adminDashboardQueryOptions());
+export const useAdminDashboard = (live = false) => useQuery(adminDashboardQueryOptions(live));

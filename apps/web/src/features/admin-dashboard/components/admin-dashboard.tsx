@@ -37,8 +37,8 @@ function Tile({ title, children, testId }: { title: string; children: ReactNode;
 type PendingRow = { gamesserver_id: number; gamesserver: string; currency_type: 1 | 2; input?: { count: number; sum: number }; output?: { count: number; sum: number } };
 
 /** Pending requests per server and currency, the oldest waiting, and the operators' 24-hour median. */
-export function AdminDashboard() {
-  const { data, isPending, isError, error } = useAdminDashboard();
+export function AdminDashboard({ live = false }: { live?: boolean }) {
+  const { data, isPending, isError, error } = useAdminDashboard(live);
   if (isPending) return <Skeleton variant="rounded" height={180} />;
   if (isError) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить сводку'}</Alert>;
 

@@ -1,4 +1,4 @@
-import { adminCompleteRequest, adminRejectRequest, adminRequests } from '@adena/contract';
+import { adminClaimRequest, adminCompleteRequest, adminRejectRequest, adminReleaseRequest, adminRequests } from '@adena/contract';
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 
@@ -10,17 +10,18 @@ export interface QueueFilters {
   page: number;
 }
 
-export const adminRequestsQueryOptions = (filters: QueueFilters) =>
+/** `live`: the operators' channel is up and refreshes the queue itself; polling is the fallback while it is down. */
+export const adminRequestsQueryOptions = (filters: QueueFilters, live = false) =>
   queryOptions({
     queryKey: ['admin', 'requests', filters],
     queryFn: () => request(adminRequests, { query: { ...filters, per_page: 20 } }),
     placeholderData: keepPreviousData,
     // Operators work a shift from this page: new requests show up without a reload.
-    refetchInterval: 5_000,
+    refetchInterval: live ? false : 5_000,
     staleTime: 0,
   });
 
-export const useAdminRequests = (filters: QueueFilters) => useQuery(adminRequestsQueryOptions(filters));
+export const useAdminRequests = (filters: QueueFilters, live = false) => useQuery(adminRequestsQueryOptions(filters, live));
 
 export function useProcessRequest() {
   const qc = useQueryClient();
@@ -31,5 +32,7 @@ export function useProcessRequest() {
       mutationFn: (v: { id: number; reason: string }) => request(adminRejectRequest, { params: { id: v.id }, body: { reason: v.reason } }),
       onSettled: done,
     }),
+    claim: useMutation({ mutationFn: (id: number) => request(adminClaimRequest, { params: { id }, body: {} }), onSettled: done }),
+    release: useMutation({ mutationFn: (id: number) => request(adminReleaseRequest, { params: { id }, body: {} }), onSettled: done }),
   };
 }

@@ -25,11 +25,15 @@ function waited(createdAt: string) {
   return min < 60 ? `${min} мин` : `${Math.floor(min / 60)} ч ${min % 60} мин`;
 }
 
-function RequestCard({ r, onReject }: { r: AdminRequest; onReject(r: AdminRequest): void }) {
-  const { complete } = useProcessRequest();
+function RequestCard({ r, meId, onReject }: { r: AdminRequest; meId: number; onReject(r: AdminRequest): void }) {
+  const { complete, claim, release } = useProcessRequest();
   const alert = useUi((s) => s.alert);
   const snackbar = useUi((s) => s.showSnackbar);
   const deposit = r.type === 'input';
+  const mine = r.claimed_by?.id === meId;
+  // While another operator's claim stands only they decide; the server says when it lapsed.
+  const othersClaim = r.claimed_by !== null && !mine;
+  const failed = (fallback: string) => (err: unknown) => alert(err instanceof ApiError ? err.message : fallback);
   return (
     <Paper variant="outlined" sx={{ p: 2 }} data-testid="admin-request">
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ justifyContent: 'space-between' }}>
@@ -40,6 +44,15 @@ function RequestCard({ r, onReject }: { r: AdminRequest; onReject(r: AdminReques
             </Typography>
             <Chip size="small" label={STATUS_LABEL[r.status]} color={r.status === 'pending' ? 'warning' : 'default'} />
             {r.user.vip && <Chip size="small" label="VIP" color="secondary" />}
+            {r.status === 'pending' && r.claimed_by && (
+              <Chip
+                size="small"
+                data-testid="claim-chip"
+                color={mine ? 'success' : 'info'}
+                label={mine ? 'В работе у вас' : `В работе: ${r.claimed_by.name || `оператор №${r.claimed_by.id}`}`}
+                title={r.claimed_at ? `Взята ${dateTime.format(new Date(r.claimed_at))}` : undefined}
+              />
+            )}
           </Stack>
           <Typography variant="h3" component="p">
             {formatAmount(r.amount)} {CURRENCIES[r.currency_type].name}
@@ -60,20 +73,37 @@ function RequestCard({ r, onReject }: { r: AdminRequest; onReject(r: AdminReques
           )}
         </Stack>
         {r.status === 'pending' && (
-          <Stack direction={{ xs: 'row', sm: 'column' }} spacing={1} sx={{ flexShrink: 0 }}>
+          <Stack direction={{ xs: 'row', sm: 'column' }} spacing={1} useFlexGap sx={{ flexShrink: 0, flexWrap: 'wrap' }}>
+            {r.claimed_by === null ? (
+              <Button
+                variant="outlined"
+                disabled={claim.isPending}
+                onClick={() => claim.mutate(r.id, { onSuccess: () => snackbar(`Заявка №${r.id} у вас в работе`), onError: failed('Не удалось взять заявку') })}
+              >
+                Взять в работу
+              </Button>
+            ) : (
+              <Button
+                color="inherit"
+                disabled={release.isPending}
+                onClick={() => release.mutate(r.id, { onSuccess: () => snackbar(`Заявка №${r.id} снова свободна`), onError: failed('Не удалось отпустить заявку') })}
+              >
+                {mine ? 'Отпустить' : 'Снять чужую'}
+              </Button>
+            )}
             <Button
               variant="contained"
-              disabled={complete.isPending}
+              disabled={complete.isPending || othersClaim}
               onClick={() =>
                 complete.mutate(r.id, {
                   onSuccess: () => snackbar(`Заявка №${r.id} выполнена`),
-                  onError: (err) => alert(err instanceof ApiError ? err.message : 'Не удалось выполнить заявку'),
+                  onError: failed('Не удалось выполнить заявку'),
                 })
               }
             >
               {r.currency_type === 1 ? (deposit ? 'Адена получена' : 'Адена передана') : deposit ? 'Монеты получены' : 'Монеты переданы'}
             </Button>
-            <Button color="error" onClick={() => onReject(r)}>
+            <Button color="error" disabled={othersClaim} onClick={() => onReject(r)}>
               Отклонить
             </Button>
           </Stack>
@@ -104,10 +134,10 @@ function RejectDialog({ target, onClose }: { target: AdminRequest | null; onClos
   );
 }
 
-export function RequestsQueue({ servers }: { servers: Gamesserver[] }) {
+export function RequestsQueue({ servers, meId, live = false }: { servers: Gamesserver[]; meId: number; live?: boolean }) {
   const [filters, setFilters] = useState<QueueFilters>({ status: 'pending', page: 1 });
   const [rejecting, setRejecting] = useState<AdminRequest | null>(null);
-  const { data, isPending, isError, error } = useAdminRequests(filters);
+  const { data, isPending, isError, error } = useAdminRequests(filters, live);
   const set = (patch: Partial<QueueFilters>) => setFilters((f) => ({ ...f, ...patch, page: patch.page ?? 1 }));
   const select = (label: string, value: string, options: Array<[string, string]>, onChange: (v: string) => void) => (
     <TextField select size="small" label={label} value={value} onChange={(e) => onChange(e.target.value)} sx={{ minWidth: 150 }}>
@@ -143,7 +173,7 @@ export function RequestsQueue({ servers }: { servers: Gamesserver[] }) {
             Сначала VIP, затем по времени создания. Всего: {data.total}
           </Typography>
           {data.data.map((r) => (
-            <RequestCard key={r.id} r={r} onReject={setRejecting} />
+            <RequestCard key={r.id} r={r} meId={meId} onReject={setRejecting} />
           ))}
           {data.total > 20 && <Pagination count={Math.ceil(data.total / 20)} page={filters.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />}
         </>

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId } from '../../../test/factories';
+import { startFakeBotApi, waitFor } from '../../../test/fakes/telegram-bot-api';
+import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { ALERT_SCAN_KIND } from './shift.service';
+
+type User = Awaited<ReturnType<typeof createUser>>;
+
+describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
+  let t: TestApp;
+  let bot: Awaited<ReturnType<typeof startFakeBotApi>>;
+  let serverId: number;
+  const chats = { anna: 7001, boris: 7002, player: 7003 };
+  // The app's and the job queue's clock: the test moves it on instead of waiting ten minutes.
+  let offsetMs = 0;
+  const now = () => new Date(Date.now() + offsetMs);
+  const textsTo = (chat: number) => bot.sent.filter((m) => m.chat_id === chat).map((m) => m.text);
+  const deposit = async (who: User, amount: number) => {
+    const res = await t.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: who.auth, payload: { gamesserver_id: serverId, amount } });
+    expect(res.statusCode).toBe(200);
+    return res.json().success.id as number;
+  };
+  /** Moves the clock on and waits until the recurring scan has run at the new time. */
+  const scanAfter = async (ms: number) => {
+    offsetMs += ms;
+    const due = now();
+    await waitFor(
+      async () => {
+        const job = await t.db.kysely.selectFrom('jobs').select(['run_at', 'state']).where('key', '=', `every:${ALERT_SCAN_KIND}`).executeTakeFirst();
+        const pendingSends = await t.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'operators.alert').execute();
+        return job && job.state === 'pending' && job.run_at > due && pendingSends.length === 0 ? true : undefined;
+      },
+      'the alert scan',
+      10_000,
+    );
+  };
+
+  beforeAll(async () => {
+    bot = await startFakeBotApi();
+    t = await createTestApp(kind, {
+      now,
+      env: { TELEGRAM_BOT_TOKEN: '123:abc', TELEGRAM_BOT_USERNAME: 'adena_bot', TELEGRAM_API_URL: bot.url },
+    });
+    serverId = await firstServerId(t.db.kysely);
+    const anna = await createUser(t.db.kysely, { admin: true, name: 'Анна' });
+    const boris = await createUser(t.db.kysely, { admin: true, name: 'Борис' });
+    await createUser(t.db.kysely, { admin: true, name: 'Без телеграма' });
+    const player = await createUser(t.db.kysely);
+    for (const [u, chat] of [
+      [anna, chats.anna],
+      [boris, chats.boris],
+      [player, chats.player],
+    ] as const) {
+      await t.db.kysely.updateTable('users').set({ telegram_chat_id: chat }).where('id', '=', u.id).execute();
+    }
+    // The worker runs while the server listens.
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await t.close();
+    await bot.close();
+  });
+
+  it('sends each linked operator one message per new VIP request and one per request left unclaimed too long', async () => {
+    const vip = await createUser(t.db.kysely);
+    await t.db.kysely.updateTable('users').set({ vip_until: new Date(Date.now() + 30 * 86_400_000) }).where('id', '=', vip.id).execute();
+    const plain = await createUser(t.db.kysely);
+    await createWallet(t.db.kysely, vip.id, serverId, 'VipHero');
+    await createWallet(t.db.kysely, plain.id, serverId, 'Plain');
+
+    const vipId = await deposit(vip, 5_000_000);
+    await waitFor(() => (textsTo(chats.boris).length > 0 ? true : undefined), 'the VIP alert');
+    await waitFor(() => (textsTo(chats.anna).length > 0 ? true : undefined), 'the VIP alert');
+    const plainId = await deposit(plain, 1_000_000);
+    const claimedId = await deposit(plain, 2_000_000);
+    const anna = await t.db.kysely.selectFrom('users').select('id').where('telegram_chat_id', '=', BigInt(chats.anna)).executeTakeFirstOrThrow();
+    await t.db.kysely.updateTable('balance_requests').set({ claimed_by: anna.id, claimed_at: now() }).where('id', '=', claimedId).execute();
+
+    // Nine minutes: nothing is overdue yet.
+    await scanAfter(9 * 60_000);
+    expect(textsTo(chats.anna)).toEqual([`VIP-заявка №${vipId}: пополнение 5 000 000 аден (${await serverName()}, ник VipHero). Возьмите её в работу в админке.`]);
+
+    // Eleven minutes: the unclaimed ones are overdue (the claimed one is not: its claim is fresh).
+    await scanAfter(2 * 60_000);
+    // And again later: nothing is sent twice.
+    await scanAfter(2 * 60_000);
+    for (const chat of [chats.anna, chats.boris]) {
+      const texts = textsTo(chat);
+      expect(texts.filter((x) => x.includes(`№${vipId}`))).toHaveLength(2);
+      expect(texts.filter((x) => x.startsWith(`VIP-заявка №${vipId}`))).toHaveLength(1);
+      expect(texts.filter((x) => x.startsWith(`Заявка №${plainId} ждёт`))).toHaveLength(1);
+      expect(texts.filter((x) => x.includes(`№${claimedId}`))).toEqual([]);
+    }
+    expect(textsTo(chats.player)).toEqual([]);
+    expect(bot.sent.every((m) => m.token === '123:abc')).toBe(true);
+  });
+
+  async function serverName() {
+    return (await t.db.kysely.selectFrom('gamesservers').select('name').where('id', '=', serverId).executeTakeFirstOrThrow()).name;
+  }
+});

@@ -1,0 +1,119 @@
+import { OPERATORS_CHANNEL, type OperatorMessage } from '@adena/contract';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId } from '../../../test/factories';
+import { createTestApp, createTestDb, type TestApp, type TestDb } from '../../../test/harness';
+import { createDb } from '../../db/client';
+
+type User = Awaited<ReturnType<typeof createUser>>;
+
+async function listen(t: TestApp) {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+}
+
+const sockets: Socket[] = [];
+async function socketOf(t: TestApp, url: string, user: User): Promise<Socket> {
+  const res = await t.app.inject({ method: 'POST', url: '/api/ably-token', headers: user.auth, payload: {} });
+  const { token } = res.json() as { token: string };
+  return new Promise((resolve, reject) => {
+    const s = io(url, { path: '/socket.io/', auth: { token }, reconnection: false, transports: ['websocket'] });
+    sockets.push(s);
+    s.once('connect', () => resolve(s));
+    s.once('connect_error', reject);
+  });
+}
+const subscribe = (s: Socket, channel: string) => s.timeout(5000).emitWithAck('subscribe', { channel }) as Promise<{ ok?: true; error?: string }>;
+/** The next operators' message with this name, or a failure after `ms`. */
+const next = (s: Socket, name: string, ms: number) =>
+  new Promise<OperatorMessage>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${name} within ${ms} ms`)), ms);
+    const on = (m: OperatorMessage) => {
+      if (m.channel !== OPERATORS_CHANNEL || m.name !== name) return;
+      clearTimeout(timer);
+      s.off('message', on);
+      resolve(m);
+    };
+    s.on('message', on);
+  });
+
+afterEach(() => {
+  for (const s of sockets.splice(0)) s.disconnect();
+});
+
+describe("the operators' channel across two app processes on one PostgreSQL", () => {
+  let db1: TestDb;
+  let a: TestApp;
+  let b: TestApp;
+  let urlA: string;
+  let urlB: string;
+  beforeAll(async () => {
+    db1 = await createTestDb('postgres');
+    a = await createTestApp('postgres', { db: db1 });
+    const shared = await createDb({ databaseUrl: db1.url, dataDir: '' });
+    b = await createTestApp('postgres', { db: { ...shared, url: db1.url }, seed: false });
+    urlA = await listen(a);
+    urlB = await listen(b);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await b?.db.close();
+    await a?.close();
+    await db1?.close();
+  });
+
+  it("an operator's socket on B hears of a deposit made on A within a second, then of its claim and decision", async () => {
+    const operator = await createUser(a.db.kysely, { admin: true, name: 'Вера' });
+    const player = await createUser(a.db.kysely);
+    const serverId = await firstServerId(a.db.kysely);
+    await createWallet(a.db.kysely, player.id, serverId);
+    const s = await socketOf(b, urlB, operator);
+    expect(await subscribe(s, OPERATORS_CHANNEL)).toEqual({ ok: true });
+
+    const created = next(s, 'request_created', 1000);
+    const dep = await a.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: player.auth, payload: { gamesserver_id: serverId, amount: 3_000_000 } });
+    expect(dep.statusCode).toBe(200);
+    const id = dep.json().success.id;
+    expect((await created).data).toEqual({
+      id,
+      type: 'input',
+      status: 'pending',
+      gamesserver_id: serverId,
+      currency_type: 1,
+      amount: 3_000_000,
+      vip: false,
+      claimed_by: null,
+    });
+
+    const claimed = next(s, 'request_claimed', 1000);
+    expect((await a.app.inject({ method: 'POST', url: `/api/admin/requests/${id}/claim`, headers: operator.auth, payload: {} })).statusCode).toBe(200);
+    expect((await claimed).data).toMatchObject({ id, claimed_by: { id: operator.id, name: 'Вера' } });
+
+    const released = next(s, 'request_released', 1000);
+    expect((await a.app.inject({ method: 'POST', url: `/api/admin/requests/${id}/release`, headers: operator.auth, payload: {} })).statusCode).toBe(200);
+    expect((await released).data).toMatchObject({ id, claimed_by: null });
+
+    const decided = next(s, 'request_decided', 1000);
+    expect((await a.app.inject({ method: 'POST', url: `/api/admin/requests/${id}/complete`, headers: operator.auth, payload: {} })).statusCode).toBe(200);
+    expect((await decided).data).toMatchObject({ id, status: 'completed' });
+  });
+
+  it("refuses the operators' channel to a player, who then hears nothing of other players' requests", async () => {
+    const player = await createUser(a.db.kysely);
+    const other = await createUser(a.db.kysely);
+    const serverId = await firstServerId(a.db.kysely);
+    await createWallet(a.db.kysely, other.id, serverId);
+    const s = await socketOf(a, urlA, player);
+    expect(await subscribe(s, OPERATORS_CHANNEL)).toEqual({ error: 'Нет доступа к этому каналу' });
+    const heard: unknown[] = [];
+    s.on('message', (m) => heard.push(m));
+    // An operator's socket on the same process does hear the same deposit, so the event was sent.
+    const operator = await createUser(a.db.kysely, { admin: true });
+    const op = await socketOf(a, urlA, operator);
+    expect(await subscribe(op, OPERATORS_CHANNEL)).toEqual({ ok: true });
+    const created = next(op, 'request_created', 2000);
+    await a.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: other.auth, payload: { gamesserver_id: serverId, amount: 1_000_000 } });
+    await created;
+    expect(heard).toEqual([]);
+  });
+});

@@ -1,0 +1,190 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Database } from '../../db/schema';
+
+type Q = Kysely<Database> | Transaction<Database>;
+export type ShiftDb = Kysely<Database>;
+export type ShiftTrx = Transaction<Database>;
+
+/** A request as the operators' channel tells of it. */
+export interface EventRow {
+  id: number;
+  type: 'input' | 'output';
+  status: 'pending' | 'completed' | 'rejected' | 'cancelled';
+  gamesserver_id: number;
+  currency_type: 1 | 2;
+  amount: bigint;
+  vip: boolean;
+  claimed_by: number | null;
+  claimer_name: string | null;
+}
+
+export interface ClaimState {
+  status: 'pending' | 'completed' | 'rejected' | 'cancelled';
+  claimed_by: number | null;
+  claimer_name: string | null;
+  claimed_at: Date | null;
+}
+
+/** A request an alert is about, with what the message says. */
+export interface AlertRow {
+  id: number;
+  type: 'input' | 'output';
+  currency_type: 1 | 2;
+  amount: bigint;
+  gamesserver: string;
+  nick: string;
+  created_at: Date;
+}
+
+export interface StatsRow {
+  operator_id: number;
+  operator_name: string;
+  input: bigint;
+  output: bigint;
+  completed: bigint;
+  rejected: bigint;
+  unclaimed: bigint;
+  median_seconds: number | null;
+}
+
+const adminColumns = [
+  'g.name as gamesserver',
+  'u.name as user_name',
+  'u.email as user_email',
+  'u.phone as user_phone',
+  'u.vip_until as user_vip_until',
+  'c.name as claimer_name',
+] as const;
+
+/** Queries of the operators' shift: claims on balance_requests, its alert marks and the shift report. */
+export const shiftRepository = {
+  transaction: <T>(db: ShiftDb, fn: (trx: ShiftTrx) => Promise<T>) => db.transaction().execute(fn),
+
+  /**
+   * Takes a pending request for the operator in one conditional UPDATE: it succeeds when nobody
+   * holds it or the holder's claim lapsed (taken before `staleBefore`). Row locks make parallel
+   * claims take turns, and each re-checks the condition on the row version it finally sees, so of
+   * any number at once exactly one succeeds.
+   */
+  claim(q: Q, id: number, userId: number, now: Date, staleBefore: Date) {
+    return q
+      .updateTable('balance_requests')
+      .set({ claimed_by: userId, claimed_at: now })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('claimed_by', 'is', null), eb('claimed_at', '<', staleBefore)]))
+      .returning(['id'])
+      .executeTakeFirst();
+  },
+
+  /** The request's claim, row-locked for the release that follows. */
+  lockClaim(trx: ShiftTrx, id: number) {
+    return trx.selectFrom('balance_requests').select(['status', 'claimed_by', 'claimed_at']).where('id', '=', id).forUpdate().executeTakeFirst();
+  },
+
+  clearClaim(trx: ShiftTrx, id: number) {
+    return trx.updateTable('balance_requests').set({ claimed_by: null, claimed_at: null }).where('id', '=', id).execute();
+  },
+
+  claimState(q: Q, id: number) {
+    return q
+      .selectFrom('balance_requests as r')
+      .leftJoin('users as c', 'c.id', 'r.claimed_by')
+      .select(['r.status', 'r.claimed_by', 'c.name as claimer_name', 'r.claimed_at'])
+      .where('r.id', '=', id)
+      .executeTakeFirst() as Promise<ClaimState | undefined>;
+  },
+
+  /** The request with its player and claimer, as the admin calls answer it. */
+  adminRow(q: Q, id: number) {
+    return q
+      .selectFrom('balance_requests as r')
+      .innerJoin('users as u', 'u.id', 'r.user_id')
+      .innerJoin('gamesservers as g', 'g.id', 'r.gamesserver_id')
+      .leftJoin('users as c', 'c.id', 'r.claimed_by')
+      .selectAll('r')
+      .select(adminColumns)
+      .where('r.id', '=', id)
+      .executeTakeFirst();
+  },
+
+  async eventRow(q: Q, id: number, now: Date) {
+    const { rows } = await sql<EventRow>`
+      SELECT r.id, r.type, r.status, r.gamesserver_id, r.currency_type, r.amount,
+             coalesce(u.vip_until > ${now}, false) AS vip, r.claimed_by, c.name AS claimer_name
+      FROM balance_requests r JOIN users u ON u.id = r.user_id LEFT JOIN users c ON c.id = r.claimed_by
+      WHERE r.id = ${id}`.execute(q);
+    return rows[0];
+  },
+
+  // ── alerts ──
+
+  /** Marks a new pending request of a VIP player as alerted; the row when this call marked it. */
+  async markVip(q: Q, id: number, now: Date) {
+    const { rows } = await sql<AlertRow>`
+      UPDATE balance_requests r SET vip_alerted_at = ${now}
+      FROM users u, gamesservers g
+      WHERE r.id = ${id} AND u.id = r.user_id AND g.id = r.gamesserver_id
+        AND r.status = 'pending' AND r.vip_alerted_at IS NULL AND u.vip_until > ${now}
+      RETURNING r.id, r.type, r.currency_type, r.amount, g.name AS gamesserver, r.nick, r.created_at`.execute(q);
+    return rows[0];
+  },
+
+  /** VIP requests still pending that no alert was handed out for (a process stopped between COMMIT and the alert). */
+  async missedVip(q: Q, now: Date, limit: number) {
+    const { rows } = await sql<{ id: number }>`
+      SELECT r.id FROM balance_requests r JOIN users u ON u.id = r.user_id
+      WHERE r.status = 'pending' AND r.vip_alerted_at IS NULL AND u.vip_until > ${now}
+      ORDER BY r.id LIMIT ${limit}`.execute(q);
+    return rows.map((r) => r.id);
+  },
+
+  /** Marks pending requests created before `before`, unclaimed and not yet alerted; the rows this call marked. */
+  async markOverdue(q: Q, before: Date, now: Date, staleBefore: Date, limit: number) {
+    const { rows } = await sql<AlertRow>`
+      UPDATE balance_requests r SET overdue_alerted_at = ${now}
+      FROM (SELECT id FROM balance_requests
+            WHERE status = 'pending' AND overdue_alerted_at IS NULL AND created_at < ${before}
+              AND (claimed_by IS NULL OR claimed_at < ${staleBefore})
+            ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) due,
+           gamesservers g
+      WHERE r.id = due.id AND g.id = r.gamesserver_id
+      RETURNING r.id, r.type, r.currency_type, r.amount, g.name AS gamesserver, r.nick, r.created_at`.execute(q);
+    return rows;
+  },
+
+  /** Operators who linked the bot: admins, not blocked, with a chat. */
+  operatorChats(q: Q) {
+    return q
+      .selectFrom('users')
+      .select(['id', 'telegram_chat_id as chatId'])
+      .where('admin', '=', true)
+      .where('blocked_at', 'is', null)
+      .where('telegram_chat_id', 'is not', null)
+      .orderBy('id')
+      .execute() as Promise<Array<{ id: number; chatId: bigint }>>;
+  },
+
+  // ── the shift report ──
+
+  /** Per operator who decided requests in [from, to): counts by type and outcome, and the median claim → decision of their own claims. */
+  async stats(q: Q, from: Date, to: Date) {
+    const { rows } = await sql<StatsRow>`
+      SELECT r.processed_by AS operator_id, u.name AS operator_name,
+             count(*) FILTER (WHERE r.type = 'input')::bigint AS input,
+             count(*) FILTER (WHERE r.type = 'output')::bigint AS output,
+             count(*) FILTER (WHERE r.status = 'completed')::bigint AS completed,
+             count(*) FILTER (WHERE r.status = 'rejected')::bigint AS rejected,
+             count(*) FILTER (WHERE r.claimed_by IS DISTINCT FROM r.processed_by)::bigint AS unclaimed,
+             percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM r.processed_at - r.claimed_at))
+               FILTER (WHERE r.claimed_by = r.processed_by) AS median_seconds
+      FROM balance_requests r JOIN users u ON u.id = r.processed_by
+      WHERE r.processed_by IS NOT NULL AND r.status IN ('completed', 'rejected')
+        AND r.processed_at >= ${from} AND r.processed_at < ${to}
+      GROUP BY r.processed_by, u.name
+      ORDER BY count(*) DESC, r.processed_by`.execute(q);
+    return rows;
+  },
+};
+
+export type AdminRow = NonNullable<Awaited<ReturnType<typeof shiftRepository.adminRow>>>;

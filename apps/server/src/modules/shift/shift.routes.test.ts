@@ -1,0 +1,229 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { createTestApp, createTestDb, DB_KINDS, type TestApp } from '../../../test/harness';
+import { auditLedger } from '../ledger/ledger.service';
+
+const KK = 1_000_000;
+type User = Awaited<ReturnType<typeof createUser>>;
+
+describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
+  let t: TestApp;
+  let serverId: number;
+  let anna: User;
+  let boris: User;
+  // The app's clock: tests move it instead of waiting.
+  let offsetMs = 0;
+  const now = () => new Date(Date.now() + offsetMs);
+  const call = (method: 'GET' | 'POST', url: string, who: User, payload?: object) =>
+    t.app.inject({ method, url, headers: who.auth, ...(payload ? { payload } : {}) });
+  const claim = (id: number, who: User) => call('POST', `/api/admin/requests/${id}/claim`, who, {});
+  const release = (id: number, who: User) => call('POST', `/api/admin/requests/${id}/release`, who, {});
+  const row = (id: number) => t.db.kysely.selectFrom('balance_requests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const auditOf = (id: number) =>
+    t.db.kysely
+      .selectFrom('admin_audit_log')
+      .select(['admin_id', 'action', 'before', 'after'])
+      .where('entity_type', '=', 'balance_request')
+      .where('entity_id', '=', String(id))
+      .orderBy('id')
+      .execute();
+  const balanceOf = async (userId: number) =>
+    Number((await t.db.kysely.selectFrom('wallets').select('balance').where('user_id', '=', userId).executeTakeFirstOrThrow()).balance);
+
+  /** A player's pending deposit (or withdrawal, holding its amount) on the first server. */
+  async function pending(type: 'input' | 'output' = 'input', amount = 2 * KK) {
+    const p = await createUser(t.db.kysely);
+    const w = await createWallet(t.db.kysely, p.id, serverId);
+    await fund(t.db.kysely, w, 10n * BigInt(KK));
+    const res = await call('POST', type === 'input' ? '/api/up_balance_user/' : '/api/down_balance_user/', p, { gamesserver_id: serverId, amount });
+    expect(res.statusCode).toBe(200);
+    return { player: p, id: res.json().success.id as number };
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp(kind, { now, ...(kind === 'postgres' ? { db: await createTestDb('postgres', 24) } : {}) });
+    serverId = await firstServerId(t.db.kysely);
+    anna = await createUser(t.db.kysely, { admin: true, name: 'Анна' });
+    boris = await createUser(t.db.kysely, { admin: true, name: 'Борис' });
+  });
+  afterAll(async () => {
+    await t.close();
+    if (kind === 'postgres') await t.db.close();
+  });
+
+  it('of 20 parallel claims by two operators exactly one wins; every other answer is 409 naming the winner', async () => {
+    const { id } = await pending();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => claim(id, i % 2 === 0 ? anna : boris)));
+    const won = results.filter((r) => r.statusCode === 200);
+    expect(won).toHaveLength(1);
+    const winner = won[0]!.json().success.claimed_by as { id: number; name: string };
+    expect([anna.id, boris.id]).toContain(winner.id);
+    const r = await row(id);
+    expect(r.claimed_by).toBe(winner.id);
+    expect(r.status).toBe('pending');
+    for (const res of results.filter((x) => x.statusCode !== 200)) {
+      expect(res.statusCode).toBe(409);
+      expect(res.json().message).toMatch(winner.id === anna.id ? /Анна|у вас/ : /Борис|у вас/);
+      expect(res.json().claimed_by).toEqual(winner);
+    }
+    const entries = await auditOf(id);
+    expect(entries.map((e) => [e.admin_id, e.action])).toEqual([[winner.id, 'request.claim']]);
+  });
+
+  it('answers the claim with the request, its claimer and the moment', async () => {
+    const { id } = await pending('output');
+    const res = await claim(id, anna);
+    expect(res.statusCode).toBe(200);
+    expect(res.json().success).toMatchObject({ id, status: 'pending', type: 'output', claimed_by: { id: anna.id, name: 'Анна' }, claimed_at: expect.any(String) });
+    const again = await claim(id, boris);
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toMatchObject({ message: 'Заявку уже взял в работу Анна', claimed_by: { id: anna.id, name: 'Анна' } });
+    const queue = (await call('GET', '/api/admin/requests?status=pending&per_page=100', boris)).json();
+    expect(queue.data.find((x: { id: number }) => x.id === id).claimed_by).toEqual({ id: anna.id, name: 'Анна' });
+  });
+
+  it("refuses another operator's completion and rejection while the claim stands, and nothing moves", async () => {
+    const { id, player } = await pending('output');
+    expect((await claim(id, anna)).statusCode).toBe(200);
+    const before = await balanceOf(player.id);
+    const done = await call('POST', `/api/admin/requests/${id}/complete`, boris, {});
+    expect(done.statusCode).toBe(409);
+    expect(done.json().message).toMatch(/Анна/);
+    const rejected = await call('POST', `/api/admin/requests/${id}/reject`, boris, { reason: 'не нашёл' });
+    expect(rejected.statusCode).toBe(409);
+    expect((await row(id)).status).toBe('pending');
+    expect(await balanceOf(player.id)).toBe(before);
+    // The claimer decides; the claim stays on the row for the shift report.
+    const mine = await call('POST', `/api/admin/requests/${id}/reject`, anna, { reason: 'персонаж не в игре' });
+    expect(mine.statusCode).toBe(200);
+    expect(mine.json().success).toMatchObject({ status: 'rejected', processed_by: anna.id, claimed_by: { id: anna.id } });
+    expect(await balanceOf(player.id)).toBe(before + 2 * KK);
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('lets any operator decide an unclaimed request, as before', async () => {
+    const { id } = await pending();
+    const res = await call('POST', `/api/admin/requests/${id}/complete`, boris, {});
+    expect(res.statusCode).toBe(200);
+    expect(res.json().success).toMatchObject({ status: 'completed', claimed_by: null, claimed_at: null });
+  });
+
+  it('refuses a claim of a decided or cancelled request, and of one that does not exist', async () => {
+    const { id } = await pending();
+    expect((await call('POST', `/api/admin/requests/${id}/complete`, anna, {})).statusCode).toBe(200);
+    const late = await claim(id, boris);
+    expect(late.statusCode).toBe(409);
+    expect(late.json()).toMatchObject({ message: 'Заявка уже обработана', status: 'completed' });
+    const c = await pending();
+    expect((await call('POST', '/api/delete_request/', c.player, { id: c.id })).statusCode).toBe(200);
+    expect((await claim(c.id, anna)).json()).toMatchObject({ message: 'Заявка уже отменена' });
+    const missing = await claim(2_000_000_000, anna);
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().message).toBe('Заявка не найдена');
+    const bad = await call('POST', '/api/admin/requests/abc/claim', anna, {});
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().errors.id).toBeDefined();
+  });
+
+  it('releases by the claimer; by another operator only after CLAIM_TIMEOUT_MIN, when the claim lapses', async () => {
+    const { id } = await pending();
+    expect((await claim(id, anna)).statusCode).toBe(200);
+    const early = await release(id, boris);
+    expect(early.statusCode).toBe(409);
+    expect(early.json().message).toMatch(/Анна.*15 мин/);
+    expect((await row(id)).claimed_by).toBe(anna.id);
+    const own = await release(id, anna);
+    expect(own.statusCode).toBe(200);
+    expect(own.json().success).toMatchObject({ claimed_by: null, claimed_at: null });
+    expect((await release(id, anna)).json().message).toBe('Заявку никто не взял в работу');
+
+    expect((await claim(id, anna)).statusCode).toBe(200);
+    offsetMs += 14 * 60_000;
+    expect((await release(id, boris)).statusCode).toBe(409);
+    expect((await call('POST', `/api/admin/requests/${id}/complete`, boris, {})).statusCode).toBe(409);
+    offsetMs += 2 * 60_000;
+    // Anna has been away 16 minutes: Boris may release it, or decide it.
+    const late = await release(id, boris);
+    expect(late.statusCode).toBe(200);
+    expect((await claim(id, boris)).statusCode).toBe(200);
+    expect((await call('POST', `/api/admin/requests/${id}/complete`, anna, {})).statusCode).toBe(409);
+    offsetMs += 16 * 60_000;
+    // A lapsed claim no longer stands: Anna may take it over, or decide it.
+    expect((await call('POST', `/api/admin/requests/${id}/complete`, anna, {})).statusCode).toBe(200);
+    const entries = await auditOf(id);
+    expect(entries.map((e) => [e.admin_id, e.action])).toEqual([
+      [anna.id, 'request.claim'],
+      [anna.id, 'request.release'],
+      [anna.id, 'request.claim'],
+      [boris.id, 'request.release'],
+      [boris.id, 'request.claim'],
+      [anna.id, 'request.complete'],
+    ]);
+    expect(entries[3]!.before).toMatchObject({ claimed_by: anna.id });
+  });
+
+  describe('the shift report', () => {
+    it('counts decisions per operator by type, the median from claim to decision and the rejected share', async () => {
+      // processed_at is the database's clock; the app's may have been moved on by the tests above.
+      const from = new Date(Date.now() - 60_000).toISOString();
+      const decide = async (who: User, type: 'input' | 'output', how: 'complete' | 'reject', claimMinutes: number | null) => {
+        const { id } = await pending(type);
+        if (claimMinutes !== null) expect((await claim(id, who)).statusCode).toBe(200);
+        const res = await call('POST', `/api/admin/requests/${id}/${how}`, who, how === 'reject' ? { reason: 'нет в игре' } : {});
+        expect(res.statusCode).toBe(200);
+        if (claimMinutes !== null) {
+          const processed = (await row(id)).processed_at!;
+          await t.db.kysely
+            .updateTable('balance_requests')
+            .set({ claimed_at: new Date(processed.getTime() - claimMinutes * 60_000) })
+            .where('id', '=', id)
+            .execute();
+        }
+      };
+      const carl = await createUser(t.db.kysely, { admin: true, name: '=Карл;"К"' });
+      await decide(carl, 'input', 'complete', 2);
+      await decide(carl, 'input', 'complete', 4);
+      await decide(carl, 'output', 'reject', 10);
+      await decide(carl, 'output', 'complete', null);
+      const to = new Date(Date.now() + 60_000).toISOString();
+      const res = await call('GET', `/api/admin/operators/stats?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`, anna);
+      expect(res.statusCode).toBe(200);
+      const mine = res.json().operators.find((o: { operator: { id: number } }) => o.operator.id === carl.id);
+      expect(mine).toEqual({
+        operator: { id: carl.id, name: '=Карл;"К"' },
+        decided: { input: 2, output: 2 },
+        completed: 3,
+        rejected: 1,
+        rejected_share: 0.25,
+        median_minutes: 4,
+        unclaimed: 1,
+      });
+
+      const csv = await call('GET', `/api/admin/operators/stats/csv?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`, anna);
+      expect(csv.statusCode).toBe(200);
+      expect(csv.headers['content-type']).toMatch(/text\/csv/);
+      expect(csv.headers['content-disposition']).toMatch(/attachment/);
+      expect(csv.rawPayload.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
+      const lines = csv.body.replace(/^\uFEFF/, '').trim().split('\r\n');
+      expect(lines[0]).toBe(
+        'Оператор;ID оператора;Пополнений решено;Выводов решено;Всего решено;Выполнено;Отклонено;Доля отказов, %;Медиана от взятия до решения, мин;Решено без взятия в работу;Период с;Период по',
+      );
+      // A name that would start a formula or break the columns is quoted and defused.
+      const line = lines.find((l) => l.includes('Карл'))!;
+      expect(line.startsWith(`"'=Карл;""К"""`)).toBe(true);
+      expect(line).toContain(`;${carl.id};2;2;4;3;1;25;4;1;`);
+      expect(line).toMatch(/;\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2};\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/);
+    });
+
+    it('answers 422 with a field for a bad period', async () => {
+      const bad = await call('GET', '/api/admin/operators/stats?from=вчера', anna);
+      expect(bad.statusCode).toBe(422);
+      expect(bad.json().errors.from).toEqual(['Дата в формате ГГГГ-ММ-ДД или ISO 8601']);
+      const reversed = await call('GET', '/api/admin/operators/stats?from=2025-02-01&to=2025-01-01', anna);
+      expect(reversed.statusCode).toBe(422);
+      expect(reversed.json().errors.to).toEqual(['Конец периода позже его начала']);
+      const day = await call('GET', '/api/admin/operators/stats?from=2025-01-01&to=2025-01-01', anna);
+      expect(day.json()).toMatchObject({ from: '2024-12-31T21:00:00.000Z', to: '2025-01-01T21:00:00.000Z' });
+    });
+  });
+});

@@ -1,0 +1,221 @@
+import type { OperatorEventName } from '@adena/contract';
+import { AppError } from '../../lib/app-error';
+import type { Realtime } from '../../plugins/realtime';
+import type { AuditRecorder } from '../audit/audit.service';
+import type { Jobs } from '../jobs/jobs.service';
+import type { TelegramBot } from '../notifications/telegram-bot';
+import { toAdminRequest } from '../requests/requests.mapper';
+import type { Caller } from '../sessions/caller';
+import { alertText, toOperatorEvent, toStatsCsv, toStatsRow } from './shift.mapper';
+import { type AlertRow, type ShiftDb, type ShiftTrx, shiftRepository as repo } from './shift.repository';
+
+export const ALERT_SEND_KIND = 'operators.alert';
+export const ALERT_SCAN_KIND = 'operators.alerts';
+const ALERT_SCAN_EVERY_MS = 60_000;
+/** Requests marked per scan; the next scan takes the rest. */
+const ALERT_BATCH = 100;
+
+export interface ShiftDeps {
+  db: ShiftDb;
+  realtime: Pick<Realtime, 'publishOperators'>;
+  audit: AuditRecorder;
+  jobs: Pick<Jobs, 'enqueue' | 'wake' | 'register' | 'every'>;
+  bot: Pick<TelegramBot, 'enabled' | 'sendMessage'>;
+  now: () => Date;
+  /** CLAIM_TIMEOUT_MIN: a claim older than this no longer stands. */
+  claimTimeoutMin: number;
+  /** OPERATOR_ALERT_MIN: a request unclaimed this long gets one alert. */
+  alertAfterMin: number;
+  log: { warn(obj: object, msg: string): void };
+}
+
+interface AlertPayload {
+  chatId: string;
+  text: string;
+}
+
+const notFound = () => new AppError('NOT_FOUND', { message: 'Заявка не найдена', errors: { id: ['Заявка не найдена'] } });
+const notPending = (status: string) => {
+  const text = status === 'cancelled' ? 'Заявка уже отменена' : 'Заявка уже обработана';
+  return new AppError('REQUEST_NOT_PENDING', { message: text, errors: { id: [text] }, body: { status } });
+};
+const claimedBy = (claimer: { id: number; name: string }, text: string) =>
+  new AppError('CONFLICT', { message: text, errors: { id: [text] }, body: { claimed_by: claimer } });
+const who = (name: string | null, id: number) => name || `оператор №${id}`;
+
+/**
+ * The operators' shift (PRODUCT.md section 12, decision record 0023): a request is claimed by one
+ * operator before anyone meets the player in game; every operator's queue hears of new, claimed,
+ * released and decided requests on `private:operators`; operators who linked the bot are alerted
+ * through the job queue about VIP requests and requests left waiting; the shift report. Nothing
+ * here moves money.
+ */
+// Long: a factory holding the claim, the feed, the alerts and the report; each function is short.
+export function createShiftService(d: ShiftDeps) {
+  const staleBefore = (at: Date) => new Date(at.getTime() - d.claimTimeoutMin * 60_000);
+
+  /** After COMMIT: tells every operator's socket what happened to the request. */
+  async function announce(name: OperatorEventName, id: number) {
+    try {
+      const row = await repo.eventRow(d.db, id, d.now());
+      if (row) d.realtime.publishOperators(name, toOperatorEvent(row));
+    } catch (err) {
+      d.log.warn({ err }, 'operators feed: event not sent');
+    }
+  }
+
+  async function answer(id: number) {
+    const row = await repo.adminRow(d.db, id);
+    if (!row) throw notFound();
+    return { success: toAdminRequest(row, d.now()) };
+  }
+
+  /** One send job per operator with a chat, in the transaction that marked the request as alerted. */
+  async function enqueueAlerts(trx: ShiftTrx, kind: 'vip' | 'overdue', rows: AlertRow[], at: Date) {
+    if (rows.length === 0) return;
+    const chats = await repo.operatorChats(trx);
+    for (const r of rows) {
+      const waited = Math.max(0, Math.floor((at.getTime() - new Date(r.created_at).getTime()) / 60_000));
+      const text = alertText(kind, r, waited);
+      for (const c of chats) {
+        await d.jobs.enqueue(trx, ALERT_SEND_KIND, { chatId: String(c.chatId), text } satisfies AlertPayload, { key: `alert:${kind}:${r.id}:${c.id}` });
+      }
+    }
+  }
+
+  async function alertVip(id: number) {
+    const at = d.now();
+    const marked = await repo.transaction(d.db, async (trx) => {
+      const row = await repo.markVip(trx, id, at);
+      if (row) await enqueueAlerts(trx, 'vip', [row], at);
+      return row !== undefined;
+    });
+    if (marked) d.jobs.wake();
+  }
+
+  /** The recurring scan: overdue unclaimed requests, and VIP requests whose alert a stopped process never handed out. */
+  async function scan() {
+    const at = d.now();
+    for (const id of await repo.missedVip(d.db, at, ALERT_BATCH)) await alertVip(id);
+    const before = new Date(at.getTime() - d.alertAfterMin * 60_000);
+    const marked = await repo.transaction(d.db, async (trx) => {
+      const rows = await repo.markOverdue(trx, before, at, staleBefore(at), ALERT_BATCH);
+      await enqueueAlerts(trx, 'overdue', rows, at);
+      return rows.length;
+    });
+    if (marked > 0) d.jobs.wake();
+  }
+
+  return {
+    /** Takes a pending request into work; 409 naming the operator who holds it. */
+    async claim(caller: Caller, id: number) {
+      const at = d.now();
+      const taken = await repo.transaction(d.db, async (trx) => {
+        const row = await repo.claim(trx, id, caller.user.id, at, staleBefore(at));
+        if (!row) return false;
+        await d.audit.record(trx, {
+          adminId: caller.user.id,
+          action: 'request.claim',
+          entityType: 'balance_request',
+          entityId: id,
+          before: null,
+          after: { claimed_by: caller.user.id, claimed_at: at.toISOString() },
+        });
+        return true;
+      });
+      if (!taken) {
+        const s = await repo.claimState(d.db, id);
+        if (!s) throw notFound();
+        if (s.status !== 'pending') throw notPending(s.status);
+        if (s.claimed_by === caller.user.id) throw claimedBy({ id: s.claimed_by, name: who(s.claimer_name, s.claimed_by) }, 'Заявка уже у вас в работе');
+        if (s.claimed_by !== null) {
+          const name = who(s.claimer_name, s.claimed_by);
+          throw claimedBy({ id: s.claimed_by, name }, `Заявку уже взял в работу ${name}`);
+        }
+        // Released between the two statements: the operator may simply try again.
+        throw new AppError('CONFLICT', { message: 'Заявка только что изменилась, попробуйте ещё раз', errors: { id: ['Заявка только что изменилась'] } });
+      }
+      void announce('request_claimed', id);
+      return answer(id);
+    },
+
+    /** Lets a claimed request go: its claimer, or anyone once the claim lapsed. */
+    async release(caller: Caller, id: number) {
+      const at = d.now();
+      await repo.transaction(d.db, async (trx) => {
+        const s = await repo.lockClaim(trx, id);
+        if (!s) throw notFound();
+        if (s.status !== 'pending') throw notPending(s.status);
+        if (s.claimed_by === null) throw new AppError('CONFLICT', { message: 'Заявку никто не взял в работу', errors: { id: ['Заявку никто не взял в работу'] } });
+        if (s.claimed_by !== caller.user.id && s.claimed_at! >= staleBefore(at)) {
+          const state = await repo.claimState(trx, id);
+          const name = who(state?.claimer_name ?? null, s.claimed_by);
+          throw claimedBy(
+            { id: s.claimed_by, name },
+            `Заявку взял в работу ${name}; снять её может он или любой оператор через ${d.claimTimeoutMin} мин после взятия`,
+          );
+        }
+        await repo.clearClaim(trx, id);
+        await d.audit.record(trx, {
+          adminId: caller.user.id,
+          action: 'request.release',
+          entityType: 'balance_request',
+          entityId: id,
+          before: { claimed_by: s.claimed_by, claimed_at: s.claimed_at!.toISOString() },
+          after: { claimed_by: null, claimed_at: null },
+        });
+      });
+      void announce('request_released', id);
+      return answer(id);
+    },
+
+    /**
+     * Inside a decision's transaction, on the locked row: while another operator's claim stands,
+     * only they may complete or reject the request.
+     */
+    async guardDecision(trx: ShiftTrx, r: { id: number; claimed_by: number | null; claimed_at: Date | null }, caller: Caller) {
+      if (r.claimed_by === null || r.claimed_by === caller.user.id || r.claimed_at! < staleBefore(d.now())) return;
+      const s = await repo.claimState(trx, r.id);
+      const name = who(s?.claimer_name ?? null, r.claimed_by);
+      throw claimedBy({ id: r.claimed_by, name }, `Заявку взял в работу ${name}: выполнить или отклонить её может только он`);
+    },
+
+    /** After a deposit or withdrawal committed: the operators' feed, and a VIP player's alert. */
+    opened(id: number) {
+      void announce('request_created', id);
+      void alertVip(id).catch((err) => d.log.warn({ err }, 'operators alert: VIP alert not queued; the next scan queues it'));
+    },
+
+    /** After a completion, rejection or the player's cancel committed. */
+    decided(id: number) {
+      void announce('request_decided', id);
+    },
+
+    /** The alert jobs: one send per operator and request, and the scan every minute. */
+    registerJobs() {
+      d.jobs.register<AlertPayload>(ALERT_SEND_KIND, async (p) => {
+        if (!d.bot.enabled) return;
+        const r = await d.bot.sendMessage(BigInt(p.chatId), p.text);
+        // A chat that blocked the bot or is gone will not take a retry either.
+        if (!r.ok && !/^(400|403)\b/.test(r.error ?? '')) throw new Error(r.error ?? 'telegram send failed');
+      });
+      d.jobs.every(ALERT_SCAN_KIND, ALERT_SCAN_EVERY_MS, scan);
+    },
+
+    scan,
+
+    async stats(q: { from?: Date; to?: Date }) {
+      const to = q.to ?? d.now();
+      const from = q.from ?? new Date(to.getTime() - 86_400_000);
+      const rows = (await repo.stats(d.db, from, to)).map(toStatsRow);
+      return { from: from.toISOString(), to: to.toISOString(), operators: rows };
+    },
+
+    async statsCsv(q: { from?: Date; to?: Date }) {
+      const s = await this.stats(q);
+      return toStatsCsv(s.operators, new Date(s.from), new Date(s.to));
+    },
+  };
+}
+
+export type ShiftService = ReturnType<typeof createShiftService>;

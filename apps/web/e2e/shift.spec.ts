@@ -1,0 +1,117 @@
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId, fund } from '../../server/test/factories';
+import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
+
+// `npm run screenshots` writes them into docs/screenshots; a plain test run keeps the tree clean.
+const SCREENSHOTS = process.env.SCREENSHOTS
+  ? resolve(dirname(fileURLToPath(import.meta.url)), '../../../docs/screenshots')
+  : join(tmpdir(), 'adena-screenshots');
+const KK = 1_000_000;
+type TestUser = Awaited<ReturnType<typeof createUser>>;
+
+describe("the operators' shift in two browsers", () => {
+  let server: E2EServer;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+  });
+  afterAll(async () => {
+    for (const c of contexts) await c.close();
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function openAs(user: TestUser, path: string, opts: { width?: number; colorScheme?: 'light' | 'dark' } = {}) {
+    const { context, page } = await newPage(browser, { width: opts.width ?? 1280, height: 900, colorScheme: opts.colorScheme });
+    contexts.push(context);
+    await context.addInitScript((t) => localStorage.setItem('access_token', t as string), user.token);
+    await page.goto(`${server.url}${path}`);
+    return page;
+  }
+
+  async function deposit(player: TestUser, serverId: number, amount: number) {
+    const res = await server.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: player.auth, payload: { gamesserver_id: serverId, amount } });
+    expect(res.statusCode).toBe(200);
+    return res.json().success.id as number;
+  }
+
+  it('one operator claims a request; the other sees the claim at once and cannot decide it', async () => {
+    const db = server.db.kysely;
+    const sid = await firstServerId(db);
+    const anna = await createUser(db, { admin: true, name: 'Анна', email: 'anna@example.com' });
+    const boris = await createUser(db, { admin: true, name: 'Борис', email: 'boris@example.com' });
+    const player = await createUser(db, { name: 'Игрок' });
+    const wallet = await createWallet(db, player.id, sid, 'Hero');
+    await fund(db, wallet, 5n * BigInt(KK));
+
+    const a = await openAs(anna, '/admin');
+    const b = await openAs(boris, '/admin');
+    for (const page of [a, b]) await expect.poll(() => page.getByTestId('shift-signals').textContent(), { timeout: 10_000 }).toMatch(/реальном времени/);
+
+    // A deposit arrives: both queues show it from the operators' channel (polling is off while it is up).
+    const id = await deposit(player, sid, 3 * KK);
+    const cardOf = (page: typeof a) => page.getByTestId('admin-request').filter({ hasText: `№${id}` });
+    await cardOf(a).waitFor({ timeout: 2_000 });
+    await cardOf(b).waitFor({ timeout: 2_000 });
+    // The tab title counts the pending request.
+    await expect.poll(() => b.title(), { timeout: 2_000 }).toMatch(/^\(1\) /);
+
+    await cardOf(a).getByRole('button', { name: 'Взять в работу' }).click();
+    await expect.poll(() => cardOf(a).getByTestId('claim-chip').textContent()).toBe('В работе у вас');
+    // Boris's page learns it within a second, with no reload and no poll.
+    await expect.poll(() => cardOf(b).getByTestId('claim-chip').textContent(), { timeout: 1_500 }).toBe('В работе: Анна');
+    expect(await cardOf(b).getByRole('button', { name: 'Адена получена' }).isDisabled()).toBe(true);
+    expect(await cardOf(b).getByRole('button', { name: 'Отклонить' }).isDisabled()).toBe(true);
+    expect(await cardOf(b).getByRole('button', { name: 'Взять в работу' }).count()).toBe(0);
+    // Trying it anyway — straight at the API from Boris's page — is refused, naming Анна.
+    const refused = await b.evaluate(async (rid) => {
+      const res = await fetch(`/api/admin/requests/${rid}/complete`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${localStorage.getItem('access_token')}`, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      return { status: res.status, body: await res.json() };
+    }, id);
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/Анна/);
+    // Boris's "take over" answers the server's refusal while Anna's claim is fresh.
+    await cardOf(b).getByRole('button', { name: 'Снять чужую' }).click();
+    await b.getByText(/снять её может он/).waitFor();
+    await b.keyboard.press('Escape');
+
+    // Another request stays free, for the screenshot of a mixed queue.
+    await deposit(player, sid, 1_500_000);
+    await cardOf(b).waitFor();
+    await a.getByText('Заявка №1 у вас в работе').waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => {});
+    await a.screenshot({ path: join(SCREENSHOTS, 'admin-queue-claimed.png'), fullPage: true, animations: 'disabled' });
+    const dark = await openAs(boris, '/admin', { colorScheme: 'dark' });
+    await dark.getByTestId('claim-chip').first().waitFor();
+    await dark.screenshot({ path: join(SCREENSHOTS, 'admin-queue-claimed-dark.png'), fullPage: true, animations: 'disabled' });
+    const narrow = await openAs(boris, '/admin', { width: 390 });
+    await narrow.getByTestId('claim-chip').first().waitFor();
+    await narrow.screenshot({ path: join(SCREENSHOTS, 'admin-queue-claimed-390.png'), fullPage: true, animations: 'disabled' });
+
+    // Anna completes it; the player's balance moves once, and Boris's queue drops it at once.
+    await cardOf(a).getByRole('button', { name: 'Адена получена' }).click();
+    await expect.poll(() => cardOf(b).count(), { timeout: 1_500 }).toBe(0);
+    const w = await db.selectFrom('wallets').select('balance').where('id', '=', wallet.id).executeTakeFirstOrThrow();
+    expect(w.balance).toBe(8n * BigInt(KK));
+
+    // The shift report shows Anna's decision.
+    const report = await openAs(anna, '/admin/shift');
+    const row = report.getByTestId('shift-row').filter({ hasText: 'Анна' });
+    await row.waitFor();
+    expect(await row.textContent()).toMatch(/Анна1010\s?%/);
+    await report.screenshot({ path: join(SCREENSHOTS, 'admin-shift-report.png'), fullPage: true, animations: 'disabled' });
+    const reportDark = await openAs(anna, '/admin/shift', { colorScheme: 'dark' });
+    await reportDark.getByTestId('shift-row').first().waitFor();
+    await reportDark.screenshot({ path: join(SCREENSHOTS, 'admin-shift-report-dark.png'), fullPage: true, animations: 'disabled' });
+  });
+});

@@ -1,0 +1,43 @@
+import { adminOperatorStats, adminOperatorStatsCsv, adminRequests } from '@adena/contract';
+import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
+import { ApiError, request, tokenStore } from '../../../lib/api-client';
+
+export interface Period {
+  /** Calendar days, YYYY-MM-DD (Moscow time on the server). */
+  from: string;
+  to: string;
+}
+
+export const operatorStatsQueryOptions = (p: Period) =>
+  queryOptions({
+    queryKey: ['admin', 'operators', 'stats', p],
+    queryFn: () => request(adminOperatorStats, { query: { from: p.from, to: p.to } }),
+    placeholderData: keepPreviousData,
+  });
+
+export const useOperatorStats = (p: Period) => useQuery(operatorStatsQueryOptions(p));
+
+/** Pending requests in the whole queue; under ['admin', 'requests'], so every change of the queue refreshes it. */
+export const usePendingCount = (live: boolean) =>
+  useQuery({
+    queryKey: ['admin', 'requests', 'pending-count'],
+    queryFn: () => request(adminRequests, { query: { status: 'pending', per_page: 1 } }),
+    select: (d) => d.total,
+    refetchInterval: live ? false : 5_000,
+  });
+
+/** Downloads the report's CSV (the call needs the bearer, so a plain link would not do). */
+export async function downloadStatsCsv(p: Period) {
+  const qs = new URLSearchParams({ from: p.from, to: p.to });
+  const res = await fetch(`${adminOperatorStatsCsv.path}?${qs}`, { headers: { Authorization: `Bearer ${tokenStore.get() ?? ''}` } });
+  if (!res.ok) {
+    const body = (await res.json().catch(() => null)) as { message?: string } | null;
+    throw new ApiError(res.status, { message: body?.message ?? 'Не удалось выгрузить отчёт' });
+  }
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `smena-${p.from}-${p.to}.csv`;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

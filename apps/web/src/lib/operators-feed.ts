@@ -1,0 +1,49 @@
+import { ablyToken, OPERATORS_CHANNEL, type OperatorMessage } from '@adena/contract';
+import { useEffect, useRef, useState } from 'react';
+import { io } from 'socket.io-client';
+import { request } from './api-client';
+
+/**
+ * The operators' live channel (`private:operators`, decision record 0023) for the admin area:
+ * a socket of its own with a fresh token on every (re)connection. `live` is true while it is
+ * subscribed; the queue and the dashboard poll only while it is not.
+ */
+export function useOperatorsFeed(handlers: { onMessage(m: OperatorMessage): void; onResync(): void }) {
+  const [live, setLive] = useState(false);
+  const handler = useRef(handlers);
+  handler.current = handlers;
+  useEffect(() => {
+    const socket = io({
+      path: '/socket.io/',
+      auth: (cb) => {
+        request(ablyToken, { body: {} }).then(
+          (r) => cb({ token: r.token }),
+          () => cb({}),
+        );
+      },
+      reconnectionDelayMax: 15_000,
+      timeout: 10_000,
+    });
+    socket.on('connect', () => {
+      socket.emit('subscribe', { channel: OPERATORS_CHANNEL }, (ack: { ok?: true }) => {
+        setLive(ack?.ok === true);
+        // Whatever happened while the socket was away: read the queue again.
+        if (ack?.ok) handler.current.onResync();
+      });
+    });
+    socket.on('message', (m: OperatorMessage) => {
+      if (m?.channel === OPERATORS_CHANNEL) handler.current.onMessage(m);
+    });
+    socket.on('disconnect', () => setLive(false));
+    // A refused handshake (token expired meanwhile) is retried by Socket.IO only after a disconnect.
+    socket.on('connect_error', () => {
+      setLive(false);
+      if (!socket.active) setTimeout(() => socket.connect(), 5_000);
+    });
+    return () => {
+      socket.removeAllListeners();
+      socket.disconnect();
+    };
+  }, []);
+  return live;
+}
