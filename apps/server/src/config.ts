@@ -46,6 +46,9 @@ export const ConfigSchema = z
     TELEGRAM_BOT_TOKEN: optionalString,
     TELEGRAM_BOT_USERNAME: optionalString,
     TELEGRAM_API_URL: z.url().default('https://api.telegram.org'),
+    // Seller webhooks (decision record 0022): the first retry's delay, and whether private addresses may be called.
+    WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(5000),
+    WEBHOOK_ALLOW_PRIVATE: boolish.default(false),
     // Where npm run backup / restore find pg_dump and pg_restore (default: Debian's newest, else PATH).
     PG_BIN_DIR: optionalString,
   })

@@ -9,6 +9,7 @@ import type { AuditRecorder } from '../audit/audit.service';
 import type { PendingNotice } from '../notifications/telegram-notices.service';
 import { type CurrencyType, post, rethrowMoneyError, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger.service';
 import type { Caller } from '../sessions/caller';
+import { noWebhooks, type WebhookOutbox } from '../webhooks/webhooks.service';
 import { toAdminRequest, toDashboard, toRequest, toUserCardRequest } from './requests.mapper';
 import { type AdminRequestRow, type QueueFilters, requestsRepository as repo, type Tx } from './requests.repository';
 
@@ -45,6 +46,8 @@ export interface RequestsServiceDeps {
   realtime: Pick<Realtime, 'publish'>;
   notices: NoticeSender;
   audit: AuditRecorder;
+  /** The seller's webhook outbox: request.completed and request.rejected, written with the decision. */
+  webhooks?: WebhookOutbox;
 }
 
 /** What a user's card shows of their requests. */
@@ -57,7 +60,7 @@ const CARD_LIMIT = 50;
  * operator completes it (cash to wallet). Realtime events and Telegram messages leave after COMMIT.
  */
 // Long: a factory holding 16 small functions; each is short.
-export function createRequestsService({ db, realtime, notices, audit }: RequestsServiceDeps) {
+export function createRequestsService({ db, realtime, notices, audit, webhooks = noWebhooks }: RequestsServiceDeps) {
   function publish(userId: number, wallets: WalletBalance[]) {
     for (const w of wallets) realtime.publish(userId, 'balance', balanceEvent(w));
   }
@@ -206,6 +209,7 @@ export function createRequestsService({ db, realtime, notices, audit }: Requests
         const wallet = await repo.flagMessage(trx, r.wallet_id);
         const after = (await repo.adminById(trx, id))!;
         await recordDecision(trx, caller, 'request.complete', r.id, r, after);
+        await webhooks.record(trx, r.user_id, 'request.completed', { request: toRequest(after) });
         return { userId: r.user_id, wallets: [wallet], after };
       });
       publish(out.userId, out.wallets);
@@ -223,6 +227,7 @@ export function createRequestsService({ db, realtime, notices, audit }: Requests
         const wallet = await repo.flagMessage(trx, r.wallet_id);
         const after = (await repo.adminById(trx, id))!;
         await recordDecision(trx, caller, 'request.reject', r.id, r, after);
+        await webhooks.record(trx, r.user_id, 'request.rejected', { request: toRequest(after) });
         return { userId: r.user_id, wallets: [wallet], after };
       });
       publish(out.userId, out.wallets);
