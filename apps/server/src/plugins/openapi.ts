@@ -63,6 +63,28 @@ const DOCS: Record<string, Doc> = {
   '/api/vip/': ['Профиль', 'Купить VIP за монеты'],
   '/api/ably-token': ['Уведомления', 'Токен для канала realtime'],
   '/api/testAbly': ['Уведомления', 'Тестовое сообщение в свой канал'],
+  '/api/admin/requests': ['Администрирование', 'Очередь заявок операторов'],
+  '/api/admin/requests/{id}/complete': ['Администрирование', 'Выполнить заявку'],
+  '/api/admin/requests/{id}/reject': ['Администрирование', 'Отклонить заявку с причиной'],
+  '/api/admin/dashboard': ['Администрирование', 'Сводка ожидающих заявок'],
+  'GET /api/admin/gamesservers': ['Администрирование', 'Игровые серверы'],
+  'POST /api/admin/gamesservers': ['Администрирование', 'Добавить игровой сервер'],
+  '/api/admin/gamesservers/{id}': ['Администрирование', 'Изменить игровой сервер'],
+  '/api/admin/users': ['Администрирование', 'Поиск пользователей'],
+  '/api/admin/users/{id}': ['Администрирование', 'Карточка пользователя'],
+  '/api/admin/users/{id}/admin': ['Администрирование', 'Права администратора'],
+  '/api/admin/users/{id}/block': ['Администрирование', 'Заблокировать пользователя'],
+  '/api/admin/users/{id}/unblock': ['Администрирование', 'Разблокировать пользователя'],
+  '/api/admin/users/{id}/vip': ['Администрирование', 'VIP пользователя'],
+  '/api/admin/codes': ['Администрирование', 'Поиск кода'],
+  '/api/admin/codes/{id}/cancel': ['Администрирование', 'Отменить код (цена возвращается выпустившему)'],
+  '/api/admin/code_incidents': ['Администрирование', 'Ошибочные активации'],
+  '/api/admin/code_incidents/{id}/resolve': ['Администрирование', 'Закрыть ошибочную активацию'],
+  '/api/admin/incident_resolutions': ['Администрирование', 'Решения по ошибочным активациям'],
+  '/api/admin/ledger/audit': ['Администрирование', 'Проверка всех инвариантов журнала'],
+  '/api/admin/ledger/totals': ['Администрирование', 'Итоги по счетам журнала'],
+  '/api/admin/ledger/accounts/{id}/entries': ['Администрирование', 'Проводки счёта'],
+  '/api/admin/audit_log': ['Администрирование', 'Журнал действий операторов'],
   'POST /api/api_keys': ['Для продавцов', 'Создать API-ключ (показывается один раз)'],
   'GET /api/api_keys': ['Для продавцов', 'Список API-ключей'],
   '/api/api_keys/{id}': ['Для продавцов', 'Отозвать API-ключ'],
@@ -85,7 +107,7 @@ const DOCS: Record<string, Doc> = {
 
 const docOf = (method: string, url: string): Doc | undefined => {
   const path = url.replace(/:(\w+)/g, '{$1}');
-  return DOCS[`${method} ${path}`] ?? DOCS[path];
+  return DOCS[`${method} ${path}`] ?? DOCS[path] ?? (path.startsWith('/api/admin/') ? ['Администрирование', 'Вызов операторов'] : undefined);
 };
 
 export async function registerOpenApi(app: FastifyInstance) {
