@@ -63,6 +63,13 @@ import { createSystemAdminService } from './modules/system/system-admin.service'
 import { systemRoutes } from './modules/system/system.routes';
 import { createSystemService, type SystemService } from './modules/system/system.service';
 import { walletsRoutes } from './modules/wallets/wallets.routes';
+import { apiKeysRoutes } from './modules/seller/api-keys.routes';
+import { createApiKeysService } from './modules/seller/api-keys.service';
+import { v1Routes } from './modules/seller/v1.routes';
+import { registerWebhookDelivery } from './modules/webhooks/webhook-delivery';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes';
+import { createWebhooksService } from './modules/webhooks/webhooks.service';
+import { registerOpenApi } from './plugins/openapi';
 import { createWalletsService, ensureWallet } from './modules/wallets/wallets.service';
 
 installRussianZodErrors();
@@ -113,14 +120,18 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   const ensureWallets = { ensure: ensureWallet };
   const subscriptions = createTelegramSubscriptions({ db: kysely, bot, log: app.log, wallets: ensureWallets });
   const incidents = createIncidentsService({ db: kysely });
+  // The job queue (decision record 0016) and the sellers' webhook outbox it delivers (0022).
+  const jobs = createJobs({ db: kysely, log: app.log, now });
+  const webhooks = createWebhooksService({ db: kysely, jobs, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+  registerWebhookDelivery(jobs, { db: kysely, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+  await registerOpenApi(app);
   const userVariants = createUserVariantsService({ db: kysely, realtime, notices, wallets: ensureWallets });
-  const codes = createCodesService({ db: kysely, realtime, notices, incidents, userVariants, wallets: ensureWallets });
-  const codesAdmin = createCodesAdminService({ db: kysely, realtime, incidents, audit });
+  const codes = createCodesService({ db: kysely, realtime, notices, incidents, userVariants, wallets: ensureWallets, webhooks });
+  const codesAdmin = createCodesAdminService({ db: kysely, realtime, incidents, audit, webhooks });
   const vip = createVipService({ db: kysely, realtime });
 
-  // The job queue (decision record 0016), and the operators' shift (0023): claims, the operators'
-  // feed, Telegram alerts through the queue, the shift report.
-  const jobs = createJobs({ db: db.kysely, log: app.log, now });
+  // The operators' shift (decision record 0023): claims, the operators' feed, Telegram alerts
+  // through the queue, the shift report.
   const shift = createShiftService({
     db: kysely,
     realtime,
@@ -133,7 +144,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     log: app.log,
   });
   shift.registerJobs();
-  const requests = createRequestsService({ db: kysely, realtime, notices, audit, shift });
+  const requests = createRequestsService({ db: kysely, realtime, notices, audit, shift, webhooks });
   const ledgerAdmin = createLedgerAdminService({ db: kysely });
   const accountsAdmin = createAccountsAdminService({ db: kysely, realtime, audit, wallets, requests, ledger: ledgerAdmin, codes: codesAdmin, sessions });
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });
@@ -154,6 +165,11 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(telegramSubscriptionsRoutes({ subscriptions }));
   await app.register(telegramWebhookRoutes({ bot, subscriptions, publicUrl: config.PUBLIC_URL }));
   await app.register(realtimeRoutes({ realtimeTokens }));
+  // The seller API (PRODUCT.md section 10): keys and webhook from the profile, /api/v1 with a key.
+  const apiKeys = createApiKeysService({ db: kysely });
+  await app.register(apiKeysRoutes({ apiKeys }));
+  await app.register(v1Routes({ apiKeys, codes, wallets }));
+  await app.register(webhooksRoutes({ webhooks }));
   // Admin calls: /api/admin/*, 403 to anyone but an admin.
   await app.register(requestsAdminRoutes({ requests }));
   await app.register(shiftAdminRoutes({ shift }));

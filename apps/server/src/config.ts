@@ -50,6 +50,9 @@ export const ConfigSchema = z
     // minutes; operators are alerted in Telegram about a request waiting unclaimed this long.
     CLAIM_TIMEOUT_MIN: z.coerce.number().int().min(1).max(1440).default(15),
     OPERATOR_ALERT_MIN: z.coerce.number().int().min(1).max(1440).default(10),
+    // Seller webhooks (decision record 0022): the first retry's delay, and whether private addresses may be called.
+    WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(5000),
+    WEBHOOK_ALLOW_PRIVATE: boolish.default(false),
     // Where npm run backup / restore find pg_dump and pg_restore (default: Debian's newest, else PATH).
     PG_BIN_DIR: optionalString,
   })

@@ -3,6 +3,7 @@ export * from './calls/auth';
 export * from './calls/codes';
 export * from './calls/operators';
 export * from './calls/realtime';
+export * from './calls/seller';
 export * from './calls/system';
 export * from './calls/wallet';
 export * from './messages/ru';

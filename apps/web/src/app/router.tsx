@@ -11,6 +11,7 @@ const HelpRoute = lazy(() => import('./routes/info').then((m) => ({ default: m.H
 const ContactsRoute = lazy(() => import('./routes/info').then((m) => ({ default: m.ContactsRoute })));
 const AboutRoute = lazy(() => import('./routes/info').then((m) => ({ default: m.AboutRoute })));
 const ProfileRoute = lazy(() => import('./routes/profile'));
+const SellersRoute = lazy(() => import('./routes/sellers'));
 const AdminRoutes = lazy(() => import('./routes/admin'));
 const AdminDenied = lazy(() => import('./routes/admin-denied'));
 
@@ -39,6 +40,9 @@ export function AppRouter() {
         </Route>
         <Route path="/profile">
           <ProfileRoute />
+        </Route>
+        <Route path="/sellers">
+          <SellersRoute />
         </Route>
         <Route path="/auth/*?">
           <AuthRoutes />

@@ -45,6 +45,8 @@ export interface CodesTable {
   cancelled_by: number | null;
   cancelled_at: NullableTimestamp;
   created_at: Generated<Date>;
+  /** 0019_seller_api: the seller's own order number, given to POST /api/v1/codes. */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface CodeAttemptsTable {

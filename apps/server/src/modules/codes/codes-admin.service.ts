@@ -6,7 +6,8 @@ import type { Realtime } from '../../plugins/realtime';
 import type { IncidentsService } from '../incidents/incidents.service';
 import { post } from '../ledger/ledger.service';
 import type { Caller } from '../sessions/caller';
-import { balanceEvents, leftEvents, type Outgoing, toAdminAttempt, toAdminCode, toAdminLedgerEntry, toAdminUserCode } from './codes.mapper';
+import { noWebhooks, type WebhookOutbox } from '../webhooks/webhooks.service';
+import { balanceEvents, leftEvents, type Outgoing, toAdminAttempt, toAdminCode, toAdminLedgerEntry, toAdminUserCode, toCodeEvent } from './codes.mapper';
 import { type CodeRow, type CodesDb, codesRepository as repo } from './codes.repository';
 import { refundLegs } from './gift-codes';
 
@@ -15,10 +16,11 @@ export interface CodesAdminDeps {
   realtime: Pick<Realtime, 'publish'>;
   incidents: Pick<IncidentsService, 'adminOfCode'>;
   audit: AuditRecorder;
+  webhooks?: WebhookOutbox;
 }
 
 /** Operators' side of codes: a code's whole story, and cancel with refund (audited). */
-export function createCodesAdminService({ db, realtime, incidents, audit }: CodesAdminDeps) {
+export function createCodesAdminService({ db, realtime, incidents, audit, webhooks = noWebhooks }: CodesAdminDeps) {
   async function codeView(code: CodeRow, reveal: boolean) {
     const people = await repo.people(db, [code.ownerId, ...(code.activatedBy ? [code.activatedBy] : [])]);
     const byId = new Map(people.map((p) => [p.id, p]));
@@ -72,6 +74,7 @@ export function createCodesAdminService({ db, realtime, incidents, audit }: Code
           before: { status: 'active' },
           after: { status: 'cancelled', reason, refunded: code.price.toString(), wallet_id: code.walletId },
         });
+        await webhooks.record(trx, code.ownerId, 'code.cancelled', { code: toCodeEvent(code) });
         return { code, wallets: posted.wallets };
       });
       const c = out.code;

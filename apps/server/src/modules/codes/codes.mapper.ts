@@ -1,4 +1,4 @@
-import type { AdminCode, AdminLedgerEntry, AuthPriceData, Code, PriceData, Pricekod, RealtimeEvents } from '@adena/contract';
+import type { AdminCode, AdminLedgerEntry, AuthPriceData, Code, PriceData, Pricekod, RealtimeEvents, SellerCode } from '@adena/contract';
 import { feeOf, toNumber } from '../../lib/money';
 import { maskSert } from '../../lib/sert';
 import type { RealtimeEventName } from '../../plugins/realtime';
@@ -33,6 +33,15 @@ export function toCode(c: CodeRow): Code {
     activated_at: iso(c.activatedAt),
   };
 }
+
+/** A code as the seller API shows it (PRODUCT.md section 10). */
+export const toSellerCode = (c: CodeRow): SellerCode => ({ ...toCode(c), external_id: c.externalId });
+
+/** A code in a webhook event's `data`: no sert, which travels only in answers to its issuer. */
+export const toCodeEvent = (c: CodeRow) => {
+  const { sert: _sert, ...rest } = toSellerCode(c);
+  return { ...rest, cancelled_at: iso(c.cancelledAt) };
+};
 
 /** The server and its standard nominals at the given fee: the part of price data anyone may see. */
 function toPublicPriceData(server: GameServerRow, feeBp: number) {

@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import '../../db/tables/codes';
 import type { Database, GamesserversTable, WalletsTable } from '../../db/schema';
-import type { CodeAttemptResult } from '../../db/tables/codes';
+import type { CodeAttemptResult, CodeStatus } from '../../db/tables/codes';
 
 export type CodesDb = Kysely<Database>;
 export type CodesTrx = Transaction<Database>;
@@ -29,6 +29,7 @@ const CODE = [
   'cancelled_by as cancelledBy',
   'cancelled_at as cancelledAt',
   'created_at as createdAt',
+  'external_id as externalId',
 ] as const;
 
 /**
@@ -57,7 +58,16 @@ export const codesRepository = {
   /** Inserts a code unless its sert is taken (then nothing: the caller draws another). */
   insertCode(
     q: Q,
-    v: { sert: string; ownerId: number; walletId: number; gameServerId: number; nominal: bigint; fee: bigint; userVariantId: number | null },
+    v: {
+      sert: string;
+      ownerId: number;
+      walletId: number;
+      gameServerId: number;
+      nominal: bigint;
+      fee: bigint;
+      userVariantId: number | null;
+      externalId?: string | null;
+    },
   ) {
     return q
       .insertInto('codes')
@@ -70,6 +80,7 @@ export const codesRepository = {
         fee: v.fee,
         price: v.nominal + v.fee,
         pricekod_id: v.userVariantId,
+        external_id: v.externalId ?? null,
       })
       .onConflict((oc) => oc.column('sert').doNothing())
       .returning(CODE)
@@ -126,6 +137,16 @@ export const codesRepository = {
       .where('status', '=', 'active')
       .returning(CODE)
       .executeTakeFirst();
+  },
+
+  /** A page of the owner's codes, newest first, with the count of all that match (the seller API's list). */
+  async pageOfOwner(q: Q, ownerId: number, f: { status?: CodeStatus; gameServerId?: number; offset: number; limit: number }) {
+    let base = q.selectFrom('codes').where('user_id', '=', ownerId);
+    if (f.status) base = base.where('status', '=', f.status);
+    if (f.gameServerId !== undefined) base = base.where('gamesserver_id', '=', f.gameServerId);
+    const rows = await base.select(CODE).orderBy('id', 'desc').offset(f.offset).limit(f.limit).execute();
+    const { total } = await base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow();
+    return { rows, total: Number(total) };
   },
 
   openCodes(q: Q, ownerId: number, gameServerId: number) {

@@ -9,6 +9,7 @@ import { post, serviceAccount, type WalletBalance, walletAccount } from '../ledg
 import type { TelegramNotices } from '../notifications/telegram-notices.service';
 import type { Caller } from '../sessions/caller';
 import type { UserVariantsService } from '../user-variants/user-variants.service';
+import { noWebhooks, type WebhookOutbox } from '../webhooks/webhooks.service';
 import {
   balanceEvents,
   incidentEvent,
@@ -17,11 +18,13 @@ import {
   sertEvent,
   toActivationAnswer,
   toAuthPriceData,
+  toCodeEvent,
   toIssueAnswer,
   toPriceData,
+  toSellerCode,
 } from './codes.mapper';
 import { type CodeRow, type CodesDb, type CodesTrx, codesRepository as repo, type Q, type WalletRow } from './codes.repository';
-import { activeGameServer, checkNominal, checkTotal, codeNotActive, drawCode, feeBpFor, issueLegs, refundLegs } from './gift-codes';
+import { activeGameServer, checkNominal, checkTotal, codeNotActive, drawCode, drawCodes, feeBpFor, issueLegs, refundLegs } from './gift-codes';
 
 export interface CodesLimits {
   /** Activation tries of unknown codes per user, and per IP (guessing). */
@@ -42,6 +45,17 @@ export interface IssueInput {
   userVariantId?: number;
 }
 
+/** The seller API's issue (POST /api/v1/codes) in the domain's words. */
+export interface BatchInput {
+  gameServerId: number;
+  nominal: number;
+  count: number;
+  externalId?: string;
+}
+
+/** Codes on one page of the seller API's list. */
+export const SELLER_PAGE = 50;
+
 const codeNotFound = () => new AppError('NOT_FOUND', { message: 'Код не найден', errors: { id: ['Код не найден'] } });
 
 /** How one activation try ended, decided inside its transaction and answered after it. */
@@ -60,6 +74,8 @@ export interface CodesServiceDeps {
   userVariants: Pick<UserVariantsService, 'listOwn' | 'lockForNewCode'>;
   /** The caller's wallet on an active server, created on first use (the wallets module's rule). */
   wallets: { ensure(q: Q, userId: number, gameServerId: number): Promise<WalletRow> };
+  /** The seller's webhook outbox: events written in the transaction of the change they report. */
+  webhooks?: WebhookOutbox;
   limits?: CodesLimits;
   clock?: () => Date;
 }
@@ -71,7 +87,7 @@ export interface CodesServiceDeps {
  * The factory is long only as the sum of its methods; each of them is well under 80 lines.
  */
 export function createCodesService(deps: CodesServiceDeps) {
-  const { db, realtime, notices, incidents, userVariants, wallets, limits = DEFAULT_CODES_LIMITS, clock = () => new Date() } = deps;
+  const { db, realtime, notices, incidents, userVariants, wallets, webhooks = noWebhooks, limits = DEFAULT_CODES_LIMITS, clock = () => new Date() } = deps;
   const limiter = createRateLimiter(db, clock);
   const publish = (events: Outgoing[]) => {
     for (const e of events) realtime.publish(e.userId, e.name as never, e.data as never);
@@ -112,6 +128,7 @@ export function createCodesService(deps: CodesServiceDeps) {
           ],
         });
         await attempt(won.id, 'activated');
+        await webhooks.record(trx, won.ownerId, 'code.activated', { code: toCodeEvent(won) });
         return { kind: 'activated', code: won, wallets: posted.wallets };
       }
       // Another try won the row while this one waited for its lock: answer with what it left.
@@ -125,6 +142,24 @@ export function createCodesService(deps: CodesServiceDeps) {
       ? null
       : await incidents.openOnFailedActivation(trx, { codeId: code.id, ownerId: code.ownerId, gameServerId: code.gameServerId, attemptedBy: userId, ip: caller.ip, codeStatus });
     return { kind: 'conflict', code, incidentId };
+  }
+
+  /** The issuer's cancel: the code leaves 'active' once and its price goes back to the wallet that paid. */
+  async function cancelOne(caller: Caller, codeId: number) {
+    const ownerId = caller.user.id;
+    const out = await db.transaction().execute(async (trx) => {
+      const [code] = await repo.cancelOwnCodes(trx, ownerId, [codeId], ownerId);
+      if (!code) {
+        const own = await repo.ownCode(trx, ownerId, codeId);
+        if (!own) throw codeNotFound();
+        throw codeNotActive(own.status);
+      }
+      const posted = await post(trx, { kind: 'code_cancel', refType: 'code', refId: code.id, actorUserId: ownerId, legs: refundLegs([code]) });
+      await webhooks.record(trx, ownerId, 'code.cancelled', { code: toCodeEvent(code) });
+      return { code, events: [...balanceEvents(ownerId, posted.wallets), ...leftEvents(code)] };
+    });
+    publish(out.events);
+    return out.code;
   }
 
   return {
@@ -220,19 +255,61 @@ export function createCodesService(deps: CodesServiceDeps) {
     },
 
     async cancelCode(caller: Caller, codeId: number) {
-      const ownerId = caller.user.id;
-      const out = await db.transaction().execute(async (trx) => {
-        const [code] = await repo.cancelOwnCodes(trx, ownerId, [codeId], ownerId);
-        if (!code) {
-          const own = await repo.ownCode(trx, ownerId, codeId);
-          if (!own) throw codeNotFound();
-          throw codeNotActive(own.status);
-        }
-        const posted = await post(trx, { kind: 'code_cancel', refType: 'code', refId: code.id, actorUserId: ownerId, legs: refundLegs([code]) });
-        return { code, events: [...balanceEvents(ownerId, posted.wallets), ...leftEvents(code)] };
-      });
-      publish(out.events);
-      return { success: out.code.id, summa: toNumber(out.code.price) };
+      const code = await cancelOne(caller, codeId);
+      return { success: code.id, summa: toNumber(code.price) };
+    },
+
+    /** The seller API's cancel: the same cancel, answered with the cancelled code. */
+    async cancelOwn(caller: Caller, codeId: number) {
+      return toSellerCode(await cancelOne(caller, codeId));
+    },
+
+    /**
+     * The seller API's issue: `count` codes of one nominal in one transaction and one posting, at
+     * the caller's fee (the VIP fee while VIP lasts), under the call's Idempotency-Key.
+     */
+    issueBatch: (caller: Caller, input: BatchInput, idem: IdempotencyKey) =>
+      once(async () => {
+        const ownerId = caller.user.id;
+        const nominal = BigInt(input.nominal);
+        const count = BigInt(input.count);
+        const out = await db.transaction().execute(async (trx) => {
+          await claimKey(trx, ownerId, idem);
+          const server = await activeGameServer(trx, input.gameServerId);
+          checkNominal(server, nominal);
+          const fee = feeOf(nominal, feeBpFor(caller.user, server, clock()));
+          const total = (nominal + fee) * count;
+          checkTotal(total);
+          const wallet = await wallets.ensure(trx, ownerId, server.id);
+          const v = { ownerId, walletId: wallet.id, gameServerId: server.id, nominal, fee, userVariantId: null, externalId: input.externalId ?? null };
+          const codes = await drawCodes(trx, v, count);
+          // One posting per code, as show_code's, so each code's own ledger story is complete.
+          let posted: Awaited<ReturnType<typeof post>> | undefined;
+          for (const code of codes) {
+            posted = await post(trx, { kind: 'code_issue', refType: 'code', refId: code.id, actorUserId: ownerId, legs: issueLegs(wallet.id, server.id, nominal, fee) });
+          }
+          const after = posted!.wallets[0]!.balance;
+          const notice = await notices.recordBalanceDrop(trx, { userId: ownerId, walletId: wallet.id, gameServerId: server.id, before: after + total, after });
+          const answer = { codes: codes.map(toSellerCode), summa: toNumber(total) };
+          await storeKey(trx, ownerId, idem, answer);
+          return { answer, notice, events: [...balanceEvents(ownerId, posted!.wallets), ...codes.map(sertEvent)] };
+        });
+        publish(out.events);
+        notices.deliver([out.notice]);
+        return out.answer;
+      }),
+
+    /** The caller's codes, newest first, a page at a time. */
+    async listOwn(caller: Caller, f: { status?: CodeRow['status']; gameServerId?: number; page: number }) {
+      const { rows, total } = await repo.pageOfOwner(db, caller.user.id, { ...f, offset: (f.page - 1) * SELLER_PAGE, limit: SELLER_PAGE });
+      return { data: rows.map(toSellerCode), total };
+    },
+
+    /** One of the caller's codes; another user's is simply not found. */
+    async getOwn(caller: Caller, codeId: number) {
+      const code = await repo.ownCode(db, caller.user.id, codeId);
+      if (!code) throw codeNotFound();
+      return toSellerCode(code);
     },
   };
 }

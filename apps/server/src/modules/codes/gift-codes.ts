@@ -52,6 +52,8 @@ export interface NewCode {
   nominal: bigint;
   fee: bigint;
   userVariantId: number | null;
+  /** The seller's order number (the seller API). */
+  externalId?: string | null;
 }
 
 /** A new code row; a sert that happens to exist already (2^-80 per pair) just draws again. */

@@ -10,6 +10,7 @@ import type { PendingNotice } from '../notifications/telegram-notices.service';
 import { type CurrencyType, post, rethrowMoneyError, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger.service';
 import type { Caller } from '../sessions/caller';
 import type { ShiftService } from '../shift/shift.service';
+import { noWebhooks, type WebhookOutbox } from '../webhooks/webhooks.service';
 import { toAdminRequest, toDashboard, toRequest, toUserCardRequest } from './requests.mapper';
 import { type AdminRequestRow, type QueueFilters, requestsRepository as repo, type Tx } from './requests.repository';
 
@@ -48,6 +49,8 @@ export interface RequestsServiceDeps {
   audit: AuditRecorder;
   /** The operators' shift (decision record 0023): the claim guard of decisions and the operators' feed. */
   shift?: Pick<ShiftService, 'guardDecision' | 'opened' | 'decided'>;
+  /** The seller's webhook outbox: request.completed and request.rejected, written with the decision. */
+  webhooks?: WebhookOutbox;
 }
 
 /** What a user's card shows of their requests. */
@@ -60,7 +63,7 @@ const CARD_LIMIT = 50;
  * operator completes it (cash to wallet). Realtime events and Telegram messages leave after COMMIT.
  */
 // Long: a factory holding 16 small functions; each is short.
-export function createRequestsService({ db, realtime, notices, audit, shift }: RequestsServiceDeps) {
+export function createRequestsService({ db, realtime, notices, audit, shift, webhooks = noWebhooks }: RequestsServiceDeps) {
   function publish(userId: number, wallets: WalletBalance[]) {
     for (const w of wallets) realtime.publish(userId, 'balance', balanceEvent(w));
   }
@@ -212,6 +215,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift }: R
         const wallet = await repo.flagMessage(trx, r.wallet_id);
         const after = (await repo.adminById(trx, id))!;
         await recordDecision(trx, caller, 'request.complete', r.id, r, after);
+        await webhooks.record(trx, r.user_id, 'request.completed', { request: toRequest(after) });
         return { userId: r.user_id, wallets: [wallet], after };
       });
       publish(out.userId, out.wallets);
@@ -231,6 +235,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift }: R
         const wallet = await repo.flagMessage(trx, r.wallet_id);
         const after = (await repo.adminById(trx, id))!;
         await recordDecision(trx, caller, 'request.reject', r.id, r, after);
+        await webhooks.record(trx, r.user_id, 'request.rejected', { request: toRequest(after) });
         return { userId: r.user_id, wallets: [wallet], after };
       });
       publish(out.userId, out.wallets);

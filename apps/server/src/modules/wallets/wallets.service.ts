@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client';
+import { toNumber } from '../../lib/money';
 import type { Caller } from '../sessions/caller';
 import { toAdminWallet, toWallet } from './wallets.mapper';
 import { ensureWallet, listActiveWallets, setNick, userWalletsWithAccounts } from './wallets.repository';
@@ -18,6 +19,12 @@ export function createWalletsService({ db }: { db: Db['kysely'] }) {
       const wallet = await ensureWallet(db, caller.user.id, input.gameServerId);
       await setNick(db, caller.user.id, wallet.id, input.nick);
       return input.nick;
+    },
+
+    /** The caller's balances on an active server (the seller API); the wallet is created on first use. */
+    async balanceOn(caller: Caller, gameServerId: number) {
+      const w = await ensureWallet(db, caller.user.id, gameServerId);
+      return { gamesserver_id: w.gamesserver_id, balance: toNumber(w.balance), balance_second: toNumber(w.balance_second) };
     },
 
     /** Every wallet of a user, for the admin's user card. */

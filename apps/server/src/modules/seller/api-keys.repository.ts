@@ -1,0 +1,79 @@
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Database } from '../../db/schema';
+import '../../db/tables/seller';
+
+export type Q = Kysely<Database> | Transaction<Database>;
+export type ApiKeysDb = Kysely<Database>;
+
+const KEY = ['id', 'name', 'prefix', 'created_at', 'last_used_at'] as const;
+
+/** Queries only; a user's keys are looked up with the owner in the WHERE clause. */
+export const apiKeysRepository = {
+  countLive(q: Q, userId: number) {
+    return q
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('user_id', '=', userId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow()
+      .then((r) => Number(r.n));
+  },
+
+  insert(q: Q, v: { userId: number; name: string; prefix: string; keyHash: string }) {
+    return q
+      .insertInto('api_keys')
+      .values({ user_id: v.userId, name: v.name, prefix: v.prefix, key_hash: v.keyHash })
+      .returning(['id', 'name', 'created_at'])
+      .executeTakeFirstOrThrow();
+  },
+
+  listLive(q: Q, userId: number) {
+    return q.selectFrom('api_keys').select(KEY).where('user_id', '=', userId).where('revoked_at', 'is', null).orderBy('id', 'desc').execute();
+  },
+
+  async revoke(q: Q, userId: number, id: number) {
+    const r = await q
+      .updateTable('api_keys')
+      .set({ revoked_at: sql`now()` })
+      .where('user_id', '=', userId)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  },
+
+  /** The live key with this hash and its user, who must not be blocked; read on every call, so a revoke holds at once everywhere. */
+  async userOfKey(q: Q, keyHash: string) {
+    const row = await q
+      .selectFrom('api_keys as k')
+      .innerJoin('users as u', 'u.id', 'k.user_id')
+      .select(['k.id as keyId', 'k.last_used_at as keyLastUsedAt'])
+      .selectAll('u')
+      .where('k.key_hash', '=', keyHash)
+      .where('k.revoked_at', 'is', null)
+      .where('u.blocked_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { keyId, keyLastUsedAt, ...user } = row;
+    return { keyId, keyLastUsedAt, user };
+  },
+
+  /** At most one write a minute per key, whatever the call rate. */
+  async touch(q: Q, id: number, at: Date) {
+    await q
+      .updateTable('api_keys')
+      .set({ last_used_at: at })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', new Date(at.getTime() - 60_000))]))
+      .execute();
+  },
+
+  async logCall(q: Q, v: { keyId: number; userId: number; method: string; path: string; statusCode: number; ip: string | null }) {
+    await q
+      .insertInto('api_key_calls')
+      .values({ api_key_id: v.keyId, user_id: v.userId, method: v.method, path: v.path, status_code: v.statusCode, ip: v.ip })
+      .execute();
+  },
+};
+
+export type ApiKeyRow = Awaited<ReturnType<typeof apiKeysRepository.listLive>>[number];

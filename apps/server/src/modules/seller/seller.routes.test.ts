@@ -1,0 +1,196 @@
+import type { SellerCode } from '@adena/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { feeOf } from '../../lib/money';
+import { auditLedger } from '../ledger/ledger.service';
+
+const KK = 1_000_000;
+type Player = Awaited<ReturnType<typeof createUser>>;
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+describe.each(DB_KINDS)('the seller API on %s', (kind) => {
+  let t: TestApp;
+  let serverId: number;
+  let seller: Player;
+  let other: Player;
+  let wallet: { id: number; gamesserver_id: number };
+  const call = (method: Method, url: string, headers: Record<string, string>, payload?: unknown) =>
+    t.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const keyAuth = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, ...extra });
+  const newKey = async (who: Player, name = 'FunPay') => {
+    const res = await call('POST', '/api/api_keys', who.auth, { name });
+    expect(res.statusCode).toBe(200);
+    return res.json() as { id: number; key: string; name: string };
+  };
+  const balance = async (walletId: number) =>
+    Number((await t.db.kysely.selectFrom('wallets').select('balance').where('id', '=', walletId).executeTakeFirstOrThrow()).balance);
+  const expectAudit = async () => expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    serverId = await firstServerId(t.db.kysely);
+    seller = await createUser(t.db.kysely);
+    other = await createUser(t.db.kysely);
+    wallet = await createWallet(t.db.kysely, seller.id, serverId, 'Seller');
+    await fund(t.db.kysely, wallet, 1000n * BigInt(KK));
+  });
+  afterAll(async () => t.close());
+
+  it('creates a key shown once, lists it by prefix without the key, and stores only its hash', async () => {
+    const k = await newKey(seller, 'G2G бот');
+    expect(k.key).toMatch(/^aw_[A-Za-z0-9_-]{43}$/);
+    const list = (await call('GET', '/api/api_keys', seller.auth)).json() as { id: number; prefix: string; name: string; last_used_at: string | null }[];
+    const row = list.find((x) => x.id === k.id)!;
+    expect(row).toMatchObject({ name: 'G2G бот', last_used_at: null });
+    expect(k.key.startsWith(row.prefix.replace('…', ''))).toBe(true);
+    expect(JSON.stringify(list)).not.toContain(k.key);
+    const stored = await t.db.kysely.selectFrom('api_keys').selectAll().where('id', '=', k.id).executeTakeFirstOrThrow();
+    expect(stored.key_hash).not.toContain(k.key);
+    expect(JSON.stringify(stored)).not.toContain(k.key);
+  });
+
+  it('refuses a bad key name with a Russian 422 and an anonymous caller with 401', async () => {
+    const bad = await call('POST', '/api/api_keys', seller.auth, { name: 'a\u0000b' });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().errors.name[0]).toMatch(/символ/);
+    expect((await call('POST', '/api/api_keys', seller.auth, { name: '' })).statusCode).toBe(422);
+    expect((await call('POST', '/api/api_keys', {}, { name: 'x' })).statusCode).toBe(401);
+    expect((await call('GET', '/api/api_keys', {})).statusCode).toBe(401);
+  });
+
+  it('answers v1 calls with a key, writes last use, and logs each call with the key id', async () => {
+    const k = await newKey(seller);
+    const res = await call('GET', `/api/v1/balance?gamesserver_id=${serverId}`, keyAuth(k.key));
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ gamesserver_id: serverId, balance: await balance(wallet.id), balance_second: 0 });
+    const row = await t.db.kysely.selectFrom('api_keys').select('last_used_at').where('id', '=', k.id).executeTakeFirstOrThrow();
+    expect(row.last_used_at).not.toBeNull();
+    await call('GET', '/api/v1/codes', keyAuth(k.key));
+    const calls = await t.db.kysely.selectFrom('api_key_calls').selectAll().where('api_key_id', '=', k.id).orderBy('id').execute();
+    expect(calls.map((c) => [c.method, c.path, c.status_code, c.user_id])).toEqual([
+      ['GET', '/api/v1/balance', 200, seller.id],
+      ['GET', '/api/v1/codes', 200, seller.id],
+    ]);
+  });
+
+  it('refuses v1 with an access token, with no token, and a key outside v1', async () => {
+    const k = await newKey(seller);
+    const withToken = await call('GET', `/api/v1/balance?gamesserver_id=${serverId}`, seller.auth);
+    expect(withToken.statusCode).toBe(401);
+    expect(withToken.json().message).toMatch(/API-ключ/);
+    expect((await call('GET', `/api/v1/balance?gamesserver_id=${serverId}`, {})).statusCode).toBe(401);
+    // A key is not an access token: the app's own calls refuse it.
+    expect((await call('GET', '/api/wallets', keyAuth(k.key))).statusCode).toBe(401);
+    expect((await call('GET', '/api/api_keys', keyAuth(k.key))).statusCode).toBe(401);
+    expect((await call('POST', '/api/show_code/', keyAuth(k.key), { gamesserver_id: serverId, nominal: KK, wallet_id: wallet.id })).statusCode).toBe(401);
+  });
+
+  it('refuses a revoked key at once, and another user cannot revoke a key', async () => {
+    const k = await newKey(seller);
+    expect((await call('DELETE', `/api/api_keys/${k.id}`, other.auth)).statusCode).toBe(404);
+    expect((await call('GET', `/api/v1/balance?gamesserver_id=${serverId}`, keyAuth(k.key))).statusCode).toBe(200);
+    const del = await call('DELETE', `/api/api_keys/${k.id}`, seller.auth);
+    expect(del.json()).toEqual({ success: k.id });
+    expect((await call('GET', `/api/v1/balance?gamesserver_id=${serverId}`, keyAuth(k.key))).statusCode).toBe(401);
+    const list = (await call('GET', '/api/api_keys', seller.auth)).json() as { id: number }[];
+    expect(list.map((x) => x.id)).not.toContain(k.id);
+    expect((await call('DELETE', `/api/api_keys/${k.id}`, seller.auth)).statusCode).toBe(404);
+  });
+
+  it('issues codes at the fee, charges once, lists, gets and cancels them with a refund', async () => {
+    const k = await newKey(seller);
+    const before = await balance(wallet.id);
+    const server = await t.db.kysely.selectFrom('gamesservers').selectAll().where('id', '=', serverId).executeTakeFirstOrThrow();
+    const price = 2 * KK + Number(feeOf(2n * BigInt(KK), server.code_fee_bp));
+    const res = await call('POST', '/api/v1/codes', keyAuth(k.key, { 'idempotency-key': 'order-1' }), {
+      gamesserver_id: serverId,
+      nominal: 2 * KK,
+      count: 3,
+      external_id: 'FP-123',
+    });
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { codes: SellerCode[]; summa: number };
+    expect(body.codes).toHaveLength(3);
+    expect(body.summa).toBe(3 * price);
+    expect(new Set(body.codes.map((c) => c.sert)).size).toBe(3);
+    expect(body.codes.every((c) => c.status === 'active' && c.external_id === 'FP-123' && c.price === price)).toBe(true);
+    expect(await balance(wallet.id)).toBe(before - 3 * price);
+
+    const list = (await call('GET', `/api/v1/codes?status=active&gamesserver_id=${serverId}`, keyAuth(k.key))).json() as { data: SellerCode[]; total: number };
+    expect(list.data.map((c) => c.id)).toEqual(expect.arrayContaining(body.codes.map((c) => c.id)));
+    const one = await call('GET', `/api/v1/codes/${body.codes[0]!.id}`, keyAuth(k.key));
+    expect(one.json()).toMatchObject({ id: body.codes[0]!.id, sert: body.codes[0]!.sert });
+
+    const cancelled = await call('DELETE', `/api/v1/codes/${body.codes[0]!.id}`, keyAuth(k.key));
+    expect(cancelled.statusCode).toBe(200);
+    expect(cancelled.json()).toMatchObject({ id: body.codes[0]!.id, status: 'cancelled' });
+    expect(await balance(wallet.id)).toBe(before - 2 * price);
+    const again = await call('DELETE', `/api/v1/codes/${body.codes[0]!.id}`, keyAuth(k.key));
+    expect(again.statusCode).toBe(409);
+    expect(await balance(wallet.id)).toBe(before - 2 * price);
+    await expectAudit();
+  });
+
+  it('never shows or cancels another user\u2019s codes', async () => {
+    const mine = await newKey(seller);
+    const theirs = await newKey(other);
+    const res = await call('POST', '/api/v1/codes', keyAuth(mine.key, { 'idempotency-key': 'own-1' }), { gamesserver_id: serverId, nominal: KK, count: 1 });
+    const code = (res.json() as { codes: SellerCode[] }).codes[0]!;
+    expect((await call('GET', `/api/v1/codes/${code.id}`, keyAuth(theirs.key))).statusCode).toBe(404);
+    expect((await call('DELETE', `/api/v1/codes/${code.id}`, keyAuth(theirs.key))).statusCode).toBe(404);
+    const list = (await call('GET', '/api/v1/codes', keyAuth(theirs.key))).json() as { data: SellerCode[]; total: number };
+    expect(list).toEqual({ data: [], total: 0 });
+    const still = await t.db.kysely.selectFrom('codes').select('status').where('id', '=', code.id).executeTakeFirstOrThrow();
+    expect(still.status).toBe('active');
+  });
+
+  it('answers bad v1 input with Russian 422s, insufficient balance with 409, and requires an Idempotency-Key', async () => {
+    const k = await newKey(seller);
+    const noKey = await call('POST', '/api/v1/codes', keyAuth(k.key), { gamesserver_id: serverId, nominal: KK, count: 1 });
+    expect(noKey.statusCode).toBe(422);
+    expect(noKey.json().errors['Idempotency-Key'][0]).toMatch(/Idempotency-Key/);
+    const tooMany = await call('POST', '/api/v1/codes', keyAuth(k.key, { 'idempotency-key': 'x1' }), { gamesserver_id: serverId, nominal: KK, count: 101 });
+    expect(tooMany.statusCode).toBe(422);
+    expect(tooMany.json().errors.count[0]).toMatch(/Не больше 100/);
+    const junk = await call('POST', '/api/v1/codes', keyAuth(k.key, { 'idempotency-key': 'x2' }), { gamesserver_id: 'a', nominal: -1 });
+    expect(junk.statusCode).toBe(422);
+    expect(Object.keys(junk.json().errors)).toEqual(expect.arrayContaining(['gamesserver_id', 'nominal', 'count']));
+    expect((await call('GET', '/api/v1/balance?gamesserver_id=abc', keyAuth(k.key))).statusCode).toBe(422);
+    expect((await call('GET', '/api/v1/balance?gamesserver_id=99999', keyAuth(k.key))).statusCode).toBe(404);
+    expect((await call('GET', '/api/v1/codes?status=lost', keyAuth(k.key))).statusCode).toBe(422);
+    const poor = await createUser(t.db.kysely);
+    const poorKey = await newKey(poor);
+    const broke = await call('POST', '/api/v1/codes', keyAuth(poorKey.key, { 'idempotency-key': 'x3' }), { gamesserver_id: serverId, nominal: KK, count: 2 });
+    expect(broke.statusCode).toBe(409);
+    expect(broke.json()).toMatchObject({ low_cap: true });
+    expect(await t.db.kysely.selectFrom('codes').select('id').where('user_id', '=', poor.id).execute()).toEqual([]);
+  });
+
+  it('replays the first answer for a repeated Idempotency-Key and refuses the key for another body', async () => {
+    const k = await newKey(seller);
+    const before = await balance(wallet.id);
+    const body = { gamesserver_id: serverId, nominal: KK, count: 2 };
+    const a = await call('POST', '/api/v1/codes', keyAuth(k.key, { 'idempotency-key': 'same' }), body);
+    const b = await call('POST', '/api/v1/codes', keyAuth(k.key, { 'idempotency-key': 'same' }), body);
+    expect(b.json()).toEqual(a.json());
+    const other = await call('POST', '/api/v1/codes', keyAuth(k.key, { 'idempotency-key': 'same' }), { ...body, count: 3 });
+    expect(other.statusCode).toBe(409);
+    expect(await balance(wallet.id)).toBe(before - (a.json() as { summa: number }).summa);
+  });
+
+  it('limits calls per key with a Russian 429 and Retry-After, not the other keys', async () => {
+    const k = await newKey(seller);
+    const fresh = await newKey(seller);
+    // Fill the key's window as 120 calls would have, then one more call is refused.
+    await t.db.kysely
+      .insertInto('rate_limits' as never)
+      .values({ key: `apikey:${k.id}`, hits: 120, window_start: new Date() } as never)
+      .execute();
+    const res = await call('GET', `/api/v1/balance?gamesserver_id=${serverId}`, keyAuth(k.key));
+    expect(res.statusCode).toBe(429);
+    expect(res.headers['retry-after']).toBeDefined();
+    expect(res.json().message).toMatch(/[А-Яа-я]/);
+    expect((await call('GET', `/api/v1/balance?gamesserver_id=${serverId}`, keyAuth(fresh.key))).statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,119 @@
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import type { JobQueue } from '../jobs/jobs.service';
+import { RetryAfter } from '../jobs/jobs.service';
+import { guardedLookup, hostOf, isPrivateAddress, type Resolve, systemResolve } from './address-guard';
+import { type WebhooksDb, webhooksRepository as repo } from './webhooks.repository';
+
+export const WEBHOOK_JOB = 'webhook.deliver';
+/** Deliveries are retried for this long after the event. */
+export const WEBHOOK_MAX_AGE_MS = 3 * 24 * 60 * 60_000;
+export const WEBHOOK_TIMEOUT_MS = 10_000;
+
+/** The Standard Webhooks signature: v1,<base64 HMAC-SHA256 over id.timestamp.body with the secret's bytes>. */
+export function sign(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+}
+
+export const webhookId = (deliveryId: bigint | number) => `msg_${deliveryId}`;
+
+type Sent = { statusCode: number } | { error: string };
+
+/**
+ * One POST, at most `timeoutMs` in all, redirects not followed (node:http never follows them; a
+ * 3xx is a failure like any non-2xx). A host given as an address literal is checked here, since
+ * the socket skips `lookup` for it; a name is checked on every address DNS gives for it.
+ */
+export function post(url: string, headers: Record<string, string>, body: string, o: { timeoutMs: number; allowPrivate: boolean; resolve: Resolve }): Promise<Sent> {
+  return new Promise((done) => {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return done({ error: 'bad url' });
+    }
+    const host = hostOf(u);
+    if (isIP(host) && isPrivateAddress(host) && !o.allowPrivate) return done({ error: `refused private address ${host}` });
+    const client = u.protocol === 'https:' ? https : u.protocol === 'http:' ? http : null;
+    if (!client) return done({ error: 'only http and https' });
+    const req = client.request(u, {
+      method: 'POST',
+      agent: false,
+      lookup: guardedLookup(o.resolve, o.allowPrivate),
+      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'AdenaWallet-Webhooks/1', ...headers },
+    });
+    const timer = setTimeout(() => req.destroy(new Error(`timeout after ${o.timeoutMs} ms`)), o.timeoutMs);
+    req.on('response', (res) => {
+      // The receiver's body is not read beyond draining it: nothing of it is kept.
+      res.resume();
+      res.on('end', () => {
+        clearTimeout(timer);
+        done({ statusCode: res.statusCode ?? 0 });
+      });
+      res.on('error', () => {
+        clearTimeout(timer);
+        done({ statusCode: res.statusCode ?? 0 });
+      });
+    });
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      done({ error: err.message.slice(0, 300) });
+    });
+    req.end(body);
+  });
+}
+
+export interface DeliveryOptions {
+  db: WebhooksDb;
+  /** The first retry this long after a failure; each next gap twice the one before. */
+  retryBaseMs: number;
+  allowPrivate: boolean;
+  timeoutMs?: number;
+  resolve?: Resolve;
+  now?: () => Date;
+}
+
+/**
+ * The job that delivers one outbox row: sends it signed, records the outcome on the row (the
+ * seller's delivery log) and, on a non-2xx answer, a timeout or a refused address, asks the queue
+ * for the next attempt `retryBaseMs · 2^(attempt-1)` later, until three days after the event.
+ */
+export function registerWebhookDelivery(jobs: Pick<JobQueue, 'register'>, o: DeliveryOptions) {
+  const now = o.now ?? (() => new Date());
+  const send = { timeoutMs: o.timeoutMs ?? WEBHOOK_TIMEOUT_MS, allowPrivate: o.allowPrivate, resolve: o.resolve ?? systemResolve };
+  jobs.register<{ id: string }>(WEBHOOK_JOB, async (payload, ctx) => {
+    const id = BigInt(payload.id);
+    const d = await repo.forSend(o.db, id);
+    if (d?.status !== 'pending') return;
+    const attempts = ctx.attempt;
+    if (!d.url || !d.secret) {
+      await repo.finish(o.db, id, { status: 'failed', attempts, statusCode: null, error: 'endpoint removed', nextAttemptAt: null });
+      return;
+    }
+    const timestamp = Math.floor(now().getTime() / 1000);
+    const msgId = webhookId(d.id);
+    const sent = await post(
+      d.url,
+      { 'webhook-id': msgId, 'webhook-timestamp': String(timestamp), 'webhook-signature': sign(d.secret, msgId, timestamp, d.body) },
+      d.body,
+      send,
+    );
+    const statusCode = 'statusCode' in sent ? sent.statusCode : null;
+    if (statusCode !== null && statusCode >= 200 && statusCode < 300) {
+      await repo.finish(o.db, id, { status: 'delivered', attempts, statusCode, error: null, nextAttemptAt: null });
+      return;
+    }
+    const error = 'error' in sent ? sent.error : `HTTP ${statusCode}`;
+    const gap = o.retryBaseMs * 2 ** (attempts - 1);
+    const next = new Date(now().getTime() + gap);
+    if (next.getTime() > new Date(d.created_at).getTime() + WEBHOOK_MAX_AGE_MS) {
+      await repo.finish(o.db, id, { status: 'failed', attempts, statusCode, error, nextAttemptAt: null });
+      return;
+    }
+    await repo.finish(o.db, id, { status: 'pending', attempts, statusCode, error, nextAttemptAt: next });
+    throw new RetryAfter(gap, error);
+  });
+}

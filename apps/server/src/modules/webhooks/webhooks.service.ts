@@ -1,0 +1,89 @@
+import { randomBytes } from 'node:crypto';
+import type { WebhookEvent } from '@adena/contract';
+import type { Trx } from '../../db/schema';
+import { AppError } from '../../lib/app-error';
+import type { JobQueue } from '../jobs/jobs.service';
+import type { Caller } from '../sessions/caller';
+import { refusedAtSetup } from './address-guard';
+import { WEBHOOK_JOB, WEBHOOK_MAX_AGE_MS } from './webhook-delivery';
+import { toDelivery, toWebhook } from './webhooks.mapper';
+import { type Q, type WebhooksDb, webhooksRepository as repo } from './webhooks.repository';
+
+/** What a service that reports events needs: `record` inside the transaction of the change. */
+export interface WebhookOutbox {
+  record(trx: Trx, userId: number, type: Exclude<WebhookEvent, 'ping'>, data: unknown): Promise<void>;
+}
+export const noWebhooks: WebhookOutbox = { record: async () => {} };
+
+/** `whsec_` + base64 of 32 random bytes (Standard Webhooks' form; the bytes are the HMAC key). */
+export const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+export const WEBHOOK_LOG = 50;
+
+const noEndpoint = () => new AppError('NOT_FOUND', { message: 'Вебхук не настроен' });
+const privateRefused = () =>
+  new AppError('VALIDATION', { errors: { url: ['Адрес во внутренней сети или на этом компьютере не подходит: нужен адрес, доступный из интернета'] } });
+
+export interface WebhooksDeps {
+  db: WebhooksDb;
+  jobs: Pick<JobQueue, 'enqueue'>;
+  allowPrivate: boolean;
+  clock?: () => Date;
+}
+
+/**
+ * A seller's webhook: one endpoint per user with the events it wants, its secret, the outbox of
+ * events (written in the transaction of the change they report, with the job that delivers them)
+ * and the delivery log.
+ */
+export function createWebhooksService({ db, jobs, allowPrivate, clock = () => new Date() }: WebhooksDeps) {
+  async function enqueue(q: Q, userId: number, type: WebhookEvent, data: unknown) {
+    const at = clock();
+    const body = JSON.stringify({ type, timestamp: at.toISOString(), data });
+    const row = await repo.insertDelivery(q, { userId, type, body, createdAt: at });
+    // The queue gives up a little after the last attempt the delivery itself allows.
+    await jobs.enqueue(q, WEBHOOK_JOB, { id: String(row.id) }, { maxAttempts: 1000, maxAgeMs: WEBHOOK_MAX_AGE_MS + 60_000 });
+    return row;
+  }
+
+  return {
+    async record(trx: Trx, userId: number, type: Exclude<WebhookEvent, 'ping'>, data: unknown) {
+      if (await repo.wants(trx, userId, type)) await enqueue(trx, userId, type, data);
+    },
+
+    async get(caller: Caller) {
+      const w = await repo.endpoint(db, caller.user.id);
+      return w ? toWebhook(w) : null;
+    },
+
+    /** Sets the endpoint; the secret is made with a new endpoint and kept on later changes (rotate replaces it). */
+    async put(caller: Caller, input: { url: string; events: WebhookEvent[] }) {
+      if (!allowPrivate && refusedAtSetup(new URL(input.url))) throw privateRefused();
+      const w = await repo.upsert(db, caller.user.id, { url: input.url, events: input.events, secret: newWebhookSecret() });
+      return { url: w.url, events: w.events as WebhookEvent[], secret: w.secret };
+    },
+
+    async rotate(caller: Caller) {
+      const secret = newWebhookSecret();
+      if (!(await repo.setSecret(db, caller.user.id, secret))) throw noEndpoint();
+      return { secret };
+    },
+
+    async remove(caller: Caller) {
+      if (!(await repo.remove(db, caller.user.id))) throw noEndpoint();
+      return { success: true as const };
+    },
+
+    /** «Отправить тест»: a `ping` to the endpoint, whatever events it chose. */
+    async test(caller: Caller) {
+      if (!(await repo.endpoint(db, caller.user.id))) throw noEndpoint();
+      return toDelivery(await enqueue(db, caller.user.id, 'ping', { message: 'Проверка вебхука' }));
+    },
+
+    async deliveries(caller: Caller) {
+      return (await repo.latest(db, caller.user.id, WEBHOOK_LOG)).map(toDelivery);
+    },
+  };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;

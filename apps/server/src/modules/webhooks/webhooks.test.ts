@@ -1,0 +1,310 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { WebhookDelivery } from '@adena/contract';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { closeServer, listen, readBody } from '../../../test/fakes/http';
+import { createTestApp, type TestApp } from '../../../test/harness';
+import { createJobs, type JobQueue } from '../jobs/jobs.service';
+import { isPrivateAddress, type Resolve } from './address-guard';
+import { registerWebhookDelivery } from './webhook-delivery';
+
+const KK = 1_000_000;
+const BASE = 5000;
+type Player = Awaited<ReturnType<typeof createUser>>;
+interface Hit {
+  at: number;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A local receiver whose answer each test sets; it records every request with the test clock's time. */
+function receiver(clock: () => number) {
+  const hits: Hit[] = [];
+  let answer: (req: IncomingMessage, res: ServerResponse, n: number) => void = (_q, res) => res.end('ok');
+  const server: Server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    hits.push({ at: clock(), url: req.url ?? '', headers: req.headers as Record<string, string>, body });
+    answer(req, res, hits.length);
+  });
+  return {
+    hits,
+    server,
+    answerWith(fn: typeof answer) {
+      answer = fn;
+    },
+  };
+}
+
+describe('webhook deliveries against a local receiver (pglite)', () => {
+  let t: TestApp;
+  let serverId: number;
+  let nowMs = Date.now();
+  const clock = () => nowMs;
+  const rx = receiver(clock);
+  let base = '';
+  let queue: JobQueue;
+
+  const call = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, who: Player, payload?: unknown) =>
+    t.app.inject({ method, url, headers: who.auth, ...(payload === undefined ? {} : { payload: payload as object }) });
+  const setWebhook = async (who: Player, events: string[], path = '/hook') => {
+    const res = await call('PUT', '/api/webhook', who, { url: `${base}${path}`, events });
+    expect(res.statusCode).toBe(200);
+    return res.json() as { url: string; events: string[]; secret: string };
+  };
+  const log = async (who: Player) => (await call('GET', '/api/webhook/deliveries', who)).json() as WebhookDelivery[];
+
+  beforeAll(async () => {
+    t = await createTestApp('pglite', { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    serverId = await firstServerId(t.db.kysely);
+    base = await listen(rx.server);
+    // The app's own worker runs only while it listens; this queue runs the same handler on a clock the test moves.
+    queue = createJobs({ db: t.db.kysely, now: () => new Date(nowMs) });
+    registerWebhookDelivery(queue, { db: t.db.kysely, retryBaseMs: BASE, allowPrivate: true, timeoutMs: 300, now: () => new Date(nowMs) });
+  });
+  afterAll(async () => {
+    await closeServer(rx.server);
+    await t.close();
+  });
+  beforeEach(async () => {
+    rx.hits.length = 0;
+    rx.answerWith((_q, res) => res.end('ok'));
+    nowMs = Date.now() + 1000;
+    await t.db.kysely.deleteFrom('jobs').execute();
+  });
+  afterEach(() => rx.answerWith((_q, res) => res.end('ok')));
+
+  it('delivers code.activated signed by the Standard Webhooks rules, and the signature verifies', async () => {
+    const seller = await createUser(t.db.kysely);
+    const buyer = await createUser(t.db.kysely);
+    const wallet = await createWallet(t.db.kysely, seller.id, serverId);
+    await fund(t.db.kysely, wallet, 100n * BigInt(KK));
+    const hook = await setWebhook(seller, ['code.activated']);
+    expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(hook.secret.slice(6), 'base64').length).toBeGreaterThanOrEqual(24);
+
+    const issued = (await call('POST', '/api/show_code/', seller, { gamesserver_id: serverId, nominal: KK, wallet_id: wallet.id })).json();
+    await call('POST', `/api/codes/${issued.code_id}/cancel`, seller); // code.cancelled is not chosen: nothing is written
+    const second = (await call('POST', '/api/show_code/', seller, { gamesserver_id: serverId, nominal: 2 * KK, wallet_id: wallet.id })).json();
+    expect((await call('POST', '/api/activation_code/', buyer, { sert: second.sert })).statusCode).toBe(200);
+
+    nowMs = Date.now();
+    await queue.runDue();
+    expect(rx.hits).toHaveLength(1);
+    const hit = rx.hits[0]!;
+    const verified = new Webhook(hook.secret).verify(hit.body, hit.headers) as { type: string; timestamp: string; data: { code: Record<string, unknown> } };
+    expect(verified.type).toBe('code.activated');
+    expect(verified.data.code).toMatchObject({ id: second.code_id, nominal: 2 * KK, status: 'activated' });
+    expect(verified.data.code).not.toHaveProperty('sert');
+    expect(hit.headers['webhook-id']).toMatch(/^msg_\d+$/);
+    // A forged body does not verify with the same headers.
+    expect(() => new Webhook(hook.secret).verify(hit.body.replace('activated', 'cancelled'), hit.headers)).toThrow();
+    const [d] = await log(seller);
+    expect(d).toMatchObject({ type: 'code.activated', status: 'delivered', attempts: 1, last_status_code: 200, next_attempt_at: null });
+    expect(await log(seller)).toHaveLength(1);
+  });
+
+  it('retries a receiver answering 500 twice with growing gaps, delivers the third time and never again', async () => {
+    const seller = await createUser(t.db.kysely);
+    await setWebhook(seller, ['code.activated']);
+    rx.answerWith((_q, res, n) => {
+      res.statusCode = n <= 2 ? 500 : 200;
+      res.end();
+    });
+    expect((await call('POST', '/api/webhook/test', seller)).statusCode).toBe(200);
+    await queue.runDue();
+    expect(rx.hits).toHaveLength(1);
+    const first = (await log(seller))[0]!;
+    expect(first).toMatchObject({ type: 'ping', status: 'pending', attempts: 1, last_status_code: 500 });
+    expect(new Date(first.next_attempt_at!).getTime()).toBe(rx.hits[0]!.at + BASE);
+
+    nowMs = rx.hits[0]!.at + BASE - 1;
+    await queue.runDue();
+    expect(rx.hits).toHaveLength(1);
+    nowMs = rx.hits[0]!.at + BASE;
+    await queue.runDue();
+    expect(rx.hits).toHaveLength(2);
+    const second = (await log(seller))[0]!;
+    expect(second).toMatchObject({ status: 'pending', attempts: 2, last_status_code: 500 });
+    const gap2 = new Date(second.next_attempt_at!).getTime() - rx.hits[1]!.at;
+    expect(gap2).toBeGreaterThanOrEqual(2 * BASE);
+
+    nowMs = rx.hits[1]!.at + gap2 - 1;
+    await queue.runDue();
+    expect(rx.hits).toHaveLength(2);
+    nowMs = rx.hits[1]!.at + gap2;
+    await queue.runDue();
+    expect(rx.hits).toHaveLength(3);
+    expect((await log(seller))[0]).toMatchObject({ status: 'delivered', attempts: 3, last_status_code: 200, next_attempt_at: null });
+    const [a, b, c] = rx.hits;
+    expect(c!.at - b!.at).toBeGreaterThanOrEqual(2 * (b!.at - a!.at));
+    expect(new Set(rx.hits.map((h) => h.headers['webhook-id'])).size).toBe(1);
+
+    nowMs += 4 * 24 * 60 * 60_000;
+    await queue.runDue();
+    expect(rx.hits).toHaveLength(3);
+  });
+
+  it('gives up three days after the event', async () => {
+    const seller = await createUser(t.db.kysely);
+    await setWebhook(seller, ['ping']);
+    rx.answerWith((_q, res) => {
+      res.statusCode = 503;
+      res.end();
+    });
+    await call('POST', '/api/webhook/test', seller);
+    const start = nowMs;
+    for (let i = 0; i < 40 && (await log(seller))[0]!.status === 'pending'; i++) {
+      const next = (await log(seller))[0]!.next_attempt_at;
+      nowMs = Math.max(nowMs, new Date(next!).getTime());
+      await queue.runDue();
+    }
+    const d = (await log(seller))[0]!;
+    expect(d.status).toBe('failed');
+    expect(rx.hits.at(-1)!.at - start).toBeLessThanOrEqual(3 * 24 * 60 * 60_000);
+    const n = rx.hits.length;
+    nowMs += 10 * 24 * 60 * 60_000;
+    await queue.runDue();
+    expect(rx.hits).toHaveLength(n);
+  });
+
+  it('counts a receiver that does not answer in time as a failure', async () => {
+    const seller = await createUser(t.db.kysely);
+    await setWebhook(seller, ['ping']);
+    rx.answerWith(() => {}); // never answers
+    await call('POST', '/api/webhook/test', seller);
+    await queue.runDue();
+    expect(rx.hits).toHaveLength(1);
+    const d = (await log(seller))[0]!;
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null });
+    const row = await t.db.kysely.selectFrom('webhook_deliveries').select('last_error').where('id', '=', BigInt(d.id)).executeTakeFirstOrThrow();
+    expect(row.last_error).toMatch(/timeout/);
+  });
+
+  it('does not follow a redirect', async () => {
+    const seller = await createUser(t.db.kysely);
+    await setWebhook(seller, ['ping'], '/moved');
+    rx.answerWith((req, res) => {
+      if (req.url === '/moved') {
+        res.writeHead(307, { location: `${base}/elsewhere` });
+        return res.end();
+      }
+      res.end('ok');
+    });
+    await call('POST', '/api/webhook/test', seller);
+    await queue.runDue();
+    expect(rx.hits.map((h) => h.url)).toEqual(['/moved']);
+    expect((await log(seller))[0]).toMatchObject({ status: 'pending', last_status_code: 307 });
+  });
+
+  it('reports request.completed and request.rejected to the player who made the request', async () => {
+    const player = await createUser(t.db.kysely);
+    const admin = await createUser(t.db.kysely, { admin: true });
+    await createWallet(t.db.kysely, player.id, serverId);
+    await setWebhook(player, ['request.completed', 'request.rejected']);
+    const open = async () => (await call('POST', '/api/up_balance_user/', player, { gamesserver_id: serverId, amount: 3 * KK, currency_type: 1 })).json().success.id as number;
+    const a = await open();
+    const b = await open();
+    expect((await call('POST', `/api/admin/requests/${a}/complete`, admin, {})).statusCode).toBe(200);
+    expect((await call('POST', `/api/admin/requests/${b}/reject`, admin, { reason: 'Нет перевода' })).statusCode).toBe(200);
+    await queue.runDue();
+    const bodies = rx.hits.map((h) => JSON.parse(h.body) as { type: string; data: { request: { id: number; status: string } } });
+    expect(bodies.map((x) => [x.type, x.data.request.id, x.data.request.status])).toEqual([
+      ['request.completed', a, 'completed'],
+      ['request.rejected', b, 'rejected'],
+    ]);
+  });
+
+  it('keeps each user\u2019s webhook and log to themselves', async () => {
+    const owner = await createUser(t.db.kysely);
+    const stranger = await createUser(t.db.kysely);
+    await setWebhook(owner, ['ping']);
+    await call('POST', '/api/webhook/test', owner);
+    expect((await call('GET', '/api/webhook', stranger)).json()).toBeNull();
+    expect(await log(stranger)).toEqual([]);
+    expect((await call('POST', '/api/webhook/test', stranger)).statusCode).toBe(404);
+    expect((await call('POST', '/api/webhook/rotate', stranger)).statusCode).toBe(404);
+    expect((await call('DELETE', '/api/webhook', stranger)).statusCode).toBe(404);
+    expect((await call('GET', '/api/webhook', owner)).json()).toMatchObject({ url: `${base}/hook`, events: ['ping'] });
+    expect(JSON.stringify((await call('GET', '/api/webhook', owner)).json())).not.toContain('whsec_');
+    expect((await t.app.inject({ method: 'GET', url: '/api/webhook/deliveries' })).statusCode).toBe(401);
+  });
+
+  it('rotates the secret: later deliveries verify with the new one only', async () => {
+    const seller = await createUser(t.db.kysely);
+    const old = await setWebhook(seller, ['ping']);
+    const again = await setWebhook(seller, ['ping', 'code.activated']);
+    expect(again.secret).toBe(old.secret);
+    const { secret } = (await call('POST', '/api/webhook/rotate', seller)).json() as { secret: string };
+    expect(secret).not.toBe(old.secret);
+    await call('POST', '/api/webhook/test', seller);
+    nowMs = Date.now();
+    await queue.runDue();
+    const hit = rx.hits[0]!;
+    expect(new Webhook(secret).verify(hit.body, hit.headers)).toMatchObject({ type: 'ping' });
+    expect(() => new Webhook(old.secret).verify(hit.body, hit.headers)).toThrow();
+  });
+
+  it('answers bad webhook settings with Russian 422s', async () => {
+    const seller = await createUser(t.db.kysely);
+    const ftp = await call('PUT', '/api/webhook', seller, { url: 'ftp://example.com/x', events: ['ping'] });
+    expect(ftp.statusCode).toBe(422);
+    expect(ftp.json().errors.url[0]).toMatch(/http/);
+    const none = await call('PUT', '/api/webhook', seller, { url: 'https://example.com/x', events: [] });
+    expect(none.json().errors.events[0]).toMatch(/событие/);
+    const unknown = await call('PUT', '/api/webhook', seller, { url: 'https://example.com/x', events: ['code.stolen'] });
+    expect(unknown.statusCode).toBe(422);
+  });
+});
+
+describe('webhook addresses without WEBHOOK_ALLOW_PRIVATE (pglite)', () => {
+  let t: TestApp;
+  let nowMs = Date.now();
+  const rx = receiver(() => nowMs);
+  let port = 0;
+
+  beforeAll(async () => {
+    t = await createTestApp('pglite');
+    port = Number(new URL(await listen(rx.server)).port);
+  });
+  afterAll(async () => {
+    await closeServer(rx.server);
+    await t.close();
+  });
+
+  it('refuses loopback and private address literals and localhost when the URL is set', async () => {
+    const seller = await createUser(t.db.kysely);
+    for (const url of [`http://127.0.0.1:${port}/`, 'http://10.0.0.5/', 'http://192.168.1.1/', 'http://169.254.169.254/latest', 'http://[::1]/', 'http://localhost/', 'http://[::ffff:127.0.0.1]/']) {
+      const res = await t.app.inject({ method: 'PUT', url: '/api/webhook', headers: seller.auth, payload: { url, events: ['ping'] } });
+      expect(res.statusCode, url).toBe(422);
+      expect(res.json().errors.url[0]).toMatch(/внутренней сети/);
+    }
+  });
+
+  it('refuses at delivery time a name that resolves to a private address, and sends nothing', async () => {
+    const seller = await createUser(t.db.kysely);
+    const res = await t.app.inject({ method: 'PUT', url: '/api/webhook', headers: seller.auth, payload: { url: `http://receiver.test:${port}/hook`, events: ['ping'] } });
+    expect(res.statusCode).toBe(200);
+    const resolve: Resolve = async () => [
+      { address: '93.184.216.34', family: 4 },
+      { address: '127.0.0.1', family: 4 },
+    ];
+    nowMs = Date.now() + 1000;
+    const queue = createJobs({ db: t.db.kysely, now: () => new Date(nowMs) });
+    registerWebhookDelivery(queue, { db: t.db.kysely, retryBaseMs: BASE, allowPrivate: false, resolve, now: () => new Date(nowMs) });
+    await t.app.inject({ method: 'POST', url: '/api/webhook/test', headers: seller.auth });
+    await queue.runDue();
+    expect(rx.hits).toHaveLength(0);
+    const row = await t.db.kysely.selectFrom('webhook_deliveries').selectAll().where('user_id', '=', seller.id).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'pending', attempts: 1, last_status_code: null });
+    expect(row.last_error).toMatch(/private address 127\.0\.0\.1/);
+  });
+
+  it('classifies addresses', () => {
+    for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1', '224.0.0.1']) {
+      expect(isPrivateAddress(a), a).toBe(true);
+    }
+    for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isPrivateAddress(a), a).toBe(false);
+  });
+});

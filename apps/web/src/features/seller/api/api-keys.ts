@@ -1,0 +1,22 @@
+import { createApiKey, deleteApiKey, listApiKeys } from '@adena/contract';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+
+export const apiKeysQueryOptions = () => queryOptions({ queryKey: ['seller', 'api-keys'], queryFn: () => request(listApiKeys), staleTime: 0 });
+export const useApiKeys = () => useQuery(apiKeysQueryOptions());
+
+export function useCreateApiKey() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (name: string) => request(createApiKey, { body: { name } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: apiKeysQueryOptions().queryKey }),
+  });
+}
+
+export function useRevokeApiKey() {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: (id: number) => request(deleteApiKey, { params: { id } }),
+    onSuccess: () => qc.invalidateQueries({ queryKey: apiKeysQueryOptions().queryKey }),
+  });
+}

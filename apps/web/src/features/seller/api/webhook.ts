@@ -1,0 +1,27 @@
+import { deleteWebhook, getWebhook, type PutWebhookBody, putWebhook, rotateWebhookSecret, testWebhook, webhookDeliveries } from '@adena/contract';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+
+export const webhookQueryOptions = () => queryOptions({ queryKey: ['seller', 'webhook'], queryFn: () => request(getWebhook), staleTime: 0 });
+export const useWebhook = () => useQuery(webhookQueryOptions());
+
+/** The delivery log refreshes itself while a delivery is still pending. */
+export const webhookDeliveriesQueryOptions = () =>
+  queryOptions({
+    queryKey: ['seller', 'webhook', 'deliveries'],
+    queryFn: () => request(webhookDeliveries),
+    staleTime: 0,
+    refetchInterval: (q) => (q.state.data?.some((d) => d.status === 'pending') ? 2000 : false),
+  });
+export const useWebhookDeliveries = () => useQuery(webhookDeliveriesQueryOptions());
+
+export function useWebhookActions() {
+  const qc = useQueryClient();
+  const refresh = () => qc.invalidateQueries({ queryKey: webhookQueryOptions().queryKey });
+  return {
+    save: useMutation({ mutationFn: (body: PutWebhookBody) => request(putWebhook, { body }), onSuccess: refresh }),
+    remove: useMutation({ mutationFn: () => request(deleteWebhook), onSuccess: refresh }),
+    rotate: useMutation({ mutationFn: () => request(rotateWebhookSecret) }),
+    test: useMutation({ mutationFn: () => request(testWebhook), onSuccess: refresh }),
+  };
+}

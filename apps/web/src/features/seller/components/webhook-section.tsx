@@ -1,0 +1,157 @@
+import { putWebhook, WEBHOOK_EVENTS, type WebhookEvent } from '@adena/contract';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Checkbox from '@mui/material/Checkbox';
+import Chip from '@mui/material/Chip';
+import FormControlLabel from '@mui/material/FormControlLabel';
+import FormGroup from '@mui/material/FormGroup';
+import FormHelperText from '@mui/material/FormHelperText';
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import Table from '@mui/material/Table';
+import TableBody from '@mui/material/TableBody';
+import TableCell from '@mui/material/TableCell';
+import TableHead from '@mui/material/TableHead';
+import TableRow from '@mui/material/TableRow';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { type FormEvent, useEffect, useState } from 'react';
+import { ApiError } from '../../../lib/api-client';
+import { useWebhook, useWebhookActions, useWebhookDeliveries } from '../api/webhook';
+import { dateTime, ShownOnce } from './shown-once';
+
+const EVENT_TEXT: Record<WebhookEvent, string> = {
+  'code.activated': 'Код активирован',
+  'code.cancelled': 'Код отменён',
+  'request.completed': 'Заявка выполнена',
+  'request.rejected': 'Заявка отклонена',
+  ping: 'Проверка (ping)',
+};
+const STATUS = { pending: ['Ждёт повтора', 'warning'], delivered: ['Доставлено', 'success'], failed: ['Не доставлено', 'error'] } as const;
+
+/** The webhook: URL and events, its secret (shown when set or rotated), a test send and the delivery log. */
+export function WebhookSection() {
+  const { data: hook, isPending } = useWebhook();
+  const { save, remove, rotate, test } = useWebhookActions();
+  const deliveries = useWebhookDeliveries();
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState<WebhookEvent[]>(['code.activated', 'code.cancelled']);
+  const [errors, setErrors] = useState<Record<string, string | undefined>>({});
+  const [secret, setSecret] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (hook) {
+      setUrl(hook.url);
+      setEvents(hook.events);
+    }
+  }, [hook]);
+
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const parsed = putWebhook.body.safeParse({ url, events });
+    if (!parsed.success) {
+      setErrors(Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0]), i.message])));
+      return;
+    }
+    setErrors({});
+    try {
+      const saved = await save.mutateAsync({ url, events });
+      if (!hook) setSecret(saved.secret);
+    } catch (err) {
+      if (err instanceof ApiError) setErrors({ url: err.fieldErrors.url?.[0], events: err.fieldErrors.events?.[0], form: err.fieldErrors.url ? undefined : err.message });
+    }
+  };
+  const toggle = (ev: WebhookEvent) => setEvents((cur) => (cur.includes(ev) ? cur.filter((x) => x !== ev) : [...cur, ev]));
+
+  return (
+    <Stack spacing={1.5} component="section" aria-labelledby="webhook-title">
+      <Typography variant="h2" id="webhook-title" sx={{ fontSize: 20 }}>
+        Вебхук
+      </Typography>
+      <Typography color="text.secondary" variant="body2">
+        Мы отправим POST на ваш адрес, когда случится выбранное событие, с подписью по стандарту Standard Webhooks. Если сервер не ответит 2xx — повторим
+        через 5 с, 10 с, 20 с… в течение трёх суток.
+      </Typography>
+      {secret && <ShownOnce label="Секрет вебхука" value={secret} onClose={() => setSecret(null)} />}
+      {!isPending && (
+        <Stack component="form" spacing={1} onSubmit={submit} noValidate>
+          <TextField
+            size="small"
+            label="Адрес (https://…)"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            error={Boolean(errors.url)}
+            helperText={errors.url ?? ' '}
+            inputMode="url"
+          />
+          <FormGroup row aria-label="События">
+            {WEBHOOK_EVENTS.filter((ev) => ev !== 'ping').map((ev) => (
+              <FormControlLabel key={ev} control={<Checkbox size="small" checked={events.includes(ev)} onChange={() => toggle(ev)} />} label={EVENT_TEXT[ev]} />
+            ))}
+          </FormGroup>
+          {errors.events && <FormHelperText error>{errors.events}</FormHelperText>}
+          {errors.form && <Alert severity="error">{errors.form}</Alert>}
+          <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 1 }}>
+            <Button type="submit" variant="contained" disabled={save.isPending}>
+              {hook ? 'Сохранить' : 'Подключить вебхук'}
+            </Button>
+            {hook && (
+              <>
+                <Button variant="outlined" onClick={() => test.mutate()} disabled={test.isPending}>
+                  Отправить тест
+                </Button>
+                <Button onClick={async () => setSecret((await rotate.mutateAsync()).secret)} disabled={rotate.isPending}>
+                  Новый секрет
+                </Button>
+                <Button color="error" onClick={() => remove.mutate()} disabled={remove.isPending}>
+                  Отключить
+                </Button>
+              </>
+            )}
+          </Stack>
+        </Stack>
+      )}
+      {hook && (
+        <>
+          <Typography variant="h3" sx={{ fontSize: 16, pt: 1 }}>
+            Журнал доставок
+          </Typography>
+          {deliveries.data?.length === 0 && <Alert severity="info">Пока ничего не отправлялось. Нажмите «Отправить тест».</Alert>}
+          {deliveries.data && deliveries.data.length > 0 && (
+            <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+              <Table size="small" aria-label="Журнал доставок">
+                <TableHead>
+                  <TableRow>
+                    <TableCell>Событие</TableCell>
+                    <TableCell>Статус</TableCell>
+                    <TableCell align="right">Попыток</TableCell>
+                    <TableCell align="right">Ответ</TableCell>
+                    <TableCell>Когда</TableCell>
+                  </TableRow>
+                </TableHead>
+                <TableBody>
+                  {deliveries.data.map((d) => (
+                    <TableRow key={d.id} data-testid="delivery-row">
+                      <TableCell>{EVENT_TEXT[d.type]}</TableCell>
+                      <TableCell>
+                        <Chip size="small" color={STATUS[d.status][1]} label={STATUS[d.status][0]} />
+                        {d.next_attempt_at && d.status === 'pending' && (
+                          <Typography variant="caption" sx={{ display: 'block' }}>
+                            следующая {dateTime(d.next_attempt_at)}
+                          </Typography>
+                        )}
+                      </TableCell>
+                      <TableCell align="right">{d.attempts}</TableCell>
+                      <TableCell align="right">{d.last_status_code ?? '—'}</TableCell>
+                      <TableCell>{dateTime(d.created_at)}</TableCell>
+                    </TableRow>
+                  ))}
+                </TableBody>
+              </Table>
+            </Paper>
+          )}
+        </>
+      )}
+    </Stack>
+  );
+}
