@@ -46,6 +46,9 @@ export const ConfigSchema = z
     TELEGRAM_BOT_TOKEN: optionalString,
     TELEGRAM_BOT_USERNAME: optionalString,
     TELEGRAM_API_URL: z.url().default('https://api.telegram.org'),
+    // Sessions (PRODUCT.md section 7): an access token ends after this long without use, and this long after sign-in in any case.
+    SESSION_IDLE_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(24),
+    SESSION_MAX_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
     // Where npm run backup / restore find pg_dump and pg_restore (default: Debian's newest, else PATH).
     PG_BIN_DIR: optionalString,
   })

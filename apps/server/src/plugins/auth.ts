@@ -21,7 +21,7 @@ export function registerAuth(app: FastifyInstance, sessions: Pick<SessionsServic
 }
 
 /** Anyone making a call: what an anonymous call's service function receives. */
-export const clientOf = (request: FastifyRequest): Client => ({ ip: request.ip });
+export const clientOf = (request: FastifyRequest): Client => ({ ip: request.ip, userAgent: request.headers['user-agent']?.slice(0, 512) ?? null });
 
 /** The signed-in caller; 401 without a live access token. */
 export async function requireSignedIn(request: FastifyRequest): Promise<Caller> {
