@@ -13,3 +13,8 @@ ALTER TABLE tokens
   ADD COLUMN session_id integer REFERENCES tokens(id) ON DELETE CASCADE;
 
 CREATE INDEX tokens_session ON tokens (session_id) WHERE session_id IS NOT NULL;
+
+-- Sessions signed in before this migration get the default ends (SESSION_IDLE_HOURS 24,
+-- SESSION_MAX_DAYS 30); sessions signed in later carry the settings of the process that signed them in.
+UPDATE tokens SET idle_seconds = 24 * 3600, expires_at = LEAST(expires_at, created_at + interval '30 days')
+ WHERE kind = 'access';
