@@ -60,9 +60,9 @@ describe('a player’s sessions and password, in the profile', () => {
     contexts.push(phone);
     const phonePage = await phone.newPage();
 
-    await signIn(phonePage, server, user.email);
+    await signIn(phonePage, server, user.email!);
     await live(phonePage);
-    await signIn(desk.page, server, user.email);
+    await signIn(desk.page, server, user.email!);
     await desk.page.goto(`${server.url}/profile`);
 
     const sessions = desk.page.getByTestId('session');
