@@ -27,7 +27,9 @@ import { createOutbox } from './modules/notifications/outbox';
 import { createSmsRuGateway } from './modules/notifications/sms';
 import { sessionsRoutes } from './modules/sessions/sessions.routes';
 import { createRateLimiter } from './modules/sessions/rate-limit.service';
-import { createSessionsService, type SessionsService } from './modules/sessions/sessions.service';
+import { createSessionsService, type SessionsService, scheduleSessionSweep } from './modules/sessions/sessions.service';
+import { passwordChangeRoutes } from './modules/accounts/password-change.routes';
+import { createPasswordChangeService } from './modules/accounts/password-change.service';
 import { auditAdminRoutes } from './modules/audit/audit-admin.routes';
 import { createAuditService } from './modules/audit/audit.service';
 import { codesAdminRoutes } from './modules/codes/codes-admin.routes';
@@ -99,13 +101,23 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
 
   // Sessions and accounts.
   const now = opts.now ?? (() => new Date());
-  const sessions = createSessionsService({ db: db.kysely, clock: now });
+  // Ended sessions' sockets are told through the realtime plugin, which is built below (it needs
+  // sessions for its handshake); nothing ends a session before the app is ready.
+  let endSockets: Realtime['endSessions'] | undefined;
+  const sessions = createSessionsService({
+    db: db.kysely,
+    clock: now,
+    idleHours: config.SESSION_IDLE_HOURS,
+    maxDays: config.SESSION_MAX_DAYS,
+    ended: (ids, reason) => endSockets?.(ids, reason),
+  });
   registerAuth(app, sessions);
   const accountsServices = composeAccounts(app, config, db, sessions, now);
 
   await app.register(fastifyRateLimit, { global: false });
 
   const realtime = createRealtime(app, { pgPool: db.pgPool, sessions });
+  endSockets = realtime.endSessions;
   const kysely = db.kysely;
   // System, wallets, requests, ledger views, audit, realtime tokens and the admin area's services.
   const audit = createAuditService({ db: kysely });
@@ -156,6 +168,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(systemRoutes({ system }));
   await app.register(accountsRoutes(accountsServices));
   await app.register(sessionsRoutes({ sessions }));
+  await app.register(passwordChangeRoutes({ passwordChange: accountsServices.passwordChange }));
   await app.register(walletsRoutes({ wallets }));
   await app.register(requestsRoutes({ requests }));
   await app.register(codesRoutes({ codes }));
@@ -182,6 +195,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
 
   // The job queue's worker runs while the server listens.
   schedulePurge(jobs, createPurge({ db: db.kysely }));
+  scheduleSessionSweep(jobs, sessions);
   app.addHook('onListen', async () => jobs.start());
   app.addHook('onClose', async () => jobs.stop());
 
@@ -212,6 +226,7 @@ function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions:
     signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, publicUrl: config.PUBLIC_URL, now }),
     reset: createResetService({ db: db.kysely, flows, sessions, signIn, delivery }),
     externalSignIn: createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, now }),
+    passwordChange: createPasswordChangeService({ db: db.kysely, limiter, sessions, now }),
   };
 }
 

@@ -4,6 +4,7 @@ export * from './calls/codes';
 export * from './calls/operators';
 export * from './calls/realtime';
 export * from './calls/seller';
+export * from './calls/sessions';
 export * from './calls/system';
 export * from './calls/wallet';
 export * from './messages/ru';

@@ -8,3 +8,4 @@ export type { Gamesserver } from './calls/system';
 export type { CurrencyType } from './primitives';
 export type { Request, Wallet } from './calls/wallet';
 export type { RealtimeEventName, RealtimeEvents, RealtimeMessage } from './calls/realtime';
+export type { Session, SessionEndReason } from './calls/sessions';

@@ -69,8 +69,19 @@ export interface TokensTable {
   kind: TokenKind;
   token_hash: string;
   created_at: Generated<Date>;
+  /** The hard end (an access token: SESSION_MAX_DAYS after sign-in); NULL for none. */
   expires_at: NullableTimestamp;
   last_used_at: NullableTimestamp;
+  /** 0015_sessions: written by the bearer lookup at most once a minute. */
+  last_seen_at: Generated<Date>;
+  /** An access token ends this many seconds after last_seen_at (SESSION_IDLE_HOURS); NULL for none. */
+  idle_seconds: number | null;
+  /** How the session was signed in: email, phone, discord, telegram, telegram_app, … (access tokens). */
+  method: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  /** A realtime token's session: ending the session deletes it (ON DELETE CASCADE). */
+  session_id: number | null;
 }
 
 export type LedgerAccountKind = 'wallet' | 'cash' | 'payout' | 'escrow' | 'fees';

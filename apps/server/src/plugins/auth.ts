@@ -1,37 +1,37 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from '../lib/app-error';
 import { bearerOf, hashToken } from '../lib/tokens';
-import type { Caller, Client } from '../modules/sessions/caller';
+import type { Caller, Client, SessionCaller } from '../modules/sessions/caller';
 import type { SessionsService } from '../modules/sessions/sessions.service';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in caller behind the bearer, looked up lazily at most once per request. */
-    caller(): Promise<Caller | null>;
+    caller(): Promise<SessionCaller | null>;
   }
 }
 
 /** Decorates every request with `caller()`, found through the sessions service. */
 export function registerAuth(app: FastifyInstance, sessions: Pick<SessionsService, 'callerOf'>) {
   app.decorateRequest('caller', function (this: FastifyRequest) {
-    const req = this as FastifyRequest & { _caller?: Promise<Caller | null> };
+    const req = this as FastifyRequest & { _caller?: Promise<SessionCaller | null> };
     req._caller ??= sessions.callerOf(bearerOf(req.headers.authorization), clientOf(req));
     return req._caller;
   });
 }
 
 /** Anyone making a call: what an anonymous call's service function receives. */
-export const clientOf = (request: FastifyRequest): Client => ({ ip: request.ip });
+export const clientOf = (request: FastifyRequest): Client => ({ ip: request.ip, userAgent: request.headers['user-agent']?.slice(0, 512) ?? null });
 
 /** The signed-in caller; 401 without a live access token. */
-export async function requireSignedIn(request: FastifyRequest): Promise<Caller> {
+export async function requireSignedIn(request: FastifyRequest): Promise<SessionCaller> {
   const caller = await request.caller();
   if (!caller) throw new AppError('UNAUTHENTICATED');
   return caller;
 }
 
 /** A signed-in admin; 401 without a live access token, 403 for anyone else. */
-export async function requireSignedInAdmin(request: FastifyRequest): Promise<Caller> {
+export async function requireSignedInAdmin(request: FastifyRequest): Promise<SessionCaller> {
   const caller = await requireSignedIn(request);
   if (!caller.user.admin) throw new AppError('FORBIDDEN');
   return caller;

@@ -1,4 +1,4 @@
-import { OPERATORS_CHANNEL, type OperatorEvent, type OperatorEventName, type RealtimeEvents, realtimeChannelFor, SubscribeBodySchema } from '@adena/contract';
+import { OPERATORS_CHANNEL, type OperatorEvent, type OperatorEventName, type RealtimeEvents, realtimeChannelFor, type SessionEndReason, SubscribeBodySchema } from '@adena/contract';
 import { createAdapter } from '@socket.io/postgres-adapter';
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
@@ -12,20 +12,33 @@ export interface Realtime {
   publish<N extends RealtimeEventName>(userId: number, name: N, data: RealtimeEvents[N]): void;
   /** Sends to every operator's socket on `private:operators`, on every process. Only after COMMIT. */
   publishOperators(name: OperatorEventName, data: OperatorEvent): void;
-  /** Drops the user's sockets everywhere (block, sign-out of every session). */
-  disconnectUser(userId: number): void;
+  /**
+   * Tells the sockets of these sessions `session_ended` and closes them, on every process. Call
+   * only after the transaction that ended the sessions committed.
+   */
+  endSessions(sessionIds: number[], reason: SessionEndReason): void;
+  /** The same for every socket of a user (a block: no session of theirs may go on). */
+  endUserSessions(userId: number, reason: SessionEndReason): void;
   io: Server;
   close(): Promise<void>;
 }
 
+/** The cluster message (Socket.IO's serverSideEmit) that asks every other process to end sockets. */
+const END_SOCKETS = 'adena:end-sockets';
+interface EndSockets {
+  rooms: string[];
+  reason: SessionEndReason;
+}
+
 /**
- * Socket.IO on the API's own port. A socket authenticates with a short-lived token from
- * POST /api/ably-token and may join only its owner's channel. With DATABASE_URL the
- * PostgreSQL adapter relays every emit to sockets held by other processes.
+ * Socket.IO on the API's own port. A socket authenticates with a one-connection, one-minute token
+ * from POST /api/ably-token, joins its user's and its session's rooms, and may subscribe only to
+ * its owner's channel. With DATABASE_URL the PostgreSQL adapter relays every emit to sockets held
+ * by other processes.
  */
 export function createRealtime(
   app: FastifyInstance,
-  { pgPool, sessions }: { pgPool: Db['pgPool']; sessions: Pick<SessionsService, 'userOfRealtimeToken'> },
+  { pgPool, sessions }: { pgPool: Db['pgPool']; sessions: Pick<SessionsService, 'takeRealtimeToken'> },
 ): Realtime {
   const io = new Server(app.server, { path: '/socket.io/', serveClient: false, cors: { origin: false } });
   if (pgPool) io.adapter(peerAwareAdapter(pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter') }));
@@ -33,11 +46,12 @@ export function createRealtime(
   io.use(async (socket, next) => {
     try {
       const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
-      const user = await sessions.userOfRealtimeToken(typeof token === 'string' ? token : undefined);
-      if (!user) return next(new Error('unauthorized'));
-      socket.data.userId = user.id;
-      socket.data.admin = user.admin;
-      void socket.join(userRoom(user.id));
+      const found = await sessions.takeRealtimeToken(typeof token === 'string' ? token : undefined);
+      if (!found) return next(new Error('unauthorized'));
+      socket.data.userId = found.userId;
+      socket.data.sessionId = found.sessionId;
+      socket.data.admin = found.admin;
+      void socket.join([userRoom(found.userId), sessionRoom(found.sessionId)]);
       next();
     } catch (err) {
       app.log.error({ err }, 'realtime auth failed');
@@ -65,6 +79,35 @@ export function createRealtime(
     });
   });
 
+  /**
+   * Ends this process's sockets in the rooms: `session_ended`, then the connection closes. Both are
+   * written to each socket here, in that order, so the message always arrives first (engine.io
+   * flushes what is buffered before it closes the transport), with no timer (decision record 0018).
+   */
+  function endLocal({ rooms, reason }: EndSockets) {
+    const ids = new Set<string>();
+    for (const room of rooms) for (const id of io.sockets.adapter.rooms.get(room) ?? []) ids.add(id);
+    for (const id of ids) {
+      const socket = io.sockets.sockets.get(id);
+      if (!socket) continue;
+      const channel = realtimeChannelFor(socket.data.userId as number);
+      socket.emit('message', { channel, name: 'session_ended', data: { reason } });
+      socket.disconnect(true);
+    }
+  }
+  // Another process ended sessions: it ended its own sockets, we end ours.
+  io.on(END_SOCKETS, (msg: EndSockets) => endLocal(msg));
+
+  function endEverywhere(msg: EndSockets) {
+    endLocal(msg);
+    if (!pgPool) return;
+    try {
+      io.serverSideEmit(END_SOCKETS, msg);
+    } catch (err) {
+      app.log.warn({ err }, 'realtime: could not relay a session end');
+    }
+  }
+
   return {
     io,
     publish(userId, name, data) {
@@ -74,19 +117,11 @@ export function createRealtime(
     publishOperators(name, data) {
       io.to(OPERATORS_CHANNEL).emit('message', { channel: OPERATORS_CHANNEL, name, data });
     },
-    disconnectUser(userId) {
-      // With the PostgreSQL adapter a broadcast reaches even this process's sockets only after its
-      // NOTIFY is written, while a disconnect is applied here at once: a `session_ended` published
-      // just before would be overtaken and never arrive. The tokens are already gone, so the short
-      // wait lets the message through without leaving the socket any power.
-      const drop = setTimeout(() => {
-        try {
-          io.in(userRoom(userId)).disconnectSockets(true);
-        } catch {
-          // The server closed meanwhile: its sockets are gone anyway.
-        }
-      }, DISCONNECT_AFTER_MS);
-      drop.unref();
+    endSessions(sessionIds, reason) {
+      if (sessionIds.length > 0) endEverywhere({ rooms: sessionIds.map(sessionRoom), reason });
+    },
+    endUserSessions(userId, reason) {
+      endEverywhere({ rooms: [userRoom(userId)], reason });
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -94,8 +129,6 @@ export function createRealtime(
       }),
   };
 }
-
-const DISCONNECT_AFTER_MS = 500;
 
 type Pool = NonNullable<Db['pgPool']>;
 type AdapterOptions = NonNullable<Parameters<typeof createAdapter>[1]>;
@@ -151,5 +184,6 @@ export function peerAwareAdapter(pool: Pool, opts: AdapterOptions = {}) {
   };
 }
 
-// Every socket of a user sits in this room from the handshake on, whether or not it subscribed.
+// Every socket sits in its user's and its session's room from the handshake on, whether or not it subscribed.
 const userRoom = (userId: number) => `user:${userId}`;
+const sessionRoom = (sessionId: number) => `session:${sessionId}`;

@@ -44,6 +44,18 @@ export function endSession(qc: QueryClient) {
   qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'user' && q.queryKey[0] !== 'gamesservers' });
 }
 
+const SESSION_ENDED: Record<string, string> = {
+  logout: 'Вы вышли из аккаунта',
+  revoked: 'Этот сеанс завершён с другого устройства. Войдите снова',
+  password_changed: 'Пароль изменён на другом устройстве. Войдите с новым паролем',
+  password_reset: 'Пароль сброшен. Войдите с новым паролем',
+  blocked: 'Ваш аккаунт заблокирован. Обратитесь в поддержку',
+  expired: 'Сеанс истёк. Войдите снова',
+};
+
+/** Why the server ended this session (`session_ended`'s reason), in Russian. */
+export const sessionEndedText = (reason: string) => SESSION_ENDED[reason] ?? 'Сеанс завершён. Войдите снова';
+
 export function useLogout() {
   const qc = useQueryClient();
   return useMutation({

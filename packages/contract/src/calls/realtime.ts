@@ -10,7 +10,7 @@ export const RealtimeEventSchemas = {
   del_sert: z.object({ gamesserver_id: z.number().int(), del_sert: z.number().int() }),
   error_code: z.object({ gamesserver_id: z.number().int(), code_id: z.number().int(), your_error_code_id: z.number().int() }),
   test: z.object({ message: z.string() }),
-  /** The account was blocked or signed out everywhere: the client drops its session. */
+  /** This socket's session ended (logout, revoked, password change or reset, block, expiry): the client drops it. */
   session_ended: z.object({ reason: z.string() }),
 };
 export type RealtimeEvents = { [N in keyof typeof RealtimeEventSchemas]: z.infer<(typeof RealtimeEventSchemas)[N]> };

@@ -3,13 +3,25 @@
 -- the realtime handshake) run `SELECT * FROM token_user($1, $2)`; money calls check the bearer
 -- inside their own statement with caller_id.
 
+-- When a token ends (decision record 0018): at its hard end (expires_at; an access token's is
+-- SESSION_MAX_DAYS after sign-in) or idle_seconds after it was last seen (an access token's is
+-- SESSION_IDLE_HOURS), whichever comes first; NULL when neither applies. token_user refuses a token
+-- past it, and the sessions sweep ends (and tells the sockets of) every session past it.
+-- STABLE, not IMMUTABLE, because timestamptz + interval is, so that PostgreSQL inlines it.
+CREATE OR REPLACE FUNCTION token_ends_at(p_expires_at timestamptz, p_last_seen_at timestamptz, p_idle_seconds integer)
+RETURNS timestamptz LANGUAGE sql STABLE AS $$
+  SELECT LEAST(p_expires_at, p_last_seen_at + make_interval(secs => p_idle_seconds))
+$$;
+
 -- A plain SQL function, so PostgreSQL inlines it into the statement that calls it: one indexed
 -- lookup of the token by its hash (tokens.token_hash is unique) and of its user by id.
 CREATE OR REPLACE FUNCTION token_user(p_token_hash text, p_kind text) RETURNS SETOF users
 LANGUAGE sql STABLE AS $$
   SELECT u.* FROM tokens t JOIN users u ON u.id = t.user_id
    WHERE t.token_hash = p_token_hash AND t.kind = p_kind
-     AND (t.expires_at IS NULL OR t.expires_at > now()) AND u.blocked_at IS NULL
+     AND (token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) > now()
+          OR token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) IS NULL)
+     AND u.blocked_at IS NULL
 $$;
 
 -- The caller of a money call, found inside the call's own statement (decision record 0014):

@@ -13,7 +13,7 @@ import { createAccountsAdminRepository, type UserChange, type UserSearch } from 
 
 export interface AccountsAdminServiceDeps {
   db: Db['kysely'];
-  realtime: Pick<Realtime, 'publish' | 'disconnectUser'>;
+  realtime: Pick<Realtime, 'publish' | 'endUserSessions'>;
   audit: AuditRecorder;
   /** What the user card shows of other aggregates. */
   wallets: Pick<WalletsService, 'ofUser'>;
@@ -111,7 +111,7 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
     /**
      * Blocks the account and ends every token in the same transaction, so no request after the
      * commit is answered for it (auth also refuses blocked users on every lookup). Open pages
-     * learn it at once: `session_ended` on the user's channel, then their sockets are dropped.
+     * learn it at once: every socket of the user gets `session_ended` and is closed, on every process.
      */
     async block(caller: Caller, id: number, reason: string) {
       if (id === caller.user.id) throw new AppError('CONFLICT', { message: 'Нельзя заблокировать самого себя' });
@@ -120,8 +120,7 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
         endTokens: true,
       });
       if (changed) {
-        deps.realtime.publish(id, 'session_ended', { reason: 'blocked' });
-        deps.realtime.disconnectUser(id);
+        deps.realtime.endUserSessions(id, 'blocked');
       }
       return toAdminUser(user, now());
     },

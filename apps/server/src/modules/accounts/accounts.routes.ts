@@ -80,7 +80,7 @@ export const accountsRoutes =
       new_password_token: await reset.checkResetCode(clientOf(request), 'email', request.body.email_reset_password_token, request.body.code),
     }));
     app.post(emailCreateNewPassword.path, { schema: schema(emailCreateNewPassword) }, (request) =>
-      reset.createNewPassword(bearer(request), request.body.password),
+      reset.createNewPassword(clientOf(request), 'email', bearer(request), request.body.password),
     );
     app.post(phoneResetPassword.path, { schema: schema(phoneResetPassword) }, async (request) => ({
       phone_reset_token: await reset.startReset(clientOf(request), 'phone', request.body.phone),
@@ -89,7 +89,7 @@ export const accountsRoutes =
       new_password_token: await reset.checkResetCode(clientOf(request), 'phone', request.body.phone_reset_token, request.body.code),
     }));
     app.post(phoneCreateNewPassword.path, { schema: schema(phoneCreateNewPassword) }, (request) =>
-      reset.createNewPassword(bearer(request), request.body.password),
+      reset.createNewPassword(clientOf(request), 'phone', bearer(request), request.body.password),
     );
 
     // Discord and Telegram.

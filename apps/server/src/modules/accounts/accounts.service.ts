@@ -38,7 +38,7 @@ export function createAccountsService(deps: AccountsDeps) {
       // Only someone who knows the password learns that the account is blocked.
       refuseBlocked(user);
       await limiter.clear(accountKey);
-      return signIn(db, user);
+      return signIn(db, user, { method, client });
     },
 
     /** GET /api/user: the caller's own user object. */

@@ -116,7 +116,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
     });
   }
 
-  async function telegramSignIn(client: Client, check: (botToken: string) => TelegramCheck) {
+  async function telegramSignIn(client: Client, method: 'telegram' | 'telegram_app', check: (botToken: string) => TelegramCheck) {
     const botToken = config.TELEGRAM_BOT_TOKEN;
     if (!botToken) throw new AppError('NOT_FOUND', { message: MSG.telegramOff });
     await limiter.count(`social:ip:${client.ip}`, limits.socialPerIp);
@@ -127,7 +127,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
     return inTransaction(db, async (trx) => {
       const user = await findOrCreateTelegramUser(trx, result.identity);
       refuseBlocked(user);
-      return signIn(trx, user);
+      return signIn(trx, user, { method, client });
     });
   }
 
@@ -166,7 +166,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
         inTransaction(db, async (trx) => {
           const user = await findOrCreateDiscordUser(trx, profile);
           refuseBlocked(user);
-          return signIn(trx, user);
+          return signIn(trx, user, { method: 'discord', client });
         });
       // A parallel first sign-in of the same Discord account loses the insert: try once more and find it.
       try {
@@ -178,9 +178,9 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
     },
 
     telegramWidgetSignIn: (client: Client, fields: Record<string, unknown>) =>
-      telegramSignIn(client, (botToken) => checkLoginWidget(fields, botToken, now())),
+      telegramSignIn(client, 'telegram', (botToken) => checkLoginWidget(fields, botToken, now())),
 
-    webAppSignIn: (client: Client, initData: string) => telegramSignIn(client, (botToken) => checkInitData(initData, botToken, now())),
+    webAppSignIn: (client: Client, initData: string) => telegramSignIn(client, 'telegram_app', (botToken) => checkInitData(initData, botToken, now())),
   };
 }
 

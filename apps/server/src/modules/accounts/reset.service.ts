@@ -13,7 +13,7 @@ const NEW_PASSWORD_TOKEN_REFUSED = 'Ссылка для смены пароля 
 export interface ResetDeps {
   db: Pool;
   flows: CodeFlows;
-  sessions: Pick<SessionsService, 'issueNewPasswordToken' | 'isLiveNewPasswordToken' | 'takeNewPasswordToken' | 'endAllSessions'>;
+  sessions: Pick<SessionsService, 'issueNewPasswordToken' | 'isLiveNewPasswordToken' | 'takeNewPasswordToken' | 'endAllSessions' | 'announceEnded'>;
   signIn: SignIn;
   delivery: Pick<CodeDelivery, 'deliver'>;
 }
@@ -41,20 +41,23 @@ export function createResetService(deps: ResetDeps) {
     },
 
     /** Step 3 (bearer = new_password_token): new password, every other session ended, a new one started. */
-    async createNewPassword(bearer: string | undefined, password: string) {
+    async createNewPassword(client: Client, method: Method, bearer: string | undefined, password: string) {
       if (!bearer) throw refused();
       // A cheap look first, so a made-up bearer cannot make us spend an argon2id hash.
       if (!(await sessions.isLiveNewPasswordToken(bearer))) throw refused();
       const passwordHash = await hashPassword(password);
-      return inTransaction(db, async (trx) => {
+      const { answer, ended } = await inTransaction(db, async (trx) => {
         const userId = await sessions.takeNewPasswordToken(bearer, trx);
         if (userId === null) throw refused();
         const before = (await repo.findUserById(trx, userId))!;
         refuseBlocked(before);
         const user = await repo.updateUser(trx, before.id, { password_hash: passwordHash });
-        await sessions.endAllSessions(user.id, trx);
-        return signIn(trx, user);
+        const endedIds = await sessions.endAllSessions(user.id, trx);
+        return { answer: await signIn(trx, user, { method, client }), ended: endedIds };
       });
+      // After COMMIT: the sockets of every session the reset ended are told and closed.
+      sessions.announceEnded(ended, 'password_reset');
+      return answer;
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { AuthResponse } from '@adena/contract';
 import { AppError } from '../../lib/app-error';
 import type { User } from '../sessions/caller';
-import type { Queryable, SessionsService } from '../sessions/sessions.service';
+import type { Queryable, SessionOrigin, SessionsService } from '../sessions/sessions.service';
 import { toUser } from './accounts.mapper';
 import { accountsRepository as repo } from './accounts.repository';
 import type { Method } from './code-flows';
@@ -10,8 +10,8 @@ export const ALREADY_REGISTERED = 'Аккаунт с этим адресом у�
 
 /** What every way in ends with: a new session and the user object (PRODUCT.md's auth answer). */
 export function createSignIn(deps: { sessions: Pick<SessionsService, 'issueAccessToken'>; now: () => Date }) {
-  return async (q: Queryable, user: User): Promise<AuthResponse> => {
-    const token = await deps.sessions.issueAccessToken(user.id, q);
+  return async (q: Queryable, user: User, origin: SessionOrigin): Promise<AuthResponse> => {
+    const token = await deps.sessions.issueAccessToken(user.id, q, origin);
     return { access_token: token, user: toUser(user, deps.now()) };
   };
 }

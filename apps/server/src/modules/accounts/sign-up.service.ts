@@ -113,7 +113,7 @@ export function createSignUpService(deps: SignUpDeps) {
             password_hash: flow.password_hash,
             name: flow.name ?? defaultName(method, flow.address),
           });
-          return signIn(trx, user);
+          return signIn(trx, user, { method, client });
         }),
       );
     },

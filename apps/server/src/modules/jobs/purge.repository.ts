@@ -13,8 +13,9 @@ const ago = (now: Date, ms: number) => new Date(now.getTime() - ms);
  * queries are kept here, with the recurring job, so one file lists everything purged.
  */
 export const purgeRepository = {
+  /** Not sessions: the sessions sweep ends those and tells their sockets (decision record 0018). */
   async expiredTokens(db: Kysely<Database>, now: Date) {
-    const r = await db.deleteFrom('tokens').where('expires_at', '<', now).executeTakeFirst();
+    const r = await db.deleteFrom('tokens').where('kind', '<>', 'access').where('expires_at', '<', now).executeTakeFirst();
     return Number(r.numDeletedRows);
   },
 

@@ -23,7 +23,9 @@ describe.each(DB_KINDS)('purge of expired rows on %s', (kind) => {
     const token = (kind: 'access' | 'realtime' | 'new_password', expires: Date | null) =>
       k.insertInto('tokens').values({ user_id: user.id, kind, token_hash: hashToken(newToken()), expires_at: expires }).returning('id').executeTakeFirstOrThrow();
     const live = [await token('access', null), await token('access', at(1)), await token('realtime', at(5))];
-    for (const [kind, expires] of [['access', at(-1)], ['realtime', at(-10)], ['new_password', at(-DAY)]] as const) await token(kind, expires);
+    // An ended session is the sessions sweep's: it tells the session's sockets as it deletes it.
+    live.push(await token('access', at(-1)));
+    for (const [kind, expires] of [['realtime', at(-10)], ['new_password', at(-DAY)]] as const) await token(kind, expires);
 
     const flow = (expires: Date) =>
       k

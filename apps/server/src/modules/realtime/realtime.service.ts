@@ -1,6 +1,6 @@
 import { realtimeChannelFor } from '@adena/contract';
 import type { Realtime } from '../../plugins/realtime';
-import type { Caller } from '../sessions/caller';
+import type { Caller, SessionCaller } from '../sessions/caller';
 import type { SessionsService } from '../sessions/sessions.service';
 
 /** Socket tokens (issued by sessions) for the caller's private channel, and the test message on it. */
@@ -12,7 +12,7 @@ export function createRealtimeService({
   realtime: Pick<Realtime, 'publish'>;
 }) {
   return {
-    async issueToken(caller: Caller) {
+    async issueToken(caller: SessionCaller) {
       const { token, expiresAt } = await sessions.issueRealtimeToken(caller);
       return { token, expires_at: expiresAt.toISOString(), channel: realtimeChannelFor(caller.user.id) };
     },

@@ -58,7 +58,7 @@ export function createApiKeysService({ db, rate = DEFAULT_KEY_RATE, clock = () =
       if (!found) throw new AppError('UNAUTHENTICATED', { message: 'API-ключ не найден или отозван' });
       const at = clock();
       if (!found.keyLastUsedAt || at.getTime() - new Date(found.keyLastUsedAt).getTime() > 60_000) await repo.touch(db, found.keyId, at);
-      return { user: found.user, ip: client.ip, apiKeyId: found.keyId };
+      return { user: found.user, ip: client.ip, sessionId: null, apiKeyId: found.keyId };
     },
 
     /** Counts a call against its key's rate; 429 past it. */

@@ -16,13 +16,132 @@ export const sessionsRepository = {
     return rows[0] ?? null;
   },
 
-  /** Stores a new socket token of the user; their expired ones are of no use to anyone and go in the same transaction. */
-  replaceExpiredRealtimeTokens(q: Queryable, userId: number, tokenHash: string, expiresAt: Date, now: Date) {
+  /**
+   * The caller of a request: the live user behind an access token and its session's id, in one
+   * statement that also marks the session seen when it was last marked more than a minute ago
+   * (so a busy session writes once a minute, not once a request, and idles out only unused).
+   */
+  async findCallerByAccessToken(q: Queryable, tokenHash: string): Promise<{ user: User; sessionId: number } | null> {
+    const { rows } = await sql<User & { session_id: number }>`
+      WITH caller AS (
+        SELECT u.*, (SELECT t.id FROM tokens t WHERE t.token_hash = ${tokenHash}) AS session_id
+          FROM token_user(${tokenHash}, 'access') u
+      ), seen AS (
+        UPDATE tokens t SET last_seen_at = now() FROM caller c
+         WHERE t.id = c.session_id AND t.last_seen_at < now() - interval '1 minute'
+      )
+      SELECT * FROM caller`.execute(q);
+    const row = rows[0];
+    if (!row) return null;
+    const { session_id, ...user } = row;
+    return { user: user as User, sessionId: session_id };
+  },
+
+  /**
+   * Uses a socket token up (one connection each) and says whose session it serves; null when
+   * `token_user` does not accept it (unknown, expired, blocked user).
+   */
+  async takeRealtimeToken(q: Queryable, tokenHash: string): Promise<{ userId: number; sessionId: number; admin: boolean } | null> {
+    const { rows } = await sql<{ user_id: number; session_id: number | null; admin: boolean }>`
+      DELETE FROM tokens d USING token_user(${tokenHash}, 'realtime') u
+       WHERE d.token_hash = ${tokenHash} AND d.kind = 'realtime' AND d.user_id = u.id
+      RETURNING d.user_id, d.session_id, u.admin`.execute(q);
+    const row = rows[0];
+    return row && row.session_id !== null ? { userId: row.user_id, sessionId: row.session_id, admin: row.admin } : null;
+  },
+
+  /** Stores a new socket token of a session; the user's expired ones are of no use to anyone and go in the same transaction. */
+  replaceExpiredRealtimeTokens(q: Queryable, userId: number, sessionId: number, tokenHash: string, expiresAt: Date, now: Date) {
     const run = async (trx: Queryable) => {
       await trx.deleteFrom('tokens').where('user_id', '=', userId).where('kind', '=', 'realtime').where('expires_at', '<', now).execute();
-      await trx.insertInto('tokens').values({ user_id: userId, kind: 'realtime', token_hash: tokenHash, expires_at: expiresAt }).execute();
+      await trx
+        .insertInto('tokens')
+        .values({ user_id: userId, kind: 'realtime', token_hash: tokenHash, expires_at: expiresAt, session_id: sessionId })
+        .execute();
     };
     return q.isTransaction ? run(q) : q.transaction().execute(run);
+  },
+
+  /** A new session (an access token) with its hard end, idle window and where it was signed in from. */
+  async insertSession(q: Queryable, s: { userId: number; tokenHash: string; expiresAt: Date; idleSeconds: number; method: string; ip: string | null; userAgent: string | null }) {
+    await q
+      .insertInto('tokens')
+      .values({
+        user_id: s.userId,
+        kind: 'access',
+        token_hash: s.tokenHash,
+        expires_at: s.expiresAt,
+        idle_seconds: s.idleSeconds,
+        method: s.method,
+        ip: s.ip,
+        user_agent: s.userAgent,
+      })
+      .execute();
+  },
+
+  /** The user's live sessions, most recently seen first. */
+  async listSessions(q: Queryable, userId: number) {
+    const { rows } = await sql<{
+      id: number;
+      method: string | null;
+      created_at: Date;
+      last_seen_at: Date;
+      ip: string | null;
+      user_agent: string | null;
+    }>`
+      SELECT id, method, created_at, last_seen_at, ip, user_agent FROM tokens t
+       WHERE t.user_id = ${userId} AND t.kind = 'access'
+         AND (token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) > now()
+              OR token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) IS NULL)
+       ORDER BY t.last_seen_at DESC, t.id DESC`.execute(q);
+    return rows;
+  },
+
+  /** Ends one session of the user; says whether there was one (another user's id finds nothing). */
+  async deleteSession(q: Queryable, userId: number, sessionId: number) {
+    const row = await q
+      .deleteFrom('tokens')
+      .where('user_id', '=', userId)
+      .where('id', '=', sessionId)
+      .where('kind', '=', 'access')
+      .returning('id')
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+
+  /** Ends every session of the user but one; answers the ended ones' ids. */
+  async deleteOtherSessions(q: Queryable, userId: number, keepSessionId: number) {
+    const rows = await q
+      .deleteFrom('tokens')
+      .where('user_id', '=', userId)
+      .where('kind', '=', 'access')
+      .where('id', '<>', keepSessionId)
+      .returning('id')
+      .execute();
+    return rows.map((r) => r.id);
+  },
+
+  /** The session goes on under a new token (after a password change the old bearer stops working). */
+  async rotateSessionToken(q: Queryable, userId: number, sessionId: number, tokenHash: string) {
+    const res = await q
+      .updateTable('tokens')
+      .set({ token_hash: tokenHash })
+      .where('user_id', '=', userId)
+      .where('id', '=', sessionId)
+      .where('kind', '=', 'access')
+      .executeTakeFirst();
+    return res.numUpdatedRows > 0n;
+  },
+
+  /**
+   * Deletes every session past its end at `at` (token_ends_at, the rule token_user applies) and
+   * answers them: the sweep tells their sockets. A scan of the access tokens; see decision record 0018.
+   */
+  async deleteEndedSessions(q: Queryable, at: Date) {
+    const { rows } = await sql<{ id: number; user_id: number }>`
+      DELETE FROM tokens t WHERE t.kind = 'access' AND token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) <= ${at}
+      RETURNING t.id, t.user_id`.execute(q);
+    return rows;
   },
 
   insertToken(q: Queryable, userId: number, kind: TokenKind, tokenHash: string, expiresAt: Date | null) {
@@ -53,14 +172,15 @@ export const sessionsRepository = {
     return row?.user_id ?? null;
   },
 
-  /** Deletes one token; says whether there was one. */
+  /** Deletes one token; answers its id, or null when there was none. */
   async deleteToken(q: Queryable, tokenHash: string, kind: TokenKind) {
-    const res = await q.deleteFrom('tokens').where('token_hash', '=', tokenHash).where('kind', '=', kind).executeTakeFirst();
-    return res.numDeletedRows > 0n;
+    const row = await q.deleteFrom('tokens').where('token_hash', '=', tokenHash).where('kind', '=', kind).returning('id').executeTakeFirst();
+    return row?.id ?? null;
   },
 
-  /** Every session, socket token and pending new-password token of the user. */
-  deleteAllTokens(q: Queryable, userId: number) {
-    return q.deleteFrom('tokens').where('user_id', '=', userId).execute();
+  /** Every session, socket token and pending new-password token of the user; answers the ended sessions' ids. */
+  async deleteAllTokens(q: Queryable, userId: number) {
+    const rows = await q.deleteFrom('tokens').where('user_id', '=', userId).returning(['id', 'kind']).execute();
+    return rows.filter((r) => r.kind === 'access').map((r) => r.id);
   },
 };

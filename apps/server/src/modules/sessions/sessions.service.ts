@@ -1,50 +1,86 @@
+import type { SessionEndReason } from '@adena/contract';
 import { AppError } from '../../lib/app-error';
 import { hashToken, newToken } from '../../lib/tokens';
-import type { Caller, Client, User } from './caller';
+import type { Jobs } from '../jobs/jobs.service';
+import type { Client, SessionCaller, SessionMethod } from './caller';
+import { toSession } from './sessions.mapper';
 import { type Queryable, sessionsRepository as repo } from './sessions.repository';
 
 export type { Queryable } from './sessions.repository';
 
-const ACCESS_TOKEN_TTL_MS = 90 * 24 * 60 * 60_000;
+const HOUR_MS = 60 * 60_000;
 const NEW_PASSWORD_TOKEN_TTL_MS = 15 * 60_000;
-/** A socket token lives long enough to connect; the client fetches a fresh one for every reconnect. */
-const REALTIME_TOKEN_TTL_MS = 5 * 60_000;
+/** A socket token serves one connection and lives a minute; the client fetches a fresh one for every (re)connect. */
+const REALTIME_TOKEN_TTL_MS = 60_000;
+
+/** Tells the sockets of ended sessions (the realtime plugin's `endSessions`); called only after COMMIT. */
+export type SessionsEnded = (sessionIds: number[], reason: SessionEndReason) => void;
+
+/** Where and how a session starts: kept with it for the owner's session list. */
+export interface SessionOrigin {
+  method: SessionMethod;
+  client: Client;
+}
+
+export interface SessionsDeps {
+  db: Queryable;
+  clock?: () => Date;
+  /** SESSION_IDLE_HOURS and SESSION_MAX_DAYS (config.ts). */
+  idleHours?: number;
+  maxDays?: number;
+  ended?: SessionsEnded;
+}
 
 /**
  * Tokens and the caller behind them. Tokens are stored only as their SHA-256; the functions that
  * write take the handle of the caller's transaction, so a session starts in the same transaction
- * as the account change that earns it.
+ * as the account change that earns it. Whatever ends sessions inside a caller's transaction
+ * answers their ids, and the caller announces them with `announceEnded` after COMMIT.
  */
-export function createSessionsService(deps: { db: Queryable; clock?: () => Date }) {
+// Long: a factory of small functions, one per way a session starts, is used or ends.
+export function createSessionsService(deps: SessionsDeps) {
   const { db } = deps;
   const now = deps.clock ?? (() => new Date());
+  const idleSeconds = (deps.idleHours ?? 24) * 3600;
+  const maxMs = (deps.maxDays ?? 30) * 24 * HOUR_MS;
+  const announceEnded: SessionsEnded = (ids, reason) => {
+    if (ids.length > 0) deps.ended?.(ids, reason);
+  };
 
   return {
-    /** The signed-in caller behind an access token, or null (no token, unknown, expired, blocked). */
-    async callerOf(accessToken: string | undefined, client: Client): Promise<Caller | null> {
+    /** The signed-in caller behind an access token, or null (no token, unknown, ended, blocked). */
+    async callerOf(accessToken: string | undefined, client: Client): Promise<SessionCaller | null> {
       if (!accessToken) return null;
-      const user = await repo.findUserByToken(db, hashToken(accessToken), 'access');
-      return user ? { user, ip: client.ip } : null;
+      const found = await repo.findCallerByAccessToken(db, hashToken(accessToken));
+      return found ? { user: found.user, sessionId: found.sessionId, ...client } : null;
     },
 
-    /** The user a socket token belongs to (POST /api/ably-token), or null. */
-    userOfRealtimeToken(token: string | undefined): Promise<User | null> {
-      return token ? repo.findUserByToken(db, hashToken(token), 'realtime') : Promise.resolve(null);
+    /** The user and session a socket token serves, using it up (one connection per token), or null. */
+    takeRealtimeToken(token: string | undefined) {
+      return token ? repo.takeRealtimeToken(db, hashToken(token)) : Promise.resolve(null);
     },
 
-    /** A new access token for the user; returns it in clear, once. */
-    async issueAccessToken(userId: number, q: Queryable = db): Promise<string> {
+    /** A new session for the user; returns its access token in clear, once. */
+    async issueAccessToken(userId: number, q: Queryable, origin: SessionOrigin): Promise<string> {
       const token = newToken();
-      await repo.insertToken(q, userId, 'access', hashToken(token), new Date(now().getTime() + ACCESS_TOKEN_TTL_MS));
+      await repo.insertSession(q, {
+        userId,
+        tokenHash: hashToken(token),
+        expiresAt: new Date(now().getTime() + maxMs),
+        idleSeconds,
+        method: origin.method,
+        ip: origin.client.ip,
+        userAgent: origin.client.userAgent ?? null,
+      });
       return token;
     },
 
-    /** A socket token for the caller (POST /api/ably-token); returns it in clear, once, with its expiry. */
-    async issueRealtimeToken(caller: Caller): Promise<{ token: string; expiresAt: Date }> {
+    /** A socket token of the caller's session (POST /api/ably-token); returns it in clear, once, with its expiry. */
+    async issueRealtimeToken(caller: SessionCaller): Promise<{ token: string; expiresAt: Date }> {
       const token = newToken();
       const issuedAt = now();
       const expiresAt = new Date(issuedAt.getTime() + REALTIME_TOKEN_TTL_MS);
-      await repo.replaceExpiredRealtimeTokens(db, caller.user.id, hashToken(token), expiresAt, issuedAt);
+      await repo.replaceExpiredRealtimeTokens(db, caller.user.id, caller.sessionId, hashToken(token), expiresAt, issuedAt);
       return { token, expiresAt };
     },
 
@@ -61,17 +97,68 @@ export function createSessionsService(deps: { db: Queryable; clock?: () => Date 
     /** Uses a new-password token up; returns whose it was, or null when it is not live. */
     takeNewPasswordToken: (token: string, q: Queryable = db) => repo.takeToken(q, hashToken(token), 'new_password', now()),
 
-    /** Ends every session, socket token and pending new-password token of the user. */
-    async endAllSessions(userId: number, q: Queryable = db) {
-      await repo.deleteAllTokens(q, userId);
+    /** Ends every session, socket token and pending new-password token of the user; answers the ended sessions' ids. */
+    endAllSessions: (userId: number, q: Queryable = db) => repo.deleteAllTokens(q, userId),
+
+    /**
+     * Password change, inside its transaction: every other session of the caller ends and this one
+     * goes on under a new token (its sockets stay). Answers the token and the ended sessions' ids.
+     */
+    async keepOnlyThisSession(caller: SessionCaller, q: Queryable) {
+      const ended = await repo.deleteOtherSessions(q, caller.user.id, caller.sessionId);
+      const token = newToken();
+      if (!(await repo.rotateSessionToken(q, caller.user.id, caller.sessionId, hashToken(token)))) throw new AppError('UNAUTHENTICATED');
+      return { token, ended };
     },
+
+    announceEnded,
 
     /** Ends the session of this access token only; 401 when there is none. */
     async logout(accessToken: string | undefined) {
-      const ended = accessToken ? await repo.deleteToken(db, hashToken(accessToken), 'access') : false;
-      if (!ended) throw new AppError('UNAUTHENTICATED');
+      const id = accessToken ? await repo.deleteToken(db, hashToken(accessToken), 'access') : null;
+      if (id === null) throw new AppError('UNAUTHENTICATED');
+      announceEnded([id], 'logout');
+    },
+
+    /** GET /api/sessions: the caller's live sessions. */
+    async list(caller: SessionCaller) {
+      return (await repo.listSessions(db, caller.user.id)).map((row) => toSession(row, caller.sessionId));
+    },
+
+    /** DELETE /api/sessions/{id}: one of the caller's sessions (this one too); 404 for anyone else's. */
+    async end(caller: SessionCaller, sessionId: number) {
+      if (!(await repo.deleteSession(db, caller.user.id, sessionId))) throw new AppError('NOT_FOUND', { message: 'Сеанс не найден' });
+      announceEnded([sessionId], sessionId === caller.sessionId ? 'logout' : 'revoked');
+      return { success: sessionId };
+    },
+
+    /** POST /api/sessions/end_others: every session of the caller but this one. */
+    async endOthers(caller: SessionCaller) {
+      const ended = await repo.deleteOtherSessions(db, caller.user.id, caller.sessionId);
+      announceEnded(ended, 'revoked');
+      return { ended: ended.length };
+    },
+
+    /** The sweep: ends every session past its idle or hard end and tells its sockets. */
+    async sweepEnded() {
+      const ended = await repo.deleteEndedSessions(db, now());
+      announceEnded(
+        ended.map((s) => s.id),
+        'expired',
+      );
+      return ended.length;
     },
   };
 }
 
 export type SessionsService = ReturnType<typeof createSessionsService>;
+
+export const SESSION_SWEEP_KIND = 'sessions.sweep';
+const SESSION_SWEEP_EVERY_MS = 60_000;
+
+/** The sweep as a recurring job (decision record 0016): once a minute, on one process of those sharing the database. */
+export function scheduleSessionSweep(jobs: Pick<Jobs, 'every'>, sessions: Pick<SessionsService, 'sweepEnded'>) {
+  jobs.every(SESSION_SWEEP_KIND, SESSION_SWEEP_EVERY_MS, async () => {
+    await sessions.sweepEnded();
+  });
+}

@@ -11,8 +11,8 @@ import { bumpBalanceEpoch } from '../../lib/balance-epoch';
 export interface RealtimeEffects {
   /** error_code: open the error-code dialog for this incident. */
   openErrorCode(incidentId: number): void;
-  /** session_ended: the session is over on the server; drop it here. */
-  endSession(): void;
+  /** session_ended: the session is over on the server; drop it here and say why. */
+  endSession(reason: string): void;
   /** A short notice for the user (one of their codes was activated). */
   notify(text: string): void;
 }
@@ -70,7 +70,7 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
       return;
     }
     case 'session_ended':
-      effects.endSession();
+      effects.endSession(msg.data.reason);
       return;
     case 'test':
       return;

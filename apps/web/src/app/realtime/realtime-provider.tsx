@@ -3,7 +3,7 @@ import { lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
 import type { RealtimeClient } from '../../lib/realtime';
 import { RealtimeContext } from '../../lib/realtime-state';
 import { useUi } from '../../lib/ui-store';
-import { endSession, useUser } from '../../lib/session';
+import { endSession, sessionEndedText, useUser } from '../../lib/session';
 import { applyRealtimeMessage, resync } from './apply-message';
 
 // Mounted for every signed-in user, on any screen: an incident may arrive wherever they are.
@@ -34,7 +34,10 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
         onMessage: (msg) =>
           applyRealtimeMessage(qc, msg, {
             openErrorCode: (incidentId) => ui().openDialog({ name: 'error_code', incidentId }),
-            endSession: () => endSession(qc),
+            endSession: (reason) => {
+              endSession(qc);
+              ui().showSnackbar(sessionEndedText(reason), 'warning', 10_000);
+            },
             notify: (text) => ui().showSnackbar(text, 'info'),
           }),
         onResync: () => resync(qc),

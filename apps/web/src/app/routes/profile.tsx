@@ -1,6 +1,7 @@
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { Redirect } from 'wouter';
+import { SecuritySection } from '../../features/sessions/components/security-section';
 import { SellerSection } from '../../features/seller/components/seller-section';
 import { useUser } from '../../lib/session';
 
@@ -17,6 +18,7 @@ export default function ProfileRoute() {
       <Typography variant="h1">Профиль</Typography>
       <Typography color="text.secondary">{user.name || 'Игрок'}</Typography>
       {/* sections: one line per feature */}
+      <SecuritySection />
       <SellerSection />
     </Stack>
   );

@@ -1,0 +1,63 @@
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import Alert from '@mui/material/Alert';
+import { useState } from 'react';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { useUi } from '../../../lib/ui-store';
+import { changePasswordBodySchema, useChangePassword } from '../api/change-password';
+
+/** «Смена пароля»: the current password, then the new one twice; every other session ends. */
+export function ChangePasswordForm() {
+  const f = useFormErrors();
+  const change = useChangePassword();
+  const snackbar = useUi((s) => s.showSnackbar);
+  const [values, setValues] = useState({ password: '', new_password: '', new_password_confirmation: '' });
+  const set = (k: keyof typeof values) => (e: React.ChangeEvent<HTMLInputElement>) => setValues((v) => ({ ...v, [k]: e.target.value }));
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    f.clear();
+    const body = f.validate(changePasswordBodySchema, values);
+    if (!body) return;
+    try {
+      await change.mutateAsync(body);
+      setValues({ password: '', new_password: '', new_password_confirmation: '' });
+      snackbar('Пароль изменён. Все другие сеансы завершены');
+    } catch (err) {
+      f.fromError(err);
+    }
+  }
+
+  const field = (name: keyof typeof values, label: string, autoComplete: string) => (
+    <TextField
+      label={label}
+      type="password"
+      autoComplete={autoComplete}
+      value={values[name]}
+      onChange={set(name)}
+      error={Boolean(f.fieldError(name))}
+      helperText={f.fieldError(name)}
+      size="small"
+    />
+  );
+
+  return (
+    <Stack spacing={2} component="form" noValidate onSubmit={submit} aria-labelledby="change-password-title" sx={{ maxWidth: 420 }}>
+      <Typography variant="h3" id="change-password-title" sx={{ fontSize: '1.125rem', fontWeight: 600 }}>
+        Смена пароля
+      </Typography>
+      {f.formError && <Alert severity="error">{f.formError}</Alert>}
+      {field('password', 'Текущий пароль', 'current-password')}
+      {field('new_password', 'Новый пароль', 'new-password')}
+      {field('new_password_confirmation', 'Новый пароль ещё раз', 'new-password')}
+      <Typography variant="body2" color="text.secondary">
+        После смены пароля все другие устройства выйдут из аккаунта.
+      </Typography>
+      <Button type="submit" variant="contained" disabled={change.isPending} sx={{ alignSelf: 'flex-start' }}>
+        Сменить пароль
+      </Button>
+    </Stack>
+  );
+}
