@@ -60,6 +60,8 @@ import { systemAdminRoutes } from './modules/system/system-admin.routes';
 import { createSystemAdminService } from './modules/system/system-admin.service';
 import { systemRoutes } from './modules/system/system.routes';
 import { createSystemService, type SystemService } from './modules/system/system.service';
+import { statementRoutes } from './modules/statement/statement.routes';
+import { createStatementService } from './modules/statement/statement.service';
 import { walletsRoutes } from './modules/wallets/wallets.routes';
 import { createWalletsService, ensureWallet } from './modules/wallets/wallets.service';
 
@@ -121,6 +123,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const accountsAdmin = createAccountsAdminService({ db: kysely, realtime, audit, wallets, requests, ledger: ledgerAdmin, codes: codesAdmin, sessions });
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });
   const realtimeTokens = createRealtimeService({ sessions, realtime });
+  const statement = createStatementService({ db: kysely, sessions });
 
   const deps: Deps = { config, db, realtime, system };
   app.decorate('deps', deps);
@@ -137,6 +140,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(telegramSubscriptionsRoutes({ subscriptions }));
   await app.register(telegramWebhookRoutes({ bot, subscriptions, publicUrl: config.PUBLIC_URL }));
   await app.register(realtimeRoutes({ realtimeTokens }));
+  await app.register(statementRoutes({ statement }));
   // Admin calls: /api/admin/*, 403 to anyone but an admin.
   await app.register(requestsAdminRoutes({ requests }));
   await app.register(codesAdminRoutes({ codesAdmin }));

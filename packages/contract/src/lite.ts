@@ -2,9 +2,11 @@
 export * from './constants';
 export * from './messages/amount';
 export * from './messages/catalogue';
+export * from './messages/decision';
 export * from './routes';
 export type { AuthResponse, User } from './calls/auth';
 export type { Gamesserver } from './calls/system';
 export type { CurrencyType } from './primitives';
 export type { Request, Wallet } from './calls/wallet';
 export type { RealtimeEventName, RealtimeEvents, RealtimeMessage } from './calls/realtime';
+export type { RequestStatusEvent, StatementEntry, StatementKind } from './calls/statement';

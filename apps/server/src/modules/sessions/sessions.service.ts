@@ -9,6 +9,8 @@ const ACCESS_TOKEN_TTL_MS = 90 * 24 * 60 * 60_000;
 const NEW_PASSWORD_TOKEN_TTL_MS = 15 * 60_000;
 /** A socket token lives long enough to connect; the client fetches a fresh one for every reconnect. */
 const REALTIME_TOKEN_TTL_MS = 5 * 60_000;
+/** A statement download link is opened at once; it works once. */
+const DOWNLOAD_TOKEN_TTL_MS = 2 * 60_000;
 
 /**
  * Tokens and the caller behind them. Tokens are stored only as their SHA-256; the functions that
@@ -46,6 +48,21 @@ export function createSessionsService(deps: { db: Queryable; clock?: () => Date 
       const expiresAt = new Date(issuedAt.getTime() + REALTIME_TOKEN_TTL_MS);
       await repo.replaceExpiredRealtimeTokens(db, caller.user.id, hashToken(token), expiresAt, issuedAt);
       return { token, expiresAt };
+    },
+
+    /** A one-time token for a download link (the statement's CSV in Telegram); returns it in clear, once. */
+    async issueDownloadToken(caller: Caller): Promise<{ token: string; expiresAt: Date }> {
+      const token = newToken();
+      const expiresAt = new Date(now().getTime() + DOWNLOAD_TOKEN_TTL_MS);
+      await repo.insertToken(db, caller.user.id, 'download', hashToken(token), expiresAt);
+      return { token, expiresAt };
+    },
+
+    /** Uses a download token up: its live, unblocked user, or null; of two uses at once only one finds it. */
+    async userOfDownloadToken(token: string): Promise<User | null> {
+      const hash = hashToken(token);
+      const user = await repo.findUserByToken(db, hash, 'download');
+      return user && (await repo.deleteToken(db, hash, 'download')) ? user : null;
     },
 
     /** Reset, step 2's answer: a short-lived token that allows one password change. */
