@@ -64,6 +64,8 @@ import { systemAdminRoutes } from './modules/system/system-admin.routes';
 import { createSystemAdminService } from './modules/system/system-admin.service';
 import { systemRoutes } from './modules/system/system.routes';
 import { createSystemService, type SystemService } from './modules/system/system.service';
+import { statementRoutes } from './modules/statement/statement.routes';
+import { createStatementService } from './modules/statement/statement.service';
 import { walletsRoutes } from './modules/wallets/wallets.routes';
 import { apiKeysRoutes } from './modules/seller/api-keys.routes';
 import { createApiKeysService } from './modules/seller/api-keys.service';
@@ -161,6 +163,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   const accountsAdmin = createAccountsAdminService({ db: kysely, realtime, audit, wallets, requests, ledger: ledgerAdmin, codes: codesAdmin, sessions });
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });
   const realtimeTokens = createRealtimeService({ sessions, realtime });
+  const statement = createStatementService({ db: kysely, sessions });
 
   const deps: Deps = { config, db, realtime, system };
   app.decorate('deps', deps);
@@ -183,6 +186,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(apiKeysRoutes({ apiKeys }));
   await app.register(v1Routes({ apiKeys, codes, wallets }));
   await app.register(webhooksRoutes({ webhooks }));
+  await app.register(statementRoutes({ statement }));
   // Admin calls: /api/admin/*, 403 to anyone but an admin.
   await app.register(requestsAdminRoutes({ requests }));
   await app.register(shiftAdminRoutes({ shift }));

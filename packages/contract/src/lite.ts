@@ -2,6 +2,7 @@
 export * from './constants';
 export * from './messages/amount';
 export * from './messages/catalogue';
+export * from './messages/decision';
 export * from './routes';
 export type { AuthResponse, User } from './calls/auth';
 export type { Gamesserver } from './calls/system';
@@ -9,3 +10,4 @@ export type { CurrencyType } from './primitives';
 export type { Request, Wallet } from './calls/wallet';
 export type { RealtimeEventName, RealtimeEvents, RealtimeMessage } from './calls/realtime';
 export type { Session, SessionEndReason } from './calls/sessions';
+export type { RequestStatusEvent, StatementEntry, StatementKind } from './calls/statement';

@@ -61,7 +61,7 @@ export interface WalletsTable {
   created_at: Generated<Date>;
 }
 
-export type TokenKind = 'access' | 'new_password' | 'realtime';
+export type TokenKind = 'access' | 'new_password' | 'realtime' | 'download';
 
 export interface TokensTable {
   id: Generated<number>;

@@ -1,5 +1,6 @@
 import { HISTORY_PAGE_SIZE, routes } from '@adena/contract/lite';
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { request } from './api-client';
 import { walletsQueryOptions } from './wallets';
 
@@ -14,7 +15,19 @@ export const historyQueryOptions = (page: number, gameServerId: number | null) =
     placeholderData: keepPreviousData,
   });
 
-export const useHistory = (page: number, gameServerId: number | null) => useQuery(historyQueryOptions(page, gameServerId));
+/** Reading the history reads the operators' decisions: the server clears the wallets' new_message, and so does the cache. */
+export function useHistory(page: number, gameServerId: number | null) {
+  const qc = useQueryClient();
+  const query = useQuery(historyQueryOptions(page, gameServerId));
+  const readAt = query.isPlaceholderData ? 0 : query.dataUpdatedAt;
+  useEffect(() => {
+    if (!readAt) return;
+    qc.setQueryData(walletsQueryOptions().queryKey, (ws) =>
+      ws?.map((w) => (w.new_message && (gameServerId === null || w.gamesserver_id === gameServerId) ? { ...w, new_message: false } : w)),
+    );
+  }, [readAt, gameServerId, qc]);
+  return query;
+}
 
 /** Cancels a pending request; a withdrawal's held amount comes back to the wallet. */
 export function useCancelRequest() {

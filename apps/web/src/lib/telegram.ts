@@ -23,6 +23,8 @@ export interface TelegramEnv {
   setBackVisible(visible: boolean): void;
   /** Subscribes to theme changes (the user switched Telegram's theme). */
   onThemeChange(cb: (theme: TelegramTheme) => void): () => void;
+  /** Asks Telegram to download a file (Bot API 8.0); false when this client cannot. */
+  downloadFile(url: string, fileName: string): boolean;
 }
 
 const STORAGE_KEY = 'tapps/launchParams';
@@ -81,6 +83,11 @@ export function loadTelegram(): Promise<TelegramEnv | null> {
         if (fn.isAvailable()) fn();
       },
       onThemeChange: (cb) => sdk.themeParams.state.sub(() => cb(readTheme())),
+      downloadFile(url, fileName) {
+        if (!sdk.downloadFile.isAvailable()) return false;
+        void Promise.resolve(sdk.downloadFile(url, fileName)).catch(() => window.open(url, '_blank'));
+        return true;
+      },
     };
   });
   return envPromise;

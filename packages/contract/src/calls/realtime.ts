@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineCall } from '../primitives';
 import { CodeStatusSchema } from './codes';
+import { RequestStatusEventSchema } from './statement';
 
 /** PRODUCT.md section 4: each event's name and the data it carries. */
 export const RealtimeEventSchemas = {
@@ -12,6 +13,8 @@ export const RealtimeEventSchemas = {
   test: z.object({ message: z.string() }),
   /** This socket's session ended (logout, revoked, password change or reset, block, expiry): the client drops it. */
   session_ended: z.object({ reason: z.string() }),
+  /** An operator completed or rejected the player's deposit or withdrawal (PRODUCT.md section 11). */
+  request_status: RequestStatusEventSchema,
 };
 export type RealtimeEvents = { [N in keyof typeof RealtimeEventSchemas]: z.infer<(typeof RealtimeEventSchemas)[N]> };
 export type RealtimeEventName = keyof RealtimeEvents;

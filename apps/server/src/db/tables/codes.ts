@@ -76,8 +76,11 @@ export interface TelegramNoticesTable {
   user_id: number;
   wallet_id: number;
   gamesserver_id: number;
-  threshold: Int8;
-  balance: Int8;
+  /** 0018_statement_and_notices: a balance below the threshold, or an operator's decision (request_id). */
+  kind: ColumnType<'balance_drop' | 'request_decision', 'balance_drop' | 'request_decision' | undefined, never>;
+  request_id: number | null;
+  threshold: ColumnType<bigint | null, bigint | number | null | undefined, never>;
+  balance: ColumnType<bigint | null, bigint | number | null | undefined, never>;
   chat_id: ColumnType<bigint | null, bigint | number | null | undefined, bigint | number | null>;
   text: string;
   status: ColumnType<TelegramNoticeStatus, TelegramNoticeStatus | undefined, TelegramNoticeStatus>;

@@ -161,6 +161,24 @@ export const codesRepository = {
       .execute();
   },
 
+  /** Every code the owner issued, active ones first, then the newest (GET /api/my_codes). */
+  async ownCodesPage(q: Q, ownerId: number, f: { status?: CodeStatus; gameServerId?: number }, limit: number, offset: number) {
+    let base = q.selectFrom('codes').where('user_id', '=', ownerId);
+    if (f.status !== undefined) base = base.where('status', '=', f.status);
+    if (f.gameServerId !== undefined) base = base.where('gamesserver_id', '=', f.gameServerId);
+    const [rows, count] = await Promise.all([
+      base
+        .select(CODE)
+        .orderBy(sql`status = 'active'`, 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows, total: Number(count.n) };
+  },
+
   /** The owner's open codes of one user variant, locked in id order (the order every batch change uses). */
   lockOpenCodesOfVariant(trx: CodesTrx, ownerId: number, userVariantId: number) {
     return trx

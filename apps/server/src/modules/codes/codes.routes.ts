@@ -1,4 +1,4 @@
-import { activationCode, authVariantyAdenyZaKod, cancelCode, showCode, variantyAdenyZaKod } from '@adena/contract';
+import { activationCode, authVariantyAdenyZaKod, cancelCode, myCodes, showCode, variantyAdenyZaKod } from '@adena/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { idempotencyKey } from '../../lib/idempotency';
@@ -38,5 +38,8 @@ export const codesRoutes =
       cancelCode.path,
       { ...authFirst, schema: { params: cancelCode.params, response: { 200: cancelCode.response } } },
       async (request) => codes.cancelCode(await requireSignedIn(request), request.params.id),
+    );
+    app.get(myCodes.path, { ...authFirst, schema: { querystring: myCodes.query, response: { 200: myCodes.response } } }, async (request) =>
+      codes.myCodes(await requireSignedIn(request), { status: request.query.status, gameServerId: request.query.gamesserver_id, page: request.query.page }),
     );
   };

@@ -1,3 +1,4 @@
+import { MY_CODES_PAGE_SIZE } from '@adena/contract';
 import { AppError } from '../../lib/app-error';
 import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
 import { feeOf, toNumber } from '../../lib/money';
@@ -19,6 +20,7 @@ import {
   toActivationAnswer,
   toAuthPriceData,
   toCodeEvent,
+  toCode,
   toIssueAnswer,
   toPriceData,
   toSellerCode,
@@ -252,6 +254,12 @@ export function createCodesService(deps: CodesServiceDeps) {
           return toActivationAnswer(c);
         }
       }
+    },
+
+    /** Every code the caller issued, activated and cancelled ones included; active first (GET /api/my_codes). */
+    async myCodes(caller: Caller, q: { status?: CodeRow['status']; gameServerId?: number; page: number }) {
+      const { rows, total } = await repo.ownCodesPage(db, caller.user.id, q, MY_CODES_PAGE_SIZE, (q.page - 1) * MY_CODES_PAGE_SIZE);
+      return { data: rows.map(toCode), total };
     },
 
     async cancelCode(caller: Caller, codeId: number) {

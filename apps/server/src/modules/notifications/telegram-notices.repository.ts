@@ -6,7 +6,7 @@ import type { TelegramNoticeStatus } from '../../db/tables/codes';
 export type NoticesDb = Kysely<Database>;
 export type NoticesTrx = Transaction<Database>;
 
-/** Queries only: the notices of a wallet's balance dropping below its Telegram threshold. */
+/** Queries only: the notices of a wallet's balance dropping below its Telegram threshold, and of operators' decisions. */
 export const telegramNoticesRepository = {
   /**
    * The database function balance_drop_notice (db/functions/requests.sql, also called by request_open)
@@ -17,6 +17,33 @@ export const telegramNoticesRepository = {
     const { rows } = await sql<{ id: bigint; chat_id: bigint | null; text: string }>`SELECT * FROM balance_drop_notice(${v.userId}, ${v.walletId},
     ${v.gameServerId}, ${String(v.before)}::bigint, ${String(v.after)}::bigint)`.execute(trx);
     return rows[0];
+  },
+
+  /**
+   * An operator's decision on a request, recorded in the decision's transaction for a player who
+   * linked Telegram; nothing for one who did not.
+   */
+  recordDecision(trx: NoticesTrx, v: { userId: number; walletId: number; gameServerId: number; requestId: number; text: string }) {
+    return trx
+      .insertInto('telegram_notices')
+      .columns(['user_id', 'wallet_id', 'gamesserver_id', 'kind', 'request_id', 'chat_id', 'text'])
+      .expression((eb) =>
+        eb
+          .selectFrom('users')
+          .select([
+            eb.val(v.userId).as('user_id'),
+            eb.val(v.walletId).as('wallet_id'),
+            eb.val(v.gameServerId).as('gamesserver_id'),
+            sql<string>`'request_decision'`.as('kind'),
+            eb.val(v.requestId).as('request_id'),
+            'telegram_chat_id',
+            eb.val(v.text).as('text'),
+          ])
+          .where('id', '=', v.userId)
+          .where('telegram_chat_id', 'is not', null),
+      )
+      .returning(['id', 'chat_id', 'text'])
+      .executeTakeFirst();
   },
 
   finish(db: NoticesDb, id: bigint, status: Extract<TelegramNoticeStatus, 'sent' | 'failed' | 'no_bot'>, error: string | null) {

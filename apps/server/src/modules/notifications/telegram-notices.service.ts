@@ -55,6 +55,18 @@ export function createTelegramNotices({ db, bot, log }: TelegramNoticesDeps) {
       return row ? { id: BigInt(row.id), chatId: row.chat_id === null ? null : BigInt(row.chat_id), text: row.text } : null;
     },
 
+    /**
+     * Call inside the transaction of an operator's decision: a notice for a player who linked
+     * Telegram (null for one who did not), sent by `deliver` after COMMIT.
+     */
+    async recordDecision(
+      trx: NoticesTrx,
+      d: { userId: number; walletId: number; gameServerId: number; requestId: number; text: string },
+    ): Promise<PendingNotice | null> {
+      const row = await repo.recordDecision(trx, d);
+      return row ? { id: BigInt(row.id), chatId: row.chat_id === null ? null : BigInt(row.chat_id), text: row.text } : null;
+    },
+
     /** After COMMIT. Telegram is slow and may be down: the player's answer never waits for it. */
     deliver(notices: Array<PendingNotice | null>) {
       if (!notices.some((n) => n && n.chatId !== null)) return;

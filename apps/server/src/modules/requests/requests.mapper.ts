@@ -1,4 +1,4 @@
-import type { AdminRequest, Request } from '@adena/contract';
+import type { AdminRequest, Request, RequestStatusEvent } from '@adena/contract';
 import { toNumber } from '../../lib/money';
 import type { AdminRequestRow, PendingGroup, RequestRow, requestsRepository } from './requests.repository';
 
@@ -39,6 +39,17 @@ export function toAdminRequest(r: AdminRequestRow, now = new Date()): AdminReque
 }
 
 /** A request on the admin's user card: hidden ones are shown, and marked. */
+/** The realtime `request_status` of a decided request (PRODUCT.md section 11). */
+export const toRequestStatusEvent = (r: RequestRow): RequestStatusEvent => ({
+  id: r.id,
+  type: r.type,
+  status: r.status,
+  amount: toNumber(r.amount),
+  currency_type: r.currency_type,
+  gamesserver_id: r.gamesserver_id,
+  comment: r.comment,
+});
+
 export const toUserCardRequest = (r: RequestRow) => ({ ...toRequest(r), hidden: r.hidden_at !== null });
 
 type Repo = typeof requestsRepository;

@@ -354,7 +354,15 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
         const dep = (await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 2 * KK })).json().success;
         expect(sent).toEqual([]);
         await call('POST', `/api/admin/requests/${dep.id}/complete`, admin, {});
-        expect(sent).toEqual([{ userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 7 * KK, balance_second: 7 } }]);
+        const decided = (r: { id: number }, type: 'input' | 'output', status: string, amount: number, comment: string | null = null) => ({
+          userId: p.id,
+          name: 'request_status',
+          data: { id: r.id, type, status, amount, currency_type: 1, gamesserver_id: serverId, comment },
+        });
+        expect(sent).toEqual([
+          { userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 7 * KK, balance_second: 7 } },
+          decided(dep, 'input', 'completed', 2 * KK),
+        ]);
         sent.length = 0;
         const w = (await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 3 * KK })).json().success;
         expect(sent).toEqual([{ userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 4 * KK, balance_second: 7 } }]);
@@ -362,16 +370,25 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
         expect((await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 9 * KK })).statusCode).toBe(409);
         expect(sent).toEqual([]);
         await call('POST', `/api/admin/requests/${w.id}/reject`, admin, { reason: 'нет' });
-        expect(sent).toEqual([{ userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 7 * KK, balance_second: 7 } }]);
+        expect(sent).toEqual([
+          { userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 7 * KK, balance_second: 7 } },
+          decided(w, 'output', 'rejected', 3 * KK, 'нет'),
+        ]);
         // Decisions that move no balance still tell the player, so an open history shows them at once.
         sent.length = 0;
         const refused = (await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 2 * KK })).json().success;
         await call('POST', `/api/admin/requests/${refused.id}/reject`, admin, { reason: 'Передача не найдена' });
-        expect(sent).toEqual([{ userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 7 * KK, balance_second: 7 } }]);
+        expect(sent).toEqual([
+          { userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 7 * KK, balance_second: 7 } },
+          decided(refused, 'input', 'rejected', 2 * KK, 'Передача не найдена'),
+        ]);
         const paid = (await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 1 * KK })).json().success;
         sent.length = 0;
         await call('POST', `/api/admin/requests/${paid.id}/complete`, admin, {});
-        expect(sent).toEqual([{ userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 6 * KK, balance_second: 7 } }]);
+        expect(sent).toEqual([
+          { userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 6 * KK, balance_second: 7 } },
+          decided(paid, 'output', 'completed', 1 * KK),
+        ]);
       } finally {
         spy.mockRestore();
       }

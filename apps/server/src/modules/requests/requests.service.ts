@@ -1,4 +1,4 @@
-import { CURRENCIES, formatAmount, type Request } from '@adena/contract';
+import { CURRENCIES, decisionText, formatAmount, type Request, type RequestStatusEvent } from '@adena/contract';
 import type { Db } from '../../db/client';
 import type { RequestType } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
@@ -11,7 +11,7 @@ import { type CurrencyType, post, rethrowMoneyError, serviceAccount, type Wallet
 import type { Caller } from '../sessions/caller';
 import type { ShiftService } from '../shift/shift.service';
 import { noWebhooks, type WebhookOutbox } from '../webhooks/webhooks.service';
-import { toAdminRequest, toDashboard, toRequest, toUserCardRequest } from './requests.mapper';
+import { toAdminRequest, toDashboard, toRequest, toRequestStatusEvent, toUserCardRequest } from './requests.mapper';
 import { type AdminRequestRow, type QueueFilters, requestsRepository as repo, type Tx } from './requests.repository';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -37,9 +37,10 @@ export interface OpeningInput {
   currency: CurrencyType;
 }
 
-/** Sends recorded Telegram notices after COMMIT (notifications' one notices service). */
+/** Records Telegram notices in a transaction and sends them after COMMIT (notifications' one notices service). */
 export interface NoticeSender {
   deliver(notices: PendingNotice[]): void;
+  recordDecision(trx: Tx, d: { userId: number; walletId: number; gameServerId: number; requestId: number; text: string }): Promise<PendingNotice | null>;
 }
 
 export interface RequestsServiceDeps {
@@ -70,6 +71,26 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
 
   function deliver(notice: PendingNotice) {
     if (notice.chatId !== null) notices.deliver([notice]);
+  }
+
+  /** In the decision's transaction: the Telegram notice of a player who linked the bot, and the realtime event to send after COMMIT. */
+  async function announceDecision(trx: Tx, after: AdminRequestRow) {
+    const event = toRequestStatusEvent(after);
+    const notice = await notices.recordDecision(trx, {
+      userId: after.user_id,
+      walletId: after.wallet_id,
+      gameServerId: after.gamesserver_id,
+      requestId: after.id,
+      text: decisionText(event, (n) => formatAmount(n)),
+    });
+    return { event, notice };
+  }
+
+  /** After COMMIT: the new balance, the decision itself, then the Telegram message. */
+  function publishDecision(userId: number, wallets: WalletBalance[], decision: { event: RequestStatusEvent; notice: PendingNotice | null }) {
+    publish(userId, wallets);
+    realtime.publish(userId, 'request_status', decision.event);
+    if (decision.notice) deliver(decision.notice);
   }
 
   /** The 422 of an amount outside the server's limits, from the DETAIL 'min,max' request_open gives. */
@@ -216,9 +237,9 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
         const after = (await repo.adminById(trx, id))!;
         await recordDecision(trx, caller, 'request.complete', r.id, r, after);
         await webhooks.record(trx, r.user_id, 'request.completed', { request: toRequest(after) });
-        return { userId: r.user_id, wallets: [wallet], after };
+        return { userId: r.user_id, wallets: [wallet], after, decision: await announceDecision(trx, after) };
       });
-      publish(out.userId, out.wallets);
+      publishDecision(out.userId, out.wallets, out.decision);
       shift?.decided(id);
       return { success: toAdminRequest(out.after) };
     },
@@ -236,9 +257,9 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
         const after = (await repo.adminById(trx, id))!;
         await recordDecision(trx, caller, 'request.reject', r.id, r, after);
         await webhooks.record(trx, r.user_id, 'request.rejected', { request: toRequest(after) });
-        return { userId: r.user_id, wallets: [wallet], after };
+        return { userId: r.user_id, wallets: [wallet], after, decision: await announceDecision(trx, after) };
       });
-      publish(out.userId, out.wallets);
+      publishDecision(out.userId, out.wallets, out.decision);
       shift?.decided(id);
       return { success: toAdminRequest(out.after) };
     },

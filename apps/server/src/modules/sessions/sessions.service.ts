@@ -2,7 +2,7 @@ import type { SessionEndReason } from '@adena/contract';
 import { AppError } from '../../lib/app-error';
 import { hashToken, newToken } from '../../lib/tokens';
 import type { Jobs } from '../jobs/jobs.service';
-import type { Client, SessionCaller, SessionMethod } from './caller';
+import type { Caller, Client, SessionCaller, SessionMethod, User } from './caller';
 import { toSession } from './sessions.mapper';
 import { type Queryable, sessionsRepository as repo } from './sessions.repository';
 
@@ -30,6 +30,8 @@ export interface SessionsDeps {
   maxDays?: number;
   ended?: SessionsEnded;
 }
+/** A statement download link is opened at once; it works once. */
+const DOWNLOAD_TOKEN_TTL_MS = 2 * 60_000;
 
 /**
  * Tokens and the caller behind them. Tokens are stored only as their SHA-256; the functions that
@@ -82,6 +84,21 @@ export function createSessionsService(deps: SessionsDeps) {
       const expiresAt = new Date(issuedAt.getTime() + REALTIME_TOKEN_TTL_MS);
       await repo.replaceExpiredRealtimeTokens(db, caller.user.id, caller.sessionId, hashToken(token), expiresAt, issuedAt);
       return { token, expiresAt };
+    },
+
+    /** A one-time token for a download link (the statement's CSV in Telegram); returns it in clear, once. */
+    async issueDownloadToken(caller: Caller): Promise<{ token: string; expiresAt: Date }> {
+      const token = newToken();
+      const expiresAt = new Date(now().getTime() + DOWNLOAD_TOKEN_TTL_MS);
+      await repo.insertToken(db, caller.user.id, 'download', hashToken(token), expiresAt);
+      return { token, expiresAt };
+    },
+
+    /** Uses a download token up: its live, unblocked user, or null; of two uses at once only one finds it. */
+    async userOfDownloadToken(token: string): Promise<User | null> {
+      const hash = hashToken(token);
+      const user = await repo.findUserByToken(db, hash, 'download');
+      return user && (await repo.deleteToken(db, hash, 'download')) ? user : null;
     },
 
     /** Reset, step 2's answer: a short-lived token that allows one password change. */

@@ -1,10 +1,13 @@
-import { adenaText, type RealtimeMessage } from '@adena/contract/lite';
+import { adenaText, decisionText, type RealtimeMessage } from '@adena/contract/lite';
 import type { QueryClient } from '@tanstack/react-query';
 import { errorUserCodeQueryOptions } from '../../features/codes/api/get-error-user-code';
 import { codeIncidentsQueryOptions } from '../../features/codes/api/code-incidents';
 import { allPriceDataKey, priceDataQueryOptions } from '../../features/codes/api/price-data';
 import { codeEntry, updateAuthPriceData, withCode, withCodeStatus, withoutCode, withWalletBalance } from '../../features/codes/api/price-data-cache';
+import { allMyCodesKey } from '../../features/codes/api/my-codes';
+import { allStatementKey } from '../../features/statement/api/statement';
 import { allHistoryKey } from '../../lib/requests-history';
+import { formatShort } from '../../utils/format-amount';
 import { walletsQueryOptions } from '../../lib/wallets';
 import { bumpBalanceEpoch } from '../../lib/balance-epoch';
 
@@ -13,8 +16,8 @@ export interface RealtimeEffects {
   openErrorCode(incidentId: number): void;
   /** session_ended: the session is over on the server; drop it here and say why. */
   endSession(reason: string): void;
-  /** A short notice for the user (one of their codes was activated). */
-  notify(text: string): void;
+  /** A short notice for the user (one of their codes was activated, an operator decided a request). */
+  notify(text: string, status?: 'success' | 'info' | 'warning' | 'error'): void;
 }
 
 /**
@@ -40,6 +43,17 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
       // rejected deposit, a paid-out withdrawal): a status in the history changed too (the event does
       // not say which one, so the open pages are read again).
       void qc.invalidateQueries({ queryKey: allHistoryKey });
+      // A balance moved: the statement has a new line.
+      void qc.invalidateQueries({ queryKey: allStatementKey });
+      return;
+    }
+    case 'request_status': {
+      // An operator's decision: said at once on any page, and History is marked unread until it is opened.
+      const d = msg.data;
+      const key = walletsQueryOptions().queryKey;
+      qc.setQueryData(key, (ws) => ws?.map((w) => (w.gamesserver_id === d.gamesserver_id ? { ...w, new_message: true } : w)));
+      void qc.invalidateQueries({ queryKey: allHistoryKey });
+      effects.notify(decisionText(d, (n) => `${formatShort(n)}`), d.status === 'completed' ? 'success' : 'warning');
       return;
     }
     case 'code_status': {
@@ -47,17 +61,20 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
       const before = qc.getQueryData(priceDataQueryOptions(gamesserver_id, true).queryKey);
       const code = before && [...before.kods, ...before.svoy_variant_kods].find((c) => c.id === code_id);
       updateAuthPriceData(qc, gamesserver_id, (d) => withCodeStatus(d, code_id, code_status));
+      void qc.invalidateQueries({ queryKey: allMyCodesKey });
       if (code && code.status !== code_status && code_status === 'activated') effects.notify(`Ваш код на ${adenaText(code.nominal, '\u00a0')} активирован`);
       return;
     }
     case 'sert': {
       const { gamesserver_id, code_id, nominal, sert } = msg.data;
       updateAuthPriceData(qc, gamesserver_id, (d) => withCode(d, codeEntry(d, { id: code_id, nominal, sert })));
+      void qc.invalidateQueries({ queryKey: allMyCodesKey });
       return;
     }
     case 'del_sert': {
       const { gamesserver_id, del_sert } = msg.data;
       updateAuthPriceData(qc, gamesserver_id, (d) => withoutCode(d, del_sert));
+      void qc.invalidateQueries({ queryKey: allMyCodesKey });
       return;
     }
     case 'error_code': {
@@ -83,4 +100,6 @@ export function resync(qc: QueryClient) {
   void qc.invalidateQueries({ queryKey: allHistoryKey });
   void qc.invalidateQueries({ queryKey: allPriceDataKey });
   void qc.invalidateQueries({ queryKey: errorUserCodeQueryOptions().queryKey });
+  void qc.invalidateQueries({ queryKey: allStatementKey });
+  void qc.invalidateQueries({ queryKey: allMyCodesKey });
 }

@@ -78,7 +78,8 @@ describe('the realtime provider follows the session', () => {
     await act(async () => {
       root.render(createElement(QueryClientProvider, { client: qc }, createElement(RealtimeProvider, null, createElement(StateProbe))));
     });
-    await vi.waitFor(() => expect(made).toHaveLength(1));
+    // The client and the event rules are imported on demand: the client appears when both have loaded.
+    await act(() => vi.waitFor(() => expect(made).toHaveLength(1)));
     await settle();
   });
   afterEach(() => act(() => root.unmount()));

@@ -4,7 +4,9 @@ import type { RealtimeClient } from '../../lib/realtime';
 import { RealtimeContext } from '../../lib/realtime-state';
 import { useUi } from '../../lib/ui-store';
 import { endSession, sessionEndedText, useUser } from '../../lib/session';
-import { applyRealtimeMessage, resync } from './apply-message';
+
+/** A realtime notice (a decision with its reason) stays long enough to be read. */
+const DECISION_SNACKBAR_MS = 6000;
 
 // Mounted for every signed-in user, on any screen: an incident may arrive wherever they are.
 const ErrorCodeDialog = lazy(() => import('../../features/codes/components/error-code-dialog').then((m) => ({ default: m.ErrorCodeDialog })));
@@ -27,8 +29,8 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
     // Back online or back to the tab: try at once rather than wait for the timer.
     const retry = () => c?.retryNow();
     const visible = () => document.visibilityState === 'visible' && c?.retryNow();
-    // socket.io-client loads only for a signed-in user, after the first page.
-    void import('../../lib/realtime').then(({ RealtimeClient }) => {
+    // socket.io-client and the event rules load only for a signed-in user, after the first page.
+    void Promise.all([import('../../lib/realtime'), import('./apply-message')]).then(([{ RealtimeClient }, { applyRealtimeMessage, resync }]) => {
       if (closed) return;
       c = new RealtimeClient(userId, {
         onMessage: (msg) =>
@@ -38,7 +40,7 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
               endSession(qc);
               ui().showSnackbar(sessionEndedText(reason), 'warning', 10_000);
             },
-            notify: (text) => ui().showSnackbar(text, 'info'),
+            notify: (text, status = 'info') => ui().showSnackbar(text, status, DECISION_SNACKBAR_MS),
           }),
         onResync: () => resync(qc),
       });

@@ -8,6 +8,8 @@ import { useSearchParams } from 'wouter';
 import { useUser } from '../../lib/session';
 import { CodesTab } from '../../features/codes/components/codes-tab-lazy';
 import { HistoryList } from '../../features/history/components/history-list-lazy';
+import { StatementView } from '../../features/statement/components/statement-view-lazy';
+import { useWallets } from '../../lib/wallets';
 import { useGamesservers } from '../../lib/gamesservers';
 import { ServerPicker } from '../../features/servers/components/server-picker';
 import { useSelectedGameServerId } from '../../features/servers/selected-server';
@@ -18,6 +20,7 @@ const TABS = [
   { value: 'wallet', label: 'Кошелёк' },
   { value: 'codes', label: 'Коды' },
   { value: 'history', label: 'История' },
+  { value: 'statement', label: 'Выписка' },
 ] as const;
 type TabValue = (typeof TABS)[number]['value'];
 
@@ -27,6 +30,8 @@ export function HomeRoute() {
   const server = servers?.find((s) => s.id === gameServerId);
   const { isSignedIn } = useUser();
   const [params, setParams] = useSearchParams();
+  // An operator decided a request the player has not read about yet (the wallet's new_message).
+  const unread = useWallets().data?.some((w) => w.new_message) ?? false;
   const tab: TabValue = TABS.some((t) => t.value === params.get('tab')) ? (params.get('tab') as TabValue) : 'wallet';
 
   return (
@@ -43,7 +48,27 @@ export function HomeRoute() {
       <Box data-view="tab-area" sx={{ borderBottom: 1, borderColor: 'divider' }}>
         <Tabs value={tab} onChange={(_, v: TabValue) => setParams(v === 'wallet' ? {} : { tab: v }, { replace: true })} variant="fullWidth">
           {TABS.map((t) => (
-            <Tab key={t.value} value={t.value} label={t.label} />
+            <Tab
+              key={t.value}
+              value={t.value}
+              sx={{ minWidth: 0, px: 1 }}
+              label={
+                t.value === 'history' && unread ? (
+                  <Box component="span" sx={{ position: 'relative', pr: 1.25 }}>
+                    {t.label}
+                    {/* A plain dot, not MUI's Badge: the home page's script stays small. */}
+                    <Box
+                      component="span"
+                      data-testid="history-badge"
+                      sx={{ position: 'absolute', top: 0, right: 0, width: 8, height: 8, borderRadius: '50%', bgcolor: 'error.main' }}
+                    />
+                  </Box>
+                ) : (
+                  t.label
+                )
+              }
+              aria-label={t.value === 'history' && unread ? 'История, есть новые решения' : undefined}
+            />
           ))}
         </Tabs>
       </Box>
@@ -51,6 +76,8 @@ export function HomeRoute() {
       {tab === 'codes' && <CodesTab server={server} topUp={(s, nick) => <WalletDialogs server={s} nick={nick} balances={null} />} />}
       {tab === 'history' &&
         (isSignedIn ? <HistoryList gameServerId={server?.id ?? null} /> : <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>)}
+      {tab === 'statement' &&
+        (isSignedIn ? <StatementView initialServerId={null} /> : <Alert severity="info">Войдите, чтобы увидеть выписку по балансу.</Alert>)}
     </Stack>
   );
 }

@@ -24,6 +24,7 @@ import { useHasErrorCodes } from '../api/get-error-user-code';
 import { isAuthPriceData, usePriceData } from '../api/price-data';
 import { mergedCodes } from '../api/price-data-cache';
 import { ActivationForm } from './activation-form';
+import { AllCodesList } from './all-codes-list';
 import { aden, adenShort, CODE_STATUS } from './code-format';
 import { CancelCodeDialog, MyCodesList } from './my-codes-list';
 import { ShowCodeDialog } from './show-code-dialog';
@@ -174,6 +175,7 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
       {isSignedIn && (
         <Section title="Мои коды" testId="my-codes-section" action={isTelegram ? <RealtimeIndicator withText /> : undefined}>
           {auth ? <MyCodesList codes={mergedCodes(auth)} /> : <Skeleton variant="rounded" height={80} />}
+          <AllCodesList gameServerId={server.id} />
         </Section>
       )}
 

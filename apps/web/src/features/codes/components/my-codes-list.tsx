@@ -14,7 +14,7 @@ import { aden, adenShort, alertContent, CODE_STATUS, dateTime } from './code-for
 
 const MONO = 'ui-monospace, "SF Mono", Menlo, Consolas, monospace';
 
-function CodeItem({ code }: { code: Code }) {
+export function CodeItem({ code }: { code: Code }) {
   const openDialog = useUi((s) => s.openDialog);
   const status = CODE_STATUS[code.status];
   return (

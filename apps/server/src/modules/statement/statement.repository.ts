@@ -1,0 +1,74 @@
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../../db/schema';
+
+type Q = Kysely<Database>;
+
+/** One entry on one of the owner's wallet accounts, with its transaction and game server. */
+export interface StatementRow {
+  id: bigint;
+  at: Date;
+  tx_kind: string;
+  ref_type: string | null;
+  ref_id: bigint | null;
+  currency_type: 1 | 2;
+  amount: bigint;
+  balance_after: bigint;
+  gamesserver_id: number;
+  gamesserver: string;
+}
+
+export interface StatementFilter {
+  gameServerId?: number;
+  currencyType?: 1 | 2;
+  /** Entries at or after this instant, and before `until`. */
+  since?: Date;
+  until?: Date;
+}
+
+/**
+ * Queries only. The owner is the first condition: the owner's wallets, their wallet accounts, the
+ * accounts' entries by (account_id, id). Another user's entries are simply never read.
+ */
+function entries(db: Q, ownerId: number, f: StatementFilter) {
+  let q = db
+    .selectFrom('wallets as w')
+    .innerJoin('ledger_accounts as a', 'a.wallet_id', 'w.id')
+    .innerJoin('ledger_entries as e', 'e.account_id', 'a.id')
+    .where('w.user_id', '=', ownerId)
+    .where('a.kind', '=', 'wallet');
+  if (f.gameServerId !== undefined) q = q.where('w.gamesserver_id', '=', f.gameServerId);
+  if (f.currencyType !== undefined) q = q.where('a.currency_type', '=', f.currencyType);
+  if (f.since) q = q.where('e.created_at', '>=', f.since);
+  if (f.until) q = q.where('e.created_at', '<', f.until);
+  return q;
+}
+
+export const statementRepository = {
+  /** The owner's entries, newest first. */
+  async page(db: Q, ownerId: number, f: StatementFilter, limit: number, offset: number) {
+    const base = entries(db, ownerId, f);
+    const [rows, count] = await Promise.all([
+      base
+        .innerJoin('ledger_transactions as t', 't.id', 'e.transaction_id')
+        .innerJoin('gamesservers as g', 'g.id', 'w.gamesserver_id')
+        .select([
+          'e.id',
+          'e.created_at as at',
+          't.kind as tx_kind',
+          't.ref_type',
+          't.ref_id',
+          'a.currency_type',
+          'e.amount',
+          sql<bigint>`e.balance_after`.as('balance_after'),
+          'w.gamesserver_id',
+          'g.name as gamesserver',
+        ])
+        .orderBy('e.id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute(),
+      base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
+    ]);
+    return { rows: rows as StatementRow[], total: Number(count.n) };
+  },
+};

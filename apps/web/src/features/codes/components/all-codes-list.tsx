@@ -1,0 +1,76 @@
+import { type CodeStatus, MY_CODES_PAGE_SIZE } from '@adena/contract';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Chip from '@mui/material/Chip';
+import List from '@mui/material/List';
+import Pagination from '@mui/material/Pagination';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { useMyCodes } from '../api/my-codes';
+import { CodeItem } from './my-codes-list';
+
+const FILTERS: Array<{ value: CodeStatus | null; label: string }> = [
+  { value: null, label: 'Все' },
+  { value: 'active', label: 'Активные' },
+  { value: 'activated', label: 'Активированные' },
+  { value: 'cancelled', label: 'Отменённые' },
+];
+
+/** Every code the user issued on the server (GET /api/my_codes): active first, then the newest, filterable by status. */
+function AllCodes({ gameServerId }: { gameServerId: number }) {
+  const [status, setStatus] = useState<CodeStatus | null>(null);
+  const [page, setPage] = useState(1);
+  const { data, isPending, isError } = useMyCodes(page, gameServerId, status);
+  return (
+    <Stack spacing={1.5} data-testid="all-codes">
+      <Stack direction="row" useFlexGap sx={{ flexWrap: 'wrap', gap: 1 }} role="group" aria-label="Статус кода">
+        {FILTERS.map((f) => (
+          <Chip
+            key={f.label}
+            label={f.label}
+            color={status === f.value ? 'primary' : 'default'}
+            variant={status === f.value ? 'filled' : 'outlined'}
+            aria-pressed={status === f.value}
+            onClick={() => {
+              setStatus(f.value);
+              setPage(1);
+            }}
+          />
+        ))}
+      </Stack>
+      {isPending ? (
+        <Skeleton variant="rounded" height={120} />
+      ) : isError ? (
+        <Alert severity="error">Не удалось загрузить коды. Обновите страницу.</Alert>
+      ) : data.total === 0 ? (
+        <Typography color="text.secondary">{status === null ? 'Вы ещё не выпускали коды на этом сервере.' : 'Таких кодов нет.'}</Typography>
+      ) : (
+        <>
+          <List disablePadding>
+            {data.data.map((c) => (
+              <CodeItem key={c.id} code={c} />
+            ))}
+          </List>
+          {data.total > MY_CODES_PAGE_SIZE && (
+            <Pagination count={Math.ceil(data.total / MY_CODES_PAGE_SIZE)} page={page} onChange={(_, p) => setPage(p)} sx={{ alignSelf: 'center' }} />
+          )}
+        </>
+      )}
+    </Stack>
+  );
+}
+
+/** Below the open codes: the whole list, activated and cancelled ones included, on demand. */
+export function AllCodesList({ gameServerId }: { gameServerId: number }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <Stack spacing={1.5}>
+      <Button variant="text" onClick={() => setOpen((o) => !o)} sx={{ alignSelf: 'flex-start' }} aria-expanded={open} data-testid="all-codes-toggle">
+        {open ? 'Скрыть активированные и отменённые' : 'Все мои коды: активированные и отменённые'}
+      </Button>
+      {open && <AllCodes gameServerId={gameServerId} />}
+    </Stack>
+  );
+}

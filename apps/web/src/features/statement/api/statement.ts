@@ -1,0 +1,29 @@
+import type { statement } from '@adena/contract';
+import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+import { ref } from './ref';
+
+const call = ref<typeof statement>('GET', '/api/statement');
+
+export const STATEMENT_PAGE_SIZE = 20;
+
+/** Every page of the statement, for invalidation when a balance moves. */
+export const allStatementKey = ['statement'] as const;
+
+export interface StatementFilters {
+  gameServerId: number | null;
+  currency: 1 | 2 | null;
+}
+
+export const statementQueryOptions = (page: number, f: StatementFilters) =>
+  queryOptions({
+    queryKey: [...allStatementKey, { page, ...f }],
+    queryFn: ({ signal }) =>
+      request(call, {
+        query: { page, per_page: STATEMENT_PAGE_SIZE, gamesserver_id: f.gameServerId ?? undefined, currency_type: f.currency ?? undefined },
+        signal,
+      }),
+    placeholderData: keepPreviousData,
+  });
+
+export const useStatement = (page: number, f: StatementFilters) => useQuery(statementQueryOptions(page, f));

@@ -1,0 +1,144 @@
+import { CURRENCIES, type StatementEntry, type StatementKind } from '@adena/contract/lite';
+import Download from '@mui/icons-material/FileDownloadOutlined';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import List from '@mui/material/List';
+import ListItem from '@mui/material/ListItem';
+import Pagination from '@mui/material/Pagination';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import ToggleButton from '@mui/material/ToggleButton';
+import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { OutlinedNativeSelect } from '../../../components/outlined-native-select';
+import { ApiError } from '../../../lib/api-client';
+import { useGamesservers } from '../../../lib/gamesservers';
+import { useUi } from '../../../lib/ui-store';
+import { formatAmount } from '../../../utils/format-amount';
+import { useDownloadStatement } from '../api/download-statement';
+import { STATEMENT_PAGE_SIZE, type StatementFilters, useStatement } from '../api/statement';
+
+const KIND_LABEL: Record<StatementKind, string> = {
+  deposit: 'Пополнение',
+  withdrawal: 'Вывод',
+  withdrawal_refund: 'Возврат вывода',
+  code_purchase: 'Покупка кода',
+  code_refund: 'Возврат за код',
+  code_activation: 'Активация кода',
+  vip: 'VIP',
+  adjustment: 'Корректировка',
+};
+
+const dateFormat = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
+const currencyName = (c: 1 | 2) => CURRENCIES[c].name;
+
+function Entry({ e, server }: { e: StatementEntry; server: string | undefined }) {
+  const credit = e.amount > 0;
+  return (
+    <ListItem divider data-testid="statement-entry" data-kind={e.kind} sx={{ px: 0, alignItems: 'flex-start', gap: 1.5 }}>
+      <Stack spacing={0.25} sx={{ flexGrow: 1, minWidth: 0 }}>
+        <Typography sx={{ fontWeight: 600 }}>{KIND_LABEL[e.kind]}</Typography>
+        <Typography variant="body2">{e.description}</Typography>
+        <Typography variant="body2" color="text.secondary">
+          {dateFormat.format(new Date(e.at))}
+          {server ? ` · ${server}` : ''}
+        </Typography>
+      </Stack>
+      <Stack spacing={0.25} sx={{ alignItems: 'flex-end', textAlign: 'right', flexShrink: 0 }}>
+        <Typography data-testid="statement-amount" sx={{ fontWeight: 700, color: credit ? 'success.main' : 'text.primary', whiteSpace: 'nowrap' }}>
+          {credit ? '+' : '−'}
+          {formatAmount(Math.abs(e.amount))}
+        </Typography>
+        <Typography variant="caption" color="text.secondary" sx={{ whiteSpace: 'nowrap' }}>
+          {currencyName(e.currency_type)}
+        </Typography>
+        <Typography variant="body2" color="text.secondary" data-testid="statement-balance" sx={{ whiteSpace: 'nowrap' }}>
+          остаток {formatAmount(e.balance_after)}
+        </Typography>
+      </Stack>
+    </ListItem>
+  );
+}
+
+/** The player's statement: every movement of their wallets, newest first, with the balance after each. */
+export function StatementView({ initialServerId }: { initialServerId: number | null }) {
+  const { data: servers } = useGamesservers();
+  const [filters, setFilters] = useState<StatementFilters>({ gameServerId: initialServerId, currency: null });
+  const [page, setPage] = useState(1);
+  const { data, isPending, isError } = useStatement(page, filters);
+  const download = useDownloadStatement();
+  const alert = useUi((s) => s.alert);
+  const setFilter = (f: Partial<StatementFilters>) => {
+    setFilters((cur) => ({ ...cur, ...f }));
+    setPage(1);
+  };
+  const serverName = (id: number) => servers?.find((s) => s.id === id)?.name;
+
+  return (
+    <Stack spacing={2} data-testid="statement">
+      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1.5} sx={{ alignItems: { sm: 'center' } }}>
+        <OutlinedNativeSelect
+          id="statement-server"
+          label="Сервер"
+          value={filters.gameServerId === null ? '' : String(filters.gameServerId)}
+          onChange={(ev) => setFilter({ gameServerId: ev.target.value ? Number(ev.target.value) : null })}
+          data-testid="statement-server"
+        >
+          <option value="">Все серверы</option>
+          {servers?.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name}
+            </option>
+          ))}
+        </OutlinedNativeSelect>
+        <ToggleButtonGroup
+          exclusive
+          size="small"
+          value={filters.currency ?? 0}
+          onChange={(_, v: 0 | 1 | 2 | null) => v !== null && setFilter({ currency: v === 0 ? null : v })}
+          aria-label="Валюта"
+          sx={{ flexShrink: 0 }}
+        >
+          <ToggleButton value={0}>Всё</ToggleButton>
+          <ToggleButton value={1}>Адена</ToggleButton>
+          <ToggleButton value={2}>Монеты</ToggleButton>
+        </ToggleButtonGroup>
+        <Button
+          variant="outlined"
+          startIcon={<Download />}
+          disabled={download.isPending}
+          sx={{ flexShrink: 0, whiteSpace: 'nowrap' }}
+          onClick={() =>
+            download.mutate(
+              { gameServerId: filters.gameServerId },
+              { onError: (err) => alert(err instanceof ApiError ? err.message : 'Не удалось скачать выписку') },
+            )
+          }
+        >
+          Скачать CSV
+        </Button>
+      </Stack>
+      {isPending ? (
+        <Skeleton variant="rounded" height={200} />
+      ) : isError ? (
+        <Alert severity="error">Не удалось загрузить выписку. Обновите страницу.</Alert>
+      ) : data.total === 0 ? (
+        <Typography color="text.secondary" data-testid="statement-empty">
+          Движений по балансу пока нет. Пополните кошелёк — зачисление появится здесь.
+        </Typography>
+      ) : (
+        <>
+          <List disablePadding>
+            {data.data.map((e) => (
+              <Entry key={e.id} e={e} server={filters.gameServerId === null ? serverName(e.gamesserver_id) : undefined} />
+            ))}
+          </List>
+          {data.total > STATEMENT_PAGE_SIZE && (
+            <Pagination count={Math.ceil(data.total / STATEMENT_PAGE_SIZE)} page={page} onChange={(_, p) => setPage(p)} sx={{ alignSelf: 'center' }} />
+          )}
+        </>
+      )}
+    </Stack>
+  );
+}

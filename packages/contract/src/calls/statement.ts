@@ -1,0 +1,112 @@
+// Issue 17, part A (PRODUCT.md section 11): the player's statement, all their codes, and the
+// realtime notice of an operator's decision.
+import { z } from 'zod';
+import { FIELD_MESSAGES as M } from '../messages/ru';
+import { CurrencyTypeSchema, defineCall, IdParamSchema, PageQuerySchema, TimestampSchema } from '../primitives';
+import { CodeSchema, CodeStatusSchema } from './codes';
+import { RequestStatusSchema } from './wallet';
+
+export const StatementKindSchema = z.enum([
+  'deposit',
+  'withdrawal',
+  'withdrawal_refund',
+  'code_purchase',
+  'code_refund',
+  'code_activation',
+  'vip',
+  'adjustment',
+]);
+export type StatementKind = z.infer<typeof StatementKindSchema>;
+
+/** One movement of one of the player's wallets: `amount` signed, `balance_after` that wallet's balance in that currency after it. */
+export const StatementEntrySchema = z.object({
+  id: z.number().int(),
+  at: TimestampSchema,
+  kind: StatementKindSchema,
+  currency_type: z.union([z.literal(1), z.literal(2)]),
+  amount: z.number().int(),
+  balance_after: z.number().int(),
+  gamesserver_id: z.number().int(),
+  description: z.string(),
+});
+export type StatementEntry = z.infer<typeof StatementEntrySchema>;
+
+const OptionalServerSchema = IdParamSchema.optional();
+/** A query string's currency: "1" or "2". */
+const CurrencyParamSchema = z.coerce.number({ error: M.currency }).pipe(CurrencyTypeSchema);
+
+export const StatementQuerySchema = PageQuerySchema.extend({
+  gamesserver_id: OptionalServerSchema,
+  currency_type: CurrencyParamSchema.optional(),
+});
+export type StatementQuery = z.infer<typeof StatementQuerySchema>;
+
+export const statement = defineCall({
+  method: 'GET',
+  path: '/api/statement',
+  query: StatementQuerySchema,
+  response: z.object({ data: z.array(StatementEntrySchema), total: z.number().int() }),
+});
+
+/** A calendar day in a query string, `YYYY-MM-DD`. */
+const DaySchema = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Укажите дату в виде ГГГГ-ММ-ДД', abort: true })
+  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'Такой даты нет');
+
+export const StatementCsvQuerySchema = z
+  .object({
+    gamesserver_id: OptionalServerSchema,
+    /** First and last day, inclusive, in Moscow time (the service's day). */
+    from: DaySchema.optional(),
+    to: DaySchema.optional(),
+    /** A one-time download token (POST /api/statement/download_token) instead of the Authorization header. */
+    token: z.string().max(200).optional(),
+  })
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { path: ['to'], message: 'Конец периода раньше его начала' });
+export type StatementCsvQuery = z.infer<typeof StatementCsvQuerySchema>;
+
+/** The statement as a CSV file: `text/csv; charset=utf-8`, a BOM, `;` separators, Russian headers. */
+export const statementCsv = defineCall({
+  method: 'GET',
+  path: '/api/statement.csv',
+  query: StatementCsvQuerySchema,
+  response: z.string(),
+});
+
+/** A download token for a link (Telegram's downloadFile cannot send a header): one use, two minutes. */
+export const statementDownloadToken = defineCall({
+  method: 'POST',
+  path: '/api/statement/download_token',
+  body: z.object({}).optional(),
+  response: z.object({ token: z.string(), expires_at: TimestampSchema }),
+});
+
+export const MY_CODES_PAGE_SIZE = 20;
+
+export const MyCodesQuerySchema = z.object({
+  status: CodeStatusSchema.optional(),
+  gamesserver_id: OptionalServerSchema,
+  page: PageQuerySchema.shape.page,
+});
+export type MyCodesQuery = z.infer<typeof MyCodesQuerySchema>;
+
+/** Every code the caller issued, active ones first, then the newest. */
+export const myCodes = defineCall({
+  method: 'GET',
+  path: '/api/my_codes',
+  query: MyCodesQuerySchema,
+  response: z.object({ data: z.array(CodeSchema), total: z.number().int() }),
+});
+
+/** The realtime `message` `request_status`: an operator completed or rejected the player's request. */
+export const RequestStatusEventSchema = z.object({
+  id: z.number().int(),
+  type: z.enum(['input', 'output']),
+  status: RequestStatusSchema,
+  amount: z.number().int(),
+  currency_type: z.union([z.literal(1), z.literal(2)]),
+  gamesserver_id: z.number().int(),
+  comment: z.string().nullable(),
+});
+export type RequestStatusEvent = z.infer<typeof RequestStatusEventSchema>;
