@@ -2,7 +2,7 @@ import type { CodeStatus } from '@adena/contract';
 import { errorMessage } from '@adena/contract/lite';
 import { ApiError } from '../../../lib/api-client';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
-import { plural } from '../../../utils/plural';
+import { amountText, plural } from '../../../utils/plural';
 
 export const CODE_STATUS: Record<CodeStatus, { label: string; color: 'success' | 'info' | 'default' }> = {
   active: { label: 'Активен', color: 'success' },
@@ -14,7 +14,7 @@ export const codesWord = (n: number) => plural(n, ['код', 'кода', 'код
 /** «5 кодов» */
 export const codesCount = (n: number) => `${formatAmount(n)}\u00a0${codesWord(n)}`;
 /** «1 500 000 аден» (the unit never wraps away from its number); adenShort: «1,5кк аден». */
-export const aden = (n: number) => `${formatAmount(n)}\u00a0аден`;
+export const aden = (n: number) => amountText(n, 1, '\u00a0');
 export const adenShort = (n: number) => `${formatShort(n)}\u00a0аден`;
 
 /** An error answer as the alert dialog shows it: a title and the server's list of messages. */
