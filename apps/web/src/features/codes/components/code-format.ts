@@ -24,12 +24,6 @@ export function alertContent(err: unknown): { text: string; errors: string[] } {
   return { text: err.message, errors };
 }
 
-/** An error answer under a title of our own: the server's message and field messages as the list. */
-export function alertList(title: string, err: unknown): { text: string; errors: string[] } {
-  if (!(err instanceof ApiError)) return { text: title, errors: [errorMessage('INTERNAL')] };
-  return { text: title, errors: [...new Set([...Object.values(err.fieldErrors).flat(), err.message])] };
-}
-
 export const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 export const dateOnly = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'long' });
 
