@@ -28,6 +28,9 @@ describe.each(DB_KINDS)('sign-up on %s', (kind) => {
       expect(Object.keys(start.json())).toEqual(['email_token']);
       const mail = await smtp.next(email);
       expect(mail.subject).toMatch(/Код подтверждения/);
+      // Signed with BRAND_NAME, never a hard-coded English name.
+      expect(mail.subject).toContain('Кошелёк Тест');
+      expect(mail.text).not.toMatch(/Adena Wallet/);
       expect(mail.text).toMatch(/действует 10 минут/);
       expect(mail.code).toMatch(/^\d{6}$/);
       // No account exists before the code is checked.
@@ -54,7 +57,7 @@ describe.each(DB_KINDS)('sign-up on %s', (kind) => {
       const start = await post('/api/phone_register', { phone: spaced, password: PASSWORD, password_confirmation: PASSWORD });
       expect(start.statusCode).toBe(200);
       const msg = await sms.next(phone);
-      expect(msg.text).toMatch(/код подтверждения \d{6}/);
+      expect(msg.text).toMatch(/^Кошелёк Тест: код подтверждения \d{6}/);
       const res = await post('/api/code_verification_phone_register', { phone_token: start.json().phone_token, code: msg.code });
       expect(res.statusCode).toBe(200);
       expect(res.json().user).toMatchObject({ phone, email: null, name: `Игрок ${phone.slice(-4)}` });

@@ -17,6 +17,19 @@ describe.each(DB_KINDS)('system routes on %s', (kind) => {
     expect(res.json()).toEqual({ ok: true, db: kind });
   });
 
+  it('serves the brand and support contacts from the settings, null when unset', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/public_config' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ brand_name: 'Адена Кошелёк', support_email: null, support_telegram: null });
+    const set = await createTestApp(kind, { db: t.db, seed: false, env: { BRAND_NAME: 'L2 Банк', SUPPORT_EMAIL: 'help@l2bank.ru', SUPPORT_TELEGRAM: '@l2bank_help' } });
+    try {
+      const r = await set.app.inject({ method: 'GET', url: '/api/public_config' });
+      expect(r.json()).toEqual({ brand_name: 'L2 Банк', support_email: 'help@l2bank.ru', support_telegram: 'l2bank_help' });
+    } finally {
+      await set.close();
+    }
+  });
+
   it('lists the demo servers of an empty database, in order', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/gamesservers' });
     expect(res.statusCode).toBe(200);
