@@ -10,6 +10,7 @@ import { useNewTokenRegister } from '../api/new-token-register';
 import { registerBodySchema, useRegister } from '../api/register';
 import { AuthCard } from './auth-card';
 import { CodeStep } from './code-step';
+import { takeReturnTo } from '../../../lib/return-to';
 
 /** Sign-up in two steps (SPEC.md section 4): details → a code sent to the address → signed in. */
 export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
@@ -45,7 +46,7 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
     setBusy(true);
     try {
       await verifyCode.mutateAsync({ method, token: token!, code });
-      navigate('/');
+      navigate(takeReturnTo(), { replace: true });
     } catch (err) {
       f.fromError(err);
     } finally {
