@@ -1,7 +1,8 @@
+import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { Redirect } from 'wouter';
-import { useUser } from '../../lib/session';
+import { useLogout, useUser } from '../../lib/session';
 
 /**
  * The signed-in player's profile: one section per feature (security, sessions, sellers' keys…),
@@ -9,6 +10,7 @@ import { useUser } from '../../lib/session';
  */
 export default function ProfileRoute() {
   const { user, isPending } = useUser();
+  const logout = useLogout();
   if (isPending) return null;
   if (!user) return <Redirect to="/auth/login_methods/email" replace />;
   return (
@@ -16,6 +18,10 @@ export default function ProfileRoute() {
       <Typography variant="h1">Профиль</Typography>
       <Typography color="text.secondary">{user.name || 'Игрок'}</Typography>
       {/* sections: one line per feature */}
+      {/* Sign-out here too: inside Telegram the app bar and its menu are hidden, and this page is reached from the footer. */}
+      <Button variant="outlined" color="error" sx={{ alignSelf: 'flex-start' }} disabled={logout.isPending} onClick={() => logout.mutate()}>
+        Выйти
+      </Button>
     </Stack>
   );
 }
