@@ -234,7 +234,7 @@ describe.each(DB_KINDS)('sign-up on %s', (kind) => {
       expect(res.json()).toEqual({
         message: 'Проверьте введённые данные',
         errors: {
-          email: ['Введите корректный email'],
+          email: ['Введите корректный адрес почты'],
           password: ['Пароль должен быть не короче 8 символов'],
           password_confirmation: ['Пароли не совпадают'],
         },

@@ -51,7 +51,7 @@ export function LoginForm({ method }: { method: 'email' | 'phone' }) {
     >
       <Stack component="form" spacing={2} noValidate onSubmit={submit}>
         <TextField
-          label={method === 'email' ? 'Email' : 'Телефон'}
+          label={method === 'email' ? 'Электронная почта' : 'Телефон'}
           type={method === 'email' ? 'email' : 'tel'}
           autoComplete={method === 'email' ? 'email' : 'tel'}
           placeholder={method === 'phone' ? '+7 900 000-00-00' : undefined}
@@ -75,7 +75,7 @@ export function LoginForm({ method }: { method: 'email' | 'phone' }) {
         </Button>
       </Stack>
       <Button component={RouterLink} to={method === 'email' ? '/auth/login_methods/phone' : '/auth/login_methods/email'}>
-        {method === 'email' ? 'Войти по номеру телефона' : 'Войти по email'}
+        {method === 'email' ? 'Войти по номеру телефона' : 'Войти по почте'}
       </Button>
       <SocialButtons divided />
     </AuthCard>

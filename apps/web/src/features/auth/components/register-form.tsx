@@ -65,7 +65,7 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
     }
   }
 
-  const title = method === 'email' ? 'Регистрация по email' : 'Регистрация по телефону';
+  const title = method === 'email' ? 'Регистрация по почте' : 'Регистрация по телефону';
   if (token) {
     return (
       <AuthCard title={title} error={f.formError}>
@@ -83,14 +83,14 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
             Уже есть аккаунт? Войти
           </Link>
           <Link component={RouterLink} to={method === 'email' ? '/auth/register/phone' : '/auth/register/email'}>
-            {method === 'email' ? 'Зарегистрироваться по телефону' : 'Зарегистрироваться по email'}
+            {method === 'email' ? 'Зарегистрироваться по телефону' : 'Зарегистрироваться по почте'}
           </Link>
         </Stack>
       }
     >
       <Stack component="form" spacing={2} noValidate onSubmit={start}>
         <TextField
-          label={method === 'email' ? 'Email' : 'Телефон'}
+          label={method === 'email' ? 'Электронная почта' : 'Телефон'}
           type={method === 'email' ? 'email' : 'tel'}
           autoComplete={method === 'email' ? 'email' : 'tel'}
           placeholder={method === 'phone' ? '+7 900 000-00-00' : undefined}

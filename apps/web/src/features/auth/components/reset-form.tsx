@@ -135,7 +135,7 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
         }}
       >
         <TextField
-          label={method === 'email' ? 'Email' : 'Телефон'}
+          label={method === 'email' ? 'Электронная почта' : 'Телефон'}
           type={method === 'email' ? 'email' : 'tel'}
           autoComplete={method === 'email' ? 'email' : 'tel'}
           value={login}
