@@ -93,7 +93,7 @@ describe('the rough edges a Russian player trips over', () => {
     await dialog.waitFor({ state: 'visible' });
     const said = ((await dialog.textContent()) ?? '').replace(/\u00a0/g, ' ');
     expect(said).toContain(`Отменить заявку №${id}?`);
-    expect(said).toMatch(/уже передали адену кассиру.*не\s+вернёт/);
+    expect(said).toMatch(/уже передали адену кассиру.*отмена не\s+вернёт/);
     await dialog.getByRole('button', { name: 'Не отменять' }).click();
     await dialog.waitFor({ state: 'hidden' });
     expect(await statusOf(id)).toBe('pending');
