@@ -90,7 +90,8 @@ export default defineConfig({
         globPatterns: ['**/*.{js,css,html,png,svg,ico,webmanifest}'],
         // The admin area (routes/admin.tsx → assets/admin-*.js) is for operators online only: the
         // worker does not pre-cache it, so players never download it, not even in the background.
-        globIgnores: ['**/assets/admin-*.js'],
+        // og-image.png is for link previews (Telegram, Discord), fetched by their robots, never by the app.
+        globIgnores: ['**/assets/admin-*.js', 'og-image.png'],
         // API answers are never served from a cache: money must not be shown stale as if live.
         runtimeCaching: [{ urlPattern: ({ url }) => url.pathname.startsWith('/api/'), handler: 'NetworkOnly' }],
       },

@@ -168,7 +168,12 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   const deps: Deps = { config, db, realtime, system };
   app.decorate('deps', deps);
 
-  await app.register(systemRoutes({ system }));
+  await app.register(
+    systemRoutes({
+      system,
+      site: { brand_name: config.BRAND_NAME, support_email: config.SUPPORT_EMAIL ?? null, support_telegram: config.SUPPORT_TELEGRAM ?? null },
+    }),
+  );
   await app.register(accountsRoutes(accountsServices));
   await app.register(sessionsRoutes({ sessions }));
   await app.register(passwordChangeRoutes({ passwordChange: accountsServices.passwordChange }));
@@ -227,8 +232,8 @@ function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions:
   const signIn = createSignIn({ sessions, now });
   return {
     accounts: createAccountsService({ db: db.kysely, limiter, limits, signIn, now }),
-    signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, publicUrl: config.PUBLIC_URL, now }),
-    reset: createResetService({ db: db.kysely, flows, sessions, signIn, delivery }),
+    signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, publicUrl: config.PUBLIC_URL, brand: config.BRAND_NAME, now }),
+    reset: createResetService({ db: db.kysely, flows, sessions, signIn, delivery, brand: config.BRAND_NAME }),
     externalSignIn: createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, now }),
     passwordChange: createPasswordChangeService({ db: db.kysely, limiter, sessions, now }),
   };

@@ -18,6 +18,18 @@ describe('settings', () => {
     expect(() => loadConfig({ ADMIN_EMAIL: 'a@b.ru' })).toThrow(/ADMIN_PASSWORD/);
   });
 
+  it('names the brand and support contacts; the mail sender defaults to the brand', () => {
+    const bare = loadConfig({});
+    expect(bare).toMatchObject({ BRAND_NAME: 'Адена Кошелёк', MAIL_FROM: '"Адена Кошелёк" <no-reply@adena.local>' });
+    expect(bare.SUPPORT_EMAIL).toBeUndefined();
+    expect(bare.SUPPORT_TELEGRAM).toBeUndefined();
+    const set = loadConfig({ BRAND_NAME: 'L2 Банк', SUPPORT_EMAIL: 'help@l2bank.ru', SUPPORT_TELEGRAM: '@l2bank_help' });
+    expect(set).toMatchObject({ MAIL_FROM: '"L2 Банк" <no-reply@adena.local>', SUPPORT_EMAIL: 'help@l2bank.ru', SUPPORT_TELEGRAM: 'l2bank_help' });
+    expect(loadConfig({ SUPPORT_TELEGRAM: 'https://t.me/l2bank_help' }).SUPPORT_TELEGRAM).toBe('l2bank_help');
+    expect(() => loadConfig({ SUPPORT_TELEGRAM: '@x y' })).toThrow(/^Invalid setting SUPPORT_TELEGRAM=/);
+    expect(() => loadConfig({ SUPPORT_EMAIL: 'nope' })).toThrow(/^Invalid setting SUPPORT_EMAIL=/);
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', SMTP_URL: '' }).DATABASE_URL).toBeUndefined();
   });

@@ -35,7 +35,18 @@ export const ConfigSchema = z
         .regex(/^smtps?:\/\//, 'должен начинаться с smtp:// или smtps://')
         .optional(),
     ),
-    MAIL_FROM: z.string().default('Adena Wallet <no-reply@adena.local>'),
+    // The service's name in mails, SMS and the web app; the support contacts on the contacts page.
+    BRAND_NAME: z.string().trim().min(1).max(64).default('Адена Кошелёк'),
+    SUPPORT_EMAIL: optionalString.pipe(z.email().optional()),
+    SUPPORT_TELEGRAM: optionalString.pipe(
+      z
+        .string()
+        .transform((v) => v.replace(/^@|^https:\/\/t\.me\//, ''))
+        .pipe(z.string().regex(/^[A-Za-z0-9_]{5,32}$/, 'имя пользователя Telegram, например @adena_support'))
+        .optional(),
+    ),
+    /** Default: the brand with no-reply@adena.local. */
+    MAIL_FROM: optionalString,
     SMS_API_URL: optionalUrl,
     SMS_API_KEY: optionalString,
     SMS_FROM: optionalString,
@@ -74,7 +85,8 @@ export const ConfigSchema = z
         message: 'SMS_API_URL и SMS_API_KEY задаются вместе',
       });
     }
-  });
+  })
+  .transform((c) => ({ ...c, MAIL_FROM: c.MAIL_FROM ?? `"${c.BRAND_NAME.replace(/["\\]/g, '')}" <no-reply@adena.local>` }));
 
 export type Config = z.infer<typeof ConfigSchema>;
 

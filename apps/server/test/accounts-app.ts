@@ -47,7 +47,8 @@ export function useAccountsWorld(kind: DbKind) {
       db,
       env: {
         SMTP_URL: smtp.url,
-        MAIL_FROM: 'Adena Wallet <no-reply@adena.test>',
+        MAIL_FROM: 'Кошелёк Тест <no-reply@adena.test>',
+        BRAND_NAME: 'Кошелёк Тест',
         SMS_API_URL: sms.url,
         SMS_API_KEY: SMS_KEY,
         DISCORD_CLIENT_ID: DISCORD.id,

@@ -47,7 +47,7 @@ describe('a player with an email address', () => {
 
   it('registers with the code from the outbox and lands signed in', async () => {
     await page.goto(`${server.url}/auth/register/email`);
-    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Электронная почта').fill(EMAIL);
     await page.getByLabel('Имя (необязательно)').fill('Странник');
     await page.getByLabel('Пароль', { exact: true }).fill(PASSWORD);
     await page.getByLabel('Повторите пароль').fill(PASSWORD);
@@ -83,7 +83,7 @@ describe('a player with an email address', () => {
   it('signs in with email and password, after a wrong password is refused in Russian', async () => {
     await page.getByRole('link', { name: 'Войти' }).click();
     await page.waitForURL(`${server.url}/auth/login_methods/email`);
-    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Электронная почта').fill(EMAIL);
     await page.getByLabel('Пароль').fill('not my password');
     await page.getByRole('button', { name: 'Войти', exact: true }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Неверный логин или пароль');
@@ -104,7 +104,7 @@ describe('a player with an email address', () => {
     await page.getByRole('link', { name: 'Войти' }).click();
     await page.getByRole('link', { name: 'Забыли пароль?' }).click();
     await page.waitForURL(`${server.url}/auth/reset/email`);
-    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Электронная почта').fill(EMAIL);
     await page.getByRole('button', { name: 'Получить код' }).click();
 
     const code = await codeFromOutbox(server, EMAIL, 2);

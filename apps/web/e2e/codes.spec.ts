@@ -83,14 +83,29 @@ describe('two players and a gift code', () => {
     await expect.poll(async () => ((await mine.count()) === 0 ? 'gone' : await mine.getAttribute('data-status'))).toMatch(/^(gone|activated)$/);
 
     // A second activation, by someone else (the buyer pressing again is not the seller's problem):
-    // they see the error for about a second, the seller gets the error-code dialog.
+    // they see the refusal under the field, once, and it stays until they edit the code; the seller
+    // gets the error-code dialog.
     const c = await openCodes(server, browser, second, sid);
     contexts.push(c.context);
-    await c.page.getByTestId('activation-input').fill(sert);
+    const input = c.page.getByTestId('activation-input');
+    await input.fill(sert);
     await c.page.getByRole('button', { name: 'Активировать' }).click();
-    const alert = c.page.getByTestId('alert-dialog');
-    await alert.waitFor({ state: 'visible' });
-    await alert.waitFor({ state: 'hidden', timeout: 2_500 });
+    await expect.poll(() => input.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await input.getAttribute('aria-describedby')) ?? '';
+    const refusal = c.page.locator(`[id="${describedBy}"]`);
+    const said = (await refusal.textContent()) ?? '';
+    expect(said).toMatch(/код/i);
+    expect(await c.page.getByTestId('alert-dialog').count()).toBe(0);
+    // Not gone after the old one-second alert (a snapshot well after it, not a timing assertion).
+    await c.page.waitForTimeout(1_500);
+    expect(await refusal.textContent()).toBe(said);
+    // Said once: the same message does not also stand anywhere else on the page.
+    const body = (await c.page.locator('body').innerText()).split(said.slice(0, 12)).length - 1;
+    expect(body).toBe(1);
+    await input.press('End');
+    await input.press('Backspace');
+    await expect.poll(() => input.getAttribute('aria-invalid')).toBe('false');
+    expect(await refusal.textContent()).not.toBe(said);
 
     const incident = a.page.getByTestId('error-code-dialog');
     await incident.waitFor({ state: 'visible', timeout: 5_000 });
@@ -115,6 +130,10 @@ describe('two players and a gift code', () => {
     await dialog.getByRole('button', { name: /^Оплатить/ }).click();
     const low = page.getByTestId('low-capacity-dialog');
     await low.waitFor({ state: 'visible' });
+    // A code's price is fixed: the advice is to top up, not to lower an amount the player never typed.
+    const advice = (await low.getByTestId('low-capacity-advice').textContent()) ?? '';
+    expect(advice).toContain('Пополните');
+    expect(advice).not.toMatch(/уменьшите/i);
     await low.getByRole('button', { name: 'Пополнить' }).click();
     const put = page.getByTestId('put-dialog');
     await put.waitFor({ state: 'visible' });

@@ -239,8 +239,9 @@ describe('a player’s wallet: deposits, withdrawals, the operators’ queue and
     expect(await text(rejectedItem)).toContain('Комментарий оператора: Передача не найдена');
     expect(await chip(items.filter({ hasText: 'Пополнение №' }).first())).toBe('В обработке');
 
-    // Cancelling the withdrawal gives the 3кк back.
+    // Cancelling the withdrawal (after the confirmation) gives the 3кк back.
     await first.getByRole('button', { name: 'Отменить' }).click();
+    await page.getByTestId('confirm-cancel-request').getByRole('button', { name: 'Отменить заявку' }).click();
     await expect.poll(() => chip(first)).toBe('Отменена');
     await page.getByText(`Заявка №${withdrawal} отменена, сумма вернулась на баланс`).waitFor();
     expect((await requestsOf(player.id)).find((r) => r.id === withdrawal)?.status).toBe('cancelled');

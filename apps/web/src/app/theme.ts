@@ -42,6 +42,7 @@ export function buildTheme(mode: PaletteMode, overrides?: { bg?: string; paper?:
       MuiTab: { styleOverrides: { root: { textTransform: 'none', fontWeight: 600 } } },
       MuiToggleButton: { styleOverrides: { root: { textTransform: 'none', fontWeight: 600 } } },
       // MUI's own labels are English; screen readers read these instead.
+      MuiAlert: { defaultProps: { closeText: 'Закрыть' } },
       MuiPagination: {
         defaultProps: {
           getItemAriaLabel: (type, page, selected) =>

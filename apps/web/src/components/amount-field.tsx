@@ -2,15 +2,17 @@ import TextField from '@mui/material/TextField';
 import { useId } from 'react';
 import { formatAmount } from '../utils/format-amount';
 import { parseAmount } from '../utils/parse-amount';
+import { currencyWord } from '../utils/plural';
 
-/** An amount input that understands players' shorthand (1.5кк) and shows what it read. */
+/** An amount input that understands players' shorthand (1,5кк or 1.5кк) and shows what it read. */
 export function AmountField(props: {
   label: string;
   value: string;
   onChange(text: string): void;
   error?: string;
   hint?: string;
-  unit: string;
+  /** The currency whose word (in the number's plural form) follows the amount read. */
+  unit: 1 | 2;
   autoFocus?: boolean;
 }) {
   const id = useId();
@@ -20,8 +22,8 @@ export function AmountField(props: {
     (props.value.trim() === ''
       ? props.hint
       : parsed === null
-        ? 'Введите целое число, например 1500000 или 1.5кк'
-        : `= ${formatAmount(parsed)} ${props.unit}`);
+        ? 'Введите целое число, например 1500000 или 1,5кк'
+        : `= ${formatAmount(parsed)} ${currencyWord(parsed, props.unit)}`);
   return (
     <TextField
       id={id}

@@ -1,7 +1,2 @@
-const rules = new Intl.PluralRules('ru-RU');
-
-/** plural(5, ['код', 'кода', 'кодов']) → «кодов» */
-export function plural(n: number, [one, few, many]: readonly [string, string, string]): string {
-  const rule = rules.select(n);
-  return rule === 'one' ? one : rule === 'few' ? few : many;
-}
+/** plural(5, ['код', 'кода', 'кодов']) → «кодов»: the contract's one helper, shared with the server's texts. */
+export { amountText, currencyWord, plural } from '@adena/contract/lite';

@@ -1,3 +1,4 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import { z } from 'zod';
 import { FIELD_MESSAGES as M } from '../messages/ru';
 import { defineCall, TimestampSchema } from '../primitives';
@@ -10,11 +11,20 @@ export const EmailSchema = z
   .max(254, M.email)
   .pipe(z.email(M.email));
 
-/** E.164 after removing the spaces, dashes and brackets people type. */
+/**
+ * A phone as people type it — «8 900 123-45-67», «+7 (900) 123-45-67», «9001234567» — read with
+ * Russia as the default country and answered in E.164 (+79001234567), the one form stored and
+ * compared. libphonenumber-js's smallest metadata: the auth forms that use it are loaded lazily.
+ */
 export const PhoneSchema = z
   .string({ error: M.required })
-  .transform((v) => v.replace(/[\s()\-\u00a0]/g, ''))
-  .pipe(z.string().regex(/^\+[1-9]\d{7,14}$/, M.phone));
+  .max(40, M.phone)
+  .transform((v, ctx) => {
+    const parsed = parsePhoneNumberFromString(v.trim(), 'RU');
+    if (parsed?.isValid()) return parsed.number;
+    ctx.addIssue({ code: 'custom', message: v.trim() === '' ? M.required : M.phone });
+    return z.NEVER;
+  });
 
 export const PasswordSchema = z.string({ error: M.required }).min(8, M.passwordShort).max(128, M.passwordLong);
 export const OneTimeCodeSchema = z.string({ error: M.required }).trim().regex(/^\d{6}$/, M.code);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adenaText, formatAmount } from './amount';
+import { adenaText, amountText, formatAmount, plural } from './amount';
 
 describe('amounts in Russian texts', () => {
   it('groups thousands with a space, for numbers and bigints alike', () => {
@@ -16,6 +16,36 @@ describe('amounts in Russian texts', () => {
   });
   it('names adena after the amount', () => {
     expect(adenaText(5_000_000n)).toBe('5 000 000 аден');
+    expect(adenaText(1)).toBe('1 адена');
     expect(adenaText(1_000, '\u00a0')).toBe('1\u00a0000\u00a0аден');
+  });
+
+  it('chooses the Russian plural form over 0, 1, 2, 5, 11, 21, 22, 25, 111 and 1 024', () => {
+    const cases: [number, string, string][] = [
+      [0, '0 аден', '0 монет эйнхасад'],
+      [1, '1 адена', '1 монета эйнхасад'],
+      [2, '2 адены', '2 монеты эйнхасад'],
+      [5, '5 аден', '5 монет эйнхасад'],
+      [11, '11 аден', '11 монет эйнхасад'],
+      [21, '21 адена', '21 монета эйнхасад'],
+      [22, '22 адены', '22 монеты эйнхасад'],
+      [25, '25 аден', '25 монет эйнхасад'],
+      [111, '111 аден', '111 монет эйнхасад'],
+      [1_024, '1 024 адены', '1 024 монеты эйнхасад'],
+    ];
+    for (const [n, adena, coins] of cases) {
+      expect(amountText(n, 1)).toBe(adena);
+      expect(amountText(n, 2)).toBe(coins);
+      expect(amountText(BigInt(n), 2)).toBe(coins);
+    }
+    expect(plural(12, ['код', 'кода', 'кодов'])).toBe('кодов');
+    expect(plural(9_007_199_254_740_993n, ['код', 'кода', 'кодов'])).toBe('кода');
+    expect(plural(-1, ['код', 'кода', 'кодов'])).toBe('код');
+  });
+  it('writes the genitive and accusative after a number', () => {
+    expect(amountText(1, 1, ' ', 'gen')).toBe('1 адены');
+    expect(amountText(3, 1, ' ', 'gen')).toBe('3 аден');
+    expect(amountText(21, 2, ' ', 'acc')).toBe('21 монету эйнхасад');
+    expect(amountText(3, 1, ' ', 'acc')).toBe('3 адены');
   });
 });

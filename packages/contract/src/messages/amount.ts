@@ -9,5 +9,47 @@ export function formatAmount(v: number | bigint, space = ' '): string {
   return digits.replace(/\B(?=(\d{3})+(?!\d))/g, space);
 }
 
-/** An amount of adena in a Russian text: '1 000 000 аден'. */
-export const adenaText = (v: number | bigint, space = ' ') => `${formatAmount(v, space)}${space}аден`;
+/** A word's three Russian number forms: one (1, 21), few (2, 22), many (0, 5, 11, 111). */
+export type PluralForms = readonly [one: string, few: string, many: string];
+
+const rules = new Intl.PluralRules('ru');
+
+/**
+ * plural(5, ['код', 'кода', 'кодов']) → 'кодов'. The form depends only on the last two digits, so a
+ * bigint beyond a double's precision is reduced first.
+ */
+export function plural(n: number | bigint, [one, few, many]: PluralForms): string {
+  const v = typeof n === 'bigint' ? Number((n < 0n ? -n : n) % 100n) : Math.abs(Math.round(n));
+  const rule = rules.select(v);
+  return rule === 'one' ? one : rule === 'few' ? few : many;
+}
+
+/**
+ * The currencies' words after a number, by grammatical case: nom 'на балансе 1 адена', gen
+ * 'вывод 1 адены', acc 'передайте 1 адену'.
+ */
+export const CURRENCY_WORDS = {
+  1: {
+    nom: ['адена', 'адены', 'аден'],
+    gen: ['адены', 'аден', 'аден'],
+    acc: ['адену', 'адены', 'аден'],
+  },
+  2: {
+    nom: ['монета эйнхасад', 'монеты эйнхасад', 'монет эйнхасад'],
+    gen: ['монеты эйнхасад', 'монет эйнхасад', 'монет эйнхасад'],
+    acc: ['монету эйнхасад', 'монеты эйнхасад', 'монет эйнхасад'],
+  },
+} as const satisfies Record<1 | 2, Record<'nom' | 'gen' | 'acc', PluralForms>>;
+
+export type GrammaticalCase = 'nom' | 'gen' | 'acc';
+
+/** The currency's word for this amount: currencyWord(2, 2) → 'монеты эйнхасад'. */
+export const currencyWord = (v: number | bigint, currency: 1 | 2, grammaticalCase: GrammaticalCase = 'nom') =>
+  plural(v, CURRENCY_WORDS[currency][grammaticalCase]);
+
+/** An amount with its currency's word: amountText(1024, 2) → '1 024 монеты эйнхасад'. */
+export const amountText = (v: number | bigint, currency: 1 | 2, space = ' ', grammaticalCase: GrammaticalCase = 'nom') =>
+  `${formatAmount(v, space)}${space}${currencyWord(v, currency, grammaticalCase)}`;
+
+/** An amount of adena in a Russian text: '1 000 000 аден', '1 адена', '2 адены'. */
+export const adenaText = (v: number | bigint, space = ' ', grammaticalCase: GrammaticalCase = 'nom') => amountText(v, 1, space, grammaticalCase);

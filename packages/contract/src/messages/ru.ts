@@ -6,8 +6,8 @@ export * from './catalogue';
 /** Field messages reused by several schemas. */
 export const FIELD_MESSAGES = {
   required: 'Обязательное поле',
-  email: 'Введите корректный email',
-  phone: 'Введите номер в международном формате, например +79001234567',
+  email: 'Введите корректный адрес почты',
+  phone: 'Введите номер телефона, например 8 900 123-45-67 или +79001234567',
   passwordShort: 'Пароль должен быть не короче 8 символов',
   passwordLong: 'Пароль должен быть не длиннее 128 символов',
   passwordMismatch: 'Пароли не совпадают',

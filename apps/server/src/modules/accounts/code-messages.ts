@@ -2,10 +2,8 @@ import type { OutgoingMessage } from '../notifications/code-delivery';
 
 type Channel = OutgoingMessage['channel'];
 
-const SITE = 'Adena Wallet';
-
-/** Russian texts of every message the sign-in flows send. */
-export const texts = {
+/** Russian texts of every message the sign-in flows send, signed with the service's name (BRAND_NAME). */
+export const codeTexts = (SITE: string) => ({
   registerCode(channel: Channel, to: string, code: string): OutgoingMessage {
     return channel === 'email'
       ? {
@@ -46,4 +44,4 @@ export const texts = {
         }
       : { to, channel, subject: 'Восстановление пароля', text: `${SITE}: код для восстановления пароля ${code}. Действует 10 минут.`, code };
   },
-};
+});

@@ -5,12 +5,14 @@ import type { Client } from '../sessions/caller';
 import type { SessionsService } from '../sessions/sessions.service';
 import { accountsRepository as repo, inTransaction, type Pool } from './accounts.repository';
 import { type CodeFlows, channelOf, type Method } from './code-flows';
-import { texts } from './code-messages';
+import { codeTexts } from './code-messages';
 import { findByAddress, refuseBlocked, type SignIn } from './sign-in';
 
 const NEW_PASSWORD_TOKEN_REFUSED = 'Ссылка для смены пароля недействительна или устарела. Начните восстановление заново';
 
 export interface ResetDeps {
+  /** BRAND_NAME: the signature of every mail and SMS. */
+  brand: string;
   db: Pool;
   flows: CodeFlows;
   sessions: Pick<SessionsService, 'issueNewPasswordToken' | 'isLiveNewPasswordToken' | 'takeNewPasswordToken' | 'endAllSessions' | 'announceEnded'>;
@@ -20,6 +22,7 @@ export interface ResetDeps {
 
 /** Password reset: a code to the address, a short-lived new-password token, a new password. */
 export function createResetService(deps: ResetDeps) {
+  const texts = codeTexts(deps.brand);
   const { db, flows, sessions, signIn, delivery } = deps;
   const refused = () => new AppError('UNAUTHENTICATED', { message: NEW_PASSWORD_TOKEN_REFUSED });
 

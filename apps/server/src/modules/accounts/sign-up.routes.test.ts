@@ -28,6 +28,9 @@ describe.each(DB_KINDS)('sign-up on %s', (kind) => {
       expect(Object.keys(start.json())).toEqual(['email_token']);
       const mail = await smtp.next(email);
       expect(mail.subject).toMatch(/Код подтверждения/);
+      // Signed with BRAND_NAME, never a hard-coded English name.
+      expect(mail.subject).toContain('Кошелёк Тест');
+      expect(mail.text).not.toMatch(/Adena Wallet/);
       expect(mail.text).toMatch(/действует 10 минут/);
       expect(mail.code).toMatch(/^\d{6}$/);
       // No account exists before the code is checked.
@@ -54,10 +57,32 @@ describe.each(DB_KINDS)('sign-up on %s', (kind) => {
       const start = await post('/api/phone_register', { phone: spaced, password: PASSWORD, password_confirmation: PASSWORD });
       expect(start.statusCode).toBe(200);
       const msg = await sms.next(phone);
-      expect(msg.text).toMatch(/код подтверждения \d{6}/);
+      expect(msg.text).toMatch(/^Кошелёк Тест: код подтверждения \d{6}/);
       const res = await post('/api/code_verification_phone_register', { phone_token: start.json().phone_token, code: msg.code });
       expect(res.statusCode).toBe(200);
       expect(res.json().user).toMatchObject({ phone, email: null, name: `Игрок ${phone.slice(-4)}` });
+    });
+
+    it('reads a phone as a Russian player types it: «8 9XX …» signs up, «+7 (9XX) …» signs in, «9XX…» resets, all the one E.164 number', async () => {
+      const phone = newPhone(); // +79XXXXXXXXX
+      const national = phone.slice(2); // 9XXXXXXXXX
+      const eight = `8 ${national.slice(0, 3)} ${national.slice(3, 6)}-${national.slice(6, 8)}-${national.slice(8)}`;
+      const start = await post('/api/phone_register', { phone: eight, password: PASSWORD, password_confirmation: PASSWORD });
+      expect(start.statusCode).toBe(200);
+      const msg = await sms.next(phone);
+      const res = await post('/api/code_verification_phone_register', { phone_token: start.json().phone_token, code: msg.code });
+      expect(res.json().user.phone).toBe(phone);
+      const bracketed = `+7 (${national.slice(0, 3)}) ${national.slice(3, 6)}-${national.slice(6)}`;
+      const signIn = await post('/api/phone_login', { phone: bracketed, password: PASSWORD });
+      expect(signIn.statusCode).toBe(200);
+      expect(signIn.json().user.id).toBe(res.json().user.id);
+      const reset = await post('/api/phone_reset_password', { phone: national });
+      expect(reset.statusCode).toBe(200);
+      expect((await sms.next(phone, 2)).text).toMatch(/восстановления пароля \d{6}/);
+      // The same number typed another way is the same account: no second sign-up.
+      const twice = await post('/api/phone_register', { phone: `8${national}`, password: PASSWORD, password_confirmation: PASSWORD });
+      expect([200, 429]).toContain(twice.statusCode);
+      expect(await db.kysely.selectFrom('users').select('id').where('phone', '=', phone).execute()).toHaveLength(1);
     });
 
     it('gets a new code no sooner than a minute later; the new token and code replace the old ones', async () => {
@@ -209,7 +234,7 @@ describe.each(DB_KINDS)('sign-up on %s', (kind) => {
       expect(res.json()).toEqual({
         message: 'Проверьте введённые данные',
         errors: {
-          email: ['Введите корректный email'],
+          email: ['Введите корректный адрес почты'],
           password: ['Пароль должен быть не короче 8 символов'],
           password_confirmation: ['Пароли не совпадают'],
         },
@@ -217,7 +242,11 @@ describe.each(DB_KINDS)('sign-up on %s', (kind) => {
       const mismatch = await post('/api/email_register', { email: newEmail(), password: PASSWORD, password_confirmation: 'другой пароль' });
       expect(mismatch.json().errors).toEqual({ password_confirmation: ['Пароли не совпадают'] });
       const phone = await post('/api/phone_register', { phone: '8900', password: PASSWORD, password_confirmation: PASSWORD });
-      expect(phone.json().errors.phone[0]).toMatch(/международном формате/);
+      for (const bad of ['+7 000 111-22-33', 'телефон', '8 900 123-45-67-89-00']) {
+        const r = await post('/api/phone_register', { phone: bad, password: PASSWORD, password_confirmation: PASSWORD });
+        expect(r.statusCode).toBe(422);
+      }
+      expect(phone.json().errors.phone[0]).toMatch(/Введите номер телефона/);
       const code = await post('/api/code_verification_email_register', { email_token: 'x', code: '12a456' });
       expect(code.statusCode).toBe(422);
       expect(code.json().errors.code).toEqual(['Код состоит из 6 цифр']);

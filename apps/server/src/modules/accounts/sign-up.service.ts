@@ -6,7 +6,7 @@ import type { CodeDelivery } from '../notifications/code-delivery';
 import type { Client } from '../sessions/caller';
 import { accountsRepository as repo, inTransaction, type Pool } from './accounts.repository';
 import { CODE_MSG, type CodeFlows, channelOf, codeHash, deadFlow, type Method, newCode } from './code-flows';
-import { texts } from './code-messages';
+import { codeTexts } from './code-messages';
 import { type RateLimiter, tooMany } from '../sessions/rate-limit.service';
 import type { Limits } from './limits';
 import { ALREADY_REGISTERED, findByAddress, type SignIn, withConflictAs } from './sign-in';
@@ -19,6 +19,8 @@ const defaultName = (method: Method, address: string) =>
   method === 'email' ? address.split('@')[0]!.slice(0, 64) : `Игрок ${address.slice(-4)}`;
 
 export interface SignUpDeps {
+  /** BRAND_NAME: the signature of every mail and SMS. */
+  brand: string;
   db: Pool;
   flows: CodeFlows;
   limiter: RateLimiter;
@@ -33,6 +35,7 @@ export interface SignUpDeps {
 /** Sign-up by email or phone: a code to the address, then the code creates the account. */
 // Long: a factory holding 4 small functions; each is short.
 export function createSignUpService(deps: SignUpDeps) {
+  const texts = codeTexts(deps.brand);
   const { db, flows, limiter, limits, signIn, delivery, publicUrl, now } = deps;
 
   /** Rotates a flow's token and code under its row lock; of two resends at once, the second sees the first's time. */

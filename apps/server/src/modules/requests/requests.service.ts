@@ -1,4 +1,4 @@
-import { CURRENCIES, decisionText, formatAmount, type Request, type RequestStatusEvent } from '@adena/contract';
+import { amountText, CURRENCIES, decisionText, formatAmount, type Request, type RequestStatusEvent } from '@adena/contract';
 import type { Db } from '../../db/client';
 import type { RequestType } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
@@ -98,7 +98,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
     const [min, max] = detail.split(',').map((v) => BigInt(v)) as [bigint, bigint];
     return new AppError('LIMIT_EXCEEDED', {
       message: type === 'input' ? 'Сумма пополнения вне пределов сервера' : 'Сумма вывода вне пределов сервера',
-      errors: { amount: [`От ${formatAmount(min)} до ${formatAmount(max)} ${CURRENCIES[currency].name}`] },
+      errors: { amount: [`От ${formatAmount(min)} до ${amountText(max, currency, ' ', 'gen')}`] },
     });
   }
 

@@ -1,4 +1,7 @@
+import Fastify from 'fastify';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemRoutes } from './system.routes';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { createUser, createWallet } from '../../../test/factories';
 import { DEMO_SERVERS } from './demo-servers';
@@ -15,6 +18,25 @@ describe.each(DB_KINDS)('system routes on %s', (kind) => {
     const res = await t.app.inject({ method: 'GET', url: '/api/health' });
     expect(res.statusCode).toBe(200);
     expect(res.json()).toEqual({ ok: true, db: kind });
+  });
+
+  it('serves the brand and support contacts from the settings, null when unset', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/public_config' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ brand_name: 'Адена Кошелёк', support_email: null, support_telegram: null });
+    // The same route plugin with the settings set, on a bare Fastify (a second app on the shared
+    // database is not needed to read three settings).
+    const set = Fastify();
+    set.setValidatorCompiler(validatorCompiler);
+    set.setSerializerCompiler(serializerCompiler);
+    const site = { brand_name: 'L2 Банк', support_email: 'help@l2bank.ru', support_telegram: 'l2bank_help' };
+    await set.register(systemRoutes({ system: { health: () => ({ ok: true as const, db: kind }), gameServersJson: async () => '[]' }, site }));
+    try {
+      const r = await set.inject({ method: 'GET', url: '/api/public_config' });
+      expect(r.json()).toEqual(site);
+    } finally {
+      await set.close();
+    }
   });
 
   it('lists the demo servers of an empty database, in order', async () => {

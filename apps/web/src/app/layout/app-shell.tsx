@@ -18,6 +18,7 @@ import { GlobalDialogs } from './global-dialogs';
 import { OfflineNotice } from '../../components/layouts/offline-notice';
 import { UserMenu } from '../../components/layouts/user-menu';
 import { Hint } from '../../components/hint';
+import { useUser } from '../../lib/session';
 
 function ThemeToggle() {
   const { mode, setChoice } = useColorMode();
@@ -40,6 +41,7 @@ const PageFallback = () => (
 /** SPEC.md section 2: admin app bar, app bar (hidden inside Telegram), main content; the page fills the main content. */
 export function AppShell({ children }: { children: ReactNode }) {
   const { isTelegram } = useTelegram();
+  const { isSignedIn } = useUser();
   return (
     <Box sx={{ minHeight: '100dvh', display: 'flex', flexDirection: 'column' }}>
       <AdminAppBar />
@@ -62,7 +64,7 @@ export function AppShell({ children }: { children: ReactNode }) {
           {children}
         </Suspense>
       </Container>
-      <Footer />
+      <Footer profile={isTelegram && isSignedIn} />
       <GlobalDialogs />
     </Box>
   );

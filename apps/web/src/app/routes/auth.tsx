@@ -1,10 +1,19 @@
+import type { ReactNode } from 'react';
 import { Redirect, Route, Switch } from 'wouter';
 import { DiscordCallback } from '../../features/auth/components/discord-callback';
 import { LoginForm } from '../../features/auth/components/login-form';
 import { RegisterForm } from '../../features/auth/components/register-form';
 import { ResetForm } from '../../features/auth/components/reset-form';
 import { TelegramCallback } from '../../features/auth/components/telegram-callback';
+import { peekReturnTo } from '../../lib/return-to';
+import { useUser } from '../../lib/session';
 import { NotFoundRoute } from './not-found';
+
+/** The sign-in, sign-up and reset pages send a signed-in player back where they came from. */
+function SignedOut({ children }: { children: ReactNode }) {
+  const { isSignedIn } = useUser();
+  return isSignedIn ? <Redirect to={peekReturnTo()} replace /> : children;
+}
 
 export function AuthRoutes() {
   return (
@@ -16,22 +25,34 @@ export function AuthRoutes() {
         <Redirect to="/auth/login_methods/email" replace />
       </Route>
       <Route path="/auth/login_methods/email">
-        <LoginForm key="email" method="email" />
+        <SignedOut>
+          <LoginForm key="email" method="email" />
+        </SignedOut>
       </Route>
       <Route path="/auth/login_methods/phone">
-        <LoginForm key="phone" method="phone" />
+        <SignedOut>
+          <LoginForm key="phone" method="phone" />
+        </SignedOut>
       </Route>
       <Route path="/auth/register/email">
-        <RegisterForm key="email" method="email" />
+        <SignedOut>
+          <RegisterForm key="email" method="email" />
+        </SignedOut>
       </Route>
       <Route path="/auth/register/phone">
-        <RegisterForm key="phone" method="phone" />
+        <SignedOut>
+          <RegisterForm key="phone" method="phone" />
+        </SignedOut>
       </Route>
       <Route path="/auth/reset/email">
-        <ResetForm key="email" method="email" />
+        <SignedOut>
+          <ResetForm key="email" method="email" />
+        </SignedOut>
       </Route>
       <Route path="/auth/reset/phone">
-        <ResetForm key="phone" method="phone" />
+        <SignedOut>
+          <ResetForm key="phone" method="phone" />
+        </SignedOut>
       </Route>
       <Route path="/auth/discord/callback">
         <DiscordCallback />

@@ -1,6 +1,9 @@
+import Link from '@mui/material/Link';
+import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import type { ReactNode } from 'react';
+import { usePublicConfig } from '../../lib/public-config';
 
 function Page({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -33,18 +36,35 @@ export function HelpRoute() {
         на том же сервере, и сделать это можно только один раз.
       </P>
       <H>Сокращения сумм</H>
-      <P>Суммы можно вводить как в игре: 1кк = 1 000 000, 1.5кк = 1 500 000, 1ккк = 1 000 000 000.</P>
+      <P>Суммы можно вводить как в игре: 1кк = 1 000 000, 1,5кк (или 1.5кк) = 1 500 000, 1ккк = 1 000 000 000.</P>
     </Page>
   );
 }
 
+/** The support contacts the operator set (SUPPORT_TELEGRAM, SUPPORT_EMAIL); none are made up. */
 export function ContactsRoute() {
+  const { data, isPending, isError } = usePublicConfig();
+  const none = data && !data.support_telegram && !data.support_email;
   return (
     <Page title="Контакты">
-      <P>Поддержка отвечает ежедневно с 10:00 до 02:00 по московскому времени.</P>
-      <P>Telegram: @adena_wallet_support</P>
-      <P>Discord: сервер «Адена Кошелёк», канал #поддержка</P>
-      <P>Почта: support@adena.local</P>
+      {isPending && <Skeleton variant="rounded" height={64} />}
+      {data?.support_telegram && (
+        <P>
+          Telegram:{' '}
+          <Link href={`https://t.me/${data.support_telegram}`} target="_blank" rel="noopener" data-testid="support-telegram">
+            @{data.support_telegram}
+          </Link>
+        </P>
+      )}
+      {data?.support_email && (
+        <P>
+          Почта:{' '}
+          <Link href={`mailto:${data.support_email}`} data-testid="support-email">
+            {data.support_email}
+          </Link>
+        </P>
+      )}
+      {(none || isError) && <P>Контакты поддержки пока не указаны. Напишите оператору в игре — кассиру вашего сервера.</P>}
       <P>В обращении укажите сервер, ник персонажа и номер заявки или кода — так мы ответим быстрее.</P>
     </Page>
   );

@@ -1,9 +1,10 @@
+import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { Redirect } from 'wouter';
 import { SecuritySection } from '../../features/sessions/components/security-section';
 import { SellerSection } from '../../features/seller/components/seller-section';
-import { useUser } from '../../lib/session';
+import { useLogout, useUser } from '../../lib/session';
 
 /**
  * The signed-in player's profile: one section per feature (security, sessions, sellers' keys…),
@@ -11,6 +12,7 @@ import { useUser } from '../../lib/session';
  */
 export default function ProfileRoute() {
   const { user, isPending } = useUser();
+  const logout = useLogout();
   if (isPending) return null;
   if (!user) return <Redirect to="/auth/login_methods/email" replace />;
   return (
@@ -20,6 +22,10 @@ export default function ProfileRoute() {
       {/* sections: one line per feature */}
       <SecuritySection />
       <SellerSection />
+      {/* Sign-out here too: inside Telegram the app bar and its menu are hidden, and this page is reached from the footer. */}
+      <Button variant="outlined" color="error" sx={{ alignSelf: 'flex-start' }} disabled={logout.isPending} onClick={() => logout.mutate()}>
+        Выйти
+      </Button>
     </Stack>
   );
 }

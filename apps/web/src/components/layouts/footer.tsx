@@ -1,4 +1,5 @@
 import { COPYRIGHT_START_YEAR } from '@adena/contract/lite';
+import AccountCircleOutlined from '@mui/icons-material/AccountCircleOutlined';
 import ForumOutlined from '@mui/icons-material/ForumOutlined';
 import HelpOutline from '@mui/icons-material/HelpOutlineOutlined';
 import InfoOutlined from '@mui/icons-material/InfoOutlined';
@@ -14,11 +15,13 @@ const LINKS = [
   { to: '/about', title: 'О нас', icon: <InfoOutlined /> },
 ];
 
-export function Footer() {
+/** `profile`: a link to the profile (sessions, sign-out), for the Telegram mini app where the app bar and its menu are hidden. */
+export function Footer({ profile = false }: { profile?: boolean }) {
+  const links = profile ? [{ to: '/profile', title: 'Профиль', icon: <AccountCircleOutlined /> }, ...LINKS] : LINKS;
   return (
     <Box component="footer" sx={{ py: 2, px: 2, textAlign: 'center', borderTop: 1, borderColor: 'divider' }}>
       <Box sx={{ display: 'flex', justifyContent: 'center', gap: 1 }}>
-        {LINKS.map((l) => (
+        {links.map((l) => (
           <Hint key={l.to} title={l.title}>
             <IconButton component={RouterLink} to={l.to} aria-label={l.title}>
               {l.icon}

@@ -3,6 +3,7 @@ import Button from '@mui/material/Button';
 import IconButton from '@mui/material/IconButton';
 import { useState } from 'react';
 import { Link as RouterLink } from 'wouter';
+import { rememberReturnTo } from '../../lib/return-to';
 import { useLogout, useUser } from '../../lib/session';
 import { deferred } from '../deferred';
 
@@ -15,7 +16,7 @@ export function UserMenu() {
   if (isPending) return null;
   if (!user) {
     return (
-      <Button component={RouterLink} to="/auth/login_methods/email" variant="contained" size="small">
+      <Button component={RouterLink} to="/auth/login_methods/email" variant="contained" size="small" onClick={() => rememberReturnTo()}>
         Войти
       </Button>
     );

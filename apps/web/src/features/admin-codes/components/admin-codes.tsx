@@ -1,4 +1,4 @@
-import { type AdminCode, CURRENCIES } from '@adena/contract';
+import type { AdminCode, } from '@adena/contract';
 import Search from '@mui/icons-material/Search';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
@@ -19,11 +19,12 @@ import { Link as RouterLink, useSearchParams } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
+import { amountText, } from '../../../utils/plural';
 import { type CodeLookup, useAdminCancelCode, useAdminCode } from '../api/codes';
 import { ReasonDialog } from '../../../components/reason-dialog';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
-const aden = (n: number) => `${formatAmount(n)} ${CURRENCIES[1].name}`;
+const aden = (n: number) => amountText(n, 1, '\u00a0');
 const STATUS = {
   active: { label: 'Активен', color: 'success' },
   activated: { label: 'Активирован', color: 'default' },

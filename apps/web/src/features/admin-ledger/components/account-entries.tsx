@@ -17,6 +17,7 @@ import { useState } from 'react';
 import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { formatAmount } from '../../../utils/format-amount';
+import { amountText } from '../../../utils/plural';
 import { ENTRIES_PAGE_SIZE, useAdminAccountEntries } from '../api/ledger';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
@@ -30,7 +31,7 @@ export function AccountEntries({ id }: { id: number }) {
   if (isPending) return <Skeleton variant="rounded" height={320} />;
   if (isError) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить счёт'}</Alert>;
   const a = data.account;
-  const unit = CURRENCIES[a.currency_type].name;
+  
   return (
     <Stack spacing={2} data-view="admin-account">
       <div>
@@ -52,11 +53,11 @@ export function AccountEntries({ id }: { id: number }) {
           )}
         </Typography>
         <Typography variant="h2" component="p" sx={{ mt: 1 }}>
-          Остаток по журналу: {formatAmount(a.balance)} {unit}
+          Остаток по журналу: {amountText(a.balance, a.currency_type, '\u00a0')}
         </Typography>
         {a.kind === 'cash' && (
           <Typography variant="body2" color="text.secondary">
-            Касса ведётся со знаком минус — это встречная сторона балансов игроков: кассир получил в игре {formatAmount(a.balance === 0 ? 0 : -a.balance)} {unit}{' '}
+            Касса ведётся со знаком минус — это встречная сторона балансов игроков: кассир получил в игре {amountText(a.balance === 0 ? 0 : -a.balance, a.currency_type, '\u00a0', 'acc')}{' '}
             за вычетом выплат.
           </Typography>
         )}

@@ -1,4 +1,4 @@
-import { type AdminRequest, CURRENCIES, type Gamesserver } from '@adena/contract';
+import type { AdminRequest, Gamesserver } from '@adena/contract';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
@@ -13,7 +13,7 @@ import { useState } from 'react';
 import { CopyButton } from '../../../components/copy-button';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
-import { formatAmount } from '../../../utils/format-amount';
+import { amountText, } from '../../../utils/plural';
 import { type QueueFilters, useAdminRequests, useProcessRequest } from '../api/requests';
 import { ReasonDialog } from '../../../components/reason-dialog';
 
@@ -55,7 +55,7 @@ function RequestCard({ r, meId, onReject }: { r: AdminRequest; meId: number; onR
             )}
           </Stack>
           <Typography variant="h3" component="p">
-            {formatAmount(r.amount)} {CURRENCIES[r.currency_type].name}
+            {amountText(r.amount, r.currency_type, '\u00a0')}
           </Typography>
           <Typography variant="body2">
             {r.gamesserver}: {deposit ? 'игрок' : 'передать игроку'} <b>{r.nick}</b>

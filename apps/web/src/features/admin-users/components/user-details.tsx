@@ -1,4 +1,4 @@
-import { type AdminLedgerEntry, CURRENCIES } from '@adena/contract';
+import type { AdminLedgerEntry, } from '@adena/contract';
 import ArrowBack from '@mui/icons-material/ArrowBack';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
@@ -18,6 +18,7 @@ import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
+import { amountText, currencyWord } from '../../../utils/plural';
 import { useAdminUser, useUserActions } from '../api/users';
 import { UserChips } from './admin-users';
 import { AdminRoleDialog, BlockDialog, VipDialog } from './user-dialogs';
@@ -73,7 +74,7 @@ function EntriesTable({ entries }: { entries: AdminLedgerEntry[] }) {
                 </Link>
               </TableCell>
               <TableCell align="right" sx={{ color: e.amount < 0 ? 'error.main' : 'success.main', whiteSpace: 'nowrap' }}>
-                {signed(e.amount)} {CURRENCIES[e.currency_type].name}
+                {signed(e.amount)} {currencyWord(e.amount, e.currency_type)}
               </TableCell>
               <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
                 {e.balance_after === null ? '—' : formatAmount(e.balance_after)}
@@ -217,7 +218,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
                     <TableCell>{r.gamesserver}</TableCell>
                     <TableCell>{r.type === 'input' ? 'Пополнение' : 'Вывод'}</TableCell>
                     <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
-                      {formatAmount(r.amount)} {CURRENCIES[r.currency_type].name}
+                      {amountText(r.amount, r.currency_type, '\u00a0')}
                     </TableCell>
                     <TableCell>
                       <Chip size="small" variant="outlined" label={REQUEST_STATUS[r.status]} color={r.status === 'pending' ? 'warning' : 'default'} />

@@ -1,5 +1,4 @@
 import Button from '@mui/material/Button';
-import Divider from '@mui/material/Divider';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
@@ -9,6 +8,7 @@ import { useFormErrors } from '../../../hooks/use-form-errors';
 import { loginBodySchema, useLogin } from '../api/login';
 import { AuthCard } from './auth-card';
 import { SocialButtons } from './social-buttons';
+import { takeReturnTo } from '../../../lib/return-to';
 
 export function LoginForm({ method }: { method: 'email' | 'phone' }) {
   const [, navigate] = useLocation();
@@ -26,7 +26,7 @@ export function LoginForm({ method }: { method: 'email' | 'phone' }) {
     setBusy(true);
     try {
       await signIn.mutateAsync(body);
-      navigate('/');
+      navigate(takeReturnTo(), { replace: true });
     } catch (err) {
       f.fromError(err);
     } finally {
@@ -51,7 +51,7 @@ export function LoginForm({ method }: { method: 'email' | 'phone' }) {
     >
       <Stack component="form" spacing={2} noValidate onSubmit={submit}>
         <TextField
-          label={method === 'email' ? 'Email' : 'Телефон'}
+          label={method === 'email' ? 'Электронная почта' : 'Телефон'}
           type={method === 'email' ? 'email' : 'tel'}
           autoComplete={method === 'email' ? 'email' : 'tel'}
           placeholder={method === 'phone' ? '+7 900 000-00-00' : undefined}
@@ -75,10 +75,9 @@ export function LoginForm({ method }: { method: 'email' | 'phone' }) {
         </Button>
       </Stack>
       <Button component={RouterLink} to={method === 'email' ? '/auth/login_methods/phone' : '/auth/login_methods/email'}>
-        {method === 'email' ? 'Войти по номеру телефона' : 'Войти по email'}
+        {method === 'email' ? 'Войти по номеру телефона' : 'Войти по почте'}
       </Button>
-      <Divider>или</Divider>
-      <SocialButtons />
+      <SocialButtons divided />
     </AuthCard>
   );
 }

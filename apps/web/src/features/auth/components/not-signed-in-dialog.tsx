@@ -1,6 +1,7 @@
 import Button from '@mui/material/Button';
 import { useLocation } from 'wouter';
 import { AppDialog } from '../../../components/app-dialog';
+import { rememberReturnTo } from '../../../lib/return-to';
 import { useUi } from '../../../lib/ui-store';
 
 export function NotSignedInDialog() {
@@ -19,6 +20,7 @@ export function NotSignedInDialog() {
             variant="contained"
             onClick={() => {
               close();
+              rememberReturnTo();
               navigate('/auth/login_methods/email');
             }}
           >

@@ -10,6 +10,7 @@ import { useNewTokenRegister } from '../api/new-token-register';
 import { registerBodySchema, useRegister } from '../api/register';
 import { AuthCard } from './auth-card';
 import { CodeStep } from './code-step';
+import { takeReturnTo } from '../../../lib/return-to';
 
 /** Sign-up in two steps (SPEC.md section 4): details → a code sent to the address → signed in. */
 export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
@@ -45,7 +46,7 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
     setBusy(true);
     try {
       await verifyCode.mutateAsync({ method, token: token!, code });
-      navigate('/');
+      navigate(takeReturnTo(), { replace: true });
     } catch (err) {
       f.fromError(err);
     } finally {
@@ -64,7 +65,7 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
     }
   }
 
-  const title = method === 'email' ? 'Регистрация по email' : 'Регистрация по телефону';
+  const title = method === 'email' ? 'Регистрация по почте' : 'Регистрация по телефону';
   if (token) {
     return (
       <AuthCard title={title} error={f.formError}>
@@ -82,14 +83,14 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
             Уже есть аккаунт? Войти
           </Link>
           <Link component={RouterLink} to={method === 'email' ? '/auth/register/phone' : '/auth/register/email'}>
-            {method === 'email' ? 'Зарегистрироваться по телефону' : 'Зарегистрироваться по email'}
+            {method === 'email' ? 'Зарегистрироваться по телефону' : 'Зарегистрироваться по почте'}
           </Link>
         </Stack>
       }
     >
       <Stack component="form" spacing={2} noValidate onSubmit={start}>
         <TextField
-          label={method === 'email' ? 'Email' : 'Телефон'}
+          label={method === 'email' ? 'Электронная почта' : 'Телефон'}
           type={method === 'email' ? 'email' : 'tel'}
           autoComplete={method === 'email' ? 'email' : 'tel'}
           placeholder={method === 'phone' ? '+7 900 000-00-00' : undefined}

@@ -10,6 +10,7 @@ import { resetPasswordBodySchema, useResetPassword } from '../api/reset-password
 import { useResetPasswordCodeCheck } from '../api/reset-password-code-check';
 import { AuthCard } from './auth-card';
 import { CodeStep } from './code-step';
+import { takeReturnTo } from '../../../lib/return-to';
 
 /** Password reset in three steps: address → code → new password (the new_password_token is the bearer). */
 export function ResetForm({ method }: { method: 'email' | 'phone' }) {
@@ -50,7 +51,7 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
             if (!body || !newPasswordToken) return;
             void run(async () => {
               await createPassword.mutateAsync({ method, body, newPasswordToken });
-              navigate('/');
+              navigate(takeReturnTo(), { replace: true });
             });
           }}
         >
@@ -134,7 +135,7 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
         }}
       >
         <TextField
-          label={method === 'email' ? 'Email' : 'Телефон'}
+          label={method === 'email' ? 'Электронная почта' : 'Телефон'}
           type={method === 'email' ? 'email' : 'tel'}
           autoComplete={method === 'email' ? 'email' : 'tel'}
           value={login}

@@ -1,5 +1,6 @@
 import Telegram from '@mui/icons-material/Telegram';
 import Button from '@mui/material/Button';
+import Divider from '@mui/material/Divider';
 import Stack from '@mui/material/Stack';
 import { useAuthConfig } from '../api/auth-config';
 
@@ -21,12 +22,13 @@ function telegramLoginUrl(botId: number) {
   return `https://oauth.telegram.org/auth?${q}`;
 }
 
-/** Discord and Telegram sign-in, shown only when the server has them configured. */
-export function SocialButtons() {
+/** Discord and Telegram sign-in, shown only when the server has them configured; the «или» divider only with them. */
+export function SocialButtons({ divided = false }: { divided?: boolean }) {
   const { data } = useAuthConfig();
   if (!data?.discord && !data?.telegram) return null;
   return (
     <Stack spacing={1}>
+      {divided && <Divider sx={{ pb: 1 }}>или</Divider>}
       {data.discord && (
         <Button variant="outlined" size="large" startIcon={<DiscordIcon />} href={data.discord.authorize_url}>
           Войти через Discord

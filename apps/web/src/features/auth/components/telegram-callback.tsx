@@ -6,6 +6,7 @@ import { Link as RouterLink, useLocation } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { useTelegramAuth } from '../api/telegram-auth';
 import { AuthCard } from './auth-card';
+import { takeReturnTo } from '../../../lib/return-to';
 
 /** Reads Telegram's signed login result from #tgAuthResult (base64 JSON) and lets the server check it. */
 function readAuthResult(): Record<string, unknown> | null {
@@ -33,7 +34,7 @@ export function TelegramCallback() {
       return;
     }
     signIn(data)
-      .then(() => navigate('/', { replace: true }))
+      .then(() => navigate(takeReturnTo(), { replace: true }))
       .catch((err: unknown) => setError(err instanceof ApiError ? err.message : 'Не удалось войти через Telegram.'));
   }, [signIn, navigate]);
   return (

@@ -1,24 +1,29 @@
 import { activationCode } from '@adena/contract';
-import { ACTIVATION_ALERT_TIMEOUT_MS } from '@adena/contract/lite';
+import { errorMessage } from '@adena/contract/lite';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import { useState } from 'react';
+import { ApiError } from '../../../lib/api-client';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
 import { useUser } from '../../../lib/session';
 import { useActivationCode } from '../api/activation-code';
-import { aden, alertList } from './code-format';
+import { aden } from './code-format';
 
-/** Activation by code; the server's errors show in the alert dialog for ACTIVATION_ALERT_TIMEOUT_MS (SPEC.md section 9). */
+/**
+ * Activation by code. A refusal shows once, under the field, and stays until the player edits the
+ * code: a one-second alert was too short to read on a phone and repeated the message twice.
+ */
 export function ActivationForm({ serverName }: { serverName: (id: number) => string | undefined }) {
   const { isSignedIn } = useUser();
   const openDialog = useUi((s) => s.openDialog);
-  const alert = useUi((s) => s.alert);
   const snackbar = useUi((s) => s.showSnackbar);
   const activate = useActivationCode();
   const f = useFormErrors();
   const [text, setText] = useState('');
+  const [refusal, setRefusal] = useState<string | null>(null);
+  const error = f.fieldError('sert') ?? refusal ?? undefined;
   return (
     <Stack
       component="form"
@@ -29,6 +34,7 @@ export function ActivationForm({ serverName }: { serverName: (id: number) => str
       onSubmit={(e) => {
         e.preventDefault();
         f.clear();
+        setRefusal(null);
         if (!isSignedIn) return openDialog({ name: 'not_signed_in' });
         const body = f.validate(activationCode.body, { sert: text });
         if (!body) return;
@@ -38,10 +44,8 @@ export function ActivationForm({ serverName }: { serverName: (id: number) => str
             const where = serverName(success.gamesserver_id);
             snackbar(`Код активирован: +${aden(success.nominal)}${where ? ` на ${where}` : ''}`);
           },
-          onError: (err) => {
-            const { text: title, errors } = alertList('Код не активирован', err);
-            alert(title, errors, ACTIVATION_ALERT_TIMEOUT_MS);
-          },
+          // The field's own message when the server names one (it is the fuller text), else the answer's.
+          onError: (err) => setRefusal(err instanceof ApiError ? (err.fieldErrors.sert?.[0] ?? err.message) : errorMessage('INTERNAL')),
         });
       }}
     >
@@ -49,9 +53,13 @@ export function ActivationForm({ serverName }: { serverName: (id: number) => str
         label="Код"
         placeholder="ADN-XXXX-XXXX-XXXX-XXXX"
         value={text}
-        onChange={(e) => setText(e.target.value)}
-        error={Boolean(f.fieldError('sert'))}
-        helperText={f.fieldError('sert') ?? 'Адена поступит на ваш кошелёк на сервере кода'}
+        onChange={(e) => {
+          setText(e.target.value);
+          f.clear();
+          setRefusal(null);
+        }}
+        error={Boolean(error)}
+        helperText={error ?? 'Адена поступит на ваш кошелёк на сервере кода'}
         fullWidth
         autoComplete="off"
         slotProps={{ htmlInput: { 'data-testid': 'activation-input', spellCheck: false, autoCapitalize: 'characters' } }}

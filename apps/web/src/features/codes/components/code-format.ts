@@ -2,7 +2,7 @@ import type { CodeStatus } from '@adena/contract';
 import { errorMessage } from '@adena/contract/lite';
 import { ApiError } from '../../../lib/api-client';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
-import { plural } from '../../../utils/plural';
+import { amountText, plural } from '../../../utils/plural';
 
 export const CODE_STATUS: Record<CodeStatus, { label: string; color: 'success' | 'info' | 'default' }> = {
   active: { label: 'Активен', color: 'success' },
@@ -14,7 +14,7 @@ export const codesWord = (n: number) => plural(n, ['код', 'кода', 'код
 /** «5 кодов» */
 export const codesCount = (n: number) => `${formatAmount(n)}\u00a0${codesWord(n)}`;
 /** «1 500 000 аден» (the unit never wraps away from its number); adenShort: «1,5кк аден». */
-export const aden = (n: number) => `${formatAmount(n)}\u00a0аден`;
+export const aden = (n: number) => amountText(n, 1, '\u00a0');
 export const adenShort = (n: number) => `${formatShort(n)}\u00a0аден`;
 
 /** An error answer as the alert dialog shows it: a title and the server's list of messages. */
@@ -22,12 +22,6 @@ export function alertContent(err: unknown): { text: string; errors: string[] } {
   if (!(err instanceof ApiError)) return { text: errorMessage('INTERNAL'), errors: [] };
   const errors = [...new Set(Object.values(err.fieldErrors).flat())].filter((e) => e !== err.message);
   return { text: err.message, errors };
-}
-
-/** An error answer under a title of our own: the server's message and field messages as the list. */
-export function alertList(title: string, err: unknown): { text: string; errors: string[] } {
-  if (!(err instanceof ApiError)) return { text: title, errors: [errorMessage('INTERNAL')] };
-  return { text: title, errors: [...new Set([...Object.values(err.fieldErrors).flat(), err.message])] };
 }
 
 export const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });

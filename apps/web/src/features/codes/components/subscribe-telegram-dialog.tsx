@@ -47,7 +47,7 @@ function ThresholdForm({ server, telegramPrice }: { server: Gamesserver; telegra
         <Typography color="text.secondary">Порог не задан: сообщений о балансе на {server.name} нет.</Typography>
       )}
       {f.formError && <Alert severity="error">{f.formError}</Alert>}
-      <AmountField label="Порог баланса" value={text} onChange={setText} unit="аден" error={f.fieldError('telegram_price')} hint="Например, 10кк" />
+      <AmountField label="Порог баланса" value={text} onChange={setText} unit={1} error={f.fieldError('telegram_price')} hint="Например, 10кк" />
       <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', rowGap: 1 }}>
         <Button type="submit" variant="contained" disabled={add.isPending || amount === null}>
           Сохранить порог

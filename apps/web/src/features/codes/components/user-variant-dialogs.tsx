@@ -89,7 +89,7 @@ function VariantFields(props: {
         label="Номинал кода"
         value={form.nominal}
         onChange={form.setNominal}
-        unit="аден"
+        unit={1}
         error={f.fieldError('nominal')}
         hint={`Не меньше ${adenShort(server.min_nominal)}`}
         autoFocus

@@ -11,14 +11,14 @@ import { AppDialog } from '../../../components/app-dialog';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
-import { plural } from '../../../utils/plural';
+import { amountText, plural } from '../../../utils/plural';
 import { useUser } from '../../../lib/session';
 import { useBuyVip } from '../api/vip';
 import { alertContent, dateOnly, newKey } from './code-format';
 
 const MONTHS = [1, 3, 6, 12] as const;
 const months = (n: number) => `${n} ${plural(n, ['месяц', 'месяца', 'месяцев'])}`;
-const coins = (n: number) => `${formatAmount(n)}\u00a0${plural(n, ['монета', 'монеты', 'монет'])} эйнхасад`;
+const coins = (n: number) => amountText(n, 2, '\u00a0');
 const percent = (bp: number) => `${(bp / 100).toLocaleString('ru-RU')}%`;
 
 /** VIP: paid with the coins of this server's wallet; the lower code fee applies at once. */

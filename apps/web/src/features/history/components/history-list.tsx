@@ -1,4 +1,4 @@
-import { CURRENCIES, HISTORY_PAGE_SIZE, type Request } from '@adena/contract/lite';
+import { HISTORY_PAGE_SIZE, type Request } from '@adena/contract/lite';
 import DeleteOutline from '@mui/icons-material/DeleteOutlineOutlined';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
@@ -12,9 +12,10 @@ import Stack from '@mui/material/Stack';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { useEffect, useState } from 'react';
+import { AppDialog } from '../../../components/app-dialog';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
-import { formatAmount } from '../../../utils/format-amount';
+import { amountText } from '../../../utils/plural';
 import { useCancelRequest, useHideRequest, useHistory } from '../../../lib/requests-history';
 
 const STATUS: Record<Request['status'], { label: string; color: 'warning' | 'success' | 'error' | 'default' }> = {
@@ -35,6 +36,9 @@ function HistoryItem({ item }: { item: Request }) {
   const status = STATUS[item.status];
   const incoming = item.type === 'input';
   const undone = item.status === 'rejected' || item.status === 'cancelled';
+  // Cancelling is never one tap: a deposit's adena already handed to the cashier is not returned by it.
+  const [confirming, setConfirming] = useState(false);
+  const amount = amountText(item.amount, item.currency_type, '\u00a0', 'gen');
   return (
     <ListItem divider data-testid="history-item" sx={{ px: 0, alignItems: 'flex-start' }}>
       <Stack spacing={0.5} sx={{ flexGrow: 1, minWidth: 0 }}>
@@ -53,7 +57,7 @@ function HistoryItem({ item }: { item: Request }) {
           }}
         >
           {incoming ? '+' : '−'}
-          {formatAmount(item.amount)} {CURRENCIES[item.currency_type].name}
+          {amountText(item.amount, item.currency_type, '\u00a0')}
         </Typography>
         <Typography variant="body2" color="text.secondary">
           {item.gamesserver} · {item.nick ?? '—'}
@@ -66,19 +70,52 @@ function HistoryItem({ item }: { item: Request }) {
         )}
       </Stack>
       {item.status === 'pending' ? (
-        <Button
-          size="small"
-          color="error"
-          disabled={cancel.isPending}
-          onClick={() =>
-            cancel.mutate(item.id, {
-              onError,
-              onSuccess: () => snackbar(incoming ? `Заявка №${item.id} отменена` : `Заявка №${item.id} отменена, сумма вернулась на баланс`),
-            })
-          }
-        >
-          Отменить
-        </Button>
+        <>
+          <Button size="small" color="error" disabled={cancel.isPending} onClick={() => setConfirming(true)}>
+            Отменить
+          </Button>
+          <AppDialog
+            open={confirming}
+            onClose={() => setConfirming(false)}
+            title={`Отменить заявку №${item.id}?`}
+            testId="confirm-cancel-request"
+            actions={
+              <>
+                <Button onClick={() => setConfirming(false)}>Не отменять</Button>
+                <Button
+                  color="error"
+                  variant="contained"
+                  disabled={cancel.isPending}
+                  onClick={() =>
+                    cancel.mutate(item.id, {
+                      onError,
+                      onSettled: () => setConfirming(false),
+                      onSuccess: () => snackbar(incoming ? `Заявка №${item.id} отменена` : `Заявка №${item.id} отменена, сумма вернулась на баланс`),
+                    })
+                  }
+                >
+                  Отменить заявку
+                </Button>
+              </>
+            }
+          >
+            {incoming ? (
+              <Stack spacing={1.5}>
+                <Typography>
+                  Заявка на пополнение <b>{amount}</b> будет отменена, и оператор её не увидит.
+                </Typography>
+                <Alert severity="warning">
+                  Если вы уже передали {item.currency_type === 1 ? 'адену' : 'монеты'} кассиру{item.cashier_nick ? ` ${item.cashier_nick}` : ''}, отмена не вернёт
+                  переданное, и на баланс оно не поступит. В этом случае не отменяйте заявку — дождитесь оператора.
+                </Alert>
+              </Stack>
+            ) : (
+              <Typography>
+                Заявка на вывод <b>{amount}</b> будет отменена, сумма вернётся на баланс.
+              </Typography>
+            )}
+          </AppDialog>
+        </>
       ) : (
         <Tooltip title="Убрать из истории">
           <IconButton size="small" edge="end" aria-label={`Убрать заявку №${item.id} из истории`} disabled={hide.isPending} onClick={() => hide.mutate(item.id, { onError })}>

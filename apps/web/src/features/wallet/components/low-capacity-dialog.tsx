@@ -4,8 +4,7 @@ import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { AppDialog } from '../../../components/app-dialog';
 import { useUi } from '../../../lib/ui-store';
-import { formatAmount } from '../../../utils/format-amount';
-import { unitOf } from './money-form';
+import { amountText, } from '../../../utils/plural';
 
 /** A withdrawal (or any other charge) beyond the balance: how much was asked, how much there is, and a top-up. */
 export function LowCapacityDialog() {
@@ -33,16 +32,21 @@ export function LowCapacityDialog() {
       <Stack spacing={1.5}>
         {open && dialog.amount !== undefined && (
           <Typography>
-            Для вывода нужно <b>{formatAmount(dialog.amount)} {unitOf(currency)}</b>
+            Для вывода нужно <b>{amountText(dialog.amount, currency, '\u00a0')}</b>
             {dialog.available !== undefined && (
               <>
-                , а на балансе <b data-testid="low-capacity-available">{formatAmount(dialog.available)} {unitOf(currency)}</b>
+                , а на балансе <b data-testid="low-capacity-available">{amountText(dialog.available, currency, '\u00a0')}</b>
               </>
             )}
             .
           </Typography>
         )}
-        <Typography>На балансе не хватает средств для этой операции. Пополните кошелёк или уменьшите сумму.</Typography>
+        {/* Only a withdrawal's amount is the player's to choose (it comes with one); a code's or VIP's price is fixed. */}
+        <Typography data-testid="low-capacity-advice">
+          {open && dialog.amount !== undefined
+            ? 'На балансе не хватает средств для этой операции. Пополните кошелёк или уменьшите сумму.'
+            : 'На балансе не хватает средств на эту покупку. Пополните кошелёк и попробуйте снова.'}
+        </Typography>
       </Stack>
     </AppDialog>
   );

@@ -1,4 +1,4 @@
-import { CURRENCIES, type CurrencyType, type Gamesserver } from '@adena/contract/lite';
+import type { CurrencyType, Gamesserver } from '@adena/contract/lite';
 import Alert from '@mui/material/Alert';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
@@ -6,20 +6,20 @@ import Typography from '@mui/material/Typography';
 import { type ReactNode, useState } from 'react';
 import { AmountField } from '../../../components/amount-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
-import { formatAmount, formatShort } from '../../../utils/format-amount';
+import { formatShort } from '../../../utils/format-amount';
+import { amountText, currencyWord } from '../../../utils/plural';
 import { parseAmount } from '../../../utils/parse-amount';
 import { useSaveNick } from '../api/save-nick';
 
-export const unitOf = (c: CurrencyType) => CURRENCIES[c].name;
 
 type Direction = 'input' | 'output';
 
 function limitsText(server: Gamesserver, direction: Direction, currency: CurrencyType) {
   const l = server.limits[direction][String(currency) as '1' | '2'];
-  return `${direction === 'input' ? 'Пополнение' : 'Вывод'}: от ${formatShort(l.min)} до ${formatShort(l.max)} ${unitOf(currency)} за заявку`;
+  return `${direction === 'input' ? 'Пополнение' : 'Вывод'}: от ${formatShort(l.min)} до ${formatShort(l.max)} ${currencyWord(l.max, currency, 'gen')} за заявку`;
 }
 
-const AMOUNT_HINT = 'Можно сокращённо: 1.5кк = 1 500 000';
+const AMOUNT_HINT = 'Можно сокращённо: 1,5кк = 1 500 000';
 
 /** One idempotency key per dialog opening: a double click or a retry moves money once. */
 const newKey = () => crypto.randomUUID();
@@ -118,7 +118,7 @@ export function MoneyForm(props: {
         label="Сумма"
         value={form.amountText}
         onChange={form.setAmountText}
-        unit={unitOf(currency)}
+        unit={currency}
         error={form.errors.fieldError('amount')}
         hint={AMOUNT_HINT}
         autoFocus={Boolean(props.nick)}
@@ -128,7 +128,7 @@ export function MoneyForm(props: {
         {props.available != null && (
           <>
             <br />
-            Доступно: <b data-testid="available">{formatAmount(props.available)} {unitOf(currency)}</b>
+            Доступно: <b data-testid="available">{amountText(props.available, currency, '\u00a0')}</b>
           </>
         )}
       </Typography>

@@ -7,9 +7,9 @@ import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
 import { useUi } from '../../../lib/ui-store';
-import { formatAmount } from '../../../utils/format-amount';
+import { amountText, } from '../../../utils/plural';
 import { useUpBalanceUser } from '../api/up-balance-user';
-import { MoneyForm, unitOf, useMoneyForm } from './money-form';
+import { MoneyForm, useMoneyForm } from './money-form';
 
 /** A deposit: the request first, then the cashier's nick to transfer the amount to in the game. */
 export function PutDialog({ server, nick }: { server: Gamesserver; nick: string | null }) {
@@ -59,7 +59,7 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
         <Stack spacing={2}>
           <Alert severity="success">Заявка №{created.id} создана.</Alert>
           <Typography>
-            Передайте в игре <b>{formatAmount(created.amount)} {unitOf(currency)}</b> персонажу
+            Передайте в игре <b>{amountText(created.amount, currency, '\u00a0', 'acc')}</b> персонажу
           </Typography>
           <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
             <Typography variant="h2" component="p" data-testid="cashier-nick">

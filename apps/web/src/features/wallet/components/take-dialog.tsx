@@ -4,9 +4,9 @@ import Typography from '@mui/material/Typography';
 import { AppDialog } from '../../../components/app-dialog';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
-import { formatAmount } from '../../../utils/format-amount';
+import { amountText, } from '../../../utils/plural';
 import { useDownBalanceUser } from '../api/down-balance-user';
-import { MoneyForm, unitOf, useMoneyForm } from './money-form';
+import { MoneyForm, useMoneyForm } from './money-form';
 
 /** A withdrawal: held at once; a refusal for want of balance opens the low-capacity dialog instead. */
 export function TakeDialog({ server, nick, available }: { server: Gamesserver; nick: string | null; available: number | null }) {
@@ -23,7 +23,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
     send: async (amount, idempotencyKey) => {
       const r = await withdraw.mutateAsync({ gameServerId: server.id, currency, amount, idempotencyKey });
       reset();
-      snackbar(`Заявка на вывод ${formatAmount(r.success.enter_currency)} ${unitOf(currency)} создана`);
+      snackbar(`Заявка на вывод ${amountText(r.success.enter_currency, currency, '\u00a0', 'gen')} создана`);
     },
     onError: (err, amount) => {
       if (!(err instanceof ApiError && err.body.low_cap)) return false;

@@ -1,4 +1,4 @@
-import { CURRENCIES, type CurrencyType, type Gamesserver } from '@adena/contract/lite';
+import type { CurrencyType, Gamesserver } from '@adena/contract/lite';
 import Edit from '@mui/icons-material/Edit';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
@@ -13,6 +13,7 @@ import Typography from '@mui/material/Typography';
 import { lazy, Suspense, useState } from 'react';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
+import { currencyWord } from '../../../utils/plural';
 import { useUser } from '../../../lib/session';
 import { useWallet, useWallets } from '../../../lib/wallets';
 import { useSelectedCurrency } from '../selected-currency';
@@ -90,7 +91,7 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
                 Баланс
               </Typography>
               <Typography component="p" sx={{ fontSize: { xs: '2rem', sm: '2.5rem' }, fontWeight: 700, lineHeight: 1.2 }} data-testid="balance">
-                {formatAmount(amount)} <Typography component="span" sx={{ fontSize: '1rem', color: 'text.secondary' }}>{CURRENCIES[currency].name}</Typography>
+                {formatAmount(amount)} <Typography component="span" sx={{ fontSize: '1rem', color: 'text.secondary' }}>{currencyWord(amount, currency)}</Typography>
               </Typography>
               {/* The players' shorthand, when it says the same amount more briefly (2,5кк). */}
               {formatShort(amount) !== formatAmount(amount) && (
