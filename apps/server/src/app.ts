@@ -61,6 +61,10 @@ import { createSystemAdminService } from './modules/system/system-admin.service'
 import { systemRoutes } from './modules/system/system.routes';
 import { createSystemService, type SystemService } from './modules/system/system.service';
 import { walletsRoutes } from './modules/wallets/wallets.routes';
+import { passkeysRoutes } from './modules/passkeys/passkeys.routes';
+import { createPasskeysService } from './modules/passkeys/passkeys.service';
+import { twoFactorRoutes } from './modules/two-factor/two-factor.routes';
+import { createTwoFactorService } from './modules/two-factor/two-factor.service';
 import { createWalletsService, ensureWallet } from './modules/wallets/wallets.service';
 
 installRussianZodErrors();
@@ -91,7 +95,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   // Sessions and accounts.
   const now = () => new Date();
   const sessions = createSessionsService({ db: db.kysely, clock: now });
-  registerAuth(app, sessions);
+  registerAuth(app, sessions, { adminRequiresTwoFactor: config.ADMIN_REQUIRE_2FA });
   const accountsServices = composeAccounts(app, config, db, sessions, now);
 
   await app.register(fastifyRateLimit, { global: false });
@@ -129,14 +133,17 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(accountsRoutes(accountsServices));
   await app.register(sessionsRoutes({ sessions }));
   await app.register(walletsRoutes({ wallets }));
-  await app.register(requestsRoutes({ requests }));
-  await app.register(codesRoutes({ codes }));
+  await app.register(requestsRoutes({ requests, twoFactor: accountsServices.twoFactor }));
+  await app.register(codesRoutes({ codes, twoFactor: accountsServices.twoFactor }));
   await app.register(userVariantsRoutes({ userVariants }));
   await app.register(incidentsRoutes({ incidents }));
   await app.register(vipRoutes({ vip }));
   await app.register(telegramSubscriptionsRoutes({ subscriptions }));
   await app.register(telegramWebhookRoutes({ bot, subscriptions, publicUrl: config.PUBLIC_URL }));
   await app.register(realtimeRoutes({ realtimeTokens }));
+  // Second factors (PRODUCT.md section 7).
+  await app.register(twoFactorRoutes({ twoFactor: accountsServices.twoFactor }));
+  await app.register(passkeysRoutes({ passkeys: accountsServices.passkeys, publicUrl: config.PUBLIC_URL }));
   // Admin calls: /api/admin/*, 403 to anyone but an admin.
   await app.register(requestsAdminRoutes({ requests }));
   await app.register(codesAdminRoutes({ codesAdmin }));
@@ -174,11 +181,17 @@ function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions:
   const limiter = createRateLimiter(db.kysely, now);
   const flows = createCodeFlows({ db: db.kysely, limiter, limits, now });
   const signIn = createSignIn({ sessions, now });
+  // Password, Discord and reset sign-ins ask for the second factor when TOTP is on.
+  const twoFactor = createTwoFactorService({ db: db.kysely, limiter, issue: signIn, now });
+  const passkeys = createPasskeysService({ db: db.kysely, issue: signIn, now });
+  const signInAsking = twoFactor.signInAsking;
   return {
-    accounts: createAccountsService({ db: db.kysely, limiter, limits, signIn, now }),
+    accounts: createAccountsService({ db: db.kysely, limiter, limits, signIn, signInAsking, now }),
     signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, publicUrl: config.PUBLIC_URL, now }),
-    reset: createResetService({ db: db.kysely, flows, sessions, signIn, delivery }),
-    externalSignIn: createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, now }),
+    reset: createResetService({ db: db.kysely, flows, sessions, signIn, signInAsking, delivery }),
+    externalSignIn: createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, signInAsking, now }),
+    twoFactor,
+    passkeys,
   };
 }
 

@@ -46,6 +46,8 @@ export const ConfigSchema = z
     TELEGRAM_BOT_TOKEN: optionalString,
     TELEGRAM_BOT_USERNAME: optionalString,
     TELEGRAM_API_URL: z.url().default('https://api.telegram.org'),
+    // Admin calls need the admin's TOTP on (PRODUCT.md section 7); false only for a closed test setup.
+    ADMIN_REQUIRE_2FA: boolish.default(true),
     // Where npm run backup / restore find pg_dump and pg_restore (default: Debian's newest, else PATH).
     PG_BIN_DIR: optionalString,
   })

@@ -6,7 +6,7 @@ import type { SessionsService } from '../sessions/sessions.service';
 import { accountsRepository as repo, inTransaction, type Pool } from './accounts.repository';
 import { type CodeFlows, channelOf, type Method } from './code-flows';
 import { texts } from './code-messages';
-import { findByAddress, refuseBlocked, type SignIn } from './sign-in';
+import { findByAddress, refuseBlocked, type SignIn, type SignInAsking } from './sign-in';
 
 const NEW_PASSWORD_TOKEN_REFUSED = 'Ссылка для смены пароля недействительна или устарела. Начните восстановление заново';
 
@@ -15,6 +15,8 @@ export interface ResetDeps {
   flows: CodeFlows;
   sessions: Pick<SessionsService, 'issueNewPasswordToken' | 'isLiveNewPasswordToken' | 'takeNewPasswordToken' | 'endAllSessions'>;
   signIn: SignIn;
+  /** A reset proves the mailbox or phone, not the second factor: with TOTP on it still asks. */
+  signInAsking?: SignInAsking;
   delivery: Pick<CodeDelivery, 'deliver'>;
 }
 
@@ -53,7 +55,7 @@ export function createResetService(deps: ResetDeps) {
         refuseBlocked(before);
         const user = await repo.updateUser(trx, before.id, { password_hash: passwordHash });
         await sessions.endAllSessions(user.id, trx);
-        return signIn(trx, user);
+        return (deps.signInAsking ?? signIn)(trx, user);
       });
     },
   };

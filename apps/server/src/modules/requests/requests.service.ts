@@ -9,6 +9,7 @@ import type { AuditRecorder } from '../audit/audit.service';
 import type { PendingNotice } from '../notifications/telegram-notices.service';
 import { type CurrencyType, post, rethrowMoneyError, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger.service';
 import type { Caller } from '../sessions/caller';
+import { stepUpRefused } from '../two-factor/two-factor.service';
 import { toAdminRequest, toDashboard, toRequest, toUserCardRequest } from './requests.mapper';
 import { type AdminRequestRow, type QueueFilters, requestsRepository as repo, type Tx } from './requests.repository';
 
@@ -76,8 +77,9 @@ export function createRequestsService({ db, realtime, notices, audit }: Requests
   }
 
   /** Opens a deposit or withdrawal in one statement; a replay of a keyed call publishes and sends nothing. */
-  async function open(bearer: Bearer, type: RequestType, input: OpeningInput, idem?: IdempotencyKey) {
-    const row = await repo.open(db, { tokenHash: bearer.tokenHash, type, ...input }, idem).catch((err: { code?: string; detail?: string }) => {
+  async function open(bearer: Bearer, type: RequestType, input: OpeningInput, idem?: IdempotencyKey, codeChecked = false) {
+    const row = await repo.open(db, { tokenHash: bearer.tokenHash, type, codeChecked, ...input }, idem).catch((err: { code?: string; detail?: string }) => {
+      if (err?.code === 'AW2FA') throw stepUpRefused();
       if (err?.code === 'AW422') throw limitError(type, input.currency, err.detail ?? '0,0');
       if (err?.code === 'AWKEY') throw keyReused();
       return rethrowMoneyError(err);
@@ -110,8 +112,9 @@ export function createRequestsService({ db, realtime, notices, audit }: Requests
   return {
     deposit: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey) => open(bearer, 'input', input, idem) as Promise<{ success: Request }>,
 
-    withdraw: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey) =>
-      open(bearer, 'output', input, idem) as Promise<{ success: Request & { enter_currency: number } }>,
+    /** `codeChecked`: the route has checked an X-Two-Factor-Code; without one, a user with TOTP on is refused in the statement. */
+    withdraw: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey, codeChecked = false) =>
+      open(bearer, 'output', input, idem, codeChecked) as Promise<{ success: Request & { enter_currency: number } }>,
 
     /** The player's own pending request is cancelled; a withdrawal's hold comes back to the wallet. */
     cancel: (caller: Caller, id: number, idem?: IdempotencyKey) =>
