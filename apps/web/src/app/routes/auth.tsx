@@ -4,6 +4,7 @@ import { LoginForm } from '../../features/auth/components/login-form';
 import { RegisterForm } from '../../features/auth/components/register-form';
 import { ResetForm } from '../../features/auth/components/reset-form';
 import { TelegramCallback } from '../../features/auth/components/telegram-callback';
+import { TwoFactorStep } from '../../features/auth/components/two-factor-step';
 import { NotFoundRoute } from './not-found';
 
 export function AuthRoutes() {
@@ -35,6 +36,9 @@ export function AuthRoutes() {
       </Route>
       <Route path="/auth/discord/callback">
         <DiscordCallback />
+      </Route>
+      <Route path="/auth/two_factor">
+        <TwoFactorStep />
       </Route>
       <Route path="/auth/telegram/callback">
         <TelegramCallback />

@@ -7,6 +7,8 @@ import { useState } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { loginBodySchema, useLogin } from '../api/login';
+import { nextAfterSignIn } from '../api/second-step';
+import { PasskeyButton } from './passkey-button';
 import { AuthCard } from './auth-card';
 import { SocialButtons } from './social-buttons';
 
@@ -25,8 +27,8 @@ export function LoginForm({ method }: { method: 'email' | 'phone' }) {
     if (!body) return;
     setBusy(true);
     try {
-      await signIn.mutateAsync(body);
-      navigate('/');
+      const res = await signIn.mutateAsync(body);
+      navigate(nextAfterSignIn(res));
     } catch (err) {
       f.fromError(err);
     } finally {
@@ -78,6 +80,7 @@ export function LoginForm({ method }: { method: 'email' | 'phone' }) {
         {method === 'email' ? 'Войти по номеру телефона' : 'Войти по email'}
       </Button>
       <Divider>или</Divider>
+      <PasskeyButton />
       <SocialButtons />
     </AuthCard>
   );

@@ -5,6 +5,7 @@ import TextField from '@mui/material/TextField';
 import { useState } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
+import { nextAfterSignIn } from '../api/second-step';
 import { createNewPasswordBodySchema, useCreateNewPassword } from '../api/create-new-password';
 import { resetPasswordBodySchema, useResetPassword } from '../api/reset-password';
 import { useResetPasswordCodeCheck } from '../api/reset-password-code-check';
@@ -49,8 +50,7 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
             // SPEC.md section 5: nothing happens without the new password token.
             if (!body || !newPasswordToken) return;
             void run(async () => {
-              await createPassword.mutateAsync({ method, body, newPasswordToken });
-              navigate('/');
+              navigate(nextAfterSignIn(await createPassword.mutateAsync({ method, body, newPasswordToken })));
             });
           }}
         >
