@@ -1,6 +1,8 @@
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { Redirect } from 'wouter';
+import { PasskeysSection } from '../../features/passkeys/components/passkeys-section';
+import { TwoFactorSection } from '../../features/two-factor/components/two-factor-section';
 import { useUser } from '../../lib/session';
 
 /**
@@ -16,6 +18,8 @@ export default function ProfileRoute() {
       <Typography variant="h1">Профиль</Typography>
       <Typography color="text.secondary">{user.name || 'Игрок'}</Typography>
       {/* sections: one line per feature */}
+      <TwoFactorSection />
+      <PasskeysSection />
     </Stack>
   );
 }
