@@ -4,7 +4,9 @@ import CircularProgress from '@mui/material/CircularProgress';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
+import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { userQueryOptions } from '../../../lib/session';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useTwoFactorEnable, twoFactorEnableBody } from '../api/two-factor-enable';
 import { useTwoFactorSetup } from '../api/two-factor-setup';
@@ -32,6 +34,7 @@ function Qr({ value }: { value: string }) {
 export function TotpSetup({ onDone }: { onDone(): void }) {
   const setup = useTwoFactorSetup();
   const enable = useTwoFactorEnable();
+  const qc = useQueryClient();
   const f = useFormErrors();
   const [code, setCode] = useState('');
   const started = useRef(false);
@@ -46,7 +49,13 @@ export function TotpSetup({ onDone }: { onDone(): void }) {
       <Stack spacing={2}>
         <Typography>Вход с кодом включён.</Typography>
         <RecoveryCodes codes={enable.data.recovery_codes} />
-        <Button variant="contained" onClick={onDone}>
+        <Button
+          variant="contained"
+          onClick={() => {
+            void qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });
+            onDone();
+          }}
+        >
           Я сохранил коды
         </Button>
       </Stack>

@@ -8,9 +8,10 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import useMediaQuery from '@mui/material/useMediaQuery';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useFormErrors } from '../../../hooks/use-form-errors';
-import { useUser } from '../../../lib/session';
+import { userQueryOptions, useUser } from '../../../lib/session';
 import { twoFactorDisableBody, useTwoFactorDisable } from '../api/two-factor-disable';
 import { TotpSetup } from './totp-setup';
 
@@ -19,6 +20,12 @@ export function TwoFactorSection() {
   const { user } = useUser();
   const [open, setOpen] = useState<'setup' | 'disable' | null>(null);
   const fullScreen = useMediaQuery('(max-width:600px)');
+  const qc = useQueryClient();
+  // However the setup dialog closes, the user object is read again (TOTP may be on now).
+  const closeSetup = () => {
+    setOpen(null);
+    void qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });
+  };
   if (!user) return null;
   return (
     <Paper variant="outlined" component="section" aria-labelledby="two-factor-title" sx={{ p: { xs: 2, sm: 3 } }}>
@@ -43,9 +50,9 @@ export function TwoFactorSection() {
           )}
         </div>
       </Stack>
-      <Dialog open={open === 'setup'} onClose={() => setOpen(null)} fullScreen={fullScreen} maxWidth="sm" fullWidth>
+      <Dialog open={open === 'setup'} onClose={closeSetup} fullScreen={fullScreen} maxWidth="sm" fullWidth>
         <DialogTitle>Вход с кодом из приложения</DialogTitle>
-        <DialogContent>{open === 'setup' && <TotpSetup onDone={() => setOpen(null)} />}</DialogContent>
+        <DialogContent>{open === 'setup' && <TotpSetup onDone={closeSetup} />}</DialogContent>
       </Dialog>
       <Dialog open={open === 'disable'} onClose={() => setOpen(null)} maxWidth="xs" fullWidth>
         {open === 'disable' && <DisableForm onClose={() => setOpen(null)} />}
