@@ -60,7 +60,7 @@ export function PasskeysSection() {
         )}
         {error && <Alert severity="error">{error}</Alert>}
         <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
-          <TextField size="small" label="Название (необязательно)" value={name} onChange={(e) => setName(e.target.value)} slotProps={{ htmlInput: { maxLength: 64 } }} />
+          <TextField size="small" sx={{ minWidth: { sm: 280 } }} label="Название (необязательно)" value={name} onChange={(e) => setName(e.target.value)} slotProps={{ htmlInput: { maxLength: 64 } }} />
           <Button
             variant="outlined"
             startIcon={<KeyIcon />}

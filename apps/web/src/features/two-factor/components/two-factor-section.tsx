@@ -53,6 +53,9 @@ export function TwoFactorSection() {
       <Dialog open={open === 'setup'} onClose={closeSetup} fullScreen={fullScreen} maxWidth="sm" fullWidth>
         <DialogTitle>Вход с кодом из приложения</DialogTitle>
         <DialogContent>{open === 'setup' && <TotpSetup onDone={closeSetup} />}</DialogContent>
+        <DialogActions>
+          <Button onClick={closeSetup}>Закрыть</Button>
+        </DialogActions>
       </Dialog>
       <Dialog open={open === 'disable'} onClose={() => setOpen(null)} maxWidth="xs" fullWidth>
         {open === 'disable' && <DisableForm onClose={() => setOpen(null)} />}
