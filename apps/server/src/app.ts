@@ -74,6 +74,10 @@ import { registerWebhookDelivery } from './modules/webhooks/webhook-delivery';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes';
 import { createWebhooksService } from './modules/webhooks/webhooks.service';
 import { registerOpenApi } from './plugins/openapi';
+import { passkeysRoutes } from './modules/passkeys/passkeys.routes';
+import { createPasskeysService } from './modules/passkeys/passkeys.service';
+import { twoFactorRoutes } from './modules/two-factor/two-factor.routes';
+import { createTwoFactorService } from './modules/two-factor/two-factor.service';
 import { createWalletsService, ensureWallet } from './modules/wallets/wallets.service';
 
 installRussianZodErrors();
@@ -113,7 +117,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     maxDays: config.SESSION_MAX_DAYS,
     ended: (ids, reason) => endSockets?.(ids, reason),
   });
-  registerAuth(app, sessions);
+  registerAuth(app, sessions, { adminRequiresTwoFactor: config.ADMIN_REQUIRE_2FA });
   const accountsServices = composeAccounts(app, config, db, sessions, now);
 
   await app.register(fastifyRateLimit, { global: false });
@@ -178,8 +182,8 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(sessionsRoutes({ sessions }));
   await app.register(passwordChangeRoutes({ passwordChange: accountsServices.passwordChange }));
   await app.register(walletsRoutes({ wallets }));
-  await app.register(requestsRoutes({ requests }));
-  await app.register(codesRoutes({ codes }));
+  await app.register(requestsRoutes({ requests, twoFactor: accountsServices.twoFactor }));
+  await app.register(codesRoutes({ codes, twoFactor: accountsServices.twoFactor }));
   await app.register(userVariantsRoutes({ userVariants }));
   await app.register(incidentsRoutes({ incidents }));
   await app.register(vipRoutes({ vip }));
@@ -192,6 +196,9 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(v1Routes({ apiKeys, codes, wallets }));
   await app.register(webhooksRoutes({ webhooks }));
   await app.register(statementRoutes({ statement }));
+  // Second factors (PRODUCT.md section 7).
+  await app.register(twoFactorRoutes({ twoFactor: accountsServices.twoFactor }));
+  await app.register(passkeysRoutes({ passkeys: accountsServices.passkeys, publicUrl: config.PUBLIC_URL }));
   // Admin calls: /api/admin/*, 403 to anyone but an admin.
   await app.register(requestsAdminRoutes({ requests }));
   await app.register(shiftAdminRoutes({ shift }));
@@ -230,12 +237,18 @@ function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions:
   const limiter = createRateLimiter(db.kysely, now);
   const flows = createCodeFlows({ db: db.kysely, limiter, limits, now });
   const signIn = createSignIn({ sessions, now });
+  // Password, Discord and reset sign-ins ask for the second factor when TOTP is on.
+  const twoFactor = createTwoFactorService({ db: db.kysely, limiter, issue: signIn, now });
+  const passkeys = createPasskeysService({ db: db.kysely, issue: signIn, now });
+  const signInAsking = twoFactor.signInAsking;
   return {
-    accounts: createAccountsService({ db: db.kysely, limiter, limits, signIn, now }),
+    accounts: createAccountsService({ db: db.kysely, limiter, limits, signIn, signInAsking, now }),
     signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, publicUrl: config.PUBLIC_URL, brand: config.BRAND_NAME, now }),
-    reset: createResetService({ db: db.kysely, flows, sessions, signIn, delivery, brand: config.BRAND_NAME }),
-    externalSignIn: createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, now }),
+    reset: createResetService({ db: db.kysely, flows, sessions, signIn, signInAsking, delivery, brand: config.BRAND_NAME }),
+    externalSignIn: createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, signInAsking, now }),
     passwordChange: createPasswordChangeService({ db: db.kysely, limiter, sessions, now }),
+    twoFactor,
+    passkeys,
   };
 }
 

@@ -67,6 +67,8 @@ export const ConfigSchema = z
     // Sessions (PRODUCT.md section 7): an access token ends after this long without use, and this long after sign-in in any case.
     SESSION_IDLE_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(24),
     SESSION_MAX_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+    // Admin calls need the admin's TOTP on (PRODUCT.md section 7); false only for a closed test setup.
+    ADMIN_REQUIRE_2FA: boolish.default(true),
     // Where npm run backup / restore find pg_dump and pg_restore (default: Debian's newest, else PATH).
     PG_BIN_DIR: optionalString,
   })

@@ -86,6 +86,17 @@ export function describeAdminOutsiders(title: string, calls: (w: OutsiderWorld) 
       expect(await snapshot()).toEqual(before);
     });
 
+    it('refuses an admin without TOTP on with two_factor_setup_required (PRODUCT.md section 7)', async () => {
+      const bare = await createUser(t.db.kysely, { admin: true, totp: false });
+      const before = await snapshot();
+      for (const [method, url, payload] of calls(w)) {
+        const res = await t.app.inject({ method, url, headers: bare.auth, ...(payload ? { payload } : {}) });
+        expect(res.statusCode, `${method} ${url}`).toBe(403);
+        expect(res.json().two_factor_setup_required, `${method} ${url}`).toBe(true);
+      }
+      expect(await snapshot()).toEqual(before);
+    });
+
     more?.(() => ({ t, w }));
   });
 }

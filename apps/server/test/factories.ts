@@ -5,13 +5,20 @@ import { post, serviceAccount, walletAccount } from '../src/modules/ledger/ledge
 
 let seq = 0;
 
-/** A real user row with a live access token. */
-export async function createUser(db: Kysely<Database>, attrs: { admin?: boolean; email?: string; name?: string } = {}) {
+/** The TOTP secret of the admins createUser makes (base32); `totpCode(TEST_TOTP_SECRET, at)` gives their codes. */
+export const TEST_TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+
+/**
+ * A real user row with a live access token. Admins get TOTP on (`TEST_TOTP_SECRET`), as every
+ * operator must have it before admin calls answer (PRODUCT.md section 7); `totp: false` makes one without.
+ */
+export async function createUser(db: Kysely<Database>, attrs: { admin?: boolean; email?: string; name?: string; totp?: boolean } = {}) {
   seq += 1;
   const email = attrs.email ?? `player${seq}-${Date.now()}@example.com`;
+  const totp = attrs.totp ?? attrs.admin ?? false;
   const user = await db
     .insertInto('users')
-    .values({ email, name: attrs.name ?? `Игрок ${seq}`, admin: attrs.admin ?? false })
+    .values({ email, name: attrs.name ?? `Игрок ${seq}`, admin: attrs.admin ?? false, totp_secret: totp ? TEST_TOTP_SECRET : null })
     .returningAll()
     .executeTakeFirstOrThrow();
   const token = newToken();

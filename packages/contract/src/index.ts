@@ -7,6 +7,7 @@ export * from './calls/realtime';
 export * from './calls/seller';
 export * from './calls/sessions';
 export * from './calls/statement';
+export * from './calls/second-factor';
 export * from './calls/system';
 export * from './calls/wallet';
 export * from './messages/decision';

@@ -4,7 +4,7 @@ export * from './messages/amount';
 export * from './messages/catalogue';
 export * from './messages/decision';
 export * from './routes';
-export type { AuthResponse, User } from './calls/auth';
+export type { AuthResponse, SignInResponse, User } from './calls/auth';
 export type { Gamesserver } from './calls/system';
 export type { CurrencyType } from './primitives';
 export type { Request, Wallet } from './calls/wallet';

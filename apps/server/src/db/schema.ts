@@ -21,6 +21,10 @@ export interface UsersTable {
   discord_id: string | null;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
+  /** 0021: set while TOTP is on (never logged, never answered); pending between setup and enable. */
+  totp_secret: string | null;
+  totp_pending_secret: string | null;
+  totp_last_step: ColumnType<bigint | null, bigint | number | null | undefined, bigint | number | null>;
 }
 
 export interface Limit {

@@ -1,10 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { TWO_FACTOR_MESSAGES } from '@adena/contract';
 import { AppError } from '../lib/app-error';
 import { bearerOf, hashToken } from '../lib/tokens';
 import type { Caller, Client, SessionCaller } from '../modules/sessions/caller';
 import type { SessionsService } from '../modules/sessions/sessions.service';
 
 declare module 'fastify' {
+  interface FastifyInstance {
+    /** ADMIN_REQUIRE_2FA: admin calls refuse an admin without TOTP on. */
+    adminRequiresTwoFactor: boolean;
+  }
   interface FastifyRequest {
     /** The signed-in caller behind the bearer, looked up lazily at most once per request. */
     caller(): Promise<SessionCaller | null>;
@@ -12,7 +17,8 @@ declare module 'fastify' {
 }
 
 /** Decorates every request with `caller()`, found through the sessions service. */
-export function registerAuth(app: FastifyInstance, sessions: Pick<SessionsService, 'callerOf'>) {
+export function registerAuth(app: FastifyInstance, sessions: Pick<SessionsService, 'callerOf'>, opts: { adminRequiresTwoFactor?: boolean } = {}) {
+  app.decorate('adminRequiresTwoFactor', opts.adminRequiresTwoFactor ?? true);
   app.decorateRequest('caller', function (this: FastifyRequest) {
     const req = this as FastifyRequest & { _caller?: Promise<SessionCaller | null> };
     req._caller ??= sessions.callerOf(bearerOf(req.headers.authorization), clientOf(req));
@@ -30,10 +36,16 @@ export async function requireSignedIn(request: FastifyRequest): Promise<SessionC
   return caller;
 }
 
-/** A signed-in admin; 401 without a live access token, 403 for anyone else. */
+/**
+ * A signed-in admin; 401 without a live access token, 403 for anyone else, and 403 with
+ * `two_factor_setup_required` to an admin without TOTP on (unless ADMIN_REQUIRE_2FA=false).
+ */
 export async function requireSignedInAdmin(request: FastifyRequest): Promise<SessionCaller> {
   const caller = await requireSignedIn(request);
   if (!caller.user.admin) throw new AppError('FORBIDDEN');
+  if (request.server.adminRequiresTwoFactor && !caller.user.totp_secret) {
+    throw new AppError('FORBIDDEN', { message: TWO_FACTOR_MESSAGES.setupRequired, body: { two_factor_setup_required: true } });
+  }
   return caller;
 }
 

@@ -41,6 +41,8 @@ type Input<E extends Endpoint> = (E['body'] extends z.ZodType ? { body: z.input<
     /** Overrides the stored session token (e.g. the new_password_token of a reset). */
     token?: string | null;
     idempotencyKey?: string;
+    /** X-Two-Factor-Code: the step-up of a withdrawal or a code reveal (PRODUCT.md section 7). */
+    twoFactorCode?: string;
     signal?: AbortSignal;
   };
 
@@ -55,6 +57,7 @@ export async function request<A extends AnyCall, E extends Endpoint = Full<A>>(e
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (input?.idempotencyKey) headers['Idempotency-Key'] = input.idempotencyKey;
+  if (input?.twoFactorCode) headers['X-Two-Factor-Code'] = input.twoFactorCode;
   const hasBody = endpoint.method !== 'GET' && endpoint.method !== 'DELETE';
   if (hasBody) headers['Content-Type'] = 'application/json';
   let res: Response;

@@ -55,12 +55,19 @@ export const UserSchema = z.object({
   vip: z.boolean(),
   vip_until: TimestampSchema.nullable(),
   telegram_linked: z.boolean(),
+  /** TOTP is on (PRODUCT.md section 7). */
+  two_factor: z.boolean(),
   created_at: TimestampSchema,
 });
 export type User = z.infer<typeof UserSchema>;
 
 export const AuthResponseSchema = z.object({ access_token: z.string(), user: UserSchema });
 export type AuthResponse = z.infer<typeof AuthResponseSchema>;
+/** With TOTP on, a password or Discord sign-in answers this instead: POST /2fa/verify finishes it (PRODUCT.md section 7). */
+export const TwoFactorRequiredSchema = z.object({ two_factor_required: z.literal(true), two_factor_token: z.string() });
+export type TwoFactorRequired = z.infer<typeof TwoFactorRequiredSchema>;
+export const SignInResponseSchema = z.union([AuthResponseSchema, TwoFactorRequiredSchema]);
+export type SignInResponse = z.infer<typeof SignInResponseSchema>;
 
 // Registration by email: two steps and a resend.
 export const emailRegister = defineCall({
@@ -111,13 +118,13 @@ export const login = defineCall({
   method: 'POST',
   path: '/api/login',
   body: z.object({ email: EmailSchema, password: z.string({ error: M.required }).min(1, M.required).max(128, M.passwordLong) }),
-  response: AuthResponseSchema,
+  response: SignInResponseSchema,
 });
 export const phoneLogin = defineCall({
   method: 'POST',
   path: '/api/phone_login',
   body: z.object({ phone: PhoneSchema, password: z.string({ error: M.required }).min(1, M.required).max(128, M.passwordLong) }),
-  response: AuthResponseSchema,
+  response: SignInResponseSchema,
 });
 
 // Password reset by email: request → code check → new password (bearer = new_password_token).
@@ -137,7 +144,7 @@ export const emailCreateNewPassword = defineCall({
   method: 'POST',
   path: '/api/email_create_new_password',
   body: NewPasswordBodySchema,
-  response: AuthResponseSchema,
+  response: SignInResponseSchema,
 });
 
 // Password reset by phone.
@@ -157,7 +164,7 @@ export const phoneCreateNewPassword = defineCall({
   method: 'POST',
   path: '/api/phone_create_new_password',
   body: NewPasswordBodySchema,
-  response: AuthResponseSchema,
+  response: SignInResponseSchema,
 });
 
 // Discord and Telegram.
@@ -169,7 +176,7 @@ export const discordAuth = defineCall({
     state: z.string({ error: M.required }).min(1, M.required).max(512),
     redirect_uri: z.url('Некорректный адрес возврата').max(512),
   }),
-  response: AuthResponseSchema,
+  response: SignInResponseSchema,
 });
 
 /**

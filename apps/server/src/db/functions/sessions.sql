@@ -39,3 +39,23 @@ BEGIN
   END IF;
   RETURN uid;
 END $$;
+
+-- The caller of a withdrawal (PRODUCT.md section 7's step-up): caller_id, and when the user has
+-- TOTP on and the server has not checked an X-Two-Factor-Code for this call, AW2FA (403 with
+-- two_factor_required) before anything moves. Users without TOTP pay nothing for it: the same
+-- inlined lookup reads one more column of the row it already reads.
+CREATE OR REPLACE FUNCTION withdrawer_id(p_token_hash text, p_code_checked boolean) RETURNS integer
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  uid integer;
+  has_totp boolean;
+BEGIN
+  SELECT u.id, u.totp_secret IS NOT NULL INTO uid, has_totp FROM token_user(p_token_hash, 'access') u;
+  IF uid IS NULL THEN
+    RAISE EXCEPTION 'UNAUTHENTICATED' USING ERRCODE = 'AW401';
+  END IF;
+  IF has_totp AND NOT p_code_checked THEN
+    RAISE EXCEPTION 'TWO_FACTOR_REQUIRED' USING ERRCODE = 'AW2FA';
+  END IF;
+  RETURN uid;
+END $$;

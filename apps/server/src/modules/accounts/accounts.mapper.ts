@@ -13,6 +13,7 @@ export function toUser(u: User, now = new Date()): WireUser {
     vip,
     vip_until: u.vip_until ? u.vip_until.toISOString() : null,
     telegram_linked: u.telegram_id !== null || u.telegram_chat_id !== null,
+    two_factor: u.totp_secret !== null,
     created_at: u.created_at.toISOString(),
   };
 }

@@ -7,13 +7,15 @@ import type { Pool } from './accounts.repository';
 import type { Method } from './code-flows';
 import type { RateLimiter } from '../sessions/rate-limit.service';
 import type { Limits } from './limits';
-import { findByAddress, refuseBlocked, type SignIn } from './sign-in';
+import { findByAddress, refuseBlocked, type SignIn, type SignInAsking } from './sign-in';
 
 export interface AccountsDeps {
   db: Pool;
   limiter: RateLimiter;
   limits: Limits;
   signIn: SignIn;
+  /** With TOTP on, the second step's token instead of a session. */
+  signInAsking?: SignInAsking;
   now: () => Date;
 }
 
@@ -38,7 +40,7 @@ export function createAccountsService(deps: AccountsDeps) {
       // Only someone who knows the password learns that the account is blocked.
       refuseBlocked(user);
       await limiter.clear(accountKey);
-      return signIn(db, user, { method, client });
+      return (deps.signInAsking ?? signIn)(db, user, { method, client });
     },
 
     /** GET /api/user: the caller's own user object. */

@@ -6,7 +6,7 @@ import { accountsRepository as repo, inTransaction, type Pool, type Tx } from '.
 import { DiscordError, type DiscordUser, exchangeCode, fetchDiscordUser, pkcePair } from './discord';
 import type { RateLimiter } from '../sessions/rate-limit.service';
 import type { Limits } from './limits';
-import { ALREADY_REGISTERED, isUniqueViolation, refuseBlocked, type SignIn, withConflictAs } from './sign-in';
+import { ALREADY_REGISTERED, isUniqueViolation, refuseBlocked, type SignIn, type SignInAsking, withConflictAs } from './sign-in';
 import { botIdOf, checkInitData, checkLoginWidget, type TelegramCheck, type TelegramIdentity } from './telegram-check';
 
 const OAUTH_STATE_TTL_MS = 10 * 60_000;
@@ -39,6 +39,8 @@ export interface ExternalSignInDeps {
   limiter: RateLimiter;
   limits: Limits;
   signIn: SignIn;
+  /** Discord sign-ins ask for the second factor; Telegram's do not (Telegram holds the account). */
+  signInAsking?: SignInAsking;
   now: () => Date;
 }
 
@@ -166,7 +168,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
         inTransaction(db, async (trx) => {
           const user = await findOrCreateDiscordUser(trx, profile);
           refuseBlocked(user);
-          return signIn(trx, user, { method: 'discord', client });
+          return (deps.signInAsking ?? signIn)(trx, user, { method: 'discord', client });
         });
       // A parallel first sign-in of the same Discord account loses the insert: try once more and find it.
       try {

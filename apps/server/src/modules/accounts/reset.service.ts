@@ -6,7 +6,7 @@ import type { SessionsService } from '../sessions/sessions.service';
 import { accountsRepository as repo, inTransaction, type Pool } from './accounts.repository';
 import { type CodeFlows, channelOf, type Method } from './code-flows';
 import { codeTexts } from './code-messages';
-import { findByAddress, refuseBlocked, type SignIn } from './sign-in';
+import { findByAddress, refuseBlocked, type SignIn, type SignInAsking } from './sign-in';
 
 const NEW_PASSWORD_TOKEN_REFUSED = 'Ссылка для смены пароля недействительна или устарела. Начните восстановление заново';
 
@@ -17,6 +17,8 @@ export interface ResetDeps {
   flows: CodeFlows;
   sessions: Pick<SessionsService, 'issueNewPasswordToken' | 'isLiveNewPasswordToken' | 'takeNewPasswordToken' | 'endAllSessions' | 'announceEnded'>;
   signIn: SignIn;
+  /** A reset proves the mailbox or phone, not the second factor: with TOTP on it still asks. */
+  signInAsking?: SignInAsking;
   delivery: Pick<CodeDelivery, 'deliver'>;
 }
 
@@ -56,7 +58,7 @@ export function createResetService(deps: ResetDeps) {
         refuseBlocked(before);
         const user = await repo.updateUser(trx, before.id, { password_hash: passwordHash });
         const endedIds = await sessions.endAllSessions(user.id, trx);
-        return { answer: await signIn(trx, user, { method, client }), ended: endedIds };
+        return { answer: await (deps.signInAsking ?? signIn)(trx, user, { method, client }), ended: endedIds };
       });
       // After COMMIT: the sockets of every session the reset ended are told and closed.
       sessions.announceEnded(ended, 'password_reset');

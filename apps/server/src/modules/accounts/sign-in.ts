@@ -1,4 +1,4 @@
-import type { AuthResponse } from '@adena/contract';
+import type { AuthResponse, SignInResponse } from '@adena/contract';
 import { AppError } from '../../lib/app-error';
 import type { User } from '../sessions/caller';
 import type { Queryable, SessionOrigin, SessionsService } from '../sessions/sessions.service';
@@ -17,6 +17,8 @@ export function createSignIn(deps: { sessions: Pick<SessionsService, 'issueAcces
 }
 
 export type SignIn = ReturnType<typeof createSignIn>;
+/** A sign-in that asks for the second factor when TOTP is on (modules/two-factor; PRODUCT.md section 7). */
+export type SignInAsking = (q: Queryable, user: User, origin: SessionOrigin) => Promise<SignInResponse>;
 
 export function refuseBlocked(user: User) {
   if (user.blocked_at) throw new AppError('USER_BLOCKED');

@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { idempotencyKey } from '../../lib/idempotency';
 import { requireSignedIn } from '../../plugins/auth';
 import { fromShowCodeBody } from './codes.mapper';
+import type { TwoFactorService } from '../two-factor/two-factor.service';
 import type { CodesService } from './codes.service';
 
 /**
@@ -12,7 +13,7 @@ import type { CodesService } from './codes.service';
  * anonymous caller gets 401 whatever they send.
  */
 export const codesRoutes =
-  ({ codes }: { codes: CodesService }): FastifyPluginAsyncZod =>
+  ({ codes, twoFactor }: { codes: CodesService; twoFactor: Pick<TwoFactorService, 'requireStepUp'> }): FastifyPluginAsyncZod =>
   async (app) => {
     const authFirst = { onRequest: async (request: FastifyRequest) => void (await requireSignedIn(request)) };
 
@@ -26,9 +27,12 @@ export const codesRoutes =
       { ...authFirst, schema: { params: authVariantyAdenyZaKod.params, response: { 200: authVariantyAdenyZaKod.response } } },
       async (request) => codes.authPriceData(await requireSignedIn(request), request.params.id),
     );
-    app.post(showCode.path, { ...authFirst, schema: { body: showCode.body, response: { 200: showCode.response } } }, async (request) =>
-      codes.issueCode(await requireSignedIn(request), fromShowCodeBody(request.body), idempotencyKey(request)),
-    );
+    app.post(showCode.path, { ...authFirst, schema: { body: showCode.body, response: { 200: showCode.response } } }, async (request) => {
+      const caller = await requireSignedIn(request);
+      // Step-up (PRODUCT.md section 7): with TOTP on, a code in X-Two-Factor-Code, checked before anything moves.
+      await twoFactor.requireStepUp(caller, request.headers['x-two-factor-code']);
+      return codes.issueCode(caller, fromShowCodeBody(request.body), idempotencyKey(request));
+    });
     app.post(
       activationCode.path,
       { ...authFirst, schema: { body: activationCode.body, response: { 200: activationCode.response } } },

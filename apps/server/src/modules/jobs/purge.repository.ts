@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema';
 import '../../db/tables/auth';
 import '../../db/tables/codes';
 import '../../db/tables/jobs';
+import '../../db/tables/second-factors';
 
 const DAY_MS = 24 * 60 * 60_000;
 const ago = (now: Date, ms: number) => new Date(now.getTime() - ms);
@@ -17,6 +18,13 @@ export const purgeRepository = {
   async expiredTokens(db: Kysely<Database>, now: Date) {
     const r = await db.deleteFrom('tokens').where('kind', '<>', 'access').where('expires_at', '<', now).executeTakeFirst();
     return Number(r.numDeletedRows);
+  },
+
+  /** Pending two-factor sign-ins and WebAuthn challenges past their time (0021). */
+  async expiredSecondFactorChallenges(db: Kysely<Database>, now: Date) {
+    const a = await db.deleteFrom('two_factor_challenges').where('expires_at', '<', now).executeTakeFirst();
+    const b = await db.deleteFrom('webauthn_challenges').where('expires_at', '<', now).executeTakeFirst();
+    return Number(a.numDeletedRows + b.numDeletedRows);
   },
 
   async expiredAuthFlows(db: Kysely<Database>, now: Date) {

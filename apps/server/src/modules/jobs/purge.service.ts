@@ -13,6 +13,7 @@ export interface PurgeCounts {
   idempotencyKeys: number;
   rateWindows: number;
   failedJobs: number;
+  secondFactorChallenges: number;
 }
 
 export function createPurge(deps: { db: JobsDb; now?: () => Date }) {
@@ -29,6 +30,7 @@ export function createPurge(deps: { db: JobsDb; now?: () => Date }) {
         idempotencyKeys: await repo.oldIdempotencyKeys(deps.db, at),
         rateWindows: await repo.oldRateWindows(deps.db, at),
         failedJobs: await repo.oldFailedJobs(deps.db, at),
+        secondFactorChallenges: await repo.expiredSecondFactorChallenges(deps.db, at),
       };
     },
   };

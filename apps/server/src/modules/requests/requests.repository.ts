@@ -53,6 +53,8 @@ export interface Opening {
   gameServerId: number;
   amount: number;
   currency: 1 | 2;
+  /** A withdrawal whose X-Two-Factor-Code the server has checked (withdrawer_id refuses TOTP users otherwise). */
+  codeChecked?: boolean;
 }
 
 /** Deposits and withdrawals. Player-side queries take the owner, so another user's rows are not found. */
@@ -67,7 +69,7 @@ export const requestsRepository = {
    * stores the row as its answer in the same statement; a replay answers that row again.
    */
   async open(db: Q, o: Opening, idem?: IdempotencyKey): Promise<OpenedRow> {
-    const who = sql`caller_id(${o.tokenHash})`;
+    const who = o.type === 'output' ? sql`withdrawer_id(${o.tokenHash}, ${o.codeChecked === true})` : sql`caller_id(${o.tokenHash})`;
     const args = sql`${o.gameServerId}, ${o.type}, ${o.currency}::smallint, ${String(o.amount)}::bigint`;
     const statement = idem
       ? sql<OpenedRow>`SELECT * FROM request_open_once(${who}, ${idem.key}, ${idem.method}, ${idem.path}, ${idem.hash}, ${args})`

@@ -12,6 +12,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { type IdempotencyKey, idempotencyKey } from '../../lib/idempotency';
 import { type Bearer, requireBearer, requireSignedIn } from '../../plugins/auth';
 import { toOpeningInput } from './requests.mapper';
+import type { TwoFactorService } from '../two-factor/two-factor.service';
 import type { RequestsService } from './requests.service';
 
 /**
@@ -37,7 +38,13 @@ async function opening(request: FastifyRequest): Promise<{ bearer: Bearer; idem?
  * present but unknown, gets the 422 of the unparsable body (the bearer is checked in its statement).
  */
 export const requestsRoutes =
-  ({ requests: service }: { requests: Pick<RequestsService, 'deposit' | 'withdraw' | 'cancel' | 'hide' | 'history'> }): FastifyPluginAsyncZod =>
+  ({
+    requests: service,
+    twoFactor,
+  }: {
+    requests: Pick<RequestsService, 'deposit' | 'withdraw' | 'cancel' | 'hide' | 'history'>;
+    twoFactor: Pick<TwoFactorService, 'requireStepUp'>;
+  }): FastifyPluginAsyncZod =>
   async (app) => {
     const authenticated = async (request: FastifyRequest) => void (await requireSignedIn(request));
     // Deposits and withdrawals check the bearer inside their one statement; here only that there is one.
@@ -50,7 +57,15 @@ export const requestsRoutes =
     }
     for (const call of [downBalanceUser, downBalanceUserSecondCurrency]) {
       app.post(call.path, { onRequest: bearer, attachValidation: true, schema: { body: call.body, response: { 200: call.response } } }, async (request) =>
-        opening(request).then(({ bearer, idem }) => service.withdraw(bearer, toOpeningInput(request.body), idem)),
+        opening(request).then(async ({ bearer, idem }) => {
+          // Step-up (PRODUCT.md section 7). Without the header, the withdrawal's own statement refuses
+          // a user with TOTP on (withdrawer_id), so users without it pay no extra round trip; with
+          // it, the code is checked and used up here first.
+          const header = request.headers['x-two-factor-code'];
+          const codeChecked = header !== undefined;
+          if (codeChecked) await twoFactor.requireStepUp(await bearer.caller(), header);
+          return service.withdraw(bearer, toOpeningInput(request.body), idem, codeChecked);
+        }),
       );
     }
 

@@ -1,4 +1,4 @@
-import { amountText, CURRENCIES, decisionText, formatAmount, type Request, type RequestStatusEvent } from '@adena/contract';
+import { amountText, decisionText, formatAmount, type Request, type RequestStatusEvent } from '@adena/contract';
 import type { Db } from '../../db/client';
 import type { RequestType } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
@@ -12,6 +12,7 @@ import type { Caller } from '../sessions/caller';
 import type { ShiftService } from '../shift/shift.service';
 import { noWebhooks, type WebhookOutbox } from '../webhooks/webhooks.service';
 import { toAdminRequest, toDashboard, toRequest, toRequestStatusEvent, toUserCardRequest } from './requests.mapper';
+import { stepUpRefused } from '../two-factor/two-factor.service';
 import { type AdminRequestRow, type QueueFilters, requestsRepository as repo, type Tx } from './requests.repository';
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
@@ -103,8 +104,9 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
   }
 
   /** Opens a deposit or withdrawal in one statement; a replay of a keyed call publishes and sends nothing. */
-  async function open(bearer: Bearer, type: RequestType, input: OpeningInput, idem?: IdempotencyKey) {
-    const row = await repo.open(db, { tokenHash: bearer.tokenHash, type, ...input }, idem).catch((err: { code?: string; detail?: string }) => {
+  async function open(bearer: Bearer, type: RequestType, input: OpeningInput, idem?: IdempotencyKey, codeChecked = false) {
+    const row = await repo.open(db, { tokenHash: bearer.tokenHash, type, codeChecked, ...input }, idem).catch((err: { code?: string; detail?: string }) => {
+      if (err?.code === 'AW2FA') throw stepUpRefused();
       if (err?.code === 'AW422') throw limitError(type, input.currency, err.detail ?? '0,0');
       if (err?.code === 'AWKEY') throw keyReused();
       return rethrowMoneyError(err);
@@ -138,8 +140,9 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
   return {
     deposit: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey) => open(bearer, 'input', input, idem) as Promise<{ success: Request }>,
 
-    withdraw: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey) =>
-      open(bearer, 'output', input, idem) as Promise<{ success: Request & { enter_currency: number } }>,
+    /** `codeChecked`: the route has checked an X-Two-Factor-Code; without one, a user with TOTP on is refused in the statement. */
+    withdraw: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey, codeChecked = false) =>
+      open(bearer, 'output', input, idem, codeChecked) as Promise<{ success: Request & { enter_currency: number } }>,
 
     /** The player's own pending request is cancelled; a withdrawal's hold comes back to the wallet. */
     cancel: (caller: Caller, id: number, idem?: IdempotencyKey) =>

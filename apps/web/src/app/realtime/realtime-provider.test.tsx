@@ -53,6 +53,7 @@ const user = (id: number): User => ({
   vip: false,
   vip_until: null,
   telegram_linked: false,
+  two_factor: false,
   created_at: '2026-11-01T00:00:00Z',
 });
 

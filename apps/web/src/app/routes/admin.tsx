@@ -16,6 +16,7 @@ import { useOperatorsFeed } from '../../lib/operators-feed';
 import { AdminServers } from '../../features/admin-servers/components/admin-servers';
 import { AdminUsers } from '../../features/admin-users/components/admin-users';
 import { UserDetails } from '../../features/admin-users/components/user-details';
+import { AdminTwoFactorWalkthrough } from '../../features/two-factor/components/admin-two-factor-walkthrough';
 import { useUser } from '../../lib/session';
 import { gamesserversQueryOptions, useGamesservers } from '../../lib/gamesservers';
 import { NotFoundRoute } from './not-found';
@@ -51,6 +52,8 @@ export default function AdminRoutes() {
   });
   // AdminGate (router.tsx) renders this only for operators; the check here only narrows the type.
   if (!user?.admin) return null;
+  // Admin calls refuse an operator without TOTP (two_factor_setup_required): set it up first.
+  if (!user.two_factor) return <AdminTwoFactorWalkthrough />;
   return (
     // Operators work with wide tables: from md up the area breaks out of the players' 900 px column.
     <Box data-view="admin-area" sx={{ mx: { md: `calc((100% - ${ADMIN_WIDTH}) / 2)` }, width: { md: ADMIN_WIDTH } }}>

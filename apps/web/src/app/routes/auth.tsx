@@ -7,6 +7,7 @@ import { ResetForm } from '../../features/auth/components/reset-form';
 import { TelegramCallback } from '../../features/auth/components/telegram-callback';
 import { peekReturnTo } from '../../lib/return-to';
 import { useUser } from '../../lib/session';
+import { TwoFactorStep } from '../../features/auth/components/two-factor-step';
 import { NotFoundRoute } from './not-found';
 
 /** The sign-in, sign-up and reset pages send a signed-in player back where they came from. */
@@ -56,6 +57,9 @@ export function AuthRoutes() {
       </Route>
       <Route path="/auth/discord/callback">
         <DiscordCallback />
+      </Route>
+      <Route path="/auth/two_factor">
+        <TwoFactorStep />
       </Route>
       <Route path="/auth/telegram/callback">
         <TelegramCallback />

@@ -2,8 +2,10 @@ import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { Redirect } from 'wouter';
+import { PasskeysSection } from '../../features/passkeys/components/passkeys-section';
 import { SecuritySection } from '../../features/sessions/components/security-section';
 import { SellerSection } from '../../features/seller/components/seller-section';
+import { TwoFactorSection } from '../../features/two-factor/components/two-factor-section';
 import { useLogout, useUser } from '../../lib/session';
 
 /**
@@ -21,6 +23,8 @@ export default function ProfileRoute() {
       <Typography color="text.secondary">{user.name || 'Игрок'}</Typography>
       {/* sections: one line per feature */}
       <SecuritySection />
+      <TwoFactorSection />
+      <PasskeysSection />
       <SellerSection />
       {/* Sign-out here too: inside Telegram the app bar and its menu are hidden, and this page is reached from the footer. */}
       <Button variant="outlined" color="error" sx={{ alignSelf: 'flex-start' }} disabled={logout.isPending} onClick={() => logout.mutate()}>

@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { request } from '../../../lib/api-client';
 import { sendEvenOffline } from '../../../lib/query-client';
-import { startSession } from '../../../lib/session';
+import { settleSignIn } from './second-step';
 
 /** The body the new-password form validates with (the same for both methods). */
 export const createNewPasswordBodySchema = emailCreateNewPassword.body;
@@ -21,5 +21,5 @@ export const createNewPassword = ({ method, body, newPasswordToken }: CreateNewP
 
 export function useCreateNewPassword() {
   const qc = useQueryClient();
-  return useMutation({ ...sendEvenOffline, mutationFn: createNewPassword, onSuccess: (auth) => startSession(qc, auth) });
+  return useMutation({ ...sendEvenOffline, mutationFn: createNewPassword, onSuccess: (res) => void settleSignIn(qc, res) });
 }

@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { request } from '../../../lib/api-client';
 import { sendEvenOffline } from '../../../lib/query-client';
-import { startSession } from '../../../lib/session';
+import { settleSignIn } from './second-step';
 
 /** The body each sign-in form validates with before sending. */
 export const loginBodySchema = { email: login.body, phone: phoneLogin.body } as const;
@@ -17,5 +17,5 @@ export const signIn = (body: EmailBody | PhoneBody) =>
 
 export function useLogin() {
   const qc = useQueryClient();
-  return useMutation({ ...sendEvenOffline, mutationFn: signIn, onSuccess: (auth) => startSession(qc, auth) });
+  return useMutation({ ...sendEvenOffline, mutationFn: signIn, onSuccess: (res) => void settleSignIn(qc, res) });
 }

@@ -5,8 +5,8 @@ import { useEffect, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation, useSearchParams } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { useDiscordAuth } from '../api/discord-auth';
+import { nextAfterSignIn } from '../api/second-step';
 import { AuthCard } from './auth-card';
-import { takeReturnTo } from '../../../lib/return-to';
 
 /** Discord sends the player back here with ?code&state; the server checks state and PKCE. */
 export function DiscordCallback() {
@@ -26,7 +26,7 @@ export function DiscordCallback() {
     }
     const redirect_uri = `${window.location.origin}/auth/discord/callback`;
     signIn({ code, state, redirect_uri })
-      .then(() => navigate(takeReturnTo(), { replace: true }))
+      .then((res) => navigate(nextAfterSignIn(res), { replace: true }))
       .catch((err: unknown) => setError(err instanceof ApiError ? err.message : 'Не удалось войти через Discord.'));
   }, [params, signIn, navigate]);
   return (

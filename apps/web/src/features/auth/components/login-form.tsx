@@ -1,4 +1,5 @@
 import Button from '@mui/material/Button';
+import Divider from '@mui/material/Divider';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
@@ -6,9 +7,10 @@ import { useState } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { loginBodySchema, useLogin } from '../api/login';
+import { nextAfterSignIn } from '../api/second-step';
+import { PasskeyButton } from './passkey-button';
 import { AuthCard } from './auth-card';
 import { SocialButtons } from './social-buttons';
-import { takeReturnTo } from '../../../lib/return-to';
 
 export function LoginForm({ method }: { method: 'email' | 'phone' }) {
   const [, navigate] = useLocation();
@@ -25,8 +27,8 @@ export function LoginForm({ method }: { method: 'email' | 'phone' }) {
     if (!body) return;
     setBusy(true);
     try {
-      await signIn.mutateAsync(body);
-      navigate(takeReturnTo(), { replace: true });
+      const res = await signIn.mutateAsync(body);
+      navigate(nextAfterSignIn(res), { replace: true });
     } catch (err) {
       f.fromError(err);
     } finally {
@@ -77,7 +79,9 @@ export function LoginForm({ method }: { method: 'email' | 'phone' }) {
       <Button component={RouterLink} to={method === 'email' ? '/auth/login_methods/phone' : '/auth/login_methods/email'}>
         {method === 'email' ? 'Войти по номеру телефона' : 'Войти по почте'}
       </Button>
-      <SocialButtons divided />
+      <Divider>или</Divider>
+      <PasskeyButton />
+      <SocialButtons />
     </AuthCard>
   );
 }

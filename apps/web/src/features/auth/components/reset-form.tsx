@@ -5,12 +5,12 @@ import TextField from '@mui/material/TextField';
 import { useState } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
+import { nextAfterSignIn } from '../api/second-step';
 import { createNewPasswordBodySchema, useCreateNewPassword } from '../api/create-new-password';
 import { resetPasswordBodySchema, useResetPassword } from '../api/reset-password';
 import { useResetPasswordCodeCheck } from '../api/reset-password-code-check';
 import { AuthCard } from './auth-card';
 import { CodeStep } from './code-step';
-import { takeReturnTo } from '../../../lib/return-to';
 
 /** Password reset in three steps: address → code → new password (the new_password_token is the bearer). */
 export function ResetForm({ method }: { method: 'email' | 'phone' }) {
@@ -50,8 +50,7 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
             // SPEC.md section 5: nothing happens without the new password token.
             if (!body || !newPasswordToken) return;
             void run(async () => {
-              await createPassword.mutateAsync({ method, body, newPasswordToken });
-              navigate(takeReturnTo(), { replace: true });
+              navigate(nextAfterSignIn(await createPassword.mutateAsync({ method, body, newPasswordToken })), { replace: true });
             });
           }}
         >

@@ -18,6 +18,8 @@ export interface ShowCodeInput {
   /** The code this reveal is about, when it is already listed (its status follows an error's status). */
   codeId?: number;
   idempotencyKey: string;
+  /** X-Two-Factor-Code, when the server asked for it (TOTP on). */
+  twoFactorCode?: string;
 }
 
 /**
@@ -27,8 +29,8 @@ export interface ShowCodeInput {
 export function useShowCode() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ gameServerId, walletId, nominal, userVariantId, idempotencyKey }: ShowCodeInput) =>
-      request(call, { body: { gamesserver_id: gameServerId, wallet_id: walletId, nominal, pricekod_id: userVariantId }, idempotencyKey }),
+    mutationFn: ({ gameServerId, walletId, nominal, userVariantId, idempotencyKey, twoFactorCode }: ShowCodeInput) =>
+      request(call, { body: { gamesserver_id: gameServerId, wallet_id: walletId, nominal, pricekod_id: userVariantId }, idempotencyKey, twoFactorCode }),
     onMutate: (input) => ({ epoch: balanceEpoch(input.gameServerId) }),
     onSuccess: (r, input, context) => {
       // The realtime `balance` event may have come first and already carries the lower balance.

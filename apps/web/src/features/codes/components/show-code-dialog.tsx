@@ -3,6 +3,7 @@ import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
@@ -44,12 +45,17 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
   const show = useShowCode();
   const [key, setKey] = useState(newKey);
   const [revealed, setRevealed] = useState<{ sert: string; nominal: number; summa: number } | null>(null);
+  // Step-up: with TOTP on the server answers two_factor_required; the code is asked in this dialog.
+  const [askCode, setAskCode] = useState<string | null>(null);
+  const [code, setCode] = useState('');
   const open = dialog.name === 'show_code';
   // The last opening stays on screen while the dialog fades out.
   const [last, setLast] = useState<Extract<DialogState, { name: 'show_code' }> | null>(null);
   if (open && dialog !== last) {
     setLast(dialog);
     setRevealed(null);
+    setAskCode(null);
+    setCode('');
   }
   const d = open ? dialog : last;
 
@@ -62,11 +68,16 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
   const confirm = () => {
     if (!d || walletId === null) return;
     show.mutate(
-      { gameServerId: d.gameServerId, walletId, nominal: d.nominal, userVariantId: d.userVariantId, idempotencyKey: key },
+      { gameServerId: d.gameServerId, walletId, nominal: d.nominal, userVariantId: d.userVariantId, idempotencyKey: key, twoFactorCode: askCode !== null ? code.trim() : undefined },
       {
         onSuccess: (r) => setRevealed({ sert: r.sert, nominal: d.nominal, summa: r.summa }),
         onError: (err) => {
           setKey(newKey());
+          if (err instanceof ApiError && err.body.two_factor_required) {
+            setAskCode(err.message);
+            setCode('');
+            return;
+          }
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
           const { text, errors } = alertContent(err);
           alert(text, errors, ALERT_TIMEOUT_MS);
@@ -119,6 +130,20 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
             </Typography>
           )}
           {short && <Alert severity="warning">На балансе не хватает адены на этот код.</Alert>}
+          {askCode !== null && (
+            <>
+              <Alert severity="info">{askCode}</Alert>
+              <TextField
+                label="Код из приложения-аутентификатора"
+                value={code}
+                onChange={(e) => setCode(e.target.value)}
+                autoComplete="one-time-code"
+                autoFocus
+                slotProps={{ htmlInput: { inputMode: 'numeric', 'data-testid': 'step-up-code' } }}
+                helperText="6 цифр из приложения или резервный код"
+              />
+            </>
+          )}
         </Stack>
       ) : (
         <Box />

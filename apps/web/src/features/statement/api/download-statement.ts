@@ -25,7 +25,7 @@ async function download(p: CsvPeriod) {
   if (p.from) qs.set('from', p.from);
   if (p.to) qs.set('to', p.to);
   const url = new URL(`${csvCall.path}?${qs}`, window.location.origin).toString();
-  const fileName = ['statement', p.from, p.to].filter(Boolean).join('-') + '.csv';
+  const fileName = `${['statement', p.from, p.to].filter(Boolean).join('-')}.csv`;
   const telegram = await loadTelegram();
   if (telegram) {
     if (!telegram.downloadFile(url, fileName)) window.open(url, '_blank');

@@ -8,10 +8,10 @@ import { walletsQueryOptions } from '../../../lib/wallets';
 import type { MoneyRequestInput } from './up-balance-user';
 
 /** down_balance_user (adena) or down_balance_user_second_currency (coins): a withdrawal request; a refusal for want of balance carries low_cap. */
-export const downBalanceUser = ({ gameServerId, currency, amount, idempotencyKey }: MoneyRequestInput) =>
+export const downBalanceUser = ({ gameServerId, currency, amount, idempotencyKey, twoFactorCode }: MoneyRequestInput & { twoFactorCode?: string }) =>
   currency === 1
-    ? request(routes.downBalanceUser, { body: { gamesserver_id: gameServerId, amount, currency_type: 1 }, idempotencyKey })
-    : request(routes.downBalanceUserSecondCurrency, { body: { gamesserver_id: gameServerId, amount, currency_type: 2 }, idempotencyKey });
+    ? request(routes.downBalanceUser, { body: { gamesserver_id: gameServerId, amount, currency_type: 1 }, idempotencyKey, twoFactorCode })
+    : request(routes.downBalanceUserSecondCurrency, { body: { gamesserver_id: gameServerId, amount, currency_type: 2 }, idempotencyKey, twoFactorCode });
 
 /** Creates a withdrawal request, which holds its amount at once. */
 export function useDownBalanceUser() {

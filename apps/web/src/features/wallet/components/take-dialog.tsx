@@ -1,5 +1,7 @@
 import type { CurrencyType, Gamesserver } from '@adena/contract/lite';
 import Button from '@mui/material/Button';
+import TextField from '@mui/material/TextField';
+import { useState } from 'react';
 import Typography from '@mui/material/Typography';
 import { AppDialog } from '../../../components/app-dialog';
 import { ApiError } from '../../../lib/api-client';
@@ -17,15 +19,23 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
   const open = dialog.name === 'take';
   const currency: CurrencyType = open ? dialog.currency : 1;
   const withdraw = useDownBalanceUser();
+  // Step-up: with TOTP on the server answers two_factor_required; the code is asked here, in the same dialog.
+  const [askCode, setAskCode] = useState(false);
+  const [code, setCode] = useState('');
   const form = useMoneyForm({
     gameServerId: server.id,
     nick,
     send: async (amount, idempotencyKey) => {
-      const r = await withdraw.mutateAsync({ gameServerId: server.id, currency, amount, idempotencyKey });
+      const r = await withdraw.mutateAsync({ gameServerId: server.id, currency, amount, idempotencyKey, twoFactorCode: askCode ? code.trim() : undefined });
       reset();
       snackbar(`Заявка на вывод ${amountText(r.success.enter_currency, currency, '\u00a0', 'gen')} создана`);
     },
     onError: (err, amount) => {
+      if (err instanceof ApiError && err.body.two_factor_required) {
+        setAskCode(true);
+        setCode('');
+        return false;
+      }
       if (!(err instanceof ApiError && err.body.low_cap)) return false;
       form.clear();
       openDialog({ name: 'low_capacity', currency, amount, available: available ?? undefined });
@@ -35,6 +45,8 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
 
   function reset() {
     form.clear();
+    setAskCode(false);
+    setCode('');
     close();
   }
 
@@ -63,6 +75,17 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
         nickHelper="Ваш персонаж на этом сервере: ему оператор передаст сумму"
         available={available}
       >
+        {askCode && (
+          <TextField
+            label="Код из приложения-аутентификатора"
+            value={code}
+            onChange={(e) => setCode(e.target.value)}
+            autoComplete="one-time-code"
+            autoFocus
+            slotProps={{ htmlInput: { inputMode: 'numeric', 'data-testid': 'step-up-code' } }}
+            helperText="6 цифр из приложения или резервный код"
+          />
+        )}
         {nick && (
           <Typography variant="body2" color="text.secondary">
             Оператор передаст сумму персонажу <b>{nick}</b>. До обработки заявку можно отменить — сумма вернётся на баланс.

@@ -1,0 +1,56 @@
+import type { Kysely, Transaction } from 'kysely';
+import '../../db/tables/second-factors';
+import type { Database } from '../../db/schema';
+
+type Q = Kysely<Database> | Transaction<Database>;
+
+/** Passkeys and WebAuthn challenges; the owner first in every user-owned lookup. */
+export const passkeysRepository = {
+  transaction: <T>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(fn),
+
+  ofUser(q: Q, userId: number) {
+    return q.selectFrom('passkeys').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+  },
+
+  insert(q: Q, row: { user_id: number; credential_id: string; public_key: Uint8Array; counter: number; transports: string[]; name: string }) {
+    return q.insertInto('passkeys').values(row).returningAll().executeTakeFirstOrThrow();
+  },
+
+  /** Deletes the owner's passkey; false when they have none with this id. */
+  async delete(q: Q, userId: number, id: number) {
+    const res = await q.deleteFrom('passkeys').where('id', '=', id).where('user_id', '=', userId).executeTakeFirst();
+    return res.numDeletedRows > 0n;
+  },
+
+  byCredentialId(q: Q, credentialId: string) {
+    return q.selectFrom('passkeys').selectAll().where('credential_id', '=', credentialId).executeTakeFirst();
+  },
+
+  /** The counter only moves forward: a cloned authenticator replaying an old counter loses. */
+  async advanceCounter(q: Q, id: number, counter: number, at: Date) {
+    const res = await q
+      .updateTable('passkeys')
+      .set({ counter, last_used_at: at })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('counter', '<', BigInt(counter)), eb('counter', '=', 0n)]))
+      .executeTakeFirst();
+    return res.numUpdatedRows > 0n;
+  },
+
+  insertChallenge(q: Q, row: { challenge: string; purpose: 'register' | 'login'; user_id: number | null; expires_at: Date }) {
+    return q.insertInto('webauthn_challenges').values(row).execute();
+  },
+
+  /** Takes a live challenge of the purpose (and user, for a registration): it works once. */
+  async takeChallenge(q: Q, challenge: string, purpose: 'register' | 'login', userId: number | null, at: Date) {
+    let query = q.deleteFrom('webauthn_challenges').where('challenge', '=', challenge).where('purpose', '=', purpose).where('expires_at', '>', at);
+    query = userId === null ? query.where('user_id', 'is', null) : query.where('user_id', '=', userId);
+    const res = await query.executeTakeFirst();
+    return res.numDeletedRows > 0n;
+  },
+
+  findUser(q: Q, userId: number) {
+    return q.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+  },
+
+};

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser } from '../../../test/factories';
+import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+
+/** The full ceremony runs in Chromium's virtual authenticator (apps/web/e2e/second-factors.spec.ts); here, bad input and owners. */
+describe.each(DB_KINDS)('passkeys on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+  });
+  afterAll(() => t.close());
+
+  const call = (method: 'GET' | 'POST' | 'DELETE', url: string, headers: Record<string, string> = {}, payload?: unknown) =>
+    t.app.inject({ method, url, headers: { host: 'localhost:3000', ...headers }, ...(payload !== undefined ? { payload: payload as object } : {}) });
+  const clientData = (challenge: string) => Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge, origin: 'http://localhost:3000' })).toString('base64url');
+
+  it('gives options with the request host as relying party and stores the challenge', async () => {
+    const u = await createUser(t.db.kysely);
+    const reg = await call('POST', '/api/passkeys/register/options', u.auth);
+    expect(reg.statusCode).toBe(200);
+    expect(reg.json().rp).toEqual({ name: 'Адена Кошелёк', id: 'localhost' });
+    expect(reg.json().authenticatorSelection.residentKey).toBe('required');
+    const login = await call('POST', '/api/passkeys/login/options');
+    expect(login.statusCode).toBe(200);
+    expect(login.json().rpId).toBe('localhost');
+    const rows = await t.db.kysely.selectFrom('webauthn_challenges').select(['challenge', 'purpose', 'user_id']).execute();
+    expect(rows).toEqual(expect.arrayContaining([{ challenge: reg.json().challenge, purpose: 'register', user_id: u.id }, { challenge: login.json().challenge, purpose: 'login', user_id: null }]));
+    expect((await call('POST', '/api/passkeys/register/options')).statusCode).toBe(401);
+  });
+
+  it('answers malformed or forged WebAuthn responses with a Russian 422, never a 500, and the challenge works once', async () => {
+    const u = await createUser(t.db.kysely);
+    const bodies: unknown[] = [
+      {},
+      { response: 'x' },
+      { response: { id: 'a', rawId: 'a', type: 'public-key', response: {} } },
+      { response: { id: 'a', rawId: 'a', type: 'public-key', response: { clientDataJSON: 'не base64', attestationObject: 'x' } } },
+    ];
+    for (const body of bodies) {
+      const res = await call('POST', '/api/passkeys/register/verify', u.auth, body);
+      expect(res.statusCode, JSON.stringify(body)).toBe(422);
+      expect(res.json().message).toMatch(/[А-Яа-я]/);
+      const login = await call('POST', '/api/passkeys/login/verify', {}, body);
+      expect(login.statusCode, JSON.stringify(body)).toBe(422);
+    }
+    // A real challenge with a forged signature: 422, and the challenge is gone.
+    const { challenge } = (await call('POST', '/api/passkeys/login/options')).json();
+    const forged = { id: 'AAAA', rawId: 'AAAA', type: 'public-key', response: { clientDataJSON: clientData(challenge), authenticatorData: 'AAAA', signature: 'AAAA' } };
+    const res = await call('POST', '/api/passkeys/login/verify', {}, { response: forged });
+    expect([401, 422]).toContain(res.statusCode);
+    expect(await t.db.kysely.selectFrom('webauthn_challenges').select('challenge').where('challenge', '=', challenge).execute()).toEqual([]);
+  });
+
+  it("lists and deletes only the owner's passkeys", async () => {
+    const owner = await createUser(t.db.kysely);
+    const other = await createUser(t.db.kysely);
+    const key = await t.db.kysely
+      .insertInto('passkeys')
+      .values({ user_id: owner.id, credential_id: `cred-${owner.id}`, public_key: new Uint8Array([1, 2, 3]), counter: 0, transports: ['internal'], name: 'Телефон' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    expect((await call('GET', '/api/passkeys', other.auth)).json()).toEqual([]);
+    const mine = (await call('GET', '/api/passkeys', owner.auth)).json();
+    expect(mine).toEqual([{ id: key.id, name: 'Телефон', created_at: expect.any(String) }]);
+    expect(JSON.stringify(mine)).not.toContain('cred-');
+    const stolen = await call('DELETE', `/api/passkeys/${key.id}`, other.auth);
+    expect(stolen.statusCode).toBe(404);
+    expect((await call('DELETE', `/api/passkeys/${key.id}`)).statusCode).toBe(401);
+    expect((await call('DELETE', '/api/passkeys/abc', owner.auth)).statusCode).toBe(422);
+    expect((await call('GET', '/api/passkeys', owner.auth)).json()).toHaveLength(1);
+    expect((await call('DELETE', `/api/passkeys/${key.id}`, owner.auth)).json()).toEqual({ success: key.id });
+    expect((await call('GET', '/api/passkeys', owner.auth)).json()).toEqual([]);
+  });
+});

@@ -1,0 +1,34 @@
+import { passkeyDelete, passkeyLoginOptions, passkeyLoginVerify, passkeyRegisterOptions, passkeyRegisterVerify, passkeysList } from '@adena/contract';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { clientOf, requireSignedIn } from '../../plugins/auth';
+import type { PasskeysService, RelyingParty } from './passkeys.service';
+
+/** PRODUCT.md section 7's passkey calls. The relying party is PUBLIC_URL's host, else the request's (without port). */
+export const passkeysRoutes =
+  ({ passkeys, publicUrl }: { passkeys: PasskeysService; publicUrl: string | undefined }): FastifyPluginAsyncZod =>
+  async (app) => {
+    const fixed = publicUrl ? new URL(publicUrl) : null;
+    const rpOf = (request: FastifyRequest): RelyingParty =>
+      fixed ? { id: fixed.hostname, origin: fixed.origin } : { id: request.hostname, origin: `${request.protocol}://${request.host}` };
+    const authFirst = { onRequest: async (request: FastifyRequest) => void (await requireSignedIn(request)) };
+
+    app.post(passkeyRegisterOptions.path, { ...authFirst, schema: { response: { 200: passkeyRegisterOptions.response } } }, async (request) =>
+      passkeys.registerOptions(await requireSignedIn(request), rpOf(request)),
+    );
+    app.post(
+      passkeyRegisterVerify.path,
+      { ...authFirst, schema: { body: passkeyRegisterVerify.body, response: { 200: passkeyRegisterVerify.response } } },
+      async (request) => passkeys.registerVerify(await requireSignedIn(request), rpOf(request), request.body.response, request.body.name),
+    );
+    app.get(passkeysList.path, { ...authFirst, schema: { response: { 200: passkeysList.response } } }, async (request) =>
+      passkeys.list(await requireSignedIn(request)),
+    );
+    app.delete(passkeyDelete.path, { ...authFirst, schema: { params: passkeyDelete.params, response: { 200: passkeyDelete.response } } }, async (request) =>
+      passkeys.remove(await requireSignedIn(request), request.params.id),
+    );
+    app.post(passkeyLoginOptions.path, { schema: { response: { 200: passkeyLoginOptions.response } } }, (request) => passkeys.loginOptions(rpOf(request)));
+    app.post(passkeyLoginVerify.path, { schema: { body: passkeyLoginVerify.body, response: { 200: passkeyLoginVerify.response } } }, (request) =>
+      passkeys.loginVerify(rpOf(request), request.body.response, clientOf(request)),
+    );
+  };

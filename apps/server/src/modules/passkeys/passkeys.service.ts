@@ -1,0 +1,142 @@
+import { type AuthResponse, TWO_FACTOR_MESSAGES as T } from '@adena/contract';
+import {
+  type AuthenticationResponseJSON,
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  type RegistrationResponseJSON,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+} from '@simplewebauthn/server';
+import type { DbHandle, Trx } from '../../db/schema';
+import { AppError } from '../../lib/app-error';
+import type { Caller, Client, User } from '../sessions/caller';
+import type { SessionOrigin } from '../sessions/sessions.service';
+import { toPasskey } from './passkeys.mapper';
+import { passkeysRepository as repo } from './passkeys.repository';
+
+const CHALLENGE_TTL_MS = 5 * 60_000;
+const RP_NAME = 'Адена Кошелёк';
+
+/** The relying party of one request: PUBLIC_URL's host, else the request's (routes decide). */
+export interface RelyingParty {
+  id: string;
+  origin: string;
+}
+
+export interface PasskeysDeps {
+  db: DbHandle;
+  issue: (q: Trx | DbHandle, user: User, origin: SessionOrigin) => Promise<AuthResponse>;
+  now: () => Date;
+}
+
+const invalid = () => new AppError('VALIDATION', { message: T.passkeyInvalid, errors: { response: [T.passkeyInvalid] } });
+
+/** The challenge a browser signed, read from clientDataJSON; null when the response is malformed. */
+function challengeOf(response: { response?: unknown }): string | null {
+  try {
+    const data = (response.response as { clientDataJSON?: unknown } | undefined)?.clientDataJSON;
+    if (typeof data !== 'string') return null;
+    const parsed = JSON.parse(Buffer.from(data, 'base64url').toString('utf8')) as { challenge?: unknown };
+    return typeof parsed.challenge === 'string' && parsed.challenge.length <= 512 ? parsed.challenge : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Passkeys (WebAuthn, discoverable credentials) with @simplewebauthn/server. Challenges sit in
+ * the database, so the process that verifies need not be the one that issued; each is deleted
+ * by the verification that uses it. A passkey sign-in counts as both factors.
+ */
+export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
+  const expiry = () => new Date(now().getTime() + CHALLENGE_TTL_MS);
+
+  return {
+    async registerOptions(caller: Caller, rp: RelyingParty) {
+      const existing = await repo.ofUser(db, caller.user.id);
+      const u = caller.user;
+      const options = await generateRegistrationOptions({
+        rpName: RP_NAME,
+        rpID: rp.id,
+        userName: u.email ?? u.phone ?? `user-${u.id}`,
+        userDisplayName: u.name || u.email || u.phone || `#${u.id}`,
+        attestationType: 'none',
+        excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: p.transports })),
+        authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+      });
+      await repo.insertChallenge(db, { challenge: options.challenge, purpose: 'register', user_id: u.id, expires_at: expiry() });
+      return options as unknown as Record<string, unknown>;
+    },
+
+    async registerVerify(caller: Caller, rp: RelyingParty, response: unknown, name: string | undefined) {
+      const challenge = challengeOf(response as { response?: unknown });
+      if (!challenge || !(await repo.takeChallenge(db, challenge, 'register', caller.user.id, now()))) throw invalid();
+      const result = await verifyRegistrationResponse({
+        response: response as RegistrationResponseJSON,
+        expectedChallenge: challenge,
+        expectedOrigin: rp.origin,
+        expectedRPID: rp.id,
+        requireUserVerification: false,
+      }).catch(() => null);
+      if (!result?.verified) throw invalid();
+      const { credential } = result.registrationInfo;
+      const count = (await repo.ofUser(db, caller.user.id)).length;
+      const row = await repo
+        .insert(db, {
+          user_id: caller.user.id,
+          credential_id: credential.id,
+          public_key: credential.publicKey,
+          counter: credential.counter,
+          transports: credential.transports ?? [],
+          name: name || `Ключ доступа ${count + 1}`,
+        })
+        .catch((err: { code?: string }) => {
+          if (err?.code === '23505') throw new AppError('CONFLICT', { message: 'Этот ключ доступа уже добавлен' });
+          throw err;
+        });
+      return toPasskey(row);
+    },
+
+    list: async (caller: Caller) => (await repo.ofUser(db, caller.user.id)).map(toPasskey),
+
+    async remove(caller: Caller, id: number) {
+      if (!(await repo.delete(db, caller.user.id, id))) throw new AppError('NOT_FOUND', { message: 'Ключ доступа не найден' });
+      return { success: id };
+    },
+
+    async loginOptions(rp: RelyingParty) {
+      const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'preferred', allowCredentials: [] });
+      await repo.insertChallenge(db, { challenge: options.challenge, purpose: 'login', user_id: null, expires_at: expiry() });
+      return options as unknown as Record<string, unknown>;
+    },
+
+    async loginVerify(rp: RelyingParty, response: unknown, client: Client): Promise<AuthResponse> {
+      const challenge = challengeOf(response as { response?: unknown });
+      if (!challenge || !(await repo.takeChallenge(db, challenge, 'login', null, now()))) throw invalid();
+      const id = (response as { id: string }).id;
+      const passkey = await repo.byCredentialId(db, id);
+      if (!passkey) throw new AppError('UNAUTHENTICATED', { message: T.passkeyUnknown });
+      const result = await verifyAuthenticationResponse({
+        response: response as AuthenticationResponseJSON,
+        expectedChallenge: challenge,
+        expectedOrigin: rp.origin,
+        expectedRPID: rp.id,
+        credential: { id: passkey.credential_id, publicKey: new Uint8Array(passkey.public_key), counter: Number(passkey.counter), transports: passkey.transports as never },
+        requireUserVerification: false,
+      }).catch(() => null);
+      if (!result?.verified) throw invalid();
+      const user = await repo.findUser(db, passkey.user_id);
+      if (!user) throw new AppError('UNAUTHENTICATED', { message: T.passkeyUnknown });
+      if (user.blocked_at) throw new AppError('USER_BLOCKED');
+      return repo.transaction(db, async (trx) => {
+        // A counter that did not move forward (when the authenticator keeps one) is a cloned key.
+        const counter = result.authenticationInfo.newCounter;
+        if (!(await repo.advanceCounter(trx, passkey.id, counter, now())) && counter !== 0) throw invalid();
+        return issue(trx, user, { method: 'passkey', client });
+      });
+    },
+
+  };
+}
+
+export type PasskeysService = ReturnType<typeof createPasskeysService>;

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KK } from '../../../test/admin-outsiders';
+import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
+import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { auditLedger } from '../ledger/ledger.service';
+import { totpCode } from './totp';
+
+const codeAt = (offsetS = 0) => totpCode(TEST_TOTP_SECRET, new Date(Date.now() + offsetS * 1000));
+const WITHDRAWALS = ['/api/down_balance_user/', '/api/down_balance_user_second_currency/'];
+
+describe.each(DB_KINDS)('step-up and operators on %s', (kind) => {
+  let t: TestApp;
+  let serverId: number;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    serverId = await firstServerId(t.db.kysely);
+  });
+  afterAll(() => t.close());
+
+  const call = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
+    t.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+
+  /** A player with TOTP on (the factories' secret) and a funded wallet in both currencies. */
+  async function totpPlayer() {
+    const u = await createUser(t.db.kysely, { totp: true });
+    const w = await createWallet(t.db.kysely, u.id, serverId);
+    await fund(t.db.kysely, w, 10n * BigInt(KK), 1);
+    await fund(t.db.kysely, w, 10n * BigInt(KK), 2);
+    return { u, w };
+  }
+  const moneyOf = async (userId: number) => ({
+    wallets: await t.db.kysely.selectFrom('wallets').select(['balance', 'balance_second']).where('user_id', '=', userId).execute(),
+    requests: await t.db.kysely.selectFrom('balance_requests').select('id').where('user_id', '=', userId).execute(),
+    codes: await t.db.kysely.selectFrom('codes').select('id').where('user_id', '=', userId).execute(),
+  });
+
+  it('withdrawals and show_code without a code, with letters or a wrong code answer 403 two_factor_required and move nothing', async () => {
+    const { u, w } = await totpPlayer();
+    const before = await moneyOf(u.id);
+    const bodies: [string, object][] = [
+      ...WITHDRAWALS.map((url): [string, object] => [url, { gamesserver_id: serverId, amount: KK }]),
+      ['/api/show_code/', { gamesserver_id: serverId, nominal: KK, wallet_id: w.id }],
+    ];
+    for (const [url, body] of bodies) {
+      for (const extra of [{} as Record<string, string>, { 'x-two-factor-code': 'abcdef' }, { 'x-two-factor-code': codeAt(120) }, { 'x-two-factor-code': '' }]) {
+        const res = await call('POST', url, { ...u.auth, ...extra, 'idempotency-key': `k-${Math.random()}` }, body);
+        expect(res.statusCode, `${url} ${JSON.stringify(extra)}`).toBe(403);
+        expect(res.json()).toEqual({ message: expect.stringMatching(/код/), two_factor_required: true });
+      }
+    }
+    expect(await moneyOf(u.id)).toEqual(before);
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('a good code lets one withdrawal through; the same code a second time is refused', async () => {
+    const { u, w } = await totpPlayer();
+    const code = codeAt(30);
+    const first = await call('POST', WITHDRAWALS[0]!, { ...u.auth, 'x-two-factor-code': code }, { gamesserver_id: serverId, amount: KK });
+    expect(first.statusCode).toBe(200);
+    const again = await call('POST', WITHDRAWALS[0]!, { ...u.auth, 'x-two-factor-code': code }, { gamesserver_id: serverId, amount: KK });
+    expect(again.statusCode).toBe(403);
+    const wallet = await t.db.kysely.selectFrom('wallets').select('balance').where('id', '=', w.id).executeTakeFirstOrThrow();
+    expect(wallet.balance).toBe(9n * BigInt(KK));
+    // A recovery-less user can still reveal a code with the next one (the factories' admin-less player).
+    await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', u.id).execute();
+    const shown = await call('POST', '/api/show_code/', { ...u.auth, 'x-two-factor-code': codeAt(0) }, { gamesserver_id: serverId, nominal: KK, wallet_id: w.id });
+    expect(shown.statusCode).toBe(200);
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('parallel withdrawals with one code: at most one moves money, the ledger stays balanced', async () => {
+    const { u, w } = await totpPlayer();
+    const code = codeAt(30);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => call('POST', WITHDRAWALS[0]!, { ...u.auth, 'x-two-factor-code': code }, { gamesserver_id: serverId, amount: KK })),
+    );
+    const ok = answers.filter((r) => r.statusCode === 200).length;
+    expect(answers.every((r) => r.statusCode === 200 || r.statusCode === 403)).toBe(true);
+    const wallet = await t.db.kysely.selectFrom('wallets').select('balance').where('id', '=', w.id).executeTakeFirstOrThrow();
+    expect(ok).toBeLessThanOrEqual(1);
+    expect(wallet.balance).toBe(10n * BigInt(KK) - BigInt(ok) * BigInt(KK));
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('players without TOTP withdraw as before, and a stray header changes nothing', async () => {
+    const u = await createUser(t.db.kysely);
+    const w = await createWallet(t.db.kysely, u.id, serverId);
+    await fund(t.db.kysely, w, 5n * BigInt(KK));
+    expect((await call('POST', WITHDRAWALS[0]!, u.auth, { gamesserver_id: serverId, amount: KK })).statusCode).toBe(200);
+    expect((await call('POST', WITHDRAWALS[0]!, { ...u.auth, 'x-two-factor-code': '000000' }, { gamesserver_id: serverId, amount: KK })).statusCode).toBe(200);
+    // Deposits never ask.
+    const t2 = await totpPlayer();
+    expect((await call('POST', '/api/up_balance_user/', t2.u.auth, { gamesserver_id: serverId, amount: KK })).statusCode).toBe(200);
+  });
+
+  it('an admin without TOTP is refused every admin call with two_factor_setup_required, and turning it on lets them in', async () => {
+    const admin = await createUser(t.db.kysely, { admin: true, totp: false });
+    for (const url of ['/api/admin/requests', '/api/admin/users', '/api/admin/ledger/audit', '/api/admin/audit_log', '/api/admin/gamesservers', '/api/admin/dashboard']) {
+      const res = await call('GET', url, admin.auth);
+      expect(res.statusCode, url).toBe(403);
+      expect(res.json()).toEqual({ message: expect.stringMatching(/админке/), two_factor_setup_required: true });
+    }
+    // Their own calls work: they can set TOTP up.
+    const setup = await call('POST', '/api/2fa/setup', admin.auth);
+    expect(setup.statusCode).toBe(200);
+    const enable = await call('POST', '/api/2fa/enable', admin.auth, { code: totpCode(setup.json().secret, new Date()) });
+    expect(enable.statusCode).toBe(200);
+    expect((await call('GET', '/api/admin/requests', admin.auth)).statusCode).toBe(200);
+  });
+
+  it('ADMIN_REQUIRE_2FA=false lets an admin without TOTP in', async () => {
+    const open = await createTestApp(kind, { env: { ADMIN_REQUIRE_2FA: 'false' } });
+    try {
+      const admin = await createUser(open.db.kysely, { admin: true, totp: false });
+      expect((await open.app.inject({ method: 'GET', url: '/api/admin/requests', headers: admin.auth })).statusCode).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+});

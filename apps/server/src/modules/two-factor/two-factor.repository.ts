@@ -1,0 +1,98 @@
+import type { Kysely, Transaction } from 'kysely';
+import '../../db/tables/second-factors';
+import type { Database } from '../../db/schema';
+
+type Q = Kysely<Database> | Transaction<Database>;
+
+/** TOTP state on the user row, recovery codes and the pending sign-ins; the owner first in every lookup. */
+export const twoFactorRepository = {
+  transaction: <T>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(fn),
+
+  setPendingSecret(q: Q, userId: number, secret: string) {
+    return q.updateTable('users').set({ totp_pending_secret: secret }).where('id', '=', userId).where('totp_secret', 'is', null).executeTakeFirst();
+  },
+
+  totpState(q: Q, userId: number) {
+    return q.selectFrom('users').select(['totp_secret', 'totp_pending_secret', 'totp_last_step']).where('id', '=', userId).executeTakeFirst();
+  },
+
+  /** Turns TOTP on with the pending secret, the enabling code's step taken; false when another call did first. */
+  async enable(q: Q, userId: number, secret: string, step: bigint) {
+    const res = await q
+      .updateTable('users')
+      .set({ totp_secret: secret, totp_pending_secret: null, totp_last_step: step })
+      .where('id', '=', userId)
+      .where('totp_secret', 'is', null)
+      .where('totp_pending_secret', '=', secret)
+      .executeTakeFirst();
+    return res.numUpdatedRows > 0n;
+  },
+
+  async disable(q: Q, userId: number) {
+    await q.updateTable('users').set({ totp_secret: null, totp_pending_secret: null, totp_last_step: null }).where('id', '=', userId).execute();
+    await q.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+  },
+
+  /** Takes a TOTP step for the user when it is later than the last one taken: one winner among parallel uses of a code. */
+  async takeStep(q: Q, userId: number, step: bigint) {
+    const res = await q
+      .updateTable('users')
+      .set({ totp_last_step: step })
+      .where('id', '=', userId)
+      .where('totp_secret', 'is not', null)
+      .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+      .executeTakeFirst();
+    return res.numUpdatedRows > 0n;
+  },
+
+  async replaceRecoveryCodes(q: Q, userId: number, hashes: string[]) {
+    await q.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+    await q.insertInto('recovery_codes').values(hashes.map((code_hash) => ({ user_id: userId, code_hash }))).execute();
+  },
+
+  /** Uses an unused recovery code of the user up; false when there is none such (wrong, used, another user's). */
+  async takeRecoveryCode(q: Q, userId: number, hash: string, at: Date) {
+    const res = await q
+      .updateTable('recovery_codes')
+      .set({ used_at: at })
+      .where('user_id', '=', userId)
+      .where('code_hash', '=', hash)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    return res.numUpdatedRows > 0n;
+  },
+
+  insertChallenge(q: Q, userId: number, tokenHash: string, expiresAt: Date) {
+    return q.insertInto('two_factor_challenges').values({ user_id: userId, token_hash: tokenHash, expires_at: expiresAt }).execute();
+  },
+
+  /**
+   * Counts one try of a live challenge below its limit and says whose it is; undefined when
+   * the challenge is unknown, expired or out of tries (then `challengeState` tells which).
+   */
+  countTry(q: Q, tokenHash: string, at: Date, maxTries: number) {
+    return q
+      .updateTable('two_factor_challenges')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+      .where('token_hash', '=', tokenHash)
+      .where('expires_at', '>', at)
+      .where('attempts', '<', maxTries)
+      .returning(['user_id'])
+      .executeTakeFirst();
+  },
+
+  challengeState(q: Q, tokenHash: string, at: Date) {
+    return q.selectFrom('two_factor_challenges').select(['attempts']).where('token_hash', '=', tokenHash).where('expires_at', '>', at).executeTakeFirst();
+  },
+
+  /** Removes the challenge; true for the one call that did. */
+  async takeChallenge(q: Q, tokenHash: string) {
+    const res = await q.deleteFrom('two_factor_challenges').where('token_hash', '=', tokenHash).executeTakeFirst();
+    return res.numDeletedRows > 0n;
+  },
+
+  findUser(q: Q, userId: number) {
+    return q.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+  },
+
+};

@@ -1,0 +1,166 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PASSWORD, type AccountsWorld as World, useAccountsWorld } from '../../../test/accounts-app';
+import { DB_KINDS } from '../../../test/harness';
+import { totpCode } from './totp';
+
+const SECOND = 1000;
+const codeAt = (secret: string, offsetS = 0) => totpCode(secret, new Date(Date.now() + offsetS * SECOND));
+
+describe.each(DB_KINDS)('TOTP on %s', (kind) => {
+  const { world, post, me, registerByEmail } = useAccountsWorld(kind);
+  let db: World['db'];
+  beforeAll(() => {
+    ({ db } = world);
+  });
+
+  /** Lets the next code of the same 30-second step count as new (a test cannot wait for the next step). */
+  const forgetLastStep = (userId: number) => db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', userId).execute();
+
+  /** A player with TOTP on: their secret, recovery codes and a session. */
+  async function withTotp() {
+    const player = await registerByEmail();
+    const setup = await post('/api/2fa/setup', {}, { token: player.access_token });
+    expect(setup.statusCode).toBe(200);
+    const { secret, otpauth_url } = setup.json();
+    expect(otpauth_url).toMatch(/^otpauth:\/\/totp\/.*secret=/);
+    expect(otpauth_url).toContain('algorithm=SHA1');
+    const enable = await post('/api/2fa/enable', { code: codeAt(secret) }, { token: player.access_token });
+    expect(enable.statusCode).toBe(200);
+    expect(enable.json().enabled).toBe(true);
+    const recovery: string[] = enable.json().recovery_codes;
+    return { ...player, secret, recovery };
+  }
+
+  it('turns on with a code from the app: ten recovery codes once, stored hashed, and the user object says so', async () => {
+    const p = await withTotp();
+    expect(p.recovery).toHaveLength(10);
+    expect(new Set(p.recovery).size).toBe(10);
+    expect((await me(p.access_token)).json().two_factor).toBe(true);
+    const rows = await db.kysely.selectFrom('recovery_codes').select('code_hash').where('user_id', '=', p.user.id).execute();
+    expect(rows).toHaveLength(10);
+    for (const r of rows) expect(p.recovery.some((c) => r.code_hash.includes(c.replace('-', '')))).toBe(false);
+    // A second setup while it is on is refused; the secret is never answered again.
+    const again = await post('/api/2fa/setup', {}, { token: p.access_token });
+    expect(again.statusCode).toBe(409);
+    expect(JSON.stringify((await me(p.access_token)).json())).not.toContain(p.secret);
+  });
+
+  it('refuses a wrong code, letters, and enable without setup, with Russian 422/409', async () => {
+    const player = await registerByEmail();
+    const noSetup = await post('/api/2fa/enable', { code: '123456' }, { token: player.access_token });
+    expect(noSetup.statusCode).toBe(409);
+    const { secret } = (await post('/api/2fa/setup', {}, { token: player.access_token })).json();
+    const letters = await post('/api/2fa/enable', { code: 'abcdef' }, { token: player.access_token });
+    expect(letters.statusCode).toBe(422);
+    expect(letters.json().errors.code).toEqual(['Код из приложения — 6 цифр']);
+    const wrong = await post('/api/2fa/enable', { code: codeAt(secret, 120) }, { token: player.access_token });
+    expect(wrong.statusCode).toBe(422);
+    expect(wrong.json().errors.code[0]).toMatch(/Неверный код/);
+    expect((await me(player.access_token)).json().two_factor).toBe(false);
+    expect((await post('/api/2fa/setup', {}, {})).statusCode).toBe(401);
+  });
+
+  it('a password sign-in asks for the code; /2fa/verify finishes it once, and a used code is refused', async () => {
+    const p = await withTotp();
+    const login = await post('/api/login', { email: p.email, password: PASSWORD });
+    expect(login.statusCode).toBe(200);
+    expect(login.json()).toEqual({ two_factor_required: true, two_factor_token: expect.any(String) });
+    const token = login.json().two_factor_token;
+    // The enabling code was this step's: the same code again is refused.
+    const reused = await post('/api/2fa/verify', { two_factor_token: token, code: codeAt(p.secret) });
+    expect(reused.statusCode).toBe(422);
+    const next = codeAt(p.secret, 30);
+    const ok = await post('/api/2fa/verify', { two_factor_token: token, code: next });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().user.id).toBe(p.user.id);
+    expect((await me(ok.json().access_token)).statusCode).toBe(200);
+    // The pending sign-in is used up; a second sign-in cannot take the same code either.
+    expect((await post('/api/2fa/verify', { two_factor_token: token, code: next })).statusCode).toBe(401);
+    const second = (await post('/api/login', { email: p.email, password: PASSWORD })).json().two_factor_token;
+    expect((await post('/api/2fa/verify', { two_factor_token: second, code: next })).statusCode).toBe(422);
+  });
+
+  it('accepts one step of drift either way and no more', async () => {
+    const p = await withTotp();
+    const token = (await post('/api/login', { email: p.email, password: PASSWORD })).json().two_factor_token;
+    expect((await post('/api/2fa/verify', { two_factor_token: token, code: codeAt(p.secret, -90) })).statusCode).toBe(422);
+    expect((await post('/api/2fa/verify', { two_factor_token: token, code: codeAt(p.secret, 90) })).statusCode).toBe(422);
+    await forgetLastStep(p.user.id);
+    expect((await post('/api/2fa/verify', { two_factor_token: token, code: codeAt(p.secret, -30) })).statusCode).toBe(200);
+    const later = (await post('/api/login', { email: p.email, password: PASSWORD })).json().two_factor_token;
+    expect((await post('/api/2fa/verify', { two_factor_token: later, code: codeAt(p.secret, 30) })).statusCode).toBe(200);
+  });
+
+  it('a recovery code signs in once, in any case and without the dash', async () => {
+    const p = await withTotp();
+    const t1 = (await post('/api/login', { email: p.email, password: PASSWORD })).json().two_factor_token;
+    const code = p.recovery[0]!;
+    const ok = await post('/api/2fa/verify', { two_factor_token: t1, code: code.toUpperCase().replace('-', '') });
+    expect(ok.statusCode).toBe(200);
+    const t2 = (await post('/api/login', { email: p.email, password: PASSWORD })).json().two_factor_token;
+    const again = await post('/api/2fa/verify', { two_factor_token: t2, code });
+    expect(again.statusCode).toBe(422);
+    // Another user's recovery code is just a wrong code.
+    const other = await withTotp();
+    expect((await post('/api/2fa/verify', { two_factor_token: t2, code: other.recovery[0] })).statusCode).toBe(422);
+    expect((await post('/api/2fa/verify', { two_factor_token: t2, code: p.recovery[1] })).statusCode).toBe(200);
+  });
+
+  it('five wrong codes per pending sign-in, then 429 even for the right one; expired and unknown tokens are 401', async () => {
+    const p = await withTotp();
+    const token = (await post('/api/login', { email: p.email, password: PASSWORD })).json().two_factor_token;
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => post('/api/2fa/verify', { two_factor_token: token, code: String(100000 + i) })));
+    const statuses = answers.map((r) => r.statusCode);
+    expect(statuses.filter((s) => s === 422)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(3);
+    const right = await post('/api/2fa/verify', { two_factor_token: token, code: codeAt(p.secret, 30) });
+    expect(right.statusCode).toBe(429);
+    expect(right.json().message).toMatch(/Слишком много/);
+
+    const fresh = (await post('/api/login', { email: p.email, password: PASSWORD })).json().two_factor_token;
+    await db.kysely.updateTable('two_factor_challenges').set({ expires_at: new Date(Date.now() - 1000) }).where('user_id', '=', p.user.id).execute();
+    const expired = await post('/api/2fa/verify', { two_factor_token: fresh, code: codeAt(p.secret, 30) });
+    expect(expired.statusCode).toBe(401);
+    expect(expired.json().message).toMatch(/Войдите снова/);
+    expect((await post('/api/2fa/verify', { two_factor_token: 'made-up', code: '123456' })).statusCode).toBe(401);
+    const bad = await post('/api/2fa/verify', { two_factor_token: fresh, code: 'кодкод' });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().errors.code).toBeDefined();
+  });
+
+  it("a pending sign-in is bound to its user: another player's code does not finish it", async () => {
+    const victim = await withTotp();
+    const attacker = await withTotp();
+    const token = (await post('/api/login', { email: victim.email, password: PASSWORD })).json().two_factor_token;
+    const res = await post('/api/2fa/verify', { two_factor_token: token, code: codeAt(attacker.secret, 30) });
+    // Unless both secrets give the same code (one in a million), the attacker's code is wrong here.
+    if (codeAt(attacker.secret, 30) !== codeAt(victim.secret, 30)) expect(res.statusCode).toBe(422);
+    expect(await db.kysely.selectFrom('tokens').select('id').where('user_id', '=', victim.user.id).where('kind', '=', 'access').execute()).toHaveLength(1);
+  });
+
+  it('a reset asks for the code too, so a mailbox alone does not open the account', async () => {
+    const p = await withTotp();
+    const start = await post('/api/email_reset_password_code_date', { email: p.email });
+    const mail = await world.smtp.next(p.email, 2);
+    const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: mail.code });
+    const done = await post('/api/email_create_new_password', { password: 'new password 1', password_confirmation: 'new password 1' }, { token: check.json().new_password_token });
+    expect(done.statusCode).toBe(200);
+    expect(done.json().two_factor_required).toBe(true);
+    expect(done.json().access_token).toBeUndefined();
+  });
+
+  it('turns off with a code or a recovery code; a wrong one changes nothing', async () => {
+    const p = await withTotp();
+    const wrong = await post('/api/2fa/disable', { code: codeAt(p.secret, 120) }, { token: p.access_token });
+    expect(wrong.statusCode).toBe(422);
+    expect((await me(p.access_token)).json().two_factor).toBe(true);
+    const off = await post('/api/2fa/disable', { code: p.recovery[3] }, { token: p.access_token });
+    expect(off.statusCode).toBe(200);
+    expect(off.json()).toEqual({ enabled: false });
+    expect((await me(p.access_token)).json().two_factor).toBe(false);
+    expect(await db.kysely.selectFrom('recovery_codes').select('id').where('user_id', '=', p.user.id).execute()).toHaveLength(0);
+    const login = await post('/api/login', { email: p.email, password: PASSWORD });
+    expect(login.json().access_token).toEqual(expect.any(String));
+    expect((await post('/api/2fa/disable', { code: '123456' }, { token: p.access_token })).statusCode).toBe(409);
+  });
+});

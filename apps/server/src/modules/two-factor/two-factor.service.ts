@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import { type AuthResponse, type SignInResponse, TWO_FACTOR_MESSAGES as T } from '@adena/contract';
+import type { DbHandle, Trx } from '../../db/schema';
+import { AppError, fieldError } from '../../lib/app-error';
+import { hashToken, newToken } from '../../lib/tokens';
+import type { Caller, Client, User } from '../sessions/caller';
+import type { SessionOrigin } from '../sessions/sessions.service';
+import type { RateLimiter, RateRule } from '../sessions/rate-limit.service';
+import { newRecoveryCode, newTotpSecret, otpauthUrl, totpStep } from './totp';
+import { twoFactorRepository as repo } from './two-factor.repository';
+
+/** PRODUCT.md section 7: a pending sign-in lives 10 minutes and takes 5 wrong codes. */
+const CHALLENGE_TTL_MS = 10 * 60_000;
+const CHALLENGE_TRIES = 5;
+const RECOVERY_CODES = 10;
+/** Wrong codes of one user over every way of entering one (enable, disable, sign-ins, step-up). */
+export const CODE_FAILURES_PER_USER: RateRule = { limit: 10, windowMs: 15 * 60_000 };
+
+export interface TwoFactorDeps {
+  db: DbHandle;
+  limiter: RateLimiter;
+  /** Starts a session for a user: the accounts module's sign-in. */
+  issue: (q: Trx | DbHandle, user: User, origin: SessionOrigin) => Promise<AuthResponse>;
+  now: () => Date;
+}
+
+const isTotp = (code: string) => /^\d{6}$/.test(code);
+const recoveryHash = (userId: number, code: string) =>
+  createHash('sha256').update(`${userId}:${code.replace(/[\s-]/g, '').toLowerCase()}`).digest('hex');
+const labelOf = (u: User) => u.email ?? u.phone ?? u.name ?? `#${u.id}`;
+
+const stepUpRefused = (message: string = T.required) => new AppError('FORBIDDEN', { message, body: { two_factor_required: true } });
+
+/**
+ * TOTP (RFC 6238) and recovery codes: setup, enable, disable, the sign-in's second step and the
+ * step-up of money going out. A code is accepted once: its time step must be later than the
+ * last one accepted, taken by one conditional UPDATE, so parallel uses of one code let one through.
+ */
+export function createTwoFactorService({ db, limiter, issue, now }: TwoFactorDeps) {
+  const userKey = (userId: number) => `2fa:user:${userId}`;
+
+  /** Checks and uses up a TOTP or recovery code of a user with TOTP on; false when it is wrong or used. */
+  async function useCode(userId: number, secret: string, code: string): Promise<boolean> {
+    const at = now();
+    if (isTotp(code)) {
+      const step = totpStep(secret, code, at);
+      return step !== null && repo.takeStep(db, userId, step);
+    }
+    return repo.takeRecoveryCode(db, userId, recoveryHash(userId, code), at);
+  }
+
+  /** useCode under the per-user limit of wrong codes: 429 once it is used up, a failure counted. */
+  async function useCodeLimited(userId: number, secret: string, code: string) {
+    await limiter.check(userKey(userId), CODE_FAILURES_PER_USER);
+    const ok = await useCode(userId, secret, code);
+    if (!ok) await limiter.record(userKey(userId), CODE_FAILURES_PER_USER);
+    return ok;
+  }
+
+  return {
+    /** POST /2fa/setup: a new pending secret (replacing an unfinished setup); 409 while TOTP is on. */
+    async setup(caller: Caller) {
+      const secret = newTotpSecret();
+      const res = await repo.setPendingSecret(db, caller.user.id, secret);
+      if (res.numUpdatedRows === 0n) throw new AppError('CONFLICT', { message: T.alreadyOn });
+      return { secret, otpauth_url: otpauthUrl(secret, labelOf(caller.user)) };
+    },
+
+    /** POST /2fa/enable: the first code from the app turns TOTP on and hands out the recovery codes, once. */
+    async enable(caller: Caller, code: string) {
+      const userId = caller.user.id;
+      const state = await repo.totpState(db, userId);
+      if (state?.totp_secret) throw new AppError('CONFLICT', { message: T.alreadyOn });
+      if (!state?.totp_pending_secret) throw new AppError('CONFLICT', { message: T.noSetup });
+      await limiter.check(userKey(userId), CODE_FAILURES_PER_USER);
+      const step = totpStep(state.totp_pending_secret, code, now());
+      if (step === null) {
+        await limiter.record(userKey(userId), CODE_FAILURES_PER_USER);
+        throw fieldError('code', T.wrongCode);
+      }
+      const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+      const secret = state.totp_pending_secret;
+      const enabled = await repo.transaction(db, async (trx) => {
+        if (!(await repo.enable(trx, userId, secret, step))) return false;
+        await repo.replaceRecoveryCodes(trx, userId, codes.map((c) => recoveryHash(userId, c)));
+        return true;
+      });
+      if (!enabled) throw new AppError('CONFLICT', { message: T.alreadyOn });
+      return { enabled: true as const, recovery_codes: codes };
+    },
+
+    /** POST /2fa/disable: a current TOTP code or an unused recovery code turns it off. */
+    async disable(caller: Caller, code: string) {
+      const userId = caller.user.id;
+      const state = await repo.totpState(db, userId);
+      if (!state?.totp_secret) throw new AppError('CONFLICT', { message: T.notOn });
+      if (!(await useCodeLimited(userId, state.totp_secret, code))) throw fieldError('code', T.wrongCode);
+      await repo.transaction(db, (trx) => repo.disable(trx, userId));
+      return { enabled: false as const };
+    },
+
+    /**
+     * A sign-in that asks for the second factor (password, phone, Discord, reset): with TOTP on,
+     * the token of a pending sign-in instead of a session.
+     */
+    async signInAsking(q: Trx | DbHandle, user: User, origin: SessionOrigin): Promise<SignInResponse> {
+      if (!user.totp_secret) return issue(q, user, origin);
+      const token = newToken();
+      await repo.insertChallenge(q, user.id, hashToken(token), new Date(now().getTime() + CHALLENGE_TTL_MS));
+      return { two_factor_required: true, two_factor_token: token };
+    },
+
+    /** POST /2fa/verify: the pending sign-in's second step. 401 unknown or expired, 429 after 5 wrong codes. */
+    async verify(client: Client, token: string, code: string): Promise<AuthResponse> {
+      const tokenHash = hashToken(token);
+      const at = now();
+      const tried = await repo.countTry(db, tokenHash, at, CHALLENGE_TRIES);
+      if (!tried) {
+        const state = await repo.challengeState(db, tokenHash, at);
+        if (state) throw new AppError('TOO_MANY_ATTEMPTS', { message: 'Слишком много неверных кодов. Войдите снова' });
+        throw new AppError('UNAUTHENTICATED', { message: T.expired });
+      }
+      const user = await repo.findUser(db, tried.user_id);
+      if (!user || user.blocked_at) throw new AppError('UNAUTHENTICATED', { message: T.expired });
+      // TOTP turned off meanwhile: the password was enough after all, but the code must still be a real one.
+      if (!user.totp_secret || !(await useCodeLimited(user.id, user.totp_secret, code))) throw fieldError('code', T.wrongCode);
+      return repo.transaction(db, async (trx) => {
+        if (!(await repo.takeChallenge(trx, tokenHash))) throw new AppError('UNAUTHENTICATED', { message: T.expired });
+        // The session is named after the second step: the first one's method is not kept with the challenge.
+        return issue(trx, user, { method: 'two_factor', client });
+      });
+    },
+
+    /**
+     * Step-up (show_code, and withdrawals with the header): nothing for a user without TOTP; for one
+     * with it, 403 `{ message, two_factor_required: true }` unless the header holds a good unused code.
+     */
+    async requireStepUp(caller: Caller, header: string | string[] | undefined) {
+      const secret = caller.user.totp_secret;
+      if (!secret) return;
+      const code = typeof header === 'string' ? header.replace(/[\s-]/g, '').toLowerCase() : '';
+      if (!/^(\d{6}|[a-z0-9]{10})$/.test(code)) throw stepUpRefused();
+      if (!(await useCodeLimited(caller.user.id, secret, code))) throw stepUpRefused(T.wrongCode);
+    },
+
+  };
+}
+
+export type TwoFactorService = ReturnType<typeof createTwoFactorService>;
+export { stepUpRefused };

@@ -1,0 +1,67 @@
+import Button from '@mui/material/Button';
+import Link from '@mui/material/Link';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { Redirect, Link as RouterLink, useLocation } from 'wouter';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { ApiError } from '../../../lib/api-client';
+import { pendingSecondStep } from '../api/second-step';
+import { twoFactorVerifyBody, useTwoFactorVerify } from '../api/two-factor-verify';
+import { AuthCard } from './auth-card';
+import { takeReturnTo } from '../../../lib/return-to';
+
+/** The sign-in's second step (TOTP on): the code from the app, or a recovery code. */
+export function TwoFactorStep() {
+  const [, navigate] = useLocation();
+  const f = useFormErrors();
+  const [code, setCode] = useState('');
+  const [token] = useState(pendingSecondStep.get);
+  const verify = useTwoFactorVerify();
+  if (!token) return <Redirect to="/auth/login_methods/email" replace />;
+
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    f.clear();
+    const body = f.validate(twoFactorVerifyBody, { two_factor_token: token, code });
+    if (!body) return;
+    try {
+      await verify.mutateAsync(body);
+      navigate(takeReturnTo(), { replace: true });
+    } catch (err) {
+      // An expired or used-up pending sign-in cannot be retried: back to the password.
+      if (err instanceof ApiError && (err.status === 401 || err.status === 429)) pendingSecondStep.clear();
+      f.fromError(err);
+    }
+  }
+
+  return (
+    <AuthCard
+      title="Код подтверждения"
+      error={f.formError}
+      footer={
+        <Link component={RouterLink} to="/auth/login_methods/email" sx={{ textAlign: 'center' }}>
+          Войти заново
+        </Link>
+      }
+    >
+      <Typography color="text.secondary">Введите 6 цифр из приложения-аутентификатора или один из резервных кодов.</Typography>
+      <Stack component="form" spacing={2} noValidate onSubmit={submit}>
+        <TextField
+          label="Код"
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+          autoComplete="one-time-code"
+          slotProps={{ htmlInput: { inputMode: 'text', 'data-testid': 'two-factor-code' } }}
+          error={Boolean(f.fieldError('code'))}
+          helperText={f.fieldError('code')}
+          autoFocus
+        />
+        <Button type="submit" variant="contained" size="large" disabled={verify.isPending}>
+          Подтвердить
+        </Button>
+      </Stack>
+    </AuthCard>
+  );
+}

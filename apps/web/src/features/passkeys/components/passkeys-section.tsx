@@ -1,0 +1,76 @@
+import DeleteIcon from '@mui/icons-material/DeleteOutlined';
+import KeyIcon from '@mui/icons-material/Key';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import IconButton from '@mui/material/IconButton';
+import List from '@mui/material/List';
+import ListItem from '@mui/material/ListItem';
+import ListItemIcon from '@mui/material/ListItemIcon';
+import ListItemText from '@mui/material/ListItemText';
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import { useState } from 'react';
+import { ApiError } from '../../../lib/api-client';
+import { usePasskeyDelete } from '../api/passkey-delete';
+import { usePasskeyRegister } from '../api/passkey-register';
+import { usePasskeys } from '../api/passkeys-list';
+
+const dateOf = (iso: string) => new Date(iso).toLocaleDateString('ru-RU', { day: 'numeric', month: 'long', year: 'numeric' });
+
+/** The profile's passkeys: list, add with a name, remove. A passkey signs in without a password or code. */
+export function PasskeysSection() {
+  const { data: keys = [] } = usePasskeys();
+  const register = usePasskeyRegister();
+  const remove = usePasskeyDelete();
+  const [name, setName] = useState('');
+  const error = register.error
+    ? register.error instanceof ApiError
+      ? register.error.message
+      : (register.error as Error).name === 'NotAllowedError'
+        ? 'Добавление ключа отменено'
+        : 'Браузер не смог создать ключ доступа'
+    : null;
+  return (
+    <Paper variant="outlined" component="section" aria-labelledby="passkeys-title" sx={{ p: { xs: 2, sm: 3 } }}>
+      <Stack spacing={1.5}>
+        <Typography id="passkeys-title" variant="h2" sx={{ fontSize: 20 }}>
+          Ключи доступа
+        </Typography>
+        <Typography color="text.secondary">Вход отпечатком, лицом или PIN-кодом устройства — без пароля и кода.</Typography>
+        {keys.length > 0 && (
+          <List dense data-testid="passkeys-list">
+            {keys.map((k) => (
+              <ListItem
+                key={k.id}
+                secondaryAction={
+                  <IconButton edge="end" aria-label={`Удалить ключ «${k.name}»`} onClick={() => remove.mutate(k.id)}>
+                    <DeleteIcon />
+                  </IconButton>
+                }
+              >
+                <ListItemIcon>
+                  <KeyIcon />
+                </ListItemIcon>
+                <ListItemText primary={k.name} secondary={`Добавлен ${dateOf(k.created_at)}`} />
+              </ListItem>
+            ))}
+          </List>
+        )}
+        {error && <Alert severity="error">{error}</Alert>}
+        <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
+          <TextField size="small" sx={{ minWidth: { sm: 280 } }} label="Название (необязательно)" value={name} onChange={(e) => setName(e.target.value)} slotProps={{ htmlInput: { maxLength: 64 } }} />
+          <Button
+            variant="outlined"
+            startIcon={<KeyIcon />}
+            disabled={register.isPending}
+            onClick={() => register.mutateAsync(name.trim() || undefined).then(() => setName(''), () => undefined)}
+          >
+            Добавить ключ доступа
+          </Button>
+        </Stack>
+      </Stack>
+    </Paper>
+  );
+}

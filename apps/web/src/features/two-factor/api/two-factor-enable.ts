@@ -1,0 +1,12 @@
+import { twoFactorEnable } from '@adena/contract';
+import { useMutation } from '@tanstack/react-query';
+import { request } from '../../../lib/api-client';
+
+export const twoFactorEnableBody = twoFactorEnable.body;
+
+/**
+ * 2fa/enable: the first code turns TOTP on; the answer holds the recovery codes, shown once. The
+ * user object is refreshed only when the player has seen them (TotpSetup's «Я сохранил коды»):
+ * for an operator it opens the admin area, which would otherwise replace the codes at once.
+ */
+export const useTwoFactorEnable = () => useMutation({ mutationFn: (code: string) => request(twoFactorEnable, { body: { code } }) });

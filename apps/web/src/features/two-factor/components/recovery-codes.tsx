@@ -1,0 +1,48 @@
+import ContentCopyIcon from '@mui/icons-material/ContentCopy';
+import DownloadIcon from '@mui/icons-material/Download';
+import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import { useState } from 'react';
+
+/** The ten recovery codes, shown once: copy them or save them as a .txt file. */
+export function RecoveryCodes({ codes }: { codes: string[] }) {
+  const [copied, setCopied] = useState(false);
+  const text = `Адена Кошелёк — резервные коды входа\nКаждый код работает один раз.\n\n${codes.join('\n')}\n`;
+  function download() {
+    const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = 'adena-recovery-codes.txt';
+    a.click();
+    URL.revokeObjectURL(url);
+  }
+  return (
+    <Stack spacing={2}>
+      <Alert severity="warning">
+        Сохраните резервные коды: они показываются один раз. Если телефон потеряется, каждый код заменит код из приложения один раз.
+      </Alert>
+      <Box
+        component="ol"
+        data-testid="recovery-codes"
+        sx={{ m: 0, pl: 3, display: 'grid', gridTemplateColumns: { xs: '1fr 1fr' }, columnGap: 3, fontFamily: 'monospace', fontSize: 16 }}
+      >
+        {codes.map((c) => (
+          <li key={c}>{c}</li>
+        ))}
+      </Box>
+      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
+        <Button
+          startIcon={<ContentCopyIcon />}
+          onClick={() => navigator.clipboard?.writeText(codes.join('\n')).then(() => setCopied(true), () => setCopied(false))}
+        >
+          {copied ? 'Скопировано' : 'Скопировать'}
+        </Button>
+        <Button startIcon={<DownloadIcon />} onClick={download}>
+          Скачать .txt
+        </Button>
+      </Stack>
+    </Stack>
+  );
+}

@@ -1,0 +1,107 @@
+import Button from '@mui/material/Button';
+import Dialog from '@mui/material/Dialog';
+import DialogActions from '@mui/material/DialogActions';
+import DialogContent from '@mui/material/DialogContent';
+import DialogTitle from '@mui/material/DialogTitle';
+import Paper from '@mui/material/Paper';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import Typography from '@mui/material/Typography';
+import useMediaQuery from '@mui/material/useMediaQuery';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { userQueryOptions, useUser } from '../../../lib/session';
+import { twoFactorDisableBody, useTwoFactorDisable } from '../api/two-factor-disable';
+import { TotpSetup } from './totp-setup';
+
+/** The profile's second-factor section: TOTP on or off. */
+export function TwoFactorSection() {
+  const { user } = useUser();
+  const [open, setOpen] = useState<'setup' | 'disable' | null>(null);
+  const fullScreen = useMediaQuery('(max-width:600px)');
+  const qc = useQueryClient();
+  // However the setup dialog closes, the user object is read again (TOTP may be on now).
+  const closeSetup = () => {
+    setOpen(null);
+    void qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });
+  };
+  if (!user) return null;
+  return (
+    <Paper variant="outlined" component="section" aria-labelledby="two-factor-title" sx={{ p: { xs: 2, sm: 3 } }}>
+      <Stack spacing={1.5}>
+        <Typography id="two-factor-title" variant="h2" sx={{ fontSize: 20 }}>
+          Вход с кодом из приложения
+        </Typography>
+        <Typography color="text.secondary">
+          {user.two_factor
+            ? 'Включён. При входе по паролю, выводе средств и показе кода спросим 6 цифр из приложения.'
+            : 'Выключен. Включите, чтобы украденный пароль не открыл кошелёк: при входе и выводе средств понадобится код из приложения.'}
+        </Typography>
+        <div>
+          {user.two_factor ? (
+            <Button color="error" variant="outlined" onClick={() => setOpen('disable')}>
+              Выключить
+            </Button>
+          ) : (
+            <Button variant="contained" onClick={() => setOpen('setup')}>
+              Включить
+            </Button>
+          )}
+        </div>
+      </Stack>
+      <Dialog open={open === 'setup'} onClose={closeSetup} fullScreen={fullScreen} maxWidth="sm" fullWidth>
+        <DialogTitle>Вход с кодом из приложения</DialogTitle>
+        <DialogContent>{open === 'setup' && <TotpSetup onDone={closeSetup} />}</DialogContent>
+        <DialogActions>
+          <Button onClick={closeSetup}>Закрыть</Button>
+        </DialogActions>
+      </Dialog>
+      <Dialog open={open === 'disable'} onClose={() => setOpen(null)} maxWidth="xs" fullWidth>
+        {open === 'disable' && <DisableForm onClose={() => setOpen(null)} />}
+      </Dialog>
+    </Paper>
+  );
+}
+
+function DisableForm({ onClose }: { onClose(): void }) {
+  const disable = useTwoFactorDisable();
+  const f = useFormErrors();
+  const [code, setCode] = useState('');
+  async function submit(e: React.FormEvent) {
+    e.preventDefault();
+    f.clear();
+    const body = f.validate(twoFactorDisableBody, { code });
+    if (!body) return;
+    try {
+      await disable.mutateAsync(body.code);
+      onClose();
+    } catch (err) {
+      f.fromError(err);
+    }
+  }
+  return (
+    <form noValidate onSubmit={submit}>
+      <DialogTitle>Выключить вход с кодом</DialogTitle>
+      <DialogContent>
+        <Stack spacing={2} sx={{ pt: 1 }}>
+          {f.formError && <Typography color="error">{f.formError}</Typography>}
+          <TextField
+            label="Код из приложения или резервный"
+            value={code}
+            onChange={(e) => setCode(e.target.value)}
+            autoFocus
+            error={Boolean(f.fieldError('code'))}
+            helperText={f.fieldError('code')}
+          />
+        </Stack>
+      </DialogContent>
+      <DialogActions>
+        <Button onClick={onClose}>Отмена</Button>
+        <Button type="submit" color="error" disabled={disable.isPending}>
+          Выключить
+        </Button>
+      </DialogActions>
+    </form>
+  );
+}

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { FIELD_MESSAGES as M } from '../messages/ru';
+import { defineCall, IdParamsSchema, TimestampSchema } from '../primitives';
+import { AuthResponseSchema } from './auth';
+
+// PRODUCT.md section 7: TOTP, the sign-in's second step, passkeys (issue 14, part B).
+
+/** Header of a withdrawal or a code reveal by a user with TOTP on (step-up). */
+export const TWO_FACTOR_HEADER = 'X-Two-Factor-Code';
+/** How many recovery codes /2fa/enable hands out. */
+export const RECOVERY_CODE_COUNT = 10;
+
+export const TWO_FACTOR_MESSAGES = {
+  totpCode: 'Код из приложения — 6 цифр',
+  code: 'Введите 6 цифр из приложения или резервный код',
+  wrongCode: 'Неверный код. Возьмите новый код из приложения',
+  required: 'Подтвердите действие кодом из приложения-аутентификатора',
+  setupRequired: 'Для работы в админке включите вход с кодом из приложения-аутентификатора',
+  expired: 'Время на ввод кода истекло. Войдите снова',
+  alreadyOn: 'Вход с кодом уже включён',
+  notOn: 'Вход с кодом не включён',
+  noSetup: 'Сначала начните настройку: отсканируйте QR-код',
+  passkeyInvalid: 'Ключ доступа не подошёл. Попробуйте ещё раз',
+  passkeyUnknown: 'Этот ключ доступа не зарегистрирован',
+  passkeyName: 'Название не длиннее 64 символов',
+} as const;
+
+/** A 6-digit TOTP code (spaces allowed, as authenticator apps show "123 456"). */
+export const TotpCodeSchema = z
+  .string({ error: M.required })
+  .transform((v) => v.replace(/\s/g, ''))
+  .pipe(z.string().regex(/^\d{6}$/, TWO_FACTOR_MESSAGES.totpCode));
+
+/** A TOTP code or a recovery code (`xxxxx-xxxxx`, letters and digits; dashes and case do not matter). */
+export const SecondFactorCodeSchema = z
+  .string({ error: M.required })
+  .max(64, TWO_FACTOR_MESSAGES.code)
+  .transform((v) => v.replace(/[\s-]/g, '').toLowerCase())
+  .pipe(z.string().regex(/^(\d{6}|[a-z0-9]{10})$/, TWO_FACTOR_MESSAGES.code));
+
+export const twoFactorSetup = defineCall({
+  method: 'POST',
+  path: '/api/2fa/setup',
+  response: z.object({ secret: z.string(), otpauth_url: z.string() }),
+});
+export const twoFactorEnable = defineCall({
+  method: 'POST',
+  path: '/api/2fa/enable',
+  body: z.object({ code: TotpCodeSchema }),
+  response: z.object({ enabled: z.literal(true), recovery_codes: z.array(z.string()) }),
+});
+export const twoFactorDisable = defineCall({
+  method: 'POST',
+  path: '/api/2fa/disable',
+  body: z.object({ code: SecondFactorCodeSchema }),
+  response: z.object({ enabled: z.literal(false) }),
+});
+export const twoFactorVerify = defineCall({
+  method: 'POST',
+  path: '/api/2fa/verify',
+  body: z.object({ two_factor_token: z.string({ error: M.required }).min(1, M.required).max(200), code: SecondFactorCodeSchema }),
+  response: AuthResponseSchema,
+});
+
+export const PasskeySchema = z.object({ id: z.number().int(), name: z.string(), created_at: TimestampSchema });
+export type Passkey = z.infer<typeof PasskeySchema>;
+
+/** A WebAuthn response as @simplewebauthn/browser hands it over; the server checks it in full. */
+const WebAuthnResponseSchema = z
+  .object(
+    {
+      id: z.string({ error: TWO_FACTOR_MESSAGES.passkeyInvalid }).min(1).max(1024),
+      rawId: z.string({ error: TWO_FACTOR_MESSAGES.passkeyInvalid }).max(1024),
+      type: z.literal('public-key', { error: TWO_FACTOR_MESSAGES.passkeyInvalid }),
+      response: z.record(z.string(), z.unknown(), { error: TWO_FACTOR_MESSAGES.passkeyInvalid }),
+    },
+    { error: TWO_FACTOR_MESSAGES.passkeyInvalid },
+  )
+  .loose();
+
+export const passkeyRegisterOptions = defineCall({
+  method: 'POST',
+  path: '/api/passkeys/register/options',
+  response: z.record(z.string(), z.unknown()),
+});
+export const passkeyRegisterVerify = defineCall({
+  method: 'POST',
+  path: '/api/passkeys/register/verify',
+  body: z.object({
+    response: WebAuthnResponseSchema,
+    name: z.string().trim().max(64, TWO_FACTOR_MESSAGES.passkeyName).optional(),
+  }),
+  response: PasskeySchema,
+});
+export const passkeysList = defineCall({ method: 'GET', path: '/api/passkeys', response: z.array(PasskeySchema) });
+export const passkeyDelete = defineCall({
+  method: 'DELETE',
+  path: '/api/passkeys/:id',
+  params: IdParamsSchema,
+  response: z.object({ success: z.number().int() }),
+});
+export const passkeyLoginOptions = defineCall({
+  method: 'POST',
+  path: '/api/passkeys/login/options',
+  response: z.record(z.string(), z.unknown()),
+});
+export const passkeyLoginVerify = defineCall({
+  method: 'POST',
+  path: '/api/passkeys/login/verify',
+  body: z.object({ response: WebAuthnResponseSchema }),
+  response: AuthResponseSchema,
+});
