@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +51,9 @@ import { createUserVariantsService } from './modules/user-variants/user-variants
 import { vipRoutes } from './modules/vip/vip.routes';
 import { createVipService } from './modules/vip/vip.service';
 import { createJobs } from './modules/jobs/jobs.service';
+import { createMetrics, type Metrics } from './modules/operations/metrics.service';
+import { operationsRoutes } from './modules/operations/operations.routes';
+import { createReadiness, type ReadinessService } from './modules/operations/readiness.service';
 import { createPurge, schedulePurge } from './modules/jobs/purge.service';
 import { realtimeRoutes } from './modules/realtime/realtime.routes';
 import { createRealtimeService } from './modules/realtime/realtime.service';
@@ -70,8 +74,13 @@ export interface Deps {
   db: Db;
   realtime: Realtime;
   system: SystemService;
+  /** Operations (decision record 0020): main.ts drains on SIGTERM; the metrics listener's port, when on. */
+  readiness: ReadinessService;
+  metrics: Metrics;
+  metricsPort: () => number | null;
 }
 
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist');
 
 export async function buildApp(config: Config, db: Db): Promise<FastifyInstance> {
@@ -82,11 +91,20 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     // Let in-flight requests finish on close, but stop taking new keep-alive requests.
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // X-Request-Id: the client's or the balancer's when sane, else a new one; every log line of
+    // the request carries it as reqId and the answer returns it.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
   registerErrorHandling(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
 
   // Sessions and accounts.
   const now = () => new Date();
@@ -122,7 +140,23 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });
   const realtimeTokens = createRealtimeService({ sessions, realtime });
 
-  const deps: Deps = { config, db, realtime, system };
+  // Operations: readiness (/api/ready, draining), metrics on METRICS_PORT (decision record 0020).
+  const readiness = createReadiness({ db: kysely });
+  const metrics = createMetrics({ db: kysely, poolStats: db.poolStats, openSockets: () => realtime.io.engine.clientsCount, log: app.log });
+  let metricsPort: number | null = null;
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.observe(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+  });
+  if (config.METRICS_PORT !== undefined) {
+    const port = config.METRICS_PORT;
+    app.addHook('onListen', async () => {
+      metricsPort = await metrics.listen(port, config.HOST);
+    });
+    app.addHook('onClose', async () => metrics.close());
+  }
+  await app.register(operationsRoutes({ readiness }));
+
+  const deps: Deps = { config, db, realtime, system, readiness, metrics, metricsPort: () => metricsPort };
   app.decorate('deps', deps);
 
   await app.register(systemRoutes({ system }));
@@ -206,7 +240,10 @@ async function registerWeb(app: FastifyInstance, root: string) {
     });
   }
   app.setNotFoundHandler((request, reply) => {
-    const isPage = request.method === 'GET' && !request.url.startsWith('/api/') && !request.url.startsWith('/socket.io/');
+    // A missing hashed asset (a script of an older build after a deploy) is a 404, never the page:
+    // the web app sees the failed load and reloads itself once (apps/web/src/app/chunk-reload.ts).
+    const isPage =
+      request.method === 'GET' && !request.url.startsWith('/api/') && !request.url.startsWith('/socket.io/') && !request.url.startsWith('/assets/');
     if (hasWeb && isPage) {
       return reply.header('Cache-Control', 'no-cache').type('text/html').sendFile('index.html');
     }

@@ -46,6 +46,10 @@ export const ConfigSchema = z
     TELEGRAM_BOT_TOKEN: optionalString,
     TELEGRAM_BOT_USERNAME: optionalString,
     TELEGRAM_API_URL: z.url().default('https://api.telegram.org'),
+    // Prometheus metrics at GET /metrics on a listener of their own; unset = off (PRODUCT.md section 9).
+    METRICS_PORT: optionalString.pipe(z.string().regex(/^\d+$/, 'должен быть числом').transform(Number).pipe(z.number().int().max(65535)).optional()),
+    // After SIGTERM /api/ready answers 503 at once; the process keeps serving this long, then closes.
+    SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
     // Where npm run backup / restore find pg_dump and pg_restore (default: Debian's newest, else PATH).
     PG_BIN_DIR: optionalString,
   })

@@ -1,6 +1,7 @@
 export * from './calls/admin';
 export * from './calls/auth';
 export * from './calls/codes';
+export * from './calls/operations';
 export * from './calls/realtime';
 export * from './calls/system';
 export * from './calls/wallet';
