@@ -50,7 +50,7 @@ import { userVariantsRoutes } from './modules/user-variants/user-variants.routes
 import { createUserVariantsService } from './modules/user-variants/user-variants.service';
 import { vipRoutes } from './modules/vip/vip.routes';
 import { createVipService } from './modules/vip/vip.service';
-import { createJobs } from './modules/jobs/jobs.service';
+import { createJobs, type Jobs } from './modules/jobs/jobs.service';
 import { createMetrics, type Metrics } from './modules/operations/metrics.service';
 import { operationsRoutes } from './modules/operations/operations.routes';
 import { createReadiness, type ReadinessService } from './modules/operations/readiness.service';
@@ -77,6 +77,7 @@ export interface Deps {
   /** Operations (decision record 0020): main.ts drains on SIGTERM; the metrics listener's port, when on. */
   readiness: ReadinessService;
   metrics: Metrics;
+  jobs: Jobs;
   metricsPort: () => number | null;
 }
 
@@ -124,7 +125,10 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   // Codes, user variants, incidents, VIP and the Telegram bot: one bot client and one notices
   // outbox for the process; each service gets only what it uses.
   const bot = createTelegramBot(config);
-  const notices = createTelegramNotices({ db: kysely, bot, log: app.log });
+  // The job queue (decision record 0016) is built first: Telegram notices are sent through it.
+  const jobs = createJobs({ db: db.kysely, log: app.log });
+  const notices = createTelegramNotices({ db: kysely, bot, jobs, log: app.log });
+  notices.register();
   app.addHook('onClose', async () => notices.settle());
   const ensureWallets = { ensure: ensureWallet };
   const subscriptions = createTelegramSubscriptions({ db: kysely, bot, log: app.log, wallets: ensureWallets });
@@ -156,7 +160,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   }
   await app.register(operationsRoutes({ readiness }));
 
-  const deps: Deps = { config, db, realtime, system, readiness, metrics, metricsPort: () => metricsPort };
+  const deps: Deps = { config, db, realtime, system, readiness, metrics, jobs, metricsPort: () => metricsPort };
   app.decorate('deps', deps);
 
   await app.register(systemRoutes({ system }));
@@ -180,8 +184,7 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   await app.register(ledgerAdminRoutes({ ledgerAdmin }));
   await app.register(auditAdminRoutes({ audit }));
 
-  // The job queue (decision record 0016): its worker runs while the server listens.
-  const jobs = createJobs({ db: db.kysely, log: app.log });
+  // The job queue's worker runs while the server listens.
   schedulePurge(jobs, createPurge({ db: db.kysely }));
   app.addHook('onListen', async () => jobs.start());
   app.addHook('onClose', async () => jobs.stop());
