@@ -190,6 +190,11 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   app.addHook('onClose', async () => jobs.stop());
 
   await registerWeb(app, config.WEB_DIST ?? DEFAULT_WEB_DIST);
+  // Before the server stops accepting: open sockets would keep its close waiting (they reconnect
+  // to another process through the balancer).
+  app.addHook('preClose', async () => {
+    realtime.io.engine.close();
+  });
   app.addHook('onClose', async () => realtime.close());
   return app;
 }

@@ -107,6 +107,12 @@ export async function createDb(opts: DbOptions): Promise<Db> {
     // which the error handler answers with 503; the realtime adapter's LISTEN client has its own
     // listener (plugins/realtime.ts).
     pool.on('error', () => {});
+    // A checked-out client (between the statements of a transaction, or the realtime adapter's
+    // LISTEN client) that loses its connection emits 'error' with no query to receive it; without
+    // a listener that is an uncaught exception. Its next query fails instead, and the pool drops it.
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+    });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparing(pool) }) });
     return {
       kysely,
