@@ -158,6 +158,15 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
     });
     app.addHook('onClose', async () => metrics.close());
   }
+  // While closing, an answer to a request still in flight ends its keep-alive connection, so the
+  // server's close does not wait for that connection's idle timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('Connection', 'close');
+  });
   await app.register(operationsRoutes({ readiness }));
 
   const deps: Deps = { config, db, realtime, system, readiness, metrics, jobs, metricsPort: () => metricsPort };
