@@ -114,8 +114,8 @@ describe('two app processes behind a round-robin balancer without sticky session
     expect(holder).toBeGreaterThanOrEqual(0);
     expect(nodes.filter((n) => n.app.deps.realtime.io.engine.clientsCount > 0)).toHaveLength(1);
     // Over WebSocket: one connection, which a balancer keeps on one process.
-    const clients = Object.values(nodes[holder]!.app.deps.realtime.io.engine.clients) as Array<{ transport: { name: string } }>;
-    expect(clients.map((c) => c.transport.name)).toEqual(['websocket']);
+    const sockets = [...nodes[holder]!.app.deps.realtime.io.of('/').sockets.values()];
+    expect(sockets.map((s) => s.conn.transport.name)).toEqual(['websocket']);
     const other = nodes[1 - holder]!.app;
     const dep = await other.inject({ method: 'POST', url: '/api/up_balance_user/', headers: player.auth, payload: { gamesserver_id: sid, amount: 3 * KK, currency_type: 1 } });
     expect(dep.statusCode).toBe(200);
