@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { createServer as createHttpServer, request as httpRequest, type Server } from 'node:http';
+import { createConnection, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -15,15 +16,36 @@ import { launchBrowser, newPage, WEB_DIST } from './harness';
 const KK = 1_000_000;
 type Node = { app: FastifyInstance; db: Db; port: number };
 
-/** A round-robin TCP balancer with no stickiness: connection n goes to backend n mod 2. */
+/**
+ * A round-robin balancer without stickiness, like HAProxy's `mode http` with `balance roundrobin`:
+ * every HTTP request, even on one keep-alive connection from the browser, goes to the next backend;
+ * a WebSocket upgrade too, after which its connection stays where it landed.
+ */
 async function startBalancer(ports: number[]) {
   let next = 0;
   const perBackend = ports.map(() => 0);
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((client) => {
+  const pick = () => {
     const i = next++ % ports.length;
     perBackend[i]! += 1;
-    const upstream = createConnection(ports[i]!, '127.0.0.1');
+    return ports[i]!;
+  };
+  const sockets = new Set<Socket>();
+  const server: Server = createHttpServer((req, res) => {
+    const upstream = httpRequest({ host: '127.0.0.1', port: pick(), method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
+  });
+  server.on('upgrade', (req, client: Socket, head: Buffer) => {
+    const upstream = createConnection(pick(), '127.0.0.1', () => {
+      const lines = [`${req.method} ${req.url} HTTP/1.1`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
+      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (head.length) upstream.write(head);
+      client.pipe(upstream).pipe(client);
+    });
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
@@ -32,7 +54,10 @@ async function startBalancer(ports: number[]) {
         upstream.destroy();
       });
     }
-    client.pipe(upstream).pipe(client);
+  });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
