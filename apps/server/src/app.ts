@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,7 +52,10 @@ import { userVariantsRoutes } from './modules/user-variants/user-variants.routes
 import { createUserVariantsService } from './modules/user-variants/user-variants.service';
 import { vipRoutes } from './modules/vip/vip.routes';
 import { createVipService } from './modules/vip/vip.service';
-import { createJobs } from './modules/jobs/jobs.service';
+import { createJobs, type Jobs } from './modules/jobs/jobs.service';
+import { createMetrics, type Metrics } from './modules/operations/metrics.service';
+import { operationsRoutes } from './modules/operations/operations.routes';
+import { createReadiness, type ReadinessService } from './modules/operations/readiness.service';
 import { createPurge, schedulePurge } from './modules/jobs/purge.service';
 import { realtimeRoutes } from './modules/realtime/realtime.routes';
 import { createRealtimeService } from './modules/realtime/realtime.service';
@@ -87,8 +91,14 @@ export interface Deps {
   db: Db;
   realtime: Realtime;
   system: SystemService;
+  /** Operations (decision record 0020): main.ts drains on SIGTERM; the metrics listener's port, when on. */
+  readiness: ReadinessService;
+  metrics: Metrics;
+  jobs: Jobs;
+  metricsPort: () => number | null;
 }
 
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist');
 
 export async function buildApp(config: Config, db: Db, opts: { now?: () => Date } = {}): Promise<FastifyInstance> {
@@ -99,11 +109,20 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     // Let in-flight requests finish on close, but stop taking new keep-alive requests.
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // X-Request-Id: the client's or the balancer's when sane, else a new one; every log line of
+    // the request carries it as reqId and the answer returns it.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
   registerErrorHandling(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
 
   // Sessions and accounts.
   const now = opts.now ?? (() => new Date());
@@ -133,13 +152,15 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   // Codes, user variants, incidents, VIP and the Telegram bot: one bot client and one notices
   // outbox for the process; each service gets only what it uses.
   const bot = createTelegramBot(config);
-  const notices = createTelegramNotices({ db: kysely, bot, log: app.log });
+  // The job queue (decision record 0016) is built first: Telegram notices and sellers' webhooks
+  // (decision record 0022) are sent through it.
+  const jobs = createJobs({ db: kysely, log: app.log, now });
+  const notices = createTelegramNotices({ db: kysely, bot, jobs, log: app.log });
+  notices.register();
   app.addHook('onClose', async () => notices.settle());
   const ensureWallets = { ensure: ensureWallet };
   const subscriptions = createTelegramSubscriptions({ db: kysely, bot, log: app.log, wallets: ensureWallets });
   const incidents = createIncidentsService({ db: kysely });
-  // The job queue (decision record 0016) and the sellers' webhook outbox it delivers (0022).
-  const jobs = createJobs({ db: kysely, log: app.log, now });
   const webhooks = createWebhooksService({ db: kysely, jobs, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
   registerWebhookDelivery(jobs, { db: kysely, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
   await registerOpenApi(app);
@@ -169,7 +190,32 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   const realtimeTokens = createRealtimeService({ sessions, realtime });
   const statement = createStatementService({ db: kysely, sessions });
 
-  const deps: Deps = { config, db, realtime, system };
+  // Operations: readiness (/api/ready, draining), metrics on METRICS_PORT (decision record 0020).
+  const readiness = createReadiness({ db: kysely });
+  const metrics = createMetrics({ db: kysely, poolStats: db.poolStats, openSockets: () => realtime.io.engine.clientsCount, log: app.log });
+  let metricsPort: number | null = null;
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.observe(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
+  });
+  if (config.METRICS_PORT !== undefined) {
+    const port = config.METRICS_PORT;
+    app.addHook('onListen', async () => {
+      metricsPort = await metrics.listen(port, config.HOST);
+    });
+    app.addHook('onClose', async () => metrics.close());
+  }
+  // While closing, an answer to a request still in flight ends its keep-alive connection, so the
+  // server's close does not wait for that connection's idle timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('Connection', 'close');
+  });
+  await app.register(operationsRoutes({ readiness }));
+
+  const deps: Deps = { config, db, realtime, system, readiness, metrics, jobs, metricsPort: () => metricsPort };
   app.decorate('deps', deps);
 
   await app.register(
@@ -216,6 +262,11 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   app.addHook('onClose', async () => jobs.stop());
 
   await registerWeb(app, config.WEB_DIST ?? DEFAULT_WEB_DIST);
+  // Before the server stops accepting: open sockets would keep its close waiting (they reconnect
+  // to another process through the balancer).
+  app.addHook('preClose', async () => {
+    realtime.io.engine.close();
+  });
   app.addHook('onClose', async () => realtime.close());
   return app;
 }
@@ -276,7 +327,10 @@ async function registerWeb(app: FastifyInstance, root: string) {
     });
   }
   app.setNotFoundHandler((request, reply) => {
-    const isPage = request.method === 'GET' && !request.url.startsWith('/api/') && !request.url.startsWith('/socket.io/');
+    // A missing hashed asset (a script of an older build after a deploy) is a 404, never the page:
+    // the web app sees the failed load and reloads itself once (apps/web/src/app/chunk-reload.ts).
+    const isPage =
+      request.method === 'GET' && !request.url.startsWith('/api/') && !request.url.startsWith('/socket.io/') && !request.url.startsWith('/assets/');
     if (hasWeb && isPage) {
       return reply.header('Cache-Control', 'no-cache').type('text/html').sendFile('index.html');
     }

@@ -49,7 +49,7 @@ describe('the server process', () => {
           .then((r) => r.json())
           .catch(() => undefined);
       }
-      expect(health).toEqual({ ok: true, db: 'pglite' });
+      expect(health).toEqual({ status: 'ok', ok: true, db: 'pglite' });
       const servers = (await (await fetch(`http://127.0.0.1:${port}/api/gamesservers`)).json()) as unknown[];
       expect(servers.length).toBeGreaterThan(0);
       p.child.kill('SIGTERM');

@@ -36,11 +36,16 @@ async function main() {
   await app.listen({ port: config.PORT, host: config.HOST });
   app.log.info(`database: ${db.kind}`);
 
+  // PRODUCT.md section 9: /api/ready turns 503 at once so the balancer stops sending new work,
+  // the process keeps serving for SHUTDOWN_DELAY_MS (the balancer's checks notice meanwhile), then
+  // stops accepting, lets in-flight requests finish, closes sockets and exits 0.
   let closing = false;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info(`${signal}: finishing in-flight requests`);
+    app.deps.readiness.drain();
+    app.log.info(`${signal}: draining for ${config.SHUTDOWN_DELAY_MS} ms, then finishing in-flight requests`);
+    await new Promise((r) => setTimeout(r, config.SHUTDOWN_DELAY_MS));
     const timer = setTimeout(() => process.exit(1), 10_000).unref();
     await app.close();
     await db.close();

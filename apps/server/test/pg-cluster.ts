@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,11 @@ import { join } from 'node:path';
 export interface PgCluster {
   url: string;
   stop(): void;
+  /** `pg_ctl restart -m fast`: every connection is cut, the server is back when this resolves. */
+  restart(): Promise<void>;
+  /** `pg_ctl stop -m fast` without removing the cluster; `start()` brings it back. */
+  halt(): Promise<void>;
+  start(): Promise<void>;
 }
 
 function pgBinDir(): string {
@@ -56,9 +61,24 @@ export async function startPgCluster(): Promise<PgCluster> {
     '-c max_connections=300',
   ].join(' ');
   run('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', 'start']);
+  // The same commands without blocking the event loop, so app servers in this process keep serving.
+  const runAsync = (cmd: string, args: string[]) =>
+    new Promise<void>((resolve, reject) => {
+      const full = join(bin, cmd);
+      const [file, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', full, ...args]] : [full, args];
+      const child = spawn(file, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d) => {
+        err += d;
+      });
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${cmd} failed: ${err}`))));
+    });
   let stopped = false;
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    restart: () => runAsync('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-m', 'fast', '-w', 'restart']),
+    halt: () => runAsync('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+    start: () => runAsync('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', 'start']),
     stop() {
       if (stopped) return;
       stopped = true;

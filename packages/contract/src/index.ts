@@ -3,6 +3,7 @@ export * from './calls/auth';
 export * from './calls/codes';
 export * from './calls/operators';
 export * from './calls/public-config';
+export * from './calls/operations';
 export * from './calls/realtime';
 export * from './calls/seller';
 export * from './calls/sessions';

@@ -14,6 +14,8 @@ export interface Db {
   kind: DbKind;
   /** The node-postgres pool when on a real server (the realtime adapter needs it). */
   pgPool?: pg.Pool;
+  /** The pool's connections for the metrics; null on PGlite (one session, no pool). */
+  poolStats(): { total: number; idle: number; waiting: number; max: number } | null;
   close(): Promise<void>;
 }
 
@@ -92,18 +94,31 @@ export async function createDb(opts: DbOptions): Promise<Db> {
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 20,
+      // While the database is away a checkout fails within this time instead of queueing forever
+      // (the call answers 503, decision record 0020); connections are made again on demand.
+      connectionTimeoutMillis: 5000,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8_OID ? toBigInt : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
       },
     });
-    // An idle client losing its server must not crash the process; the next checkout reconnects.
+    // An idle client losing its server (a restart, a failover) must not crash the process: the
+    // pool drops it and the next checkout connects again. Checked-out clients fail their query,
+    // which the error handler answers with 503; the realtime adapter's LISTEN client has its own
+    // listener (plugins/realtime.ts).
     pool.on('error', () => {});
+    // A checked-out client (between the statements of a transaction, or the realtime adapter's
+    // LISTEN client) that loses its connection emits 'error' with no query to receive it; without
+    // a listener that is an uncaught exception. Its next query fails instead, and the pool drops it.
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+    });
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparing(pool) }) });
     return {
       kysely,
       kind: 'postgres',
       pgPool: pool,
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
       close: () => kysely.destroy(),
     };
   }
@@ -114,5 +129,5 @@ export async function createDb(opts: DbOptions): Promise<Db> {
   }
   const pglite = await PGlite.create(dataDir, { parsers: { [INT8_OID]: toBigInt } });
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
-  return { kysely, kind: 'pglite', close: () => kysely.destroy() };
+  return { kysely, kind: 'pglite', poolStats: () => null, close: () => kysely.destroy() };
 }

@@ -1,6 +1,7 @@
 import { errorMessage, zodIssuesToErrors } from '@adena/contract';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { isDatabaseUnavailable } from '../db/unavailable';
 import { AppError } from '../lib/app-error';
 
 /**
@@ -36,6 +37,12 @@ export function registerErrorHandling(app: FastifyInstance) {
         message: errorMessage('VALIDATION'),
         errors: { _: [status === 413 ? 'Слишком большой запрос' : 'Некорректный формат запроса'] },
       });
+    }
+    if (isDatabaseUnavailable(err)) {
+      // The database is restarting or unreachable: the process stays up and the client retries
+      // (PRODUCT.md section 9; money calls carry an Idempotency-Key, so nothing moves twice).
+      request.log.warn({ err: err.message, code: err.code }, 'database unavailable');
+      return reply.status(503).header('Retry-After', '5').send({ message: errorMessage('UNAVAILABLE') });
     }
     request.log.error({ err }, 'unexpected error');
     return reply.status(500).send({ message: errorMessage('INTERNAL') });

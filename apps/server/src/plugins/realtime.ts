@@ -160,8 +160,18 @@ export function peerAwareAdapter(pool: Pool, opts: AdapterOptions = {}) {
         return async () => {
           const client = await target.connect();
           listeningSince = Date.now();
+          // The LISTEN client is checked out for good, so the pool's idle listener does not cover
+          // it: without one of its own, the database restarting would crash the process. On
+          // 'end' the adapter reconnects (about 1–3 s later); the dead client is handed back to
+          // the pool as broken so that it frees its slot.
+          client.on('error', (err) => opts.errorHandler?.(err));
           client.once('end', () => {
             listeningSince = null;
+            try {
+              client.release(new Error('LISTEN connection ended'));
+            } catch {
+              // Already released by the adapter's close().
+            }
           });
           return client;
         };

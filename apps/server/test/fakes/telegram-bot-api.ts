@@ -12,6 +12,9 @@ export async function startFakeBotApi() {
   const sent: SentMessage[] = [];
   const webhooks: Array<{ token: string; url: string; secret_token?: string }> = [];
   let failNext = false;
+  let rateLimitNext: number | null = null;
+  /** Every sendMessage call, answered or refused, in order. */
+  const attempts: Array<{ chat_id: number; status: number }> = [];
   const server: Server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c) => {
@@ -31,13 +34,24 @@ export async function startFakeBotApi() {
         res.end(JSON.stringify({ ok: false, error_code: 404, description: 'Not Found' }));
         return;
       }
+      const asked = JSON.parse(raw) as { chat_id: number };
+      if (rateLimitNext !== null) {
+        const retry_after = rateLimitNext;
+        rateLimitNext = null;
+        attempts.push({ chat_id: asked.chat_id, status: 429 });
+        res.statusCode = 429;
+        res.end(JSON.stringify({ ok: false, error_code: 429, description: `Too Many Requests: retry after ${retry_after}`, parameters: { retry_after } }));
+        return;
+      }
       if (failNext) {
+        attempts.push({ chat_id: asked.chat_id, status: 403 });
         failNext = false;
         res.statusCode = 403;
         res.end(JSON.stringify({ ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' }));
         return;
       }
       const body = JSON.parse(raw) as { chat_id: number; text: string };
+      attempts.push({ chat_id: body.chat_id, status: 200 });
       sent.push({ token: m[1]!, chat_id: body.chat_id, text: body.text });
       res.end(JSON.stringify({ ok: true, result: { message_id: sent.length, date: 0, chat: { id: body.chat_id, type: 'private' }, text: body.text } }));
     });
@@ -48,8 +62,13 @@ export async function startFakeBotApi() {
     url: `http://127.0.0.1:${port}`,
     sent,
     webhooks,
+    attempts,
     failOnce: () => {
       failNext = true;
+    },
+    /** The next sendMessage answers 429 with `parameters.retry_after` = seconds, as Telegram does. */
+    rateLimitOnce: (seconds: number) => {
+      rateLimitNext = seconds;
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };

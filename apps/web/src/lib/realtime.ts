@@ -16,6 +16,7 @@ export interface RealtimeTimers {
 
 export const ABLY_TIMERS: RealtimeTimers = { disconnectedRetryMs: 15_000, suspendAfterMs: 120_000, suspendedRetryMs: 30_000 };
 
+const TRANSPORT_FAILURES_BEFORE_POLLING = 2;
 const jitter = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.2));
 
 /**
@@ -29,6 +30,8 @@ export class RealtimeClient {
   #timer: ReturnType<typeof setTimeout> | null = null;
   #lastConnectedAt = Date.now();
   #everConnected = false;
+  /** WebSocket attempts in a row that failed at the transport (not at the token or the handshake's auth). */
+  #transportFailures = 0;
   readonly #stateListeners = new Set<(s: ConnectionState) => void>();
 
   constructor(
@@ -82,13 +85,20 @@ export class RealtimeClient {
     if (this.state !== 'connecting') return;
     this.#socket?.removeAllListeners();
     this.#socket?.disconnect();
-    const socket = io({ path: '/socket.io/', auth: { token }, reconnection: false, timeout: 10_000 });
+    // WebSocket only: one connection that any round-robin balancer keeps on one process. Socket.IO's
+    // default starts with HTTP long-polling, whose requests a balancer without sticky sessions
+    // spreads over processes that do not know the session. Polling is tried only after WebSocket
+    // failed twice in a row at the transport (a proxy that refuses upgrades); it needs sticky
+    // sessions (README, deployment).
+    const transports = this.#transportFailures >= TRANSPORT_FAILURES_BEFORE_POLLING ? ['polling'] : ['websocket'];
+    const socket = io({ path: '/socket.io/', auth: { token }, reconnection: false, timeout: 10_000, transports });
     this.#socket = socket;
     socket.on('connect', () => {
       socket.emit('subscribe', { channel: realtimeChannelFor(this.userId) }, (ack: { ok?: true; error?: string }) => {
         if (!ack?.ok) return this.#fail(ack?.error ?? 'Канал недоступен');
         const resync = this.#everConnected;
         this.#everConnected = true;
+        if (transports[0] === 'websocket') this.#transportFailures = 0;
         this.#lastConnectedAt = Date.now();
         this.#set('connected');
         // Anything sent while we were away is lost: read the truth again.
@@ -96,7 +106,11 @@ export class RealtimeClient {
       });
     });
     socket.on('message', (msg: RealtimeMessage) => this.handlers.onMessage(msg));
-    socket.on('connect_error', () => this.#lost());
+    socket.on('connect_error', (err: Error & { type?: string }) => {
+      if (transports[0] === 'websocket' && err.type === 'TransportError') this.#transportFailures += 1;
+      else if (transports[0] === 'polling') this.#transportFailures = 0; // WebSocket again next time
+      this.#lost();
+    });
     socket.on('disconnect', (reason) => {
       if (reason === 'io client disconnect') return;
       if (this.state === 'connected') this.#lastConnectedAt = Date.now();

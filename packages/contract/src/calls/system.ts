@@ -26,7 +26,8 @@ export type Gamesserver = z.infer<typeof GamesserverSchema>;
 export const health = defineCall({
   method: 'GET',
   path: '/api/health',
-  response: z.object({ ok: z.literal(true), db: z.enum(['pglite', 'postgres']) }),
+  // PRODUCT.md section 9: `{ status: "ok" }` while the process lives; `ok` and `db` kept for older readers.
+  response: z.object({ status: z.literal('ok'), ok: z.literal(true), db: z.enum(['pglite', 'postgres']) }),
 });
 
 export const gamesservers = defineCall({ method: 'GET', path: '/api/gamesservers', response: z.array(GamesserverSchema) });

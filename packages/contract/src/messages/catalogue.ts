@@ -15,6 +15,9 @@ export const ERROR_MESSAGES = {
   CONFLICT: 'Действие невозможно в текущем состоянии',
   LIMIT_EXCEEDED: 'Сумма вне допустимых пределов',
   TOO_MANY_ATTEMPTS: 'Слишком много попыток. Попробуйте позже',
+  /** 503: the database is unreachable or the process is shutting down (PRODUCT.md section 9). */
+  UNAVAILABLE: 'Сервис временно недоступен. Повторите попытку через минуту',
+  SHUTTING_DOWN: 'Сервер перезапускается. Повторите попытку',
   INTERNAL: 'Неизвестная ошибка приложения. Обновите страницу и попробуйте снова или обратитесь в поддержку',
 } as const;
 

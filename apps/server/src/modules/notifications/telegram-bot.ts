@@ -4,6 +4,10 @@ import type { Config } from '../../config';
 export interface SendResult {
   ok: boolean;
   error?: string;
+  /** Telegram's 429 names when to try again (`parameters.retry_after`, seconds), here in ms. */
+  retryAfterMs?: number;
+  /** A failure worth retrying: the network, a timeout, Telegram's 5xx or 429. A 4xx is final. */
+  transient?: boolean;
 }
 
 export interface TelegramBot {
@@ -50,11 +54,17 @@ export function createTelegramBot(config: TelegramBotConfig): TelegramBot {
         body: JSON.stringify(payload),
         signal: AbortSignal.timeout(SEND_TIMEOUT_MS),
       });
-      const body = (await res.json().catch(() => null)) as { ok?: boolean; description?: string } | null;
+      const body = (await res.json().catch(() => null)) as { ok?: boolean; description?: string; parameters?: { retry_after?: unknown } } | null;
       if (res.ok && body?.ok) return { ok: true };
-      return { ok: false, error: `${res.status} ${body?.description ?? ''}`.trim().slice(0, 500) };
+      const error = `${res.status} ${body?.description ?? ''}`.trim().slice(0, 500);
+      const retryAfter = body?.parameters?.retry_after;
+      if (res.status === 429) {
+        const seconds = typeof retryAfter === 'number' && retryAfter >= 0 ? Math.min(retryAfter, 3600) : 1;
+        return { ok: false, error, retryAfterMs: seconds * 1000, transient: true };
+      }
+      return { ok: false, error, transient: res.status >= 500 };
     } catch (err) {
-      return { ok: false, error: (err as Error).message.slice(0, 500) };
+      return { ok: false, error: (err as Error).message.slice(0, 500), transient: true };
     }
   }
 }

@@ -46,6 +46,32 @@ export const telegramNoticesRepository = {
       .executeTakeFirst();
   },
 
+  /** The notice while it still waits to be sent to a linked chat; undefined once settled. */
+  pending(db: NoticesDb, id: bigint) {
+    return db
+      .selectFrom('telegram_notices')
+      .select(['id', 'chat_id', 'text'])
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where('chat_id', 'is not', null)
+      .executeTakeFirst();
+  },
+
+  /** Notices left pending between `from` and `to` (their process stopped before the job was written or run). */
+  async stalePending(db: NoticesDb, from: Date, to: Date, limit: number) {
+    const rows = await db
+      .selectFrom('telegram_notices')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('chat_id', 'is not', null)
+      .where('created_at', '>', from)
+      .where('created_at', '<', to)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => BigInt(r.id));
+  },
+
   finish(db: NoticesDb, id: bigint, status: Extract<TelegramNoticeStatus, 'sent' | 'failed' | 'no_bot'>, error: string | null) {
     return db
       .updateTable('telegram_notices')

@@ -1,7 +1,8 @@
+import { type JobContext, type Jobs, RetryAfter } from '../jobs/jobs.service';
 import type { TelegramBot } from './telegram-bot';
 import { type NoticesDb, type NoticesTrx, telegramNoticesRepository as repo } from './telegram-notices.repository';
 
-/** A notice recorded in a debit's transaction, to be sent after its COMMIT. */
+/** A notice recorded in a debit's transaction, to be sent by the job queue. */
 export interface PendingNotice {
   id: bigint;
   chatId: bigint | null;
@@ -20,63 +21,112 @@ export interface BalanceDrop {
 export interface TelegramNoticesDeps {
   db: NoticesDb;
   bot: TelegramBot;
+  jobs: Pick<Jobs, 'enqueue' | 'register' | 'every' | 'wake'>;
   log: { warn(obj: unknown, msg?: string): void };
+  now?: () => Date;
 }
+
+export const NOTICE_JOB = 'telegram.notice';
+const NOTICE_SWEEP = 'telegram.notice-sweep';
+/** Sends tried per notice (a 429's wait counts as one); then the notice is kept as failed. */
+export const NOTICE_ATTEMPTS = 8;
+const SWEEP_EVERY_MS = 60_000;
+/** A pending notice this old has lost its job (its process stopped between COMMIT and enqueue). */
+const SWEEP_AFTER_MS = 30_000;
+const SWEEP_WITHIN_MS = 24 * 60 * 60_000;
+
+const jobKey = (id: bigint) => `telegram-notice:${id}`;
 
 /**
  * The balance threshold notices, for every module that debits a wallet: `recordBalanceDrop` in
- * the debit's transaction, `deliver` after COMMIT, `settle` at shutdown. One instance per process
- * (app.ts), so `settle` waits for every message promised by any module.
+ * the debit's transaction (the notice row and its job exist exactly when the debit does),
+ * `deliver` after COMMIT for notices recorded by SQL (request_open), which enqueues the same job
+ * under the same key, so a notice has at most one live job. The job queue sends it with retries:
+ * Telegram's 429 is honoured through `RetryAfter(retry_after)`, a network failure or 5xx backs
+ * off, a 4xx is final. A sweep every minute enqueues notices left pending by a process that
+ * stopped before it enqueued them. A send is marked right after Telegram accepts it; a process
+ * dying between the two sends it again (at-least-once).
  */
-export function createTelegramNotices({ db, bot, log }: TelegramNoticesDeps) {
-  const inFlight = new Set<Promise<void>>();
+export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date() }: TelegramNoticesDeps) {
+  const inFlight = new Set<Promise<unknown>>();
+  const enqueue = (q: NoticesDb | NoticesTrx, id: bigint) => jobs.enqueue(q, NOTICE_JOB, { id: String(id) }, { key: jobKey(id), maxAttempts: NOTICE_ATTEMPTS });
 
-  async function send(notices: Array<PendingNotice | null>) {
-    for (const n of notices) {
-      if (!n || n.chatId === null) continue;
-      if (!bot.enabled) {
-        await repo.finish(db, n.id, 'no_bot', null);
-        continue;
-      }
-      const r = await bot.sendMessage(n.chatId, n.text);
-      await repo.finish(db, n.id, r.ok ? 'sent' : 'failed', r.ok ? null : (r.error ?? 'unknown'));
+  async function send({ id: raw }: { id: string }, ctx: Pick<JobContext, 'attempt'>) {
+    const id = BigInt(raw);
+    const notice = await repo.pending(db, id);
+    if (!notice || notice.chat_id === null) return; // sent, failed or unlinked meanwhile
+    if (!bot.enabled) {
+      await repo.finish(db, id, 'no_bot', null);
+      return;
     }
+    const r = await bot.sendMessage(BigInt(notice.chat_id), notice.text);
+    if (r.ok) {
+      await repo.finish(db, id, 'sent', null);
+      return;
+    }
+    if (r.transient && ctx.attempt < NOTICE_ATTEMPTS) {
+      if (r.retryAfterMs !== undefined) throw new RetryAfter(r.retryAfterMs, r.error);
+      throw new Error(r.error ?? 'telegram send failed');
+    }
+    await repo.finish(db, id, 'failed', r.error ?? 'unknown');
+  }
+
+  async function sweep() {
+    const at = now().getTime();
+    const ids = await repo.stalePending(db, new Date(at - SWEEP_WITHIN_MS), new Date(at - SWEEP_AFTER_MS), 500);
+    for (const id of ids) await enqueue(db, id);
   }
 
   return {
+    /** Registers the send and the sweep with the queue (app.ts, once). */
+    register() {
+      jobs.register(NOTICE_JOB, send);
+      jobs.every(NOTICE_SWEEP, SWEEP_EVERY_MS, sweep);
+    },
+
     /**
      * Call inside the transaction of a debit, after the ledger posting. The notice exists exactly
      * when the debit does; wallet rows are updated one posting at a time, so of several parallel
-     * debits exactly one sees the crossing. Nothing is sent here.
+     * debits exactly one sees the crossing. Its job is enqueued in the same transaction.
      */
     async recordBalanceDrop(trx: NoticesTrx, drop: BalanceDrop): Promise<PendingNotice | null> {
       if (drop.after >= drop.before) return null;
       const row = await repo.recordBalanceDrop(trx, drop);
-      return row ? { id: BigInt(row.id), chatId: row.chat_id === null ? null : BigInt(row.chat_id), text: row.text } : null;
+      if (!row) return null;
+      const notice = { id: BigInt(row.id), chatId: row.chat_id === null ? null : BigInt(row.chat_id), text: row.text };
+      if (notice.chatId !== null) await enqueue(trx, notice.id);
+      return notice;
     },
 
     /**
      * Call inside the transaction of an operator's decision: a notice for a player who linked
-     * Telegram (null for one who did not), sent by `deliver` after COMMIT.
+     * Telegram (null for one who did not), its job enqueued in the same transaction.
      */
     async recordDecision(
       trx: NoticesTrx,
       d: { userId: number; walletId: number; gameServerId: number; requestId: number; text: string },
     ): Promise<PendingNotice | null> {
       const row = await repo.recordDecision(trx, d);
-      return row ? { id: BigInt(row.id), chatId: row.chat_id === null ? null : BigInt(row.chat_id), text: row.text } : null;
+      if (!row) return null;
+      const notice = { id: BigInt(row.id), chatId: row.chat_id === null ? null : BigInt(row.chat_id), text: row.text };
+      if (notice.chatId !== null) await enqueue(trx, notice.id);
+      return notice;
     },
 
-    /** After COMMIT. Telegram is slow and may be down: the player's answer never waits for it. */
+    /** After COMMIT: makes sure each notice has its job and wakes this process's workers. Never waits for Telegram. */
     deliver(notices: Array<PendingNotice | null>) {
-      if (!notices.some((n) => n && n.chatId !== null)) return;
-      const p = send(notices)
-        .catch((err) => log.warn({ err }, 'telegram notice failed'))
-        .finally(() => inFlight.delete(p));
-      inFlight.add(p);
+      for (const n of notices) {
+        if (!n || n.chatId === null) continue;
+        const p = enqueue(db, n.id)
+          // A job enqueued in the debit's transaction is not woken by that enqueue.
+          .then(() => jobs.wake())
+          .catch((err) => log.warn({ err }, 'telegram notice not enqueued; the sweep will'))
+          .finally(() => inFlight.delete(p));
+        inFlight.add(p);
+      }
     },
 
-    /** Lets the messages already promised go out before the process exits. */
+    /** Lets enqueues still in flight finish before the process exits. */
     async settle() {
       await Promise.all([...inFlight]);
     },

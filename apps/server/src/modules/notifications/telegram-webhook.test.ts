@@ -25,6 +25,8 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
       env: { TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_BOT_USERNAME: 'adena_test_bot', TELEGRAM_API_URL: bot.url, PUBLIC_URL: 'https://wallet.example/' },
     });
     serverId = await firstServerId(t.db.kysely);
+    // Notices go out through the job queue, whose worker runs while a server listens.
+    await t.app.deps.jobs.start();
   });
   afterAll(async () => {
     await t.close();

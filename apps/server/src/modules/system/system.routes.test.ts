@@ -17,7 +17,7 @@ describe.each(DB_KINDS)('system routes on %s', (kind) => {
   it('reports health with the database kind', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/health' });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ ok: true, db: kind });
+    expect(res.json()).toEqual({ status: 'ok', ok: true, db: kind });
   });
 
   it('serves the brand and support contacts from the settings, null when unset', async () => {
@@ -30,7 +30,7 @@ describe.each(DB_KINDS)('system routes on %s', (kind) => {
     set.setValidatorCompiler(validatorCompiler);
     set.setSerializerCompiler(serializerCompiler);
     const site = { brand_name: 'L2 Банк', support_email: 'help@l2bank.ru', support_telegram: 'l2bank_help' };
-    await set.register(systemRoutes({ system: { health: () => ({ ok: true as const, db: kind }), gameServersJson: async () => '[]' }, site }));
+    await set.register(systemRoutes({ system: { health: () => ({ status: 'ok' as const, ok: true as const, db: kind }), gameServersJson: async () => '[]' }, site }));
     try {
       const r = await set.inject({ method: 'GET', url: '/api/public_config' });
       expect(r.json()).toEqual(site);

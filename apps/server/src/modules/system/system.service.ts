@@ -18,7 +18,7 @@ export function createSystemService({ db, kind }: { db: Db['kysely']; kind: DbKi
   });
 
   return {
-    health: () => ({ ok: true as const, db: kind }),
+    health: () => ({ status: 'ok' as const, ok: true as const, db: kind }),
     /** The active servers as JSON text (GET /api/gamesservers). */
     gameServersJson: list.get,
     /** Call after an operator changes a server, so this process answers the change at once. */

@@ -1,0 +1,23 @@
+/**
+ * True when an error means the database could not be reached or dropped the connection (a restart,
+ * a failover, a network cut), as opposed to an error of the statement itself. Such calls answer
+ * 503 and are safe to retry: a money call carries its Idempotency-Key, so a retry of one whose
+ * COMMIT did happen replays its answer.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (!err || typeof err !== 'object') return false;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    // Socket errors of node and the PostgreSQL classes 08 (connection exception) and 57P (operator
+    // intervention: shutdown, crash shutdown, cannot connect now).
+    if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code)) return true;
+    if (/^(08...|57P0[1-4])$/.test(code)) return true;
+  }
+  if (typeof message === 'string') {
+    // node-postgres' own words for a connection it lost or could not make in time.
+    return /Connection terminated|connection timeout|timeout exceeded when trying to connect|not queryable|Client was closed|Cannot use a pool after calling end/i.test(
+      message,
+    );
+  }
+  return false;
+}

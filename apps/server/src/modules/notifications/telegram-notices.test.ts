@@ -1,0 +1,107 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { startFakeBotApi, waitFor } from '../../../test/fakes/telegram-bot-api';
+import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { auditLedger } from '../ledger/ledger.service';
+import { NOTICE_JOB } from './telegram-notices.service';
+
+const KK = 1_000_000;
+const BOT_TOKEN = '123456:TEST-token_for-local-bot';
+
+describe.each(DB_KINDS)('Telegram notices through the job queue on %s', (kind) => {
+  let t: TestApp;
+  let bot: Awaited<ReturnType<typeof startFakeBotApi>>;
+  let serverId: number;
+
+  beforeAll(async () => {
+    bot = await startFakeBotApi();
+    // The worker is not started: each test runs due jobs itself with runDue().
+    t = await createTestApp(kind, { env: { TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_BOT_USERNAME: 'adena_test_bot', TELEGRAM_API_URL: bot.url } });
+    serverId = await firstServerId(t.db.kysely);
+  });
+  afterAll(async () => {
+    await t.close();
+    await bot.close();
+  });
+
+  /** A player with a linked chat, 10kk and a limit of 5kk: a withdrawal of 6kk crosses it. */
+  async function playerWithLimit(chatId: number) {
+    const u = await createUser(t.db.kysely);
+    await t.db.kysely.updateTable('users').set({ telegram_chat_id: chatId }).where('id', '=', u.id).execute();
+    const w = await createWallet(t.db.kysely, u.id, serverId);
+    await fund(t.db.kysely, w, 10n * BigInt(KK));
+    const limit = await t.app.inject({ method: 'POST', url: '/api/add_limit_otvetka/', headers: u.auth, payload: { gamesserver_id: serverId, telegram_price: 5 * KK } });
+    expect(limit.statusCode).toBe(200);
+    return u;
+  }
+  const noticeJobs = () =>
+    t.db.kysely.selectFrom('jobs').select(['id', 'state', 'attempts', 'run_at', 'last_error']).where('kind', '=', NOTICE_JOB).execute();
+  const noticesOf = (userId: number) => t.db.kysely.selectFrom('telegram_notices').select(['status', 'error']).where('user_id', '=', userId).execute();
+  const sentTo = (chatId: number) => bot.sent.filter((s) => s.chat_id === chatId);
+
+  it('waits out a 429 for exactly its retry_after, then sends the notice once', async () => {
+    const chat = 555_001;
+    const u = await playerWithLimit(chat);
+    bot.rateLimitOnce(7);
+    const res = await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: u.auth, payload: { gamesserver_id: serverId, amount: 6 * KK } });
+    expect(res.statusCode).toBe(200);
+    // The withdrawal's answer does not wait for Telegram: the job waits in the queue.
+    await waitFor(async () => ((await noticeJobs()).length === 1 ? true : undefined), 'the notice job');
+
+    const before = Date.now();
+    await t.app.deps.jobs.runDue();
+    expect(bot.attempts.filter((a) => a.chat_id === chat)).toEqual([{ chat_id: chat, status: 429 }]);
+    const [waiting] = await noticeJobs();
+    expect(waiting).toMatchObject({ state: 'pending', attempts: 1, last_error: expect.stringContaining('429') });
+    // Due again after Telegram's 7 s, not the queue's own 1 s back-off.
+    const wait = waiting!.run_at.getTime() - before;
+    expect(wait).toBeGreaterThanOrEqual(7000);
+    expect(wait).toBeLessThan(7000 + 5000);
+    expect(await t.app.deps.jobs.runDue()).toBe(0);
+    expect(sentTo(chat)).toHaveLength(0);
+    expect(await noticesOf(u.id)).toEqual([{ status: 'pending', error: null }]);
+
+    // Those 7 seconds pass (the row's time moved instead of the test sleeping).
+    await sql`UPDATE jobs SET run_at = now() - interval '1 second' WHERE kind = ${NOTICE_JOB}`.execute(t.db.kysely);
+    expect(await t.app.deps.jobs.runDue()).toBe(1);
+    expect(sentTo(chat)).toHaveLength(1);
+    expect(sentTo(chat)[0]!.text).toContain('5 000 000 аден');
+    expect(await noticesOf(u.id)).toEqual([{ status: 'sent', error: null }]);
+    expect(await noticeJobs()).toEqual([]);
+
+    // A repeated delivery of the same notice (another process, the sweep) sends nothing again.
+    const [row] = await t.db.kysely.selectFrom('telegram_notices').select(['id', 'text']).where('user_id', '=', u.id).execute();
+    await t.app.deps.jobs.enqueue(t.db.kysely, NOTICE_JOB, { id: String(row!.id) });
+    await t.app.deps.jobs.runDue();
+    expect(sentTo(chat)).toHaveLength(1);
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true });
+  });
+
+  it('keeps a notice Telegram refuses for good (403) as failed, without retrying it', async () => {
+    const chat = 555_002;
+    const u = await playerWithLimit(chat);
+    bot.failOnce();
+    await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: u.auth, payload: { gamesserver_id: serverId, amount: 6 * KK } });
+    await waitFor(async () => ((await noticeJobs()).length === 1 ? true : undefined), 'the notice job');
+    await t.app.deps.jobs.runDue();
+    expect(await noticesOf(u.id)).toEqual([{ status: 'failed', error: expect.stringContaining('403') }]);
+    expect(await noticeJobs()).toEqual([]);
+    expect(sentTo(chat)).toHaveLength(0);
+  });
+
+  it('sweeps a notice whose job was lost (the process stopped after COMMIT) and sends it once', async () => {
+    const chat = 555_003;
+    const u = await playerWithLimit(chat);
+    await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: u.auth, payload: { gamesserver_id: serverId, amount: 6 * KK } });
+    await waitFor(async () => ((await noticeJobs()).length === 1 ? true : undefined), 'the notice job');
+    // The job never made it, and the notice is older than the sweep's grace period.
+    await t.db.kysely.deleteFrom('jobs').where('kind', '=', NOTICE_JOB).execute();
+    await sql`UPDATE telegram_notices SET created_at = now() - interval '2 minutes' WHERE user_id = ${u.id}`.execute(t.db.kysely);
+    await t.db.kysely.deleteFrom('jobs').where('kind', '=', 'telegram.notice-sweep').execute();
+    await t.app.deps.jobs.enqueue(t.db.kysely, 'telegram.notice-sweep', {});
+    await t.app.deps.jobs.runDue();
+    expect(sentTo(chat)).toHaveLength(1);
+    expect(await noticesOf(u.id)).toEqual([{ status: 'sent', error: null }]);
+  });
+});
