@@ -2,13 +2,15 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorMessage, installRussianZodErrors } from '@adena/contract';
-import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config';
 import type { Db } from './db/client';
 import { registerAuth } from './plugins/auth';
+import { registerCallLimits } from './plugins/call-limits';
+import { loggerOptions } from './plugins/log-redaction';
+import { registerSecurityHeaders } from './plugins/security';
 import { registerErrorHandling } from './plugins/errors';
 import { createRealtime, type Realtime } from './plugins/realtime';
 import { accountsAdminRoutes } from './modules/accounts/accounts-admin.routes';
@@ -17,7 +19,7 @@ import { accountsRoutes } from './modules/accounts/accounts.routes';
 import { createAccountsService } from './modules/accounts/accounts.service';
 import { createCodeFlows } from './modules/accounts/code-flows';
 import { createExternalSignInService } from './modules/accounts/external-sign-in.service';
-import { DEFAULT_LIMITS } from './modules/accounts/limits';
+import { DEFAULT_LIMITS, scaleLimits } from './modules/accounts/limits';
 import { createResetService } from './modules/accounts/reset.service';
 import { createSignIn } from './modules/accounts/sign-in';
 import { createSignUpService } from './modules/accounts/sign-up.service';
@@ -33,7 +35,7 @@ import { createAuditService } from './modules/audit/audit.service';
 import { codesAdminRoutes } from './modules/codes/codes-admin.routes';
 import { createCodesAdminService } from './modules/codes/codes-admin.service';
 import { codesRoutes } from './modules/codes/codes.routes';
-import { createCodesService } from './modules/codes/codes.service';
+import { createCodesService, DEFAULT_CODES_LIMITS } from './modules/codes/codes.service';
 import { incidentsAdminRoutes } from './modules/incidents/incidents-admin.routes';
 import { createIncidentsAdminService } from './modules/incidents/incidents-admin.service';
 import { incidentsRoutes } from './modules/incidents/incidents.routes';
@@ -76,8 +78,8 @@ const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../..
 
 export async function buildApp(config: Config, db: Db): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
-    trustProxy: config.TRUST_PROXY,
+    logger: config.LOG_LEVEL === 'silent' ? false : loggerOptions(config.LOG_LEVEL),
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     bodyLimit: 64 * 1024,
     // Let in-flight requests finish on close, but stop taking new keep-alive requests.
     return503OnClosing: true,
@@ -87,14 +89,16 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   app.setSerializerCompiler(serializerCompiler);
 
   registerErrorHandling(app);
+  // Abuse resistance (issue 15, decision record 0019): security headers on every answer, and
+  // per-address and per-token call limits before any work is done.
+  await registerSecurityHeaders(app, { webDist: config.WEB_DIST ?? DEFAULT_WEB_DIST, publicUrl: config.PUBLIC_URL });
+  await registerCallLimits(app, db.kysely, config.RATE_LIMIT_SCALE);
 
   // Sessions and accounts.
   const now = () => new Date();
   const sessions = createSessionsService({ db: db.kysely, clock: now });
   registerAuth(app, sessions);
   const accountsServices = composeAccounts(app, config, db, sessions, now);
-
-  await app.register(fastifyRateLimit, { global: false });
 
   const realtime = createRealtime(app, { pgPool: db.pgPool, sessions });
   const kysely = db.kysely;
@@ -112,7 +116,8 @@ export async function buildApp(config: Config, db: Db): Promise<FastifyInstance>
   const subscriptions = createTelegramSubscriptions({ db: kysely, bot, log: app.log, wallets: ensureWallets });
   const incidents = createIncidentsService({ db: kysely });
   const userVariants = createUserVariantsService({ db: kysely, realtime, notices, wallets: ensureWallets });
-  const codes = createCodesService({ db: kysely, realtime, notices, incidents, userVariants, wallets: ensureWallets });
+  const codesLimits = scaleCodesLimits(config.RATE_LIMIT_SCALE);
+  const codes = createCodesService({ db: kysely, realtime, notices, incidents, userVariants, wallets: ensureWallets, limits: codesLimits });
   const codesAdmin = createCodesAdminService({ db: kysely, realtime, incidents, audit });
   const vip = createVipService({ db: kysely, realtime });
 
@@ -170,7 +175,7 @@ function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions:
     await delivery.settle();
     delivery.close();
   });
-  const limits = DEFAULT_LIMITS;
+  const limits = scaleLimits(DEFAULT_LIMITS, config.RATE_LIMIT_SCALE);
   const limiter = createRateLimiter(db.kysely, now);
   const flows = createCodeFlows({ db: db.kysely, limiter, limits, now });
   const signIn = createSignIn({ sessions, now });
@@ -181,6 +186,17 @@ function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions:
     externalSignIn: createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, now }),
   };
 }
+
+/** TRUST_PROXY: off, a hop count (the nearest n peers are proxies), or the proxies' addresses. */
+function trustProxyOption(setting: Config['TRUST_PROXY']) {
+  if (typeof setting === 'number') return (_addr: string, hop: number) => hop < setting;
+  return setting;
+}
+
+const scaleCodesLimits = (scale: number) => ({
+  failuresPerUser: { ...DEFAULT_CODES_LIMITS.failuresPerUser, limit: Math.max(1, Math.round(DEFAULT_CODES_LIMITS.failuresPerUser.limit * scale)) },
+  failuresPerIp: { ...DEFAULT_CODES_LIMITS.failuresPerIp, limit: Math.max(1, Math.round(DEFAULT_CODES_LIMITS.failuresPerIp.limit * scale)) },
+});
 
 declare module 'fastify' {
   interface FastifyInstance {

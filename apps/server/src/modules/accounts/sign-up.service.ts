@@ -86,16 +86,12 @@ export function createSignUpService(deps: SignUpDeps) {
     async resendRegistration(client: Client, method: Method, flowToken: string) {
       const channel = channelOf(method);
       const sendIpKey = `send:ip:${client.ip}`;
-      const address = await repo.flowAddress(db, hashToken(flowToken), 'register', channel);
-      const sendAddrKey = `send:addr:${channel}:${address}`;
-      // Limits are looked at first and counted after: a refusal must come before the token
-      // rotates, or the player would be left holding a token that no longer exists.
-      await limiter.check(sendIpKey, limits.sendsPerIp);
-      if (address) await limiter.check(sendAddrKey, limits.sendsPerAddress);
+      // Looked at first and counted after: a refusal must come before the token rotates, or the
+      // player would be left holding a token that no longer exists.
+      await limiter.check(sendIpKey, limits.flowsPerIp);
       const result = await rotateFlow(channel, flowToken);
       if ('error' in result) throw result.error;
-      await limiter.record(sendIpKey, limits.sendsPerIp);
-      await limiter.record(sendAddrKey, limits.sendsPerAddress);
+      await limiter.record(sendIpKey, limits.flowsPerIp);
       const { token, code } = result;
       delivery.deliver(code ? texts.registerCode(channel, result.address, code) : texts.alreadyRegistered(channel, result.address, publicUrl));
       return token;
