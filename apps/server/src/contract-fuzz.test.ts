@@ -55,8 +55,11 @@ const body = fc.oneof(
   { weight: 4, arbitrary: fc.dictionary(fc.constantFrom(...FIELDS), value, { minKeys: 1, maxKeys: 3 }).map((bad) => ({ ...plausible(), ...bad })) },
   { weight: 1, arbitrary: value },
 );
-const segment = fc.oneof(nasty.map((v) => encodeURIComponent(v.toWellFormed())), fc.integer().map(String), fc.constant('1'));
+const segment = fc.oneof(nasty.map((v) => encodeURIComponent(wellFormed(v))), fc.integer().map(String), fc.constant('1'));
 const query = fc.dictionary(fc.constantFrom(...FIELDS), nasty, { maxKeys: 3 });
+
+/** Lone surrogates replaced, as encodeURIComponent refuses them (String#toWellFormed is ES2024). */
+const wellFormed = (v: string) => v.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 
 let ipSeq = 0;
 const nextIp = () => `172.16.${Math.floor(++ipSeq / 250) % 250}.${ipSeq % 250}`;
@@ -80,7 +83,7 @@ describe.each(DB_KINDS)('fuzzing every call of the contract on %s', (kind) => {
         for (const bad of NASTY) {
           const payload = { ...plausible(), ...Object.fromEntries(TEXT.map((f) => [f, bad])) };
           const q = new URLSearchParams(Object.fromEntries(FIELDS.map((f) => [f, bad]))).toString();
-          const url = `${call.path.replace(/:[a-z_]+/g, encodeURIComponent(bad.toWellFormed()))}?${q}`;
+          const url = `${call.path.replace(/:[a-z_]+/g, encodeURIComponent(wellFormed(bad)))}?${q}`;
           const res = await t.app.inject({
             method: call.method,
             url,
