@@ -102,4 +102,16 @@ describe.each(DB_KINDS)('abuse of sign-in, reset and social sign-in on %s', (kin
       expect(res.json().errors.name).toEqual(['Уберите невидимые и управляющие символы']);
     }
   });
+
+  it('common passwords are refused at sign-up and reset with a Russian 422, and nothing is sent', async () => {
+    for (const password of ['password123', 'qwerty123', 'Password1']) {
+      const email = newEmail();
+      const res = await post('/api/email_register', { email, password, password_confirmation: password });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors.password).toEqual(['Этот пароль слишком распространён, его подберут первым. Придумайте другой']);
+    }
+    const refused = await post('/api/email_create_new_password', { password: 'iloveyou1', password_confirmation: 'iloveyou1' }, { token: 'x'.repeat(43) });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().errors.password).toHaveLength(1);
+  });
 });

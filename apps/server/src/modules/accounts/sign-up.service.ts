@@ -1,4 +1,5 @@
 import { CODE_MAX_TRIES, CODE_TTL_MS, RESEND_INTERVAL_MS } from '@adena/contract';
+import { refuseCommonPassword } from '../../lib/common-passwords';
 import { AppError } from '../../lib/app-error';
 import { hashPassword } from '../../lib/password';
 import { hashToken, newToken } from '../../lib/tokens';
@@ -66,6 +67,7 @@ export function createSignUpService(deps: SignUpDeps) {
     /** Step 1: a code to a new address; to a registered one, a "you have an account" note. Same answer. */
     async startRegistration(client: Client, method: Method, input: { address: string; password: string; name?: string }) {
       const channel = channelOf(method);
+      refuseCommonPassword(input.password);
       await flows.limitSend(client, 'register', channel, input.address);
       // Hashed for both kinds of address, so neither answers faster.
       const passwordHash = await hashPassword(input.password);
