@@ -71,6 +71,9 @@ export async function startServer(opts: { databaseUrl?: string; env?: Record<str
     LOG_LEVEL: 'warn',
     DATA_DIR: dataDir,
     WEB_DIST: '/nonexistent',
+    // The call limits run as in production, but 100,000 times higher, so a benchmark measures the
+    // same path (decision record 0019) without being refused.
+    RATE_LIMIT_SCALE: '100000',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     ...opts.env,
   });

@@ -3,13 +3,15 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { errorMessage, installRussianZodErrors } from '@adena/contract';
-import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config';
 import type { Db } from './db/client';
 import { registerAuth } from './plugins/auth';
+import { registerCallLimits } from './plugins/call-limits';
+import { loggerOptions } from './plugins/log-redaction';
+import { registerSecurityHeaders } from './plugins/security';
 import { registerErrorHandling } from './plugins/errors';
 import { createRealtime, type Realtime } from './plugins/realtime';
 import { accountsAdminRoutes } from './modules/accounts/accounts-admin.routes';
@@ -18,7 +20,7 @@ import { accountsRoutes } from './modules/accounts/accounts.routes';
 import { createAccountsService } from './modules/accounts/accounts.service';
 import { createCodeFlows } from './modules/accounts/code-flows';
 import { createExternalSignInService } from './modules/accounts/external-sign-in.service';
-import { DEFAULT_LIMITS } from './modules/accounts/limits';
+import { DEFAULT_LIMITS, scaleLimits } from './modules/accounts/limits';
 import { createResetService } from './modules/accounts/reset.service';
 import { createSignIn } from './modules/accounts/sign-in';
 import { createSignUpService } from './modules/accounts/sign-up.service';
@@ -36,7 +38,7 @@ import { createAuditService } from './modules/audit/audit.service';
 import { codesAdminRoutes } from './modules/codes/codes-admin.routes';
 import { createCodesAdminService } from './modules/codes/codes-admin.service';
 import { codesRoutes } from './modules/codes/codes.routes';
-import { createCodesService } from './modules/codes/codes.service';
+import { createCodesService, DEFAULT_CODES_LIMITS } from './modules/codes/codes.service';
 import { incidentsAdminRoutes } from './modules/incidents/incidents-admin.routes';
 import { createIncidentsAdminService } from './modules/incidents/incidents-admin.service';
 import { incidentsRoutes } from './modules/incidents/incidents.routes';
@@ -103,8 +105,8 @@ const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../..
 
 export async function buildApp(config: Config, db: Db, opts: { now?: () => Date } = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: config.LOG_LEVEL === 'silent' ? false : { level: config.LOG_LEVEL },
-    trustProxy: config.TRUST_PROXY,
+    logger: config.LOG_LEVEL === 'silent' ? false : loggerOptions(config.LOG_LEVEL),
+    trustProxy: trustProxyOption(config.TRUST_PROXY),
     bodyLimit: 64 * 1024,
     // Let in-flight requests finish on close, but stop taking new keep-alive requests.
     return503OnClosing: true,
@@ -123,6 +125,10 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
   });
+  // Abuse resistance (issue 15, decision record 0019): security headers on every answer, and
+  // per-address and per-token call limits before any work is done.
+  await registerSecurityHeaders(app, { webDist: config.WEB_DIST ?? DEFAULT_WEB_DIST, publicUrl: config.PUBLIC_URL });
+  await registerCallLimits(app, db.kysely, config.RATE_LIMIT_SCALE);
 
   // Sessions and accounts.
   const now = opts.now ?? (() => new Date());
@@ -138,8 +144,6 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   });
   registerAuth(app, sessions, { adminRequiresTwoFactor: config.ADMIN_REQUIRE_2FA });
   const accountsServices = composeAccounts(app, config, db, sessions, now);
-
-  await app.register(fastifyRateLimit, { global: false });
 
   const realtime = createRealtime(app, { pgPool: db.pgPool, sessions });
   endSockets = realtime.endSessions;
@@ -165,7 +169,8 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   registerWebhookDelivery(jobs, { db: kysely, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
   await registerOpenApi(app);
   const userVariants = createUserVariantsService({ db: kysely, realtime, notices, wallets: ensureWallets });
-  const codes = createCodesService({ db: kysely, realtime, notices, incidents, userVariants, wallets: ensureWallets, webhooks });
+  const codesLimits = scaleCodesLimits(config.RATE_LIMIT_SCALE);
+  const codes = createCodesService({ db: kysely, realtime, notices, incidents, userVariants, wallets: ensureWallets, webhooks, limits: codesLimits });
   const codesAdmin = createCodesAdminService({ db: kysely, realtime, incidents, audit, webhooks });
   const vip = createVipService({ db: kysely, realtime });
 
@@ -284,7 +289,7 @@ function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions:
     await delivery.settle();
     delivery.close();
   });
-  const limits = DEFAULT_LIMITS;
+  const limits = scaleLimits(DEFAULT_LIMITS, config.RATE_LIMIT_SCALE);
   const limiter = createRateLimiter(db.kysely, now);
   const flows = createCodeFlows({ db: db.kysely, limiter, limits, now });
   const signIn = createSignIn({ sessions, now });
@@ -302,6 +307,17 @@ function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions:
     passkeys,
   };
 }
+
+/** TRUST_PROXY: off, a hop count (the nearest n peers are proxies), or the proxies' addresses. */
+function trustProxyOption(setting: Config['TRUST_PROXY']) {
+  if (typeof setting === 'number') return (_addr: string, hop: number) => hop < setting;
+  return setting;
+}
+
+const scaleCodesLimits = (scale: number) => ({
+  failuresPerUser: { ...DEFAULT_CODES_LIMITS.failuresPerUser, limit: Math.max(1, Math.round(DEFAULT_CODES_LIMITS.failuresPerUser.limit * scale)) },
+  failuresPerIp: { ...DEFAULT_CODES_LIMITS.failuresPerIp, limit: Math.max(1, Math.round(DEFAULT_CODES_LIMITS.failuresPerIp.limit * scale)) },
+});
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -10,13 +10,35 @@ const boolish = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
   .transform((v) => v === '1' || v === 'true' || v === 'yes');
 
+const CIDR = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-f:]+)(\/\d{1,3})?$/i;
+/**
+ * Which peers may speak for the client in X-Forwarded-*: off, a hop count (how many proxies stand
+ * in front; `true` means one), or proxies' addresses and CIDRs, comma-separated.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((v, ctx): false | number | string[] => {
+    const low = v.toLowerCase();
+    if (low === '' || low === 'false' || low === 'no' || low === '0') return false;
+    if (low === 'true' || low === 'yes') return 1;
+    if (/^\d+$/.test(low)) return Number(low);
+    const list = low.split(',').map((x) => x.trim()).filter(Boolean);
+    if (list.every((x) => CIDR.test(x))) return list;
+    ctx.addIssue({ code: 'custom', message: 'ожидается число прокси или список адресов/CIDR через запятую' });
+    return z.NEVER;
+  });
+
 export const ConfigSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('production'),
     HOST: z.string().default('0.0.0.0'),
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-    TRUST_PROXY: boolish.default(false),
+    TRUST_PROXY: trustProxy.default(false),
+    // Multiplies every rate limit (benchmarks set it high to run the same checks without hitting them).
+    RATE_LIMIT_SCALE: z.coerce.number().positive().max(1_000_000).default(1),
+    TELEGRAM_AUTH_MAX_AGE_S: z.coerce.number().int().min(60).max(86_400).default(3600),
     PUBLIC_URL: optionalUrl,
     DATA_DIR: z.string().default('./data'),
     DATABASE_URL: optionalString.pipe(

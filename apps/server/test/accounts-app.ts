@@ -30,7 +30,13 @@ export interface AccountsWorld {
   discord: Awaited<ReturnType<typeof startDiscord>>;
 }
 
-type Opts = { ip?: string; token?: string; app?: TestApp };
+/** The browser key cookie (Discord's state is bound to it); every helper call is this browser unless told. */
+export const BROWSER = 'test-browser-key-0123456789abcdef';
+type Opts = { ip?: string; token?: string; app?: TestApp; browser?: string | null };
+const headersOf = (o: Opts) => ({
+  ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
+  ...(o.browser === null ? {} : { cookie: `aw_browser=${o.browser ?? BROWSER}` }),
+});
 
 /**
  * The accounts calls' test world, for one describe block: two apps on one database (one with every
@@ -74,10 +80,10 @@ export function useAccountsWorld(kind: DbKind) {
       url,
       payload: payload as object,
       remoteAddress: o.ip ?? nextIp(),
-      headers: o.token ? { authorization: `Bearer ${o.token}` } : {},
+      headers: headersOf(o),
     });
   const get = (url: string, o: Opts = {}) =>
-    (o.app ?? world.t).app.inject({ method: 'GET', url, remoteAddress: o.ip ?? nextIp(), headers: o.token ? { authorization: `Bearer ${o.token}` } : {} });
+    (o.app ?? world.t).app.inject({ method: 'GET', url, remoteAddress: o.ip ?? nextIp(), headers: headersOf(o) });
   const me = (token: string) => get('/api/user', { token });
 
   /** Lets the database believe the last code went out more than a minute ago. */

@@ -4,8 +4,9 @@ import { createHmac, randomBytes } from 'node:crypto';
  * Signs mini app initData the way Telegram does (secret = HMAC-SHA256("WebAppData", bot token)).
  * Current clients also send `signature` (Ed25519, for third parties); it stays in the checked string.
  */
-export function signInitData(botToken: string, input: Record<string, string>): string {
-  const fields = { signature: randomBytes(64).toString('base64url'), ...input };
+export function signInitData(botToken: string, input: Record<string, string>, opts: { signature?: boolean } = {}): string {
+  // Older clients send no `signature`; `{ signature: false }` signs launch data as they do.
+  const fields = opts.signature === false ? { ...input } : { signature: randomBytes(64).toString('base64url'), ...input };
   const dataCheckString = Object.entries(fields)
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([k, v]) => `${k}=${v}`)

@@ -25,6 +25,17 @@ export const IdParamsSchema = z.object({ id: IdParamSchema });
 
 export const TimestampSchema = z.string();
 
+/** Control (Cc) and format (Cf: NUL, bidi overrides such as U+202E, zero-width) characters. */
+const CONTROL_CHARS = /[\p{Cc}\p{Cf}]/u;
+/** The same, but line breaks and tabs pass (comments, notes, reasons). */
+const CONTROL_CHARS_MULTILINE = /(?![\n\r\t])[\p{Cc}\p{Cf}]/u;
+export const CONTROL_CHARS_MESSAGE = 'Уберите невидимые и управляющие символы';
+/** True when free text holds no control or format character (PRODUCT.md section 8). */
+export const isCleanText = (v: string, multiline = false) => !(multiline ? CONTROL_CHARS_MULTILINE : CONTROL_CHARS).test(v);
+/** Free text of one line: 422 on a control or format character, never a 500 from the database. */
+export const cleanLine = (v: string) => isCleanText(v);
+export const cleanLines = (v: string) => isCleanText(v, true);
+
 export const NickSchema = z
   .string({ error: M.required })
   .trim()

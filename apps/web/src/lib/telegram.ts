@@ -38,11 +38,42 @@ export function isTelegramLaunch(): boolean {
   }
 }
 
+const RAW_INIT_DATA_KEY = 'aw/tgInitData';
+
+/** The launch data exactly as Telegram signed it, from the hash or kept from this session. */
+function rawInitData(): string | null {
+  try {
+    const raw = new URLSearchParams(window.location.hash.slice(1)).get('tgWebAppData');
+    if (raw) {
+      sessionStorage.setItem(RAW_INIT_DATA_KEY, raw);
+      return raw;
+    }
+    return sessionStorage.getItem(RAW_INIT_DATA_KEY);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Older Telegram clients send launch data without `signature`, which the SDK's parser requires, and
+ * it then refuses to start. The SDK gets a copy with an empty one (it checks nothing with it); the
+ * server still gets the data exactly as signed (`rawInitData`).
+ */
+function letSdkParse(raw: string | null) {
+  if (!raw || /(?:^|&)signature=/.test(raw)) return;
+  const hash = new URLSearchParams(window.location.hash.slice(1));
+  if (!hash.has('tgWebAppData')) return;
+  hash.set('tgWebAppData', `${raw}&signature=`);
+  window.history.replaceState(window.history.state, '', `${window.location.pathname}${window.location.search}#${hash.toString()}`);
+}
+
 let envPromise: Promise<TelegramEnv | null> | null = null;
 
 /** Initialises the SDK once: ready, expand, back button, theme. Null outside Telegram. */
 export function loadTelegram(): Promise<TelegramEnv | null> {
   if (!isTelegramLaunch()) return Promise.resolve(null);
+  const raw = rawInitData();
+  letSdkParse(raw);
   envPromise ??= import('@tma.js/sdk-react').then((sdk) => {
     try {
       sdk.init();
@@ -68,9 +99,9 @@ export function loadTelegram(): Promise<TelegramEnv | null> {
       hint: tp.hintColor(),
       primary: tp.buttonColor(),
     });
-    let initDataRaw: string | null = null;
+    let initDataRaw: string | null = raw;
     try {
-      initDataRaw = sdk.retrieveRawInitData() ?? null;
+      initDataRaw ??= sdk.retrieveRawInitData() ?? null;
     } catch {
       initDataRaw = null;
     }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCall, IdParamSchema, IdParamsSchema, PageQuerySchema, TimestampSchema } from '../primitives';
+import { CONTROL_CHARS_MESSAGE, cleanLine, cleanLines, defineCall, IdParamSchema, IdParamsSchema, PageQuerySchema, TimestampSchema } from '../primitives';
 import { RequestSchema, RequestStatusSchema } from './wallet';
 
 // Admin calls live under /api/admin and answer 403 to anyone who is not an admin.
@@ -30,7 +30,7 @@ export const adminCompleteRequest = defineCall({
   method: 'POST',
   path: '/api/admin/requests/:id/complete',
   params: IdParamsSchema,
-  body: z.object({ comment: z.string().trim().max(500).optional() }).optional(),
+  body: z.object({ comment: z.string().trim().max(500).refine(cleanLines, CONTROL_CHARS_MESSAGE).optional() }).optional(),
   response: z.object({ success: AdminRequestSchema }),
 });
 
@@ -38,7 +38,7 @@ export const adminRejectRequest = defineCall({
   method: 'POST',
   path: '/api/admin/requests/:id/reject',
   params: IdParamsSchema,
-  body: z.object({ reason: z.string({ error: 'Укажите причину' }).trim().min(1, 'Укажите причину').max(500, 'Не длиннее 500 символов') }),
+  body: z.object({ reason: z.string({ error: 'Укажите причину' }).trim().min(1, 'Укажите причину').max(500, 'Не длиннее 500 символов').refine(cleanLines, CONTROL_CHARS_MESSAGE) }),
   response: z.object({ success: AdminRequestSchema }),
 });
 
@@ -65,7 +65,7 @@ const DirectionLimitsInputSchema = z.object({ '1': LimitInputSchema, '2': LimitI
 
 /** Every setting of a game server an operator edits. */
 export const GamesserverFieldsSchema = z.object({
-  name: z.string({ error: 'Введите название' }).trim().min(1, 'Введите название').max(60, 'Не длиннее 60 символов'),
+  name: z.string({ error: 'Введите название' }).trim().min(1, 'Введите название').max(60, 'Не длиннее 60 символов').refine(cleanLine, CONTROL_CHARS_MESSAGE),
   active: z.boolean(),
   sort_order: z.number({ error: 'Введите число' }).int('Целое число').min(-100_000).max(100_000),
   cashier_nick: AdminNickSchema,
@@ -131,7 +131,7 @@ export const adminUsers = defineCall({
   path: '/api/admin/users',
   query: PageQuerySchema.extend({
     /** Email, phone, name (parts of them), a user id, a Telegram id or a Discord id. */
-    q: z.string().trim().max(100, 'Не длиннее 100 символов').optional(),
+    q: z.string().trim().max(100, 'Не длиннее 100 символов').refine(cleanLine, CONTROL_CHARS_MESSAGE).optional(),
     role: z.enum(['admin', 'vip', 'blocked']).optional(),
   }),
   response: z.object({ data: z.array(AdminUserSchema), total: z.number().int() }),
@@ -206,7 +206,7 @@ export const adminBlockUser = defineCall({
   method: 'POST',
   path: '/api/admin/users/:id/block',
   params: IdParamsSchema,
-  body: z.object({ reason: z.string({ error: 'Укажите причину' }).trim().min(1, 'Укажите причину').max(500, 'Не длиннее 500 символов') }),
+  body: z.object({ reason: z.string({ error: 'Укажите причину' }).trim().min(1, 'Укажите причину').max(500, 'Не длиннее 500 символов').refine(cleanLines, CONTROL_CHARS_MESSAGE) }),
   response: z.object({ success: AdminUserSchema }),
 });
 export const adminUnblockUser = defineCall({
@@ -231,7 +231,7 @@ export const adminResolveIncident = defineCall({
   method: 'POST',
   path: '/api/admin/code_incidents/:id/resolve',
   params: IdParamsSchema,
-  body: z.object({ note: z.string({ error: 'Напишите заметку' }).trim().min(1, 'Напишите заметку').max(1000, 'Не длиннее 1000 символов') }),
+  body: z.object({ note: z.string({ error: 'Напишите заметку' }).trim().min(1, 'Напишите заметку').max(1000, 'Не длиннее 1000 символов').refine(cleanLines, CONTROL_CHARS_MESSAGE) }),
   response: z.object({ success: IncidentResolutionSchema }),
 });
 /** Resolutions of the given incidents (ids comma-separated, at most 100). */
@@ -320,9 +320,9 @@ export const adminAuditLog = defineCall({
   path: '/api/admin/audit_log',
   query: PageQuerySchema.extend({
     admin_id: IdParamSchema.optional(),
-    entity_type: z.string().trim().max(50).optional(),
-    entity_id: z.string().trim().max(50).optional(),
-    action: z.string().trim().max(50).optional(),
+    entity_type: z.string().trim().max(50).refine(cleanLine, CONTROL_CHARS_MESSAGE).optional(),
+    entity_id: z.string().trim().max(50).refine(cleanLine, CONTROL_CHARS_MESSAGE).optional(),
+    action: z.string().trim().max(50).refine(cleanLine, CONTROL_CHARS_MESSAGE).optional(),
   }),
   response: z.object({ data: z.array(AdminAuditEntrySchema), total: z.number().int() }),
 });
@@ -439,7 +439,7 @@ export const adminCodes = defineCall({
   path: '/api/admin/codes',
   query: z
     .object({
-      sert: z.string().trim().max(64, 'Такого кода не бывает').optional(),
+      sert: z.string().trim().max(64, 'Такого кода не бывает').refine(cleanLine, CONTROL_CHARS_MESSAGE).optional(),
       id: IdParamSchema.optional(),
     })
     .refine((q) => (q.sert ? 1 : 0) + (q.id ? 1 : 0) === 1, { message: 'Укажите код или его номер', path: ['sert'] }),
@@ -457,6 +457,6 @@ export const adminCancelCode = defineCall({
   method: 'POST',
   path: '/api/admin/codes/:id/cancel',
   params: IdParamsSchema,
-  body: z.object({ reason: z.string({ error: 'Укажите причину' }).trim().min(1, 'Укажите причину').max(500, 'Не длиннее 500 символов') }),
+  body: z.object({ reason: z.string({ error: 'Укажите причину' }).trim().min(1, 'Укажите причину').max(500, 'Не длиннее 500 символов').refine(cleanLines, CONTROL_CHARS_MESSAGE) }),
   response: z.object({ success: AdminCodeSchema, summa: z.number().int() }),
 });

@@ -1,7 +1,7 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import { z } from 'zod';
 import { FIELD_MESSAGES as M } from '../messages/ru';
-import { defineCall, TimestampSchema } from '../primitives';
+import { CONTROL_CHARS_MESSAGE, cleanLine, defineCall, TimestampSchema } from '../primitives';
 
 export const EmailSchema = z
   .string({ error: M.required })
@@ -33,6 +33,7 @@ const NameSchema = z
   .string()
   .trim()
   .max(64, 'Имя не длиннее 64 символов')
+  .refine(cleanLine, CONTROL_CHARS_MESSAGE)
   .optional()
   .transform((v) => (v ? v : undefined));
 

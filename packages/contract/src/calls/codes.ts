@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FIELD_MESSAGES as M } from '../messages/ru';
-import { AmountSchema, BalanceSchema, defineCall, IdParamsSchema, IdSchema, TimestampSchema } from '../primitives';
+import { AmountSchema, BalanceSchema, CONTROL_CHARS_MESSAGE, cleanLine, defineCall, IdParamsSchema, IdSchema, TimestampSchema } from '../primitives';
 import { UserSchema } from './auth';
 
 export const CodeStatusSchema = z.enum(['active', 'activated', 'cancelled']);
@@ -98,7 +98,8 @@ export const SertSchema = z
   .trim()
   .toUpperCase()
   .min(1, 'Введите код')
-  .max(64, 'Такого кода не бывает');
+  .max(64, 'Такого кода не бывает')
+  .refine(cleanLine, CONTROL_CHARS_MESSAGE);
 
 export const activationCode = defineCall({
   method: 'POST',

@@ -1,7 +1,7 @@
 -- Deposits and withdrawals opened in one statement, and the Telegram notice of a balance that
 -- fell below the player's limit. Errors the player can cause are raised with SQLSTATEs of class
 -- 'AW' that the server maps to its answers: AW404 game server not found or inactive, AW422 amount
--- outside the server's limits (DETAIL 'min,max'), AW423 no nick on the wallet, AW409 insufficient
+-- outside the server's limits (DETAIL 'min,max'), AW423 no nick on the wallet, AW429 five deposits already pending, AW409 insufficient
 -- balance (from ledger_post), AWKEY an Idempotency-Key reused for another call.
 
 -- 1 000 000 → '1 000 000', as the Russian texts show amounts: the SQL twin of formatAmount in
@@ -77,6 +77,15 @@ BEGIN
   END IF;
   IF coalesce(w.nick, '') = '' THEN
     RAISE EXCEPTION 'NICK_REQUIRED' USING ERRCODE = 'AW423';
+  END IF;
+  -- At most 5 pending deposits per wallet (PRODUCT.md section 8): the wallet row is locked first,
+  -- so parallel deposits count one after another and a sixth never slips in beside the fifth.
+  IF p_type = 'input' THEN
+    PERFORM 1 FROM wallets x WHERE x.id = w.id FOR UPDATE;
+    IF (SELECT count(*) FROM balance_requests b WHERE b.user_id = p_user AND b.gamesserver_id = p_server
+          AND b.type = 'input' AND b.status = 'pending') >= 5 THEN
+      RAISE EXCEPTION 'TOO_MANY_PENDING' USING ERRCODE = 'AW429';
+    END IF;
   END IF;
 
   INSERT INTO balance_requests (user_id, wallet_id, gamesserver_id, type, currency_type, amount, nick, cashier_nick)

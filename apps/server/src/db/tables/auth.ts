@@ -7,6 +7,7 @@ declare module '../schema' {
     auth_flows: AuthFlowsTable;
     oauth_states: OauthStatesTable;
     rate_limits: RateLimitsTable;
+    telegram_sign_ins: TelegramSignInsTable;
   }
 }
 
@@ -36,8 +37,16 @@ export interface OauthStatesTable {
   provider: 'discord';
   code_verifier: string;
   redirect_uri: string;
+  /** SHA-256 of the browser key (cookie) of the browser that asked for the state; migration 0016. */
+  browser_hash: string | null;
   expires_at: Timestamp;
   created_at: Generated<Date>;
+}
+
+/** 0016: Telegram sign-in results already used, by their hash. */
+export interface TelegramSignInsTable {
+  hash: string;
+  expires_at: Timestamp;
 }
 
 export interface RateLimitsTable {

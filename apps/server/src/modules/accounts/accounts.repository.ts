@@ -101,7 +101,7 @@ export const accountsRepository = {
       .execute();
   },
 
-  insertOauthState(q: Q, values: { state_hash: string; code_verifier: string; redirect_uri: string; expires_at: Date }) {
+  insertOauthState(q: Q, values: { state_hash: string; code_verifier: string; redirect_uri: string; browser_hash: string; expires_at: Date }) {
     return q
       .insertInto('oauth_states')
       .values({ ...values, provider: 'discord' })
@@ -109,14 +109,27 @@ export const accountsRepository = {
   },
 
   /** A state is good for one sign-in: it is deleted as it is read. */
-  takeOauthState(q: Q, stateHash: string, now: Date) {
+  takeOauthState(q: Q, stateHash: string, browserHash: string, now: Date) {
     return q
       .deleteFrom('oauth_states')
       .where('state_hash', '=', stateHash)
+      .where('browser_hash', '=', browserHash)
       .where('provider', '=', 'discord')
       .where('expires_at', '>', now)
       .returning(['code_verifier', 'redirect_uri'])
       .executeTakeFirst();
+  },
+
+  /** True the first time a Telegram sign-in result is used; false on a replay. */
+  async claimTelegramSignIn(q: Q, hash: string, expiresAt: Date, now: Date) {
+    await q.deleteFrom('telegram_sign_ins').where('expires_at', '<', now).execute();
+    const row = await q
+      .insertInto('telegram_sign_ins')
+      .values({ hash, expires_at: expiresAt })
+      .onConflict((oc) => oc.column('hash').doNothing())
+      .returning('hash')
+      .executeTakeFirst();
+    return row !== undefined;
   },
 
   deleteExpiredOauthStates(q: Q, now: Date) {

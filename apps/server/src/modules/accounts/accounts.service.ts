@@ -26,20 +26,19 @@ export function createAccountsService(deps: AccountsDeps) {
   return {
     /** Email or phone and password. Unknown login and wrong password answer alike, in the same time. */
     async login(client: Client, method: Method, address: string, password: string) {
-      const accountKey = `login:acct:${method}:${address}`;
+      // Throttled per (login, address) and per address, never per login alone: a stranger's wrong
+      // passwords slow the stranger down and never lock the owner out (PRODUCT.md section 8).
+      // Each try is claimed before the password is checked, so a parallel burst waits its turn.
       const ipKey = `login:ip:${client.ip}`;
-      await limiter.check(ipKey, limits.loginFailuresPerIp);
-      // Counted before the password is checked and cleared on success, so a burst of parallel
-      // guesses at one account is cut off at the limit rather than after all of them ran.
-      await limiter.count(accountKey, limits.loginFailuresPerAccount);
+      const pairKey = `login:acct-ip:${method}:${address}:${client.ip}`;
+      await limiter.claim(ipKey, limits.loginPerIp);
+      await limiter.claim(pairKey, limits.loginPerAccountIp);
       const user = await findByAddress(db, method, address);
-      if (!(await verifyPassword(user?.password_hash ?? null, password)) || !user) {
-        await limiter.record(ipKey, limits.loginFailuresPerIp);
-        throw new AppError('INVALID_CREDENTIALS');
-      }
+      if (!(await verifyPassword(user?.password_hash ?? null, password)) || !user) throw new AppError('INVALID_CREDENTIALS');
       // Only someone who knows the password learns that the account is blocked.
       refuseBlocked(user);
-      await limiter.clear(accountKey);
+      await limiter.clear(pairKey);
+      await limiter.refund(ipKey);
       return (deps.signInAsking ?? signIn)(db, user, { method, client });
     },
 

@@ -35,7 +35,7 @@ export function deadFlow(flow: FlowRow, at: Date) {
   return new AppError('TOO_MANY_ATTEMPTS', { message: CODE_MSG.codeDead, errors: { [CODE_FIELD]: [CODE_MSG.codeDead] }, retryAfter: wait });
 }
 
-/** `counted`: a wrong or dead try, which also counts against the IP. */
+/** `counted`: a wrong or dead try. */
 type CodeOutcome<T> = { ok: true; value: T } | { ok: false; error: AppError; counted: boolean };
 
 /**
@@ -55,8 +55,7 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
         const s = Math.ceil(wait / 1000);
         throw tooMany(s, CODE_MSG.sentRecently(s));
       }
-      await limiter.count(`send:ip:${client.ip}`, limits.sendsPerIp);
-      await limiter.count(`send:addr:${channel}:${address}`, limits.sendsPerAddress);
+      await limiter.count(`send:ip:${client.ip}`, limits.flowsPerIp);
     },
 
     /** Opens a flow; `withCode` false means the flow exists only to answer like a real one. */
@@ -92,19 +91,17 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
     /**
      * Checks a code against its flow under a row lock and, when right, runs `onRight` in the same
      * transaction. A wrong try is committed before the error is thrown, so the count survives.
+     * Wrong tries count against their flow only (5 end it): wrong codes in other flows never block
+     * the owner's fresh one. Guessing is bounded by the flows an address may open (20 an hour).
      */
     async checkCode<T>(
-      client: Client,
+      _client: Client,
       flowKind: { purpose: AuthFlowPurpose; channel: AuthChannel },
       attempt: { flowToken: string; code: string },
       onRight: (trx: Tx, flow: FlowRow) => Promise<T>,
     ): Promise<T> {
       const { purpose, channel } = flowKind;
       const { flowToken, code } = attempt;
-      await limiter.check(`code:ip:${client.ip}`, limits.codeFailuresPerIp);
-      const address = await repo.flowAddress(db, hashToken(flowToken), purpose, channel);
-      const addressKey = address ? `code:addr:${channel}:${address}` : null;
-      if (addressKey) await limiter.check(addressKey, limits.codeFailuresPerAddress);
       const outcome = await inTransaction(db, async (trx): Promise<CodeOutcome<T>> => {
         const flow = await repo.lockFlow(trx, hashToken(flowToken), purpose, channel);
         const at = now();
@@ -126,10 +123,6 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
         return { ok: true, value: await onRight(trx, flow) };
       });
       if (outcome.ok) return outcome.value;
-      if (outcome.counted) {
-        await limiter.record(`code:ip:${client.ip}`, limits.codeFailuresPerIp);
-        if (addressKey) await limiter.record(addressKey, limits.codeFailuresPerAddress);
-      }
       throw outcome.error;
     },
   };

@@ -9,6 +9,9 @@ import type { Limits } from './limits';
 import { ALREADY_REGISTERED, isUniqueViolation, refuseBlocked, type SignIn, type SignInAsking, withConflictAs } from './sign-in';
 import { botIdOf, checkInitData, checkLoginWidget, type TelegramCheck, type TelegramIdentity } from './telegram-check';
 
+/** A name from Discord or Telegram without control and format characters (a NUL would not even store). */
+const printable = (name: string) => name.replace(/[\p{Cc}\p{Cf}]/gu, '').trim();
+
 const OAUTH_STATE_TTL_MS = 10 * 60_000;
 
 const MSG = {
@@ -20,6 +23,7 @@ const MSG = {
   telegramOff: 'Вход через Telegram не настроен',
   telegramBad: 'Не удалось проверить данные Telegram. Попробуйте войти ещё раз',
   telegramStale: 'Данные входа Telegram устарели. Попробуйте войти ещё раз',
+  telegramUsed: 'Эти данные входа Telegram уже использованы. Попробуйте войти ещё раз',
 } as const;
 
 export type ExternalSignInConfig = Pick<
@@ -31,6 +35,7 @@ export type ExternalSignInConfig = Pick<
   | 'DISCORD_AUTHORIZE_URL'
   | 'TELEGRAM_BOT_TOKEN'
   | 'TELEGRAM_BOT_USERNAME'
+  | 'TELEGRAM_AUTH_MAX_AGE_S'
 >;
 
 export interface ExternalSignInDeps {
@@ -50,7 +55,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
   const { db, config, limiter, limits, signIn, now } = deps;
 
   /** A fresh state and PKCE challenge, stored hashed with the verifier; the authorize URL that carries them. */
-  async function discordLink(clientId: string, origin: string) {
+  async function discordLink(clientId: string, origin: string, browserKey: string) {
     const state = newToken();
     const { verifier, challenge } = pkcePair();
     const redirectUri = `${(config.PUBLIC_URL ?? origin).replace(/\/$/, '')}/auth/discord/callback`;
@@ -60,6 +65,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
       state_hash: hashToken(state),
       code_verifier: verifier,
       redirect_uri: redirectUri,
+      browser_hash: hashToken(browserKey),
       expires_at: new Date(at.getTime() + OAUTH_STATE_TTL_MS),
     });
     const url = new URL(config.DISCORD_AUTHORIZE_URL);
@@ -77,8 +83,13 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
   }
 
   /** Discord's profile for an authorization code, exchanged with the verifier stored beside the state. */
-  async function discordProfile(client: { id: string; secret: string }, input: { code: string; state: string; redirect_uri: string }) {
-    const stateRow = await repo.takeOauthState(db, hashToken(input.state), now());
+  async function discordProfile(
+    client: { id: string; secret: string },
+    input: { code: string; state: string; redirect_uri: string },
+    browserKey: string | undefined,
+  ) {
+    // A state issued to another browser (an attacker's link carrying their own sign-in) is refused.
+    const stateRow = browserKey ? await repo.takeOauthState(db, hashToken(input.state), hashToken(browserKey), now()) : undefined;
     if (!stateRow || stateRow.redirect_uri !== input.redirect_uri) {
       throw new AppError('VALIDATION', { message: MSG.discordState, errors: { state: [MSG.discordState] } });
     }
@@ -114,7 +125,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
     return repo.insertUser(trx, {
       discord_id: profile.id,
       email: verifiedEmail,
-      name: (profile.global_name || profile.username || `Игрок ${profile.id.slice(-4)}`).slice(0, 64),
+      name: printable(profile.global_name || profile.username || '').slice(0, 64) || `Игрок ${profile.id.slice(-4)}`,
     });
   }
 
@@ -127,6 +138,12 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
       throw new AppError('UNAUTHENTICATED', { message: result.reason === 'stale' ? MSG.telegramStale : MSG.telegramBad, details: result.reason });
     }
     return inTransaction(db, async (trx) => {
+      // Each signed login result signs in once: a copied link or launch data cannot be replayed.
+      const at = now();
+      const usedUntil = new Date((result.identity.authDate + config.TELEGRAM_AUTH_MAX_AGE_S + 300) * 1000);
+      if (!(await repo.claimTelegramSignIn(trx, result.hash, usedUntil, at))) {
+        throw new AppError('UNAUTHENTICATED', { message: MSG.telegramUsed, details: 'replayed' });
+      }
       const user = await findOrCreateTelegramUser(trx, result.identity);
       refuseBlocked(user);
       return signIn(trx, user, { method, client });
@@ -137,7 +154,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
     const telegramId = BigInt(id.id);
     const existing = await repo.findUserByTelegramId(trx, telegramId);
     if (existing) return existing;
-    const name = [id.firstName, id.lastName].filter(Boolean).join(' ').trim() || id.username || `Игрок ${id.id.slice(-4)}`;
+    const name = printable([id.firstName, id.lastName].filter(Boolean).join(' ')) || printable(id.username ?? '') || `Игрок ${id.id.slice(-4)}`;
     // Two first sign-ins at once: the loser of the insert reads the winner's row.
     const created = await repo.insertTelegramUser(trx, { telegram_id: telegramId, name: name.slice(0, 64) });
     return created ?? (await repo.findUserByTelegramId(trx, telegramId))!;
@@ -145,9 +162,9 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
 
   return {
     /** Public: which social sign-ins exist. Each answer carries a fresh Discord state and PKCE challenge. */
-    async authConfig(origin: string) {
+    async authConfig(origin: string, browserKey: string) {
       const discord =
-        config.DISCORD_CLIENT_ID && config.DISCORD_CLIENT_SECRET ? await discordLink(config.DISCORD_CLIENT_ID, origin) : null;
+        config.DISCORD_CLIENT_ID && config.DISCORD_CLIENT_SECRET ? await discordLink(config.DISCORD_CLIENT_ID, origin, browserKey) : null;
       const botId = config.TELEGRAM_BOT_TOKEN ? botIdOf(config.TELEGRAM_BOT_TOKEN) : null;
       const telegram =
         config.TELEGRAM_BOT_USERNAME && botId !== null ? { bot_username: config.TELEGRAM_BOT_USERNAME, bot_id: botId } : null;
@@ -159,11 +176,11 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
      * completes the exchange. Links by verified email only, so a Discord account with an
      * unverified address cannot take over the account that owns it.
      */
-    async discordSignIn(client: Client, input: { code: string; state: string; redirect_uri: string }) {
+    async discordSignIn(client: Client, input: { code: string; state: string; redirect_uri: string }, browserKey: string | undefined) {
       const { DISCORD_CLIENT_ID: id, DISCORD_CLIENT_SECRET: secret } = config;
       if (!id || !secret) throw new AppError('NOT_FOUND', { message: MSG.discordOff });
       await limiter.count(`social:ip:${client.ip}`, limits.socialPerIp);
-      const profile = await discordProfile({ id, secret }, input);
+      const profile = await discordProfile({ id, secret }, input, browserKey);
       const attempt = () =>
         inTransaction(db, async (trx) => {
           const user = await findOrCreateDiscordUser(trx, profile);
@@ -180,9 +197,10 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
     },
 
     telegramWidgetSignIn: (client: Client, fields: Record<string, unknown>) =>
-      telegramSignIn(client, 'telegram', (botToken) => checkLoginWidget(fields, botToken, now())),
+      telegramSignIn(client, 'telegram', (botToken) => checkLoginWidget(fields, botToken, now(), config.TELEGRAM_AUTH_MAX_AGE_S)),
 
-    webAppSignIn: (client: Client, initData: string) => telegramSignIn(client, 'telegram_app', (botToken) => checkInitData(initData, botToken, now())),
+    webAppSignIn: (client: Client, initData: string) =>
+      telegramSignIn(client, 'telegram_app', (botToken) => checkInitData(initData, botToken, now(), config.TELEGRAM_AUTH_MAX_AGE_S)),
   };
 }
 

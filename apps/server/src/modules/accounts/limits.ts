@@ -1,23 +1,29 @@
-import type { RateRule } from '../sessions/rate-limit.service';
+import type { DelayRule, RateRule } from '../sessions/rate-limit.service';
 
-/** Limits per IP and per account; the per-token rules (5 tries, 1 send a minute) are PRODUCT.md's. */
+/**
+ * Limits per client address and per (account, address): PRODUCT.md section 8. Nothing here is
+ * counted per account alone, so a stranger's wrong tries never lock the owner out.
+ */
 export const DEFAULT_LIMITS = {
-  /** Failed sign-ins of one login, whoever tries (issue 3: 10 per 15 minutes). */
-  loginFailuresPerAccount: { limit: 10, windowMs: 15 * 60_000 },
-  loginFailuresPerIp: { limit: 50, windowMs: 15 * 60_000 },
-  /** Codes sent (sign-up, reset, resend) from one IP: stops one client mailing the world. */
-  sendsPerIp: { limit: 30, windowMs: 60 * 60_000 },
-  /** Codes sent to one address in an hour: stops anyone mail-bombing a player. */
-  sendsPerAddress: { limit: 10, windowMs: 60 * 60_000 },
-  /** Wrong codes from one IP across all its flows (each flow also dies after 5). */
-  codeFailuresPerIp: { limit: 30, windowMs: 15 * 60_000 },
-  /**
-   * Wrong codes for one address in a day, over all its flows. Without it, 10 flows an hour of 5
-   * tries each would allow 1,200 guesses a day at a reset code; with it, 25.
-   */
-  codeFailuresPerAddress: { limit: 25, windowMs: 24 * 60 * 60_000 },
+  /** Wrong passwords for one login from one address: 5 free, then 1 s, 2 s, 4 s … at most a minute apart. */
+  loginPerAccountIp: { free: 5, baseMs: 1000, maxMs: 60_000, resetMs: 15 * 60_000 },
+  /** Sign-ins from one address over all logins (carriers put many players behind one). */
+  loginPerIp: { free: 30, baseMs: 1000, maxMs: 60_000, resetMs: 15 * 60_000 },
+  /** Codes sent (new flows and resends) from one address in an hour. */
+  flowsPerIp: { limit: 20, windowMs: 60 * 60_000 },
   /** Discord and Telegram sign-ins from one IP. */
   socialPerIp: { limit: 30, windowMs: 15 * 60_000 },
-} satisfies Record<string, RateRule>;
+} satisfies Record<string, RateRule | DelayRule>;
 
 export type Limits = typeof DEFAULT_LIMITS;
+
+/** Every limit multiplied by RATE_LIMIT_SCALE (more tries allowed; delays unchanged). */
+export function scaleLimits(limits: Limits, scale: number): Limits {
+  const n = (v: number) => Math.max(1, Math.round(v * scale));
+  return {
+    loginPerAccountIp: { ...limits.loginPerAccountIp, free: n(limits.loginPerAccountIp.free) },
+    loginPerIp: { ...limits.loginPerIp, free: n(limits.loginPerIp.free) },
+    flowsPerIp: { ...limits.flowsPerIp, limit: n(limits.flowsPerIp.limit) },
+    socialPerIp: { ...limits.socialPerIp, limit: n(limits.socialPerIp.limit) },
+  };
+}

@@ -1,3 +1,4 @@
+import { refuseCommonPassword } from '../../lib/common-passwords';
 import type { AuthResponse } from '@adena/contract';
 import { AppError } from '../../lib/app-error';
 import { hashPassword, verifyPassword } from '../../lib/password';
@@ -35,6 +36,7 @@ export function createPasswordChangeService(deps: PasswordChangeDeps) {
         await limiter.record(key, WRONG_CURRENT_PASSWORD);
         throw new AppError('VALIDATION', { errors: { password: [WRONG_PASSWORD] } });
       }
+      refuseCommonPassword(input.newPassword, 'new_password');
       const passwordHash = await hashPassword(input.newPassword);
       const { user, token, ended } = await inTransaction(db, async (trx) => {
         const kept = await sessions.keepOnlyThisSession(caller, trx);

@@ -1,3 +1,4 @@
+import { refuseCommonPassword } from '../../lib/common-passwords';
 import { AppError } from '../../lib/app-error';
 import { hashPassword } from '../../lib/password';
 import type { CodeDelivery } from '../notifications/code-delivery';
@@ -48,6 +49,7 @@ export function createResetService(deps: ResetDeps) {
     /** Step 3 (bearer = new_password_token): new password, every other session ended, a new one started. */
     async createNewPassword(client: Client, method: Method, bearer: string | undefined, password: string) {
       if (!bearer) throw refused();
+      refuseCommonPassword(password);
       // A cheap look first, so a made-up bearer cannot make us spend an argon2id hash.
       if (!(await sessions.isLiveNewPasswordToken(bearer))) throw refused();
       const passwordHash = await hashPassword(password);

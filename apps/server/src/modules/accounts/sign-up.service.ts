@@ -1,4 +1,5 @@
 import { CODE_MAX_TRIES, CODE_TTL_MS, RESEND_INTERVAL_MS } from '@adena/contract';
+import { refuseCommonPassword } from '../../lib/common-passwords';
 import { AppError } from '../../lib/app-error';
 import { hashPassword } from '../../lib/password';
 import { hashToken, newToken } from '../../lib/tokens';
@@ -69,6 +70,7 @@ export function createSignUpService(deps: SignUpDeps) {
     /** Step 1: a code to a new address; to a registered one, a "you have an account" note. Same answer. */
     async startRegistration(client: Client, method: Method, input: { address: string; password: string; name?: string }) {
       const channel = channelOf(method);
+      refuseCommonPassword(input.password);
       await flows.limitSend(client, 'register', channel, input.address);
       // Hashed for both kinds of address, so neither answers faster.
       const passwordHash = await hashPassword(input.password);
@@ -89,16 +91,12 @@ export function createSignUpService(deps: SignUpDeps) {
     async resendRegistration(client: Client, method: Method, flowToken: string) {
       const channel = channelOf(method);
       const sendIpKey = `send:ip:${client.ip}`;
-      const address = await repo.flowAddress(db, hashToken(flowToken), 'register', channel);
-      const sendAddrKey = `send:addr:${channel}:${address}`;
-      // Limits are looked at first and counted after: a refusal must come before the token
-      // rotates, or the player would be left holding a token that no longer exists.
-      await limiter.check(sendIpKey, limits.sendsPerIp);
-      if (address) await limiter.check(sendAddrKey, limits.sendsPerAddress);
+      // Looked at first and counted after: a refusal must come before the token rotates, or the
+      // player would be left holding a token that no longer exists.
+      await limiter.check(sendIpKey, limits.flowsPerIp);
       const result = await rotateFlow(channel, flowToken);
       if ('error' in result) throw result.error;
-      await limiter.record(sendIpKey, limits.sendsPerIp);
-      await limiter.record(sendAddrKey, limits.sendsPerAddress);
+      await limiter.record(sendIpKey, limits.flowsPerIp);
       const { token, code } = result;
       delivery.deliver(code ? texts.registerCode(channel, result.address, code) : texts.alreadyRegistered(channel, result.address, publicUrl));
       return token;

@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
-/** Both Telegram checks refuse data signed more than a day ago (PRODUCT.md, issue 3). */
-export const TELEGRAM_MAX_AGE_S = 24 * 60 * 60;
+/** Both Telegram checks refuse data signed longer ago than TELEGRAM_AUTH_MAX_AGE_S (PRODUCT.md section 8). */
+export const TELEGRAM_MAX_AGE_S = 3600;
 // A client clock a little ahead of ours is normal; a date far in the future is not.
 const FUTURE_SKEW_S = 5 * 60;
 
@@ -14,7 +14,7 @@ export interface TelegramIdentity {
   authDate: number;
 }
 
-export type TelegramCheck = { ok: true; identity: TelegramIdentity } | { ok: false; reason: 'bad_hash' | 'stale' | 'malformed' };
+export type TelegramCheck = { ok: true; identity: TelegramIdentity; hash: string } | { ok: false; reason: 'bad_hash' | 'stale' | 'malformed' };
 
 /** Sorted by key in code-unit order (what Telegram calls alphabetical), `key=value` lines. */
 function dataCheckString(entries: Array<[string, string]>) {
@@ -30,8 +30,8 @@ function hashMatches(secret: Buffer, checkString: string, hash: string) {
   return timingSafeEqual(expected, Buffer.from(hash, 'hex'));
 }
 
-function checkDate(authDate: number, nowS: number): boolean {
-  return authDate <= nowS + FUTURE_SKEW_S && nowS - authDate <= TELEGRAM_MAX_AGE_S;
+function checkDate(authDate: number, nowS: number, maxAgeS: number): boolean {
+  return authDate <= nowS + FUTURE_SKEW_S && nowS - authDate <= maxAgeS;
 }
 
 const nowSeconds = (now: Date) => Math.floor(now.getTime() / 1000);
@@ -40,7 +40,7 @@ const nowSeconds = (now: Date) => Math.floor(now.getTime() / 1000);
  * The Login Widget (/api/telegram_auth). The secret is SHA-256 of the bot token, and every
  * received field but `hash` is signed, so fields we do not use still go into the check string.
  */
-export function checkLoginWidget(fields: Record<string, unknown>, botToken: string, now = new Date()): TelegramCheck {
+export function checkLoginWidget(fields: Record<string, unknown>, botToken: string, now = new Date(), maxAgeS = TELEGRAM_MAX_AGE_S): TelegramCheck {
   const hash = fields.hash;
   if (typeof hash !== 'string') return { ok: false, reason: 'malformed' };
   const entries: Array<[string, string]> = [];
@@ -56,10 +56,11 @@ export function checkLoginWidget(fields: Record<string, unknown>, botToken: stri
   const authDate = Number(fields.auth_date);
   // Telegram ids stay below 2^52; anything that would not fit PostgreSQL's bigint is refused, not stored.
   if (!/^\d{1,18}$/.test(id) || !Number.isSafeInteger(authDate)) return { ok: false, reason: 'malformed' };
-  if (!checkDate(authDate, nowSeconds(now))) return { ok: false, reason: 'stale' };
+  if (!checkDate(authDate, nowSeconds(now), maxAgeS)) return { ok: false, reason: 'stale' };
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   return {
     ok: true,
+    hash: hash.toLowerCase(),
     identity: { id, firstName: String(fields.first_name ?? ''), lastName: str(fields.last_name), username: str(fields.username), authDate },
   };
 }
@@ -73,7 +74,7 @@ export const webAppSecret = (botToken: string) => createHmac('sha256', 'WebAppDa
  * third parties, stays in), and the `user` JSON is checked as the exact text received, never
  * re-serialised (key order and escapes would change and break the hash).
  */
-export function checkInitData(initData: string, botToken: string, now = new Date()): TelegramCheck {
+export function checkInitData(initData: string, botToken: string, now = new Date(), maxAgeS = TELEGRAM_MAX_AGE_S): TelegramCheck {
   const params = new URLSearchParams(initData);
   const entries: Array<[string, string]> = [];
   const seen = new Set<string>();
@@ -89,7 +90,7 @@ export function checkInitData(initData: string, botToken: string, now = new Date
   if (!hashMatches(webAppSecret(botToken), dataCheckString(entries), hash)) return { ok: false, reason: 'bad_hash' };
   const authDate = Number(params.get('auth_date'));
   if (!Number.isSafeInteger(authDate) || authDate <= 0) return { ok: false, reason: 'malformed' };
-  if (!checkDate(authDate, nowSeconds(now))) return { ok: false, reason: 'stale' };
+  if (!checkDate(authDate, nowSeconds(now), maxAgeS)) return { ok: false, reason: 'stale' };
   const userJson = params.get('user');
   if (!userJson) return { ok: false, reason: 'malformed' };
   let user: unknown;
@@ -106,6 +107,7 @@ export function checkInitData(initData: string, botToken: string, now = new Date
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   return {
     ok: true,
+    hash: hash.toLowerCase(),
     identity: { id, firstName: str(u.first_name) ?? '', lastName: str(u.last_name), username: str(u.username), authDate },
   };
 }

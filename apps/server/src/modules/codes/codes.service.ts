@@ -226,8 +226,8 @@ export function createCodesService(deps: CodesServiceDeps) {
       if (!sert) {
         throw new AppError('VALIDATION', { errors: { sert: ['Такого кода не бывает: код выглядит как ADN-XXXX-XXXX-XXXX-XXXX'] } });
       }
-      const userKey = `code:user:${caller.user.id}`;
-      const ipKey = `code:ip:${caller.ip ?? 'unknown'}`;
+      const userKey = `gift:user:${caller.user.id}`;
+      const ipKey = `gift:ip:${caller.ip ?? 'unknown'}`;
       await limiter.check(userKey, limits.failuresPerUser);
       await limiter.check(ipKey, limits.failuresPerIp);
 

@@ -30,8 +30,8 @@ export function createOutbox(dataDir: string, log: FastifyBaseLogger): Outbox {
       const tmp = join(dir, `.${name}.tmp`);
       await writeFile(tmp, `${JSON.stringify(message, null, 2)}\n`);
       await rename(tmp, join(dir, name));
-      // Logged so that sign-up works from the console on a machine with no mail or SMS set up.
-      log.info({ to: message.to, channel: message.channel, file: join(dir, name) }, `outbox: ${message.subject}: ${message.text}`);
+      // The file name is logged, never the text: a one-time code goes to the outbox file only.
+      log.info({ to: message.to, channel: message.channel, file: join(dir, name) }, `outbox: ${message.subject}`);
     },
   };
 }

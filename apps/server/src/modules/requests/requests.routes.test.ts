@@ -183,6 +183,8 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
       for (let i = 1; i <= 12; i++) {
         const res = await call('POST', '/api/up_balance_user/', p, { gamesserver_id: i === 12 ? otherServerId : serverId, amount: i * KK });
         ids.push(res.json().success.id);
+        // A player may have only 5 deposits pending per server: the middle ones are cancelled.
+        if (i > 1 && i < 12) expect((await call('POST', '/api/delete_request/', p, { id: res.json().success.id })).statusCode).toBe(200);
       }
       const page1 = (await call('GET', '/api/get_user_input_output_balance', p)).json();
       expect(page1.total).toBe(12);

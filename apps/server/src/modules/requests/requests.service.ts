@@ -65,6 +65,9 @@ const CARD_LIMIT = 50;
  * operator completes it (cash to wallet). Realtime events and Telegram messages leave after COMMIT.
  */
 // Long: a factory holding 16 small functions; each is short.
+/** PRODUCT.md section 8: a player has at most 5 pending deposits per game server (request_open). */
+export const TOO_MANY_PENDING = 'У вас уже 5 заявок на пополнение в ожидании на этом сервере. Дождитесь их обработки или отмените одну';
+
 export function createRequestsService({ db, realtime, notices, audit, shift, webhooks = noWebhooks }: RequestsServiceDeps) {
   function publish(userId: number, wallets: WalletBalance[]) {
     for (const w of wallets) realtime.publish(userId, 'balance', balanceEvent(w));
@@ -109,6 +112,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
       if (err?.code === 'AW2FA') throw stepUpRefused();
       if (err?.code === 'AW422') throw limitError(type, input.currency, err.detail ?? '0,0');
       if (err?.code === 'AWKEY') throw keyReused();
+      if (err?.code === 'AW429') throw new AppError('CONFLICT', { message: TOO_MANY_PENDING, errors: { amount: [TOO_MANY_PENDING] } });
       return rethrowMoneyError(err);
     });
     const request = toRequest({ ...row, amount: BigInt(row.amount) });

@@ -6,6 +6,15 @@ export interface RateRule {
   windowMs: number;
 }
 
+/** A progressive delay instead of a lockout: `free` tries, then waits doubling from `baseMs` to `maxMs`. */
+export interface DelayRule {
+  free: number;
+  baseMs: number;
+  maxMs: number;
+  /** Quiet this long, the key starts over. */
+  resetMs: number;
+}
+
 export const tooMany = (retryAfterS: number, message?: string) =>
   new AppError('TOO_MANY_ATTEMPTS', { retryAfter: Math.max(1, Math.ceil(retryAfterS)), ...(message ? { message } : {}) });
 
@@ -35,6 +44,17 @@ export function createRateLimiter(db: RateLimitsQueryable, now: () => Date) {
     async record(key: string, rule: RateRule) {
       await repo.hit(db, key, rule.windowMs, now());
     },
+    /** Counts a try under a progressive delay; 429 with the wait when it comes too soon. */
+    async claim(key: string, rule: DelayRule) {
+      if (await repo.claimTry(db, key, rule, now())) return;
+      const row = await repo.peek(db, key);
+      const at = now().getTime();
+      const last = row ? new Date(row.window_start).getTime() : at;
+      const delay = Math.min(rule.maxMs, rule.baseMs * 2 ** Math.max(0, (row?.hits ?? rule.free) - rule.free));
+      throw tooMany((last + delay - at) / 1000);
+    },
+    /** Gives a claimed try back. */
+    refund: (key: string) => repo.refundTry(db, key),
     clear: (key: string) => repo.clear(db, key),
     /** Drops windows no rule can still be counting in. */
     sweep: (at: Date) => repo.sweep(db, at),

@@ -132,6 +132,9 @@ describe.each(DB_KINDS)('sessions on %s', (kind) => {
       expect(mismatch.statusCode).toBe(422);
       expect(mismatch.json().errors.new_password_confirmation).toEqual(['Пароли не совпадают']);
       expect((await change(here, { password: PASSWORD, new_password: 'short', new_password_confirmation: 'short' })).json().errors.new_password).toBeDefined();
+      const common = await change(here, { password: PASSWORD, new_password: 'password123', new_password_confirmation: 'password123' });
+      expect(common.statusCode).toBe(422);
+      expect(common.json().errors.new_password).toHaveLength(1);
       expect((await me(elsewhere)).statusCode).toBe(200);
 
       const res = await change(here, { password: PASSWORD, new_password: 'new secret 42', new_password_confirmation: 'new secret 42' });

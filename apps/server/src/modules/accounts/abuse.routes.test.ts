@@ -1,0 +1,117 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BOT_TOKEN, nextIp, newEmail, PASSWORD, type AccountsWorld as World, useAccountsWorld } from '../../../test/accounts-app';
+import { signInitData, signWidget } from '../../../test/fakes/telegram';
+import { DB_KINDS } from '../../../test/harness';
+
+/** PRODUCT.md section 8, tried as an attacker would; each test asserts the victim's outcome. */
+describe.each(DB_KINDS)('abuse of sign-in, reset and social sign-in on %s', (kind) => {
+  const { world, post, get, me, ageFlows, registerByEmail } = useAccountsWorld(kind);
+  let smtp: World['smtp'];
+  let discord: World['discord'];
+  beforeAll(() => {
+    ({ smtp, discord } = world);
+  });
+  const now = () => Math.floor(Date.now() / 1000);
+
+  it('a fresh reset code works after 25 wrong codes in other flows, a minute later', async () => {
+    const { email } = await registerByEmail();
+    const attacker = nextIp();
+    for (let flow = 0; flow < 5; flow++) {
+      await ageFlows(email);
+      const start = await post('/api/email_reset_password_code_date', { email }, { ip: attacker });
+      expect(start.statusCode).toBe(200);
+      await smtp.next(email, 2 + flow);
+      for (let i = 0; i < 5; i++) {
+        const wrong = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: '000000' }, { ip: attacker });
+        expect([422, 429]).toContain(wrong.statusCode);
+      }
+    }
+    // The owner asks for a new code a minute later, from their own address, and it works.
+    await ageFlows(email);
+    const start = await post('/api/email_reset_password_code_date', { email });
+    expect(start.statusCode).toBe(200);
+    const mail = await smtp.next(email, 7);
+    const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: mail.code });
+    expect(check.statusCode).toBe(200);
+    const created = await post('/api/email_create_new_password', { password: 'owner is back 2', password_confirmation: 'owner is back 2' }, { token: check.json().new_password_token });
+    expect(created.statusCode).toBe(200);
+  });
+
+  it('a second code for one address within a minute is refused; one address opens at most 20 flows an hour', async () => {
+    const email = newEmail();
+    const ip = nextIp();
+    expect((await post('/api/email_reset_password_code_date', { email }, { ip })).statusCode).toBe(200);
+    const again = await post('/api/email_reset_password_code_date', { email }, { ip: nextIp() });
+    expect(again.statusCode).toBe(429);
+    expect(Number(again.headers['retry-after'])).toBeGreaterThan(0);
+    const sprayer = nextIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 21; i++) statuses.push((await post('/api/email_reset_password_code_date', { email: newEmail() }, { ip: sprayer })).statusCode);
+    expect(statuses.slice(0, 20).every((s) => s === 200)).toBe(true);
+    expect(statuses[20]).toBe(429);
+    // Another address is not affected by the sprayer.
+    expect((await post('/api/email_reset_password_code_date', { email: newEmail() })).statusCode).toBe(200);
+  });
+
+  it("a Discord callback carrying another browser's state is refused, and signs nobody in", async () => {
+    const attackerConfig = await get('/api/auth_config', { browser: 'attacker-browser-key-0123456789' });
+    const grant = discord.authorize(
+      { id: '555000111222333444', username: 'mallory', global_name: 'Mallory', email: null, verified: false },
+      attackerConfig.json().discord.authorize_url,
+    );
+    // The victim's browser opens the attacker's link: the state is not this browser's.
+    const victim = await post('/api/discord_auth', grant, { browser: 'victim-browser-key-0123456789ab' });
+    expect(victim.statusCode).toBe(422);
+    expect(victim.json().errors.state[0]).toMatch(/устарел/);
+    expect(victim.json().access_token).toBeUndefined();
+    const noCookie = await post('/api/discord_auth', grant, { browser: null });
+    expect(noCookie.statusCode).toBe(422);
+    // The state is still good in the browser that asked for it (the check is the binding, nothing else).
+    expect((await post('/api/discord_auth', grant, { browser: 'attacker-browser-key-0123456789' })).statusCode).toBe(200);
+    // auth_config hands a browser without the cookie an HttpOnly one.
+    const fresh = await get('/api/auth_config', { browser: null });
+    expect(String(fresh.headers['set-cookie'])).toMatch(/^aw_browser=[\w-]{20,}; Path=\/api; .*HttpOnly; SameSite=Lax/);
+  });
+
+  it('replayed and 2-hour-old Telegram sign-in data are refused; fresh data without `signature` signs in', async () => {
+    const pairs = (date: number, id = 5560001): Array<[string, string]> => [
+      ['auth_date', String(date)],
+      ['user', `{"id":${id},"first_name":"Вера"}`],
+    ];
+    const initData = signInitData(pairs(now()), BOT_TOKEN);
+    const first = await post('/api/web_app', { init_data: initData });
+    expect(first.statusCode).toBe(200);
+    expect((await me(first.json().access_token)).statusCode).toBe(200);
+    const replay = await post('/api/web_app', { init_data: initData });
+    expect(replay.statusCode).toBe(401);
+    expect(replay.json().message).toBe('Эти данные входа Telegram уже использованы. Попробуйте войти ещё раз');
+    const old = await post('/api/web_app', { init_data: signInitData(pairs(now() - 2 * 3600, 5560002), BOT_TOKEN) });
+    expect(old.statusCode).toBe(401);
+    expect(old.json().message).toBe('Данные входа Telegram устарели. Попробуйте войти ещё раз');
+    // The Login Widget the same way.
+    const widget = signWidget({ id: 5560003, first_name: 'Ян', auth_date: now() }, BOT_TOKEN);
+    expect((await post('/api/telegram_auth', widget)).statusCode).toBe(200);
+    expect((await post('/api/telegram_auth', widget)).statusCode).toBe(401);
+    expect((await post('/api/telegram_auth', signWidget({ id: 5560004, first_name: 'Ян', auth_date: now() - 2 * 3600 }, BOT_TOKEN))).statusCode).toBe(401);
+  });
+
+  it('NUL and U+202E in a name are 422 with the field named, never 500', async () => {
+    for (const name of ['Игрок\u0000', 'abc\u202Etxt.exe', 'zero\u200Bwidth']) {
+      const res = await post('/api/email_register', { email: newEmail(), password: PASSWORD, password_confirmation: PASSWORD, name });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors.name).toEqual(['Уберите невидимые и управляющие символы']);
+    }
+  });
+
+  it('common passwords are refused at sign-up and reset with a Russian 422, and nothing is sent', async () => {
+    for (const password of ['password123', 'qwerty123', 'Password1']) {
+      const email = newEmail();
+      const res = await post('/api/email_register', { email, password, password_confirmation: password });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors.password).toEqual(['Этот пароль слишком распространён, его подберут первым. Придумайте другой']);
+    }
+    const refused = await post('/api/email_create_new_password', { password: 'iloveyou1', password_confirmation: 'iloveyou1' }, { token: 'x'.repeat(43) });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json().errors.password).toHaveLength(1);
+  });
+});

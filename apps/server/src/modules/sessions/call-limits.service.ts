@@ -1,0 +1,101 @@
+import { rateLimitsRepository as repo, type RateLimitsQueryable } from './rate-limits.repository';
+
+/** How often a process sends the counts it has gathered, when nothing forces it sooner. */
+export const CALL_LIMIT_SYNC_MS = 1000;
+
+interface Entry {
+  windowStart: number;
+  /** The database's total for the window, as of the last sync (this process's sent hits included). */
+  synced: number;
+  /** Hits counted here and not yet sent. */
+  pending: number;
+  cold: boolean;
+}
+
+type IncrCallback = (err: Error | null, res: { current: number; ttl: number }) => void;
+
+/**
+ * A store for `@fastify/rate-limit` shared by every process on the database (decision record 0019):
+ * each process counts in memory and adds its counts to `rate_limits` in one batched statement at
+ * most once a second, not one round trip per request. A key new to this process, or one past half
+ * its limit, is synced before answering, so a key another process has used up is refused here at
+ * once and the last half of every allowance is counted exactly across processes.
+ */
+export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: unknown, msg: string): void }) {
+  const entries = new Map<string, Entry>();
+  let windowMs = 60_000;
+  let lastFlush = 0;
+  let flushing: Promise<void> | null = null;
+
+  async function sync(keys: string[]) {
+    const batch: Array<{ key: string; hits: number; entry: Entry }> = [];
+    for (const key of keys) {
+      const entry = entries.get(key);
+      if (!entry || entry.pending === 0) continue;
+      batch.push({ key, hits: entry.pending, entry });
+      entry.pending = 0;
+    }
+    if (batch.length === 0) return;
+    try {
+      const totals = await repo.addHits(db, batch, windowMs, new Date());
+      const byKey = new Map(totals.map((t) => [t.key, t]));
+      for (const b of batch) {
+        const t = byKey.get(b.key);
+        if (!t) continue;
+        const start = t.windowStart.getTime();
+        if (start !== b.entry.windowStart) {
+          b.entry.windowStart = start;
+          b.entry.synced = t.hits;
+        } else b.entry.synced = Math.max(b.entry.synced, t.hits);
+        b.entry.cold = false;
+      }
+    } catch (err) {
+      // The database being away must not turn every call into an error: count locally meanwhile.
+      for (const b of batch) b.entry.pending += b.hits;
+      log.warn({ err }, 'call limits: sync failed');
+    }
+  }
+
+  /** Sends every pending count, and forgets the windows that have ended. */
+  function flushAll(now: number) {
+    if (flushing || now - lastFlush < CALL_LIMIT_SYNC_MS) return;
+    lastFlush = now;
+    for (const [key, e] of entries) if (e.windowStart + windowMs <= now && e.pending === 0) entries.delete(key);
+    flushing = sync([...entries.keys()]).finally(() => {
+      flushing = null;
+    });
+  }
+
+  class PgCallStore {
+    async incr(key: string, cb: IncrCallback, timeWindow: number, max: number) {
+      windowMs = timeWindow;
+      const now = Date.now();
+      let entry = entries.get(key);
+      if (entry && entry.windowStart + timeWindow <= now) {
+        entry.windowStart = now;
+        entry.synced = 0;
+      }
+      if (!entry) {
+        entry = { windowStart: now, synced: 0, pending: 0, cold: true };
+        entries.set(key, entry);
+      }
+      entry.pending += 1;
+      if (entry.cold || (entry.synced + entry.pending) * 2 >= max) await sync([key]);
+      else flushAll(now);
+      cb(null, { current: entry.synced + entry.pending, ttl: Math.max(0, entry.windowStart + timeWindow - Date.now()) });
+    }
+
+    child() {
+      return this;
+    }
+  }
+
+  return {
+    Store: PgCallStore,
+    /** Sends what is pending now (on close, and for tests). */
+    flush: async () => {
+      await flushing;
+      await sync([...entries.keys()]);
+    },
+  };
+}
