@@ -35,7 +35,7 @@ describe('SIGTERM', () => {
     const port = await freePort();
     const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', MAIN], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, SHUTDOWN_DELAY_MS: String(DELAY_MS) },
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', RATE_LIMIT_SCALE: '1000', HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, SHUTDOWN_DELAY_MS: String(DELAY_MS) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
