@@ -45,7 +45,6 @@ export function endSession(qc: QueryClient) {
 }
 
 const SESSION_ENDED: Record<string, string> = {
-  logout: 'Вы вышли из аккаунта',
   revoked: 'Этот сеанс завершён с другого устройства. Войдите снова',
   password_changed: 'Пароль изменён на другом устройстве. Войдите с новым паролем',
   password_reset: 'Пароль сброшен. Войдите с новым паролем',

@@ -38,7 +38,8 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
             openErrorCode: (incidentId) => ui().openDialog({ name: 'error_code', incidentId }),
             endSession: (reason) => {
               endSession(qc);
-              ui().showSnackbar(sessionEndedText(reason), 'warning', 10_000);
+              // A logout ends only the session of this device, which asked for it: nothing to explain.
+              if (reason !== 'logout') ui().showSnackbar(sessionEndedText(reason), 'warning', 10_000);
             },
             notify: (text, status = 'info') => ui().showSnackbar(text, status, DECISION_SNACKBAR_MS),
           }),

@@ -78,7 +78,7 @@ function RequestCard({ r, meId, onReject }: { r: AdminRequest; meId: number; onR
               <Button
                 variant="outlined"
                 disabled={claim.isPending}
-                onClick={() => claim.mutate(r.id, { onSuccess: () => snackbar(`Заявка №${r.id} у вас в работе`), onError: failed('Не удалось взять заявку') })}
+                onClick={() => claim.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} у вас в работе`), failed('Не удалось взять заявку'))}
               >
                 Взять в работу
               </Button>
@@ -86,7 +86,7 @@ function RequestCard({ r, meId, onReject }: { r: AdminRequest; meId: number; onR
               <Button
                 color="inherit"
                 disabled={release.isPending}
-                onClick={() => release.mutate(r.id, { onSuccess: () => snackbar(`Заявка №${r.id} снова свободна`), onError: failed('Не удалось отпустить заявку') })}
+                onClick={() => release.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} снова свободна`), failed('Не удалось отпустить заявку'))}
               >
                 {mine ? 'Отпустить' : 'Снять чужую'}
               </Button>
@@ -94,12 +94,9 @@ function RequestCard({ r, meId, onReject }: { r: AdminRequest; meId: number; onR
             <Button
               variant="contained"
               disabled={complete.isPending || othersClaim}
-              onClick={() =>
-                complete.mutate(r.id, {
-                  onSuccess: () => snackbar(`Заявка №${r.id} выполнена`),
-                  onError: failed('Не удалось выполнить заявку'),
-                })
-              }
+              // The promise, not mutate's callbacks: the operators' feed may remove this card (and its
+              // component) before the answer arrives, and the snackbar must still say it is done.
+              onClick={() => complete.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} выполнена`), failed('Не удалось выполнить заявку'))}
             >
               {r.currency_type === 1 ? (deposit ? 'Адена получена' : 'Адена передана') : deposit ? 'Монеты получены' : 'Монеты переданы'}
             </Button>
