@@ -22,7 +22,8 @@ async function openCodes(server: E2EServer, browser: Browser, player: { id: numb
 
 interface Publisher {
   publish(userId: number, name: string, data: unknown): void;
-  disconnectUser(userId: number): void;
+  /** The Socket.IO server, to drop a user's sockets as a network failure would (their session goes on). */
+  io: { in(room: string): { disconnectSockets(close?: boolean): void } };
 }
 const realtimeOf = (server: E2EServer) => (server.app as unknown as { deps: { realtime: Publisher } }).deps.realtime;
 
@@ -203,7 +204,7 @@ describe('two players and a gift code', () => {
 
     // The server drops the socket: the client reconnects on its own and reads the codes again.
     const before = priceDataReads;
-    rt.disconnectUser(player.id);
+    rt.io.in(`user:${player.id}`).disconnectSockets(true);
     await expect.poll(() => priceDataReads, { timeout: 10_000 }).toBeGreaterThan(before);
     await live(page);
   });

@@ -23,7 +23,9 @@ export async function startServer(opts: { kind?: 'pglite' | 'postgres'; env?: Re
   const dataDir = mkdtempSync(join(tmpdir(), 'adena-e2e-'));
   const db = await createTestDb(opts.kind ?? 'pglite');
   await seedDemoServers(db.kysely);
-  const config = testConfig({ DATA_DIR: dataDir, WEB_DIST, ...opts.env });
+  // Every browser context of a test comes from one loopback address, standing in for many players:
+  // the per-address call limits (tested on the server) are scaled out of the way, as in the benchmarks.
+  const config = testConfig({ DATA_DIR: dataDir, WEB_DIST, RATE_LIMIT_SCALE: '100', ...opts.env });
   const app = await buildApp(config, db);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };

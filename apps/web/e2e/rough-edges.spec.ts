@@ -22,7 +22,9 @@ const PASSWORD = 'phone password 1';
  * the demo servers' names and cashiers and the player's own nick (data, not interface), and code
  * texts (ADN-…). Email addresses and Telegram @names are removed before the scan.
  */
-const ALLOWED = new Set(['scanner', 'telegram', 'discord', 'vip', 'lineage', 'scryde', 'asterios', 'global', 'x1', 'x5', 'x50', 'adenakassa', 'adenabank', 'adenacashier', 'hero', 'adn', 'xxxx']);
+const ALLOWED = new Set(['scanner', 'telegram', 'discord', 'vip', 'lineage', 'scryde', 'asterios', 'global', 'x1', 'x5', 'x50', 'adenakassa', 'adenabank', 'adenacashier', 'hero', 'adn', 'xxxx',
+  // The sellers' section names the API, its path, method and the Standard Webhooks specification; PIN of a device.
+  'api', 'v1', 'post', 'https', 'xx', 'standard', 'webhooks', 'funpay', 'pin']);
 
 /** Visible text plus every aria-label, title, placeholder and alt of the page. */
 const interfaceText = (page: Page) =>

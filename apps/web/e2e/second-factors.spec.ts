@@ -42,6 +42,9 @@ describe('second factors in the browser', () => {
     const { context, page } = await newPage(browser, { width: opts.width ?? 1280, height: 900, colorScheme: opts.colorScheme });
     await context.addInitScript(
       ([t, s]) => {
+        // Once per tab: a later sign-out (localStorage cleared) must stay signed out across navigations.
+        if (sessionStorage.getItem('e2e-seeded')) return;
+        sessionStorage.setItem('e2e-seeded', '1');
         localStorage.setItem('access_token', t as string);
         if (s) localStorage.setItem('gamesserver_id', s as string);
       },
@@ -54,7 +57,7 @@ describe('second factors in the browser', () => {
   async function signInWithPassword(page: Page, email: string) {
     await page.evaluate(() => localStorage.clear());
     await page.goto(`${origin}/auth/login_methods/email`);
-    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Электронная почта').fill(email);
     await page.getByLabel('Пароль').fill(PASSWORD);
     await page.getByRole('button', { name: 'Войти', exact: true }).click();
   }

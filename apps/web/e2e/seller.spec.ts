@@ -55,7 +55,7 @@ describe('the sellers’ keys and webhook', () => {
     // The key shown once works for the seller's program.
     const balance = await fetch(`${server.url}/api/v1/balance?gamesserver_id=${sid}`, { headers: { authorization: `Bearer ${key}` } });
     expect(await balance.json()).toMatchObject({ gamesserver_id: sid, balance: 50_000_000 });
-    await page.getByTestId('shown-once').getByRole('button', { name: 'Close' }).click();
+    await page.getByTestId('shown-once').getByRole('button', { name: 'Закрыть' }).click();
 
     await page.getByLabel('Адрес (https://…)').fill(hookUrl);
     await page.getByRole('button', { name: 'Подключить вебхук' }).click();

@@ -28,7 +28,7 @@ async function player(server: E2EServer) {
 /** Signs in through the login form, as a player does. */
 async function signIn(page: Page, server: E2EServer, email: string) {
   await page.goto(`${server.url}/auth/login_methods/email`);
-  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Электронная почта').fill(email);
   await page.getByLabel('Пароль').fill(PASSWORD);
   await page.getByRole('button', { name: 'Войти', exact: true }).click();
   await page.waitForURL(`${server.url}/`);

@@ -218,12 +218,16 @@ describe('a player’s wallet: deposits, withdrawals, the operators’ queue and
     const admin = await createUser(db(), { admin: true });
     await fund(db(), await createWallet(db(), player.id, sid, 'GalyaL2'), 50_000_000n);
     const deposit = async (amount: number) => (await call(player, '/api/up_balance_user/', { gamesserver_id: sid, amount })).json().success.id as number;
-    // Oldest first: a completed deposit (alone on page 2), a rejected one, eight waiting, a withdrawal.
+    // Oldest first: a completed deposit (alone on page 2), a rejected one, three more completed and five
+    // waiting (a player may have at most 5 pending deposits on a server), a withdrawal.
     const completed = await deposit(1_000_000);
     await call(admin, `/api/admin/requests/${completed}/complete`, {});
     const rejected = await deposit(2_000_000);
     await call(admin, `/api/admin/requests/${rejected}/reject`, { reason: 'Передача не найдена' });
-    for (let i = 3; i <= 10; i++) await deposit(i * 1_000_000);
+    for (let i = 3; i <= 10; i++) {
+      const id = await deposit(i * 1_000_000);
+      if (i <= 5) await call(admin, `/api/admin/requests/${id}/complete`, {});
+    }
     const withdrawal = (await call(player, '/api/down_balance_user/', { gamesserver_id: sid, amount: 3_000_000 })).json().success.id as number;
 
     const { page } = await open(player, '/?tab=history', sid);
@@ -245,9 +249,10 @@ describe('a player’s wallet: deposits, withdrawals, the operators’ queue and
     await expect.poll(() => chip(first)).toBe('Отменена');
     await page.getByText(`Заявка №${withdrawal} отменена, сумма вернулась на баланс`).waitFor();
     expect((await requestsOf(player.id)).find((r) => r.id === withdrawal)?.status).toBe('cancelled');
-    expect((await walletRow(player.id))?.balance).toBe(51_000_000n);
+    // 50кк funded + the completed deposits (1кк, 3кк, 4кк, 5кк).
+    expect((await walletRow(player.id))?.balance).toBe(63_000_000n);
     await page.getByRole('tab', { name: 'Кошелёк' }).click();
-    await expect.poll(() => balance(page)).toBe('51000000');
+    await expect.poll(() => balance(page)).toBe('63000000');
 
     // Page 2 holds the oldest, completed deposit; removing it leaves one page of ten.
     await page.getByRole('tab', { name: 'История' }).click();
@@ -323,14 +328,13 @@ describe('a player’s wallet: deposits, withdrawals, the operators’ queue and
       ['/api/down_balance_user/', 15_000_000],
       ['/api/up_balance_user/', 7_500_000],
     ] as const) {
-      made.push((await call(player, url, { gamesserver_id: sid, amount })).json().success.id);
+      const id = (await call(player, url, { gamesserver_id: sid, amount })).json().success.id as number;
+      made.push(id);
+      // The first five are decided as they come (a player may have at most 5 pending deposits on a server).
+      if (made.length === 1 || made.length === 2 || made.length === 4) await call(admin, `/api/admin/requests/${id}/complete`, {});
+      if (made.length === 3) await call(admin, `/api/admin/requests/${id}/reject`, { reason: 'Передача не найдена в логах сервера' });
+      if (made.length === 5) await call(player, '/api/delete_request/', { id });
     }
-    const [a, b, c, d, e] = made as [number, number, number, number, number];
-    await call(admin, `/api/admin/requests/${a}/complete`, {});
-    await call(admin, `/api/admin/requests/${b}/complete`, {});
-    await call(admin, `/api/admin/requests/${c}/reject`, { reason: 'Передача не найдена в логах сервера' });
-    await call(admin, `/api/admin/requests/${d}/complete`, {});
-    await call(player, '/api/delete_request/', { id: e });
     for (const id of made.slice(8, 10)) await call(admin, `/api/admin/requests/${id}/complete`, {});
 
     for (const width of [390, 1280]) {
