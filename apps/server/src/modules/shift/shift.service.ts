@@ -55,12 +55,15 @@ export function createShiftService(d: ShiftDeps) {
   const staleBefore = (at: Date) => new Date(at.getTime() - d.claimTimeoutMin * 60_000);
 
   /** After COMMIT: tells every operator's socket what happened to the request. */
+  /** Sends the request's event to the operators' feed; its row (with the player's VIP), or undefined. */
   async function announce(name: OperatorEventName, id: number) {
     try {
       const row = await repo.eventRow(d.db, id, d.now());
       if (row) d.realtime.publishOperators(name, toOperatorEvent(row));
+      return row;
     } catch (err) {
       d.log.warn({ err }, 'operators feed: event not sent');
+      return undefined;
     }
   }
 
@@ -182,8 +185,11 @@ export function createShiftService(d: ShiftDeps) {
 
     /** After a deposit or withdrawal committed: the operators' feed, and a VIP player's alert. */
     opened(id: number) {
-      void announce('request_created', id);
-      void alertVip(id).catch((err) => d.log.warn({ err }, 'operators alert: VIP alert not queued; the next scan queues it'));
+      // The feed's row says whether the player is VIP: only then a write transaction for the alert
+      // (a new request of anyone else costs one read; the minute's scan catches a VIP alert lost here).
+      void announce('request_created', id).then((row) =>
+        row?.vip ? alertVip(id).catch((err) => d.log.warn({ err }, 'operators alert: VIP alert not queued; the next scan queues it')) : undefined,
+      );
     },
 
     /** After a completion, rejection or the player's cancel committed. */
