@@ -1,8 +1,23 @@
-import { createContext, type ReactNode, useContext, useEffect, useState } from 'react';
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useRef, useState } from 'react';
 import { useLocation } from 'wouter';
+import { deferred } from '../components/deferred';
 import { useWebApp } from '../features/auth/api/web-app';
+import { tokenStore } from '../lib/api-client';
 import { historyIndex } from '../lib/history';
-import { isTelegramLaunch, loadTelegram, type TelegramEnv, type TelegramTheme } from '../lib/telegram';
+import { useUser } from '../lib/session';
+import {
+  declinedTelegramSwitch,
+  declineTelegramSwitch,
+  isTelegramLaunch,
+  isTelegramSessionOf,
+  launchUser,
+  loadTelegram,
+  rememberTelegramSession,
+  type TelegramEnv,
+  type TelegramTheme,
+} from '../lib/telegram';
+
+const SwitchUserDialog = deferred(() => import('./telegram-switch-dialog'));
 
 interface TelegramValue {
   /** True from the first render on a Telegram launch, before the SDK has loaded. */
@@ -37,21 +52,40 @@ export function TelegramProvider({ children }: { children: ReactNode }) {
 }
 
 /**
- * Inside Telegram: signs in with the mini app's initData without asking, shows Telegram's back
- * button off the root, and makes it go one step back in history, or home when there is none.
+ * Inside Telegram: signs in with the mini app's initData (without asking when nobody is signed in,
+ * after asking when someone else is), shows Telegram's back button off the root, and makes it go
+ * one step back in history, or home when there is none.
  */
 export function TelegramBridge() {
   const { env } = useTelegram();
   const { mutateAsync: signIn } = useWebApp();
+  const { user, isPending } = useUser();
   const [pathname, navigate] = useLocation();
+  const [ask, setAsk] = useState<{ id: string; name: string; current: string } | null>(null);
+  const decided = useRef(false);
+
+  const signInAs = useCallback((initData: string, telegramId: string | undefined) => {
+    signIn(initData)
+      .then((auth) => {
+        if (telegramId) rememberTelegramSession(telegramId, auth.access_token);
+      })
+      .catch(() => {
+        // A refused initData (stale, or the bot is not configured) leaves the visitor as they were;
+        // the usual sign-in pages still work.
+      });
+  }, [signIn]);
 
   useEffect(() => {
-    if (!env?.initDataRaw) return;
-    signIn(env.initDataRaw).catch(() => {
-      // A refused initData (stale, or the bot is not configured) leaves the visitor signed out;
-      // the usual sign-in pages still work.
-    });
-  }, [env, signIn]);
+    const initData = env?.initDataRaw;
+    if (!initData || isPending || decided.current) return;
+    decided.current = true;
+    const who = launchUser(initData);
+    const token = tokenStore.get();
+    if (!token) return signInAs(initData, who?.id);
+    // Someone is signed in: the same Telegram user's session stays; anyone else is replaced only if the player says so.
+    if (!user || !who || isTelegramSessionOf(who.id, token) || declinedTelegramSwitch(who.id)) return;
+    setAsk({ id: who.id, name: who.name, current: user.name });
+  }, [env, isPending, user, signInAs]);
 
   useEffect(() => {
     env?.setBackVisible(pathname !== '/');
@@ -66,5 +100,20 @@ export function TelegramBridge() {
     });
   }, [env, navigate]);
 
-  return null;
+  return (
+    <SwitchUserDialog
+      active={ask !== null}
+      open={ask !== null}
+      telegramName={ask?.name ?? ''}
+      currentName={ask?.current ?? ''}
+      onConfirm={() => {
+        if (ask && env?.initDataRaw) signInAs(env.initDataRaw, ask.id);
+        setAsk(null);
+      }}
+      onCancel={() => {
+        if (ask) declineTelegramSwitch(ask.id);
+        setAsk(null);
+      }}
+    />
+  );
 }

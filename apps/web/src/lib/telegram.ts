@@ -29,12 +29,42 @@ export interface TelegramEnv {
 
 const STORAGE_KEY = 'tapps/launchParams';
 
-/** A cheap check that needs no SDK: launch parameters in the hash, or kept from this session. */
+/**
+ * Telegram's clients give the page a way to talk to them: the mobile and desktop apps inject
+ * `window.TelegramWebviewProxy`, Windows Phone `window.external.notify`, and Telegram Web runs the
+ * mini app in its iframe (the CSP's frame-ancestors lets no other site frame us). An ordinary tab
+ * has none of them, so launch data pasted into its URL is ignored (never sent to the server).
+ */
+export function hasTelegramBridge(): boolean {
+  const w = window as unknown as { TelegramWebviewProxy?: { postEvent?: unknown }; external?: { notify?: unknown } };
+  if (typeof w.TelegramWebviewProxy?.postEvent === 'function') return true;
+  if (typeof w.external?.notify === 'function') return true;
+  try {
+    return window.self !== window.top;
+  } catch {
+    return true; // a cross-origin parent: Telegram Web
+  }
+}
+
+/** A cheap check that needs no SDK: inside a Telegram client, with launch parameters in the hash or kept from this session. */
 export function isTelegramLaunch(): boolean {
   try {
+    if (!hasTelegramBridge()) return false;
     return /(?:^#|[#&?])tgWebAppData=/.test(window.location.hash) || sessionStorage.getItem(STORAGE_KEY) !== null;
   } catch {
     return false;
+  }
+}
+
+/** The Telegram user the launch data names (unverified: only to ask the player; the server checks the signature). */
+export function launchUser(initDataRaw: string): { id: string; name: string } | null {
+  try {
+    const u = JSON.parse(new URLSearchParams(initDataRaw).get('user') ?? 'null') as { id?: unknown; first_name?: unknown; last_name?: unknown; username?: unknown } | null;
+    if (!u || (typeof u.id !== 'number' && typeof u.id !== 'string')) return null;
+    const name = [u.first_name, u.last_name].filter((x) => typeof x === 'string' && x).join(' ') || (typeof u.username === 'string' ? u.username : '');
+    return { id: String(u.id), name: name || 'пользователь Telegram' };
+  } catch {
+    return null;
   }
 }
 
@@ -123,3 +153,41 @@ export function loadTelegram(): Promise<TelegramEnv | null> {
   });
   return envPromise;
 }
+
+const TG_SESSION_KEY = 'aw/tgSession';
+const TG_DECLINED_KEY = 'aw/tgDeclined';
+
+/** Remembers that the stored session came from this Telegram user's launch data (tied to the token, so any other sign-in forgets it). */
+export function rememberTelegramSession(telegramId: string, token: string) {
+  try {
+    localStorage.setItem(TG_SESSION_KEY, JSON.stringify({ tg: telegramId, t: token.slice(-16) }));
+  } catch {
+    // Storage unavailable: the player is asked next time, nothing worse.
+  }
+}
+
+/** True when `token` is the session a launch by this Telegram user started. */
+export function isTelegramSessionOf(telegramId: string, token: string): boolean {
+  try {
+    const s = JSON.parse(localStorage.getItem(TG_SESSION_KEY) ?? 'null') as { tg?: string; t?: string } | null;
+    return s?.tg === telegramId && s.t === token.slice(-16);
+  } catch {
+    return false;
+  }
+}
+
+/** The player chose to stay signed in as someone else for this Telegram user, in this tab. */
+export const declinedTelegramSwitch = (telegramId: string) => {
+  try {
+    return sessionStorage.getItem(TG_DECLINED_KEY) === telegramId;
+  } catch {
+    return false;
+  }
+};
+export const declineTelegramSwitch = (telegramId: string) => {
+  try {
+    sessionStorage.setItem(TG_DECLINED_KEY, telegramId);
+  } catch {
+    // nothing to keep
+  }
+};

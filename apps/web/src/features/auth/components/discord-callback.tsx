@@ -4,11 +4,16 @@ import Stack from '@mui/material/Stack';
 import { useEffect, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation, useSearchParams } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
+import { discordStateIsOurs } from '../../../lib/sign-in-binding';
 import { useDiscordAuth } from '../api/discord-auth';
 import { nextAfterSignIn } from '../api/second-step';
 import { AuthCard } from './auth-card';
 
-/** Discord sends the player back here with ?code&state; the server checks state and PKCE. */
+/**
+ * Discord sends the player back here with ?code&state. The state must be the one this tab left
+ * with (else the link came from someone else, and nothing is sent); the server checks it again
+ * against the browser's cookie, and PKCE.
+ */
 export function DiscordCallback() {
   const [params] = useSearchParams();
   const { mutateAsync: signIn } = useDiscordAuth();
@@ -22,6 +27,10 @@ export function DiscordCallback() {
     const state = params.get('state');
     if (!code || !state) {
       setError(params.get('error') === 'access_denied' ? 'Вход через Discord отменён.' : 'Discord не вернул код входа. Попробуйте ещё раз.');
+      return;
+    }
+    if (!discordStateIsOurs(state)) {
+      setError('Этот вход через Discord начат не в этой вкладке или уже завершён. Войдите заново отсюда.');
       return;
     }
     const redirect_uri = `${window.location.origin}/auth/discord/callback`;

@@ -10,6 +10,7 @@ import { useNewTokenRegister } from '../api/new-token-register';
 import { registerBodySchema, useRegister } from '../api/register';
 import { AuthCard } from './auth-card';
 import { CodeStep } from './code-step';
+import { loadStrengthChecker, PasswordStrength } from './password-strength';
 import { takeReturnTo } from '../../../lib/return-to';
 
 /** Sign-up in two steps (SPEC.md section 4): details → a code sent to the address → signed in. */
@@ -107,9 +108,11 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
           autoComplete="new-password"
           value={values.password}
           onChange={set('password')}
+          onFocus={() => void loadStrengthChecker().catch(() => {})}
           error={Boolean(f.fieldError('password'))}
           helperText={f.fieldError('password') ?? 'От 8 до 128 символов'}
         />
+        <PasswordStrength password={values.password} userInputs={[values.login, values.name]} />
         <TextField
           label="Повторите пароль"
           type="password"

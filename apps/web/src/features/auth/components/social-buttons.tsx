@@ -2,6 +2,8 @@ import Telegram from '@mui/icons-material/Telegram';
 import Button from '@mui/material/Button';
 import Divider from '@mui/material/Divider';
 import Stack from '@mui/material/Stack';
+import { useState } from 'react';
+import { newNonce, startDiscordSignIn, startTelegramSignIn, telegramReturnTo } from '../../../lib/sign-in-binding';
 import { useAuthConfig } from '../api/auth-config';
 
 function DiscordIcon() {
@@ -14,23 +16,27 @@ function DiscordIcon() {
 
 /**
  * Telegram's own login page (the one its Login Widget opens), returning to our callback with
- * #tgAuthResult; no script from Telegram's servers runs in our page.
+ * #tgAuthResult; no script from Telegram's servers runs in our page. The return_to carries the
+ * tab's nonce, which the callback checks (lib/sign-in-binding.ts).
  */
-function telegramLoginUrl(botId: number) {
+function telegramLoginUrl(botId: number, nonce: string) {
   const origin = window.location.origin;
-  const q = new URLSearchParams({ bot_id: String(botId), origin, request_access: 'write', return_to: `${origin}/auth/telegram/callback` });
+  const q = new URLSearchParams({ bot_id: String(botId), origin, request_access: 'write', return_to: telegramReturnTo(nonce) });
   return `https://oauth.telegram.org/auth?${q}`;
 }
 
 /** Discord and Telegram sign-in, shown only when the server has them configured; the «или» divider only with them. */
 export function SocialButtons({ divided = false }: { divided?: boolean }) {
   const { data } = useAuthConfig();
+  const [nonce] = useState(newNonce);
   if (!data?.discord && !data?.telegram) return null;
   return (
     <Stack spacing={1}>
       {divided && <Divider sx={{ pb: 1 }}>или</Divider>}
       {data.discord && (
-        <Button variant="outlined" size="large" startIcon={<DiscordIcon />} href={data.discord.authorize_url}>
+        <Button variant="outlined" size="large" startIcon={<DiscordIcon />} href={data.discord.authorize_url}
+          onClick={() => startDiscordSignIn(data.discord!.authorize_url)}
+        >
           Войти через Discord
         </Button>
       )}
@@ -39,7 +45,8 @@ export function SocialButtons({ divided = false }: { divided?: boolean }) {
           variant="outlined"
           size="large"
           startIcon={<Telegram />}
-          href={telegramLoginUrl(data.telegram.bot_id)}
+          href={telegramLoginUrl(data.telegram.bot_id, nonce)}
+          onClick={() => startTelegramSignIn(nonce)}
         >
           Войти через Telegram
         </Button>

@@ -4,6 +4,7 @@ import Stack from '@mui/material/Stack';
 import { useEffect, useRef, useState } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
+import { telegramNonceIsOurs } from '../../../lib/sign-in-binding';
 import { useTelegramAuth } from '../api/telegram-auth';
 import { AuthCard } from './auth-card';
 import { takeReturnTo } from '../../../lib/return-to';
@@ -20,6 +21,10 @@ function readAuthResult(): Record<string, unknown> | null {
   }
 }
 
+/**
+ * Telegram's login page returns here with ?state=<this tab's nonce>#tgAuthResult=…; a result that
+ * comes without the nonce this tab left with is someone else's link and is never sent.
+ */
 export function TelegramCallback() {
   const { mutateAsync: signIn } = useTelegramAuth();
   const [, navigate] = useLocation();
@@ -28,6 +33,10 @@ export function TelegramCallback() {
   useEffect(() => {
     if (started.current) return;
     started.current = true;
+    if (!telegramNonceIsOurs(new URLSearchParams(window.location.search).get('state'))) {
+      setError('Этот вход через Telegram начат не в этой вкладке или уже завершён. Войдите заново отсюда.');
+      return;
+    }
     const data = readAuthResult();
     if (!data) {
       setError('Telegram не подтвердил вход. Попробуйте ещё раз.');
