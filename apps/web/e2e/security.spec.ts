@@ -194,6 +194,56 @@ describe('sign-in links bound to the tab, and launch data only inside Telegram',
     await context.close();
   });
 
+  it('sign-up: the strength meter downloads zxcvbn only once the password field is used, and a common password is refused on the field', async () => {
+    const { context, page } = await newPage(browser);
+    const scripts: string[] = [];
+    page.on('response', (r) => {
+      if (r.request().resourceType() === 'script') scripts.push(r.url());
+    });
+    // zxcvbn's code is the only script with this method name.
+    const zxcvbnLoaded = async () => {
+      for (const url of scripts) if ((await (await fetch(url)).text()).includes('checkAsync')) return true;
+      return false;
+    };
+    await page.goto(`${server.url}/auth/register/email`);
+    await page.getByLabel('Электронная почта').fill('strength@example.com');
+    await page.getByLabel('Имя (необязательно)').fill('Силач');
+    await page.waitForLoadState('networkidle');
+    expect(scripts.length).toBeGreaterThan(0);
+    expect(await zxcvbnLoaded()).toBe(false);
+
+    const password = page.getByLabel('Пароль', { exact: true });
+    await password.fill('qwerty12');
+    await expect.poll(() => page.getByTestId('password-strength').textContent()).toMatch(/^Надёжность пароля: (очень слабый|слабый)$/);
+    expect(await zxcvbnLoaded()).toBe(true);
+    await password.fill('Тёмный-лес-37-рубит-дрова!');
+    await expect.poll(() => page.getByTestId('password-strength').textContent()).toBe('Надёжность пароля: надёжный');
+    await password.fill('');
+    await expect.poll(() => page.getByTestId('password-strength').count()).toBe(0);
+
+    // The server refuses a common password; its message shows under the password field.
+    await password.fill('Password1');
+    await page.getByLabel('Повторите пароль').fill('Password1');
+    await page.getByRole('button', { name: 'Получить код' }).click();
+    const field = page.locator('.MuiFormControl-root', { has: password });
+    await expect.poll(() => field.textContent()).toContain('Этот пароль слишком распространён, его подберут первым');
+    // Typing another password takes the refusal away (it was about the one sent).
+    await password.fill('Password12');
+    await expect.poll(() => field.textContent()).not.toContain('распространён');
+    await password.fill('Password1');
+    expect(await field.textContent()).toContain('распространён');
+    if (process.env.SCREENSHOTS) {
+      for (const [w, scheme] of [[390, 'light'], [390, 'dark'], [1280, 'light'], [1280, 'dark']] as const) {
+        await page.setViewportSize({ width: w, height: 900 });
+        await page.emulateMedia({ colorScheme: scheme });
+        await password.fill('Тёмный-лес');
+        await expect.poll(() => page.getByTestId('password-strength').count()).toBe(1);
+        await page.screenshot({ path: resolve(SCREENSHOTS, `password-strength-${w}-${scheme}.png`), animations: 'disabled' });
+      }
+    }
+    await context.close();
+  });
+
   it('inside Telegram: opens signed in, and asks before replacing a different signed-in user', async () => {
     const signedIn = async (id: number, first_name: string) => {
       const init = signInitData(BOT_TOKEN, { auth_date: String(now()), query_id: 'AAH', user: JSON.stringify({ id, first_name, language_code: 'ru' }) });
