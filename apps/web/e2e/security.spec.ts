@@ -1,8 +1,13 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDiscord } from '../../server/test/fakes/discord';
+import { signWidget } from '../../server/test/fakes/telegram';
 import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
 import { launchHash, NATIVE_BRIDGE, signInitData } from './telegram';
 
+const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../docs/screenshots');
 const BOT_TOKEN = '123456789:AAE-test-token-for-the-mini-app';
 
 /** Records every CSP violation the page reports, and console errors that mention the policy. */
@@ -66,6 +71,230 @@ describe('the app under its Content-Security-Policy', () => {
     expect(me.status).toBe(200);
     expect((await me.json()).name).toBe('Старый');
     expect(await violations()).toEqual([]);
+    await context.close();
+  });
+});
+
+/** Every POST the page sends to these API paths, in order. */
+function watchPosts(page: Page, paths: string[]) {
+  const sent: string[] = [];
+  page.on('request', (r) => {
+    const path = new URL(r.url()).pathname;
+    if (r.method() === 'POST' && paths.includes(path)) sent.push(path);
+  });
+  return sent;
+}
+
+const token = (page: Page) => page.evaluate(() => localStorage.getItem('access_token'));
+
+async function nameOf(server: E2EServer, accessToken: string | null) {
+  const me = await fetch(`${server.url}/api/user`, { headers: { authorization: `Bearer ${accessToken}` } });
+  return me.status === 200 ? ((await me.json()) as { name: string }).name : null;
+}
+
+/** What Telegram's login page appends to return_to: the signed widget fields, base64 JSON. */
+function tgAuthResult(fields: Record<string, string | number>) {
+  return Buffer.from(JSON.stringify(signWidget(fields, BOT_TOKEN))).toString('base64');
+}
+
+describe('sign-in links bound to the tab, and launch data only inside Telegram', () => {
+  let server: E2EServer;
+  let browser: Browser;
+  let discord: Awaited<ReturnType<typeof startDiscord>>;
+  const now = () => Math.floor(Date.now() / 1000);
+  beforeAll(async () => {
+    discord = await startDiscord({ id: 'e2e-client', secret: 'e2e-secret' });
+    [server, browser] = await Promise.all([
+      startServer({
+        env: {
+          TELEGRAM_BOT_TOKEN: BOT_TOKEN,
+          TELEGRAM_BOT_USERNAME: 'adena_test_bot',
+          DISCORD_CLIENT_ID: 'e2e-client',
+          DISCORD_CLIENT_SECRET: 'e2e-secret',
+          DISCORD_API_URL: discord.url,
+          DISCORD_AUTHORIZE_URL: 'https://discord.test/oauth2/authorize',
+        },
+      }),
+      launchBrowser(),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await discord?.close();
+  });
+
+  it('a page opened with #tgWebAppData in an ordinary browser tab does not sign in', async () => {
+    const { context, page } = await newPage(browser);
+    const posts = watchPosts(page, ['/api/web_app']);
+    const user = JSON.stringify({ id: 777000301, first_name: 'Чужой', language_code: 'ru' });
+    const initData = signInitData(BOT_TOKEN, { auth_date: String(now()), query_id: 'AAH', user });
+    await page.goto(`${server.url}/${launchHash(initData)}`);
+    // The app bar shows: the app took this tab for an ordinary browser from the first render.
+    await expect.poll(() => page.locator('[data-view="app-bar"]').count()).toBeGreaterThan(0);
+    await expect.poll(() => page.getByRole('link', { name: /Войти/ }).count()).toBeGreaterThan(0);
+    expect(posts).toEqual([]);
+    expect(await token(page)).toBeNull();
+    expect(await page.evaluate(() => sessionStorage.getItem('aw/tgInitData'))).toBeNull();
+    // The same launch data is still fresh: the server would have taken it (so the refusal above was the web app's).
+    const direct = await fetch(`${server.url}/api/web_app`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ init_data: initData }) });
+    expect(direct.status).toBe(200);
+    await context.close();
+  });
+
+  it('someone else’s #tgAuthResult link does not sign in a tab that never asked; the tab that asked signs in', async () => {
+    const fields = { id: 777000302, first_name: 'Злоумышленник', auth_date: now() };
+    const { context, page } = await newPage(browser);
+    const posts = watchPosts(page, ['/api/telegram_auth']);
+    await page.goto(`${server.url}/auth/telegram/callback#tgAuthResult=${tgAuthResult(fields)}`);
+    await expect.poll(() => page.getByText('Этот вход через Telegram начат не в этой вкладке').count()).toBe(1);
+    expect(await page.getByRole('link', { name: 'К другим способам входа' }).getAttribute('href')).toBe('/auth/login_methods/email');
+    // A nonce of its own making in the link does not help either: the tab kept none.
+    await page.goto(`${server.url}/auth/telegram/callback?state=guess#tgAuthResult=${tgAuthResult(fields)}`);
+    await expect.poll(() => page.getByText('Этот вход через Telegram начат не в этой вкладке').count()).toBe(1);
+    expect(posts).toEqual([]);
+    expect(await token(page)).toBeNull();
+
+    // The player's own sign-in: the button leaves for Telegram's login page, which returns to return_to with the result.
+    const own = { id: 777000303, first_name: 'Владелец', auth_date: now() };
+    await page.route('https://oauth.telegram.org/**', (route) => {
+      const returnTo = new URL(route.request().url()).searchParams.get('return_to') ?? '';
+      return route.fulfill({ status: 302, headers: { location: `${returnTo}#tgAuthResult=${tgAuthResult(own)}` } });
+    });
+    await page.goto(`${server.url}/auth/login_methods/email`);
+    await page.getByRole('link', { name: 'Войти через Telegram' }).click();
+    await expect.poll(() => token(page)).not.toBeNull();
+    expect(posts).toEqual(['/api/telegram_auth']);
+    expect(await nameOf(server, await token(page))).toBe('Владелец');
+    await context.close();
+  });
+
+  it('a Discord callback with a state this tab did not start is refused before any call; the tab that started it signs in', async () => {
+    const { context, page } = await newPage(browser);
+    const posts = watchPosts(page, ['/api/discord_auth']);
+    // The attacker's own authorize URL (state and code issued to the attacker's browser).
+    const attackerConfig = (await (await fetch(`${server.url}/api/auth_config`)).json()) as { discord: { authorize_url: string } };
+    const grant = discord.authorize({ id: '9001', username: 'attacker', email: 'a@example.com', verified: true }, attackerConfig.discord.authorize_url);
+    await page.goto(`${server.url}/auth/discord/callback?code=${grant.code}&state=${grant.state}`);
+    await expect.poll(() => page.getByText('Этот вход через Discord начат не в этой вкладке').count()).toBe(1);
+    expect(await page.getByRole('link', { name: 'К другим способам входа' }).count()).toBe(1);
+    expect(posts).toEqual([]);
+    expect(await token(page)).toBeNull();
+
+    // The player's own: discord.test plays Discord approving and redirecting back with this tab's state.
+    await page.route('https://discord.test/**', (route) => {
+      const own = discord.authorize({ id: '9002', username: 'owner', global_name: 'Хозяин', email: 'o@example.com', verified: true }, route.request().url());
+      return route.fulfill({ status: 302, headers: { location: `${own.redirect_uri}?code=${own.code}&state=${own.state}` } });
+    });
+    await page.goto(`${server.url}/auth/login_methods/email`);
+    await page.getByRole('link', { name: 'Войти через Discord' }).click();
+    await expect.poll(() => token(page)).not.toBeNull();
+    expect(posts).toEqual(['/api/discord_auth']);
+    expect(await nameOf(server, await token(page))).toBe('Хозяин');
+    await context.close();
+  });
+
+  it('sign-up: the strength meter downloads zxcvbn only once the password field is used, and a common password is refused on the field', async () => {
+    const { context, page } = await newPage(browser);
+    const scripts: string[] = [];
+    page.on('response', (r) => {
+      if (r.request().resourceType() === 'script') scripts.push(r.url());
+    });
+    // zxcvbn's code is the only script with this method name.
+    const zxcvbnLoaded = async () => {
+      for (const url of scripts) if ((await (await fetch(url)).text()).includes('checkAsync')) return true;
+      return false;
+    };
+    await page.goto(`${server.url}/auth/register/email`);
+    await page.getByLabel('Электронная почта').fill('strength@example.com');
+    await page.getByLabel('Имя (необязательно)').fill('Силач');
+    await page.waitForLoadState('networkidle');
+    expect(scripts.length).toBeGreaterThan(0);
+    expect(await zxcvbnLoaded()).toBe(false);
+
+    const password = page.getByLabel('Пароль', { exact: true });
+    await password.fill('qwerty12');
+    await expect.poll(() => page.getByTestId('password-strength').textContent()).toMatch(/^Надёжность пароля: (очень слабый|слабый)$/);
+    expect(await zxcvbnLoaded()).toBe(true);
+    await password.fill('Тёмный-лес-37-рубит-дрова!');
+    await expect.poll(() => page.getByTestId('password-strength').textContent()).toBe('Надёжность пароля: надёжный');
+    await password.fill('');
+    await expect.poll(() => page.getByTestId('password-strength').count()).toBe(0);
+
+    // The server refuses a common password; its message shows under the password field.
+    await password.fill('Password1');
+    await page.getByLabel('Повторите пароль').fill('Password1');
+    await page.getByRole('button', { name: 'Получить код' }).click();
+    const field = page.locator('.MuiFormControl-root', { has: password });
+    await expect.poll(() => field.textContent()).toContain('Этот пароль слишком распространён, его подберут первым');
+    // Typing another password takes the refusal away (it was about the one sent).
+    await password.fill('Password12');
+    await expect.poll(() => field.textContent()).not.toContain('распространён');
+    await password.fill('Password1');
+    expect(await field.textContent()).toContain('распространён');
+    if (process.env.SCREENSHOTS) {
+      for (const [w, scheme] of [[390, 'light'], [390, 'dark'], [1280, 'light'], [1280, 'dark']] as const) {
+        await page.setViewportSize({ width: w, height: 900 });
+        await page.emulateMedia({ colorScheme: scheme });
+        await password.fill('Тёмный-лес');
+        await expect.poll(() => page.getByTestId('password-strength').count()).toBe(1);
+        await page.screenshot({ path: resolve(SCREENSHOTS, `password-strength-${w}-${scheme}.png`), animations: 'disabled' });
+      }
+    }
+    await context.close();
+  });
+
+  it('inside Telegram: opens signed in, and asks before replacing a different signed-in user', async () => {
+    const signedIn = async (id: number, first_name: string) => {
+      const init = signInitData(BOT_TOKEN, { auth_date: String(now()), query_id: 'AAH', user: JSON.stringify({ id, first_name, language_code: 'ru' }) });
+      const res = await fetch(`${server.url}/api/web_app`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ init_data: init }) });
+      return ((await res.json()) as { access_token: string }).access_token;
+    };
+    const other = await signedIn(777000304, 'Прежний');
+    const { context, page } = await newPage(browser, { width: 390, height: 800 });
+    await page.addInitScript(NATIVE_BRIDGE);
+    const posts = watchPosts(page, ['/api/web_app']);
+    await page.goto(`${server.url}/help`);
+    await page.evaluate((t) => localStorage.setItem('access_token', t), other);
+
+    const launch = signInitData(BOT_TOKEN, {
+      auth_date: String(now()),
+      query_id: 'AAH',
+      user: JSON.stringify({ id: 777000305, first_name: 'Новый', last_name: 'Игрок', language_code: 'ru' }),
+    });
+    await page.goto(`${server.url}/${launchHash(launch)}`);
+    const dialog = page.getByTestId('telegram-switch-dialog');
+    await expect.poll(() => dialog.getByRole('heading').textContent()).toBe('Войти как Новый Игрок?');
+    expect(await dialog.textContent()).toContain('Сейчас вы вошли как Прежний');
+    expect(posts).toEqual([]);
+    expect(await token(page)).toBe(other);
+    if (process.env.SCREENSHOTS) await page.screenshot({ path: resolve(SCREENSHOTS, 'telegram-switch-390.png'), animations: 'disabled' });
+
+    await dialog.getByRole('button', { name: 'Войти' }).click();
+    await expect.poll(() => token(page)).not.toBe(other);
+    expect(posts).toEqual(['/api/web_app']);
+    const mine = await token(page);
+    expect(await nameOf(server, mine)).toBe('Новый Игрок');
+    expect(await nameOf(server, other)).toBe('Прежний'); // the other session was not touched, only this app left it
+
+    // Opened again by the same Telegram user: stays signed in without asking or calling again.
+    await page.reload();
+    // Both what the choice depends on have come: the SDK (Telegram's colours are applied with it) and who is signed in;
+    // then whatever the choice would load (the dialog's code, a sign-in call) has had its turn.
+    await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(23, 33, 43)');
+    await expect.poll(() => page.locator('footer').getByRole('link', { name: 'Профиль' }).count()).toBe(1);
+    await page.waitForLoadState('networkidle');
+    expect(await page.getByTestId('telegram-switch-dialog').count()).toBe(0);
+    expect(await token(page)).toBe(mine);
+    expect(posts).toEqual(['/api/web_app']);
+
+    // With nobody signed in, the launch signs in at once (no question).
+    await page.evaluate(() => localStorage.clear());
+    const fresh = signInitData(BOT_TOKEN, { auth_date: String(now()), query_id: 'AAI', user: JSON.stringify({ id: 777000306, first_name: 'Гость', language_code: 'ru' }) });
+    await page.goto(`${server.url}/contacts${launchHash(fresh)}`);
+    await expect.poll(() => token(page)).not.toBeNull();
+    expect(await nameOf(server, await token(page))).toBe('Гость');
+    expect(await page.getByTestId('telegram-switch-dialog').count()).toBe(0);
     await context.close();
   });
 });

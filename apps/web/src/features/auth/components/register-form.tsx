@@ -20,6 +20,9 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
   const [busy, setBusy] = useState(false);
   const [values, setValues] = useState({ login: '', name: '', password: '', password_confirmation: '' });
   const [token, setToken] = useState<string | null>(null);
+  // The server's refusal of a password (a common one) applies to the password it was sent, not to a new one being typed.
+  const [sentPassword, setSentPassword] = useState('');
+  const passwordError = f.fieldError('password') && (values.password === sentPassword || !sentPassword) ? f.fieldError('password') : undefined;
   const register = useRegister();
   const verifyCode = useCodeVerificationRegister();
   const newToken = useNewTokenRegister();
@@ -33,6 +36,7 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
     const body = f.validate(registerBodySchema[method], input);
     if (!body) return;
     setBusy(true);
+    setSentPassword(values.password);
     try {
       setToken(await register.mutateAsync(body));
     } catch (err) {
@@ -109,8 +113,8 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
           value={values.password}
           onChange={set('password')}
           onFocus={() => void loadStrengthChecker().catch(() => {})}
-          error={Boolean(f.fieldError('password'))}
-          helperText={f.fieldError('password') ?? 'От 8 до 128 символов'}
+          error={Boolean(passwordError)}
+          helperText={passwordError ?? 'От 8 до 128 символов'}
         />
         <PasswordStrength password={values.password} userInputs={[values.login, values.name]} />
         <TextField
