@@ -50,7 +50,7 @@ export interface RequestsServiceDeps {
   notices: NoticeSender;
   audit: AuditRecorder;
   /** The operators' shift (decision record 0023): the claim guard of decisions and the operators' feed. */
-  shift?: Pick<ShiftService, 'guardDecision' | 'opened' | 'decided'>;
+  shift?: Pick<ShiftService, 'guardDecision' | 'guardCancel' | 'opened' | 'decided'>;
   /** The seller's webhook outbox: request.completed and request.rejected, written with the decision. */
   webhooks?: WebhookOutbox;
 }
@@ -157,6 +157,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
           const r = await repo.lock(trx, id, userId);
           if (!r) throw notFound();
           if (r.status !== 'pending') throw notPending(r.status);
+          shift?.guardCancel(r);
           await repo.finish(trx, r.id, { status: 'cancelled', processedBy: null });
           const wallets = r.type === 'output' ? (await refund(trx, r, userId, 'withdrawal_cancel')).wallets : [];
           const answer = { success: r.id };

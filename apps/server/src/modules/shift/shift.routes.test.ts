@@ -101,6 +101,22 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
   });
 
+  it('refuses the player\'s cancel of a request an operator has taken into work: the hold stays for the payout', async () => {
+    const { id, player } = await pending('output');
+    expect((await claim(id, anna)).statusCode).toBe(200);
+    const before = await balanceOf(player.id);
+    const cancel = await call('POST', '/api/delete_request/', player, { id });
+    expect(cancel.statusCode).toBe(409);
+    expect(cancel.json().errors.id).toHaveLength(1);
+    expect((await row(id)).status).toBe('pending');
+    expect(await balanceOf(player.id)).toBe(before);
+    // Once the operator lets it go, the player may cancel and the hold comes back.
+    expect((await release(id, anna)).statusCode).toBe(200);
+    expect((await call('POST', '/api/delete_request/', player, { id })).statusCode).toBe(200);
+    expect(await balanceOf(player.id)).toBe(before + 2 * KK);
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
   it('lets any operator decide an unclaimed request, as before', async () => {
     const { id } = await pending();
     const res = await call('POST', `/api/admin/requests/${id}/complete`, boris, {});

@@ -183,6 +183,16 @@ export function createShiftService(d: ShiftDeps) {
       throw claimedBy({ id: r.claimed_by, name }, `Заявку взял в работу ${name}: выполнить или отклонить её может только он`);
     },
 
+    /**
+     * The player's cancel of a request an operator has taken into work: refused while the claim
+     * stands, because the operator may be handing over (or have received) the adena in game already.
+     */
+    guardCancel(r: { claimed_by: number | null; claimed_at: Date | null }) {
+      if (r.claimed_by === null || r.claimed_at! < staleBefore(d.now())) return;
+      const message = 'Оператор уже выполняет эту заявку, отменить её нельзя. Дождитесь его решения';
+      throw new AppError('CONFLICT', { message, errors: { id: [message] } });
+    },
+
     /** After a deposit or withdrawal committed: the operators' feed, and a VIP player's alert. */
     opened(id: number) {
       // The feed's row says whether the player is VIP: only then a write transaction for the alert
