@@ -149,9 +149,10 @@ const HEARTBEAT_TIMEOUT_MS = 10_000;
  * Built on public interfaces only: the options are ours, `serverCount()` and `broadcast()` are the
  * adapter's public methods, and the LISTEN connection is seen through the pool handed to the
  * adapter, whose `connect()` it calls for that one long-lived client (its queries go through
- * `pool.query`); the client's `end` event says the connection is gone.
+ * `pool.query`); the client's `end` event says the connection is gone. `now` is the clock of that
+ * one decision (a test's own clock; the adapter's heartbeats keep real time).
  */
-export function peerAwareAdapter(pool: Pool, opts: AdapterOptions = {}) {
+export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: AdapterOptions & { now?: () => number } = {}) {
   const heartbeatTimeout = opts.heartbeatTimeout ?? HEARTBEAT_TIMEOUT_MS;
   let listeningSince: number | null = null;
   const watched = new Proxy(pool, {
@@ -159,7 +160,7 @@ export function peerAwareAdapter(pool: Pool, opts: AdapterOptions = {}) {
       if (prop === 'connect') {
         return async () => {
           const client = await target.connect();
-          listeningSince = Date.now();
+          listeningSince = now();
           // The LISTEN client is checked out for good, so the pool's idle listener does not cover
           // it: without one of its own, the database restarting would crash the process. On
           // 'end' the adapter reconnects (about 1–3 s later); the dead client is handed back to
@@ -187,7 +188,7 @@ export function peerAwareAdapter(pool: Pool, opts: AdapterOptions = {}) {
     const relay = adapter.broadcast.bind(adapter);
     adapter.broadcast = async (packet, options) => {
       const peers = (await adapter.serverCount()) - 1;
-      const alone = peers === 0 && listeningSince !== null && Date.now() - listeningSince > heartbeatTimeout;
+      const alone = peers === 0 && listeningSince !== null && now() - listeningSince > heartbeatTimeout;
       return relay(packet, alone ? { ...options, flags: { ...options.flags, local: true } } : options);
     };
     return adapter;
