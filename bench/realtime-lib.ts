@@ -2,6 +2,8 @@
 // sockets connected in batches, and the sequential "trigger → balance event" measurement with the
 // marks of bench/probe.mjs (COMMIT and pg_notify on the process that handles the call, Socket.IO's
 // local broadcast on the process that holds the socket).
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { realtimeChannelFor } from '@adena/contract';
@@ -42,9 +44,42 @@ export interface Result {
   callToEvent: number[];
   response: number[];
   commitToEvent: number[];
+  commitToNotify: number[];
   notify: number[];
   notifyToBroadcast: number[];
   localToEvent: number[];
+}
+
+// PROFILE=1: a CPU profile of every probed process over the measured samples, saved under /tmp and
+// summarised (self time by function, and by package) beside the figures.
+const PROFILE = process.env.PROFILE === '1';
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples: number[];
+  timeDeltas: number[];
+}
+function report(title: string, profile: CpuProfile) {
+  const file = join(tmpdir(), `realtime-${title.replace(/[^\w]+/g, '-')}.cpuprofile`);
+  writeFileSync(file, JSON.stringify(profile));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  const byPackage = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const frame = byId.get(id)!.callFrame;
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    const where = frame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/(apps|packages)\//, '$1/');
+    const key = `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}`;
+    self.set(key, (self.get(key) ?? 0) + ms);
+    const pkg = frame.url === '' ? frame.functionName : (/node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(frame.url)?.[1] ?? (frame.url.startsWith('node:') ? 'node' : 'app'));
+    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + ms);
+  });
+  const top = (m: Map<string, number>, n: number) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n)
+      .map(([k, v]) => `  ${v.toFixed(0).padStart(6)} ms  ${k}`)
+      .join('\n');
+  console.log(`\nCPU profile of ${title} (${file}): self time by package\n${top(byPackage, 10)}\nby function\n${top(self, 15)}`);
 }
 
 /** A process to be probed (bench/probe.mjs loaded through NODE_OPTIONS on its port). */
@@ -171,12 +206,14 @@ export async function measure(opts: {
     callToEvent: [],
     response: [],
     commitToEvent: [],
+    commitToNotify: [],
     notify: [],
     notifyToBroadcast: [],
     localToEvent: [],
   };
   const warmup = opts.warmup ?? 50;
   for (let i = 0; i < warmup + opts.samples; i++) {
+    if (PROFILE && i === warmup) await Promise.all(probed.map((p) => probe(p.port, '/prof/start')));
     const u = users[(i * 7919) % users.length]!;
     const call = await opts.trigger(u);
     await Promise.all(probed.map((p) => probe(p.port))); // clears the marks of the preparation
@@ -194,14 +231,16 @@ export async function measure(opts: {
     r.response.push(tRes - t0);
     // The balance's broadcast to the socket's process, its NOTIFY (when relayed), and the last COMMIT before that.
     const local = marksOfReceiver.filter((m) => m.kind === 'local' && (m.name === undefined || m.name === 'balance') && m.start <= tEv).at(-1);
-    const notify = callerMarks.filter((m) => m.kind === 'notify' && (m.name === undefined || m.name === 'balance') && (!local || m.start <= local.start)).at(-1);
+    const notify = callerMarks.filter((m) => m.kind === 'notify' && m.name === 'balance' && (!local || m.start <= local.start)).at(-1);
     const before = notify?.start ?? local?.start;
     const commit = callerMarks.filter((m) => m.kind === 'commit' && (before === undefined || m.end <= before + 0.01)).at(-1);
     if (commit) r.commitToEvent.push(tEv - commit.end);
+    if (commit && notify) r.commitToNotify.push(notify.start - commit.end);
     if (notify) r.notify.push(notify.end - notify.start);
     if (notify && local && probed.length > 1) r.notifyToBroadcast.push(local.start - notify.end);
     if (local) r.localToEvent.push(tEv - local.start);
   }
+  if (PROFILE) for (const p of probed) report(`${name} — ${p.label}`, await probe<CpuProfile>(p.port, '/prof/stop'));
   for (const s of sockets.values()) s.disconnect();
   await sleep(1000);
   return r;
@@ -212,12 +251,14 @@ const f = (xs: number[]) => (xs.length ? `${pct(xs, 50).toFixed(1)} / ${pct(xs, 
 /** The table of one scenario, and whether the app (its first row) met the goal. */
 export function printResults(title: string, results: Result[], goalMs: number) {
   console.log(`\n${title}; ms as p50 / p99 (goal: the app's p99 call → event < ${goalMs} ms)`);
-  console.log('| server | call → event | call → response | COMMIT → event | pg_notify | NOTIFY → broadcast | broadcast → event | KiB/socket RSS | KiB/socket heap |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log(
+    '| server | call → event | call → response | COMMIT → event | COMMIT → pg_notify | pg_notify | NOTIFY → broadcast | broadcast → event | KiB/socket RSS | KiB/socket heap |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     const mem = (k: 'rssKiB' | 'heapKiB') => r.memory.map((m) => `${m[k].toFixed(1)}${r.memory.length > 1 ? ` (${m.process})` : ''}`).join(', ');
     console.log(
-      `| ${r.name} | ${f(r.callToEvent)} | ${f(r.response)} | ${f(r.commitToEvent)} | ${f(r.notify)} | ${f(r.notifyToBroadcast)} | ${f(r.localToEvent)} | ${mem('rssKiB')} | ${mem('heapKiB')} |`,
+      `| ${r.name} | ${f(r.callToEvent)} | ${f(r.response)} | ${f(r.commitToEvent)} | ${f(r.commitToNotify)} | ${f(r.notify)} | ${f(r.notifyToBroadcast)} | ${f(r.localToEvent)} | ${mem('rssKiB')} | ${mem('heapKiB')} |`,
     );
   }
   const app = results[0]!;
