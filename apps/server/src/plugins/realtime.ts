@@ -117,7 +117,7 @@ export function createRealtime(
 
   /**
    * An event goes to this process's sockets on its channel at once, and to the other processes with
-   * every other event raised in the same tick (a decision's balance and status) as one cluster
+   * every other event raised in the same synchronous run (a decision's balance and status) as one cluster
    * message: one NOTIFY, one wake-up of each listener, the events in the order they were raised
    * (decision record 0029). Nothing is relayed while no peer can hear it (decision record 0014).
    */
@@ -130,7 +130,7 @@ export function createRealtime(
       return;
     }
     pending = [message];
-    process.nextTick(flush);
+    queueMicrotask(flush);
   }
   async function flush() {
     const batch = pending ?? [];
