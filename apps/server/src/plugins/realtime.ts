@@ -190,7 +190,8 @@ const HEARTBEAT_TIMEOUT_MS = 10_000;
  * Built on public interfaces only: the options are ours, `serverCount()` and `broadcast()` are the
  * adapter's public methods, and the LISTEN connection is seen through the pool handed to the
  * adapter, whose `connect()` it calls for that one long-lived client (its queries go through
- * `pool.query`); the client's `end` event says the connection is gone. `now` is the clock of that
+ * `pool.query`); the client's `end` event says the connection is gone. `mayHavePeers()` is that
+ * decision for the app's own relay (`createRealtime`'s batches). `now` is the clock of that
  * one decision (a test's own clock; the adapter's heartbeats keep real time).
  */
 export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: AdapterOptions & { now?: () => number } = {}) {
