@@ -1,7 +1,7 @@
 // Loaded into a server process with NODE_OPTIONS=--import=<this file> (bench/realtime.ts):
 // stamps, in wall-clock milliseconds shared by every process on the machine, the moments a
 // request's COMMIT returns, the realtime adapter's pg_notify starts and returns, and Socket.IO
-// hands the packet to the local sockets. GET http://127.0.0.1:$PROBE_PORT/ returns and clears
+// hands the packet to the local sockets (each with the event's name when it has one). GET http://127.0.0.1:$PROBE_PORT/ returns and clears
 // them.
 import { createServer } from 'node:http';
 import { Session } from 'node:inspector';
@@ -22,7 +22,9 @@ pg.Client.prototype.query = function (config, ...rest) {
   const kind = text === 'commit' ? 'commit' : typeof text === 'string' && text.startsWith('SELECT pg_notify') ? 'notify' : ALL ? 'query' : null;
   if (!kind) return query.call(this, config, ...rest);
   const start = now();
-  const done = () => marks.push({ kind, start, end: now(), ...(ALL ? { text: String(text).slice(0, 120) } : {}) });
+  // A NOTIFY's event name (`"name":"balance"` in the adapter's JSON), so a bench can pick the one it waits for.
+  const name = kind === 'notify' ? /"name":"(\w+)"/.exec(String(rest[0]?.[1] ?? ''))?.[1] : undefined;
+  const done = () => marks.push({ kind, start, end: now(), ...(name ? { name } : {}), ...(ALL ? { text: String(text).slice(0, 120) } : {}) });
   // pg-pool's pool.query (the adapter's path) passes a callback; Kysely awaits the promise.
   const cb = rest.at(-1);
   if (typeof cb === 'function') {
@@ -42,7 +44,8 @@ const broadcast = Adapter.prototype.broadcast;
 Adapter.prototype.broadcast = function (packet, opts) {
   const start = now();
   const r = broadcast.call(this, packet, opts);
-  marks.push({ kind: 'local', start, end: now() });
+  const name = packet?.data?.[1]?.name;
+  marks.push({ kind: 'local', start, end: now(), ...(typeof name === 'string' ? { name } : {}) });
   return r;
 };
 

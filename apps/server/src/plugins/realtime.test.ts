@@ -1,6 +1,6 @@
+import { once } from 'node:events';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { Server } from 'socket.io';
 import { io as connectClient, type Socket } from 'socket.io-client';
@@ -8,26 +8,52 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../../test/harness';
 import { peerAwareAdapter } from './realtime';
 
-// Short heartbeats so that "long enough to have heard every peer" is 300 ms here, 10 s in the app.
-const HEARTBEAT = { heartbeatInterval: 100, heartbeatTimeout: 300 };
 const BROADCAST = 3; // socket.io-adapter's MessageType.BROADCAST
+const HEARTBEAT_TIMEOUT = 10_000; // the adapter's default, as in the app
 
-/** One "process": its own pool, HTTP server and Socket.IO server on the shared database; every socket joins room 'r'. */
-async function node(url: string) {
+/**
+ * Values as they arrive, and a promise for any one of them: every wait in this file is for the
+ * event itself (a vitest timeout ends a test that waits for one that never comes), never for time.
+ */
+function arrivals() {
+  const seen: number[] = [];
+  const waiting = new Map<number, () => void>();
+  return {
+    seen,
+    push(v: number) {
+      seen.push(v);
+      waiting.get(v)?.();
+    },
+    of: (v: number) => (seen.includes(v) ? Promise.resolve() : new Promise<void>((r) => waiting.set(v, r))),
+  };
+}
+
+/**
+ * One "process": its own pool, HTTP server and Socket.IO server on the shared database, and one
+ * client whose socket is in room 'r'. The adapter decides "alone" on `clock` (the test moves it);
+ * its heartbeats keep real time.
+ */
+async function node(url: string, clock: { now: number }) {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   const http: HttpServer = createServer();
   const io = new Server(http);
-  io.adapter(peerAwareAdapter(pool, HEARTBEAT));
-  io.on('connection', (s) => void s.join('r'));
-  await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+  io.adapter(peerAwareAdapter(pool, { heartbeatTimeout: HEARTBEAT_TIMEOUT, now: () => clock.now }));
+  const joined = new Promise<void>((r) =>
+    io.on('connection', (s) => {
+      void s.join('r');
+      r();
+    }),
+  );
+  http.listen(0, '127.0.0.1');
+  await once(http, 'listening');
   const client: Socket = connectClient(`http://127.0.0.1:${(http.address() as AddressInfo).port}`, { transports: ['websocket'], reconnection: false });
-  await new Promise<void>((r) => client.once('connect', () => r()));
-  await sleep(50); // the join above runs after the client's connect
-  const received: number[] = [];
+  const received = arrivals();
   client.on('m', (v: number) => received.push(v));
+  await Promise.all([new Promise<void>((r) => client.once('connect', () => r())), joined]);
   return {
     io,
     received,
+    peers: async () => (await io.of('/').adapter.serverCount()) - 1,
     async close() {
       client.disconnect();
       await new Promise((r) => io.close(r));
@@ -36,15 +62,10 @@ async function node(url: string) {
   };
 }
 
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 100 && !check(); i++) await sleep(20);
-  return check();
-};
-
 describe('the realtime adapter relays broadcasts only when a peer can hear them', () => {
   let db: TestDb;
   let spy: pg.Client;
-  const relayed: number[] = [];
+  const relayed = arrivals();
   beforeAll(async () => {
     db = await createTestDb('postgres');
     spy = new pg.Client({ connectionString: db.url });
@@ -60,30 +81,46 @@ describe('the realtime adapter relays broadcasts only when a peer can hear them'
     await db?.close();
   });
 
+  /** Until an adapter's LISTEN connection is up (besides the spy's own): from then on it counts how long it has listened. */
+  async function listenerUp() {
+    for (;;) {
+      const { rows } = await spy.query(`SELECT 1 FROM pg_stat_activity WHERE query = 'LISTEN "socket.io#/"' AND pid <> pg_backend_pid()`);
+      if (rows.length > 0) return;
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+
+  async function until(check: () => Promise<boolean>) {
+    while (!(await check())) await new Promise((r) => setImmediate(r));
+  }
+
   it('relays while it may not have heard its peers yet, keeps events local when alone, and relays again once a peer joins', async () => {
-    const a = await node(db.url!);
+    const clock = { now: 1_000_000 };
+    const a = await node(db.url!, clock);
     const nodes = [a];
     try {
       // Just started listening: a peer could exist unheard, so the event goes through PostgreSQL.
       a.io.to('r').emit('m', 1);
-      expect(await until(() => a.received.includes(1) && relayed.includes(1))).toBe(true);
+      await Promise.all([a.received.of(1), relayed.of(1)]);
 
       // Listening for longer than the heartbeat timeout and no peer: delivered here, no NOTIFY.
-      await sleep(400);
+      await listenerUp();
+      clock.now += HEARTBEAT_TIMEOUT + 1;
+      expect(await a.peers()).toBe(0);
       a.io.to('r').emit('m', 2);
-      expect(await until(() => a.received.includes(2))).toBe(true);
-      await sleep(200);
-      expect(relayed).not.toContain(2);
+      await a.received.of(2);
 
-      // A second process starts: its first heartbeat makes the first relay again, and its socket gets the event.
-      const b = await node(db.url!);
+      // A second process starts: once its first heartbeat is heard, the first relays again and its socket gets the event.
+      const b = await node(db.url!, clock);
       nodes.push(b);
-      await sleep(200);
+      await until(async () => (await a.peers()) === 1);
       a.io.to('r').emit('m', 3);
-      expect(await until(() => a.received.includes(3) && b.received.includes(3))).toBe(true);
-      expect(relayed).toContain(3);
-      expect(a.received).toEqual([1, 2, 3]);
-      expect(b.received).toEqual([3]);
+      await Promise.all([a.received.of(3), b.received.of(3), relayed.of(3)]);
+      // A relayed 2 would have been NOTIFYed, and committed, before 2 reached a's own socket, so
+      // before 3 was even emitted: PostgreSQL delivers notifications in commit order.
+      expect(relayed.seen).toEqual([1, 3]);
+      expect(a.received.seen).toEqual([1, 2, 3]);
+      expect(b.received.seen).toEqual([3]);
     } finally {
       for (const n of nodes) await n.close();
     }

@@ -23,6 +23,13 @@ export interface Realtime {
   close(): Promise<void>;
 }
 
+/** The cluster message (Socket.IO's serverSideEmit) that carries a tick's events to the other processes. */
+const RELAY = 'adena:relay';
+interface RelayedMessage {
+  channel: string;
+  name: string;
+  data: unknown;
+}
 /** The cluster message (Socket.IO's serverSideEmit) that asks every other process to end sockets. */
 const END_SOCKETS = 'adena:end-sockets';
 interface EndSockets {
@@ -108,14 +115,44 @@ export function createRealtime(
     }
   }
 
+  /**
+   * An event goes to this process's sockets on its channel at once, and to the other processes with
+   * every other event raised in the same synchronous run (a decision's balance and status) as one cluster
+   * message: one NOTIFY, one wake-up of each listener, the events in the order they were raised
+   * (decision record 0029). Nothing is relayed while no peer can hear it (decision record 0014).
+   */
+  let pending: RelayedMessage[] | null = null;
+  function send(message: RelayedMessage) {
+    io.local.to(message.channel).emit('message', message);
+    if (!pgPool) return;
+    if (pending) {
+      pending.push(message);
+      return;
+    }
+    pending = [message];
+    queueMicrotask(flush);
+  }
+  async function flush() {
+    const batch = pending ?? [];
+    pending = null;
+    try {
+      if (await (io.of('/').adapter as unknown as PeerAware).mayHavePeers()) io.serverSideEmit(RELAY, batch);
+    } catch (err) {
+      app.log.warn({ err }, 'realtime: could not relay events');
+    }
+  }
+  // Another process's events: to our sockets on their channels (a user's channel holds only the owner's sockets).
+  io.on(RELAY, (batch: RelayedMessage[]) => {
+    for (const message of batch) io.local.to(message.channel).emit('message', message);
+  });
+
   return {
     io,
     publish(userId, name, data) {
-      const channel = realtimeChannelFor(userId);
-      io.to(channel).emit('message', { channel, name, data });
+      send({ channel: realtimeChannelFor(userId), name, data });
     },
     publishOperators(name, data) {
-      io.to(OPERATORS_CHANNEL).emit('message', { channel: OPERATORS_CHANNEL, name, data });
+      send({ channel: OPERATORS_CHANNEL, name, data });
     },
     endSessions(sessionIds, reason) {
       if (sessionIds.length > 0) endEverywhere({ rooms: sessionIds.map(sessionRoom), reason });
@@ -131,6 +168,10 @@ export function createRealtime(
 }
 
 type Pool = NonNullable<Db['pgPool']>;
+/** What the adapter adds: whether a broadcast must go through PostgreSQL for a peer that may hear it. */
+export interface PeerAware {
+  mayHavePeers(): Promise<boolean>;
+}
 type AdapterOptions = NonNullable<Parameters<typeof createAdapter>[1]>;
 /** socket.io-adapter's default: a peer silent for this long is forgotten. */
 const HEARTBEAT_TIMEOUT_MS = 10_000;
@@ -149,9 +190,11 @@ const HEARTBEAT_TIMEOUT_MS = 10_000;
  * Built on public interfaces only: the options are ours, `serverCount()` and `broadcast()` are the
  * adapter's public methods, and the LISTEN connection is seen through the pool handed to the
  * adapter, whose `connect()` it calls for that one long-lived client (its queries go through
- * `pool.query`); the client's `end` event says the connection is gone.
+ * `pool.query`); the client's `end` event says the connection is gone. `mayHavePeers()` is that
+ * decision for the app's own relay (`createRealtime`'s batches). `now` is the clock of that
+ * one decision (a test's own clock; the adapter's heartbeats keep real time).
  */
-export function peerAwareAdapter(pool: Pool, opts: AdapterOptions = {}) {
+export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: AdapterOptions & { now?: () => number } = {}) {
   const heartbeatTimeout = opts.heartbeatTimeout ?? HEARTBEAT_TIMEOUT_MS;
   let listeningSince: number | null = null;
   const watched = new Proxy(pool, {
@@ -159,7 +202,7 @@ export function peerAwareAdapter(pool: Pool, opts: AdapterOptions = {}) {
       if (prop === 'connect') {
         return async () => {
           const client = await target.connect();
-          listeningSince = Date.now();
+          listeningSince = now();
           // The LISTEN client is checked out for good, so the pool's idle listener does not cover
           // it: without one of its own, the database restarting would crash the process. On
           // 'end' the adapter reconnects (about 1–3 s later); the dead client is handed back to
@@ -183,12 +226,15 @@ export function peerAwareAdapter(pool: Pool, opts: AdapterOptions = {}) {
   const factory = createAdapter(watched, { ...opts, heartbeatTimeout });
   // biome-ignore lint/complexity/useArrowFunction: Socket.IO calls the adapter factory with `new`.
   return function (nsp: unknown) {
-    const adapter = factory(nsp);
+    const adapter = factory(nsp) as ReturnType<typeof factory> & PeerAware;
+    adapter.mayHavePeers = async () => {
+      const peers = (await adapter.serverCount()) - 1;
+      return !(peers === 0 && listeningSince !== null && now() - listeningSince > heartbeatTimeout);
+    };
     const relay = adapter.broadcast.bind(adapter);
     adapter.broadcast = async (packet, options) => {
-      const peers = (await adapter.serverCount()) - 1;
-      const alone = peers === 0 && listeningSince !== null && Date.now() - listeningSince > heartbeatTimeout;
-      return relay(packet, alone ? { ...options, flags: { ...options.flags, local: true } } : options);
+      if (options.flags?.local) return relay(packet, options);
+      return relay(packet, (await adapter.mayHavePeers()) ? options : { ...options, flags: { ...options.flags, local: true } });
     };
     return adapter;
   };

@@ -1,4 +1,5 @@
 import { realtimeChannelFor, type RealtimeMessage } from '@adena/contract';
+import pg from 'pg';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
@@ -187,5 +188,44 @@ describe('two app processes on one PostgreSQL', () => {
     const got = nextNamed(s, 'balance');
     await depositCompleted(a, who, 3_000_000);
     expect((await got).data).toEqual({ gamesserver_id: who.serverId, balance: 3_000_000, balance_second: 0 });
+  });
+
+  it("relays a decision's balance and status to the other process in one NOTIFY, in the order they were raised", async () => {
+    const who = await playerAndOperator(a, 0n);
+    const channel = realtimeChannelFor(who.player.id);
+    const spy = new pg.Client({ connectionString: db1.url });
+    await spy.connect();
+    try {
+      const payloads: string[] = [];
+      let markerSeen: () => void = () => {};
+      const marker = new Promise<void>((r) => {
+        markerSeen = r;
+      });
+      spy.on('notification', (n) => {
+        const payload = n.payload ?? '';
+        if (!payload.includes(`"channel":"${channel}"`)) return;
+        if (payload.includes('"name":"test"')) markerSeen();
+        else payloads.push(payload);
+      });
+      await spy.query('LISTEN "socket.io#/"');
+      const urlB = `http://127.0.0.1:${(b.app.server.address() as { port: number }).port}`;
+      const s = await connect(urlB, (await tokenFor(b, who.player)).token);
+      expect(await subscribe(s, channel)).toEqual({ ok: true });
+      const names: string[] = [];
+      s.on('message', (m: RealtimeMessage) => names.push(m.name));
+      const decided = Promise.all([nextNamed(s, 'balance'), nextNamed(s, 'request_status')]);
+      await depositCompleted(a, who, 1_000_000);
+      await decided;
+      expect(names).toEqual(['balance', 'request_status']);
+      // The decision's NOTIFYs were delivered, so committed, before this one: PostgreSQL delivers in
+      // commit order, so once the spy has the marker it has every notification of the decision.
+      const test = nextNamed(s, 'test');
+      await a.app.inject({ method: 'GET', url: '/api/testAbly', headers: who.player.auth });
+      await Promise.all([marker, test]);
+      expect(payloads).toHaveLength(1);
+      expect(payloads[0]!.indexOf('"name":"balance"')).toBeLessThan(payloads[0]!.indexOf('"name":"request_status"'));
+    } finally {
+      await spy.end();
+    }
   });
 });
