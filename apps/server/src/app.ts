@@ -235,7 +235,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(walletsRoutes({ wallets }));
   await app.register(requestsRoutes({ requests, twoFactor: accountsServices.twoFactor }));
   await app.register(codesRoutes({ codes, twoFactor: accountsServices.twoFactor }));
-  await app.register(userVariantsRoutes({ userVariants }));
+  await app.register(userVariantsRoutes({ userVariants, twoFactor: accountsServices.twoFactor }));
   await app.register(incidentsRoutes({ incidents }));
   await app.register(vipRoutes({ vip }));
   await app.register(telegramSubscriptionsRoutes({ subscriptions }));
@@ -243,7 +243,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(realtimeRoutes({ realtimeTokens }));
   // The seller API (PRODUCT.md section 10): keys and webhook from the profile, /api/v1 with a key.
   const apiKeys = createApiKeysService({ db: kysely });
-  await app.register(apiKeysRoutes({ apiKeys }));
+  await app.register(apiKeysRoutes({ apiKeys, twoFactor: accountsServices.twoFactor }));
   await app.register(v1Routes({ apiKeys, codes, wallets }));
   await app.register(webhooksRoutes({ webhooks }));
   await app.register(statementRoutes({ statement }));
