@@ -74,7 +74,7 @@ import { statementRoutes } from './modules/statement/statement.routes';
 import { createStatementService } from './modules/statement/statement.service';
 import { walletsRoutes } from './modules/wallets/wallets.routes';
 import { apiKeysRoutes } from './modules/seller/api-keys.routes';
-import { createApiKeysService } from './modules/seller/api-keys.service';
+import { type ApiKeysService, createApiKeysService } from './modules/seller/api-keys.service';
 import { v1Routes } from './modules/seller/v1.routes';
 import { registerWebhookDelivery } from './modules/webhooks/webhook-delivery';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes';
@@ -143,7 +143,9 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     ended: (ids, reason) => endSockets?.(ids, reason),
   });
   registerAuth(app, sessions, { adminRequiresTwoFactor: config.ADMIN_REQUIRE_2FA });
-  const accountsServices = composeAccounts(app, config, db, sessions, now);
+  // Seller API keys are built before the accounts: a password reset revokes them (task R1).
+  const apiKeys = createApiKeysService({ db: db.kysely });
+  const accountsServices = composeAccounts(app, config, db, sessions, now, apiKeys);
 
   const realtime = createRealtime(app, { pgPool: db.pgPool, sessions });
   endSockets = realtime.endSessions;
@@ -235,15 +237,14 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(walletsRoutes({ wallets }));
   await app.register(requestsRoutes({ requests, twoFactor: accountsServices.twoFactor }));
   await app.register(codesRoutes({ codes, twoFactor: accountsServices.twoFactor }));
-  await app.register(userVariantsRoutes({ userVariants }));
+  await app.register(userVariantsRoutes({ userVariants, twoFactor: accountsServices.twoFactor }));
   await app.register(incidentsRoutes({ incidents }));
   await app.register(vipRoutes({ vip }));
   await app.register(telegramSubscriptionsRoutes({ subscriptions }));
   await app.register(telegramWebhookRoutes({ bot, subscriptions, publicUrl: config.PUBLIC_URL }));
   await app.register(realtimeRoutes({ realtimeTokens }));
   // The seller API (PRODUCT.md section 10): keys and webhook from the profile, /api/v1 with a key.
-  const apiKeys = createApiKeysService({ db: kysely });
-  await app.register(apiKeysRoutes({ apiKeys }));
+  await app.register(apiKeysRoutes({ apiKeys, twoFactor: accountsServices.twoFactor }));
   await app.register(v1Routes({ apiKeys, codes, wallets }));
   await app.register(webhooksRoutes({ webhooks }));
   await app.register(statementRoutes({ statement }));
@@ -277,7 +278,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
 }
 
 /** The accounts module's services; one-time codes go by mail and SMS where configured, else to the outbox. */
-function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions: SessionsService, now: () => Date) {
+function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions: SessionsService, now: () => Date, apiKeys: Pick<ApiKeysService, 'revokeAllOf'>) {
   const delivery = createCodeDelivery({
     mail: config.SMTP_URL ? createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }) : null,
     sms: config.SMS_API_URL && config.SMS_API_KEY ? createSmsRuGateway({ url: config.SMS_API_URL, apiKey: config.SMS_API_KEY, from: config.SMS_FROM }) : null,
@@ -300,7 +301,20 @@ function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions:
   return {
     accounts: createAccountsService({ db: db.kysely, limiter, limits, signIn, signInAsking, now }),
     signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, publicUrl: config.PUBLIC_URL, brand: config.BRAND_NAME, now }),
-    reset: createResetService({ db: db.kysely, flows, sessions, signIn, signInAsking, delivery, brand: config.BRAND_NAME }),
+    reset: createResetService({
+      db: db.kysely,
+      flows,
+      sessions,
+      signIn,
+      signInAsking,
+      delivery,
+      brand: config.BRAND_NAME,
+      // A reset after account theft leaves none of the thief's ways back in (README "Rules").
+      revokeLeftovers: async (userId, trx) => {
+        await apiKeys.revokeAllOf(userId, trx);
+        await passkeys.removeAllOf(userId, trx);
+      },
+    }),
     externalSignIn: createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, signInAsking, now }),
     passwordChange: createPasswordChangeService({ db: db.kysely, limiter, sessions, now }),
     twoFactor,

@@ -110,6 +110,29 @@ describe('second factors in the browser', () => {
     await context.close();
   });
 
+  it('a new API key asks for the code in the shared step-up prompt; cancelled, no key is made', async () => {
+    const u = await createUser(db(), { totp: true });
+    await db().updateTable('users').set({ totp_last_step: null }).where('id', '=', u.id).execute();
+    const { context, page } = await openAs(u.token, '/profile');
+    await page.getByLabel('Название ключа').fill('Магазин');
+    await page.getByRole('button', { name: 'Создать ключ' }).click();
+    const prompt = page.getByTestId('step-up-dialog');
+    const field = prompt.getByTestId('step-up-code');
+    await field.waitFor();
+    // Cancelled: no key is made.
+    await prompt.getByRole('button', { name: 'Отмена' }).click();
+    await prompt.waitFor({ state: 'hidden' });
+    expect(await db().selectFrom('api_keys').select('id').where('user_id', '=', u.id).execute()).toEqual([]);
+    // With the code: the key is made and shown once.
+    await page.getByRole('button', { name: 'Создать ключ' }).click();
+    await field.waitFor();
+    await field.fill(codeAt(TEST_TOTP_SECRET, 30));
+    await prompt.getByRole('button', { name: 'Подтвердить' }).click();
+    expect((await page.getByTestId('secret-value').textContent())!).toMatch(/^aw_/);
+    expect(await db().selectFrom('api_keys').select('name').where('user_id', '=', u.id).execute()).toEqual([{ name: 'Магазин' }]);
+    await context.close();
+  });
+
   it('registers a passkey with a virtual authenticator, then signs in with it alone', async () => {
     const u = await playerWithPassword({ name: 'Игрок Ключ' });
     const { context, page } = await openAs(u.token, '/profile');

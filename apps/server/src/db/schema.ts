@@ -86,6 +86,8 @@ export interface TokensTable {
   user_agent: string | null;
   /** A realtime token's session: ending the session deletes it (ON DELETE CASCADE). */
   session_id: number | null;
+  /** 0022_step_up: when this session last gave a good X-Two-Factor-Code. */
+  stepped_up_at: NullableTimestamp;
 }
 
 export type LedgerAccountKind = 'wallet' | 'cash' | 'payout' | 'escrow' | 'fees';

@@ -11,6 +11,11 @@ export interface IdempotencyKey {
   path: string;
   /** SHA-256 of method, path and body: the same key with another request is refused. */
   hash: string;
+  /**
+   * Set when the call was let through without its step-up because the key already held its answer
+   * (a retry): should the claim turn out fresh after all, this refusal is thrown and nothing moves.
+   */
+  freshRefused?: () => Error;
 }
 
 /** The web client's Idempotency-Key on money calls; a malformed one is a 422, not a silent no-op. */
@@ -45,6 +50,12 @@ export async function claimKey(trx: Trx, userId: number, idem: IdempotencyKey | 
     throw err?.code === 'AWKEY' ? keyReused() : err;
   });
   if (answer !== null) throw new Replay(answer);
+  if (idem.freshRefused) throw idem.freshRefused();
+}
+
+/** Whether the caller's key already holds the stored answer of this very call (a retry that will be replayed). */
+export function keyAnswered(db: Parameters<typeof repo.answered>[0], userId: number, idem: IdempotencyKey) {
+  return repo.answered(db, userId, idem);
 }
 
 /** Stores the answer under the claimed key, in the same transaction as the movement it describes. */

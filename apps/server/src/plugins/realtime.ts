@@ -19,6 +19,8 @@ export interface Realtime {
   endSessions(sessionIds: number[], reason: SessionEndReason): void;
   /** The same for every socket of a user (a block: no session of theirs may go on). */
   endUserSessions(userId: number, reason: SessionEndReason): void;
+  /** Takes every socket of the user off `private:operators`, on every process (a demotion). */
+  leaveOperators(userId: number): void;
   io: Server;
   close(): Promise<void>;
 }
@@ -36,6 +38,8 @@ interface EndSockets {
   rooms: string[];
   reason: SessionEndReason;
 }
+/** The cluster message that takes a user's sockets off the operators' channel. */
+const LEAVE_OPERATORS = 'adena:leave-operators';
 
 /**
  * Socket.IO on the API's own port. A socket authenticates with a one-connection, one-minute token
@@ -45,7 +49,7 @@ interface EndSockets {
  */
 export function createRealtime(
   app: FastifyInstance,
-  { pgPool, sessions }: { pgPool: Db['pgPool']; sessions: Pick<SessionsService, 'takeRealtimeToken'> },
+  { pgPool, sessions }: { pgPool: Db['pgPool']; sessions: Pick<SessionsService, 'takeRealtimeToken' | 'mayHearOperators'> },
 ): Realtime {
   const io = new Server(app.server, { path: '/socket.io/', serveClient: false, cors: { origin: false } });
   if (pgPool) io.adapter(peerAwareAdapter(pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter') }));
@@ -71,10 +75,19 @@ export function createRealtime(
       const reply = typeof ack === 'function' ? ack : () => {};
       const parsed = SubscribeBodySchema.safeParse(body);
       const own = realtimeChannelFor(socket.data.userId as number);
-      // The operators' channel (decision record 0023): admins only, as of the socket's handshake.
-      if (parsed.success && parsed.data.channel === OPERATORS_CHANNEL && socket.data.admin === true) {
-        void socket.join(OPERATORS_CHANNEL);
-        reply({ ok: true });
+      // The operators' channel (decision record 0023): the session's user as of now must be an admin
+      // (with TOTP on when ADMIN_REQUIRE_2FA), not as of the handshake.
+      if (parsed.success && parsed.data.channel === OPERATORS_CHANNEL) {
+        sessions.mayHearOperators(socket.data.sessionId as number, app.adminRequiresTwoFactor !== false).then(
+          (ok) => {
+            if (ok && socket.connected) void socket.join(OPERATORS_CHANNEL);
+            reply(ok ? { ok: true } : { error: 'Нет доступа к этому каналу' });
+          },
+          (err) => {
+            app.log.warn({ err }, 'realtime: operators check failed');
+            reply({ error: 'Нет доступа к этому каналу' });
+          },
+        );
         return;
       }
       if (!parsed.success || parsed.data.channel !== own) {
@@ -104,6 +117,8 @@ export function createRealtime(
   }
   // Another process ended sessions: it ended its own sockets, we end ours.
   io.on(END_SOCKETS, (msg: EndSockets) => endLocal(msg));
+  const leaveLocal = ({ userId }: { userId: number }) => io.local.in(userRoom(userId)).socketsLeave(OPERATORS_CHANNEL);
+  io.on(LEAVE_OPERATORS, leaveLocal);
 
   function endEverywhere(msg: EndSockets) {
     endLocal(msg);
@@ -159,6 +174,15 @@ export function createRealtime(
     },
     endUserSessions(userId, reason) {
       endEverywhere({ rooms: [userRoom(userId)], reason });
+    },
+    leaveOperators(userId) {
+      leaveLocal({ userId });
+      if (!pgPool) return;
+      try {
+        io.serverSideEmit(LEAVE_OPERATORS, { userId });
+      } catch (err) {
+        app.log.warn({ err }, 'realtime: could not relay leaving the operators');
+      }
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -41,7 +41,7 @@ type Input<E extends Endpoint> = (E['body'] extends z.ZodType ? { body: z.input<
     /** Overrides the stored session token (e.g. the new_password_token of a reset). */
     token?: string | null;
     idempotencyKey?: string;
-    /** X-Two-Factor-Code: the step-up of a withdrawal or a code reveal (PRODUCT.md section 7). */
+    /** X-Two-Factor-Code: the step-up of a withdrawal, a code reveal, pricekods, my codes, a new API key (PRODUCT.md section 7). */
     twoFactorCode?: string;
     signal?: AbortSignal;
   };

@@ -59,3 +59,30 @@ BEGIN
   END IF;
   RETURN uid;
 END $$;
+
+-- A keyed withdrawal's caller: as withdrawer_id, but a retry whose Idempotency-Key already holds
+-- this very call's answer (same request hash) passes without a code, since request_open_once will
+-- only replay that answer (the first try's code is spent; the key is the caller's, the token is
+-- still checked). The key's row is locked FOR SHARE, so the purge cannot remove it between this
+-- check and the claim and turn the replay into a fresh withdrawal without a code.
+CREATE OR REPLACE FUNCTION withdrawer_id(p_token_hash text, p_code_checked boolean, p_key text, p_hash text) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+  uid integer;
+  has_totp boolean;
+BEGIN
+  SELECT u.id, u.totp_secret IS NOT NULL INTO uid, has_totp FROM token_user(p_token_hash, 'access') u;
+  IF uid IS NULL THEN
+    RAISE EXCEPTION 'UNAUTHENTICATED' USING ERRCODE = 'AW401';
+  END IF;
+  IF has_totp AND NOT p_code_checked THEN
+    PERFORM 1 FROM idempotency_keys k
+     WHERE k.user_id = uid AND k.key = p_key AND k.request_hash = p_hash
+       AND k.response_status = 200 AND k.response_body IS NOT NULL
+       FOR SHARE;
+    IF NOT FOUND THEN
+      RAISE EXCEPTION 'TWO_FACTOR_REQUIRED' USING ERRCODE = 'AW2FA';
+    END IF;
+  END IF;
+  RETURN uid;
+END $$;

@@ -13,7 +13,7 @@ import { createAccountsAdminRepository, type UserChange, type UserSearch } from 
 
 export interface AccountsAdminServiceDeps {
   db: Db['kysely'];
-  realtime: Pick<Realtime, 'publish' | 'endUserSessions'>;
+  realtime: Pick<Realtime, 'publish' | 'endUserSessions' | 'leaveOperators'>;
   audit: AuditRecorder;
   /** What the user card shows of other aggregates. */
   wallets: Pick<WalletsService, 'ofUser'>;
@@ -91,9 +91,11 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
       if (id === caller.user.id) {
         throw new AppError('CONFLICT', { message: 'Нельзя менять свои собственные права администратора' });
       }
-      const { user } = await changeUser(caller, id, value ? 'user.admin_grant' : 'user.admin_revoke', (u) =>
+      const { user, changed } = await changeUser(caller, id, value ? 'user.admin_grant' : 'user.admin_revoke', (u) =>
         u.admin === value ? null : { admin: value },
       );
+      // A demoted operator stops hearing the operators' feed at once, on every process.
+      if (changed && !value) deps.realtime.leaveOperators(id);
       return toAdminUser(user, now());
     },
 

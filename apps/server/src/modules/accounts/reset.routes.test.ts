@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, newEmail, type AccountsWorld as World, useAccountsWorld } from '../../../test/accounts-app';
+import { createUser } from '../../../test/factories';
 import { DB_KINDS } from '../../../test/harness';
 
 describe.each(DB_KINDS)('password reset on %s', (kind) => {
@@ -38,6 +39,54 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       // The new password token works once.
       const twice = await post('/api/email_create_new_password', { password: 'another one!', password_confirmation: 'another one!' }, { token: npt });
       expect(twice.statusCode).toBe(401);
+    });
+
+    it("a reset after account theft leaves the thief's API key and passkey dead; the owner's new session works", async () => {
+      const { email, access_token: stolen } = await registerByEmail();
+      const auth = { authorization: `Bearer ${stolen}` };
+      const inject = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
+        world.t.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+      // The thief, holding the session, mints a seller key and adds a passkey of their own.
+      const key = (await inject('POST', '/api/api_keys', auth, { name: 'чужой' })).json().key as string;
+      const userId = (await me(stolen)).json().id as number;
+      await world.db.kysely
+        .insertInto('passkeys')
+        .values({ user_id: userId, credential_id: `thief-${userId}`, public_key: new Uint8Array([1, 2, 3]), counter: 0, transports: [], name: 'вор' })
+        .execute();
+      expect((await inject('GET', '/api/v1/balance?gamesserver_id=1', { authorization: `Bearer ${key}` })).statusCode).not.toBe(401);
+
+      // The owner resets the password from the mailbox.
+      const start = await post('/api/email_reset_password_code_date', { email });
+      const mail = await smtp.next(email, 2);
+      const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: mail.code });
+      const created = await post('/api/email_create_new_password', { password: 'owner back in', password_confirmation: 'owner back in' }, { token: check.json().new_password_token });
+      expect(created.statusCode).toBe(200);
+
+      expect((await inject('GET', '/api/v1/balance?gamesserver_id=1', { authorization: `Bearer ${key}` })).statusCode).toBe(401);
+      const mine = { authorization: `Bearer ${created.json().access_token}` };
+      expect((await inject('GET', '/api/api_keys', mine)).json()).toEqual([]);
+      expect((await inject('GET', '/api/passkeys', mine)).json()).toEqual([]);
+      expect((await me(stolen)).statusCode).toBe(401);
+    });
+
+    it("an operator's block refuses the user's API keys while it lasts", async () => {
+      const { access_token } = await registerByEmail();
+      const auth = { authorization: `Bearer ${access_token}` };
+      const key = (await world.t.app.inject({ method: 'POST', url: '/api/api_keys', headers: auth, payload: { name: 'k' } })).json().key as string;
+      const userId = (await me(access_token)).json().id as number;
+      const balance = () => world.t.app.inject({ method: 'GET', url: '/api/v1/balance?gamesserver_id=1', headers: { authorization: `Bearer ${key}` } });
+      expect((await balance()).statusCode).toBe(200);
+      const admin = await createUser(world.db.kysely, { admin: true });
+      const blocked = await world.t.app.inject({ method: 'POST', url: `/api/admin/users/${userId}/block`, headers: admin.auth, payload: { reason: 'кража' } });
+      expect(blocked.statusCode).toBe(200);
+      expect((await balance()).statusCode).toBe(401);
+      const issued = await world.t.app.inject({
+        method: 'POST',
+        url: '/api/v1/codes',
+        headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'b1' },
+        payload: { gamesserver_id: 1, nominal: 1000, count: 1 },
+      });
+      expect(issued.statusCode).toBe(401);
     });
 
     it('resets the password by phone through the SMS gateway', async () => {

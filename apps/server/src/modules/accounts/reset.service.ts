@@ -4,7 +4,7 @@ import { hashPassword } from '../../lib/password';
 import type { CodeDelivery } from '../notifications/code-delivery';
 import type { Client } from '../sessions/caller';
 import type { SessionsService } from '../sessions/sessions.service';
-import { accountsRepository as repo, inTransaction, type Pool } from './accounts.repository';
+import { accountsRepository as repo, inTransaction, type Pool, type Tx } from './accounts.repository';
 import { type CodeFlows, channelOf, type Method } from './code-flows';
 import { codeTexts } from './code-messages';
 import { findByAddress, refuseBlocked, type SignIn, type SignInAsking } from './sign-in';
@@ -21,6 +21,11 @@ export interface ResetDeps {
   /** A reset proves the mailbox or phone, not the second factor: with TOTP on it still asks. */
   signInAsking?: SignInAsking;
   delivery: Pick<CodeDelivery, 'deliver'>;
+  /**
+   * In the reset's transaction: what a thief who held a session could have left behind and would
+   * outlive the ended sessions (seller API keys, passkeys), revoked (README "Rules": after a reset).
+   */
+  revokeLeftovers?: (userId: number, trx: Tx) => Promise<void>;
 }
 
 /** Password reset: a code to the address, a short-lived new-password token, a new password. */
@@ -60,6 +65,7 @@ export function createResetService(deps: ResetDeps) {
         refuseBlocked(before);
         const user = await repo.updateUser(trx, before.id, { password_hash: passwordHash });
         const endedIds = await sessions.endAllSessions(user.id, trx);
+        await deps.revokeLeftovers?.(user.id, trx);
         return { answer: await (deps.signInAsking ?? signIn)(trx, user, { method, client }), ended: endedIds };
       });
       // After COMMIT: the sockets of every session the reset ended are told and closed.

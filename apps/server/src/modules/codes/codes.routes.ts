@@ -13,7 +13,7 @@ import type { CodesService } from './codes.service';
  * anonymous caller gets 401 whatever they send.
  */
 export const codesRoutes =
-  ({ codes, twoFactor }: { codes: CodesService; twoFactor: Pick<TwoFactorService, 'requireStepUp'> }): FastifyPluginAsyncZod =>
+  ({ codes, twoFactor }: { codes: CodesService; twoFactor: Pick<TwoFactorService, 'stepUpUnlessReplay' | 'requireRecentStepUp'> }): FastifyPluginAsyncZod =>
   async (app) => {
     const authFirst = { onRequest: async (request: FastifyRequest) => void (await requireSignedIn(request)) };
 
@@ -30,8 +30,9 @@ export const codesRoutes =
     app.post(showCode.path, { ...authFirst, schema: { body: showCode.body, response: { 200: showCode.response } } }, async (request) => {
       const caller = await requireSignedIn(request);
       // Step-up (PRODUCT.md section 7): with TOTP on, a code in X-Two-Factor-Code, checked before anything moves.
-      await twoFactor.requireStepUp(caller, request.headers['x-two-factor-code']);
-      return codes.issueCode(caller, fromShowCodeBody(request.body), idempotencyKey(request));
+      // A keyed retry whose answer is stored is replayed without a fresh code.
+      const idem = await twoFactor.stepUpUnlessReplay(caller, request.headers['x-two-factor-code'], idempotencyKey(request));
+      return codes.issueCode(caller, fromShowCodeBody(request.body), idem);
     });
     app.post(
       activationCode.path,
@@ -43,7 +44,10 @@ export const codesRoutes =
       { ...authFirst, schema: { params: cancelCode.params, response: { 200: cancelCode.response } } },
       async (request) => codes.cancelCode(await requireSignedIn(request), request.params.id),
     );
-    app.get(myCodes.path, { ...authFirst, schema: { querystring: myCodes.query, response: { 200: myCodes.response } } }, async (request) =>
-      codes.myCodes(await requireSignedIn(request), { status: request.query.status, gameServerId: request.query.gamesserver_id, page: request.query.page }),
-    );
+    app.get(myCodes.path, { ...authFirst, schema: { querystring: myCodes.query, response: { 200: myCodes.response } } }, async (request) => {
+      const caller = await requireSignedIn(request);
+      // The list shows every code's text: with TOTP on, a step-up (or one by this session in the last 10 minutes).
+      await twoFactor.requireRecentStepUp(caller, request.headers['x-two-factor-code']);
+      return codes.myCodes(caller, { status: request.query.status, gameServerId: request.query.gamesserver_id, page: request.query.page });
+    });
   };

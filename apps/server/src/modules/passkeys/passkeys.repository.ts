@@ -22,6 +22,12 @@ export const passkeysRepository = {
     return res.numDeletedRows > 0n;
   },
 
+  /** Deletes every passkey of the user (a password reset); how many. */
+  async deleteAllOf(q: Q, userId: number) {
+    const res = await q.deleteFrom('passkeys').where('user_id', '=', userId).executeTakeFirst();
+    return Number(res.numDeletedRows);
+  },
+
   byCredentialId(q: Q, credentialId: string) {
     return q.selectFrom('passkeys').selectAll().where('credential_id', '=', credentialId).executeTakeFirst();
   },

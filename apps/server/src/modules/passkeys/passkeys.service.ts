@@ -97,6 +97,9 @@ export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
       return toPasskey(row);
     },
 
+    /** A password reset, in its transaction: every passkey of the user goes (a thief's session could have added one). */
+    removeAllOf: (userId: number, q: Parameters<typeof repo.deleteAllOf>[0]) => repo.deleteAllOf(q, userId),
+
     list: async (caller: Caller) => (await repo.ofUser(db, caller.user.id)).map(toPasskey),
 
     async remove(caller: Caller, id: number) {

@@ -69,7 +69,13 @@ export const requestsRepository = {
    * stores the row as its answer in the same statement; a replay answers that row again.
    */
   async open(db: Q, o: Opening, idem?: IdempotencyKey): Promise<OpenedRow> {
-    const who = o.type === 'output' ? sql`withdrawer_id(${o.tokenHash}, ${o.codeChecked === true})` : sql`caller_id(${o.tokenHash})`;
+    // A keyed withdrawal's retry whose answer is stored is replayed without a fresh code (withdrawer_id's 4-argument form).
+    const who =
+      o.type !== 'output'
+        ? sql`caller_id(${o.tokenHash})`
+        : idem
+          ? sql`withdrawer_id(${o.tokenHash}, ${o.codeChecked === true}, ${idem.key}::text, ${idem.hash}::text)`
+          : sql`withdrawer_id(${o.tokenHash}, ${o.codeChecked === true})`;
     const args = sql`${o.gameServerId}, ${o.type}, ${o.currency}::smallint, ${String(o.amount)}::bigint`;
     const statement = idem
       ? sql<OpenedRow>`SELECT * FROM request_open_once(${who}, ${idem.key}, ${idem.method}, ${idem.path}, ${idem.hash}, ${args})`

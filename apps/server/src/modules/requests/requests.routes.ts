@@ -43,7 +43,7 @@ export const requestsRoutes =
     twoFactor,
   }: {
     requests: Pick<RequestsService, 'deposit' | 'withdraw' | 'cancel' | 'hide' | 'history'>;
-    twoFactor: Pick<TwoFactorService, 'requireStepUp'>;
+    twoFactor: Pick<TwoFactorService, 'requireStepUp' | 'isReplay'>;
   }): FastifyPluginAsyncZod =>
   async (app) => {
     const authenticated = async (request: FastifyRequest) => void (await requireSignedIn(request));
@@ -60,10 +60,17 @@ export const requestsRoutes =
         opening(request).then(async ({ bearer, idem }) => {
           // Step-up (PRODUCT.md section 7). Without the header, the withdrawal's own statement refuses
           // a user with TOTP on (withdrawer_id), so users without it pay no extra round trip; with
-          // it, the code is checked and used up here first.
+          // it, the code is checked and used up here first. A keyed retry whose answer is stored
+          // spends no code: its statement replays the answer (withdrawer_id lets only that through).
           const header = request.headers['x-two-factor-code'];
-          const codeChecked = header !== undefined;
-          if (codeChecked) await twoFactor.requireStepUp(await bearer.caller(), header);
+          let codeChecked = false;
+          if (header !== undefined) {
+            const caller = await bearer.caller();
+            if (!(await twoFactor.isReplay(caller, idem))) {
+              await twoFactor.requireStepUp(caller, header);
+              codeChecked = true;
+            }
+          }
           return service.withdraw(bearer, toOpeningInput(request.body), idem, codeChecked);
         }),
       );

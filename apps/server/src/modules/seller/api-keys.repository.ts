@@ -42,6 +42,12 @@ export const apiKeysRepository = {
     return r.numUpdatedRows > 0n;
   },
 
+  /** Revokes every live key of the user (a password reset); how many. */
+  async revokeAll(q: Q, userId: number) {
+    const r = await q.updateTable('api_keys').set({ revoked_at: sql`now()` }).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  },
+
   /** The live key with this hash and its user, who must not be blocked; read on every call, so a revoke holds at once everywhere. */
   async userOfKey(q: Q, keyHash: string) {
     const row = await q

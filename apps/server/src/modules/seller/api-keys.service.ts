@@ -41,6 +41,9 @@ export function createApiKeysService({ db, rate = DEFAULT_KEY_RATE, clock = () =
       return (await repo.listLive(db, caller.user.id)).map(toApiKey);
     },
 
+    /** A password reset, in its transaction: every key of the user is revoked (a thief may have made one). */
+    revokeAllOf: (userId: number, q: Parameters<typeof repo.revokeAll>[0]) => repo.revokeAll(q, userId),
+
     async revoke(caller: Caller, id: number) {
       if (!(await repo.revoke(db, caller.user.id, id))) throw keyNotFound();
       return { success: id };

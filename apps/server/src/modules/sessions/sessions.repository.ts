@@ -50,6 +50,17 @@ export const sessionsRepository = {
     return row && row.session_id !== null ? { userId: row.user_id, sessionId: row.session_id, admin: row.admin } : null;
   },
 
+  /** Whether a live session's user may hear the operators now: an admin, not blocked, with TOTP on when required. */
+  async mayHearOperators(q: Queryable, sessionId: number, requireTotp: boolean) {
+    const { rows } = await sql<{ ok: boolean }>`
+      SELECT u.admin AND (NOT ${requireTotp} OR u.totp_secret IS NOT NULL) AS ok
+        FROM tokens t JOIN users u ON u.id = t.user_id
+       WHERE t.id = ${sessionId} AND t.kind = 'access' AND u.blocked_at IS NULL
+         AND (token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) > now()
+              OR token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) IS NULL)`.execute(q);
+    return rows[0]?.ok === true;
+  },
+
   /** Stores a new socket token of a session; the user's expired ones are of no use to anyone and go in the same transaction. */
   replaceExpiredRealtimeTokens(q: Queryable, userId: number, sessionId: number, tokenHash: string, expiresAt: Date, now: Date) {
     const run = async (trx: Queryable) => {

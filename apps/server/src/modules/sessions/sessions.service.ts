@@ -58,6 +58,9 @@ export function createSessionsService(deps: SessionsDeps) {
     },
 
     /** The user and session a socket token serves, using it up (one connection per token), or null. */
+    /** The operators' channel: asked at each subscribe, so a demoted admin or one without TOTP is refused (task R1). */
+    mayHearOperators: (sessionId: number, requireTotp: boolean) => repo.mayHearOperators(db, sessionId, requireTotp),
+
     takeRealtimeToken(token: string | undefined) {
       return token ? repo.takeRealtimeToken(db, hashToken(token)) : Promise.resolve(null);
     },

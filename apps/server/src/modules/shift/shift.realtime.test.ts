@@ -3,6 +3,7 @@ import { io, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId } from '../../../test/factories';
 import { createTestApp, createTestDb, type TestApp, type TestDb } from '../../../test/harness';
+import { waitFor } from '../../../test/fakes/wait-for';
 import { createDb } from '../../db/client';
 
 type User = Awaited<ReturnType<typeof createUser>>;
@@ -115,5 +116,43 @@ describe("the operators' channel across two app processes on one PostgreSQL", ()
     await a.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: other.auth, payload: { gamesserver_id: serverId, amount: 1_000_000 } });
     await created;
     expect(heard).toEqual([]);
+  });
+
+  it("a demoted operator's socket on B leaves the operators' channel at once and hears nothing more; a control operator does", async () => {
+    const boss = await createUser(a.db.kysely, { admin: true, name: 'Старший' });
+    const demoted = await createUser(a.db.kysely, { admin: true, name: 'Бывший' });
+    const control = await createUser(a.db.kysely, { admin: true, name: 'Контроль' });
+    const player = await createUser(a.db.kysely);
+    const serverId = await firstServerId(a.db.kysely);
+    await createWallet(a.db.kysely, player.id, serverId);
+    const s = await socketOf(b, urlB, demoted);
+    const c = await socketOf(b, urlB, control);
+    expect(await subscribe(s, OPERATORS_CHANNEL)).toEqual({ ok: true });
+    expect(await subscribe(c, OPERATORS_CHANNEL)).toEqual({ ok: true });
+
+    const res = await a.app.inject({ method: 'POST', url: `/api/admin/users/${demoted.id}/admin`, headers: boss.auth, payload: { admin: false } });
+    expect(res.statusCode).toBe(200);
+    // The demotion was made on A; B takes the socket off the channel (polled, no fixed wait).
+    const roomOnB = () => b.app.deps.realtime.io.sockets.adapter.rooms.get(OPERATORS_CHANNEL);
+    await waitFor(() => (roomOnB()?.has(s.id!) ? undefined : true), 'the demoted socket to leave the channel on B');
+
+    const heard: unknown[] = [];
+    s.on('message', (m) => heard.push(m));
+    const created = next(c, 'request_created', 5000);
+    await a.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: player.auth, payload: { gamesserver_id: serverId, amount: 1_000_000 } });
+    await created;
+    expect(heard).toEqual([]);
+    // Nor can the socket (its handshake made as an admin) subscribe again.
+    expect(await subscribe(s, OPERATORS_CHANNEL)).toEqual({ error: 'Нет доступа к этому каналу' });
+  });
+
+  it('refuses the channel to an admin without TOTP (ADMIN_REQUIRE_2FA) and to one demoted after the handshake', async () => {
+    const noTotp = await createUser(a.db.kysely, { admin: true, totp: false });
+    const s1 = await socketOf(a, urlA, noTotp);
+    expect(await subscribe(s1, OPERATORS_CHANNEL)).toEqual({ error: 'Нет доступа к этому каналу' });
+    const later = await createUser(a.db.kysely, { admin: true });
+    const s2 = await socketOf(b, urlB, later);
+    await a.db.kysely.updateTable('users').set({ admin: false }).where('id', '=', later.id).execute();
+    expect(await subscribe(s2, OPERATORS_CHANNEL)).toEqual({ error: 'Нет доступа к этому каналу' });
   });
 });

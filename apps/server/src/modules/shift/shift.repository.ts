@@ -72,7 +72,8 @@ export const shiftRepository = {
       .set({ claimed_by: userId, claimed_at: now })
       .where('id', '=', id)
       .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('claimed_by', 'is', null), eb('claimed_at', '<', staleBefore)]))
+      // Free, lapsed, or the caller's own (a re-claim renews it: the claim lapses CLAIM_TIMEOUT_MIN after this).
+      .where((eb) => eb.or([eb('claimed_by', 'is', null), eb('claimed_at', '<', staleBefore), eb('claimed_by', '=', userId)]))
       .returning(['id'])
       .executeTakeFirst();
   },

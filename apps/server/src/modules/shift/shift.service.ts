@@ -110,7 +110,10 @@ export function createShiftService(d: ShiftDeps) {
   }
 
   return {
-    /** Takes a pending request into work; 409 naming the operator who holds it. */
+    /**
+     * Takes a pending request into work, or renews the caller's own claim (its CLAIM_TIMEOUT_MIN
+     * counts from now again, so an operator still at work keeps it); 409 naming the operator who holds it.
+     */
     async claim(caller: Caller, id: number) {
       const at = d.now();
       const taken = await repo.transaction(d.db, async (trx) => {
@@ -130,7 +133,6 @@ export function createShiftService(d: ShiftDeps) {
         const s = await repo.claimState(d.db, id);
         if (!s) throw notFound();
         if (s.status !== 'pending') throw notPending(s.status);
-        if (s.claimed_by === caller.user.id) throw claimedBy({ id: s.claimed_by, name: who(s.claimer_name, s.claimed_by) }, 'Заявка уже у вас в работе');
         if (s.claimed_by !== null) {
           const name = who(s.claimer_name, s.claimed_by);
           throw claimedBy({ id: s.claimed_by, name }, `Заявку уже взял в работу ${name}`);

@@ -91,6 +91,17 @@ export const twoFactorRepository = {
     return res.numDeletedRows > 0n;
   },
 
+  /** Notes a good step-up on the session (access token) it was made with. */
+  async markSteppedUp(q: Q, userId: number, sessionId: number, at: Date) {
+    await q.updateTable('tokens').set({ stepped_up_at: at }).where('id', '=', sessionId).where('user_id', '=', userId).where('kind', '=', 'access').execute();
+  },
+
+  /** When the session last gave a good step-up code; null when never. */
+  async steppedUpAt(q: Q, userId: number, sessionId: number) {
+    const row = await q.selectFrom('tokens').select('stepped_up_at').where('id', '=', sessionId).where('user_id', '=', userId).executeTakeFirst();
+    return row?.stepped_up_at ?? null;
+  },
+
   findUser(q: Q, userId: number) {
     return q.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
   },

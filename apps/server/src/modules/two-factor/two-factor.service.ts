@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { type AuthResponse, type SignInResponse, TWO_FACTOR_MESSAGES as T } from '@adena/contract';
 import type { DbHandle, Trx } from '../../db/schema';
 import { AppError, fieldError } from '../../lib/app-error';
+import { type IdempotencyKey, keyAnswered } from '../../lib/idempotency';
 import { hashToken, newToken } from '../../lib/tokens';
 import type { Caller, Client, User } from '../sessions/caller';
 import type { SessionOrigin } from '../sessions/sessions.service';
@@ -15,6 +16,8 @@ const CHALLENGE_TRIES = 5;
 const RECOVERY_CODES = 10;
 /** Wrong codes of one user over every way of entering one (enable, disable, sign-ins, step-up). */
 export const CODE_FAILURES_PER_USER: RateRule = { limit: 10, windowMs: 15 * 60_000 };
+/** A read that shows gift codes (GET /my_codes) accepts a session that stepped up this recently. */
+export const STEP_UP_READ_MS = 10 * 60_000;
 
 export interface TwoFactorDeps {
   db: DbHandle;
@@ -56,6 +59,16 @@ export function createTwoFactorService({ db, limiter, issue, now }: TwoFactorDep
     if (!ok) await limiter.record(userKey(userId), CODE_FAILURES_PER_USER);
     return ok;
   }
+
+  async function requireStepUp(caller: Caller, header: string | string[] | undefined) {
+    const secret = caller.user.totp_secret;
+    if (!secret) return;
+    const code = typeof header === 'string' ? header.replace(/[\s-]/g, '').toLowerCase() : '';
+    if (!/^(\d{6}|[a-z0-9]{10})$/.test(code)) throw stepUpRefused();
+    if (!(await useCodeLimited(caller.user.id, secret, code))) throw stepUpRefused(T.wrongCode);
+    if (caller.sessionId !== null) await repo.markSteppedUp(db, caller.user.id, caller.sessionId, now());
+  }
+
 
   return {
     /** POST /2fa/setup: a new pending secret (replacing an unfinished setup); 409 while TOTP is on. */
@@ -135,12 +148,34 @@ export function createTwoFactorService({ db, limiter, issue, now }: TwoFactorDep
      * Step-up (show_code, and withdrawals with the header): nothing for a user without TOTP; for one
      * with it, 403 `{ message, two_factor_required: true }` unless the header holds a good unused code.
      */
-    async requireStepUp(caller: Caller, header: string | string[] | undefined) {
-      const secret = caller.user.totp_secret;
-      if (!secret) return;
-      const code = typeof header === 'string' ? header.replace(/[\s-]/g, '').toLowerCase() : '';
-      if (!/^(\d{6}|[a-z0-9]{10})$/.test(code)) throw stepUpRefused();
-      if (!(await useCodeLimited(caller.user.id, secret, code))) throw stepUpRefused(T.wrongCode);
+    requireStepUp,
+
+    /**
+     * The step-up of a keyed call that moves value (show_code, pricekods): a retry whose key already
+     * holds its answer is replayed without a fresh code (the first try's code was spent); the key
+     * it returns then refuses the call, should the claim turn out fresh after all.
+     */
+    async stepUpUnlessReplay(caller: Caller, header: string | string[] | undefined, idem: IdempotencyKey | undefined) {
+      if (!caller.user.totp_secret) return idem;
+      if (idem && (await keyAnswered(db, caller.user.id, idem))) return { ...idem, freshRefused: () => stepUpRefused() };
+      await requireStepUp(caller, header);
+      return idem;
+    },
+
+    /** Whether a keyed withdrawal of this caller is a retry whose answer is stored (its statement replays it). */
+    isReplay: async (caller: Caller, idem: IdempotencyKey | undefined) => Boolean(caller.user.totp_secret && idem && (await keyAnswered(db, caller.user.id, idem))),
+
+    /**
+     * The step-up of a read that shows gift codes (GET /my_codes): a session that gave a good code in
+     * the last STEP_UP_READ_MS passes; otherwise as requireStepUp.
+     */
+    async requireRecentStepUp(caller: Caller, header: string | string[] | undefined) {
+      if (!caller.user.totp_secret) return;
+      if (caller.sessionId !== null) {
+        const at = await repo.steppedUpAt(db, caller.user.id, caller.sessionId);
+        if (at && now().getTime() - new Date(at).getTime() < STEP_UP_READ_MS) return;
+      }
+      await requireStepUp(caller, header);
     },
 
   };

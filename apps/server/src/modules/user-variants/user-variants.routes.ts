@@ -4,23 +4,34 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { idempotencyKey } from '../../lib/idempotency';
 import { requireSignedIn } from '../../plugins/auth';
 import { fromPricekodBody } from './user-variants.mapper';
+import type { TwoFactorService } from '../two-factor/two-factor.service';
 import type { UserVariantsService } from './user-variants.service';
 
 /** A user's own batches of codes (`pricekods` on the wire): create, edit, delete. The token is checked first. */
 export const userVariantsRoutes =
-  ({ userVariants }: { userVariants: UserVariantsService }): FastifyPluginAsyncZod =>
+  ({ userVariants, twoFactor }: { userVariants: UserVariantsService; twoFactor: Pick<TwoFactorService, 'stepUpUnlessReplay'> }): FastifyPluginAsyncZod =>
   async (app) => {
     const authFirst = { onRequest: async (request: FastifyRequest) => void (await requireSignedIn(request)) };
 
     app.post(
       createPricekod.path,
       { ...authFirst, schema: { body: createPricekod.body, response: { 200: createPricekod.response } } },
-      async (request) => userVariants.create(await requireSignedIn(request), fromPricekodBody(request.body), idempotencyKey(request)),
+      async (request) => {
+        // Issuing codes turns balance into bearer value: with TOTP on, a step-up as show_code's.
+        const caller = await requireSignedIn(request);
+        const idem = await twoFactor.stepUpUnlessReplay(caller, request.headers['x-two-factor-code'], idempotencyKey(request));
+        return userVariants.create(caller, fromPricekodBody(request.body), idem);
+      },
     );
     app.put(
       updatePricekod.path,
       { ...authFirst, schema: { params: updatePricekod.params, body: updatePricekod.body, response: { 200: updatePricekod.response } } },
-      async (request) => userVariants.edit(await requireSignedIn(request), request.params.id, fromPricekodBody(request.body), idempotencyKey(request)),
+      async (request) => {
+        // An edit may issue codes (a larger count): the same step-up.
+        const caller = await requireSignedIn(request);
+        const idem = await twoFactor.stepUpUnlessReplay(caller, request.headers['x-two-factor-code'], idempotencyKey(request));
+        return userVariants.edit(caller, request.params.id, fromPricekodBody(request.body), idem);
+      },
     );
     app.delete(
       deletePricekod.path,

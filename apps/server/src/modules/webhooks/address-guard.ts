@@ -26,9 +26,14 @@ for (const [net, bits] of [
   blocked.addSubnet(net, bits, 'ipv4');
 }
 for (const [net, bits] of [
-  ['::', 128],
+  // ::/96 holds ::, ::1 and the IPv4-compatible ::a.b.c.d (deprecated, and some stacks still route it to the IPv4 address).
+  ['::', 96],
   ['::1', 128],
+  // NAT64: the well-known and the local-use prefixes reach the IPv4 address in their low 32 bits.
   ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  // 6to4 embeds an IPv4 address (2002:7f00:1:: is 127.0.0.1's).
+  ['2002::', 16],
   ['100::', 64],
   ['2001:db8::', 32],
   ['fc00::', 7],

@@ -76,8 +76,12 @@ export function createWebhooksService({ db, jobs, allowPrivate, clock = () => ne
 
     /** «Отправить тест»: a `ping` to the endpoint, whatever events it chose. */
     async test(caller: Caller) {
-      if (!(await repo.endpoint(db, caller.user.id))) throw noEndpoint();
-      return toDelivery(await enqueue(db, caller.user.id, 'ping', { message: 'Проверка вебхука' }));
+      // The delivery and its job in one transaction: a failed job insert leaves no delivery that nothing sends.
+      const row = await db.transaction().execute(async (trx) => {
+        if (!(await repo.endpoint(trx, caller.user.id))) throw noEndpoint();
+        return enqueue(trx, caller.user.id, 'ping', { message: 'Проверка вебхука' });
+      });
+      return toDelivery(row);
     },
 
     async deliveries(caller: Caller) {

@@ -6,8 +6,9 @@ import { createUser, createWallet, firstServerId, fund } from '../../../test/fac
 import { closeServer, listen, readBody } from '../../../test/fakes/http';
 import { createTestApp, type TestApp } from '../../../test/harness';
 import { createJobs, type JobQueue } from '../jobs/jobs.service';
-import { isPrivateAddress, type Resolve } from './address-guard';
-import { registerWebhookDelivery } from './webhook-delivery';
+import { isPrivateAddress, refusedAtSetup, type Resolve } from './address-guard';
+import { registerWebhookDelivery, WEBHOOK_JOB } from './webhook-delivery';
+import { createWebhooksService } from './webhooks.service';
 
 const KK = 1_000_000;
 const BASE = 5000;
@@ -305,6 +306,45 @@ describe('webhook addresses without WEBHOOK_ALLOW_PRIVATE (pglite)', () => {
     for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1', '224.0.0.1']) {
       expect(isPrivateAddress(a), a).toBe(true);
     }
+    // Addresses that carry an IPv4 one inside: 6to4 (2002::/16), IPv4-compatible (::/96), NAT64 (64:ff9b::/96, 64:ff9b:1::/48),
+    // and IPv4-mapped in the hex form the URL parser writes ([::ffff:127.0.0.1] becomes [::ffff:7f00:1]).
+    for (const a of ['2002:7f00:1::', '2002:a9fe:a9fe::1', '::7f00:1', '::a00:1', '::127.0.0.1', '64:ff9b::7f00:1', '64:ff9b:1::a00:1', '::ffff:7f00:1']) {
+      expect(isPrivateAddress(a), a).toBe(true);
+    }
+    for (const a of ['http://[2002:7f00:1::]/hook', 'http://[::7f00:1]/hook', 'http://[::ffff:127.0.0.1]/hook', 'http://[64:ff9b::a9fe:a9fe]/']) {
+      expect(refusedAtSetup(new URL(a)), a).toBe(true);
+    }
     for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isPrivateAddress(a), a).toBe(false);
+  });
+});
+
+describe('the test ping (pglite)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp('pglite', { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  });
+  afterAll(() => t.close());
+
+  it('writes the delivery and its job together: when the job cannot be written, no delivery is left that nothing would send', async () => {
+    const seller = await createUser(t.db.kysely);
+    const put = await t.app.inject({ method: 'PUT', url: '/api/webhook', headers: seller.auth, payload: { url: 'http://127.0.0.1:9/hook', events: ['code.activated'] } });
+    expect(put.statusCode).toBe(200);
+    const broken = createWebhooksService({
+      db: t.db.kysely,
+      allowPrivate: true,
+      jobs: {
+        enqueue: async () => {
+          throw new Error('the job queue is down');
+        },
+      },
+    });
+    const caller = { user: (await t.db.kysely.selectFrom('users').selectAll().where('id', '=', seller.id).executeTakeFirstOrThrow()), sessionId: null, ip: null };
+    await expect(broken.test(caller)).rejects.toThrow(/job queue is down/);
+    expect(await t.db.kysely.selectFrom('webhook_deliveries').select('id').where('user_id', '=', seller.id).execute()).toEqual([]);
+    // The real one writes both.
+    const sent = await t.app.inject({ method: 'POST', url: '/api/webhook/test', headers: seller.auth });
+    expect(sent.statusCode).toBe(200);
+    const jobs = await t.db.kysely.selectFrom('jobs').select(['payload']).where('kind', '=', WEBHOOK_JOB).execute();
+    expect(jobs.map((j) => (j.payload as { id: string }).id)).toContain(String(sent.json().id));
   });
 });

@@ -1,6 +1,7 @@
 import type { createPricekod } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { withStepUp } from '../../../lib/step-up';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { priceDataQueryOptions } from './price-data';
 import { ref } from './ref';
@@ -17,7 +18,9 @@ export interface PricekodInput {
 export function useCreatePricekod() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ idempotencyKey, ...body }: PricekodInput & { idempotencyKey: string }) => request(call, { body, idempotencyKey }),
+    // Issuing codes: with TOTP on, the server asks for the code (the step-up prompt), under the same key.
+    mutationFn: ({ idempotencyKey, ...body }: PricekodInput & { idempotencyKey: string }) =>
+      withStepUp((twoFactorCode) => request(call, { body, idempotencyKey, twoFactorCode })),
     onSuccess: (_r, input) => {
       void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gamesserver_id, true).queryKey });
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });

@@ -1,6 +1,7 @@
 import type { CodeStatus, myCodes } from '@adena/contract';
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { withStepUp } from '../../../lib/step-up';
 import { ref } from './ref';
 
 const call = ref<typeof myCodes>('GET', '/api/my_codes');
@@ -11,7 +12,9 @@ export const allMyCodesKey = ['codes', 'mine'] as const;
 export const myCodesQueryOptions = (page: number, gameServerId: number, status: CodeStatus | null) =>
   queryOptions({
     queryKey: [...allMyCodesKey, { page, gameServerId, status }],
-    queryFn: ({ signal }) => request(call, { query: { page, gamesserver_id: gameServerId, status: status ?? undefined }, signal }),
+    // The list shows the codes: with TOTP on, the server asks for the code (then not again for 10 minutes).
+    queryFn: ({ signal }) =>
+      withStepUp((twoFactorCode) => request(call, { query: { page, gamesserver_id: gameServerId, status: status ?? undefined }, signal, twoFactorCode })),
     placeholderData: keepPreviousData,
   });
 

@@ -1,6 +1,7 @@
 import type { updatePricekod } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { withStepUp } from '../../../lib/step-up';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import type { PricekodInput } from './create-pricekod';
 import { priceDataQueryOptions } from './price-data';
@@ -13,7 +14,7 @@ export function useUpdatePricekod() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: ({ id, idempotencyKey, ...body }: PricekodInput & { id: number; idempotencyKey: string }) =>
-      request(call, { params: { id }, body, idempotencyKey }),
+      withStepUp((twoFactorCode) => request(call, { params: { id }, body, idempotencyKey, twoFactorCode })),
     onSuccess: (_r, input) => {
       void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gamesserver_id, true).queryKey });
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });

@@ -1,6 +1,7 @@
 import { createApiKey, deleteApiKey, listApiKeys } from '@adena/contract';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { withStepUp } from '../../../lib/step-up';
 
 export const apiKeysQueryOptions = () => queryOptions({ queryKey: ['seller', 'api-keys'], queryFn: () => request(listApiKeys), staleTime: 0 });
 export const useApiKeys = () => useQuery(apiKeysQueryOptions());
@@ -8,7 +9,8 @@ export const useApiKeys = () => useQuery(apiKeysQueryOptions());
 export function useCreateApiKey() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => request(createApiKey, { body: { name } }),
+    // A key issues codes with no second factor: with TOTP on, creating one asks for the code.
+    mutationFn: (name: string) => withStepUp((twoFactorCode) => request(createApiKey, { body: { name }, twoFactorCode })),
     onSuccess: () => qc.invalidateQueries({ queryKey: apiKeysQueryOptions().queryKey }),
   });
 }

@@ -1,0 +1,52 @@
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Stack from '@mui/material/Stack';
+import TextField from '@mui/material/TextField';
+import { type FormEvent, useState } from 'react';
+import { useStepUp } from '../lib/step-up';
+import { AppDialog } from './app-dialog';
+
+/** The code from the authenticator app, asked when a call needs the second factor (lib/step-up). */
+export default function StepUpDialog() {
+  const prompt = useStepUp((s) => s.prompt);
+  const answer = useStepUp((s) => s.answer);
+  const [code, setCode] = useState('');
+  const [shown, setShown] = useState(prompt);
+  if (prompt !== shown) {
+    setShown(prompt);
+    setCode('');
+  }
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (code.trim()) answer(code);
+  };
+  return (
+    <AppDialog
+      open={prompt !== null}
+      onClose={() => answer(null)}
+      title="Подтвердите действие"
+      testId="step-up-dialog"
+      actions={
+        <>
+          <Button onClick={() => answer(null)}>Отмена</Button>
+          <Button variant="contained" type="submit" form="step-up-form" disabled={!code.trim()}>
+            Подтвердить
+          </Button>
+        </>
+      }
+    >
+      <Stack component="form" id="step-up-form" onSubmit={submit} spacing={2}>
+        {shown && <Alert severity="info">{shown.message}</Alert>}
+        <TextField
+          label="Код из приложения-аутентификатора"
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+          autoComplete="one-time-code"
+          autoFocus
+          slotProps={{ htmlInput: { inputMode: 'numeric', 'data-testid': 'step-up-code' } }}
+          helperText="6 цифр из приложения или резервный код"
+        />
+      </Stack>
+    </AppDialog>
+  );
+}

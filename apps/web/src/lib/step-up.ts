@@ -1,0 +1,46 @@
+import { create } from 'zustand';
+import { ApiError } from './api-client';
+
+/**
+ * The step-up prompt (PRODUCT.md section 7, README "Second factors"): with TOTP on, calls that turn
+ * balance into codes, show codes or mint an API key answer 403 `two_factor_required`; the call is
+ * then asked again with the code the player types into one shared dialog (StepUpDialog).
+ */
+interface StepUpState {
+  prompt: { message: string; resolve: (code: string | null) => void } | null;
+  answer(code: string | null): void;
+}
+
+export const useStepUp = create<StepUpState>((set, get) => ({
+  prompt: null,
+  answer(code) {
+    get().prompt?.resolve(code);
+    set({ prompt: null });
+  },
+}));
+
+/** Opens the prompt; the typed code, or null when the player cancels. */
+export function askStepUpCode(message: string): Promise<string | null> {
+  useStepUp.getState().prompt?.resolve(null);
+  return new Promise((resolve) => useStepUp.setState({ prompt: { message, resolve } }));
+}
+
+export const needsStepUp = (err: unknown): err is ApiError => err instanceof ApiError && err.body.two_factor_required === true;
+
+/**
+ * Runs a call; when the server asks for the second factor, asks the player and runs it again with
+ * the code (again on a wrong code). Cancelling rethrows the server's refusal.
+ */
+export async function withStepUp<T>(run: (twoFactorCode?: string) => Promise<T>): Promise<T> {
+  let code: string | undefined;
+  for (;;) {
+    try {
+      return await run(code);
+    } catch (err) {
+      if (!needsStepUp(err)) throw err;
+      const typed = await askStepUpCode(err.message);
+      if (typed === null) throw err;
+      code = typed.trim();
+    }
+  }
+}
