@@ -143,7 +143,10 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     ended: (ids, reason) => endSockets?.(ids, reason),
   });
   registerAuth(app, sessions, { adminRequiresTwoFactor: config.ADMIN_REQUIRE_2FA });
-  const accountsServices = composeAccounts(app, config, db, sessions, now);
+  // The job queue (decision record 0016) is built first: mail and SMS codes, Telegram notices and
+  // sellers' webhooks (decision record 0022) are sent through it.
+  const jobs = createJobs({ db: db.kysely, log: app.log, now });
+  const accountsServices = composeAccounts(app, config, db, sessions, now, jobs);
 
   const realtime = createRealtime(app, { pgPool: db.pgPool, sessions });
   endSockets = realtime.endSessions;
@@ -156,9 +159,6 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   // Codes, user variants, incidents, VIP and the Telegram bot: one bot client and one notices
   // outbox for the process; each service gets only what it uses.
   const bot = createTelegramBot(config);
-  // The job queue (decision record 0016) is built first: Telegram notices and sellers' webhooks
-  // (decision record 0022) are sent through it.
-  const jobs = createJobs({ db: kysely, log: app.log, now });
   const notices = createTelegramNotices({ db: kysely, bot, jobs, log: app.log });
   notices.register();
   app.addHook('onClose', async () => notices.settle());
@@ -277,14 +277,20 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
 }
 
 /** The accounts module's services; one-time codes go by mail and SMS where configured, else to the outbox. */
-function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions: SessionsService, now: () => Date) {
+function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions: SessionsService, now: () => Date, jobs: Jobs) {
+  // Mail and SMS are jobs of the queue, sealed with SECRET_KEY (decision record 0020).
   const delivery = createCodeDelivery({
     mail: config.SMTP_URL ? createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }) : null,
     sms: config.SMS_API_URL && config.SMS_API_KEY ? createSmsRuGateway({ url: config.SMS_API_URL, apiKey: config.SMS_API_KEY, from: config.SMS_FROM }) : null,
     outbox: createOutbox(config.DATA_DIR, app.log),
     log: app.log,
+    jobs,
+    db: db.kysely,
+    secretKey: config.SECRET_KEY,
+    now,
   });
-  // Codes already promised to players are handed over before the process exits.
+  delivery.register();
+  // Outbox files already promised to players are written before the process exits.
   app.addHook('onClose', async () => {
     await delivery.settle();
     delivery.close();
