@@ -13,7 +13,7 @@ import { launchBrowser, newPage, WEB_DIST } from './harness';
 const TEXT = /\.(html|js|css|json|webmanifest)$/;
 const walk = (dir: string): string[] =>
   readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Another build of the same app, as a deploy brings: a copy of the built web app in which every
@@ -28,7 +28,7 @@ function deployedBuild(tag: string): string {
   const assets = join(dir, 'assets');
   const names = readdirSync(assets).filter((n) => !/\.(br|gz)$/.test(n));
   const renamed = new Map(names.map((n) => [n, `${tag}_${n}`]));
-  const any = new RegExp(`(?<=[/"'\`])(${[...renamed.keys()].sort((a, b) => b.length - a.length).map(escape).join('|')})(?![\\w.-])`, 'g');
+  const any = new RegExp(`(?<=[/"'\`])(${[...renamed.keys()].sort((a, b) => b.length - a.length).map(escapeRe).join('|')})(?![\\w.-])`, 'g');
   for (const file of walk(dir).filter((f) => TEXT.test(f))) {
     let text = readFileSync(file, 'utf8').replace(any, (n) => renamed.get(n)!);
     if (file === join(dir, 'index.html')) text = text.replace('<head>', `<head><meta name="adena-build" content="${tag}">`);
