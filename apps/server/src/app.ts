@@ -143,9 +143,12 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     ended: (ids, reason) => endSockets?.(ids, reason),
   });
   registerAuth(app, sessions, { adminRequiresTwoFactor: config.ADMIN_REQUIRE_2FA });
-  // Seller API keys are built before the accounts: a password reset revokes them (task R1).
+  // The job queue (decision record 0016) is built first: mail and SMS codes, Telegram notices and
+  // sellers' webhooks (decision record 0022) are sent through it. Seller API keys are built before
+  // the accounts too: a password reset revokes them.
+  const jobs = createJobs({ db: db.kysely, log: app.log, now });
   const apiKeys = createApiKeysService({ db: db.kysely });
-  const accountsServices = composeAccounts(app, config, db, sessions, now, apiKeys);
+  const accountsServices = composeAccounts(app, config, db, sessions, now, { jobs, apiKeys });
 
   const realtime = createRealtime(app, { pgPool: db.pgPool, sessions });
   endSockets = realtime.endSessions;
@@ -158,9 +161,6 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   // Codes, user variants, incidents, VIP and the Telegram bot: one bot client and one notices
   // outbox for the process; each service gets only what it uses.
   const bot = createTelegramBot(config);
-  // The job queue (decision record 0016) is built first: Telegram notices and sellers' webhooks
-  // (decision record 0022) are sent through it.
-  const jobs = createJobs({ db: kysely, log: app.log, now });
   const notices = createTelegramNotices({ db: kysely, bot, jobs, log: app.log });
   notices.register();
   app.addHook('onClose', async () => notices.settle());
@@ -278,14 +278,27 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
 }
 
 /** The accounts module's services; one-time codes go by mail and SMS where configured, else to the outbox. */
-function composeAccounts(app: FastifyInstance, config: Config, db: Db, sessions: SessionsService, now: () => Date, apiKeys: Pick<ApiKeysService, 'revokeAllOf'>) {
+function composeAccounts(
+  app: FastifyInstance,
+  config: Config,
+  db: Db,
+  sessions: SessionsService,
+  now: () => Date,
+  { jobs, apiKeys }: { jobs: Jobs; apiKeys: Pick<ApiKeysService, 'revokeAllOf'> },
+) {
+  // Mail and SMS are jobs of the queue, sealed with SECRET_KEY (decision record 0020).
   const delivery = createCodeDelivery({
     mail: config.SMTP_URL ? createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }) : null,
     sms: config.SMS_API_URL && config.SMS_API_KEY ? createSmsRuGateway({ url: config.SMS_API_URL, apiKey: config.SMS_API_KEY, from: config.SMS_FROM }) : null,
     outbox: createOutbox(config.DATA_DIR, app.log),
     log: app.log,
+    jobs,
+    db: db.kysely,
+    secretKey: config.SECRET_KEY,
+    now,
   });
-  // Codes already promised to players are handed over before the process exits.
+  delivery.register();
+  // Outbox files already promised to players are written before the process exits.
   app.addHook('onClose', async () => {
     await delivery.settle();
     delivery.close();

@@ -69,6 +69,9 @@ export const ConfigSchema = z
     ),
     /** Default: the brand with no-reply@adena.local. */
     MAIL_FROM: optionalString,
+    // Seals mail and SMS jobs (their one-time codes) in the database; unset = a random key kept in
+    // the database (decision record 0020). Any string of 32+ characters, e.g. `openssl rand -hex 32`.
+    SECRET_KEY: optionalString.pipe(z.string().min(32, 'не короче 32 символов').optional()),
     SMS_API_URL: optionalUrl,
     SMS_API_KEY: optionalString,
     SMS_FROM: optionalString,

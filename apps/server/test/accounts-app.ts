@@ -65,6 +65,8 @@ export function useAccountsWorld(kind: DbKind) {
         PUBLIC_URL: 'https://adena.test',
       },
     });
+    // Mail and SMS are jobs of the queue: the app that has them configured runs its worker.
+    await world.t.app.deps.jobs.start();
     world.bare = await createTestApp(kind, { db, seed: false });
   });
   afterAll(async () => {

@@ -8,6 +8,8 @@ import { waitFor } from './wait-for';
 export async function startSmsGateway(apiKey: string) {
   const messages: ReceivedMessage[] = [];
   let failNext = false;
+  /** HTTP statuses for the next calls, first one first (the gateway's own trouble: 500, 503 …). */
+  const httpFailures: number[] = [];
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://x');
@@ -22,6 +24,11 @@ export async function startSmsGateway(apiKey: string) {
         return res.end(JSON.stringify({ status: 'ERROR', status_code: 200, status_text: 'Неправильный api_id' }));
       }
       const to = get('to') ?? '';
+      const status = httpFailures.shift();
+      if (status !== undefined) {
+        res.statusCode = status;
+        return res.end(JSON.stringify({ status: 'ERROR', status_text: 'Service Unavailable' }));
+      }
       if (failNext) {
         failNext = false;
         return res.end(
@@ -39,6 +46,10 @@ export async function startSmsGateway(apiKey: string) {
     messages,
     refuseNext() {
       failNext = true;
+    },
+    /** The next call is answered with this HTTP status before anything is sent. */
+    failNextWith(status: number) {
+      httpFailures.push(status);
     },
     next: (to: string, nth = 1) => waitFor(() => messages.filter((m) => m.to === to)[nth - 1], `SMS #${nth} to ${to}`),
     close: () => closeServer(server),

@@ -38,10 +38,18 @@ function parseMail(raw: string) {
 /** A real SMTP server on loopback that keeps every mail it is given. */
 export async function startSmtp() {
   const messages: ReceivedMessage[] = [];
+  /** Replies that refuse the next RCPT TO commands, first one first (e.g. 421, 550). */
+  const refusals: number[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
+    onRcptTo(_address, _session, callback) {
+      const code = refusals.shift();
+      if (code === undefined) return callback();
+      const err = Object.assign(new Error(code < 500 ? 'Try again later' : 'No such mailbox'), { responseCode: code });
+      callback(err);
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
@@ -57,6 +65,10 @@ export async function startSmtp() {
   return {
     url: `smtp://127.0.0.1:${port}`,
     messages,
+    /** The next recipient is refused with this SMTP reply code (421: try later; 550: never). */
+    refuseNext(code: number) {
+      refusals.push(code);
+    },
     /** The n-th (1-based) mail to that address. */
     next: (to: string, nth = 1) =>
       waitFor(() => messages.filter((m) => m.to === to)[nth - 1], `mail #${nth} to ${to}`),

@@ -71,6 +71,7 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
       const token = newToken();
       const code = values.withCode ? newCode() : null;
       const at = now();
+      const expiresAt = new Date(at.getTime() + CODE_TTL_MS);
       await repo.sweepFlows(db, at);
       await limiter.sweep(at);
       await repo.insertFlow(db, {
@@ -82,10 +83,10 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
         code_hash: code ? codeHash(token, code) : null,
         password_hash: values.passwordHash ?? null,
         name: values.name ?? null,
-        expires_at: new Date(at.getTime() + CODE_TTL_MS),
+        expires_at: expiresAt,
         last_sent_at: at,
       });
-      return { token, code };
+      return { token, code, expiresAt };
     },
 
     /**

@@ -40,8 +40,9 @@ export function createResetService(deps: ResetDeps) {
       const channel = channelOf(method);
       await flows.limitSend(client, 'reset', channel, address);
       const user = await findByAddress(db, method, address);
-      const { token, code } = await flows.openFlow({ purpose: 'reset', channel, address, withCode: Boolean(user), userId: user?.id ?? null });
-      if (code) delivery.deliver(texts.resetCode(channel, address, code));
+      const { token, code, expiresAt } = await flows.openFlow({ purpose: 'reset', channel, address, withCode: Boolean(user), userId: user?.id ?? null });
+      // An unknown address enqueues a job too (sealed null, sending nothing): the answers take the same time.
+      await delivery.deliver({ channel, message: code ? texts.resetCode(channel, address, code) : null, expiresAt });
       return token;
     },
 

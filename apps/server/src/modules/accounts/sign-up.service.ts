@@ -55,15 +55,16 @@ export function createSignUpService(deps: SignUpDeps) {
       if (flow.resends >= MAX_RESENDS) return { error: tooMany(RESEND_INTERVAL_MS / 1000, TOO_MANY_RESENDS) };
       const token = newToken();
       const code = flow.code_hash ? newCode() : null;
+      const expiresAt = new Date(at.getTime() + CODE_TTL_MS);
       await repo.updateFlow(trx, flow.id, {
         token_hash: hashToken(token),
         code_hash: code ? codeHash(token, code) : null,
         tries: 0,
         resends: flow.resends + 1,
-        expires_at: new Date(at.getTime() + CODE_TTL_MS),
+        expires_at: expiresAt,
         last_sent_at: at,
       });
-      return { token, code, address: flow.address };
+      return { token, code, address: flow.address, expiresAt };
     });
 
   return {
@@ -75,7 +76,7 @@ export function createSignUpService(deps: SignUpDeps) {
       // Hashed for both kinds of address, so neither answers faster.
       const passwordHash = await hashPassword(input.password);
       const existing = await findByAddress(db, method, input.address);
-      const { token, code } = await flows.openFlow({
+      const { token, code, expiresAt } = await flows.openFlow({
         purpose: 'register',
         channel,
         address: input.address,
@@ -83,7 +84,9 @@ export function createSignUpService(deps: SignUpDeps) {
         passwordHash: existing ? null : passwordHash,
         name: input.name ?? null,
       });
-      delivery.deliver(code ? texts.registerCode(channel, input.address, code) : texts.alreadyRegistered(channel, input.address, publicUrl));
+      // The note to a registered address carries no code; it is sealed, enqueued and dropped when late alike.
+      const message = code ? texts.registerCode(channel, input.address, code) : texts.alreadyRegistered(channel, input.address, publicUrl);
+      await delivery.deliver({ channel, message, expiresAt });
       return token;
     },
 
@@ -97,8 +100,9 @@ export function createSignUpService(deps: SignUpDeps) {
       const result = await rotateFlow(channel, flowToken);
       if ('error' in result) throw result.error;
       await limiter.record(sendIpKey, limits.flowsPerIp);
-      const { token, code } = result;
-      delivery.deliver(code ? texts.registerCode(channel, result.address, code) : texts.alreadyRegistered(channel, result.address, publicUrl));
+      const { token, code, expiresAt } = result;
+      const message = code ? texts.registerCode(channel, result.address, code) : texts.alreadyRegistered(channel, result.address, publicUrl);
+      await delivery.deliver({ channel, message, expiresAt });
       return token;
     },
 

@@ -77,10 +77,11 @@ export const jobsRepository = {
     return r.numUpdatedRows > 0n;
   },
 
-  async fail(q: Q, id: bigint, claim: string, at: Date, error: string): Promise<boolean> {
+  /** `scrub`: the payload is replaced by `{}` (a secret, even sealed, is not kept in a failed row). */
+  async fail(q: Q, id: bigint, claim: string, at: Date, error: string, scrub = false): Promise<boolean> {
     const r = await q
       .updateTable('jobs')
-      .set({ state: 'failed', failed_at: at, claim: null, last_error: error })
+      .set({ state: 'failed', failed_at: at, claim: null, last_error: error, ...(scrub ? { payload: '{}' } : {}) })
       .where('id', '=', id)
       .where('claim', '=', claim)
       .executeTakeFirst();

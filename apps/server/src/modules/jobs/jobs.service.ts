@@ -16,6 +16,22 @@ export class RetryAfter extends Error {
   }
 }
 
+/**
+ * Thrown by a handler whose job can never succeed (a refusal that repeating will not change): the
+ * job is failed at once, without the remaining attempts.
+ */
+export class GiveUp extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GiveUp';
+  }
+}
+
+export interface RegisterOptions {
+  /** The payload is secret: it is replaced by `{}` when the job fails (a finished job is deleted anyway). */
+  scrubOnFail?: boolean;
+}
+
 export interface JobContext {
   id: bigint;
   kind: string;
@@ -104,7 +120,7 @@ export class JobQueue {
   readonly #log: Logger;
   readonly #now: () => Date;
   readonly #o: Required<Omit<JobsOptions, 'db' | 'log' | 'now'>>;
-  readonly #handlers = new Map<string, { run: JobHandler<never>; everyMs?: number }>();
+  readonly #handlers = new Map<string, { run: JobHandler<never>; everyMs?: number; scrubOnFail?: boolean }>();
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #waiter = new Waiter();
   #abort = new AbortController();
@@ -129,8 +145,8 @@ export class JobQueue {
   }
 
   /** Registers the handler of a kind; a worker only claims kinds it has handlers for. */
-  register<P>(kind: string, handler: JobHandler<P>) {
-    this.#handlers.set(kind, { run: handler as JobHandler<never> });
+  register<P>(kind: string, handler: JobHandler<P>, o: RegisterOptions = {}) {
+    this.#handlers.set(kind, { run: handler as JobHandler<never>, scrubOnFail: o.scrubOnFail });
   }
 
   /** A kind that runs every `everyMs`, on one process at a time; scheduled by `start`. */
@@ -252,7 +268,7 @@ export class JobQueue {
 
   /** Ends a claimed job: deleted, retried later or failed; a recurring one enqueues its next run in the same transaction. */
   async #settle(job: ClaimedJob, claim: string, outcome: Outcome) {
-    const everyMs = this.#handlers.get(job.kind)?.everyMs;
+    const { everyMs, scrubOnFail = false } = this.#handlers.get(job.kind) ?? {};
     const at = this.#now();
     const scheduleNext = async (trx: Q) => {
       if (everyMs !== undefined) await this.enqueue(trx, job.kind, job.payload, { key: everyKey(job.kind), runAt: new Date(at.getTime() + everyMs) });
@@ -267,14 +283,15 @@ export class JobQueue {
     const delay = outcome.error instanceof RetryAfter ? outcome.error.ms : this.#backoff(job.attempts);
     const retryAt = new Date(at.getTime() + delay);
     const about = { job: String(job.id), kind: job.kind, attempt: job.attempts, err: error };
-    if (job.attempts < job.max_attempts && retryAt <= job.give_up_at) {
+    const final = outcome.error instanceof GiveUp;
+    if (!final && job.attempts < job.max_attempts && retryAt <= job.give_up_at) {
       this.#log.warn({ ...about, retryAt: retryAt.toISOString() }, 'job failed; retrying');
       await repo.retry(this.#db, job.id, claim, retryAt, error);
       return;
     }
     this.#log.error(about, 'job failed for good');
     await repo.transaction(this.#db, async (trx) => {
-      if (await repo.fail(trx, job.id, claim, at, error)) await scheduleNext(trx);
+      if (await repo.fail(trx, job.id, claim, at, error, scrubOnFail)) await scheduleNext(trx);
     });
   }
 

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../db/client';
 import { createTestDb, DB_KINDS, type TestDb } from '../../../test/harness';
-import { createJobs, type Jobs, RetryAfter } from './jobs.service';
+import { createJobs, GiveUp, type Jobs, RetryAfter } from './jobs.service';
 
 /** A clock that moves only when told. */
 function testClock(start = Date.parse('2026-01-01T00:00:00Z')) {
@@ -130,6 +130,30 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     ]);
     clock.advance(60 * 60_000);
     expect(await jobs.runDue()).toBe(0);
+  });
+
+  it('fails a job at once on GiveUp, and clears a secret kind\'s payload when it fails', async () => {
+    const clock = testClock();
+    const jobs = createJobs({ db: db.kysely, now: clock.now, backoffBaseMs: 1000 });
+    jobs.register('refused', async () => {
+      throw new GiveUp('550 no such mailbox');
+    });
+    jobs.register('secret', async () => {
+      throw new Error('421 try later');
+    }, { scrubOnFail: true });
+    await jobs.enqueue(db.kysely, 'refused', { keep: 'me' });
+    await jobs.enqueue(db.kysely, 'secret', { box: 'sealed' }, { maxAttempts: 2 });
+    expect(await jobs.runDue()).toBe(2);
+    expect((await rowsOf(db)).map((r) => [r.kind, r.state, r.attempts, r.payload])).toEqual([
+      ['refused', 'failed', 1, { keep: 'me' }],
+      ['secret', 'pending', 1, { box: 'sealed' }],
+    ]);
+    clock.advance(1000);
+    expect(await jobs.runDue()).toBe(1);
+    expect((await rowsOf(db)).map((r) => [r.kind, r.state, r.attempts, r.payload, r.last_error])).toEqual([
+      ['refused', 'failed', 1, { keep: 'me' }, '550 no such mailbox'],
+      ['secret', 'failed', 2, {}, '421 try later'],
+    ]);
   });
 
   it('keeps one live job per key and runs a job enqueued in a transaction only after COMMIT', async () => {
