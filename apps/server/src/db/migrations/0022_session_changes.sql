@@ -32,8 +32,11 @@ CREATE TRIGGER users_session_changed AFTER UPDATE ON users FOR EACH ROW
 CREATE TRIGGER tokens_session_ended AFTER DELETE ON tokens FOR EACH ROW
   WHEN (OLD.kind = 'access') EXECUTE FUNCTION session_changed();
 
--- A session's token rotated (password change) or its end moved; not the last_seen_at touch.
+-- A session's token rotated (password change) or its end moved; not the touch of a request, which
+-- only moves last_seen_at forward and so only postpones the end a cached copy knows. last_seen_at
+-- moving back (nothing in the app does; a test ageing a session does) notifies too.
 CREATE TRIGGER tokens_session_changed AFTER UPDATE ON tokens FOR EACH ROW
-  WHEN (OLD.kind = 'access' AND (OLD.token_hash, OLD.expires_at, OLD.idle_seconds, OLD.user_id, OLD.kind)
-        IS DISTINCT FROM (NEW.token_hash, NEW.expires_at, NEW.idle_seconds, NEW.user_id, NEW.kind))
+  WHEN (OLD.kind = 'access' AND ((OLD.token_hash, OLD.expires_at, OLD.idle_seconds, OLD.user_id, OLD.kind)
+        IS DISTINCT FROM (NEW.token_hash, NEW.expires_at, NEW.idle_seconds, NEW.user_id, NEW.kind)
+        OR NEW.last_seen_at < OLD.last_seen_at))
   EXECUTE FUNCTION session_changed();
