@@ -21,21 +21,22 @@ export interface ChangeFeed {
   /** Adds a subscriber; it hears `up` at once when the feed is live. Answers the unsubscribe. */
   subscribe(handlers: ChangeHandlers): () => void;
   /**
-   * Resolves when this feed has received the notification `payload` sent by the server process
-   * `processId` (a connection of the pool), or at once when the feed is not live (then it cannot).
+   * A read barrier: true once every notification committed before this call has been handed to
+   * the subscribers; false when that cannot be known (not live, the connection failing or slower
+   * than SYNC_BOUND_MS). On PostgreSQL a round trip on the LISTEN connection that starts after the
+   * call (the server sends a listener every pending notification before it answers); concurrent
+   * callers share round trips.
    */
-  expect(processId: number, payload: string): Expectation;
+  sync(): Promise<boolean>;
   close(): Promise<void>;
-}
-
-export interface Expectation {
-  done: Promise<void>;
-  cancel(): void;
 }
 
 const RECONNECT_FIRST_MS = 250;
 const RECONNECT_MAX_MS = 3000;
-const RESOLVED: Expectation = { done: Promise.resolve(), cancel: () => {} };
+/** A barrier slower than this counts as failed (the caller reads the database) and the connection is made again. */
+const SYNC_BOUND_MS = 2000;
+const YES = Promise.resolve(true);
+const NO = Promise.resolve(false);
 const CHANNEL = /^[a-z_]+$/;
 
 function hub() {
@@ -65,22 +66,15 @@ function hub() {
 export function postgresChangeFeed(connectionString: string, channel: string): ChangeFeed {
   if (!CHANNEL.test(channel)) throw new Error(`bad channel name ${channel}`);
   const h = hub();
-  const waiting = new Map<string, Set<() => void>>();
   let client: pg.Client | null = null;
   let closed = false;
   let delay = RECONNECT_FIRST_MS;
   let timer: NodeJS.Timeout | null = null;
 
-  const releaseAll = () => {
-    for (const set of waiting.values()) for (const resolve of set) resolve();
-    waiting.clear();
-  };
   const lost = (c: pg.Client) => {
     if (client !== c) return;
     client = null;
     h.setLive(false);
-    // Nobody may wait for a notification this connection will never deliver.
-    releaseAll();
     retry();
   };
   const retry = () => {
@@ -100,12 +94,6 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
       if (msg.channel !== channel) return;
       const payload = msg.payload ?? '';
       for (const s of h.handlers) s.change(payload);
-      const key = `${msg.processId}:${payload}`;
-      const set = waiting.get(key);
-      if (set) {
-        waiting.delete(key);
-        for (const resolve of set) resolve();
-      }
     });
     try {
       await c.connect();
@@ -127,29 +115,46 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
   }
   void connect();
 
+  let inflight: Promise<boolean> | null = null;
+  let next: Promise<boolean> | null = null;
+  /** `SELECT 1` on the LISTEN connection: notifications signalled before it are read before its answer. */
+  const roundTrip = (): Promise<boolean> => {
+    const c = client;
+    if (!c || !h.live) return NO;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => {
+        // A connection this slow may be half-open: make it again (the cache is off meanwhile).
+        void c.end().catch(() => {});
+        resolve(false);
+      }, SYNC_BOUND_MS);
+    });
+    const answered = c.query('SELECT 1').then(
+      () => client === c && h.live,
+      () => false,
+    );
+    const p = Promise.race([answered, bound]).finally(() => {
+      clearTimeout(timer);
+      if (inflight === p) inflight = null;
+    });
+    inflight = p;
+    return p;
+  };
+
   return {
     get live() {
       return h.live;
     },
     subscribe: h.subscribe,
-    expect(processId, payload) {
-      if (!h.live) return RESOLVED;
-      const key = `${processId}:${payload}`;
-      let resolve!: () => void;
-      const done = new Promise<void>((r) => {
-        resolve = r;
+    sync() {
+      if (!h.live) return NO;
+      if (!inflight) return roundTrip();
+      // A round trip under way may have started before this call: wait for the next one.
+      next ??= inflight.then(() => {
+        next = null;
+        return roundTrip();
       });
-      let set = waiting.get(key);
-      if (!set) waiting.set(key, (set = new Set()));
-      set.add(resolve);
-      return {
-        done,
-        cancel() {
-          set.delete(resolve);
-          if (set.size === 0 && waiting.get(key) === set) waiting.delete(key);
-          resolve();
-        },
-      };
+      return next;
     },
     async close() {
       closed = true;
@@ -157,7 +162,6 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
       const c = client;
       client = null;
       h.setLive(false);
-      releaseAll();
       await c?.end().catch(() => {});
     },
   };
@@ -166,7 +170,7 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
 /**
  * PGlite is one session in this process: its LISTEN lives as long as the database, and a
  * notification is handed to the listener while the committing statement's answer is read, before
- * that statement returns, so nobody has to wait for one.
+ * that statement returns, so the barrier has nothing to wait for.
  */
 export function pgliteChangeFeed(pool: PGlitePool, channel: string): ChangeFeed {
   if (!CHANNEL.test(channel)) throw new Error(`bad channel name ${channel}`);
@@ -186,7 +190,8 @@ export function pgliteChangeFeed(pool: PGlitePool, channel: string): ChangeFeed 
       return h.live;
     },
     subscribe: h.subscribe,
-    expect: () => RESOLVED,
+    // The one session hands a notification over while the committing statement's answer is read.
+    sync: () => (h.live ? YES : NO),
     async close() {
       closed = true;
       h.setLive(false);

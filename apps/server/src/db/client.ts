@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { type ChangeFeed, type Expectation, pgliteChangeFeed, postgresChangeFeed } from './changes';
+import { type ChangeFeed, pgliteChangeFeed, postgresChangeFeed } from './changes';
 import { PGlitePool } from './pglite-pool';
 import type { Database } from './schema';
 
@@ -19,8 +19,7 @@ export interface Db {
   poolStats(): { total: number; idle: number; waiting: number; max: number } | null;
   /**
    * This process's LISTEN on a channel (decision record 0026), started on first use and shared by
-   * every caller; a statement whose trigger raised the channel's notice returns only after the
-   * feed received its notification (or after NOTIFY_WAIT_MS).
+   * every caller.
    */
   changes(channel: string): ChangeFeed;
   close(): Promise<void>;
@@ -43,27 +42,7 @@ const names = new Map<string, string>();
  * unnamed from here on, and the failed call is repeated at once when it was not inside a
  * transaction; inside one, the transaction has failed and the caller's error handling applies.
  */
-/**
- * The longest a committing statement waits for its own notification to come back through this
- * process's LISTEN (decision record 0026). It normally takes well under a millisecond; the bound
- * only keeps a lost notification (the LISTEN connection dropping at that moment) from holding the
- * writer's answer.
- */
-const NOTIFY_WAIT_MS = 1000;
-/** `RAISE NOTICE 'adena:<channel>:<payload>'` of a trigger that also NOTIFYs (migration 0022_session_changes.sql). */
-const NOTIFY_NOTICE = /^adena:([a-z_]+):(.*)$/s;
-
-async function settle(pending: Expectation[]) {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<void>((r) => {
-    timer = setTimeout(r, NOTIFY_WAIT_MS);
-  });
-  await Promise.race([Promise.all(pending.map((e) => e.done)), bound]);
-  clearTimeout(timer);
-  for (const e of pending) e.cancel();
-}
-
-function preparing(pool: pg.Pool, feeds: Map<string, ChangeFeed>) {
+function preparing(pool: pg.Pool) {
   const nameOf = (text: string) => {
     let name = names.get(text);
     if (name === undefined && names.size < MAX_NAMED) {
@@ -80,45 +59,22 @@ function preparing(pool: pg.Pool, feeds: Map<string, ChangeFeed>) {
       let w = wrapped.get(client);
       if (!w) {
         let inTransaction = false;
-        // Notifications this connection's uncommitted work will send, which its COMMIT waits for.
-        let pending: Expectation[] = [];
-        client.on('notice', (notice) => {
-          const m = NOTIFY_NOTICE.exec(notice.message ?? '');
-          const feed = m && feeds.get(m[1] as string);
-          const pid = (client as unknown as { processID?: number }).processID;
-          if (feed?.live && pid) pending.push(feed.expect(pid, m?.[2] as string));
-        });
-        const run = async (text: string, values?: unknown[]) => {
-          if (!values?.length) {
-            if (/^\s*(begin|start transaction)\b/i.test(text)) inTransaction = true;
-            else if (/^\s*rollback\b(?!\s+to\b)/i.test(text)) {
-              inTransaction = false;
-              for (const e of pending.splice(0)) e.cancel();
-            } else if (/^\s*commit\b/i.test(text)) inTransaction = false;
-            return client.query(text, values);
-          }
-          const name = nameOf(text);
-          if (!name) return client.query(text, values);
-          try {
-            return await client.query({ name, text, values });
-          } catch (err) {
-            if ((err as { code?: string }).code !== '0A000' || !/cached plan/.test((err as Error).message)) throw err;
-            names.set(text, '');
-            if (inTransaction) throw err;
-            return client.query(text, values);
-          }
-        };
         w = {
           async query(text: string, values?: unknown[]) {
+            if (!values?.length) {
+              if (/^\s*(begin|start transaction)\b/i.test(text)) inTransaction = true;
+              else if (/^\s*(commit|rollback)\b(?!\s+to\b)/i.test(text)) inTransaction = false;
+              return client.query(text, values);
+            }
+            const name = nameOf(text);
+            if (!name) return client.query(text, values);
             try {
-              const result = await run(text, values);
-              // Committed (COMMIT, or a statement outside a transaction): its notifications are sent.
-              if (!inTransaction && pending.length > 0) await settle(pending.splice(0));
-              return result;
+              return await client.query({ name, text, values });
             } catch (err) {
-              // Outside a transaction a failed statement committed nothing; inside, ROLLBACK follows.
-              if (!inTransaction) for (const e of pending.splice(0)) e.cancel();
-              throw err;
+              if ((err as { code?: string }).code !== '0A000' || !/cached plan/.test((err as Error).message)) throw err;
+              names.set(text, '');
+              if (inTransaction) throw err;
+              return client.query(text, values);
             }
           },
           release: () => client.release(),
@@ -164,7 +120,7 @@ export async function createDb(opts: DbOptions): Promise<Db> {
       client.on('error', () => {});
     });
     const feeds = new Map<string, ChangeFeed>();
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparing(pool, feeds) }) });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparing(pool) }) });
     const url = opts.databaseUrl;
     return {
       kysely,

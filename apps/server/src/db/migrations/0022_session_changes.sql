@@ -2,13 +2,10 @@
 -- callers of recent requests in memory and LISTENs on `session_changed`; these triggers NOTIFY the
 -- user's id whenever something the bearer rule (token_user) or GET /api/user reads may have
 -- changed, so every path that ends a session or changes a user — logout, ending sessions, password
--- change and reset, an admin's block, TOTP on or off, a nick, a VIP purchase — is covered here and
+-- change and reset, an admin's block, TOTP on or off, a VIP purchase — is covered here and
 -- not restated in TypeScript. The once-a-minute `last_seen_at` touch of a request does not notify.
---
--- The RAISE NOTICE tells the connection that made the change (and so the process that will answer
--- the writer) which notification to wait for before it answers: see db/client.ts. PostgreSQL
--- folds equal notifications of one transaction into one, so a statement touching many rows of a
--- user sends one.
+-- PostgreSQL folds equal notifications of one transaction into one, so a statement touching many
+-- rows of a user sends one.
 
 CREATE FUNCTION session_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
@@ -22,7 +19,6 @@ BEGIN
     uid := NEW.user_id;
   END IF;
   PERFORM pg_notify('session_changed', uid::text);
-  RAISE NOTICE 'adena:session_changed:%', uid;
   RETURN NULL;
 END $$;
 

@@ -15,6 +15,8 @@ const INVALIDATIONS_KEPT = 10_000;
 /** What the change feed says (db/changes.ts): a user's sessions or row changed; LISTEN lost or back. */
 export interface SessionChanges {
   subscribe(handlers: { change(payload: string): void; down(): void; up(): void }): () => void;
+  /** True once every notification committed before the call has been handed over (a read barrier). */
+  sync(): Promise<boolean>;
 }
 
 export interface CachedCaller {
@@ -32,6 +34,9 @@ interface Entry extends CachedCaller {
  * process LISTENs for `session_changed`: a change of a user's sessions or row drops their entries;
  * LISTEN going down empties the cache and turns it off until LISTEN is back.
  *
+ * A hit is answered only after a read barrier on the LISTEN connection (`sync`): every change
+ * committed before the request arrived has then been heard, whichever process made it.
+ *
  * A fill races a change: a lookup that started before a change may answer what was true before
  * it, and must not be stored once the change's notification has arrived. Every fill therefore
  * carries the sequence number of when it started, and is refused when its user (or everyone) was
@@ -48,6 +53,7 @@ export function createSessionCache(opts: { ttlMs?: number; max?: number; now?: (
   /** Fills started before this are refused (everything was invalidated at once). */
   let floor = 0;
   let live = false;
+  let feed: SessionChanges | null = null;
 
   const remove = (hash: string) => {
     const e = entries.get(hash);
@@ -83,6 +89,16 @@ export function createSessionCache(opts: { ttlMs?: number; max?: number; now?: (
       return e;
     },
 
+    /**
+     * The cached caller, confirmed by the read barrier: undefined when there is no fresh entry, the
+     * barrier fails, or a change heard meanwhile dropped it.
+     */
+    async lookup(hash: string): Promise<CachedCaller | undefined> {
+      if (!feed || !this.get(hash)) return undefined;
+      if (!(await feed.sync())) return undefined;
+      return this.get(hash);
+    },
+
     /** Call before the database lookup; hand the answer to `put` with it. */
     begin: () => seq,
 
@@ -108,8 +124,9 @@ export function createSessionCache(opts: { ttlMs?: number; max?: number; now?: (
     },
 
     /** Follows a change feed: a user id invalidates that user; down and up empty the cache, and only up turns it on. */
-    follow(feed: SessionChanges) {
-      return feed.subscribe({
+    follow(changes: SessionChanges) {
+      feed = changes;
+      return changes.subscribe({
         change(payload) {
           const userId = Number(payload);
           if (Number.isInteger(userId)) dropUser(userId);

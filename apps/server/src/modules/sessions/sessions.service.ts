@@ -61,7 +61,7 @@ export function createSessionsService(deps: SessionsDeps) {
       if (!accessToken) return null;
       const hash = hashToken(accessToken);
       const cache = deps.cache;
-      const hit = cache?.get(hash);
+      const hit = await cache?.lookup(hash);
       if (hit) return { user: hit.user, sessionId: hit.sessionId, ...client };
       const started = cache?.begin() ?? 0;
       const found = await repo.findCallerByAccessToken(db, hash);
