@@ -156,8 +156,10 @@ export async function createDb(opts: DbOptions): Promise<Db> {
 }
 
 function feedOf(feeds: Map<string, ChangeFeed>, channel: string, make: () => ChangeFeed) {
-  let feed = feeds.get(channel);
-  if (!feed) feeds.set(channel, (feed = make()));
+  const known = feeds.get(channel);
+  if (known) return known;
+  const feed = make();
+  feeds.set(channel, feed);
   return feed;
 }
 

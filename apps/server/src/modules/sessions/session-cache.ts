@@ -118,9 +118,9 @@ export function createSessionCache(opts: { ttlMs?: number; max?: number; now?: (
         remove(oldest);
       }
       entries.set(hash, { user: found.user, sessionId: found.sessionId, until });
-      let set = byUser.get(found.user.id);
-      if (!set) byUser.set(found.user.id, (set = new Set()));
+      const set = byUser.get(found.user.id) ?? new Set<string>();
       set.add(hash);
+      byUser.set(found.user.id, set);
     },
 
     /** Follows a change feed: a user id invalidates that user; down and up empty the cache, and only up turns it on. */
