@@ -31,6 +31,7 @@ import { createSmsRuGateway } from './modules/notifications/sms';
 import { sessionsRoutes } from './modules/sessions/sessions.routes';
 import { createRateLimiter } from './modules/sessions/rate-limit.service';
 import { createSessionsService, type SessionsService, scheduleSessionSweep } from './modules/sessions/sessions.service';
+import { createSessionCache } from './modules/sessions/session-cache';
 import { passwordChangeRoutes } from './modules/accounts/password-change.routes';
 import { createPasswordChangeService } from './modules/accounts/password-change.service';
 import { auditAdminRoutes } from './modules/audit/audit-admin.routes';
@@ -135,7 +136,12 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   // Ended sessions' sockets are told through the realtime plugin, which is built below (it needs
   // sessions for its handshake); nothing ends a session before the app is ready.
   let endSockets: Realtime['endSessions'] | undefined;
+  // Callers in memory, dropped on the database's session_changed notifications (decision record 0026).
+  const sessionCache = createSessionCache();
+  const stopFollowing = sessionCache.follow(db.changes('session_changed'));
+  app.addHook('onClose', async () => stopFollowing());
   const sessions = createSessionsService({
+    cache: sessionCache,
     db: db.kysely,
     clock: now,
     idleHours: config.SESSION_IDLE_HOURS,

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { type ChangeFeed, pgliteChangeFeed, postgresChangeFeed } from './changes';
 import { PGlitePool } from './pglite-pool';
 import type { Database } from './schema';
 
@@ -16,6 +17,11 @@ export interface Db {
   pgPool?: pg.Pool;
   /** The pool's connections for the metrics; null on PGlite (one session, no pool). */
   poolStats(): { total: number; idle: number; waiting: number; max: number } | null;
+  /**
+   * This process's LISTEN on a channel (decision record 0026), started on first use and shared by
+   * every caller.
+   */
+  changes(channel: string): ChangeFeed;
   close(): Promise<void>;
 }
 
@@ -113,13 +119,19 @@ export async function createDb(opts: DbOptions): Promise<Db> {
     pool.on('connect', (client) => {
       client.on('error', () => {});
     });
+    const feeds = new Map<string, ChangeFeed>();
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparing(pool) }) });
+    const url = opts.databaseUrl;
     return {
       kysely,
       kind: 'postgres',
       pgPool: pool,
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
-      close: () => kysely.destroy(),
+      changes: (channel) => feedOf(feeds, channel, () => postgresChangeFeed(url, channel)),
+      close: async () => {
+        await closeFeeds(feeds);
+        await kysely.destroy();
+      },
     };
   }
   let dataDir = opts.dataDir;
@@ -128,6 +140,31 @@ export async function createDb(opts: DbOptions): Promise<Db> {
     mkdirSync(dataDir, { recursive: true });
   }
   const pglite = await PGlite.create(dataDir, { parsers: { [INT8_OID]: toBigInt } });
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) });
-  return { kysely, kind: 'pglite', poolStats: () => null, close: () => kysely.destroy() };
+  const pglitePool = new PGlitePool(pglite);
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: pglitePool }) });
+  const feeds = new Map<string, ChangeFeed>();
+  return {
+    kysely,
+    kind: 'pglite',
+    poolStats: () => null,
+    changes: (channel) => feedOf(feeds, channel, () => pgliteChangeFeed(pglitePool, channel)),
+    close: async () => {
+      await closeFeeds(feeds);
+      await kysely.destroy();
+    },
+  };
+}
+
+function feedOf(feeds: Map<string, ChangeFeed>, channel: string, make: () => ChangeFeed) {
+  const known = feeds.get(channel);
+  if (known) return known;
+  const feed = make();
+  feeds.set(channel, feed);
+  return feed;
+}
+
+async function closeFeeds(feeds: Map<string, ChangeFeed>) {
+  const all = [...feeds.values()];
+  feeds.clear();
+  await Promise.all(all.map((f) => f.close()));
 }

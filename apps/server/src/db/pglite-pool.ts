@@ -49,6 +49,28 @@ export class PGlitePool implements PostgresPool {
     } as PostgresPoolClient;
   }
 
+  /**
+   * LISTEN on the one session, between two checkouts (inside a transaction of someone else's it
+   * would be undone with it); answers the UNLISTEN. The callback runs while the committing
+   * statement's answer is read (decision record 0026).
+   */
+  async listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>> {
+    const release = await this.#mutex.acquire();
+    try {
+      const stop = await this.pg.listen(channel, callback);
+      return async () => {
+        const again = await this.#mutex.acquire();
+        try {
+          await stop();
+        } finally {
+          again();
+        }
+      };
+    } finally {
+      release();
+    }
+  }
+
   async end(): Promise<void> {
     const release = await this.#mutex.acquire();
     try {

@@ -17,15 +17,18 @@ export const sessionsRepository = {
   },
 
   /**
-   * The caller of a request: the live user behind an access token and its session's id, in one
-   * statement that also marks the session seen when it was last marked more than a minute ago
-   * (so a busy session writes once a minute, not once a request, and idles out only unused).
+   * The caller of a request: the live user behind an access token, its session's id and how many
+   * milliseconds the session has left by the database's clock (null: no end), in one statement that
+   * also marks the session seen when it was last marked more than a minute ago (so a busy session
+   * writes once a minute, not once a request, and idles out only unused). The time left is as of
+   * before this touch, so a cached copy ends no later than the session.
    */
-  async findCallerByAccessToken(q: Queryable, tokenHash: string): Promise<{ user: User; sessionId: number } | null> {
-    const { rows } = await sql<User & { session_id: number }>`
+  async findCallerByAccessToken(q: Queryable, tokenHash: string): Promise<{ user: User; sessionId: number; endsInMs: number | null } | null> {
+    const { rows } = await sql<User & { session_id: number; ends_in_ms: number | string | null }>`
       WITH caller AS (
-        SELECT u.*, (SELECT t.id FROM tokens t WHERE t.token_hash = ${tokenHash}) AS session_id
-          FROM token_user(${tokenHash}, 'access') u
+        SELECT u.*, t.id AS session_id,
+               (extract(epoch FROM token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) - now()) * 1000)::float8 AS ends_in_ms
+          FROM token_user(${tokenHash}, 'access') u JOIN tokens t ON t.token_hash = ${tokenHash}
       ), seen AS (
         UPDATE tokens t SET last_seen_at = now() FROM caller c
          WHERE t.id = c.session_id AND t.last_seen_at < now() - interval '1 minute'
@@ -33,8 +36,8 @@ export const sessionsRepository = {
       SELECT * FROM caller`.execute(q);
     const row = rows[0];
     if (!row) return null;
-    const { session_id, ...user } = row;
-    return { user: user as User, sessionId: session_id };
+    const { session_id, ends_in_ms, ...user } = row;
+    return { user: user as User, sessionId: session_id, endsInMs: ends_in_ms === null ? null : Number(ends_in_ms) };
   },
 
   /**

@@ -3,6 +3,7 @@ import { AppError } from '../../lib/app-error';
 import { hashToken, newToken } from '../../lib/tokens';
 import type { Jobs } from '../jobs/jobs.service';
 import type { Caller, Client, SessionCaller, SessionMethod, User } from './caller';
+import type { SessionCache } from './session-cache';
 import { toSession } from './sessions.mapper';
 import { type Queryable, sessionsRepository as repo } from './sessions.repository';
 
@@ -29,6 +30,11 @@ export interface SessionsDeps {
   idleHours?: number;
   maxDays?: number;
   ended?: SessionsEnded;
+  /**
+   * Callers of recent requests in memory, dropped on the database's `session_changed` notifications
+   * (decision record 0026); without it every request looks its caller up.
+   */
+  cache?: SessionCache;
 }
 /** A statement download link is opened at once; it works once. */
 const DOWNLOAD_TOKEN_TTL_MS = 2 * 60_000;
@@ -53,8 +59,15 @@ export function createSessionsService(deps: SessionsDeps) {
     /** The signed-in caller behind an access token, or null (no token, unknown, ended, blocked). */
     async callerOf(accessToken: string | undefined, client: Client): Promise<SessionCaller | null> {
       if (!accessToken) return null;
-      const found = await repo.findCallerByAccessToken(db, hashToken(accessToken));
-      return found ? { user: found.user, sessionId: found.sessionId, ...client } : null;
+      const hash = hashToken(accessToken);
+      const cache = deps.cache;
+      const hit = await cache?.lookup(hash);
+      if (hit) return { user: hit.user, sessionId: hit.sessionId, ...client };
+      const started = cache?.begin() ?? 0;
+      const found = await repo.findCallerByAccessToken(db, hash);
+      if (!found) return null;
+      cache?.put(hash, found, found.endsInMs, started);
+      return { user: found.user, sessionId: found.sessionId, ...client };
     },
 
     /** The user and session a socket token serves, using it up (one connection per token), or null. */

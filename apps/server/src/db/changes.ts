@@ -1,0 +1,201 @@
+import pg from 'pg';
+import type { PGlitePool } from './pglite-pool';
+
+/** What a subscriber of a change feed hears: a notification's payload, and the feed going down or up. */
+export interface ChangeHandlers {
+  change(payload: string): void;
+  /** LISTEN is lost: notifications may be missed from now on until `up`. */
+  down(): void;
+  /** LISTEN is (re-)established: notifications from now on arrive. */
+  up(): void;
+}
+
+/**
+ * A PostgreSQL channel this process LISTENs on (decision record 0026). On a real server a dedicated
+ * connection (not one of the pool's), connected again after it is lost; on PGlite the one session's
+ * own LISTEN, whose notifications arrive before the committing statement returns.
+ */
+export interface ChangeFeed {
+  /** Whether LISTEN is established now. */
+  readonly live: boolean;
+  /** Adds a subscriber; it hears `up` at once when the feed is live. Answers the unsubscribe. */
+  subscribe(handlers: ChangeHandlers): () => void;
+  /**
+   * A read barrier: true once every notification committed before this call has been handed to
+   * the subscribers; false when that cannot be known (not live, the connection failing or slower
+   * than SYNC_BOUND_MS). On PostgreSQL a round trip on the LISTEN connection that starts after the
+   * call (the server sends a listener every pending notification before it answers); concurrent
+   * callers share round trips.
+   */
+  sync(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const RECONNECT_FIRST_MS = 250;
+const RECONNECT_MAX_MS = 3000;
+/** A barrier slower than this counts as failed (the caller reads the database) and the connection is made again. */
+const SYNC_BOUND_MS = 2000;
+const YES = Promise.resolve(true);
+const NO = Promise.resolve(false);
+const CHANNEL = /^[a-z_]+$/;
+
+function hub() {
+  const handlers = new Set<ChangeHandlers>();
+  let live = false;
+  return {
+    get live() {
+      return live;
+    },
+    handlers,
+    setLive(on: boolean) {
+      if (live === on) return;
+      live = on;
+      for (const h of handlers) on ? h.up() : h.down();
+    },
+    subscribe(h: ChangeHandlers) {
+      handlers.add(h);
+      if (live) h.up();
+      return () => {
+        handlers.delete(h);
+      };
+    },
+  };
+}
+
+/** LISTEN on a dedicated node-postgres connection, connected again (250 ms, doubling to 3 s) whenever it is lost. */
+export function postgresChangeFeed(connectionString: string, channel: string): ChangeFeed {
+  if (!CHANNEL.test(channel)) throw new Error(`bad channel name ${channel}`);
+  const h = hub();
+  let client: pg.Client | null = null;
+  let closed = false;
+  let delay = RECONNECT_FIRST_MS;
+  let timer: NodeJS.Timeout | null = null;
+
+  const lost = (c: pg.Client) => {
+    if (client !== c) return;
+    client = null;
+    h.setLive(false);
+    retry();
+  };
+  const retry = () => {
+    if (closed || timer) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void connect();
+    }, delay);
+    delay = Math.min(delay * 2, RECONNECT_MAX_MS);
+  };
+  async function connect() {
+    const c = new pg.Client({ connectionString, keepAlive: true });
+    // A lost connection emits 'error' (no query to receive it) and then 'end'.
+    c.on('error', () => {});
+    c.on('end', () => lost(c));
+    c.on('notification', (msg) => {
+      if (msg.channel !== channel) return;
+      const payload = msg.payload ?? '';
+      for (const s of h.handlers) s.change(payload);
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${channel}`);
+    } catch {
+      c.removeAllListeners('end');
+      c.on('end', () => {});
+      await c.end().catch(() => {});
+      retry();
+      return;
+    }
+    if (closed) {
+      await c.end().catch(() => {});
+      return;
+    }
+    client = c;
+    delay = RECONNECT_FIRST_MS;
+    h.setLive(true);
+  }
+  void connect();
+
+  let inflight: Promise<boolean> | null = null;
+  let next: Promise<boolean> | null = null;
+  /** `SELECT 1` on the LISTEN connection: notifications signalled before it are read before its answer. */
+  const roundTrip = (): Promise<boolean> => {
+    const c = client;
+    if (!c || !h.live) return NO;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => {
+        // A connection this slow may be half-open: make it again (the cache is off meanwhile).
+        void c.end().catch(() => {});
+        resolve(false);
+      }, SYNC_BOUND_MS);
+    });
+    const answered = c.query('SELECT 1').then(
+      () => client === c && h.live,
+      () => false,
+    );
+    const p = Promise.race([answered, bound]).finally(() => {
+      clearTimeout(timer);
+      if (inflight === p) inflight = null;
+    });
+    inflight = p;
+    return p;
+  };
+
+  return {
+    get live() {
+      return h.live;
+    },
+    subscribe: h.subscribe,
+    sync() {
+      if (!h.live) return NO;
+      if (!inflight) return roundTrip();
+      // A round trip under way may have started before this call: wait for the next one.
+      next ??= inflight.then(() => {
+        next = null;
+        return roundTrip();
+      });
+      return next;
+    },
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      const c = client;
+      client = null;
+      h.setLive(false);
+      await c?.end().catch(() => {});
+    },
+  };
+}
+
+/**
+ * PGlite is one session in this process: its LISTEN lives as long as the database, and a
+ * notification is handed to the listener while the committing statement's answer is read, before
+ * that statement returns, so the barrier has nothing to wait for.
+ */
+export function pgliteChangeFeed(pool: PGlitePool, channel: string): ChangeFeed {
+  if (!CHANNEL.test(channel)) throw new Error(`bad channel name ${channel}`);
+  const h = hub();
+  let unlisten: (() => Promise<void>) | null = null;
+  let closed = false;
+  void pool
+    .listen(channel, (payload) => {
+      for (const s of h.handlers) s.change(payload);
+    })
+    .then((stop) => {
+      unlisten = stop;
+      if (!closed) h.setLive(true);
+    });
+  return {
+    get live() {
+      return h.live;
+    },
+    subscribe: h.subscribe,
+    // The one session hands a notification over while the committing statement's answer is read.
+    sync: () => (h.live ? YES : NO),
+    async close() {
+      closed = true;
+      h.setLive(false);
+      await unlisten?.().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,350 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, TEST_TOTP_SECRET } from '../../../test/factories';
+import { createTestApp, createTestDb, type TestApp, type TestDb, testConfig } from '../../../test/harness';
+import { type PgCluster, startPgCluster } from '../../../test/pg-cluster';
+import { buildApp } from '../../app';
+import { createDb, type Db } from '../../db/client';
+import { migrate } from '../../db/migrate';
+import { hashPassword } from '../../lib/password';
+import { hashToken, newToken } from '../../lib/tokens';
+import { totpCode } from '../two-factor/totp';
+import type { User } from './caller';
+import { createSessionCache } from './session-cache';
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const getUser = (app: FastifyInstance, token: string) => app.inject({ method: 'GET', url: '/api/user', headers: bearer(token) });
+
+/**
+ * Changes the database behind the apps' backs: with session_replication_role = replica no trigger
+ * fires, so no notification is sent. What a process then answers from its cache shows that it
+ * answers from its cache at all — the tests below are not passing merely because every request
+ * reads the database.
+ */
+async function silently(url: string, statement: string, params: unknown[]) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('SET session_replication_role = replica');
+    await c.query(statement, params);
+  } finally {
+    await c.end();
+  }
+}
+
+async function addSession(db: Db, userId: number) {
+  const token = newToken();
+  await db.kysely.insertInto('tokens').values({ user_id: userId, kind: 'access', token_hash: hashToken(token), method: 'email' }).execute();
+  return token;
+}
+
+describe('the session cache itself', () => {
+  const user = (id: number) => ({ id }) as User;
+  const feed = () => {
+    let h: { change(p: string): void; down(): void; up(): void } | undefined;
+    return {
+      subscribe(handlers: NonNullable<typeof h>) {
+        h = handlers;
+        return () => {};
+      },
+      sync: async () => true,
+      emit: (p: string) => h?.change(p),
+      down: () => h?.down(),
+      up: () => h?.up(),
+    };
+  };
+
+  it('is off until LISTEN is up, and emptied and off again when it goes down', () => {
+    const cache = createSessionCache();
+    const f = feed();
+    cache.follow(f);
+    cache.put('a', { user: user(1), sessionId: 1 }, null, cache.begin());
+    expect(cache.get('a')).toBeUndefined();
+    f.up();
+    cache.put('a', { user: user(1), sessionId: 1 }, null, cache.begin());
+    expect(cache.get('a')?.sessionId).toBe(1);
+    f.down();
+    expect(cache.get('a')).toBeUndefined();
+    f.up();
+    expect(cache.get('a')).toBeUndefined();
+  });
+
+  it('refuses a fill whose lookup began before its user changed, or before LISTEN came back', () => {
+    const cache = createSessionCache();
+    const f = feed();
+    cache.follow(f);
+    f.up();
+    const started = cache.begin();
+    f.emit('1');
+    cache.put('a', { user: user(1), sessionId: 1 }, null, started);
+    expect(cache.get('a')).toBeUndefined();
+    // Another user's change does not matter to this fill.
+    const again = cache.begin();
+    f.emit('2');
+    cache.put('a', { user: user(1), sessionId: 1 }, null, again);
+    expect(cache.get('a')?.sessionId).toBe(1);
+    // A change drops every entry of the user, and only theirs.
+    cache.put('b', { user: user(1), sessionId: 2 }, null, cache.begin());
+    cache.put('c', { user: user(3), sessionId: 3 }, null, cache.begin());
+    f.emit('1');
+    expect([cache.get('a'), cache.get('b'), cache.get('c')?.sessionId]).toEqual([undefined, undefined, 3]);
+    // LISTEN lost and back while a lookup was under way: the lookup's answer may predate a missed change.
+    const before = cache.begin();
+    f.down();
+    f.up();
+    cache.put('d', { user: user(4), sessionId: 4 }, null, before);
+    expect(cache.get('d')).toBeUndefined();
+  });
+
+  it('keeps an entry for its TTL or until the session ends, whichever is first, and evicts the oldest past its size', () => {
+    let t = 1_000_000;
+    const cache = createSessionCache({ ttlMs: 30_000, max: 2, now: () => t });
+    const f = feed();
+    cache.follow(f);
+    f.up();
+    cache.put('a', { user: user(1), sessionId: 1 }, null, cache.begin());
+    cache.put('b', { user: user(2), sessionId: 2 }, 10_000, cache.begin());
+    t += 10_000;
+    expect(cache.get('a')?.sessionId).toBe(1);
+    expect(cache.get('b')).toBeUndefined();
+    t += 20_000;
+    expect(cache.get('a')).toBeUndefined();
+    cache.put('c', { user: user(3), sessionId: 3 }, null, cache.begin());
+    cache.put('d', { user: user(4), sessionId: 4 }, null, cache.begin());
+    cache.put('e', { user: user(5), sessionId: 5 }, null, cache.begin());
+    expect(cache.size).toBe(2);
+    expect([cache.get('c'), cache.get('d')?.sessionId, cache.get('e')?.sessionId]).toEqual([undefined, 4, 5]);
+  });
+});
+
+describe('the LISTEN feed and its read barrier (PostgreSQL)', () => {
+  let db: TestDb;
+  let writer: Db;
+  beforeAll(async () => {
+    db = await createTestDb('postgres');
+    // Another "process" makes the changes: its own pool, no feed of its own.
+    writer = await createDb({ databaseUrl: db.url, dataDir: '' });
+  });
+  afterAll(async () => {
+    await writer?.close();
+    await db?.close();
+  });
+
+  it('hears every change committed before sync() was called, and not the touch of a request', async () => {
+    const feed = db.changes('session_changed');
+    const heard: string[] = [];
+    feed.subscribe({ change: (p) => heard.push(p), down: () => {}, up: () => {} });
+    const u = await createUser(writer.kysely);
+    for (let i = 0; i < 500 && !feed.live; i++) await sleep(10);
+    expect(feed.live).toBe(true);
+    await writer.kysely.updateTable('users').set({ name: 'Другое имя' }).where('id', '=', u.id).execute();
+    expect(await feed.sync()).toBe(true);
+    expect(heard).toEqual([String(u.id)]);
+    // Many rows of one user in one transaction: one notification.
+    const second = await addSession(writer, u.id);
+    await writer.kysely.transaction().execute(async (trx) => {
+      await trx.deleteFrom('tokens').where('user_id', '=', u.id).execute();
+    });
+    expect(await feed.sync()).toBe(true);
+    expect(heard).toEqual([String(u.id), String(u.id)]);
+    // The touch of a request (last_seen_at forward) does not notify; a rename after it does.
+    const third = await addSession(writer, u.id);
+    await writer.kysely
+      .updateTable('tokens')
+      .set({ last_seen_at: new Date(Date.now() + 60_000) })
+      .where('token_hash', 'in', [hashToken(third), hashToken(second)])
+      .execute();
+    await writer.kysely.updateTable('users').set({ name: 'Ещё имя' }).where('id', '=', u.id).execute();
+    expect(await feed.sync()).toBe(true);
+    expect(heard).toEqual([String(u.id), String(u.id), String(u.id)]);
+    // Concurrent callers share round trips and all get their answer.
+    expect(await Promise.all(Array.from({ length: 20 }, () => feed.sync()))).toEqual(Array(20).fill(true));
+  });
+});
+
+describe('a change on process A takes effect on the next request on process B (one PostgreSQL)', () => {
+  let db1: TestDb;
+  let a: TestApp;
+  let b: TestApp;
+  let admin: Awaited<ReturnType<typeof createUser>>;
+  beforeAll(async () => {
+    db1 = await createTestDb('postgres');
+    a = await createTestApp('postgres', { db: db1 });
+    // The second "process": its own app, pool and LISTEN connection on the same database.
+    const shared = await createDb({ databaseUrl: db1.url, dataDir: '' });
+    b = await createTestApp('postgres', { db: { ...shared, url: db1.url }, seed: false });
+    admin = await createUser(db1.kysely, { admin: true });
+    // B's LISTEN is up once B answers from memory: a token deleted silently still works there.
+    const probe = await createUser(db1.kysely);
+    for (let i = 0; ; i++) {
+      expect((await getUser(b.app, probe.token)).statusCode).toBe(200);
+      await silently(db1.url as string, 'DELETE FROM tokens WHERE user_id = $1', [probe.id]);
+      if ((await getUser(b.app, probe.token)).statusCode === 200) break;
+      if (i > 100) throw new Error('process B never cached a caller');
+      await db1.kysely.insertInto('tokens').values({ user_id: probe.id, kind: 'access', token_hash: hashToken(probe.token) }).execute();
+      await sleep(20);
+    }
+  });
+  afterAll(async () => {
+    await b?.close();
+    await b?.db.close();
+    await a?.close();
+    await db1?.close();
+  });
+
+  /** B has the caller in memory: a silent change (no trigger) is not seen there. */
+  let quiet = 0;
+  async function cachedOnB(token: string, userId: number) {
+    expect((await getUser(b.app, token)).statusCode).toBe(200);
+    const name = `тихо ${++quiet}`;
+    await silently(db1.url as string, 'UPDATE users SET name = $2 WHERE id = $1', [userId, name]);
+    expect((await getUser(b.app, token)).json().name).not.toBe(name);
+  }
+
+  it('logout on A: the next GET /api/user on B is 401; the user’s other session goes on', async () => {
+    const u = await createUser(db1.kysely);
+    const other = await addSession(db1, u.id);
+    await cachedOnB(u.token, u.id);
+    await cachedOnB(other, u.id);
+    expect((await a.app.inject({ method: 'GET', url: '/api/logout', headers: u.auth })).statusCode).toBe(200);
+    expect((await getUser(b.app, u.token)).statusCode).toBe(401);
+    expect((await getUser(b.app, other)).statusCode).toBe(200);
+  });
+
+  it('an admin’s block on A: every session of the user answers 401 on B', async () => {
+    const u = await createUser(db1.kysely);
+    const other = await addSession(db1, u.id);
+    await cachedOnB(u.token, u.id);
+    await cachedOnB(other, u.id);
+    const code = totpCode(TEST_TOTP_SECRET, new Date());
+    const res = await a.app.inject({
+      method: 'POST',
+      url: `/api/admin/users/${u.id}/block`,
+      headers: { ...admin.auth, 'x-two-factor-code': code },
+      payload: { reason: 'проверка' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect((await getUser(b.app, u.token)).statusCode).toBe(401);
+    expect((await getUser(b.app, other)).statusCode).toBe(401);
+  });
+
+  it('a password change on A: the old bearer and the other sessions answer 401 on B, the new bearer 200', async () => {
+    const u = await createUser(db1.kysely);
+    await db1.kysely
+      .updateTable('users')
+      .set({ password_hash: await hashPassword('old password 1') })
+      .where('id', '=', u.id)
+      .execute();
+    const other = await addSession(db1, u.id);
+    await cachedOnB(u.token, u.id);
+    await cachedOnB(other, u.id);
+    const res = await a.app.inject({
+      method: 'POST',
+      url: '/api/change_password',
+      headers: u.auth,
+      payload: { password: 'old password 1', new_password: 'new password 22', new_password_confirmation: 'new password 22' },
+    });
+    expect(res.statusCode).toBe(200);
+    expect((await getUser(b.app, u.token)).statusCode).toBe(401);
+    expect((await getUser(b.app, other)).statusCode).toBe(401);
+    expect((await getUser(b.app, res.json().access_token)).statusCode).toBe(200);
+  });
+
+  it('ending the other sessions on A: they answer 401 on B, this one goes on', async () => {
+    const u = await createUser(db1.kysely);
+    const other = await addSession(db1, u.id);
+    await cachedOnB(u.token, u.id);
+    await cachedOnB(other, u.id);
+    const res = await a.app.inject({ method: 'POST', url: '/api/sessions/end_others', headers: u.auth, payload: {} });
+    expect(res.statusCode).toBe(200);
+    expect((await getUser(b.app, other)).statusCode).toBe(401);
+    expect((await getUser(b.app, u.token)).statusCode).toBe(200);
+  });
+
+  it('TOTP turned on through A: GET /api/user on B shows it at once', async () => {
+    const u = await createUser(db1.kysely);
+    await cachedOnB(u.token, u.id);
+    expect((await getUser(b.app, u.token)).json().two_factor).toBe(false);
+    const setup = await a.app.inject({ method: 'POST', url: '/api/2fa/setup', headers: u.auth, payload: {} });
+    expect(setup.statusCode).toBe(200);
+    const enable = await a.app.inject({
+      method: 'POST',
+      url: '/api/2fa/enable',
+      headers: u.auth,
+      payload: { code: totpCode(setup.json().secret, new Date()) },
+    });
+    expect(enable.statusCode).toBe(200);
+    expect((await getUser(b.app, u.token)).json().two_factor).toBe(true);
+  });
+});
+
+// A cluster of its own: stopping the shared test cluster would cut every other test file.
+describe('the database going away and coming back', () => {
+  let cluster: PgCluster;
+  let setupDb: Db;
+  let nodeDb: Db;
+  let node: FastifyInstance;
+  let dataDir: string;
+  beforeAll(async () => {
+    cluster = await startPgCluster();
+    dataDir = mkdtempSync(join(tmpdir(), 'adena-session-cache-'));
+    setupDb = await createDb({ databaseUrl: cluster.url, dataDir: '' });
+    await migrate(setupDb.kysely);
+    nodeDb = await createDb({ databaseUrl: cluster.url, dataDir: '', poolSize: 4 });
+    node = await buildApp(testConfig({ DATA_DIR: dataDir }), nodeDb);
+    await node.ready();
+  }, 120_000);
+  afterAll(async () => {
+    await node?.close();
+    await nodeDb?.close();
+    await setupDb?.close();
+    cluster?.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('does not serve from memory a session revoked while its LISTEN was down, nor after it is back', async () => {
+    const u = await createUser(setupDb.kysely);
+    // Cached: a silent rename is not seen.
+    for (let i = 0; ; i++) {
+      expect((await getUser(node, u.token)).statusCode).toBe(200);
+      await silently(cluster.url, 'UPDATE users SET name = $2 WHERE id = $1', [u.id, `тихо ${i}`]);
+      if ((await getUser(node, u.token)).json().name !== `тихо ${i}`) break;
+      if (i > 100) throw new Error('the node never cached a caller');
+      await sleep(20);
+    }
+
+    await cluster.halt();
+    // The cache is off as soon as the LISTEN connection is gone: the call needs the database now.
+    for (let i = 0; (await getUser(node, u.token)).statusCode !== 503; i++) {
+      if (i > 500) throw new Error('the node kept answering from memory with the database away');
+      await sleep(20);
+    }
+    await cluster.start();
+    // Revoked with no notification at all (as if sent while this process was not listening).
+    await silently(cluster.url, 'DELETE FROM tokens WHERE user_id = $1', [u.id]);
+    for (let i = 0; ; i++) {
+      const status = (await getUser(node, u.token)).statusCode;
+      expect(status === 401 || status === 503).toBe(true);
+      if (status === 401) break;
+      if (i > 500) throw new Error('the node never came back');
+      await sleep(20);
+    }
+
+    // Back and listening again: a new session is cached, and a logout still ends it at once.
+    const again = await addSession(setupDb, u.id);
+    for (let i = 0; ; i++) {
+      expect((await getUser(node, again)).statusCode).toBe(200);
+      await silently(cluster.url, 'UPDATE users SET name = $2 WHERE id = $1', [u.id, `снова ${i}`]);
+      if ((await getUser(node, again)).json().name !== `снова ${i}`) break;
+      if (i > 500) throw new Error('the node never cached again after the outage');
+      await sleep(20);
+    }
+    expect((await node.inject({ method: 'GET', url: '/api/logout', headers: bearer(again) })).statusCode).toBe(200);
+    expect((await getUser(node, again)).statusCode).toBe(401);
+  });
+});
