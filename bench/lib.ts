@@ -75,6 +75,8 @@ export async function startServer(opts: { databaseUrl?: string; env?: Record<str
     // same path (decision record 0019) without being refused.
     RATE_LIMIT_SCALE: '100000',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+    // BENCH_CPU_PROF=dir: the server writes a V8 CPU profile there when it stops (node --cpu-prof).
+    ...(process.env.BENCH_CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.env.BENCH_CPU_PROF}` } : {}),
     ...opts.env,
   });
   const url = `http://127.0.0.1:${port}`;
