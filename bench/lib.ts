@@ -36,8 +36,8 @@ process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
 
-function spawnNode(script: string, env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+function spawnNode(script: string, env: Record<string, string>, nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -76,7 +76,8 @@ export async function startServer(opts: { databaseUrl?: string; env?: Record<str
     RATE_LIMIT_SCALE: '100000',
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     ...opts.env,
-  });
+    // BENCH_CPU_PROF=dir: the server writes a V8 CPU profile there when it stops.
+  }, process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []);
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/api/health`, p.child, p.output);
   return {

@@ -123,13 +123,14 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   app.setSerializerCompiler(serializerCompiler);
 
   registerErrorHandling(app);
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('X-Request-Id', request.id);
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
   });
   // Abuse resistance (issue 15, decision record 0019): security headers on every answer, and
   // per-address and per-token call limits before any work is done.
-  await registerSecurityHeaders(app, { webDist: config.WEB_DIST ?? DEFAULT_WEB_DIST, publicUrl: config.PUBLIC_URL });
-  await registerCallLimits(app, db.kysely, config.RATE_LIMIT_SCALE);
+  registerSecurityHeaders(app, { webDist: config.WEB_DIST ?? DEFAULT_WEB_DIST, publicUrl: config.PUBLIC_URL });
+  registerCallLimits(app, db.kysely, config.RATE_LIMIT_SCALE);
 
   // Sessions and accounts.
   const now = opts.now ?? (() => new Date());

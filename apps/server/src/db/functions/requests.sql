@@ -40,13 +40,15 @@ END $$;
 -- A player's deposit ('input') or withdrawal ('output') request on their wallet of one game
 -- server, the wallet created on first use. A withdrawal holds its amount at once: wallet → the
 -- server's payout account, in the same statement. Answers the request with the server's name,
--- the wallet's balances after it and the Telegram notice a withdrawal of adena may have recorded.
+-- the wallet's balances after it, the Telegram notice a withdrawal of adena may have recorded and
+-- the player's vip_until (the operators' feed event is built from this row, decision record 0027).
 CREATE OR REPLACE FUNCTION request_open(p_user integer, p_server integer, p_type text, p_currency smallint, p_amount bigint)
 RETURNS TABLE (
   id integer, user_id integer, wallet_id integer, gamesserver_id integer, type text, currency_type smallint,
   amount bigint, status text, nick text, cashier_nick text, comment text, hidden_at timestamptz,
   processed_by integer, processed_at timestamptz, created_at timestamptz, updated_at timestamptz,
-  gamesserver text, balance bigint, balance_second bigint, notice_id bigint, notice_chat_id bigint, notice_text text
+  gamesserver text, balance bigint, balance_second bigint, notice_id bigint, notice_chat_id bigint, notice_text text,
+  vip_until timestamptz
 )
 LANGUAGE plpgsql AS $$
 #variable_conflict use_column
@@ -56,6 +58,8 @@ DECLARE
   r balance_requests%ROWTYPE;
   lo bigint;
   hi bigint;
+  lim bigint;
+  vip timestamptz;
   nid bigint;
   nchat bigint;
   ntext text;
@@ -93,17 +97,20 @@ BEGIN
     RETURNING * INTO r;
 
   IF p_type = 'output' THEN
-    SELECT l.balance, l.balance_second INTO w.balance, w.balance_second FROM ledger_post('withdrawal_hold', 'balance_request', r.id, p_user,
+    SELECT l.balance, l.balance_second, l.telegram_price INTO w.balance, w.balance_second, lim FROM ledger_post('withdrawal_hold', 'balance_request', r.id, p_user,
       ARRAY['wallet', 'payout'], ARRAY[p_server, p_server], ARRAY[p_currency, p_currency],
       ARRAY[w.id, NULL], ARRAY[-p_amount, p_amount]) l;
-    IF p_currency = 1 THEN
+    -- The posting answers the wallet's limit as of its locked row: the notice's function (which
+    -- checks the crossing again) is called only when this debit crossed it.
+    IF p_currency = 1 AND w.balance + p_amount >= lim AND w.balance < lim THEN
       SELECT d.id, d.chat_id, d.text INTO nid, nchat, ntext FROM balance_drop_notice(p_user, w.id, p_server, w.balance + p_amount, w.balance) d;
     END IF;
   END IF;
+  SELECT u.vip_until INTO vip FROM users u WHERE u.id = p_user;
 
   RETURN QUERY SELECT r.id, r.user_id, r.wallet_id, r.gamesserver_id, r.type, r.currency_type, r.amount, r.status,
     r.nick, r.cashier_nick, r.comment, r.hidden_at, r.processed_by, r.processed_at, r.created_at, r.updated_at,
-    s.name, w.balance, w.balance_second, nid, nchat, ntext;
+    s.name, w.balance, w.balance_second, nid, nchat, ntext, vip;
 END $$;
 
 -- request_open with an Idempotency-Key, in one statement: the key is claimed (a parallel call
@@ -111,7 +118,7 @@ END $$;
 -- answer, all in one transaction; a failure rolls the claim back with everything else. A key that
 -- already holds an answer for the same call answers that row again with `replayed` set and moves
 -- nothing; for another call idempotency_claim raises AWKEY (409). The type opened_request is
--- defined in migration 0011_caller_in_statement.sql.
+-- defined in migration 0027_withdrawal_path.sql (request_open's columns, then `replayed`).
 CREATE OR REPLACE FUNCTION request_open_once(
   p_user integer, p_key text, p_method text, p_path text, p_hash text,
   p_server integer, p_type text, p_currency smallint, p_amount bigint

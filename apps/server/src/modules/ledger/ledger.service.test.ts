@@ -108,6 +108,22 @@ describe.each(DB_KINDS)('ledger on %s', (kind) => {
         await sql`INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES (${t.id}, ${acc.id}, 5), (${t.id}, 999999, -5)`.execute(trx);
       }),
     ).rejects.toMatchObject({ code: '23503' });
+    // Entries of a transaction that does not exist (checked by the entries' trigger, decision record 0027).
+    await expect(
+      db.kysely.transaction().execute(async (trx) => {
+        const acc = await trx.selectFrom('ledger_accounts').select('id').executeTakeFirstOrThrow();
+        await sql`INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES (999999999, ${acc.id}, 5), (999999999, ${acc.id}, -5)`.execute(trx);
+      }),
+    ).rejects.toMatchObject({ code: '23503' });
+    // A second statement adding an unbalanced leg to a transaction whose first legs balanced.
+    await expect(
+      db.kysely.transaction().execute(async (trx) => {
+        const t = await trx.insertInto('ledger_transactions').values({ kind: 'forged' }).returning('id').executeTakeFirstOrThrow();
+        const acc = await trx.selectFrom('ledger_accounts').select('id').executeTakeFirstOrThrow();
+        await sql`INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES (${t.id}, ${acc.id}, 5), (${t.id}, ${acc.id}, -5)`.execute(trx);
+        await sql`INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES (${t.id}, ${acc.id}, 7)`.execute(trx);
+      }),
+    ).rejects.toMatchObject({ code: '23514' });
     for (const statement of [
       sql`DELETE FROM users WHERE id = ${other.id}`,
       sql`UPDATE users SET id = id + 100000 WHERE id = ${other.id}`,
@@ -116,6 +132,9 @@ describe.each(DB_KINDS)('ledger on %s', (kind) => {
       sql`UPDATE wallets SET user_id = ${other.id} WHERE id = ${wallet.id}`,
       sql`DELETE FROM ledger_accounts`,
       sql`TRUNCATE ledger_accounts CASCADE`,
+      sql`DELETE FROM ledger_transactions`,
+      sql`UPDATE ledger_transactions SET id = id + 1000000`,
+      sql`TRUNCATE ledger_transactions CASCADE`,
     ]) {
       await expect(statement.execute(db.kysely)).rejects.toThrow(/never deleted nor renumbered/);
     }

@@ -42,6 +42,8 @@ export type OpenedRow = Omit<RequestRow, 'amount'> & {
   notice_id: bigint | string | null;
   notice_chat_id: bigint | string | null;
   notice_text: string | null;
+  /** The player's VIP end (the operators' feed event); NULL in stored answers older than decision record 0027. */
+  vip_until: Date | string | null;
   /** The stored answer of an earlier call with the same Idempotency-Key. */
   replayed: boolean;
 };

@@ -123,7 +123,15 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
       if (row.notice_id !== null) {
         deliver({ id: BigInt(row.notice_id), chatId: row.notice_chat_id === null ? null : BigInt(row.notice_chat_id), text: row.notice_text! });
       }
-      shift?.opened(row.id);
+      shift?.opened({
+        id: row.id,
+        type: row.type,
+        status: row.status,
+        gamesserver_id: row.gamesserver_id,
+        currency_type: row.currency_type,
+        amount: BigInt(row.amount),
+        vipUntil: row.vip_until === null ? null : new Date(row.vip_until),
+      });
     }
     return type === 'output' ? { success: { ...request, enter_currency: request.amount } } : { success: request };
   }

@@ -12,18 +12,17 @@ interface Entry {
   cold: boolean;
 }
 
-type IncrCallback = (err: Error | null, res: { current: number; ttl: number }) => void;
-
 /**
- * A store for `@fastify/rate-limit` shared by every process on the database (decision record 0019):
+ * The per-call limits' counters, shared by every process on the database (decision record 0019):
  * each process counts in memory and adds its counts to `rate_limits` in one batched statement at
  * most once a second, not one round trip per request. A key new to this process, or one past half
  * its limit, is synced before answering, so a key another process has used up is refused here at
- * once and the last half of every allowance is counted exactly across processes.
+ * once and the last half of every allowance is counted exactly across processes. `hit` answers at
+ * once, without a promise, when no sync is needed (decision record 0027): the common call costs a
+ * map lookup.
  */
-export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: unknown, msg: string): void }) {
+export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: unknown, msg: string): void }, windowMs = 60_000) {
   const entries = new Map<string, Entry>();
-  let windowMs = 60_000;
   let lastFlush = 0;
   let flushing: Promise<void> | null = null;
 
@@ -66,32 +65,35 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
     });
   }
 
-  class PgCallStore {
-    async incr(key: string, cb: IncrCallback, timeWindow: number, max: number) {
-      windowMs = timeWindow;
-      const now = Date.now();
-      let entry = entries.get(key);
-      if (entry && entry.windowStart + timeWindow <= now) {
-        entry.windowStart = now;
-        entry.synced = 0;
-      }
-      if (!entry) {
-        entry = { windowStart: now, synced: 0, pending: 0, cold: true };
-        entries.set(key, entry);
-      }
-      entry.pending += 1;
-      if (entry.cold || (entry.synced + entry.pending) * 2 >= max) await sync([key]);
-      else flushAll(now);
-      cb(null, { current: entry.synced + entry.pending, ttl: Math.max(0, entry.windowStart + timeWindow - Date.now()) });
-    }
+  /** 0 when the call is allowed, else the seconds until the key's window ends (at least 1). */
+  function verdict(entry: Entry, max: number) {
+    if (entry.synced + entry.pending <= max) return 0;
+    return Math.max(1, Math.ceil((entry.windowStart + windowMs - Date.now()) / 1000));
+  }
 
-    child() {
-      return this;
+  /** Counts one call of the key: its verdict, or a promise of it when the key must be synced first. */
+  function hit(key: string, max: number): number | Promise<number> {
+    const now = Date.now();
+    let entry = entries.get(key);
+    if (entry && entry.windowStart + windowMs <= now) {
+      entry.windowStart = now;
+      entry.synced = 0;
     }
+    if (!entry) {
+      entry = { windowStart: now, synced: 0, pending: 0, cold: true };
+      entries.set(key, entry);
+    }
+    entry.pending += 1;
+    if (entry.cold || (entry.synced + entry.pending) * 2 >= max) {
+      const e = entry;
+      return sync([key]).then(() => verdict(e, max));
+    }
+    flushAll(now);
+    return verdict(entry, max);
   }
 
   return {
-    Store: PgCallStore,
+    hit,
     /** Sends what is pending now (on close, and for tests). */
     flush: async () => {
       await flushing;

@@ -7,7 +7,7 @@ import type { TelegramBot } from '../notifications/telegram-bot';
 import { toAdminRequest } from '../requests/requests.mapper';
 import type { Caller } from '../sessions/caller';
 import { alertText, toOperatorEvent, toStatsCsv, toStatsRow } from './shift.mapper';
-import { type AlertRow, type ShiftDb, type ShiftTrx, shiftRepository as repo } from './shift.repository';
+import { type AlertRow, type EventRow, type ShiftDb, type ShiftTrx, shiftRepository as repo } from './shift.repository';
 
 export const ALERT_SEND_KIND = 'operators.alert';
 export const ALERT_SCAN_KIND = 'operators.alerts';
@@ -28,6 +28,9 @@ export interface ShiftDeps {
   alertAfterMin: number;
   log: { warn(obj: object, msg: string): void };
 }
+
+/** A request just opened, as its opening statement answered it, with the player's VIP end. */
+export type OpenedRequest = Omit<EventRow, 'vip' | 'claimed_by' | 'claimer_name'> & { vipUntil: Date | null };
 
 interface AlertPayload {
   chatId: string;
@@ -196,12 +199,19 @@ export function createShiftService(d: ShiftDeps) {
     },
 
     /** After a deposit or withdrawal committed: the operators' feed, and a VIP player's alert. */
-    opened(id: number) {
-      // The feed's row says whether the player is VIP: only then a write transaction for the alert
-      // (a new request of anyone else costs one read; the minute's scan catches a VIP alert lost here).
-      void announce('request_created', id).then((row) =>
-        row?.vip ? alertVip(id).catch((err) => d.log.warn({ err }, 'operators alert: VIP alert not queued; the next scan queues it')) : undefined,
-      );
+    /**
+     * After a new request committed: its feed event, built from the opening statement's own row
+     * (decision record 0027: no second query), and the VIP alert when the player is VIP (a write
+     * transaction only then; the minute's scan catches a VIP alert lost here).
+     */
+    opened(r: OpenedRequest) {
+      const vip = r.vipUntil !== null && r.vipUntil > d.now();
+      try {
+        d.realtime.publishOperators('request_created', toOperatorEvent({ ...r, vip, claimed_by: null, claimer_name: null }));
+      } catch (err) {
+        d.log.warn({ err }, 'operators feed: event not sent');
+      }
+      if (vip) alertVip(r.id).catch((err) => d.log.warn({ err }, 'operators alert: VIP alert not queued; the next scan queues it'));
     },
 
     /** After a completion, rejection or the player's cancel committed. */

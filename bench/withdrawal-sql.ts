@@ -1,0 +1,82 @@
+// node --import tsx bench/withdrawal-sql.ts [calls]: where PostgreSQL spends one withdrawal's
+// statement (decision record 0027). A throwaway cluster, 1 000 funded wallets; after a warm-up,
+// auto_explain (ANALYZE, nested statements, sent to this client as NOTICEs) over CALLS calls of the
+// app's statement, summed per nested statement: the statement text, calls and total ms, largest
+// first. Timing under EXPLAIN ANALYZE inflates every figure alike; read the shares, not the ms.
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { createDb } from '../apps/server/src/db/client';
+import { migrate } from '../apps/server/src/db/migrate';
+import { seedDemoServers } from '../apps/server/src/modules/system/seed';
+import { createUser, createWallet, firstServerId, fund } from '../apps/server/test/factories';
+import { startPostgres } from './lib';
+
+const CALLS = Number(process.argv[2] ?? 200);
+const WALLETS = 1000;
+const { cluster, databaseUrl } = await startPostgres('adena_bench_sql');
+try {
+  const db = await createDb({ databaseUrl, dataDir: '', poolSize: 4 });
+  const k = db.kysely;
+  await migrate(k);
+  await seedDemoServers(k);
+  const serverId = await firstServerId(k);
+  for (let i = 0; i < WALLETS; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, WALLETS - i) }, async (_, j) => {
+        const p = await createUser(k, { name: `Игрок ${i + j}` });
+        await fund(k, await createWallet(k, p.id, serverId, `Hero${i + j}`), 10n ** 15n);
+      }),
+    );
+  }
+  await db.pgPool!.query(`INSERT INTO tokens (user_id, kind, token_hash) SELECT user_id, 'access', 'replay-' || id FROM wallets WHERE gamesserver_id = $1`, [serverId]);
+  const { rows } = await db.pgPool!.query(`SELECT min(id) AS lo, max(id) AS hi FROM wallets WHERE gamesserver_id = $1`, [serverId]);
+  await db.close();
+
+  const c = new pg.Client({ connectionString: databaseUrl });
+  await c.connect();
+  // TRY='sql': run before measuring (e.g. disable a trigger or drop an index) to see what a part costs.
+  if (process.env.TRY) await c.query(process.env.TRY);
+  const statement = `SELECT *, false AS replayed FROM request_open(withdrawer_id($1, false), $2, 'output', 1::smallint, 1000000::bigint)`;
+  const call = () => c.query(statement, [`replay-${rows[0].lo + Math.floor(Math.random() * (rows[0].hi - rows[0].lo + 1))}`, serverId]);
+  for (let i = 0; i < 2000; i++) await call();
+  // The backend's own CPU (utime + stime from /proc, 10 ms ticks) over PLAIN calls: what the
+  // statement costs PostgreSQL, whatever else loads the machine.
+  const backend = (await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+  const cpuMs = () => {
+    const f = readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  };
+  const PLAIN = Number(process.env.PLAIN ?? 5000);
+  const c0 = cpuMs();
+  const t0 = performance.now();
+  for (let i = 0; i < PLAIN; i++) await call();
+  const wall = (performance.now() - t0) / PLAIN;
+  console.log(`plain: PostgreSQL CPU ${((cpuMs() - c0) / PLAIN).toFixed(3)} ms a call (${PLAIN} calls, one client); wall ${wall.toFixed(3)} ms with the round trip`);
+
+  const byText = new Map<string, { n: number; ms: number }>();
+  let shown = '';
+  c.on('notice', (msg) => {
+    const m = /duration: ([\d.]+) ms\s+plan:\nQuery Text: ([\s\S]*?)\n(?=\S)/.exec(msg.message ?? '');
+    if (!m) return;
+    const text = m[2]!.replace(/\s+/g, ' ').trim().slice(0, 140);
+    // SHOW=text: print the last plan of the nested statement that starts with it.
+    if (process.env.SHOW && text.startsWith(process.env.SHOW)) shown = msg.message ?? '';
+    const e = byText.get(text) ?? { n: 0, ms: 0 };
+    e.n++;
+    e.ms += Number(m[1]);
+    byText.set(text, e);
+  });
+  await c.query(`LOAD 'auto_explain'`);
+  await c.query(`SET auto_explain.log_min_duration = 0; SET auto_explain.log_analyze = on; SET auto_explain.log_nested_statements = on;
+    SET auto_explain.log_level = notice; SET auto_explain.log_timing = on; SET auto_explain.log_triggers = on`);
+  for (let i = 0; i < CALLS; i++) await call();
+  await c.end();
+  if (shown) console.log(shown);
+  const total = byText.get([...byText.keys()].find((t) => t.startsWith('SELECT *, false AS replayed'))!)?.ms ?? 1;
+  if (CALLS > 0) console.log(`per nested statement over ${CALLS} calls (share of the outer statement's time; nested ones overlap their callers):`);
+  for (const [text, e] of [...byText].sort((a, b) => b[1].ms - a[1].ms)) {
+    console.log(`${((100 * e.ms) / total).toFixed(1).padStart(6)}%  ${(e.ms / CALLS).toFixed(3)} ms/call  ×${(e.n / CALLS).toFixed(1)}  ${text}`);
+  }
+} finally {
+  cluster.stop();
+}
