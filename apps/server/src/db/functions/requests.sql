@@ -118,7 +118,7 @@ END $$;
 -- answer, all in one transaction; a failure rolls the claim back with everything else. A key that
 -- already holds an answer for the same call answers that row again with `replayed` set and moves
 -- nothing; for another call idempotency_claim raises AWKEY (409). The type opened_request is
--- defined in migration 0027_withdrawal_path.sql (request_open's columns, then `replayed`).
+-- defined in migration 0025_withdrawal_path.sql (request_open's columns, then `replayed`).
 CREATE OR REPLACE FUNCTION request_open_once(
   p_user integer, p_key text, p_method text, p_path text, p_hash text,
   p_server integer, p_type text, p_currency smallint, p_amount bigint
