@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import helmet from 'helmet';
 
 /** SHA-256 sources of the inline scripts of the built index.html (the theme script), for the CSP. */
 export function inlineScriptHashes(webDist: string): string[] {
@@ -17,44 +19,54 @@ export function inlineScriptHashes(webDist: string): string[] {
 }
 
 /**
- * The security headers of every answer, computed once at start (decision record 0027): the same
- * names and values @fastify/helmet wrote with the options of decision record 0019, which rebuilt
- * the policy on every request. Scripts from the origin only (plus the hash of index.html's inline
- * theme script), the page may be framed only by itself and Telegram Web (the mini app; no
- * X-Frame-Options, frame-ancestors decides), nosniff, a Referrer-Policy, HSTS when the public
- * origin is https. Styles allow inline: MUI (emotion) writes <style> elements at run time.
+ * The security headers of every answer, computed once at start (decision record 0027) by helmet
+ * itself with the options of decision record 0019: @fastify/helmet ran helmet's middleware, which
+ * rebuilt the policy string, on every request. Scripts from the origin only (plus the hash of
+ * index.html's inline theme script), the page may be framed only by itself and Telegram Web (the
+ * mini app; no X-Frame-Options, frame-ancestors decides), nosniff, a Referrer-Policy, HSTS when the
+ * public origin is https. Styles allow inline: MUI (emotion) writes <style> elements at run time.
  */
 export function securityHeaders(opts: { webDist: string; publicUrl: string | undefined }): Array<[string, string]> {
   const https = opts.publicUrl?.startsWith('https://') ?? false;
-  const csp: Array<[string, string[]]> = [
-    ['default-src', ["'self'"]],
-    ['script-src', ["'self'", ...inlineScriptHashes(opts.webDist)]],
-    ['style-src', ["'self'", "'unsafe-inline'"]],
-    ['img-src', ["'self'", 'data:', 'blob:']],
-    ['font-src', ["'self'", 'data:']],
-    ['connect-src', ["'self'"]],
-    ['worker-src', ["'self'"]],
-    ['manifest-src', ["'self'"]],
-    ['object-src', ["'none'"]],
-    ['base-uri', ["'self'"]],
-    ['form-action', ["'self'"]],
-    ['frame-ancestors', ["'self'", 'https://web.telegram.org']],
-    ...(https ? [['upgrade-insecure-requests', []] as [string, string[]]] : []),
-  ];
-  const headers: Array<[string, string]> = [
-    ['content-security-policy', csp.map(([name, values]) => [name, ...values].join(' ')).join(';')],
+  const middleware = helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'", ...inlineScriptHashes(opts.webDist)],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:', 'blob:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        workerSrc: ["'self'"],
+        manifestSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'self'", 'https://web.telegram.org'],
+        ...(https ? { upgradeInsecureRequests: [] } : {}),
+      },
+    },
+    // The mini app runs inside Telegram Web's iframe: frame-ancestors decides, not X-Frame-Options.
+    frameguard: false,
     // Telegram's sign-in page is left through a redirect; its popup would need the opener.
-    ['cross-origin-opener-policy', 'same-origin-allow-popups'],
-    ['cross-origin-resource-policy', 'same-origin'],
-    ['origin-agent-cluster', '?1'],
-    ['referrer-policy', 'strict-origin-when-cross-origin'],
-    ...(https ? [['strict-transport-security', `max-age=${180 * 24 * 60 * 60}`] as [string, string]] : []),
-    ['x-content-type-options', 'nosniff'],
-    ['x-dns-prefetch-control', 'off'],
-    ['x-download-options', 'noopen'],
-    ['x-permitted-cross-domain-policies', 'none'],
-    ['x-xss-protection', '0'],
-  ];
+    crossOriginOpenerPolicy: { policy: 'same-origin-allow-popups' },
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    strictTransportSecurity: https ? { maxAge: 180 * 24 * 60 * 60, includeSubDomains: false } : false,
+  });
+  // helmet is connect-style: it sets headers on a response and calls next. None of its values
+  // depends on the request with these options (no nonces), so one run gives every answer's headers.
+  const headers: Array<[string, string]> = [];
+  const response = {
+    setHeader: (name: string, value: string) => void headers.push([name.toLowerCase(), String(value)]),
+    removeHeader: () => undefined,
+  };
+  let done = false;
+  middleware({} as IncomingMessage, response as unknown as ServerResponse, (err?: unknown) => {
+    if (err) throw err;
+    done = true;
+  });
+  if (!done) throw new Error('helmet did not finish synchronously');
   return headers;
 }
 
