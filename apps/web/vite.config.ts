@@ -44,12 +44,18 @@ const FIRST_PASS = 'ADENA_FIRST_SCREEN_PASS';
  * them, since they are loaded only from the first screen's code.
  *
  * Which modules those are is learnt from a first build without the group (write: false): the
- * modules of the chunk of boot.tsx and of every chunk it imports statically. Walking boot.tsx's
- * imports instead (as before, decision record 0028) also takes modules that only a dead re-export
- * reaches — `@mui/material/styles` → enhanceHighContrast → the input classes → InputBase — and,
- * as a lazy screen needs them, the group then put them on the first page (~3 KB gzip).
+ * modules of the chunk of boot.tsx and of every chunk it imports statically, less the entry's.
+ * Walking boot.tsx's imports instead (as before, decision record 0028) also takes modules that
+ * only a dead re-export reaches — `@mui/material/styles` → enhanceHighContrast → the input classes
+ * → InputBase — and, as a lazy screen needs them, the group then put them on the first page.
+ *
+ * The entry (main.tsx, chunk-reload.ts and Vite's preload helper) stays out of the group, and the
+ * group takes no dependencies beyond its list: otherwise the preload helper, which the first
+ * screen's lazy imports use too, lands in the boot chunk, the entry imports that chunk statically,
+ * and all of it runs before the first paint instead of after it (main.tsx). The boot chunk is
+ * still fetched at once: index.html gets a modulepreload link for it (fetched, not run).
  */
-function firstScreenChunk(): Plugin & { groups: Array<{ name: string; test(id: string): boolean }> } {
+function firstScreenChunk(): Plugin & { groups: Array<{ name: string; test(id: string): boolean; includeDependenciesRecursively: boolean }> } {
   const BOOT = join(import.meta.dirname, 'src/boot.tsx');
   const modules = new Set<string>();
   return {
@@ -70,7 +76,9 @@ function firstScreenChunk(): Plugin & { groups: Array<{ name: string; test(id: s
               generateBundle(_, bundle) {
                 const chunks = new Map(Object.values(bundle).flatMap((c) => (c.type === 'chunk' ? [[c.fileName, c] as const] : [])));
                 const queue = [...chunks.values()].filter((c) => c.facadeModuleId === BOOT).map((c) => c.fileName);
-                const seen = new Set<string>();
+                // The entry (main.tsx, and Vite's preload helper that boot's chunk imports from it)
+                // stays apart: it runs at once, boot after the first paint.
+                const seen = new Set([...chunks.values()].filter((c) => c.isEntry).map((c) => c.fileName));
                 while (queue.length) {
                   const file = queue.pop()!;
                   if (seen.has(file)) continue;
@@ -88,7 +96,17 @@ function firstScreenChunk(): Plugin & { groups: Array<{ name: string; test(id: s
       }
       if (!modules.has(BOOT)) throw new Error('adena-first-screen-chunk: the first pass found no chunk for src/boot.tsx');
     },
-    groups: [{ name: 'boot', test: (id: string) => modules.has(id) }],
+    transformIndexHtml: {
+      order: 'post',
+      handler(_, ctx) {
+        const boot = Object.values(ctx.bundle ?? {}).find((c) => c.type === 'chunk' && c.name === 'boot');
+        if (boot?.type !== 'chunk') return;
+        return [boot.fileName, ...boot.imports]
+          .filter((file) => file !== ctx.chunk?.fileName)
+          .map((file) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${file}` }, injectTo: 'head' as const }));
+      },
+    },
+    groups: [{ name: 'boot', test: (id: string) => modules.has(id), includeDependenciesRecursively: false }],
   };
 }
 const firstScreen = firstScreenChunk();
