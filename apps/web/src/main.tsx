@@ -13,5 +13,31 @@ const start = () =>
       // The app's own script of an older build is gone (a deploy): fetch the new page once.
       if (!reloadOnce()) throw err;
     });
-if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => setTimeout(start, 0));
-else start();
+
+/**
+ * Runs `run` once the static first screen has been painted: when the browser reports the first
+ * contentful paint (a frame is only reported once shown, unlike a requestAnimationFrame callback,
+ * which runs before its frame and, on a busy phone, can let the scripts run before anything is
+ * shown), or after a frame where paint timing is missing, or after 1 s at the latest.
+ */
+function afterFirstPaint(run: () => void) {
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    run();
+  };
+  const frame = () => (typeof requestAnimationFrame === 'function' ? requestAnimationFrame(() => setTimeout(once, 0)) : once());
+  if (typeof PerformanceObserver !== 'function' || !PerformanceObserver.supportedEntryTypes?.includes('paint')) return frame();
+  const observer = new PerformanceObserver((list) => {
+    if (!list.getEntriesByName('first-contentful-paint').length) return;
+    observer.disconnect();
+    setTimeout(once, 0);
+  });
+  observer.observe({ type: 'paint', buffered: true });
+  setTimeout(() => {
+    observer.disconnect();
+    once();
+  }, 1000);
+}
+afterFirstPaint(start);
