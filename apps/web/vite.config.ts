@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import react from '@vitejs/plugin-react';
-import { defineConfig, type Plugin } from 'vite';
+import { build, defineConfig, type Plugin } from 'vite';
 
 /**
  * Writes .br and .gz beside every text asset of the build; the server sends them as they are
@@ -33,38 +33,127 @@ function precompress(): Plugin {
 }
 import { VitePWA } from 'vite-plugin-pwa';
 
+/** Set while vite.config.ts builds the app once more to learn what the first page runs (below). */
+const FIRST_PASS = 'ADENA_FIRST_SCREEN_PASS';
+
 /**
- * Everything the first screen runs (boot.tsx and all it imports statically) in one chunk. Rolldown
- * otherwise splits out each module that a lazy screen shares with the first page into a small
- * common chunk of its own: the first page then downloads some fifteen scripts, each gzipped
- * apart (~6 KB more in all). The lazy chunks import the shared code from this one, which is
- * always in memory before them, since they are loaded only from the first screen's code.
+ * Everything the first screen runs (boot.tsx and what it needs) in one chunk. Rolldown otherwise
+ * splits out each module that a lazy screen shares with the first page into a small common chunk
+ * of its own: the first page then downloads some fifteen scripts, each gzipped apart (~6 KB more
+ * in all). The lazy chunks import the shared code from this one, which is always in memory before
+ * them, since they are loaded only from the first screen's code.
+ *
+ * Which modules those are is learnt from a first build without the group (write: false): the
+ * modules of the chunk of boot.tsx and of every chunk it imports statically, less the entry's.
+ * Walking boot.tsx's imports instead (as before, decision record 0028) also takes modules that
+ * only a dead re-export reaches — `@mui/material/styles` → enhanceHighContrast → the input classes
+ * → InputBase — and, as a lazy screen needs them, the group then put them on the first page.
+ *
+ * The entry (main.tsx, chunk-reload.ts and Vite's preload helper) stays out of the group, and the
+ * group takes no dependencies beyond its list: otherwise the preload helper, which the first
+ * screen's lazy imports use too, lands in the boot chunk, the entry imports that chunk statically,
+ * and all of it runs before the first paint instead of after it (main.tsx). The boot chunk is
+ * still fetched at once: index.html gets a modulepreload link for it (fetched, not run).
+ *
+ * React, React DOM and the scheduler are a chunk of their own, which main.tsx runs one task before
+ * the rest: running ~440 KB of script was one long task of the page (no larger in gzip: the two
+ * compress as well apart as together).
  */
-function firstScreenChunk(): Plugin & { groups: Array<{ name: string; test(id: string): boolean }> } {
+function firstScreenChunk(): Plugin & { groups: Array<{ name: string; test(id: string): boolean; priority?: number; includeDependenciesRecursively: boolean }> } {
   const BOOT = join(import.meta.dirname, 'src/boot.tsx');
-  const reached = new Set<string>();
+  const modules = new Set<string>();
   return {
     name: 'adena-first-screen-chunk',
     apply: 'build',
-    buildEnd() {
-      reached.clear();
-      const queue = [BOOT];
-      while (queue.length) {
-        const id = queue.pop()!;
-        if (reached.has(id)) continue;
-        reached.add(id);
-        queue.push(...(this.getModuleInfo(id)?.importedIds ?? []));
+    async buildStart() {
+      if (process.env[FIRST_PASS]) return;
+      modules.clear();
+      process.env[FIRST_PASS] = '1';
+      try {
+        await build({
+          configFile: join(import.meta.dirname, 'vite.config.ts'),
+          logLevel: 'silent',
+          build: { write: false, emptyOutDir: false },
+          plugins: [
+            {
+              name: 'adena-first-screen-modules',
+              generateBundle(_, bundle) {
+                const chunks = new Map(Object.values(bundle).flatMap((c) => (c.type === 'chunk' ? [[c.fileName, c] as const] : [])));
+                const queue = [...chunks.values()].filter((c) => c.facadeModuleId === BOOT).map((c) => c.fileName);
+                // The entry (main.tsx, and Vite's preload helper that boot's chunk imports from it)
+                // stays apart: it runs at once, boot after the first paint.
+                const seen = new Set([...chunks.values()].filter((c) => c.isEntry).map((c) => c.fileName));
+                while (queue.length) {
+                  const file = queue.pop()!;
+                  if (seen.has(file)) continue;
+                  seen.add(file);
+                  const chunk = chunks.get(file)!;
+                  for (const id of Object.keys(chunk.modules)) modules.add(id);
+                  queue.push(...chunk.imports);
+                }
+              },
+            },
+          ],
+        });
+      } finally {
+        delete process.env[FIRST_PASS];
       }
+      if (!modules.has(BOOT)) throw new Error('adena-first-screen-chunk: the first pass found no chunk for src/boot.tsx');
     },
-    groups: [{ name: 'boot', test: (id: string) => reached.has(id) }],
+    transformIndexHtml: {
+      order: 'post',
+      handler(html, ctx) {
+        const boot = Object.values(ctx.bundle ?? {}).find((c) => c.type === 'chunk' && c.name === 'boot');
+        if (boot?.type !== 'chunk') return;
+        return [boot.fileName, ...boot.imports]
+          .filter((file) => file !== ctx.chunk?.fileName && !html.includes(`/${file}"`))
+          .map((file) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${file}` }, injectTo: 'head' as const }));
+      },
+    },
+    groups: [
+      { name: 'react', test: (id: string) => modules.has(id) && /[\\/]node_modules[\\/](react|react-dom|scheduler)[\\/]/.test(id), priority: 1, includeDependenciesRecursively: false },
+      { name: 'boot', test: (id: string) => modules.has(id), includeDependenciesRecursively: false },
+    ],
   };
 }
 const firstScreen = firstScreenChunk();
 
+/**
+ * MUI's CSS-variables theme (createThemeWithVars, CssVarsProvider and the colour-scheme script
+ * they bring, ~7 KB gzip) is never used: buildTheme passes neither `cssVariables` nor
+ * `colorSchemes`, so createTheme takes createThemeNoVars and ThemeProvider ThemeProviderNoVars.
+ * Both still import the other branch; these two imports get a stub that says why if ever called.
+ */
+function muiWithoutCssVariables(): Plugin {
+  const STUB = '\0adena-mui-css-vars-stub';
+  const from = /[\\/]@mui[\\/]material[\\/]styles[\\/](createTheme|ThemeProvider)\.mjs$/;
+  return {
+    name: 'adena-mui-without-css-variables',
+    apply: 'build',
+    enforce: 'pre',
+    resolveId(source, importer) {
+      if (importer && from.test(importer) && (source === './createThemeWithVars.mjs' || source === './ThemeProviderWithVars.mjs')) return STUB;
+    },
+    load(id) {
+      if (id !== STUB) return;
+      return [
+        'const left = () => { throw new Error("MUI\'s CSS-variables theme is left out of the build (apps/web/vite.config.ts)"); };',
+        'export default left;',
+        'export const CssVarsProvider = left;',
+      ].join('\n');
+    },
+  };
+}
+
+const firstPass = Boolean(process.env[FIRST_PASS]);
+
 export default defineConfig({
   plugins: [
     react(),
-    VitePWA({
+    muiWithoutCssVariables(),
+    // The first pass (firstScreenChunk) only looks at the chunks: no service worker, no files.
+    !firstPass &&
+      VitePWA({
       // SPEC.md: the worker lives at /sw.js and is registered by our own code at load.
       filename: 'sw.js',
       injectRegister: false,
@@ -96,7 +185,7 @@ export default defineConfig({
         runtimeCaching: [{ urlPattern: ({ url }) => url.pathname.startsWith('/api/'), handler: 'NetworkOnly' }],
       },
     }),
-    precompress(),
+    !firstPass && precompress(),
     firstScreen,
   ],
   build: {

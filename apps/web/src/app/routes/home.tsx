@@ -1,10 +1,9 @@
 import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Stack from '@mui/material/Stack';
-import Tab from '@mui/material/Tab';
-import Tabs from '@mui/material/Tabs';
 import Typography from '@mui/material/Typography';
 import { useSearchParams } from 'wouter';
+import { PageTabs } from '../../components/page-tabs';
 import { useUser } from '../../lib/session';
 import { CodesTab } from '../../features/codes/components/codes-tab-lazy';
 import { HistoryList } from '../../features/history/components/history-list-lazy';
@@ -46,31 +45,28 @@ export function HomeRoute() {
       </div>
       <ServerPicker />
       <Box data-view="tab-area" sx={{ borderBottom: 1, borderColor: 'divider' }}>
-        <Tabs value={tab} onChange={(_, v: TabValue) => setParams(v === 'wallet' ? {} : { tab: v }, { replace: true })} variant="fullWidth">
-          {TABS.map((t) => (
-            <Tab
-              key={t.value}
-              value={t.value}
-              sx={{ minWidth: 0, px: 1 }}
-              label={
-                t.value === 'history' && unread ? (
-                  <Box component="span" sx={{ position: 'relative', pr: 1.25 }}>
-                    {t.label}
-                    {/* A plain dot, not MUI's Badge: the home page's script stays small. */}
-                    <Box
-                      component="span"
-                      data-testid="history-badge"
-                      sx={{ position: 'absolute', top: 0, right: 0, width: 8, height: 8, borderRadius: '50%', bgcolor: 'error.main' }}
-                    />
-                  </Box>
-                ) : (
-                  t.label
-                )
-              }
-              aria-label={t.value === 'history' && unread ? 'История, есть новые решения' : undefined}
-            />
-          ))}
-        </Tabs>
+        <PageTabs
+          value={tab}
+          onChange={(v) => setParams(v === 'wallet' ? {} : { tab: v }, { replace: true })}
+          tabs={TABS.map((t) => ({
+            value: t.value,
+            label:
+              t.value === 'history' && unread ? (
+                <Box component="span" sx={{ position: 'relative', pr: 1.25 }}>
+                  {t.label}
+                  {/* A plain dot, not MUI's Badge: the home page's script stays small. */}
+                  <Box
+                    component="span"
+                    data-testid="history-badge"
+                    sx={{ position: 'absolute', top: 0, right: 0, width: 8, height: 8, borderRadius: '50%', bgcolor: 'error.main' }}
+                  />
+                </Box>
+              ) : (
+                t.label
+              ),
+            'aria-label': t.value === 'history' && unread ? 'История, есть новые решения' : undefined,
+          }))}
+        />
       </Box>
       {tab === 'wallet' && <WalletCard server={server} />}
       {tab === 'codes' && <CodesTab server={server} topUp={(s, nick) => <WalletDialogs server={s} nick={nick} balances={null} />} />}
