@@ -1,10 +1,10 @@
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import { type FormEvent, useState } from 'react';
 import { useStepUp } from '../lib/step-up';
 import { AppDialog } from './app-dialog';
+import { TwoFactorCodeField } from './two-factor-code-field';
 
 /** The code from the authenticator app, asked when a call needs the second factor (lib/step-up). */
 export default function StepUpDialog() {
@@ -37,15 +37,7 @@ export default function StepUpDialog() {
     >
       <Stack component="form" id="step-up-form" onSubmit={submit} spacing={2}>
         {shown && <Alert severity="info">{shown.message}</Alert>}
-        <TextField
-          label="Код из приложения-аутентификатора"
-          value={code}
-          onChange={(e) => setCode(e.target.value)}
-          autoComplete="one-time-code"
-          autoFocus
-          slotProps={{ htmlInput: { inputMode: 'numeric', 'data-testid': 'step-up-code' } }}
-          helperText="6 цифр из приложения или резервный код"
-        />
+        <TwoFactorCodeField value={code} onChange={setCode} />
       </Stack>
     </AppDialog>
   );

@@ -3,7 +3,6 @@ import Alert from '@mui/material/Alert';
 import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
@@ -12,6 +11,7 @@ import { ApiError } from '../../../lib/api-client';
 import { type DialogState, useUi } from '../../../lib/ui-store';
 import { useShowCode } from '../api/show-code';
 import { aden, adenShort, alertContent, newKey } from './code-format';
+import { TwoFactorCodeField } from '../../../components/two-factor-code-field';
 
 /** The issued certificate, large and copyable; it wraps rather than overflow a phone's width. */
 export function SertBox({ sert }: { sert: string }) {
@@ -133,15 +133,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
           {askCode !== null && (
             <>
               <Alert severity="info">{askCode}</Alert>
-              <TextField
-                label="Код из приложения-аутентификатора"
-                value={code}
-                onChange={(e) => setCode(e.target.value)}
-                autoComplete="one-time-code"
-                autoFocus
-                slotProps={{ htmlInput: { inputMode: 'numeric', 'data-testid': 'step-up-code' } }}
-                helperText="6 цифр из приложения или резервный код"
-              />
+              <TwoFactorCodeField value={code} onChange={setCode} />
             </>
           )}
         </Stack>

@@ -1,6 +1,5 @@
 import type { CurrencyType, Gamesserver } from '@adena/contract/lite';
 import Button from '@mui/material/Button';
-import TextField from '@mui/material/TextField';
 import { useState } from 'react';
 import Typography from '@mui/material/Typography';
 import { AppDialog } from '../../../components/app-dialog';
@@ -9,6 +8,7 @@ import { useUi } from '../../../lib/ui-store';
 import { amountText, } from '../../../utils/plural';
 import { useDownBalanceUser } from '../api/down-balance-user';
 import { MoneyForm, useMoneyForm } from './money-form';
+import { TwoFactorCodeField } from '../../../components/two-factor-code-field';
 
 /** A withdrawal: held at once; a refusal for want of balance opens the low-capacity dialog instead. */
 export function TakeDialog({ server, nick, available }: { server: Gamesserver; nick: string | null; available: number | null }) {
@@ -76,15 +76,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
         available={available}
       >
         {askCode && (
-          <TextField
-            label="Код из приложения-аутентификатора"
-            value={code}
-            onChange={(e) => setCode(e.target.value)}
-            autoComplete="one-time-code"
-            autoFocus
-            slotProps={{ htmlInput: { inputMode: 'numeric', 'data-testid': 'step-up-code' } }}
-            helperText="6 цифр из приложения или резервный код"
-          />
+          <TwoFactorCodeField value={code} onChange={setCode} />
         )}
         {nick && (
           <Typography variant="body2" color="text.secondary">
