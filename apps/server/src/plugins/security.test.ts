@@ -33,10 +33,13 @@ describe.each(DB_KINDS)('security headers, client addresses and call limits on %
   });
 
   it('every answer carries the CSP, nosniff, a Referrer-Policy and HSTS, and may be framed by Telegram Web', async () => {
-    for (const url of ['/', '/api/gamesservers', '/api/user', '/no/such/page']) {
+    for (const url of ['/', '/api/gamesservers', '/api/user', '/no/such/page', '/api/no/such/call', '/api/docs']) {
       const res = await a.app.inject({ method: 'GET', url, remoteAddress: '192.0.2.10' });
       const csp = String(res.headers['content-security-policy']);
-      expect(csp).toContain("script-src 'self' 'sha256-");
+      const data = url.startsWith('/api/') && url !== '/api/docs';
+      // Pages: scripts from the origin and the inline theme script's hash; data answers load and run nothing.
+      expect(csp).toContain(data ? "default-src 'none'" : "script-src 'self' 'sha256-");
+      if (!data) expect(res.headers['cross-origin-opener-policy']).toBe('same-origin-allow-popups');
       expect(csp).toContain("frame-ancestors 'self' https://web.telegram.org");
       expect(csp).not.toContain('unsafe-eval');
       expect(res.headers['x-content-type-options']).toBe('nosniff');

@@ -70,11 +70,33 @@ export function securityHeaders(opts: { webDist: string; publicUrl: string | und
   return headers;
 }
 
-/** Security headers on every answer (PRODUCT.md section 8), 404s and refusals included. */
+/**
+ * Headers that only a document (a page in a browsing context) obeys: a JSON answer of /api is never
+ * one, so it goes without them; each costs every client bytes to read on every call (decision record 0027).
+ */
+const DOCUMENT_ONLY = new Set(['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-xss-protection']);
+
+/**
+ * The policy of an answer that is data, not a page: it may load nothing and run nothing (stricter than
+ * scripts from the origin only), and be framed only where the page may (PRODUCT.md section 8).
+ */
+export const DATA_CSP = "default-src 'none';frame-ancestors 'self' https://web.telegram.org";
+
+/** /api answers are data, except the API's own documentation pages (Swagger UI runs scripts). */
+const isData = (url: string) => url.startsWith('/api/') && !url.startsWith('/api/docs');
+
+/**
+ * Security headers on every answer (PRODUCT.md section 8), 404s and refusals included: a CSP,
+ * nosniff, the Referrer-Policy, HSTS and the resource policies go with every answer; pages get the
+ * page's CSP and the document-only headers, data answers the short data CSP.
+ */
 export function registerSecurityHeaders(app: FastifyInstance, opts: { webDist: string; publicUrl: string | undefined }) {
   const headers = securityHeaders(opts);
-  app.addHook('onRequest', (_request, reply, done) => {
-    for (const [name, value] of headers) reply.header(name, value);
+  const dataHeaders = headers
+    .filter(([name]) => !DOCUMENT_ONLY.has(name))
+    .map(([name, value]): [string, string] => (name === 'content-security-policy' ? [name, DATA_CSP] : [name, value]));
+  app.addHook('onRequest', (request, reply, done) => {
+    for (const [name, value] of isData(request.url) ? dataHeaders : headers) reply.header(name, value);
     done();
   });
 }
