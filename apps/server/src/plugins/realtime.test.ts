@@ -81,11 +81,15 @@ describe('the realtime adapter relays broadcasts only when a peer can hear them'
     await db?.close();
   });
 
-  /** Until an adapter's LISTEN connection is up (besides the spy's own): from then on it counts how long it has listened. */
-  async function listenerUp() {
+  /**
+   * Until `count` adapters' LISTEN connections are up (besides the spy's own): from then on an
+   * adapter counts how long it has listened, and hears what is NOTIFYed. A process's heartbeat goes
+   * out through its pool, so being heard does not mean it listens yet.
+   */
+  async function listenersUp(count: number) {
     for (;;) {
       const { rows } = await spy.query(`SELECT 1 FROM pg_stat_activity WHERE query = 'LISTEN "socket.io#/"' AND pid <> pg_backend_pid()`);
-      if (rows.length > 0) return;
+      if (rows.length >= count) return;
       await new Promise((r) => setImmediate(r));
     }
   }
@@ -104,7 +108,7 @@ describe('the realtime adapter relays broadcasts only when a peer can hear them'
       await Promise.all([a.received.of(1), relayed.of(1)]);
 
       // Listening for longer than the heartbeat timeout and no peer: delivered here, no NOTIFY.
-      await listenerUp();
+      await listenersUp(1);
       clock.now += HEARTBEAT_TIMEOUT + 1;
       expect(await a.peers()).toBe(0);
       a.io.to('r').emit('m', 2);
@@ -114,6 +118,7 @@ describe('the realtime adapter relays broadcasts only when a peer can hear them'
       const b = await node(db.url!, clock);
       nodes.push(b);
       await until(async () => (await a.peers()) === 1);
+      await listenersUp(2);
       a.io.to('r').emit('m', 3);
       await Promise.all([a.received.of(3), b.received.of(3), relayed.of(3)]);
       // A relayed 2 would have been NOTIFYed, and committed, before 2 reached a's own socket, so
