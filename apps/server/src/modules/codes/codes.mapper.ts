@@ -1,4 +1,4 @@
-import type { AdminCode, AdminLedgerEntry, AuthPriceData, Code, PriceData, Pricekod, RealtimeEvents, SellerCode } from '@adena/contract';
+import type { AdminCode, AdminLedgerEntry, AuthPriceData, Code, PriceData, RealtimeEvents, SellerCode } from '@adena/contract';
 import { feeOf, toNumber } from '../../lib/money';
 import { maskSert } from '../../lib/sert';
 import type { RealtimeEventName } from '../../plugins/realtime';

@@ -149,18 +149,6 @@ export const codesRepository = {
     return { rows, total: Number(total) };
   },
 
-  openCodes(q: Q, ownerId: number, gameServerId: number) {
-    return q
-      .selectFrom('codes')
-      .select(CODE)
-      .where('user_id', '=', ownerId)
-      .where('gamesserver_id', '=', gameServerId)
-      .where('status', '=', 'active')
-      .orderBy('id', 'desc')
-      .limit(OPEN_CODES_LIMIT)
-      .execute();
-  },
-
   /**
    * Everything the caller's price data shows, in one statement (decision record 0026, "Wallets and
    * price data"): the server, the caller's wallet there (null when they have none yet), their open
@@ -266,17 +254,6 @@ export const codesRepository = {
       .orderBy('id')
       .forUpdate()
       .execute();
-  },
-
-  lastActivatedBy(q: Q, userId: number, gameServerId: number) {
-    return q
-      .selectFrom('codes')
-      .select(['id', 'nominal', 'status', 'activated_at as activatedAt'])
-      .where('activated_by', '=', userId)
-      .where('gamesserver_id', '=', gameServerId)
-      .orderBy('activated_at', 'desc')
-      .orderBy('id', 'desc')
-      .executeTakeFirst();
   },
 
   insertAttempt(q: Q, v: { codeId: number | null; userId: number; ip: string | null; result: CodeAttemptResult; sertTried?: string | null }) {

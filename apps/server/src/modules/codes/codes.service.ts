@@ -73,7 +73,7 @@ export interface CodesServiceDeps {
   realtime: Pick<Realtime, 'publish'>;
   notices: Pick<TelegramNotices, 'recordBalanceDrop' | 'deliver'>;
   incidents: Pick<IncidentsService, 'openOnFailedActivation'>;
-  userVariants: Pick<UserVariantsService, 'listOwn' | 'lockForNewCode'>;
+  userVariants: Pick<UserVariantsService, 'lockForNewCode'>;
   /** The caller's wallet on an active server, created on first use (the wallets module's rule). */
   wallets: { ensure(q: Q, userId: number, gameServerId: number): Promise<WalletRow> };
   /** The seller's webhook outbox: events written in the transaction of the change they report. */
