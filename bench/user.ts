@@ -3,20 +3,35 @@
 // PostgreSQL, beside a bare Fastify route measured in the same run (issue 3). The token comes from
 // a real POST /api/login of the admin that ADMIN_EMAIL/ADMIN_PASSWORD create at start-up, so the
 // measured path is the one a signed-in page takes: hash the bearer, one indexed join, map the user.
+import pg from 'pg';
 import { type Figures, measure, printTable, startBare, startPostgres, startServer } from './lib';
+
+// BENCH_PG_STATEMENTS=1: instead of measuring, count what PostgreSQL runs per call of each route
+// (pg_stat_statements over 200 sequential calls), to see the round trips a call costs.
+const STATEMENTS = process.env.BENCH_PG_STATEMENTS === '1';
 
 const EMAIL = 'bench@adena.local';
 const PASSWORD = 'bench-password-1';
 
 const rows: Array<{ name: string } & Figures> = [];
 
-const bare = await startBare();
-const ceiling = await measure(`${bare.url}/bare`, { connections: 50 });
-await bare.stop();
-rows.push({ name: 'bare Fastify route (ceiling)', ...ceiling });
+let ceiling: Figures = { rps: 1, p50: 0, p99: 0, errors: 0 };
+if (!STATEMENTS) {
+  const bare = await startBare();
+  ceiling = await measure(`${bare.url}/bare`, { connections: 50 });
+  await bare.stop();
+  rows.push({ name: 'bare Fastify route (ceiling)', ...ceiling });
+}
 
 const { cluster, databaseUrl } = await startPostgres();
 try {
+  if (STATEMENTS) {
+    const admin = new pg.Client({ connectionString: cluster.url });
+    await admin.connect();
+    await admin.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
+    await admin.end();
+    await cluster.restart();
+  }
   const server = await startServer({ databaseUrl, env: { ADMIN_EMAIL: EMAIL, ADMIN_PASSWORD: PASSWORD } });
   try {
     const res = await fetch(`${server.url}/api/login`, {
@@ -39,6 +54,10 @@ try {
     // A wallet to list: saving a nick makes one.
     const wallet = await fetch(`${server.url}/api/save_nick/`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ gamesserver_id: serverId, nick: 'BenchHero' }) });
     if (!wallet.ok) throw new Error(`save_nick failed: HTTP ${wallet.status} ${await wallet.text()}`);
+    if (STATEMENTS) {
+      await countStatements(server.url, headers, ['/api/user', '/api/wallets', `/api/auth_varianty_adeny_za_kod/${serverId}`]);
+      process.exit(0);
+    }
     const c50 = { headers, connections: 50 };
     rows.push({ name: 'GET /api/user on PostgreSQL (50 conn)', ...(await measure(`${server.url}/api/user`, c50)) });
     rows.push({ name: 'GET /api/wallets (50 conn)', ...(await measure(`${server.url}/api/wallets`, c50)) });
@@ -51,3 +70,28 @@ try {
 }
 
 printTable(rows, ceiling);
+
+/** Statements PostgreSQL ran per call of each path, over 200 calls one after another. */
+async function countStatements(base: string, headers: Record<string, string>, paths: string[]) {
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  const N = 200;
+  for (const path of paths) {
+    for (let i = 0; i < 20; i++) await (await fetch(`${base}${path}`, { headers })).arrayBuffer();
+    await db.query('SELECT pg_stat_statements_reset()');
+    for (let i = 0; i < N; i++) {
+      const res = await fetch(`${base}${path}`, { headers });
+      if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+      await res.arrayBuffer();
+    }
+    const { rows } = await db.query<{ calls: string; ms: number; query: string }>(
+      `SELECT calls, total_exec_time AS ms, query FROM pg_stat_statements
+        WHERE query NOT LIKE '%pg_stat_statements%' AND calls >= $1 ORDER BY calls DESC`,
+      [N / 2],
+    );
+    console.log(`\n${path}: statements per call (${N} calls)`);
+    for (const r of rows) console.log(`  ${(Number(r.calls) / N).toFixed(2)}×  ${(r.ms / Number(r.calls)).toFixed(3)} ms  ${r.query.replace(/\s+/g, ' ').slice(0, 150)}`);
+  }
+  await db.end();
+}

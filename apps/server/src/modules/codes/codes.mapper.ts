@@ -1,11 +1,12 @@
-import type { AdminCode, AdminLedgerEntry, AuthPriceData, Code, PriceData, Pricekod, RealtimeEvents, SellerCode } from '@adena/contract';
+import type { AdminCode, AdminLedgerEntry, AuthPriceData, Code, PriceData, RealtimeEvents, SellerCode } from '@adena/contract';
 import { feeOf, toNumber } from '../../lib/money';
 import { maskSert } from '../../lib/sert';
 import type { RealtimeEventName } from '../../plugins/realtime';
 import { toAdminPerson as person } from '../incidents/incidents.mapper';
 import type { WalletBalance } from '../ledger/ledger.service';
 import type { IssueInput } from './codes.service';
-import type { AttemptRow, CodeRow, GameServerRow, LedgerEntryRow, OwnerCodeRow, WalletRow } from './codes.repository';
+import { toPricekod } from '../user-variants/user-variants.mapper';
+import type { AttemptRow, CodeRow, GameServerRow, LedgerEntryRow, OwnerCodeRow, PriceDataRow } from './codes.repository';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
@@ -20,7 +21,10 @@ export const fromShowCodeBody = (b: { gamesserver_id: number; nominal: number; w
   ...(b.pricekod_id !== undefined ? { userVariantId: b.pricekod_id } : {}),
 });
 
-export function toCode(c: CodeRow): Code {
+/** What a code on the wire is made of. */
+type WireCode = Pick<CodeRow, 'id' | 'nominal' | 'price' | 'status' | 'sert' | 'gameServerId' | 'userVariantId' | 'createdAt' | 'activatedAt'>;
+
+export function toCode(c: WireCode): Code {
   return {
     id: c.id,
     nominal: toNumber(c.nominal),
@@ -44,7 +48,7 @@ export const toCodeEvent = (c: CodeRow) => {
 };
 
 /** The server and its standard nominals at the given fee: the part of price data anyone may see. */
-function toPublicPriceData(server: GameServerRow, feeBp: number) {
+function toPublicPriceData(server: Pick<GameServerRow, 'id' | 'name' | 'standard_nominals' | 'min_nominal'>, feeBp: number) {
   const nominals = [...server.standard_nominals].map((n) => BigInt(n)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   return {
     id: server.id,
@@ -69,19 +73,19 @@ export const toPriceData = (server: GameServerRow): PriceData => ({
 
 /** The caller's price data: their wallet, open codes (single and of their variants) and variants, at their fee. */
 export function toAuthPriceData(v: {
-  server: GameServerRow;
+  server: PriceDataRow['server'];
   feeBp: number;
-  wallet: WalletRow;
-  open: CodeRow[];
-  variants: Pricekod[];
+  wallet: NonNullable<PriceDataRow['wallet']>;
+  open?: WireCode[];
+  variants?: PriceDataRow['variants'];
   last: Parameters<typeof toUserKod>[0];
 }): AuthPriceData {
-  const { wallet } = v;
+  const { wallet, open = [], variants = [] } = v;
   return {
     ...toPublicPriceData(v.server, v.feeBp),
-    kods: v.open.filter((c) => c.userVariantId === null).map(toCode),
-    svoy_variant_kods: v.open.filter((c) => c.userVariantId !== null).map(toCode),
-    pricekods: v.variants,
+    kods: open.filter((c) => c.userVariantId === null).map(toCode),
+    svoy_variant_kods: open.filter((c) => c.userVariantId !== null).map(toCode),
+    pricekods: variants.map((p) => toPricekod(p, v.feeBp)),
     wallet: { id: wallet.id, balance: toNumber(wallet.balance), balance_second: toNumber(wallet.balance_second) },
     nick: wallet.nick,
     save_nick: wallet.nick,

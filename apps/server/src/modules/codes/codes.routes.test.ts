@@ -1,4 +1,5 @@
 import type { AuthPriceData, PriceData } from '@adena/contract';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
@@ -67,6 +68,81 @@ describe.each(DB_KINDS)('gift codes on %s', (kind) => {
       expect(data).toMatchObject({ nick: 'Seller', save_nick: 'Seller', telegram_price: null, user_kod: null });
       expect(data.kods.map((k) => [k.id, k.sert, k.status])).toContainEqual([issued.code_id, issued.sert, 'active']);
       await call('POST', `/api/codes/${issued.code_id}/cancel`, seller);
+    });
+  });
+
+  describe('price data in one statement', () => {
+    it('answers exactly what the separate reads answered: open codes, variants with counts, the last activation, the wallet', async () => {
+      const owner = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, owner.id, serverId, 'Owner');
+      await fund(t.db.kysely, w, 200n * BigInt(KK));
+      await t.db.kysely.updateTable('wallets').set({ telegram_price: 7n * BigInt(KK) }).where('id', '=', w.id).execute();
+      const single = [(await issue(owner, w.id, 2 * KK)).json(), (await issue(owner, w.id, 3 * KK)).json()];
+      const variant = (await call('POST', '/api/pricekods/', owner, { gamesserver_id: serverId, nominal: 4 * KK, count: 3 })).json().success;
+      const gone = (await call('POST', '/api/pricekods/', owner, { gamesserver_id: serverId, nominal: 5 * KK, count: 1 })).json().success;
+      expect((await call('DELETE', `/api/pricekods/${gone.id}`, owner)).statusCode).toBe(200);
+      // One of the variant's codes is taken by the buyer, one single code is cancelled; the owner activates the seller's code.
+      const open = (await t.db.kysely.selectFrom('codes').select(['id', 'sert']).where('pricekod_id', '=', variant.id).orderBy('id').execute())[0]!;
+      expect((await call('POST', '/api/activation_code/', buyer, { sert: open.sert })).statusCode).toBe(200);
+      await call('POST', `/api/codes/${single[0].code_id}/cancel`, owner);
+      const fromSeller = (await issue(seller, sellerWallet.id, 6 * KK)).json();
+      expect((await call('POST', '/api/activation_code/', owner, { sert: fromSeller.sert })).statusCode).toBe(200);
+
+      const data: AuthPriceData = (await call('GET', `/api/auth_varianty_adeny_za_kod/${serverId}`, owner)).json();
+      // What the separate queries return, mapped the same way.
+      const rows = await t.db.kysely
+        .selectFrom('codes')
+        .selectAll()
+        .where('user_id', '=', owner.id)
+        .where('gamesserver_id', '=', serverId)
+        .where('status', '=', 'active')
+        .orderBy('id', 'desc')
+        .execute();
+      const wire = (c: (typeof rows)[number]) => ({
+        id: c.id,
+        nominal: Number(c.nominal),
+        price: Number(c.price),
+        status: c.status,
+        sert: c.sert,
+        gamesserver_id: c.gamesserver_id,
+        pricekod_id: c.pricekod_id,
+        created_at: new Date(c.created_at).toISOString(),
+        activated_at: null,
+      });
+      expect(data.kods).toEqual(rows.filter((c) => c.pricekod_id === null).map(wire));
+      expect(data.kods.map((k) => k.id)).toEqual([single[1].code_id]);
+      expect(data.svoy_variant_kods).toEqual(rows.filter((c) => c.pricekod_id !== null).map(wire));
+      expect(data.svoy_variant_kods).toHaveLength(2);
+      const created = await t.db.kysely.selectFrom('pricekods').select('created_at').where('id', '=', variant.id).executeTakeFirstOrThrow();
+      expect(data.pricekods).toEqual([
+        { id: variant.id, gamesserver_id: serverId, nominal: 4 * KK, price: price(4 * KK, 300), count: 3, open_count: 2, created_at: new Date(created.created_at).toISOString() },
+      ]);
+      const activated = await t.db.kysely.selectFrom('codes').select('activated_at').where('id', '=', fromSeller.code_id).executeTakeFirstOrThrow();
+      expect(data.user_kod).toEqual({ code_id: fromSeller.code_id, nominal: 6 * KK, status: 'activated', activated_at: new Date(activated.activated_at!).toISOString() });
+      const wallet = await t.db.kysely.selectFrom('wallets').selectAll().where('id', '=', w.id).executeTakeFirstOrThrow();
+      expect(data).toMatchObject({
+        wallet: { id: w.id, balance: Number(wallet.balance), balance_second: Number(wallet.balance_second) },
+        nick: 'Owner',
+        save_nick: 'Owner',
+        telegram_price: 7 * KK,
+      });
+    });
+
+    it('makes the wallet on the first visit, once, and 404s an inactive server', async () => {
+      const newcomer = await createUser(t.db.kysely);
+      const first: AuthPriceData = (await call('GET', `/api/auth_varianty_adeny_za_kod/${serverId}`, newcomer)).json();
+      const again: AuthPriceData = (await call('GET', `/api/auth_varianty_adeny_za_kod/${serverId}`, newcomer)).json();
+      const ws = await t.db.kysely.selectFrom('wallets').select('id').where('user_id', '=', newcomer.id).execute();
+      expect(ws).toEqual([{ id: first.wallet.id }]);
+      expect(again.wallet).toEqual({ id: first.wallet.id, balance: 0, balance_second: 0 });
+      expect(first).toMatchObject({ kods: [], svoy_variant_kods: [], pricekods: [], user_kod: null, nick: null });
+      const closed = (
+        await sql<{ id: number }>`INSERT INTO gamesservers (name, cashier_nick, limits, active)
+          SELECT 'Closed x1', cashier_nick, limits, false FROM gamesservers WHERE id = ${serverId} RETURNING id`.execute(t.db.kysely)
+      ).rows[0]!;
+      expect((await call('GET', `/api/auth_varianty_adeny_za_kod/${closed.id}`, newcomer)).statusCode).toBe(404);
+      expect((await call('GET', '/api/auth_varianty_adeny_za_kod/999999', newcomer)).statusCode).toBe(404);
+      expect(await t.db.kysely.selectFrom('wallets').select('id').where('user_id', '=', newcomer.id).execute()).toHaveLength(1);
     });
   });
 

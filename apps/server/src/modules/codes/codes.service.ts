@@ -26,7 +26,7 @@ import {
   toSellerCode,
 } from './codes.mapper';
 import { type CodeRow, type CodesDb, type CodesTrx, codesRepository as repo, type Q, type WalletRow } from './codes.repository';
-import { activeGameServer, checkNominal, checkTotal, codeNotActive, drawCode, drawCodes, feeBpFor, issueLegs, refundLegs } from './gift-codes';
+import { activeGameServer, checkNominal, gameServerNotFound, checkTotal, codeNotActive, drawCode, drawCodes, feeBpFor, issueLegs, refundLegs } from './gift-codes';
 
 export interface CodesLimits {
   /** Activation tries of unknown codes per user, and per IP (guessing). */
@@ -73,7 +73,7 @@ export interface CodesServiceDeps {
   realtime: Pick<Realtime, 'publish'>;
   notices: Pick<TelegramNotices, 'recordBalanceDrop' | 'deliver'>;
   incidents: Pick<IncidentsService, 'openOnFailedActivation'>;
-  userVariants: Pick<UserVariantsService, 'listOwn' | 'lockForNewCode'>;
+  userVariants: Pick<UserVariantsService, 'lockForNewCode'>;
   /** The caller's wallet on an active server, created on first use (the wallets module's rule). */
   wallets: { ensure(q: Q, userId: number, gameServerId: number): Promise<WalletRow> };
   /** The seller's webhook outbox: events written in the transaction of the change they report. */
@@ -174,13 +174,16 @@ export function createCodesService(deps: CodesServiceDeps) {
     /** The caller's view: their wallet (created on first use), their open codes and variants, at their fee. */
     async authPriceData(caller: Caller, gameServerId: number) {
       const ownerId = caller.user.id;
-      const server = await activeGameServer(db, gameServerId);
-      const wallet = await wallets.ensure(db, ownerId, server.id);
-      const feeBp = feeBpFor(caller.user, server, clock());
-      const open = await repo.openCodes(db, ownerId, server.id);
-      const variants = await userVariants.listOwn(db, ownerId, server.id, feeBp);
-      const last = await repo.lastActivatedBy(db, ownerId, server.id);
-      return toAuthPriceData({ server, feeBp, wallet, open, variants, last });
+      // One statement; the wallet is created (three more) only on the caller's first visit.
+      let data = await repo.priceDataOf(db, ownerId, gameServerId);
+      if (!data?.server.active) throw gameServerNotFound();
+      if (!data.wallet) {
+        await wallets.ensure(db, ownerId, gameServerId);
+        data = await repo.priceDataOf(db, ownerId, gameServerId);
+        if (!data?.server.active) throw gameServerNotFound();
+        if (!data.wallet) throw new Error('wallet vanished right after it was made');
+      }
+      return toAuthPriceData({ ...data, wallet: data.wallet, feeBp: feeBpFor(caller.user, data.server, clock()) });
     },
 
     issueCode: (caller: Caller, input: IssueInput, idem?: IdempotencyKey) =>

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
 
@@ -34,14 +34,19 @@ export function findWallet(db: Q, userId: number, walletId: number) {
   return db.selectFrom('wallets').selectAll().where('user_id', '=', userId).where('id', '=', walletId).executeTakeFirst();
 }
 
-/** The owner's wallets on active servers, in the players' order, with each server's name. */
-export function listActiveWallets(db: Q, userId: number) {
+/**
+ * The wallets of several owners on active servers, with each server's name, in one statement (the
+ * batched read of GET /api/wallets): each owner's rows in the players' order. The ids travel as one array literal, so the text, and
+ * with it the prepared statement, is the same whatever their number.
+ */
+export function activeWalletsOf(db: Q, userIds: readonly number[]) {
   return db
     .selectFrom('wallets as w')
     .innerJoin('gamesservers as g', 'g.id', 'w.gamesserver_id')
-    .select(['w.id', 'w.gamesserver_id', 'g.name as gamesserver', 'w.nick', 'w.balance', 'w.balance_second', 'w.new_message'])
-    .where('w.user_id', '=', userId)
+    .select(['w.user_id', 'w.id', 'w.gamesserver_id', 'g.name as gamesserver', 'w.nick', 'w.balance', 'w.balance_second', 'w.new_message'])
+    .where(sql<boolean>`w.user_id = ANY(${`{${userIds.map((id) => Math.trunc(id)).join(',')}}`}::int[])`)
     .where('g.active', '=', true)
+    .orderBy('w.user_id')
     .orderBy('g.sort_order')
     .orderBy('g.id')
     .execute();
@@ -78,5 +83,5 @@ export function userWalletsWithAccounts(db: Q, userId: number) {
     .execute();
 }
 
-export type WalletRow = Awaited<ReturnType<typeof listActiveWallets>>[number];
+export type WalletRow = Awaited<ReturnType<typeof activeWalletsOf>>[number];
 export type AdminWalletRow = Awaited<ReturnType<typeof userWalletsWithAccounts>>[number];

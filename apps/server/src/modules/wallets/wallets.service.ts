@@ -1,17 +1,30 @@
 import type { Db } from '../../db/client';
+import { coalesce } from '../../db/coalesce';
 import { toNumber } from '../../lib/money';
 import type { Caller } from '../sessions/caller';
 import { toAdminWallet, toWallet } from './wallets.mapper';
-import { ensureWallet, listActiveWallets, setNick, userWalletsWithAccounts } from './wallets.repository';
+import { activeWalletsOf, ensureWallet, type WalletRow, setNick, userWalletsWithAccounts } from './wallets.repository';
 
 /** For other modules' transactions: the caller's wallet on an active server, created on first use; and a wallet by owner and id. */
 export { ensureWallet, findWallet } from './wallets.repository';
 
 /** A player's wallets and the nick of their character on a server. */
 export function createWalletsService({ db }: { db: Db['kysely'] }) {
+  // GET /api/wallets under load: the lists of every caller waiting at that moment in one statement,
+  // read after each of them arrived (db/coalesce.ts), so a balance is never older than the request.
+  const walletsOf = coalesce(async (userIds: number[]) => {
+    const byUser = new Map<number, WalletRow[]>();
+    for (const row of await activeWalletsOf(db, userIds)) {
+      const list = byUser.get(row.user_id);
+      if (list) list.push(row);
+      else byUser.set(row.user_id, [row]);
+    }
+    return byUser;
+  });
+
   return {
     async list(caller: Caller) {
-      return (await listActiveWallets(db, caller.user.id)).map(toWallet);
+      return ((await walletsOf(caller.user.id)) ?? []).map(toWallet);
     },
 
     /** Creates the wallet on the server if it has none yet. */
