@@ -1,6 +1,6 @@
 // Shared pieces of the benchmark scripts: a throwaway PostgreSQL, the real server as its own
 // process, a bare Fastify route as the ceiling, and autocannon runs printed as figures.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -10,7 +10,20 @@ import pg from 'pg';
 import { freePort, type PgCluster, startPgCluster } from '../apps/server/test/pg-cluster';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const MAIN = join(ROOT, 'apps/server/src/main.ts');
+const MAIN = join(ROOT, 'apps/server/dist/main.js');
+
+let built = false;
+/**
+ * The server is measured as production runs it (`npm start`): the esbuild bundle in
+ * apps/server/dist, built from the working tree once per bench run, not the TypeScript through tsx
+ * (whose kept function names cost every closure a property definition).
+ */
+function buildServer() {
+  if (built) return;
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), 'server'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`server build failed: ${r.stderr || r.stdout}`);
+  built = true;
+}
 
 export interface Proc {
   url: string;
@@ -37,7 +50,8 @@ process.on('exit', () => {
 });
 
 function spawnNode(script: string, env: Record<string, string>, nodeArgs: string[] = []) {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], {
+  const runner = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...runner, script], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -63,6 +77,7 @@ function spawnNode(script: string, env: Record<string, string>, nodeArgs: string
 
 /** The real server (main.ts) in its own process; embedded PGlite unless a databaseUrl is given. */
 export async function startServer(opts: { databaseUrl?: string; env?: Record<string, string> } = {}): Promise<Proc> {
+  buildServer();
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'adena-bench-'));
   const p = spawnNode(MAIN, {

@@ -5,12 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { errorMessage, installRussianZodErrors } from '@adena/contract';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config';
 import type { Db } from './db/client';
 import { registerAuth } from './plugins/auth';
 import { registerCallLimits } from './plugins/call-limits';
-import { loggerOptions } from './plugins/log-redaction';
+import { lazyChildLogger, loggerOptions } from './plugins/log-redaction';
+import { createSerializerCompiler } from './plugins/serializer';
 import { registerSecurityHeaders } from './plugins/security';
 import { registerErrorHandling } from './plugins/errors';
 import { createRealtime, type Realtime } from './plugins/realtime';
@@ -107,6 +108,7 @@ const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../..
 export async function buildApp(config: Config, db: Db, opts: { now?: () => Date } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: config.LOG_LEVEL === 'silent' ? false : loggerOptions(config.LOG_LEVEL),
+    ...(config.LOG_LEVEL === 'silent' ? {} : { childLoggerFactory: lazyChildLogger }),
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     bodyLimit: 64 * 1024,
     // Let in-flight requests finish on close, but stop taking new keep-alive requests.
@@ -120,7 +122,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     },
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(createSerializerCompiler({ check: config.NODE_ENV !== 'production' }));
 
   registerErrorHandling(app);
   app.addHook('onRequest', (request, reply, done) => {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
 import { type OperationsDb, operationsRepository as repo } from './operations.repository';
 
 export interface PoolStats {
@@ -32,19 +32,7 @@ export function createMetrics({ db, poolStats, openSockets, log }: MetricsDeps) 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
-    name: 'adena_http_requests_total',
-    help: 'HTTP requests answered, by route, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
-    registers: [registry],
-  });
-  const durations = new Histogram({
-    name: 'adena_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request, by route, method and status',
-    labelNames: ['route', 'method', 'status'] as const,
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
+  const requests = requestSeries(registry, [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]);
   new Gauge({
     name: 'adena_db_pool_connections',
     help: 'Database pool connections by state (total, idle, waiting clients, max)',
@@ -104,9 +92,7 @@ export function createMetrics({ db, poolStats, openSockets, log }: MetricsDeps) 
   return {
     /** Called once per answered request (onResponse). `route` is the route's pattern, never the raw URL. */
     observe(route: string, method: string, status: number, seconds: number) {
-      const labels = { route, method, status: String(status) };
-      requests.inc(labels);
-      durations.observe(labels, seconds);
+      requests.observe(route, method, status, seconds);
     },
     async text() {
       await readDatabase();
@@ -140,3 +126,69 @@ export function createMetrics({ db, poolStats, openSockets, log }: MetricsDeps) 
 }
 
 export type Metrics = ReturnType<typeof createMetrics>;
+
+type Labels = { route: string; method: string; status: string };
+interface Series {
+  labels: Labels;
+  /** Answers per bucket, not cumulative; the last counts those above every bound. */
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+/**
+ * `adena_http_requests_total` and `adena_http_request_duration_seconds` in the exposition format
+ * prom-client writes for a Counter and a Histogram, counted in plain arrays (decision record 0027,
+ * second pass): prom-client hashes the label object on every observation, which cost more than the
+ * rest of a small answer's hooks; here an answer costs one map lookup, and the text is built when
+ * Prometheus scrapes.
+ */
+function requestSeries(registry: Registry, bounds: number[]) {
+  const series = new Map<string, Series>();
+  const metric = (name: string, help: string, type: 'counter' | 'histogram', values: () => unknown[]) =>
+    ({
+      name,
+      help,
+      type,
+      aggregator: 'sum',
+      get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+      reset: () => series.clear(),
+    }) as unknown as Metric;
+  registry.registerMetric(
+    metric('adena_http_requests_total', 'HTTP requests answered, by route, method and status', 'counter', () =>
+      [...series.values()].map((s) => ({ labels: s.labels, value: s.count })),
+    ),
+  );
+  const durations = 'adena_http_request_duration_seconds';
+  registry.registerMetric(
+    metric(durations, 'Time to answer an HTTP request, by route, method and status', 'histogram', () =>
+      [...series.values()].flatMap((s) => {
+        let below = 0;
+        return [
+          ...bounds.map((le, i) => {
+            below += s.counts[i] ?? 0;
+            return { labels: { le, ...s.labels }, value: below, metricName: `${durations}_bucket` };
+          }),
+          { labels: { le: '+Inf', ...s.labels }, value: s.count, metricName: `${durations}_bucket` },
+          { labels: s.labels, value: s.sum, metricName: `${durations}_sum` },
+          { labels: s.labels, value: s.count, metricName: `${durations}_count` },
+        ];
+      }),
+    ),
+  );
+  return {
+    observe(route: string, method: string, status: number, seconds: number) {
+      const key = `${status} ${method} ${route}`;
+      let s = series.get(key);
+      if (!s) {
+        s = { labels: { route, method, status: String(status) }, counts: new Array<number>(bounds.length + 1).fill(0), sum: 0, count: 0 };
+        series.set(key, s);
+      }
+      let i = 0;
+      while (i < bounds.length && seconds > (bounds[i] as number)) i++;
+      s.counts[i] = (s.counts[i] ?? 0) + 1;
+      s.sum += seconds;
+      s.count++;
+    },
+  };
+}
