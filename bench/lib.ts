@@ -10,7 +10,10 @@ import pg from 'pg';
 import { freePort, type PgCluster, startPgCluster } from '../apps/server/test/pg-cluster';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const MAIN = join(ROOT, 'apps/server/dist/main.js');
+// BENCH_TREE=/path/to/another/checkout: measure that tree's server instead (its own
+// scripts/build.mjs builds it), e.g. the commit before a change, with this tree's harness.
+const TREE = process.env.BENCH_TREE ? resolve(process.env.BENCH_TREE) : ROOT;
+const MAIN = join(TREE, 'apps/server/dist/main.js');
 
 let built = false;
 /**
@@ -20,7 +23,7 @@ let built = false;
  */
 function buildServer() {
   if (built) return;
-  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/build.mjs'), 'server'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [join(TREE, 'scripts/build.mjs'), 'server'], { cwd: TREE, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`server build failed: ${r.stderr || r.stdout}`);
   built = true;
 }
@@ -52,7 +55,7 @@ process.on('exit', () => {
 function spawnNode(script: string, env: Record<string, string>, nodeArgs: string[] = []) {
   const runner = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
   const child = spawn(process.execPath, [...nodeArgs, ...runner, script], {
-    cwd: ROOT,
+    cwd: script === MAIN ? TREE : ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -35,6 +35,8 @@ const RECONNECT_FIRST_MS = 250;
 const RECONNECT_MAX_MS = 3000;
 /** A barrier slower than this counts as failed (the caller reads the database) and the connection is made again. */
 const SYNC_BOUND_MS = 2000;
+/** The least time between two read barriers' round trips (decision record 0027, second pass). */
+const SYNC_GAP_MS = 0.5;
 const YES = Promise.resolve(true);
 const NO = Promise.resolve(false);
 const CHANNEL = /^[a-z_]+$/;
@@ -115,9 +117,13 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
   }
   void connect();
 
-  let inflight: Promise<boolean> | null = null;
-  let next: Promise<boolean> | null = null;
-  /** `SELECT 1` on the LISTEN connection: notifications signalled before it are read before its answer. */
+  let soon: Promise<boolean> | null = null;
+  let lastSent = Number.NEGATIVE_INFINITY;
+  /**
+   * An empty query on the LISTEN connection: notifications signalled before it are read before its
+   * answer (the backend sends pending notifications before every ReadyForQuery). Empty rather than
+   * `SELECT 1`: PostgreSQL answers it without parsing or planning anything.
+   */
   const roundTrip = (): Promise<boolean> => {
     const c = client;
     if (!c || !h.live) return NO;
@@ -129,16 +135,11 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
         resolve(false);
       }, SYNC_BOUND_MS);
     });
-    const answered = c.query('SELECT 1').then(
+    const answered = c.query('').then(
       () => client === c && h.live,
       () => false,
     );
-    const p = Promise.race([answered, bound]).finally(() => {
-      clearTimeout(timer);
-      if (inflight === p) inflight = null;
-    });
-    inflight = p;
-    return p;
+    return Promise.race([answered, bound]).finally(() => clearTimeout(timer));
   };
 
   return {
@@ -148,13 +149,20 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
     subscribe: h.subscribe,
     sync() {
       if (!h.live) return NO;
-      if (!inflight) return roundTrip();
-      // A round trip under way may have started before this call: wait for the next one.
-      next ??= inflight.then(() => {
-        next = null;
-        return roundTrip();
+      // Every caller joins the round trip that is not sent yet: it is sent after they arrived, so
+      // it covers them all. Trips start at most every SYNC_GAP_MS, so under load one trip answers
+      // many requests; a request waits at most that long for it to start.
+      soon ??= new Promise<boolean>((resolve) => {
+        const go = () => {
+          soon = null;
+          lastSent = performance.now();
+          resolve(roundTrip());
+        };
+        const wait = lastSent + SYNC_GAP_MS - performance.now();
+        if (wait > 0) setTimeout(go, wait);
+        else setImmediate(go);
       });
-      return next;
+      return soon;
     },
     async close() {
       closed = true;
