@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { bearerOf } from '../lib/tokens';
 import { createCallLimitStore } from '../modules/sessions/call-limits.service';
 import type { RateLimitsQueryable } from '../modules/sessions/rate-limits.repository';
@@ -14,10 +14,11 @@ const tokenKey = (token: string) => `call:tok:${hash('sha256', token, 'base64url
 /**
  * Every /api call is counted per client address and, with a bearer, per token, in the
  * PostgreSQL-backed store every process shares; over the limit it is a Russian 429 with
- * Retry-After, before any work is done. A synchronous hook (decision record 0027): a call whose
- * keys need no sync costs two map lookups and one hash of the bearer, no promise.
+ * Retry-After, before any work is done. Synchronous (decision record 0027): a call whose keys need
+ * no sync costs two map lookups and one hash of the bearer, no promise. Returns the check the app's
+ * one onRequest hook ends with.
  */
-export function registerCallLimits(app: FastifyInstance, db: RateLimitsQueryable, scale: number) {
+export function callLimitsHook(app: FastifyInstance, db: RateLimitsQueryable, scale: number) {
   const store = createCallLimitStore(db, app.log, CALL_LIMITS.windowMs);
   const maxIp = Math.max(1, Math.round(CALL_LIMITS.perIp * scale));
   const maxToken = Math.max(1, Math.round(CALL_LIMITS.perToken * scale));
@@ -31,14 +32,14 @@ export function registerCallLimits(app: FastifyInstance, db: RateLimitsQueryable
     return store.hit(tokenKey(bearer), maxToken);
   }
 
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onClose', async () => store.flush());
+  const hook: onRequestHookHandler = (request, _reply, done) => {
     if (!request.url.startsWith('/api/')) return done();
     const verdict = check(request);
     if (typeof verdict === 'number') return verdict ? done(refused(verdict)) : done();
     verdict.then((s) => (s ? done(refused(s)) : done()), done);
-  });
-  app.addHook('onClose', async () => store.flush());
-  return store;
+  };
+  return hook;
 }
 
 const refused = (s: number) => tooMany(s, `Слишком много запросов. Повторите через ${s} с`);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
 
 /** SHA-256 sources of the inline scripts of the built index.html (the theme script), for the CSP. */
@@ -71,10 +71,21 @@ export function securityHeaders(opts: { webDist: string; publicUrl: string | und
 }
 
 /**
- * Headers that only a document (a page in a browsing context) obeys: a JSON answer of /api is never
- * one, so it goes without them; each costs every client bytes to read on every call (decision record 0027).
+ * Headers a JSON answer of /api goes without (decision record 0027): those only a document (a page
+ * in a browsing context) obeys, and the resource policies that guard what a browser loads
+ * cross-origin with its cookies: /api authenticates by a bearer header that such a load never
+ * carries, so its answers to one are what anyone may read. Each header costs the server and every
+ * client work on every call.
  */
-const DOCUMENT_ONLY = new Set(['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control', 'x-download-options', 'x-xss-protection']);
+const PAGE_ONLY = new Set([
+  'cross-origin-opener-policy',
+  'origin-agent-cluster',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-xss-protection',
+  'cross-origin-resource-policy',
+  'x-permitted-cross-domain-policies',
+]);
 
 /**
  * The policy of an answer that is data, not a page: it may load nothing and run nothing (stricter than
@@ -87,16 +98,16 @@ const isData = (url: string) => url.startsWith('/api/') && !url.startsWith('/api
 
 /**
  * Security headers on every answer (PRODUCT.md section 8), 404s and refusals included: a CSP,
- * nosniff, the Referrer-Policy, HSTS and the resource policies go with every answer; pages get the
- * page's CSP and the document-only headers, data answers the short data CSP.
+ * nosniff, the Referrer-Policy and HSTS go with every answer; pages get the page's CSP and the
+ * page-only headers, data answers the short data CSP. Returns what the app's one onRequest hook
+ * calls (decision record 0027: one hook, not one per concern).
  */
-export function registerSecurityHeaders(app: FastifyInstance, opts: { webDist: string; publicUrl: string | undefined }) {
+export function securityHeadersHook(opts: { webDist: string; publicUrl: string | undefined }) {
   const headers = securityHeaders(opts);
   const dataHeaders = headers
-    .filter(([name]) => !DOCUMENT_ONLY.has(name))
+    .filter(([name]) => !PAGE_ONLY.has(name))
     .map(([name, value]): [string, string] => (name === 'content-security-policy' ? [name, DATA_CSP] : [name, value]));
-  app.addHook('onRequest', (request, reply, done) => {
+  return (request: FastifyRequest, reply: FastifyReply) => {
     for (const [name, value] of isData(request.url) ? dataHeaders : headers) reply.header(name, value);
-    done();
-  });
+  };
 }
