@@ -58,6 +58,8 @@ interface Run {
   jsKb: number;
   scripts: Array<{ file: string; kb: number }>;
   failedA11y: string[];
+  /** The element Lighthouse took as the largest contentful paint (its selector). */
+  lcpElement: string;
 }
 
 const chrome = await chromeLauncher.launch({
@@ -89,10 +91,17 @@ async function measure(url: string, dist: string): Promise<Run> {
     cls: audit('cumulative-layout-shift'),
     jsKb: scripts.reduce((s, r) => s + r.kb, 0),
     scripts,
+    lcpElement: lcpElementOf(lhr.audits['largest-contentful-paint-element']?.details),
     failedA11y: Object.values(lhr.audits)
       .filter((a) => a.score !== null && a.score < 1 && lhr.categories.accessibility?.auditRefs.some((r) => r.id === a.id))
       .map((a) => a.title),
   };
+}
+
+/** The LCP element's selector from Lighthouse's audit details (a table of tables in Lighthouse 12). */
+function lcpElementOf(details: unknown): string {
+  const found = JSON.stringify(details ?? {}).match(/"selector":"([^"]*)"/);
+  return found?.[1] ?? '?';
 }
 
 const median = (xs: number[]) => {
@@ -112,8 +121,8 @@ try {
     const c = await measure(ceiling.url, ceilingDir);
     runs.app.push(a);
     runs.ceiling.push(c);
-    console.log(line(`run ${i} app`, a));
-    console.log(line(`run ${i} ceiling`, c));
+    console.log(`${line(`run ${i} app`, a)}  LCP element ${a.lcpElement}`);
+    console.log(`${line(`run ${i} ceiling`, c)}  LCP element ${c.lcpElement}`);
   }
   console.log('\nScripts of the first page (gzip):');
   for (const s of runs.app[0]!.scripts) console.log(`  ${s.file.padEnd(40)} ${s.kb.toFixed(1).padStart(7)} KB`);

@@ -53,7 +53,11 @@ const FIRST_PASS = 'ADENA_FIRST_SCREEN_PASS';
  * group takes no dependencies beyond its list: otherwise the preload helper, which the first
  * screen's lazy imports use too, lands in the boot chunk, the entry imports that chunk statically,
  * and all of it runs before the first paint instead of after it (main.tsx). The boot chunk is
- * still fetched at once: index.html gets a modulepreload link for it (fetched, not run).
+ * fetched at the first paint, not run: index.html names it (and React's chunk) in a
+ * `<meta name="adena-preload">`, and main.tsx adds a modulepreload link for each once the static
+ * first screen is painted. Links in the HTML itself would start both downloads before the first
+ * paint, where a slow phone's connection (and Lighthouse's model of one, which counts every request
+ * started before the largest paint as holding it back) has them compete with the page itself.
  *
  * React, React DOM and the scheduler are a chunk of their own, which main.tsx runs one task before
  * the rest: running ~440 KB of script was one long task of the page (no larger in gzip: the two
@@ -105,9 +109,8 @@ function firstScreenChunk(): Plugin & { groups: Array<{ name: string; test(id: s
       handler(html, ctx) {
         const boot = Object.values(ctx.bundle ?? {}).find((c) => c.type === 'chunk' && c.name === 'boot');
         if (boot?.type !== 'chunk') return;
-        return [boot.fileName, ...boot.imports]
-          .filter((file) => file !== ctx.chunk?.fileName && !html.includes(`/${file}"`))
-          .map((file) => ({ tag: 'link', attrs: { rel: 'modulepreload', crossorigin: true, href: `/${file}` }, injectTo: 'head' as const }));
+        const files = [boot.fileName, ...boot.imports].filter((file) => file !== ctx.chunk?.fileName && !html.includes(`/${file}"`));
+        return [{ tag: 'meta', attrs: { name: 'adena-preload', content: files.map((file) => `/${file}`).join(' ') }, injectTo: 'head' as const }];
       },
     },
     groups: [

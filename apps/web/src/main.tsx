@@ -2,10 +2,24 @@ import { installChunkReload, reloadOnce } from './app/chunk-reload';
 
 // The entry: index.html already shows a static first screen; the app itself is fetched and started
 // right after the browser has painted it, so a slow phone sees the page at once. Both chunks are
-// preloaded with the page; React's is run first and the rest in a later task, so that neither
+// fetched together then; React's is run first and the rest in a later task, so that neither
 // blocks the main thread for as long as the two together would (decision record 0028).
 installChunkReload();
-const start = () =>
+
+/** Starts fetching the first screen's chunks, without running them (index.html names them; vite.config.ts). */
+function preloadFirstScreen() {
+  const files = document.querySelector<HTMLMetaElement>('meta[name="adena-preload"]')?.content.split(' ') ?? [];
+  for (const href of files.filter(Boolean)) {
+    const link = document.createElement('link');
+    link.rel = 'modulepreload';
+    link.crossOrigin = '';
+    link.href = href;
+    document.head.append(link);
+  }
+}
+
+const start = () => {
+  preloadFirstScreen();
   void import('react-dom/client')
     .then(() => new Promise((resolve) => setTimeout(resolve, 0)))
     .then(() => import('./boot'))
@@ -13,6 +27,7 @@ const start = () =>
       // The app's own script of an older build is gone (a deploy): fetch the new page once.
       if (!reloadOnce()) throw err;
     });
+};
 
 /**
  * Runs `run` once the static first screen has been painted: when the browser reports the first
