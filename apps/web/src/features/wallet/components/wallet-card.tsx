@@ -7,8 +7,6 @@ import CardContent from '@mui/material/CardContent';
 import IconButton from '@mui/material/IconButton';
 import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
-import ToggleButton from '@mui/material/ToggleButton';
-import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Typography from '@mui/material/Typography';
 import { lazy, Suspense, useState } from 'react';
 import { useUi } from '../../../lib/ui-store';
@@ -18,6 +16,7 @@ import { useUser } from '../../../lib/session';
 import { useWallet, useWallets } from '../../../lib/wallets';
 import { useSelectedCurrency } from '../selected-currency';
 import { Hint } from '../../../components/hint';
+import { ToggleChoice } from '../../../components/toggle-choice';
 import { WalletDialogs } from './wallet-dialogs';
 
 // The nick field (and MUI's input code with it) loads when a player without a nick, or one changing it, needs it.
@@ -46,6 +45,11 @@ function NickEditor({ server, nick }: { server: Gamesserver; nick: string | null
   );
 }
 
+const CURRENCIES = [
+  { value: 1, label: 'Адена' },
+  { value: 2, label: 'Монеты эйнхасад' },
+] as const;
+
 export function WalletCard({ server }: { server: Gamesserver | undefined }) {
   const { isSignedIn, isPending: userPending } = useUser();
   const walletsQuery = useWallets();
@@ -68,16 +72,7 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
             <Typography variant="h2" component="h2">
               {server ? `Кошелёк на ${server.name}` : 'Кошелёк'}
             </Typography>
-            <ToggleButtonGroup
-              exclusive
-              size="small"
-              value={currency}
-              onChange={(_, v: CurrencyType | null) => v && setCurrency(v)}
-              aria-label="Валюта"
-            >
-              <ToggleButton value={1}>Адена</ToggleButton>
-              <ToggleButton value={2}>Монеты эйнхасад</ToggleButton>
-            </ToggleButtonGroup>
+            <ToggleChoice<CurrencyType> value={currency} onChange={setCurrency} label="Валюта" options={CURRENCIES} />
           </Stack>
           {!server ? (
             <Alert severity="info">Выберите игровой сервер, чтобы увидеть баланс.</Alert>
