@@ -49,7 +49,50 @@ DECLARE
   after bigint;
   total bigint := 0;
   tx bigint;
+  wl integer;
+  sl integer;
+  wkey text;
+  skey text;
+  wacc integer;
+  sacc integer;
 BEGIN
+  -- The common posting, one wallet against one of the service's accounts (every withdrawal,
+  -- deposit and code): nothing to merge or order, both accounts found by one query, and the
+  -- wallet's row answered by its own guarded UPDATE. The same rows and rules as below; a posting
+  -- whose accounts do not exist yet takes the general path, which creates them.
+  IF array_length(p_kinds, 1) = 2 AND (p_kinds[1] = 'wallet') <> (p_kinds[2] = 'wallet')
+     AND p_amounts[1] = -p_amounts[2] AND p_amounts[1] <> 0 THEN
+    wl := CASE WHEN p_kinds[1] = 'wallet' THEN 1 ELSE 2 END;
+    sl := 3 - wl;
+    wkey := ledger_account_key('wallet', p_servers[wl], p_currencies[wl], p_wallets[wl]);
+    skey := ledger_account_key(p_kinds[sl], p_servers[sl], p_currencies[sl], p_wallets[sl]);
+    SELECT max(a.id) FILTER (WHERE a.key = wkey), max(a.id) FILTER (WHERE a.key = skey) INTO wacc, sacc
+      FROM ledger_accounts a WHERE a.key IN (wkey, skey);
+    IF wacc IS NOT NULL AND sacc IS NOT NULL THEN
+      INSERT INTO ledger_transactions (kind, ref_type, ref_id, actor_user_id)
+        VALUES (p_kind, p_ref_type, p_ref_id, p_actor) RETURNING id INTO tx;
+      IF p_currencies[wl] = 1 THEN
+        UPDATE wallets w SET balance = w.balance + p_amounts[wl]
+          WHERE w.id = p_wallets[wl] AND w.balance + p_amounts[wl] >= 0
+          RETURNING w.id, w.gamesserver_id, w.balance, w.balance_second, w.telegram_price, w.balance
+          INTO wallet_id, gamesserver_id, balance, balance_second, telegram_price, after;
+      ELSE
+        UPDATE wallets w SET balance_second = w.balance_second + p_amounts[wl]
+          WHERE w.id = p_wallets[wl] AND w.balance_second + p_amounts[wl] >= 0
+          RETURNING w.id, w.gamesserver_id, w.balance, w.balance_second, w.telegram_price, w.balance_second
+          INTO wallet_id, gamesserver_id, balance, balance_second, telegram_price, after;
+      END IF;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'INSUFFICIENT_BALANCE' USING ERRCODE = 'AW409', DETAIL = wkey;
+      END IF;
+      INSERT INTO ledger_entries (transaction_id, account_id, amount, balance_after)
+        VALUES (tx, wacc, p_amounts[wl], after), (tx, sacc, p_amounts[sl], NULL);
+      transaction_id := tx;
+      RETURN NEXT;
+      RETURN;
+    END IF;
+  END IF;
+
   -- Few legs: merged and ordered here by insertion, which costs far less than a sorting query.
   FOR i IN 1 .. coalesce(array_length(p_kinds, 1), 0) LOOP
     total := total + p_amounts[i];
