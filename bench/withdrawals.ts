@@ -255,12 +255,28 @@ END;
       );
     const tpcbBefore = tpcbRun('before the app');
 
+    /**
+     * What the database did: its committed transactions and the rows written per table, so the
+     * first app case shows what PostgreSQL does per withdrawal besides the statement itself.
+     * (Statistics reach pg_stat_* when a backend goes idle, at most a second late.)
+     */
+    const dbStats = async () => {
+      await new Promise((r) => setTimeout(r, 1100));
+      const { rows } = await db.pgPool!.query<{ name: string; n: string }>(
+        `SELECT '(commits)' AS name, xact_commit AS n FROM pg_stat_database WHERE datname = current_database()
+         UNION ALL SELECT relname, n_tup_ins + n_tup_upd + n_tup_del FROM pg_stat_user_tables`,
+      );
+      return new Map(rows.map((r) => [r.name, Number(r.n)]));
+    };
+
     await run('warm-up', 2, () => players[random(PLAYERS)]!.token);
     const op = operatorLoop();
+    const stats0 = await dbStats();
     const cpu0 = cpu(postmaster, server.child.pid!);
     const spread = await run(`app: withdrawals, ${PLAYERS} wallets + operator`, SECONDS, () => players[random(PLAYERS)]!.token);
     const ops = await op.stop();
     const cpu1 = cpu(postmaster, server.child.pid!);
+    const stats1 = await dbStats();
     const hot = await run('app: withdrawals, one hot wallet', SECONDS, () => players[0]!.token);
     const keyed = await run(`app: withdrawals with Idempotency-Key, ${PLAYERS} wallets`, SECONDS, () => players[random(PLAYERS)]!.token, true);
 
@@ -332,6 +348,11 @@ SELECT *, false AS replayed FROM request_open(withdrawer_id('replay-' || :w, fal
     console.log(
       `CPU ms per transaction: app case 1: server ${per(cpu0.server, cpu1.server)}, PostgreSQL ${per(cpu0.pg, cpu1.pg)}, load generator ${per(cpu0.bench, cpu1.bench)}; minimal: PostgreSQL ${base.cpuPg.toFixed(2)}, pgbench ${base.cpuClient.toFixed(2)}; replay: PostgreSQL ${replay.cpuPg.toFixed(2)}, pgbench ${replay.cpuClient.toFixed(2)}`,
     );
+    const writes = [...stats1]
+      .map(([name, n]) => [name, (n - (stats0.get(name) ?? 0)) / spread.n] as const)
+      .filter(([, n]) => n >= 0.005)
+      .sort((a, b) => b[1] - a[1]);
+    console.log(`per withdrawal of app case 1, committed transactions and rows written: ${writes.map(([name, n]) => `${name} ${n.toFixed(2)}`).join(', ')}`);
     console.log(`ledger audit: ${audit.ok ? 'ok' : `FAILED\n  ${audit.problems.join('\n  ')}`}`);
     console.log(
       `money check (funding + ${completed} deposits − ${held} withdrawals held = wallets' sum; ${answered} answered 200, at most ${runs * CLIENTS} more in flight): ${moneyOk ? 'ok' : `FAILED: ${sum.s} vs ${expected}`}`,
