@@ -8,7 +8,7 @@ declare module 'autocannon' {
     method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
     headers?: Record<string, string>;
     body?: string;
-    requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string; setupRequest?: (req: unknown, ctx: unknown) => unknown }>;
+    requests?: Array<{ method?: string; path?: string; headers?: Record<string, string>; body?: string; setupRequest?: (req: { headers: Record<string, string> }, ctx: unknown) => unknown }>;
   }
   interface Histogram {
     average: number;
@@ -23,6 +23,8 @@ declare module 'autocannon' {
     non2xx: number;
     timeouts: number;
     '2xx': number;
+    /** Seconds the run lasted. */
+    duration: number;
   }
   function autocannon(opts: Options): Promise<Result>;
   export default autocannon;

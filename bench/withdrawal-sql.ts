@@ -37,7 +37,8 @@ try {
   // TRY='sql': run before measuring (e.g. disable a trigger or drop an index) to see what a part costs.
   if (process.env.TRY) await c.query(process.env.TRY);
   const statement = `SELECT *, false AS replayed FROM request_open(withdrawer_id($1, false), $2, 'output', 1::smallint, 1000000::bigint)`;
-  const call = () => c.query(statement, [`replay-${rows[0].lo + Math.floor(Math.random() * (rows[0].hi - rows[0].lo + 1))}`, serverId]);
+  // Named, so prepared once, as the server's pool names every parameterised statement (db/client.ts).
+  const call = () => c.query({ name: 'withdrawal', text: statement, values: [`replay-${rows[0].lo + Math.floor(Math.random() * (rows[0].hi - rows[0].lo + 1))}`, serverId] });
   for (let i = 0; i < 2000; i++) await call();
   // The backend's own CPU (utime + stime from /proc, 10 ms ticks) over PLAIN calls: what the
   // statement costs PostgreSQL, whatever else loads the machine.

@@ -1,5 +1,5 @@
 // node --import tsx bench/withdrawals.ts [seconds] [clients] [players]: withdrawals per second on a
-// throwaway PostgreSQL (issue 4). PLAYERS players with funded wallets; CLIENTS concurrent clients
+// throwaway PostgreSQL (issue 4). PLAYERS players with funded wallets; CLIENTS autocannon connections
 // each keep one POST /api/down_balance_user/ in flight, every time for a random player, while one
 // operator keeps a stream of deposits going (the player's POST /api/up_balance_user/, then the
 // operator's POST /api/admin/requests/:id/complete). A second run puts every client on one hot
@@ -17,6 +17,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
 import pg from 'pg';
 import { createDb } from '../apps/server/src/db/client';
 import { createUser, createWallet, firstServerId, fund } from '../apps/server/test/factories';
@@ -115,8 +116,8 @@ try {
       players.push(...batch);
     }
 
-    // node:http with a keep-alive agent rather than fetch: the load generator shares the two
-    // cores with the server and PostgreSQL, and fetch costs it three times the CPU per call.
+    // The operator's stream needs each answer's body: node:http with a keep-alive agent rather
+    // than fetch, which costs three times the CPU per call on these two shared cores.
     const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS + 1 });
     const target = new URL(server.url);
     const post = (path: string, token: string, body: unknown, idempotencyKey?: string) =>
@@ -136,7 +137,7 @@ try {
         req.end(json);
       });
 
-    let held = 0; // withdrawals answered 200, each holding WITHDRAWAL
+    let answered = 0; // withdrawals answered 200, each holding WITHDRAWAL
     let completed = 0; // deposits completed by the operator, each crediting DEPOSIT
 
     /** The operator's stream: a player asks for a deposit, the operator completes it; until `stop()`. */
@@ -171,34 +172,44 @@ try {
 
     /**
      * Each client keeps one withdrawal in flight for `seconds`; `tokenOf` picks whose wallet it hits.
-     * With `keyed`, every call carries a fresh Idempotency-Key, as the web app sends one.
+     * With `keyed`, every call carries a fresh Idempotency-Key, as the web app sends one. The load
+     * generator is autocannon (issue 19: as cheap per request as pgbench's client allows): each
+     * request's buffer is built by its setupRequest with the chosen bearer, no fetch or node:http.
+     * autocannon drops the calls in flight when the time is up, which the server may still
+     * complete: `answered` counts the 200s seen, and the money check below takes the holds from the
+     * database and bounds them by the 200s seen plus one call in flight per client and run.
      */
     let keys = 0;
+    let runs = 0;
     async function run(name: string, seconds: number, tokenOf: () => string, keyed = false): Promise<Row> {
-      const latencies: number[] = [];
-      let errors = 0;
-      const until = performance.now() + seconds * 1000;
-      const start = performance.now();
-      await Promise.all(
-        Array.from({ length: CLIENTS }, async () => {
-          while (performance.now() < until) {
-            const t0 = performance.now();
-            const res = await post('/api/down_balance_user/', tokenOf(), { gamesserver_id: serverId, amount: WITHDRAWAL }, keyed ? `bench-${++keys}` : undefined);
-            latencies.push(performance.now() - t0);
-            if (res.status === 200) held++;
-            else errors++;
-          }
-        }),
-      );
-      const elapsed = (performance.now() - start) / 1000;
-      latencies.sort((a, b) => a - b);
-      return { name, rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, n: latencies.length };
+      runs++;
+      const r = await autocannon({
+        url: server.url,
+        connections: CLIENTS,
+        duration: seconds,
+        requests: [
+          {
+            method: 'POST',
+            path: '/api/down_balance_user/',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ gamesserver_id: serverId, amount: WITHDRAWAL }),
+            setupRequest: (req: { headers: Record<string, string> }) => {
+              req.headers.authorization = `Bearer ${tokenOf()}`;
+              if (keyed) req.headers['idempotency-key'] = `bench-${++keys}`;
+              return req;
+            },
+          },
+        ],
+      });
+      answered += r['2xx'];
+      const n = r['2xx'] + r.non2xx;
+      return { name, rps: n / r.duration, p50: r.latency.p50, p99: r.latency.p99, errors: r.non2xx + r.errors + r.timeouts, n };
     }
 
     // pgbench on the same cluster, CLIENTS connections, as long as each app case: TPC-B-like before
     // and after the app; after it, the minimal withdrawal in its own database, then the app's own
-    // statement of one withdrawal (request_open with the bearer checked by caller_id) replayed on
-    // the app's database with the extended protocol like node-postgres, so the database's share
+    // statement of one withdrawal (request_open with the bearer checked by withdrawer_id) replayed on
+    // the app's database as a prepared statement, as the server's pool names every statement (db/client.ts), so the database's share
     // of the app's cost shows apart from Node's.
     const pgbenchRun = (name: string, url: string, script: string, extra: string[] = []) => {
       const file = `${name.replace(/\W+/g, '_')}.sql`;
@@ -244,12 +255,28 @@ END;
       );
     const tpcbBefore = tpcbRun('before the app');
 
+    /**
+     * What the database did: its committed transactions and the rows written per table, so the
+     * first app case shows what PostgreSQL does per withdrawal besides the statement itself.
+     * (Statistics reach pg_stat_* when a backend goes idle, at most a second late.)
+     */
+    const dbStats = async () => {
+      await new Promise((r) => setTimeout(r, 1100));
+      const { rows } = await db.pgPool!.query<{ name: string; n: string }>(
+        `SELECT '(commits)' AS name, xact_commit AS n FROM pg_stat_database WHERE datname = current_database()
+         UNION ALL SELECT relname, n_tup_ins + n_tup_upd + n_tup_del FROM pg_stat_user_tables`,
+      );
+      return new Map(rows.map((r) => [r.name, Number(r.n)]));
+    };
+
     await run('warm-up', 2, () => players[random(PLAYERS)]!.token);
     const op = operatorLoop();
+    const stats0 = await dbStats();
     const cpu0 = cpu(postmaster, server.child.pid!);
     const spread = await run(`app: withdrawals, ${PLAYERS} wallets + operator`, SECONDS, () => players[random(PLAYERS)]!.token);
     const ops = await op.stop();
     const cpu1 = cpu(postmaster, server.child.pid!);
+    const stats1 = await dbStats();
     const hot = await run('app: withdrawals, one hot wallet', SECONDS, () => players[0]!.token);
     const keyed = await run(`app: withdrawals with Idempotency-Key, ${PLAYERS} wallets`, SECONDS, () => players[random(PLAYERS)]!.token, true);
 
@@ -261,8 +288,11 @@ END;
       .selectFrom('wallets')
       .select((eb) => eb.fn.sum<string>('balance').as('s'))
       .executeTakeFirstOrThrow();
+    const held = Number(
+      (await k.selectFrom('balance_requests').select((eb) => eb.fn.countAll<string>().as('n')).where('type', '=', 'output').executeTakeFirstOrThrow()).n,
+    );
     const expected = BigInt(PLAYERS) * FUNDING + BigInt(completed) * BigInt(DEPOSIT) - BigInt(held) * BigInt(WITHDRAWAL);
-    const moneyOk = BigInt(sum.s) === expected;
+    const moneyOk = BigInt(sum.s) === expected && held >= answered && held <= answered + runs * CLIENTS;
 
     const tpcbAfter = tpcbRun('after the app');
 
@@ -296,9 +326,9 @@ END;
       "pgbench: the app's statement",
       databaseUrl,
       `\\set w random(${w.rows[0].lo}, ${w.rows[0].hi})
-SELECT *, false AS replayed FROM request_open(caller_id('replay-' || :w), ${serverId}, 'output', 1::smallint, ${WITHDRAWAL}::bigint);
+SELECT *, false AS replayed FROM request_open(withdrawer_id('replay-' || :w, false), ${serverId}, 'output', 1::smallint, ${WITHDRAWAL}::bigint);
 `,
-      ['-M', 'extended'],
+      ['-M', 'prepared'],
     );
 
     console.log(`\nwithdrawals on PostgreSQL 15 (fsync off), ${CLIENTS} concurrent clients, ${SECONDS} s per case, 2 shared cores`);
@@ -318,8 +348,15 @@ SELECT *, false AS replayed FROM request_open(caller_id('replay-' || :w), ${serv
     console.log(
       `CPU ms per transaction: app case 1: server ${per(cpu0.server, cpu1.server)}, PostgreSQL ${per(cpu0.pg, cpu1.pg)}, load generator ${per(cpu0.bench, cpu1.bench)}; minimal: PostgreSQL ${base.cpuPg.toFixed(2)}, pgbench ${base.cpuClient.toFixed(2)}; replay: PostgreSQL ${replay.cpuPg.toFixed(2)}, pgbench ${replay.cpuClient.toFixed(2)}`,
     );
+    const writes = [...stats1]
+      .map(([name, n]) => [name, (n - (stats0.get(name) ?? 0)) / spread.n] as const)
+      .filter(([, n]) => n >= 0.005)
+      .sort((a, b) => b[1] - a[1]);
+    console.log(`per withdrawal of app case 1, committed transactions and rows written: ${writes.map(([name, n]) => `${name} ${n.toFixed(2)}`).join(', ')}`);
     console.log(`ledger audit: ${audit.ok ? 'ok' : `FAILED\n  ${audit.problems.join('\n  ')}`}`);
-    console.log(`money check (funding + ${completed} deposits − ${held} withdrawals = wallets' sum): ${moneyOk ? 'ok' : `FAILED: ${sum.s} ≠ ${expected}`}`);
+    console.log(
+      `money check (funding + ${completed} deposits − ${held} withdrawals held = wallets' sum; ${answered} answered 200, at most ${runs * CLIENTS} more in flight): ${moneyOk ? 'ok' : `FAILED: ${sum.s} vs ${expected}`}`,
+    );
     if (!audit.ok || !moneyOk || spread.errors + hot.errors + keyed.errors + ops.errors > 0) process.exitCode = 1;
   } finally {
     await db.close();

@@ -49,7 +49,66 @@ DECLARE
   after bigint;
   total bigint := 0;
   tx bigint;
+  wl integer;
+  sl integer;
+  wkey text;
+  skey text;
+  wacc integer;
+  sacc integer;
 BEGIN
+  -- The common posting, one wallet against one of the service's accounts (every withdrawal,
+  -- deposit and code): nothing to merge or order, so the same rows as the general path below in
+  -- three statements instead of six. The transaction row is written and both accounts found by
+  -- one; the guarded UPDATE of the wallet and both entries (wallet leg first, balance_after from
+  -- the locked row) are the other, which answers the wallet's row; no entry is written when the
+  -- UPDATE refused, and AW409 rolls the transaction row back with everything else. A posting whose
+  -- accounts do not exist yet goes on to the general path with its transaction row, which
+  -- creates them.
+  IF array_length(p_kinds, 1) = 2 AND (p_kinds[1] = 'wallet') <> (p_kinds[2] = 'wallet')
+     AND p_amounts[1] = -p_amounts[2] AND p_amounts[1] <> 0 THEN
+    wl := CASE WHEN p_kinds[1] = 'wallet' THEN 1 ELSE 2 END;
+    sl := 3 - wl;
+    wkey := ledger_account_key('wallet', p_servers[wl], p_currencies[wl], p_wallets[wl]);
+    skey := ledger_account_key(p_kinds[sl], p_servers[sl], p_currencies[sl], p_wallets[sl]);
+    WITH t AS (
+      INSERT INTO ledger_transactions (kind, ref_type, ref_id, actor_user_id)
+        VALUES (p_kind, p_ref_type, p_ref_id, p_actor) RETURNING id
+    )
+    SELECT t.id, (SELECT a.id FROM ledger_accounts a WHERE a.key = wkey), (SELECT a.id FROM ledger_accounts a WHERE a.key = skey)
+      INTO tx, wacc, sacc FROM t;
+    IF wacc IS NOT NULL AND sacc IS NOT NULL THEN
+      IF p_currencies[wl] = 1 THEN
+        WITH w AS (
+          UPDATE wallets w SET balance = w.balance + p_amounts[wl]
+           WHERE w.id = p_wallets[wl] AND w.balance + p_amounts[wl] >= 0
+           RETURNING w.id, w.gamesserver_id, w.balance, w.balance_second, w.telegram_price
+        ), e AS (
+          INSERT INTO ledger_entries (transaction_id, account_id, amount, balance_after)
+            SELECT tx, wacc, p_amounts[wl], w.balance FROM w UNION ALL SELECT tx, sacc, p_amounts[sl], NULL FROM w
+        )
+        SELECT w.id, w.gamesserver_id, w.balance, w.balance_second, w.telegram_price
+          INTO wallet_id, gamesserver_id, balance, balance_second, telegram_price FROM w;
+      ELSE
+        WITH w AS (
+          UPDATE wallets w SET balance_second = w.balance_second + p_amounts[wl]
+           WHERE w.id = p_wallets[wl] AND w.balance_second + p_amounts[wl] >= 0
+           RETURNING w.id, w.gamesserver_id, w.balance, w.balance_second, w.telegram_price
+        ), e AS (
+          INSERT INTO ledger_entries (transaction_id, account_id, amount, balance_after)
+            SELECT tx, wacc, p_amounts[wl], w.balance_second FROM w UNION ALL SELECT tx, sacc, p_amounts[sl], NULL FROM w
+        )
+        SELECT w.id, w.gamesserver_id, w.balance, w.balance_second, w.telegram_price
+          INTO wallet_id, gamesserver_id, balance, balance_second, telegram_price FROM w;
+      END IF;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'INSUFFICIENT_BALANCE' USING ERRCODE = 'AW409', DETAIL = wkey;
+      END IF;
+      transaction_id := tx;
+      RETURN NEXT;
+      RETURN;
+    END IF;
+  END IF;
+
   -- Few legs: merged and ordered here by insertion, which costs far less than a sorting query.
   FOR i IN 1 .. coalesce(array_length(p_kinds, 1), 0) LOOP
     total := total + p_amounts[i];
@@ -79,8 +138,10 @@ BEGIN
   IF n < 2 OR total <> 0 THEN
     RAISE EXCEPTION 'ledger posting % does not balance', p_kind USING ERRCODE = '23514';
   END IF;
-  INSERT INTO ledger_transactions (kind, ref_type, ref_id, actor_user_id)
-    VALUES (p_kind, p_ref_type, p_ref_id, p_actor) RETURNING id INTO tx;
+  IF tx IS NULL THEN
+    INSERT INTO ledger_transactions (kind, ref_type, ref_id, actor_user_id)
+      VALUES (p_kind, p_ref_type, p_ref_id, p_actor) RETURNING id INTO tx;
+  END IF;
   FOR i IN 1 .. n LOOP
     SELECT a.id INTO acc FROM ledger_accounts a WHERE a.key = l_keys[i];
     IF NOT FOUND THEN

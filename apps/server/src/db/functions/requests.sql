@@ -63,19 +63,24 @@ DECLARE
   nid bigint;
   nchat bigint;
   ntext text;
+  active boolean;
 BEGIN
-  SELECT * INTO s FROM gamesservers g WHERE g.id = p_server;
-  IF NOT FOUND OR NOT s.active THEN
+  -- The server, its limits for this call, the player's wallet and vip_until in one read.
+  SELECT g.active, g.name, g.cashier_nick, (g.limits -> p_type -> p_currency::text ->> 'min')::bigint,
+         (g.limits -> p_type -> p_currency::text ->> 'max')::bigint, x.id, x.nick, x.balance, x.balance_second, u.vip_until
+    INTO active, s.name, s.cashier_nick, lo, hi, w.id, w.nick, w.balance, w.balance_second, vip
+    FROM gamesservers g
+    LEFT JOIN wallets x ON x.user_id = p_user AND x.gamesserver_id = g.id
+    LEFT JOIN users u ON u.id = p_user
+   WHERE g.id = p_server;
+  IF NOT FOUND OR NOT active THEN
     RAISE EXCEPTION 'SERVER_NOT_FOUND' USING ERRCODE = 'AW404';
   END IF;
-  lo := (s.limits -> p_type -> p_currency::text ->> 'min')::bigint;
-  hi := (s.limits -> p_type -> p_currency::text ->> 'max')::bigint;
   IF p_amount < lo OR p_amount > hi THEN
     RAISE EXCEPTION 'LIMIT_EXCEEDED' USING ERRCODE = 'AW422', DETAIL = lo || ',' || hi;
   END IF;
 
-  SELECT * INTO w FROM wallets x WHERE x.user_id = p_user AND x.gamesserver_id = p_server;
-  IF NOT FOUND THEN
+  IF w.id IS NULL THEN
     INSERT INTO wallets (user_id, gamesserver_id) VALUES (p_user, p_server) ON CONFLICT (user_id, gamesserver_id) DO NOTHING;
     SELECT * INTO STRICT w FROM wallets x WHERE x.user_id = p_user AND x.gamesserver_id = p_server;
   END IF;
@@ -106,7 +111,6 @@ BEGIN
       SELECT d.id, d.chat_id, d.text INTO nid, nchat, ntext FROM balance_drop_notice(p_user, w.id, p_server, w.balance + p_amount, w.balance) d;
     END IF;
   END IF;
-  SELECT u.vip_until INTO vip FROM users u WHERE u.id = p_user;
 
   RETURN QUERY SELECT r.id, r.user_id, r.wallet_id, r.gamesserver_id, r.type, r.currency_type, r.amount, r.status,
     r.nick, r.cashier_nick, r.comment, r.hidden_at, r.processed_by, r.processed_at, r.created_at, r.updated_at,

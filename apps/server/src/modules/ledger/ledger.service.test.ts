@@ -74,6 +74,79 @@ describe.each(DB_KINDS)('ledger on %s', (kind) => {
     expect(await auditLedger(db.kysely)).toMatchObject({ ok: true });
   });
 
+  it('writes the same rows on the two-leg path: accounts created on first use, either currency, either leg order, nothing on a refusal', async () => {
+    const owner = await createUser(db.kysely);
+    const fresh = await createWallet(db.kysely, owner.id, wallet.gamesserver_id);
+    const count = async (table: 'ledger_transactions' | 'ledger_entries' | 'ledger_accounts') =>
+      Number((await db.kysely.selectFrom(table).select(db.kysely.fn.countAll<bigint>().as('n')).executeTakeFirstOrThrow()).n);
+    const entriesOf = (transactionId: bigint) =>
+      db.kysely
+        .selectFrom('ledger_entries')
+        .innerJoin('ledger_accounts', 'ledger_accounts.id', 'ledger_entries.account_id')
+        .select(['ledger_accounts.key', 'ledger_entries.amount', 'ledger_entries.balance_after'])
+        .where('ledger_entries.transaction_id', '=', transactionId)
+        .orderBy('ledger_entries.id')
+        .execute();
+    const posting = (currency: 1 | 2, amount: bigint, walletFirst: boolean) => {
+      const legs = [
+        { account: walletAccount(fresh.id, fresh.gamesserver_id, currency), amount },
+        { account: serviceAccount('cash', fresh.gamesserver_id, currency), amount: -amount },
+      ];
+      return db.kysely.transaction().execute((trx) => post(trx, { kind: 'test', legs: walletFirst ? legs : legs.reverse() }));
+    };
+    const before = { tx: await count('ledger_transactions'), accounts: await count('ledger_accounts') };
+    // First use of the wallet's account of the second currency (and of the server's cash): both are created, one transaction row.
+    const first = await posting(2, 500n, false);
+    expect(first.wallets).toEqual([{ walletId: fresh.id, gamesserverId: fresh.gamesserver_id, balance: 0n, balanceSecond: 500n }]);
+    expect(await count('ledger_transactions')).toBe(before.tx + 1);
+    expect(await count('ledger_accounts')).toBe(before.accounts + 2);
+    expect(await entriesOf(first.transactionId)).toEqual([
+      { key: `wallet:${fresh.id}:2`, amount: 500n, balance_after: 500n },
+      { key: `cash:${fresh.gamesserver_id}:2`, amount: -500n, balance_after: null },
+    ]);
+    // Accounts known: the same rows, the wallet leg first whatever the order given.
+    const second = await posting(2, -200n, false);
+    expect(second.wallets).toEqual([{ walletId: fresh.id, gamesserverId: fresh.gamesserver_id, balance: 0n, balanceSecond: 300n }]);
+    expect(await entriesOf(second.transactionId)).toEqual([
+      { key: `wallet:${fresh.id}:2`, amount: -200n, balance_after: 300n },
+      { key: `cash:${fresh.gamesserver_id}:2`, amount: 200n, balance_after: null },
+    ]);
+    // More than the wallet holds, in either currency: 409, and no transaction row or entry is left.
+    const tx = await count('ledger_transactions');
+    const entries = await count('ledger_entries');
+    await expect(posting(2, -301n, true)).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE', status: 409 });
+    await fund(db.kysely, fresh, 10n);
+    await expect(posting(1, -11n, true)).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE', status: 409 });
+    expect(await count('ledger_transactions')).toBe(tx + 1);
+    expect(await count('ledger_entries')).toBe(entries + 2);
+    const w = await db.kysely.selectFrom('wallets').select(['balance', 'balance_second']).where('id', '=', fresh.id).executeTakeFirstOrThrow();
+    expect(w).toEqual({ balance: 10n, balance_second: 300n });
+    expect(await auditLedger(db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('checks every transaction of a statement that writes entries of several', async () => {
+    // Two transactions in one INSERT, the first balanced and the second not.
+    const insert = () =>
+      db.kysely.transaction().execute(async (trx) => {
+        const [a, b] = await trx.insertInto('ledger_transactions').values([{ kind: 'forged' }, { kind: 'forged' }]).returning('id').execute();
+        const acc = await trx.selectFrom('ledger_accounts').select('id').executeTakeFirstOrThrow();
+        await sql`INSERT INTO ledger_entries (transaction_id, account_id, amount)
+                  VALUES (${a!.id}, ${acc.id}, 5), (${b!.id}, ${acc.id}, 7), (${a!.id}, ${acc.id}, -5), (${b!.id}, ${acc.id}, -6)`.execute(trx);
+      });
+    await expect(insert()).rejects.toMatchObject({ code: '23514' });
+    await expect(insert()).rejects.toThrow(/ledger transaction \d+ does not balance/);
+    // Balanced, the same statement passes; rolled back so that no forged rows stay.
+    await expect(
+      db.kysely.transaction().execute(async (trx) => {
+        const [a, b] = await trx.insertInto('ledger_transactions').values([{ kind: 'forged' }, { kind: 'forged' }]).returning('id').execute();
+        const acc = await trx.selectFrom('ledger_accounts').select('id').executeTakeFirstOrThrow();
+        await sql`INSERT INTO ledger_entries (transaction_id, account_id, amount)
+                  VALUES (${a!.id}, ${acc.id}, 5), (${b!.id}, ${acc.id}, 7), (${a!.id}, ${acc.id}, -5), (${b!.id}, ${acc.id}, -7)`.execute(trx);
+        throw new Error('written');
+      }),
+    ).rejects.toThrow('written');
+  });
+
   it('has the database refuse an unbalanced transaction and any edit of history', async () => {
     await expect(
       db.kysely.transaction().execute(async (trx) => {
