@@ -67,8 +67,15 @@ describe.each(DB_KINDS)('the seller API on %s', (kind) => {
     const row = await t.db.kysely.selectFrom('api_keys').select('last_used_at').where('id', '=', k.id).executeTakeFirstOrThrow();
     expect(row.last_used_at).not.toBeNull();
     await call('GET', '/api/v1/codes', keyAuth(k.key));
-    const calls = await t.db.kysely.selectFrom('api_key_calls').selectAll().where('api_key_id', '=', k.id).orderBy('id').execute();
-    expect(calls.map((c) => [c.method, c.path, c.status_code, c.user_id])).toEqual([
+    // The log row is written once the answer has left (onResponse), so it may land just after it.
+    const calls = async () =>
+      (await t.db.kysely.selectFrom('api_key_calls').selectAll().where('api_key_id', '=', k.id).orderBy('id').execute()).map((c) => [
+        c.method,
+        c.path,
+        c.status_code,
+        c.user_id,
+      ]);
+    await expect.poll(calls).toEqual([
       ['GET', '/api/v1/balance', 200, seller.id],
       ['GET', '/api/v1/codes', 200, seller.id],
     ]);
