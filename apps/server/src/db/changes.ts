@@ -35,8 +35,6 @@ const RECONNECT_FIRST_MS = 250;
 const RECONNECT_MAX_MS = 3000;
 /** A barrier slower than this counts as failed (the caller reads the database) and the connection is made again. */
 const SYNC_BOUND_MS = 2000;
-/** The least time between two read barriers' round trips (decision record 0027, second pass). */
-const SYNC_GAP_MS = 0.5;
 const YES = Promise.resolve(true);
 const NO = Promise.resolve(false);
 const CHANNEL = /^[a-z_]+$/;
@@ -117,8 +115,9 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
   }
   void connect();
 
-  let soon: Promise<boolean> | null = null;
-  let lastSent = Number.NEGATIVE_INFINITY;
+  /** The round trip sent and not answered yet, and the one that follows it, which new callers join. */
+  let sent: Promise<boolean> | null = null;
+  let next: Promise<boolean> | null = null;
   /**
    * An empty query on the LISTEN connection: notifications signalled before it are read before its
    * answer (the backend sends pending notifications before every ReadyForQuery). Empty rather than
@@ -149,20 +148,24 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
     subscribe: h.subscribe,
     sync() {
       if (!h.live) return NO;
-      // Every caller joins the round trip that is not sent yet: it is sent after they arrived, so
-      // it covers them all. Trips start at most every SYNC_GAP_MS, so under load one trip answers
-      // many requests; a request waits at most that long for it to start.
-      soon ??= new Promise<boolean>((resolve) => {
-        const go = () => {
-          soon = null;
-          lastSent = performance.now();
-          resolve(roundTrip());
-        };
-        const wait = lastSent + SYNC_GAP_MS - performance.now();
-        if (wait > 0) setTimeout(go, wait);
-        else setImmediate(go);
+      // A trip covers the callers that arrived before it was sent. One is on the wire at a time (the
+      // connection answers in order anyway): a caller arriving while one is out joins the next, sent
+      // the moment that one is answered, so under load each trip answers every request that came
+      // during the last, and a request waits at most two round trips; an idle process sends at once.
+      if (next) return next;
+      const send = () => {
+        const trip = roundTrip().finally(() => {
+          if (sent === trip) sent = null;
+        });
+        sent = trip;
+        return trip;
+      };
+      if (!sent) return send();
+      next = sent.then(() => {
+        next = null;
+        return send();
       });
-      return soon;
+      return next;
     },
     async close() {
       closed = true;
