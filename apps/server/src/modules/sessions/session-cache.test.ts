@@ -164,6 +164,16 @@ describe('the LISTEN feed and its read barrier (PostgreSQL)', () => {
     expect(heard).toEqual([String(u.id), String(u.id), String(u.id)]);
     // Concurrent callers share round trips and all get their answer.
     expect(await Promise.all(Array.from({ length: 20 }, () => feed.sync()))).toEqual(Array(20).fill(true));
+    // A caller never joins a trip already sent (it could miss a change committed just before its
+    // call): the first call of a quiet feed is sent at once, the next ones wait for the trip after it.
+    const sent = feed.sync();
+    const after = feed.sync();
+    expect(after).not.toBe(sent);
+    expect(feed.sync()).toBe(after);
+    await writer.kysely.updateTable('users').set({ name: 'Третье имя' }).where('id', '=', u.id).execute();
+    const late = feed.sync();
+    expect(await Promise.all([sent, after, late])).toEqual([true, true, true]);
+    expect(heard).toEqual([String(u.id), String(u.id), String(u.id), String(u.id)]);
   });
 });
 
