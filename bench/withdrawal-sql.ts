@@ -5,32 +5,14 @@
 // first. Timing under EXPLAIN ANALYZE inflates every figure alike; read the shares, not the ms.
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { createDb } from '../apps/server/src/db/client';
-import { migrate } from '../apps/server/src/db/migrate';
-import { seedDemoServers } from '../apps/server/src/modules/system/seed';
-import { createUser, createWallet, firstServerId, fund } from '../apps/server/test/factories';
 import { startPostgres } from './lib';
+import { replayDatabase } from './replay-db';
 
 const CALLS = Number(process.argv[2] ?? 200);
 const WALLETS = 1000;
 const { cluster, databaseUrl } = await startPostgres('adena_bench_sql');
 try {
-  const db = await createDb({ databaseUrl, dataDir: '', poolSize: 4 });
-  const k = db.kysely;
-  await migrate(k);
-  await seedDemoServers(k);
-  const serverId = await firstServerId(k);
-  for (let i = 0; i < WALLETS; i += 50) {
-    await Promise.all(
-      Array.from({ length: Math.min(50, WALLETS - i) }, async (_, j) => {
-        const p = await createUser(k, { name: `Игрок ${i + j}` });
-        await fund(k, await createWallet(k, p.id, serverId, `Hero${i + j}`), 10n ** 15n);
-      }),
-    );
-  }
-  await db.pgPool!.query(`INSERT INTO tokens (user_id, kind, token_hash) SELECT user_id, 'access', 'replay-' || id FROM wallets WHERE gamesserver_id = $1`, [serverId]);
-  const { rows } = await db.pgPool!.query(`SELECT min(id) AS lo, max(id) AS hi FROM wallets WHERE gamesserver_id = $1`, [serverId]);
-  await db.close();
+  const { serverId, lo, hi } = await replayDatabase(databaseUrl, WALLETS);
 
   const c = new pg.Client({ connectionString: databaseUrl });
   await c.connect();
@@ -38,7 +20,7 @@ try {
   if (process.env.TRY) await c.query(process.env.TRY);
   const statement = `SELECT *, false AS replayed FROM request_open(withdrawer_id($1, false), $2, 'output', 1::smallint, 1000000::bigint)`;
   // Named, so prepared once, as the server's pool names every parameterised statement (db/client.ts).
-  const call = () => c.query({ name: 'withdrawal', text: statement, values: [`replay-${rows[0].lo + Math.floor(Math.random() * (rows[0].hi - rows[0].lo + 1))}`, serverId] });
+  const call = () => c.query({ name: 'withdrawal', text: statement, values: [`replay-${lo + Math.floor(Math.random() * (hi - lo + 1))}`, serverId] });
   for (let i = 0; i < 2000; i++) await call();
   // The backend's own CPU (utime + stime from /proc, 10 ms ticks) over PLAIN calls: what the
   // statement costs PostgreSQL, whatever else loads the machine.

@@ -11,9 +11,8 @@
 // /api/admin/ledger/audit) and a money check (funding + completed deposits − held withdrawals = the
 // wallets' sum) run after the app cases, before pgbench writes anything. CPU ms per transaction of
 // the server, PostgreSQL and the load generators come from /proc.
-import { spawnSync } from 'node:child_process';
 import http from 'node:http';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -22,6 +21,7 @@ import pg from 'pg';
 import { createDb } from '../apps/server/src/db/client';
 import { createUser, createWallet, firstServerId, fund } from '../apps/server/test/factories';
 import { startPostgres, startServer } from './lib';
+import { pgbench } from './pgbench';
 
 const SECONDS = Number(process.argv[2] ?? 10);
 const CLIENTS = Number(process.argv[3] ?? 32);
@@ -41,19 +41,6 @@ interface Row {
   p99: number;
   errors: number;
   n: number;
-}
-
-/** pgbench as the cluster's owner (PostgreSQL runs as 'postgres' when the bench runs as root). */
-function pgbench(databaseUrl: string, args: string[], cwd: string) {
-  const base = '/usr/lib/postgresql';
-  const bin = readdirSync(base)
-    .map((v) => join(base, v, 'bin', 'pgbench'))
-    .find((p) => existsSync(p));
-  if (!bin) throw new Error('pgbench is missing (Debian package postgresql)');
-  const [file, argv] = process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', bin, ...args, databaseUrl]] : [bin, [...args, databaseUrl]];
-  const r = spawnSync(file, argv, { encoding: 'utf8', cwd });
-  if (r.status !== 0) throw new Error(`pgbench failed: ${r.stderr || r.stdout}`);
-  return r.stdout;
 }
 
 /** utime, stime, cutime, cstime of a process in ms (Linux, 100 ticks a second), or zeros once it is gone. */
