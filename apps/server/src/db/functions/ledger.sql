@@ -77,6 +77,8 @@ BEGIN
     SELECT t.id, (SELECT a.id FROM ledger_accounts a WHERE a.key = wkey), (SELECT a.id FROM ledger_accounts a WHERE a.key = skey)
       INTO tx, wacc, sacc FROM t;
     IF wacc IS NOT NULL AND sacc IS NOT NULL THEN
+      -- One statement per currency, alike but for the column: a column chosen by CASE in one
+      -- statement would make each UPDATE write (and re-check) both balances.
       IF p_currencies[wl] = 1 THEN
         WITH w AS (
           UPDATE wallets w SET balance = w.balance + p_amounts[wl]
