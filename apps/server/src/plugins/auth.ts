@@ -21,9 +21,23 @@ export function registerAuth(app: FastifyInstance, sessions: Pick<SessionsServic
   app.decorate('adminRequiresTwoFactor', opts.adminRequiresTwoFactor ?? true);
   app.decorateRequest('caller', function (this: FastifyRequest) {
     const req = this as FastifyRequest & { _caller?: Promise<SessionCaller | null> };
-    req._caller ??= sessions.callerOf(bearerOf(req.headers.authorization), clientOf(req));
+    req._caller ??= sessions.callerOf(bearerHashOf(req), clientOf(req));
     return req._caller;
   });
+}
+
+/**
+ * The SHA-256 of the request's bearer token (what `tokens.token_hash` holds), or undefined without
+ * one: hashed once per request, whoever asks first (the call limits, the caller lookup, a money
+ * call's statement).
+ */
+export function bearerHashOf(request: FastifyRequest): string | undefined {
+  const req = request as FastifyRequest & { _bearerHash?: string | null };
+  if (req._bearerHash === undefined) {
+    const token = bearerOf(request.headers.authorization);
+    req._bearerHash = token ? hashToken(token) : null;
+  }
+  return req._bearerHash ?? undefined;
 }
 
 /** Anyone making a call: what an anonymous call's service function receives. */
@@ -63,10 +77,10 @@ export interface Bearer {
 export function requireBearer(request: FastifyRequest): Bearer {
   const req = request as FastifyRequest & { _bearer?: Bearer };
   if (req._bearer) return req._bearer;
-  const token = bearerOf(request.headers.authorization);
-  if (!token) throw new AppError('UNAUTHENTICATED');
+  const tokenHash = bearerHashOf(request);
+  if (!tokenHash) throw new AppError('UNAUTHENTICATED');
   req._bearer = {
-    tokenHash: hashToken(token),
+    tokenHash,
     caller: () => requireSignedIn(request),
   };
   return req._bearer;

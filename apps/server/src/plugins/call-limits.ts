@@ -1,21 +1,21 @@
-import { hash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
-import { bearerOf } from '../lib/tokens';
 import { createCallLimitStore } from '../modules/sessions/call-limits.service';
 import type { RateLimitsQueryable } from '../modules/sessions/rate-limits.repository';
 import { tooMany } from '../modules/sessions/rate-limit.service';
+import { bearerHashOf } from './auth';
 
 /** Calls a minute, before RATE_LIMIT_SCALE: per client address (many players may share one) and per bearer. */
 export const CALL_LIMITS = { perIp: 600, perToken: 300, windowMs: 60_000 } as const;
 
-/** The token's key in `rate_limits`: never the token itself. One-shot SHA-256 (a third of createHash's cost). */
-const tokenKey = (token: string) => `call:tok:${hash('sha256', token, 'base64url').slice(0, 22)}`;
+/** The token's key in `rate_limits`: never the token itself, 128 bits of the hash the caller lookup uses too. */
+const tokenKey = (tokenHash: string) => `call:tok:${tokenHash.slice(0, 32)}`;
 
 /**
  * Every /api call is counted per client address and, with a bearer, per token, in the
  * PostgreSQL-backed store every process shares; over the limit it is a Russian 429 with
  * Retry-After, before any work is done. Synchronous (decision record 0027): a call whose keys need
- * no sync costs two map lookups and one hash of the bearer, no promise. Returns the check the app's
+ * no sync costs two map lookups and the bearer's hash (made once per request, shared with the caller
+ * lookup), no promise. Returns the check the app's
  * one onRequest hook ends with.
  */
 export function callLimitsHook(app: FastifyInstance, db: RateLimitsQueryable, scale: number) {
@@ -25,7 +25,7 @@ export function callLimitsHook(app: FastifyInstance, db: RateLimitsQueryable, sc
 
   /** 0 when allowed, else the seconds to wait; the token is counted only when the address is allowed. */
   function check(request: FastifyRequest): number | Promise<number> {
-    const bearer = bearerOf(request.headers.authorization);
+    const bearer = bearerHashOf(request);
     const ip = store.hit(`call:ip:${request.ip}`, maxIp);
     if (typeof ip !== 'number') return ip.then((s) => (s || !bearer ? s : store.hit(tokenKey(bearer), maxToken)));
     if (ip || !bearer) return ip;

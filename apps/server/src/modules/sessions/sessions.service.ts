@@ -56,10 +56,9 @@ export function createSessionsService(deps: SessionsDeps) {
   };
 
   return {
-    /** The signed-in caller behind an access token, or null (no token, unknown, ended, blocked). */
-    async callerOf(accessToken: string | undefined, client: Client): Promise<SessionCaller | null> {
-      if (!accessToken) return null;
-      const hash = hashToken(accessToken);
+    /** The signed-in caller behind an access token's hash (`hashToken`), or null (no token, unknown, ended, blocked). */
+    async callerOf(hash: string | undefined, client: Client): Promise<SessionCaller | null> {
+      if (!hash) return null;
       const cache = deps.cache;
       const hit = await cache?.lookup(hash);
       if (hit) return { user: hit.user, sessionId: hit.sessionId, ...client };
