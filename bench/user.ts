@@ -31,6 +31,12 @@ try {
     await admin.query(`ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'`);
     await admin.end();
     await cluster.restart();
+    // Planning too: a prepared statement PostgreSQL plans afresh on every call (a custom plan) shows here.
+    const again = new pg.Client({ connectionString: cluster.url });
+    await again.connect();
+    await again.query(`ALTER SYSTEM SET pg_stat_statements.track_planning = on`);
+    await again.query('SELECT pg_reload_conf()');
+    await again.end();
   }
   const server = await startServer({ databaseUrl, env: { ADMIN_EMAIL: EMAIL, ADMIN_PASSWORD: PASSWORD } });
   try {
@@ -85,13 +91,17 @@ async function countStatements(base: string, headers: Record<string, string>, pa
       if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
       await res.arrayBuffer();
     }
-    const { rows } = await db.query<{ calls: string; ms: number; query: string }>(
-      `SELECT calls, total_exec_time AS ms, query FROM pg_stat_statements
+    const { rows } = await db.query<{ calls: string; ms: number; plans: string; planMs: number; query: string }>(
+      `SELECT calls, total_exec_time AS ms, plans, total_plan_time AS "planMs", query FROM pg_stat_statements
         WHERE query NOT LIKE '%pg_stat_statements%' AND calls >= $1 ORDER BY calls DESC`,
       [N / 2],
     );
     console.log(`\n${path}: statements per call (${N} calls)`);
-    for (const r of rows) console.log(`  ${(Number(r.calls) / N).toFixed(2)}×  ${(r.ms / Number(r.calls)).toFixed(3)} ms  ${r.query.replace(/\s+/g, ' ').slice(0, 150)}`);
+    for (const r of rows) {
+      const calls = Number(r.calls);
+      const planned = Number(r.plans) ? `, planned ${((100 * Number(r.plans)) / calls).toFixed(0)}% of calls, ${(r.planMs / Number(r.plans)).toFixed(3)} ms a plan` : '';
+      console.log(`  ${(calls / N).toFixed(2)}×  ${(r.ms / calls).toFixed(3)} ms${planned}  ${r.query.replace(/\s+/g, ' ').slice(0, 150)}`);
+    }
   }
   await db.end();
 }
