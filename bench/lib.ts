@@ -145,7 +145,15 @@ export interface Figures {
 
 export async function measure(
   url: string,
-  opts: { connections?: number; duration?: number; headers?: Record<string, string>; method?: 'GET' | 'POST'; body?: string } = {},
+  opts: {
+    connections?: number;
+    duration?: number;
+    headers?: Record<string, string>;
+    method?: 'GET' | 'POST';
+    body?: string;
+    /** Headers of each connection in turn (e.g. one player's bearer per connection), over `headers`. */
+    perConnection?: Array<Record<string, string>>;
+  } = {},
 ): Promise<Figures> {
   // autocannon treats a present-but-undefined option as set: pass only what is given.
   const request = {
@@ -153,9 +161,14 @@ export async function measure(
     ...(opts.headers ? { headers: opts.headers } : {}),
     ...(opts.body !== undefined ? { body: opts.body } : {}),
   } as const;
+  const each = opts.perConnection;
+  const setup = () => {
+    let n = 0;
+    return each ? { setupClient: (client: { setHeaders(h: Record<string, string>): void }) => client.setHeaders({ ...opts.headers, ...each[n++ % each.length] }) } : {};
+  };
   // A short warm-up so JIT and connection pools are ready before the measured run.
-  await autocannon({ url, connections: 4, duration: 1, ...request });
-  const r = await autocannon({ url, connections: opts.connections ?? 32, duration: opts.duration ?? 8, ...request });
+  await autocannon({ url, connections: 4, duration: 1, ...request, ...setup() });
+  const r = await autocannon({ url, connections: opts.connections ?? 32, duration: opts.duration ?? 8, ...request, ...setup() });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts };
 }
 

@@ -4,6 +4,8 @@
 // a real POST /api/login of the admin that ADMIN_EMAIL/ADMIN_PASSWORD create at start-up, so the
 // measured path is the one a signed-in page takes: hash the bearer, one indexed join, map the user.
 import pg from 'pg';
+import { createDb } from '../apps/server/src/db/client';
+import { createUser } from '../apps/server/test/factories';
 import { type Figures, measure, printTable, startBare, startPostgres, startServer } from './lib';
 
 // BENCH_PG_STATEMENTS=1: instead of measuring, count what PostgreSQL runs per call of each route
@@ -68,6 +70,13 @@ try {
     rows.push({ name: 'GET /api/user on PostgreSQL (50 conn)', ...(await measure(`${server.url}/api/user`, c50)) });
     rows.push({ name: 'GET /api/wallets (50 conn)', ...(await measure(`${server.url}/api/wallets`, c50)) });
     rows.push({ name: `GET /api/auth_varianty_adeny_za_kod/${serverId} (50)`, ...(await measure(`${server.url}/api/auth_varianty_adeny_za_kod/${serverId}`, c50)) });
+    // The same reads by 50 different players, one per connection: nothing is shared between callers
+    // of different keys, so this is what a crowd of players gets.
+    const players = await playersWithWallets(server.url, serverId, 50);
+    const crowd = { connections: 50, perConnection: players.map((token) => ({ authorization: `Bearer ${token}` })) };
+    rows.push({ name: 'GET /api/user, 50 players', ...(await measure(`${server.url}/api/user`, crowd)) });
+    rows.push({ name: 'GET /api/wallets, 50 players', ...(await measure(`${server.url}/api/wallets`, crowd)) });
+    rows.push({ name: `GET /api/auth_varianty_…/${serverId}, 50 players`, ...(await measure(`${server.url}/api/auth_varianty_adeny_za_kod/${serverId}`, crowd)) });
   } finally {
     await server.stop();
   }
@@ -76,6 +85,27 @@ try {
 }
 
 printTable(rows, ceiling);
+
+/** `n` players with a live bearer each (made in the database, as the tests' factory does) and a wallet on the server. */
+async function playersWithWallets(base: string, serverId: number, n: number): Promise<string[]> {
+  const db = await createDb({ databaseUrl, dataDir: '', poolSize: 4 });
+  try {
+    const tokens: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const { token } = await createUser(db.kysely, { name: `Игрок ${i}` });
+      const res = await fetch(`${base}/api/save_nick/`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ gamesserver_id: serverId, nick: `Hero${i}` }),
+      });
+      if (!res.ok) throw new Error(`save_nick failed: HTTP ${res.status}`);
+      tokens.push(token);
+    }
+    return tokens;
+  } finally {
+    await db.close();
+  }
+}
 
 /** Statements PostgreSQL ran per call of each path, over 200 calls one after another. */
 async function countStatements(base: string, headers: Record<string, string>, paths: string[]) {

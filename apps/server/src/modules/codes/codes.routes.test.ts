@@ -130,6 +130,34 @@ describe.each(DB_KINDS)('gift codes on %s', (kind) => {
       });
     });
 
+    it('answers many callers at once, each their own price data on their server, as each alone gets it', async () => {
+      const servers = await t.db.kysely.selectFrom('gamesservers').select('id').where('active', '=', true).orderBy('id').execute();
+      const otherServer = servers.find((s) => s.id !== serverId)!.id;
+      const players = await Promise.all(Array.from({ length: 9 }, () => createUser(t.db.kysely)));
+      await Promise.all(
+        players.map(async (p, i) => {
+          if (i % 3 === 0) return; // no wallet yet: made by the read
+          const w = await createWallet(t.db.kysely, p.id, i % 2 ? serverId : otherServer, `Hero${i}`);
+          await fund(t.db.kysely, w, 100n * BigInt(KK));
+          if (i % 2) expect((await issue(p, w.id, (i + 1) * KK)).statusCode).toBe(200);
+        }),
+      );
+      const url = (i: number) => `/api/auth_varianty_adeny_za_kod/${i === 8 ? 999999 : i % 2 ? serverId : otherServer}`;
+      const together = await Promise.all([...players, ...players].map((p, n) => call('GET', url(n % players.length), p)));
+      for (const [n, res] of together.entries()) {
+        const i = n % players.length;
+        const alone = await call('GET', url(i), players[i]!);
+        expect(res.statusCode).toBe(i === 8 ? 404 : 200);
+        expect(res.json()).toEqual(alone.json());
+        if (i === 8) continue;
+        const data: AuthPriceData = res.json();
+        expect(data.gamesserver.id).toBe(i % 2 ? serverId : otherServer);
+        expect(data.nick).toBe(i % 3 === 0 ? null : `Hero${i}`);
+        expect(data.kods.map((k) => k.nominal)).toEqual(i % 2 && i % 3 ? [(i + 1) * KK] : []);
+      }
+      expect(await t.db.kysely.selectFrom('wallets').select('id').where('user_id', 'in', players.map((p) => p.id)).execute()).toHaveLength(9);
+    });
+
     it('makes the wallet on the first visit, once, and 404s an inactive server', async () => {
       const newcomer = await createUser(t.db.kysely);
       const first: AuthPriceData = (await call('GET', `/api/auth_varianty_adeny_za_kod/${serverId}`, newcomer)).json();

@@ -1,4 +1,5 @@
 import { MY_CODES_PAGE_SIZE } from '@adena/contract';
+import { coalesce } from '../../db/coalesce';
 import { AppError } from '../../lib/app-error';
 import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
 import { feeOf, toNumber } from '../../lib/money';
@@ -91,6 +92,21 @@ export interface CodesServiceDeps {
 export function createCodesService(deps: CodesServiceDeps) {
   const { db, realtime, notices, incidents, userVariants, wallets, webhooks = noWebhooks, limits = DEFAULT_CODES_LIMITS, clock = () => new Date() } = deps;
   const limiter = createRateLimiter(db, clock);
+  // GET /api/auth_varianty_adeny_za_kod under load (decision record 0026, "Wallets and price data"):
+  // callers asking for the same price data at the same moment share one read, started after each of
+  // them arrived (db/coalesce.ts), so it holds everything committed before any of them asked. Each
+  // distinct (owner, server) is its own statement: one for many pairs would be planned afresh on
+  // every call (arrays as parameters), at ten times the cost of running it.
+  const priceDataOf = coalesce(async (keys: string[]) => {
+    const found = await Promise.all(
+      keys.map((key) => {
+        const [ownerId, gameServerId] = key.split(':').map(Number) as [number, number];
+        return repo.priceDataOf(db, ownerId, gameServerId);
+      }),
+    );
+    return new Map(keys.map((key, i) => [key, found[i]]));
+  });
+
   const publish = (events: Outgoing[]) => {
     for (const e of events) realtime.publish(e.userId, e.name as never, e.data as never);
   };
@@ -175,11 +191,12 @@ export function createCodesService(deps: CodesServiceDeps) {
     async authPriceData(caller: Caller, gameServerId: number) {
       const ownerId = caller.user.id;
       // One statement; the wallet is created (three more) only on the caller's first visit.
-      let data = await repo.priceDataOf(db, ownerId, gameServerId);
+      const key = `${ownerId}:${gameServerId}`;
+      let data = await priceDataOf(key);
       if (!data?.server.active) throw gameServerNotFound();
       if (!data.wallet) {
         await wallets.ensure(db, ownerId, gameServerId);
-        data = await repo.priceDataOf(db, ownerId, gameServerId);
+        data = await priceDataOf(key);
         if (!data?.server.active) throw gameServerNotFound();
         if (!data.wallet) throw new Error('wallet vanished right after it was made');
       }
