@@ -82,6 +82,7 @@ import { registerWebhookDelivery } from './modules/webhooks/webhook-delivery';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes';
 import { createWebhooksService } from './modules/webhooks/webhooks.service';
 import { registerOpenApi } from './plugins/openapi';
+import { closePromptly } from './plugins/prompt-close';
 import { passkeysRoutes } from './modules/passkeys/passkeys.routes';
 import { createPasskeysService } from './modules/passkeys/passkeys.service';
 import { twoFactorRoutes } from './modules/two-factor/two-factor.routes';
@@ -119,8 +120,9 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     ...(config.LOG_LEVEL === 'silent' ? {} : { childLoggerFactory: lazyChildLogger }),
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     bodyLimit: 64 * 1024,
-    // Let in-flight requests finish on close, but stop taking new keep-alive requests.
-    return503OnClosing: true,
+    // On close, a request that arrives on a connection still open is served like any other and its
+    // answer ends the connection (plugins/prompt-close.ts); no connection is cut with a request in it.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // X-Request-Id: the client's or the balancer's when sane, else a new one; every log line of
     // the request carries it as reqId and the answer returns it.
@@ -232,16 +234,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     });
     app.addHook('onClose', async () => metrics.close());
   }
-  // While closing, an answer to a request still in flight ends its keep-alive connection, so the
-  // server's close does not wait for that connection's idle timeout.
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    if (closing) reply.header('Connection', 'close');
-    done(null, payload);
-  });
+  closePromptly(app);
   await app.register(operationsRoutes({ readiness }));
 
   const deps: Deps = { config, db, realtime, system, readiness, metrics, jobs, metricsPort: () => metricsPort };
