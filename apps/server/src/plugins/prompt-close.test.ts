@@ -29,15 +29,16 @@ describe('closing the server (a deploy)', () => {
   it('does not wait for connections that carry nothing, and still serves the request that was arriving', async () => {
     db = await createTestDb('pglite');
     await seedDemoServers(db.kysely);
-    app = await buildApp(testConfig(), db);
+    app = await buildApp(testConfig({ METRICS_PORT: '0' }), db);
     await app.listen({ port: 0, host: '127.0.0.1' });
     const port = (app.server.address() as { port: number }).port;
     const accepted: Socket[] = [];
     app.server.on('connection', (s: Socket) => accepted.push(s));
 
-    // A browser's connection opened ahead of need, one left idle after an answer, and one whose
-    // request is half sent when the deploy begins.
+    // A browser's connection opened ahead of need, a metrics scraper's, one left idle after an
+    // answer, and one whose request is half sent when the deploy begins.
     const silent = await rawConnection(port);
+    const scraper = await rawConnection(app.deps.metricsPort()!);
     const idle = await rawConnection(port);
     idle.socket.write(`${GET('/api/gamesservers')}\r\n`);
     await expect.poll(() => idle.seen.text).toMatch(/\r\n\r\n\[/);
@@ -51,7 +52,8 @@ describe('closing the server (a deploy)', () => {
     expect(arriving.seen.closed).toBe(false);
     arriving.socket.write('\r\n');
     await arriving.closed;
-    await closed;
+    // The metrics listener closes after the app's own: its idle scraper does not hold it either.
+    await Promise.all([closed, scraper.closed]);
 
     // The last request was served whole, and its answer ended the connection.
     expect(arriving.seen.text).toMatch(/^HTTP\/1\.1 200 /);

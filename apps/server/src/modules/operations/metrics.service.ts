@@ -120,7 +120,11 @@ export function createMetrics({ db, poolStats, openSockets, log }: MetricsDeps) 
     async close() {
       const s = server;
       server = null;
-      if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
+      if (!s) return;
+      // A scrape is cheap to cut and repeat; a connection left open by a scraper must not hold the close.
+      const closed = new Promise<void>((resolve) => s.close(() => resolve()));
+      s.closeAllConnections();
+      await closed;
     },
   };
 }
