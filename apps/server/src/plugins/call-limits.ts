@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fast
 import { createCallLimitStore } from '../modules/sessions/call-limits.service';
 import type { RateLimitsQueryable } from '../modules/sessions/rate-limits.repository';
 import { tooMany } from '../modules/sessions/rate-limit.service';
+import { apiPathOf } from './api-path';
 import { bearerHashOf } from './auth';
 
 /** Calls a minute, before RATE_LIMIT_SCALE: per client address (many players may share one) and per bearer. */
@@ -34,7 +35,7 @@ export function callLimitsHook(app: FastifyInstance, db: RateLimitsQueryable, sc
 
   app.addHook('onClose', async () => store.flush());
   const hook: onRequestHookHandler = (request, _reply, done) => {
-    if (!request.url.startsWith('/api/')) return done();
+    if (apiPathOf(request) === null) return done();
     const verdict = check(request);
     if (typeof verdict === 'number') return verdict ? done(refused(verdict)) : done();
     verdict.then((s) => (s ? done(refused(s)) : done()), done);

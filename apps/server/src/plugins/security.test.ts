@@ -33,10 +33,10 @@ describe.each(DB_KINDS)('security headers, client addresses and call limits on %
   });
 
   it('every answer carries the CSP, nosniff, a Referrer-Policy and HSTS, and may be framed by Telegram Web', async () => {
-    for (const url of ['/', '/api/gamesservers', '/api/user', '/no/such/page', '/api/no/such/call', '/api/docs']) {
+    for (const url of ['/', '/api/gamesservers', '/%61pi/gamesservers', '/api/user', '/no/such/page', '/api/no/such/call', '/api/docs']) {
       const res = await a.app.inject({ method: 'GET', url, remoteAddress: '192.0.2.10' });
       const csp = String(res.headers['content-security-policy']);
-      const data = url.startsWith('/api/') && url !== '/api/docs';
+      const data = /^\/(api|%61pi)\//.test(url) && url !== '/api/docs';
       // Pages: scripts from the origin and the inline theme script's hash; data answers load and run nothing.
       expect(csp).toContain(data ? "default-src 'none'" : "script-src 'self' 'sha256-");
       if (!data) expect(res.headers['cross-origin-opener-policy']).toBe('same-origin-allow-popups');
@@ -69,6 +69,10 @@ describe.each(DB_KINDS)('security headers, client addresses and call limits on %
     expect(refused.json().message).toMatch(/^Слишком много запросов. Повторите через \d+ с$/);
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(60);
+    // The same call with an escaped path (the router decodes it) is counted too.
+    const ip2 = '192.0.2.79';
+    for (let i = 0; i < 6; i++) expect((await a.app.inject({ method: 'GET', url: i % 2 ? '/%61pi/gamesservers' : '/api/gamesservers', remoteAddress: ip2 })).statusCode).toBe(200);
+    expect((await b.app.inject({ method: 'GET', url: '/%61pi/gamesservers', remoteAddress: ip2 })).statusCode).toBe(429);
     // Another address is not affected.
     expect((await b.app.inject({ method: 'GET', url: '/api/gamesservers', remoteAddress: '192.0.2.78' })).statusCode).toBe(200);
   });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import helmet from 'helmet';
+import { apiPathOf } from './api-path';
 
 /** SHA-256 sources of the inline scripts of the built index.html (the theme script), for the CSP. */
 export function inlineScriptHashes(webDist: string): string[] {
@@ -94,7 +95,10 @@ const PAGE_ONLY = new Set([
 export const DATA_CSP = "default-src 'none';frame-ancestors 'self' https://web.telegram.org";
 
 /** /api answers are data, except the API's own documentation pages (Swagger UI runs scripts). */
-const isData = (url: string) => url.startsWith('/api/') && !url.startsWith('/api/docs');
+const isData = (request: FastifyRequest) => {
+  const path = apiPathOf(request);
+  return path !== null && !path.startsWith('/api/docs');
+};
 
 /**
  * Security headers on every answer (PRODUCT.md section 8), 404s and refusals included: a CSP,
@@ -108,6 +112,6 @@ export function securityHeadersHook(opts: { webDist: string; publicUrl: string |
     .filter(([name]) => !PAGE_ONLY.has(name))
     .map(([name, value]): [string, string] => (name === 'content-security-policy' ? [name, DATA_CSP] : [name, value]));
   return (request: FastifyRequest, reply: FastifyReply) => {
-    for (const [name, value] of isData(request.url) ? dataHeaders : headers) reply.header(name, value);
+    for (const [name, value] of isData(request) ? dataHeaders : headers) reply.header(name, value);
   };
 }
