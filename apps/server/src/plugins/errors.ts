@@ -1,4 +1,4 @@
-import { errorMessage, zodIssuesToErrors } from '@adena/contract';
+import { CONTROL_CHARS_MESSAGE, errorMessage, zodIssuesToErrors } from '@adena/contract';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable } from '../db/unavailable';
@@ -44,8 +44,19 @@ export function registerErrorHandling(app: FastifyInstance) {
       request.log.warn({ err: err.message, code: err.code }, 'database unavailable');
       return reply.status(503).header('Retry-After', '5').send({ message: errorMessage('UNAVAILABLE') });
     }
+    if (isUnstorableText(err)) {
+      // A NUL or a character PostgreSQL cannot store in text that slipped past a field's schema:
+      // the caller's input, not our failure.
+      return reply.status(422).send({ message: errorMessage('VALIDATION'), errors: { _: [CONTROL_CHARS_MESSAGE] } });
+    }
     request.log.error({ err }, 'unexpected error');
     return reply.status(500).send({ message: errorMessage('INTERNAL') });
   });
 
 }
+
+/** PostgreSQL's refusal of a text value: a NUL byte (22021) or a character the encoding lacks (22P05). */
+const isUnstorableText = (err: unknown) => {
+  const code = (err as { code?: unknown }).code;
+  return code === '22021' || code === '22P05';
+};

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FIELD_MESSAGES as M } from '../messages/ru';
-import { defineCall, IdParamsSchema, TimestampSchema } from '../primitives';
+import { CONTROL_CHARS_MESSAGE, cleanLine, defineCall, IdParamsSchema, TimestampSchema } from '../primitives';
 import { AuthResponseSchema } from './auth';
 
 // PRODUCT.md section 7: TOTP, the sign-in's second step, passkeys (issue 14, part B).
@@ -88,7 +88,7 @@ export const passkeyRegisterVerify = defineCall({
   path: '/api/passkeys/register/verify',
   body: z.object({
     response: WebAuthnResponseSchema,
-    name: z.string().trim().max(64, TWO_FACTOR_MESSAGES.passkeyName).optional(),
+    name: z.string().trim().max(64, TWO_FACTOR_MESSAGES.passkeyName).refine(cleanLine, CONTROL_CHARS_MESSAGE).optional(),
   }),
   response: PasskeySchema,
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FIELD_MESSAGES as M } from '../messages/ru';
-import { AmountSchema, BalanceSchema, defineCall, IdParamSchema, IdParamsSchema, IdSchema, TimestampSchema } from '../primitives';
+import { AmountSchema, BalanceSchema, CONTROL_CHARS_MESSAGE, cleanLine, defineCall, IdParamSchema, IdParamsSchema, IdSchema, TimestampSchema } from '../primitives';
 import { CodeSchema, CodeStatusSchema } from './codes';
 
 // PRODUCT.md section 10: the seller API (keys, /api/v1) and webhooks.
@@ -108,6 +108,7 @@ export const WebhookUrlSchema = z
   .trim()
   .min(1, M.required)
   .max(2000, 'Адрес не длиннее 2000 символов')
+  .refine(cleanLine, CONTROL_CHARS_MESSAGE)
   .refine((v) => {
     try {
       const u = new URL(v);

@@ -256,6 +256,13 @@ describe('webhook deliveries against a local receiver (pglite)', () => {
     expect(none.json().errors.events[0]).toMatch(/событие/);
     const unknown = await call('PUT', '/api/webhook', seller, { url: 'https://example.com/x', events: ['code.stolen'] });
     expect(unknown.statusCode).toBe(422);
+    // A NUL or a direction mark in the address: refused on its field, and nothing was stored.
+    for (const url of ['https://example.com/\u0000', 'https://example.com/\u202Ex']) {
+      const res = await call('PUT', '/api/webhook', seller, { url, events: ['ping'] });
+      expect(res.statusCode, url).toBe(422);
+      expect(res.json().errors.url[0]).toBe('Уберите невидимые и управляющие символы');
+    }
+    expect((await call('GET', '/api/webhook', seller)).json()).toBeNull();
   });
 });
 
