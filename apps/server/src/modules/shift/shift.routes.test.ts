@@ -91,8 +91,10 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       expect((await call('POST', `/api/admin/requests/${id}/complete`, boris, {})).statusCode).toBe(409);
       expect((await call('POST', '/api/delete_request/', player, { id })).statusCode).toBe(409);
       expect((await row(id)).claimed_by).toBe(anna.id);
-      // Past the renewed end it lapses as any claim does.
+      // Past the renewed end it lapses as any claim does: the player still cannot cancel (Anna may
+      // have handed the adena over in game), Boris may take it over.
       offsetMs += timeoutMin * 60_000;
+      expect((await call('POST', '/api/delete_request/', player, { id })).statusCode).toBe(409);
       expect((await claim(id, boris)).statusCode).toBe(200);
     } finally {
       offsetMs = 0;

@@ -189,11 +189,14 @@ export function createShiftService(d: ShiftDeps) {
     },
 
     /**
-     * The player's cancel of a request an operator has taken into work: refused while the claim
-     * stands, because the operator may be handing over (or have received) the adena in game already.
+     * The player's cancel of a request an operator has taken into work: refused until an operator
+     * releases or decides it, lapsed or not. The operator may be handing over (or have received) the
+     * adena in game already, and only an operator can tell; a lapse lets operators take over from
+     * each other, it does not give the hold back (a player refunded while the adena changed hands
+     * in game would hold it twice).
      */
-    guardCancel(r: { claimed_by: number | null; claimed_at: Date | null }) {
-      if (r.claimed_by === null || r.claimed_at! < staleBefore(d.now())) return;
+    guardCancel(r: { claimed_by: number | null }) {
+      if (r.claimed_by === null) return;
       const message = 'Оператор уже выполняет эту заявку, отменить её нельзя. Дождитесь его решения';
       throw new AppError('CONFLICT', { message, errors: { id: [message] } });
     },

@@ -1,5 +1,6 @@
 import { adminClaimRequest, adminCompleteRequest, adminRejectRequest, adminReleaseRequest, adminRequests } from '@adena/contract';
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { request } from '../../../lib/api-client';
 
 export interface QueueFilters {
@@ -35,4 +36,22 @@ export function useProcessRequest() {
     claim: useMutation({ mutationFn: (id: number) => request(adminClaimRequest, { params: { id }, body: {} }), onSettled: done }),
     release: useMutation({ mutationFn: (id: number) => request(adminReleaseRequest, { params: { id }, body: {} }), onSettled: done }),
   };
+}
+
+/** How often an open queue renews the operator's own claims: well inside CLAIM_TIMEOUT_MIN (15 by default). */
+export const CLAIM_RENEW_MS = 4 * 60_000;
+
+/**
+ * Keeps the caller's claim of a pending request alive while its card is on screen: PRODUCT.md section
+ * 12 lets a claim lapse only without activity, and an operator handing adena over in game may take
+ * longer than the timeout. The holder's claim renews it; a failed renewal waits for the next turn.
+ */
+export function useClaimRenewal(id: number, active: boolean) {
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => {
+      request(adminClaimRequest, { params: { id }, body: {} }).catch(() => {});
+    }, CLAIM_RENEW_MS);
+    return () => clearInterval(timer);
+  }, [id, active]);
 }

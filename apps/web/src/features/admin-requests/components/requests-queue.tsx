@@ -14,7 +14,7 @@ import { CopyButton } from '../../../components/copy-button';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { amountText, } from '../../../utils/plural';
-import { type QueueFilters, useAdminRequests, useProcessRequest } from '../api/requests';
+import { type QueueFilters, useAdminRequests, useClaimRenewal, useProcessRequest } from '../api/requests';
 import { ReasonDialog } from '../../../components/reason-dialog';
 
 const STATUS_LABEL = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
@@ -33,6 +33,7 @@ function RequestCard({ r, meId, onReject }: { r: AdminRequest; meId: number; onR
   const mine = r.claimed_by?.id === meId;
   // While another operator's claim stands only they decide; the server says when it lapsed.
   const othersClaim = r.claimed_by !== null && !mine;
+  useClaimRenewal(r.id, mine && r.status === 'pending');
   const failed = (fallback: string) => (err: unknown) => alert(err instanceof ApiError ? err.message : fallback);
   return (
     <Paper variant="outlined" sx={{ p: 2 }} data-testid="admin-request">
