@@ -51,5 +51,4 @@ describe('an operator’s open queue keeps their claims alive', () => {
     await act(async () => vi.advanceTimersByTime(3 * CLAIM_RENEW_MS));
     expect(claims()).toHaveLength(2);
   });
-
 });
