@@ -9,7 +9,7 @@ import type { AuditRecorder } from '../audit/audit.service';
 import type { PendingNotice } from '../notifications/telegram-notices.service';
 import { type CurrencyType, post, rethrowMoneyError, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger.service';
 import type { Caller } from '../sessions/caller';
-import type { ShiftService } from '../shift/shift.service';
+import { ownRequestRefused, type ShiftService } from '../shift/shift.service';
 import { noWebhooks, type WebhookOutbox } from '../webhooks/webhooks.service';
 import { toAdminRequest, toDashboard, toRequest, toRequestStatusEvent, toUserCardRequest } from './requests.mapper';
 import { stepUpRefused } from '../two-factor/two-factor.service';
@@ -220,6 +220,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
         const r = await repo.lock(trx, id);
         if (!r) throw notFound();
         if (r.status !== 'pending') throw notPending(r.status);
+        if (r.user_id === caller.user.id) throw ownRequestRefused();
         await shift?.guardDecision(trx, r, caller);
         if (r.type === 'input') {
           const w = await repo.walletBalances(trx, r.wallet_id);
@@ -266,6 +267,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
         const r = await repo.lock(trx, id);
         if (!r) throw notFound();
         if (r.status !== 'pending') throw notPending(r.status);
+        if (r.user_id === caller.user.id) throw ownRequestRefused();
         await shift?.guardDecision(trx, r, caller);
         await repo.finish(trx, r.id, { status: 'rejected', processedBy: caller.user.id, comment: reason });
         if (r.type === 'output') await refund(trx, r, caller.user.id, 'withdrawal_reject');

@@ -20,6 +20,7 @@ export interface EventRow {
 
 export interface ClaimState {
   status: 'pending' | 'completed' | 'rejected' | 'cancelled';
+  user_id: number;
   claimed_by: number | null;
   claimer_name: string | null;
   claimed_at: Date | null;
@@ -72,6 +73,7 @@ export const shiftRepository = {
       .set({ claimed_by: userId, claimed_at: now })
       .where('id', '=', id)
       .where('status', '=', 'pending')
+      .where('user_id', '<>', userId)
       // Free, lapsed, or the caller's own (a re-claim renews it: the claim lapses CLAIM_TIMEOUT_MIN after this).
       .where((eb) => eb.or([eb('claimed_by', 'is', null), eb('claimed_at', '<', staleBefore), eb('claimed_by', '=', userId)]))
       .returning(['id'])
@@ -91,7 +93,7 @@ export const shiftRepository = {
     return q
       .selectFrom('balance_requests as r')
       .leftJoin('users as c', 'c.id', 'r.claimed_by')
-      .select(['r.status', 'r.claimed_by', 'c.name as claimer_name', 'r.claimed_at'])
+      .select(['r.status', 'r.user_id', 'r.claimed_by', 'c.name as claimer_name', 'r.claimed_at'])
       .where('r.id', '=', id)
       .executeTakeFirst() as Promise<ClaimState | undefined>;
   },

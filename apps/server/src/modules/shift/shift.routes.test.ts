@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { createTestApp, createTestDb, DB_KINDS, type TestApp } from '../../../test/harness';
 import { auditLedger } from '../ledger/ledger.service';
+import { totpCode } from '../two-factor/totp';
 
 const KK = 1_000_000;
 type User = Awaited<ReturnType<typeof createUser>>;
@@ -145,6 +146,35 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     expect((await release(id, anna)).statusCode).toBe(200);
     expect((await call('POST', '/api/delete_request/', player, { id })).statusCode).toBe(200);
     expect(await balanceOf(player.id)).toBe(before + 2 * KK);
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it("refuses an operator their own deposit and withdrawal: another operator claims and decides them", async () => {
+    const w = await createWallet(t.db.kysely, anna.id, serverId);
+    await fund(t.db.kysely, w, 10n * BigInt(KK));
+    const before = await balanceOf(anna.id);
+    const ids: number[] = [];
+    for (const url of ['/api/up_balance_user/', '/api/down_balance_user/']) {
+      // Her withdrawal asks for her TOTP code, as every withdrawal of a player with TOTP on does.
+      const headers = { ...anna.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, now()) };
+      const res = await t.app.inject({ method: 'POST', url, headers, payload: { gamesserver_id: serverId, amount: 3 * KK } });
+      expect(res.statusCode).toBe(200);
+      ids.push(res.json().success.id);
+    }
+    for (const id of ids) {
+      for (const attempt of [claim(id, anna), call('POST', `/api/admin/requests/${id}/complete`, anna, {}), call('POST', `/api/admin/requests/${id}/reject`, anna, { reason: 'сама' })]) {
+        const res = await attempt;
+        expect(res.statusCode).toBe(403);
+        expect(res.json().message).toBe('Свою заявку выполняет другой оператор');
+      }
+      expect(await row(id)).toMatchObject({ status: 'pending', claimed_by: null });
+    }
+    // Nothing was credited or paid out by her; Boris decides both.
+    expect(await balanceOf(anna.id)).toBe(before - 3 * KK);
+    expect((await claim(ids[0]!, boris)).statusCode).toBe(200);
+    expect((await call('POST', `/api/admin/requests/${ids[0]}/complete`, boris, {})).statusCode).toBe(200);
+    expect((await call('POST', `/api/admin/requests/${ids[1]}/reject`, boris, { reason: 'проверка' })).statusCode).toBe(200);
+    expect(await balanceOf(anna.id)).toBe(before + 3 * KK);
     expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
   });
 

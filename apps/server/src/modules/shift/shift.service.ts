@@ -54,6 +54,13 @@ const who = (name: string | null, id: number) => name || `оператор №${
  * here moves money.
  */
 // Long: a factory holding the claim, the feed, the alerts and the report; each function is short.
+/**
+ * An operator's own deposit or withdrawal is claimed and decided by another operator: whoever
+ * credits a deposit or pays out a withdrawal vouches that the adena changed hands in game.
+ */
+export const ownRequestRefused = () =>
+  new AppError('FORBIDDEN', { message: 'Свою заявку выполняет другой оператор', errors: { id: ['Свою заявку выполняет другой оператор'] } });
+
 export function createShiftService(d: ShiftDeps) {
   const staleBefore = (at: Date) => new Date(at.getTime() - d.claimTimeoutMin * 60_000);
 
@@ -136,6 +143,7 @@ export function createShiftService(d: ShiftDeps) {
         const s = await repo.claimState(d.db, id);
         if (!s) throw notFound();
         if (s.status !== 'pending') throw notPending(s.status);
+        if (s.user_id === caller.user.id) throw ownRequestRefused();
         if (s.claimed_by !== null) {
           const name = who(s.claimer_name, s.claimed_by);
           throw claimedBy({ id: s.claimed_by, name }, `Заявку уже взял в работу ${name}`);

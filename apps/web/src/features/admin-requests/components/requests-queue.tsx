@@ -73,7 +73,13 @@ function RequestCard({ r, meId, onReject }: { r: AdminRequest; meId: number; onR
             </Typography>
           )}
         </Stack>
-        {r.status === 'pending' && (
+        {r.status === 'pending' && r.user.id === meId && (
+          // The server refuses an operator their own request (403): another operator decides it.
+          <Typography variant="body2" color="text.secondary" sx={{ flexShrink: 0, maxWidth: { sm: 200 } }}>
+            Ваша заявка: её выполнит другой оператор
+          </Typography>
+        )}
+        {r.status === 'pending' && r.user.id !== meId && (
           <Stack direction={{ xs: 'row', sm: 'column' }} spacing={1} useFlexGap sx={{ flexShrink: 0, flexWrap: 'wrap' }}>
             {r.claimed_by === null ? (
               <Button
