@@ -249,7 +249,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(accountsRoutes(accountsServices));
   await app.register(sessionsRoutes({ sessions }));
   await app.register(passwordChangeRoutes({ passwordChange: accountsServices.passwordChange }));
-  await app.register(walletsRoutes({ wallets }));
+  await app.register(walletsRoutes({ wallets, twoFactor: accountsServices.twoFactor }));
   await app.register(requestsRoutes({ requests, twoFactor: accountsServices.twoFactor }));
   await app.register(codesRoutes({ codes, twoFactor: accountsServices.twoFactor }));
   await app.register(userVariantsRoutes({ userVariants, twoFactor: accountsServices.twoFactor }));

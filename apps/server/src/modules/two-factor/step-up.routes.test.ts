@@ -34,6 +34,29 @@ describe.each(DB_KINDS)('step-up and operators on %s', (kind) => {
     codes: await t.db.kysely.selectFrom('codes').select('id').where('user_id', '=', userId).execute(),
   });
 
+  it('changing a nick already set asks for the code (payouts go to that character); setting the first one does not', async () => {
+    const u = await createUser(t.db.kysely, { totp: true });
+    const nickOf = async () =>
+      (await t.db.kysely.selectFrom('wallets').select('nick').where('user_id', '=', u.id).executeTakeFirst())?.nick ?? null;
+    const save = (nick: string, extra: Record<string, string> = {}) => call('POST', '/api/save_nick/', { ...u.auth, ...extra }, { gamesserver_id: serverId, nick });
+    expect((await save('Owner')).statusCode).toBe(200);
+    expect((await save('Owner')).statusCode).toBe(200);
+    // A stolen session cannot point the owner's next withdrawal at another character.
+    for (const extra of [{}, { 'x-two-factor-code': 'abcdef' }]) {
+      const res = await save('ThiefChar', extra);
+      expect(res.statusCode).toBe(403);
+      expect(res.json()).toMatchObject({ two_factor_required: true });
+    }
+    expect(await nickOf()).toBe('Owner');
+    expect((await save('NewMain', { 'x-two-factor-code': codeAt(0) })).statusCode).toBe(200);
+    expect(await nickOf()).toBe('NewMain');
+    // Without TOTP a player changes it freely, as before.
+    const plain = await createUser(t.db.kysely);
+    for (const nick of ['First', 'Second']) {
+      expect((await call('POST', '/api/save_nick/', plain.auth, { gamesserver_id: serverId, nick })).statusCode).toBe(200);
+    }
+  });
+
   it('withdrawals and show_code without a code, with letters or a wrong code answer 403 two_factor_required and move nothing', async () => {
     const { u, w } = await totpPlayer();
     const before = await moneyOf(u.id);

@@ -2,17 +2,26 @@ import { saveNick, wallets } from '@adena/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireSignedIn } from '../../plugins/auth';
+import type { TwoFactorService } from '../two-factor/two-factor.service';
 import type { WalletsService } from './wallets.service';
 
 /** The caller's wallets and the nick of their character on a server. */
 export const walletsRoutes =
-  ({ wallets: service }: { wallets: Pick<WalletsService, 'list' | 'saveNick'> }): FastifyPluginAsyncZod =>
+  ({
+    wallets: service,
+    twoFactor,
+  }: {
+    wallets: Pick<WalletsService, 'list' | 'saveNick'>;
+    twoFactor: Pick<TwoFactorService, 'requireStepUp'>;
+  }): FastifyPluginAsyncZod =>
   async (app) => {
     const authFirst = { onRequest: async (request: FastifyRequest) => void (await requireSignedIn(request)) };
 
     app.get(wallets.path, { ...authFirst, schema: { response: { 200: wallets.response } } }, async (request) => service.list(await requireSignedIn(request)));
 
-    app.post(saveNick.path, { ...authFirst, schema: { body: saveNick.body, response: { 200: saveNick.response } } }, async (request) => ({
-      success: await service.saveNick(await requireSignedIn(request), { gameServerId: request.body.gamesserver_id, nick: request.body.nick }),
-    }));
+    app.post(saveNick.path, { ...authFirst, schema: { body: saveNick.body, response: { 200: saveNick.response } } }, async (request) => {
+      const caller = await requireSignedIn(request);
+      const confirmChange = () => twoFactor.requireStepUp(caller, request.headers['x-two-factor-code']);
+      return { success: await service.saveNick(caller, { gameServerId: request.body.gamesserver_id, nick: request.body.nick }, confirmChange) };
+    });
   };

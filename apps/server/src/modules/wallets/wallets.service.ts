@@ -27,9 +27,14 @@ export function createWalletsService({ db }: { db: Db['kysely'] }) {
       return ((await walletsOf(caller.user.id)) ?? []).map(toWallet);
     },
 
-    /** Creates the wallet on the server if it has none yet. */
-    async saveNick(caller: Caller, input: { gameServerId: number; nick: string }) {
+    /**
+     * Creates the wallet on the server if it has none yet. Changing a nick already set asks for the
+     * second factor (`confirmChange`): withdrawals are paid to that character, and a stolen session
+     * must not redirect the owner's next payout.
+     */
+    async saveNick(caller: Caller, input: { gameServerId: number; nick: string }, confirmChange: () => Promise<void>) {
       const wallet = await ensureWallet(db, caller.user.id, input.gameServerId);
+      if (wallet.nick !== null && wallet.nick !== input.nick) await confirmChange();
       await setNick(db, caller.user.id, wallet.id, input.nick);
       return input.nick;
     },

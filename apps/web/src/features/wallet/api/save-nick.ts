@@ -1,6 +1,7 @@
 import { routes } from '@adena/contract/lite';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { withStepUp } from '../../../lib/step-up';
 import { walletsQueryOptions } from '../../../lib/wallets';
 
 export interface SaveNickInput {
@@ -8,7 +9,9 @@ export interface SaveNickInput {
   nick: string;
 }
 
-export const saveNick = ({ gameServerId, nick }: SaveNickInput) => request(routes.saveNick, { body: { gamesserver_id: gameServerId, nick } });
+/** With TOTP on, changing a nick already set asks for the code (the step-up prompt): payouts go to that character. */
+export const saveNick = ({ gameServerId, nick }: SaveNickInput) =>
+  withStepUp((twoFactorCode) => request(routes.saveNick, { body: { gamesserver_id: gameServerId, nick }, twoFactorCode }));
 
 /** The wallet's nick on a game server: the operator finds a transfer by it. */
 export function useSaveNick() {
