@@ -265,7 +265,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(statementRoutes({ statement }));
   // Second factors (PRODUCT.md section 7).
   await app.register(twoFactorRoutes({ twoFactor: accountsServices.twoFactor }));
-  await app.register(passkeysRoutes({ passkeys: accountsServices.passkeys, publicUrl: config.PUBLIC_URL }));
+  await app.register(passkeysRoutes({ passkeys: accountsServices.passkeys, twoFactor: accountsServices.twoFactor, publicUrl: config.PUBLIC_URL }));
   // Admin calls: /api/admin/*, 403 to anyone but an admin.
   await app.register(requestsAdminRoutes({ requests }));
   await app.register(shiftAdminRoutes({ shift }));

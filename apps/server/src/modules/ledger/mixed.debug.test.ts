@@ -11,7 +11,7 @@ type Player = Awaited<ReturnType<typeof createUser>>;
 type Wallet = Awaited<ReturnType<typeof createWallet>>;
 type Res = LightMyRequestResponse;
 type Currency = 1 | 2;
-type Method = 'POST' | 'PUT' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /**
  * Different money paths racing on the same wallets, through the real routes, on both databases
@@ -275,6 +275,7 @@ describe.each(DB_KINDS)('different money paths racing on one wallet on %s', (kin
     for (const [round, favourite] of favourites.entries()) {
       const { p: seller, w } = await player(100n * BigInt(KK), 0n);
       const buyer = await createUser(db());
+      expect((await call('GET', '/api/user', buyer)).statusCode).toBe(200);
       for (let i = 1; i <= 4; i++) {
         expect((await call('POST', '/api/show_code/', seller, { gamesserver_id: serverId, nominal: i * KK, wallet_id: w.id })).statusCode).toBe(200);
       }

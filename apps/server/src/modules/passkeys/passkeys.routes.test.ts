@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '../../../test/factories';
+import { createUser, TEST_TOTP_SECRET } from '../../../test/factories';
+import { totpCode } from '../two-factor/totp';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 
 /** The full ceremony runs in Chromium's virtual authenticator (apps/web/e2e/second-factors.spec.ts); here, bad input and owners. */
@@ -26,6 +27,20 @@ describe.each(DB_KINDS)('passkeys on %s', (kind) => {
     const rows = await t.db.kysely.selectFrom('webauthn_challenges').select(['challenge', 'purpose', 'user_id']).execute();
     expect(rows).toEqual(expect.arrayContaining([{ challenge: reg.json().challenge, purpose: 'register', user_id: u.id }, { challenge: login.json().challenge, purpose: 'login', user_id: null }]));
     expect((await call('POST', '/api/passkeys/register/options')).statusCode).toBe(401);
+  });
+
+  it('asks a TOTP user for the code before a passkey can be added (a passkey signs in alone)', async () => {
+    const u = await createUser(t.db.kysely, { totp: true });
+    for (const extra of [{}, { 'x-two-factor-code': '000000' }] as Record<string, string>[]) {
+      const refused = await call('POST', '/api/passkeys/register/options', { ...u.auth, ...extra });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toMatchObject({ two_factor_required: true });
+    }
+    const challenges = () => t.db.kysely.selectFrom('webauthn_challenges').select('challenge').where('user_id', '=', u.id).execute();
+    expect(await challenges()).toEqual([]);
+    const ok = await call('POST', '/api/passkeys/register/options', { ...u.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) });
+    expect(ok.statusCode).toBe(200);
+    expect(await challenges()).toHaveLength(1);
   });
 
   it('answers malformed or forged WebAuthn responses with a Russian 422, never a 500, and the challenge works once', async () => {

@@ -2,20 +2,34 @@ import { passkeyDelete, passkeyLoginOptions, passkeyLoginVerify, passkeyRegister
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { clientOf, requireSignedIn } from '../../plugins/auth';
+import type { TwoFactorService } from '../two-factor/two-factor.service';
 import type { PasskeysService, RelyingParty } from './passkeys.service';
 
 /** PRODUCT.md section 7's passkey calls. The relying party is PUBLIC_URL's host, else the request's (without port). */
 export const passkeysRoutes =
-  ({ passkeys, publicUrl }: { passkeys: PasskeysService; publicUrl: string | undefined }): FastifyPluginAsyncZod =>
+  ({
+    passkeys,
+    twoFactor,
+    publicUrl,
+  }: {
+    passkeys: PasskeysService;
+    twoFactor: Pick<TwoFactorService, 'requireStepUp'>;
+    publicUrl: string | undefined;
+  }): FastifyPluginAsyncZod =>
   async (app) => {
     const fixed = publicUrl ? new URL(publicUrl) : null;
     const rpOf = (request: FastifyRequest): RelyingParty =>
       fixed ? { id: fixed.hostname, origin: fixed.origin } : { id: request.hostname, origin: `${request.protocol}://${request.host}` };
     const authFirst = { onRequest: async (request: FastifyRequest) => void (await requireSignedIn(request)) };
 
-    app.post(passkeyRegisterOptions.path, { ...authFirst, schema: { response: { 200: passkeyRegisterOptions.response } } }, async (request) =>
-      passkeys.registerOptions(await requireSignedIn(request), rpOf(request)),
-    );
+    // A passkey signs in alone (both factors): with TOTP on, adding one asks for the code, or a stolen
+    // session could leave itself a way in that outlives logout and a password change. The challenge
+    // the verify step needs is only handed out here, to the user it is stored for.
+    app.post(passkeyRegisterOptions.path, { ...authFirst, schema: { response: { 200: passkeyRegisterOptions.response } } }, async (request) => {
+      const caller = await requireSignedIn(request);
+      await twoFactor.requireStepUp(caller, request.headers['x-two-factor-code']);
+      return passkeys.registerOptions(caller, rpOf(request));
+    });
     app.post(
       passkeyRegisterVerify.path,
       { ...authFirst, schema: { body: passkeyRegisterVerify.body, response: { 200: passkeyRegisterVerify.response } } },

@@ -42,7 +42,7 @@ describe.each(DB_KINDS)('step-up and operators on %s', (kind) => {
     expect((await save('Owner')).statusCode).toBe(200);
     expect((await save('Owner')).statusCode).toBe(200);
     // A stolen session cannot point the owner's next withdrawal at another character.
-    for (const extra of [{}, { 'x-two-factor-code': 'abcdef' }]) {
+    for (const extra of [{}, { 'x-two-factor-code': 'abcdef' }] as Record<string, string>[]) {
       const res = await save('ThiefChar', extra);
       expect(res.statusCode).toBe(403);
       expect(res.json()).toMatchObject({ two_factor_required: true });

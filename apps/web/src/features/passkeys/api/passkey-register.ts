@@ -1,12 +1,16 @@
 import { passkeyRegisterOptions, passkeyRegisterVerify } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { withStepUp } from '../../../lib/step-up';
 import { passkeysQueryOptions } from './passkeys-list';
 
-/** passkeys/register/options → the browser creates a discoverable credential → passkeys/register/verify. */
+/**
+ * passkeys/register/options (with TOTP on, after the code in the step-up prompt) → the browser creates
+ * a discoverable credential → passkeys/register/verify.
+ */
 async function registerPasskey(name: string | undefined) {
   const { startRegistration } = await import('@simplewebauthn/browser');
-  const options = await request(passkeyRegisterOptions);
+  const options = await withStepUp((twoFactorCode) => request(passkeyRegisterOptions, { twoFactorCode }));
   const response = await startRegistration({ optionsJSON: options as never });
   return request(passkeyRegisterVerify, { body: { response: response as never, name } });
 }
