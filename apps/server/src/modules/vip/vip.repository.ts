@@ -15,12 +15,18 @@ export const vipRepository = {
     return trx.selectFrom('gamesservers').selectAll().where('active', '=', true).orderBy('sort_order').orderBy('id').execute();
   },
 
+  /**
+   * The owner's wallet on a server, row-locked: a purchase that chose it by its coins pays from it
+   * before another purchase can choose by the same coins (two at once would both pick the first
+   * server, and the second be refused although another server's coins cover it).
+   */
   walletOnServer(trx: VipTrx, ownerId: number, gameServerId: number) {
     return trx
       .selectFrom('wallets')
       .select(['id', 'balance_second as coins'])
       .where('user_id', '=', ownerId)
       .where('gamesserver_id', '=', gameServerId)
+      .forUpdate()
       .executeTakeFirst();
   },
 
