@@ -114,4 +114,22 @@ describe("the operators' shift in two browsers", () => {
     await reportDark.getByTestId('shift-row').first().waitFor();
     await reportDark.screenshot({ path: join(SCREENSHOTS, 'admin-shift-report-dark.png'), fullPage: true, animations: 'disabled' });
   });
+
+  it("an operator's own deposit shows who decides it instead of the buttons (screenshots at 390 and 1280 px, light and dark)", async () => {
+    const db = server.db.kysely;
+    const sid = await firstServerId(db);
+    const vera = await createUser(db, { admin: true, name: 'Вера', email: 'vera@example.com' });
+    await createWallet(db, vera.id, sid, 'VeraMain');
+    const id = await deposit(vera, sid, 2 * KK);
+    for (const width of [390, 1280]) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        const page = await openAs(vera, '/admin', { width, colorScheme });
+        const card = page.getByTestId('admin-request').filter({ hasText: `№${id}` });
+        await card.getByText('Ваша заявка: её выполнит другой оператор').waitFor();
+        expect(await card.getByRole('button').filter({ hasText: /Взять в работу|Адена получена|Отклонить/ }).count()).toBe(0);
+        await page.screenshot({ path: join(SCREENSHOTS, `admin-queue-own-${width}-${colorScheme}.png`), fullPage: true, animations: 'disabled' });
+      }
+    }
+    expect((await db.selectFrom('balance_requests').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status).toBe('pending');
+  });
 });

@@ -36,7 +36,9 @@ export function AdminAppBar() {
           aria-current={(l.end ? path === l.to : path === l.to || path.startsWith(`${l.to}/`)) ? 'page' : undefined}
           size="small"
           color="inherit"
-          sx={{ whiteSpace: 'nowrap', '&[aria-current="page"]': { color: 'primary.main', fontWeight: 700 } }}
+          // No shrinking: Button's own min-width (64 px) would let a flex row squeeze a label under its
+          // neighbour on a phone; the row scrolls instead.
+          sx={{ whiteSpace: 'nowrap', flexShrink: 0, '&[aria-current="page"]': { color: 'primary.main', fontWeight: 700 } }}
         >
           {l.label}
         </Button>
