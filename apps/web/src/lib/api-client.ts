@@ -23,6 +23,13 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Whether a failed money call may take a new Idempotency-Key: the server answered a refusal (4xx), so
+ * nothing moved. After a lost answer (no connection, status 0) or a 5xx the call may have gone
+ * through; the next try keeps its key and the server replays that answer instead of moving money again.
+ */
+export const refusedForSure = (err: unknown) => err instanceof ApiError && err.status >= 400 && err.status < 500;
+
 const TOKEN_KEY = 'access_token';
 export const tokenStore = {
   get: () => localStorage.getItem(TOKEN_KEY),

@@ -10,7 +10,7 @@ import { CopyButton } from '../../../components/copy-button';
 import { ApiError } from '../../../lib/api-client';
 import { type DialogState, useUi } from '../../../lib/ui-store';
 import { useShowCode } from '../api/show-code';
-import { aden, adenShort, alertContent, newKey } from './code-format';
+import { aden, adenShort, alertContent, newKey, refusedForSure } from './code-format';
 import { TwoFactorCodeField } from '../../../components/two-factor-code-field';
 
 /** The issued certificate, large and copyable; it wraps rather than overflow a phone's width. */
@@ -72,7 +72,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
       {
         onSuccess: (r) => setRevealed({ sert: r.sert, nominal: d.nominal, summa: r.summa }),
         onError: (err) => {
-          setKey(newKey());
+          if (refusedForSure(err)) setKey(newKey());
           if (err instanceof ApiError && err.body.two_factor_required) {
             setAskCode(err.message);
             setCode('');

@@ -22,7 +22,7 @@ import { parseAmount } from '../../../utils/parse-amount';
 import { useCreatePricekod } from '../api/create-pricekod';
 import { useDeletePricekod } from '../api/delete-pricekod';
 import { useUpdatePricekod } from '../api/update-pricekod';
-import { aden, adenShort, codesCount, estimatePrice, newKey } from './code-format';
+import { aden, adenShort, codesCount, estimatePrice, newKey, refusedForSure } from './code-format';
 
 /** The user's variants on this server, each with its open and total count. */
 export function UserVariantsList({ userVariants }: { userVariants: Pricekod[] }) {
@@ -144,7 +144,7 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
           openDialog({ name: 'create_success', summa: r.summa, count: r.count, nominal: r.nominal });
         },
         onError: (err) => {
-          setKey(newKey());
+          if (refusedForSure(err)) setKey(newKey());
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
           f.fromError(err);
         },
@@ -203,7 +203,7 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
           snackbar(`Вариант изменён: ${codesCount(r.count)} по ${adenShort(r.nominal)}`);
         },
         onError: (err) => {
-          setKey(newKey());
+          if (refusedForSure(err)) setKey(newKey());
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
           f.fromError(err);
         },

@@ -14,7 +14,7 @@ import { formatAmount } from '../../../utils/format-amount';
 import { amountText, plural } from '../../../utils/plural';
 import { useUser } from '../../../lib/session';
 import { useBuyVip } from '../api/vip';
-import { alertContent, dateOnly, newKey } from './code-format';
+import { alertContent, dateOnly, newKey, refusedForSure } from './code-format';
 
 const MONTHS = [1, 3, 6, 12] as const;
 const months = (n: number) => `${n} ${plural(n, ['месяц', 'месяца', 'месяцев'])}`;
@@ -57,7 +57,7 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
                     snackbar(r.success.vip_until ? `VIP действует до ${dateOnly.format(new Date(r.success.vip_until))}` : 'VIP подключён');
                   },
                   onError: (err) => {
-                    setKey(newKey());
+                    if (refusedForSure(err)) setKey(newKey());
                     if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 2 });
                     const { text, errors } = alertContent(err);
                     alert(text, errors, ALERT_TIMEOUT_MS);

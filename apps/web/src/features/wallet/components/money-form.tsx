@@ -5,6 +5,7 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { type ReactNode, useState } from 'react';
 import { AmountField } from '../../../components/amount-field';
+import { refusedForSure } from '../../../lib/api-client';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { formatShort } from '../../../utils/format-amount';
 import { amountText, currencyWord } from '../../../utils/plural';
@@ -43,14 +44,20 @@ export function useMoneyForm(options: {
   const [nickText, setNickText] = useState('');
   const [busy, setBusy] = useState(false);
   const [key, setKey] = useState(newKey);
+  // The last try's answer was lost (no connection, 5xx): it may have gone through.
+  const [uncertain, setUncertain] = useState(false);
   const saveNick = useSaveNick();
 
-  /** Empties the fields and takes a new key, for the next opening. */
+  /**
+   * Empties the fields and takes a new key, for the next opening; after a try whose answer was lost
+   * it keeps both, so sending the same again is answered from the first try instead of moving money twice.
+   */
   const clear = () => {
+    errors.clear();
+    if (uncertain) return;
     setAmountText('');
     setNickText('');
     setKey(newKey());
-    errors.clear();
   };
 
   async function submit(e: React.FormEvent) {
@@ -63,7 +70,9 @@ export function useMoneyForm(options: {
       // The nick typed here is saved first; its 422 lands on the nick field.
       if (!nick) await saveNick.mutateAsync({ gameServerId, nick: nickText.trim() });
       await send(amount, key);
+      setUncertain(false);
     } catch (err) {
+      setUncertain(!refusedForSure(err));
       if (!onError?.(err, amount)) errors.fromError(err);
     } finally {
       setBusy(false);

@@ -1,0 +1,60 @@
+// @vitest-environment happy-dom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, createElement } from 'react';
+import { createRoot } from 'react-dom/client';
+import { describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../../lib/api-client';
+import { type MoneyFormState, useMoneyForm } from './money-form';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+/** The put/take form's state with `send` failing as given, then succeeding; returns the keys each try sent. */
+async function form(failure: unknown) {
+  const keys: string[] = [];
+  const send = vi.fn(async (_amount: number, key: string) => {
+    keys.push(key);
+    if (keys.length === 1) throw failure;
+  });
+  const state: { current: MoneyFormState | null } = { current: null };
+  function Probe() {
+    state.current = useMoneyForm({ gameServerId: 1, nick: 'Hero', send });
+    return null;
+  }
+  const root = createRoot(document.createElement('div'));
+  await act(async () => root.render(createElement(QueryClientProvider, { client: new QueryClient() }, createElement(Probe))));
+  const f = () => state.current!;
+  const submit = () => act(() => f().submit({ preventDefault() {} } as React.FormEvent));
+  return { f, submit, keys, unmount: () => act(() => root.unmount()) };
+}
+
+describe('the put and take form across a closed dialog', () => {
+  it('after a lost answer, closing and opening again keeps the amount and the key: the same withdrawal is not made twice', async () => {
+    const t = await form(new ApiError(0, { message: 'Нет связи с сервером' }));
+    await act(async () => t.f().setAmountText('1,5кк'));
+    await t.submit();
+    await act(async () => t.f().clear());
+    expect(t.f().amountText).toBe('1,5кк');
+    await t.submit();
+    expect(t.keys).toHaveLength(2);
+    expect(t.keys[1]).toBe(t.keys[0]);
+    // Once it went through, the next opening is a new withdrawal with a new key.
+    await act(async () => t.f().clear());
+    expect(t.f().amountText).toBe('');
+    await act(async () => t.f().setAmountText('2кк'));
+    await t.submit();
+    expect(t.keys[2]).not.toBe(t.keys[0]);
+    await t.unmount();
+  });
+
+  it('after a refusal (nothing moved), the next opening starts empty with a new key', async () => {
+    const t = await form(new ApiError(422, { message: 'Сумма вне лимитов', errors: { amount: ['Сумма вне лимитов'] } }));
+    await act(async () => t.f().setAmountText('500'));
+    await t.submit();
+    await act(async () => t.f().clear());
+    expect(t.f().amountText).toBe('');
+    await act(async () => t.f().setAmountText('2кк'));
+    await t.submit();
+    expect(t.keys[1]).not.toBe(t.keys[0]);
+    await t.unmount();
+  });
+});
