@@ -115,8 +115,11 @@ export function createCodeDelivery(deps: CodeDeliveryDeps): CodeDelivery {
       return;
     }
     let message: Omit<OutgoingMessage, 'code'> | null;
+    // Outside the give-up: reading the key from the database can fail on a blip, and the queue's
+    // retry then sends the code; only a message the key cannot open is given up.
+    const sealer = await sealerOf();
     try {
-      message = (await sealerOf()).open(job.box, AAD) as typeof message;
+      message = sealer.open(job.box, AAD) as typeof message;
     } catch {
       throw new GiveUp('cannot open the sealed message (SECRET_KEY changed?)');
     }

@@ -27,11 +27,11 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
   let flushing: Promise<void> | null = null;
 
   async function sync(keys: string[]) {
-    const batch: Array<{ key: string; hits: number; entry: Entry }> = [];
+    const batch: Array<{ key: string; hits: number; entry: Entry; windowStart: number }> = [];
     for (const key of keys) {
       const entry = entries.get(key);
       if (!entry || entry.pending === 0) continue;
-      batch.push({ key, hits: entry.pending, entry });
+      batch.push({ key, hits: entry.pending, entry, windowStart: entry.windowStart });
       entry.pending = 0;
     }
     if (batch.length === 0) return;
@@ -49,8 +49,9 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
         b.entry.cold = false;
       }
     } catch (err) {
-      // The database being away must not turn every call into an error: count locally meanwhile.
-      for (const b of batch) b.entry.pending += b.hits;
+      // The database being away must not turn every call into an error: count locally meanwhile,
+      // each hit in its own window (a window that has ended meanwhile takes its hits with it).
+      for (const b of batch) if (b.entry.windowStart === b.windowStart) b.entry.pending += b.hits;
       log.warn({ err }, 'call limits: sync failed');
     }
   }
@@ -76,8 +77,10 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
     const now = Date.now();
     let entry = entries.get(key);
     if (entry && entry.windowStart + windowMs <= now) {
+      // A new window: what the last one counted (synced or not, say while the database was away) is over.
       entry.windowStart = now;
       entry.synced = 0;
+      entry.pending = 0;
     }
     if (!entry) {
       entry = { windowStart: now, synced: 0, pending: 0, cold: true };

@@ -53,10 +53,13 @@ export const rateLimitsRepository = {
    */
   async addHits(q: Q, batch: Array<{ key: string; hits: number }>, windowMs: number, now: Date) {
     if (batch.length === 0) return [];
+    // In key order: two processes syncing the same keys lock their rows in the same order, so their
+    // upserts wait for each other instead of deadlocking.
+    const sorted = [...batch].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const cutoff = new Date(now.getTime() - windowMs);
     const { rows } = await sql<{ key: string; hits: number; window_start: Date }>`
       INSERT INTO rate_limits AS r (key, hits, window_start)
-      SELECT k, h, ${now}::timestamptz FROM unnest(${batch.map((b) => b.key)}::text[], ${batch.map((b) => b.hits)}::int[]) AS t(k, h)
+      SELECT k, h, ${now}::timestamptz FROM unnest(${sorted.map((b) => b.key)}::text[], ${sorted.map((b) => b.hits)}::int[]) AS t(k, h)
       ON CONFLICT (key) DO UPDATE SET
         hits = CASE WHEN r.window_start > ${cutoff} THEN r.hits + excluded.hits ELSE excluded.hits END,
         window_start = CASE WHEN r.window_start > ${cutoff} THEN r.window_start ELSE excluded.window_start END
