@@ -80,7 +80,7 @@ import { type ApiKeysService, createApiKeysService } from './modules/seller/api-
 import { v1Routes } from './modules/seller/v1.routes';
 import { registerWebhookDelivery } from './modules/webhooks/webhook-delivery';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes';
-import { createWebhooksService } from './modules/webhooks/webhooks.service';
+import { createWebhooksService, WEBHOOK_TESTS } from './modules/webhooks/webhooks.service';
 import { registerOpenApi } from './plugins/openapi';
 import { closePromptly } from './plugins/prompt-close';
 import { passkeysRoutes } from './modules/passkeys/passkeys.routes';
@@ -188,7 +188,13 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   const ensureWallets = { ensure: ensureWallet };
   const subscriptions = createTelegramSubscriptions({ db: kysely, bot, log: app.log, wallets: ensureWallets });
   const incidents = createIncidentsService({ db: kysely });
-  const webhooks = createWebhooksService({ db: kysely, jobs, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+  const webhooks = createWebhooksService({
+    db: kysely,
+    jobs,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    limiter: createRateLimiter(kysely, now),
+    testsPerWindow: Math.max(1, Math.round(WEBHOOK_TESTS.limit * config.RATE_LIMIT_SCALE)),
+  });
   registerWebhookDelivery(jobs, { db: kysely, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
   await registerOpenApi(app);
   const userVariants = createUserVariantsService({ db: kysely, realtime, notices, wallets: ensureWallets });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { WebhookEvent } from '@adena/contract';
 import type { Trx } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
+import type { RateLimiter } from '../sessions/rate-limit.service';
 import type { JobQueue } from '../jobs/jobs.service';
 import type { Caller } from '../sessions/caller';
 import { refusedAtSetup } from './address-guard';
@@ -29,14 +30,20 @@ export interface WebhooksDeps {
   jobs: Pick<JobQueue, 'enqueue'>;
   allowPrivate: boolean;
   clock?: () => Date;
+  /** Caps «Отправить тест» per user (WEBHOOK_TESTS): each one holds a job worker up to 10 s against a silent receiver. */
+  limiter?: Pick<RateLimiter, 'count'>;
+  testsPerWindow?: number;
 }
+
+/** Test pings a user may send in ten minutes, before RATE_LIMIT_SCALE. */
+export const WEBHOOK_TESTS = { limit: 10, windowMs: 10 * 60_000 } as const;
 
 /**
  * A seller's webhook: one endpoint per user with the events it wants, its secret, the outbox of
  * events (written in the transaction of the change they report, with the job that delivers them)
  * and the delivery log.
  */
-export function createWebhooksService({ db, jobs, allowPrivate, clock = () => new Date() }: WebhooksDeps) {
+export function createWebhooksService({ db, jobs, allowPrivate, clock = () => new Date(), limiter, testsPerWindow = WEBHOOK_TESTS.limit }: WebhooksDeps) {
   async function enqueue(q: Q, userId: number, type: WebhookEvent, data: unknown) {
     const at = clock();
     const body = JSON.stringify({ type, timestamp: at.toISOString(), data });
@@ -76,6 +83,7 @@ export function createWebhooksService({ db, jobs, allowPrivate, clock = () => ne
 
     /** «Отправить тест»: a `ping` to the endpoint, whatever events it chose. */
     async test(caller: Caller) {
+      await limiter?.count(`webhook:test:${caller.user.id}`, { limit: testsPerWindow, windowMs: WEBHOOK_TESTS.windowMs });
       // The delivery and its job in one transaction: a failed job insert leaves no delivery that nothing sends.
       const row = await db.transaction().execute(async (trx) => {
         if (!(await repo.endpoint(trx, caller.user.id))) throw noEndpoint();

@@ -8,7 +8,7 @@ import { createTestApp, type TestApp } from '../../../test/harness';
 import { createJobs, type JobQueue } from '../jobs/jobs.service';
 import { isPrivateAddress, refusedAtSetup, type Resolve } from './address-guard';
 import { registerWebhookDelivery, WEBHOOK_JOB } from './webhook-delivery';
-import { createWebhooksService } from './webhooks.service';
+import { createWebhooksService, WEBHOOK_TESTS } from './webhooks.service';
 
 const KK = 1_000_000;
 const BASE = 5000;
@@ -230,6 +230,23 @@ describe('webhook deliveries against a local receiver (pglite)', () => {
     expect((await call('GET', '/api/webhook', owner)).json()).toMatchObject({ url: `${base}/hook`, events: ['ping'] });
     expect(JSON.stringify((await call('GET', '/api/webhook', owner)).json())).not.toContain('whsec_');
     expect((await t.app.inject({ method: 'GET', url: '/api/webhook/deliveries' })).statusCode).toBe(401);
+  });
+
+  it('caps test pings per user (each may hold a job worker against a silent receiver); another user still tests', async () => {
+    const spammer = await createUser(t.db.kysely);
+    await setWebhook(spammer, ['ping']);
+    const answers = [];
+    for (let i = 0; i < WEBHOOK_TESTS.limit + 3; i++) answers.push(await call('POST', '/api/webhook/test', spammer));
+    expect(answers.slice(0, WEBHOOK_TESTS.limit).map((r) => r.statusCode)).toEqual(Array(WEBHOOK_TESTS.limit).fill(200));
+    for (const refused of answers.slice(WEBHOOK_TESTS.limit)) {
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    // Nothing more was queued than the cap allowed.
+    expect(await log(spammer)).toHaveLength(WEBHOOK_TESTS.limit);
+    const seller = await createUser(t.db.kysely);
+    await setWebhook(seller, ['ping']);
+    expect((await call('POST', '/api/webhook/test', seller)).statusCode).toBe(200);
   });
 
   it('rotates the secret: later deliveries verify with the new one only', async () => {
