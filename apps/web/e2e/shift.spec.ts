@@ -100,6 +100,7 @@ describe("the operators' shift in two browsers", () => {
 
     // Anna completes it; the player's balance moves once, and Boris's queue drops it at once.
     await cardOf(a).getByRole('button', { name: 'Адена получена' }).click();
+    await a.getByTestId('complete-dialog').getByRole('button', { name: 'Адена получена' }).click();
     await expect.poll(() => cardOf(b).count(), { timeout: 1_500 }).toBe(0);
     const w = await db.selectFrom('wallets').select('balance').where('id', '=', wallet.id).executeTakeFirstOrThrow();
     expect(w.balance).toBe(8n * BigInt(KK));

@@ -87,6 +87,7 @@ describe('the statement, all my codes and decisions that announce themselves', (
     const o = await open(operator, '/admin');
     const depCard = o.getByTestId('admin-request').filter({ hasText: `Пополнение №${deposit}` });
     await depCard.getByRole('button', { name: 'Адена получена' }).click();
+    await o.getByTestId('complete-dialog').getByRole('button', { name: 'Адена получена' }).click();
     await o.getByText(`Заявка №${deposit} выполнена`).waitFor();
 
     const snack = p.getByRole('alert').filter({ hasText: 'Пополнение на' });

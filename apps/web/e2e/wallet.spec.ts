@@ -171,6 +171,13 @@ describe('a player’s wallet: deposits, withdrawals, the operators’ queue and
     expect(await text(card)).toContain('1 500 000 аден');
     expect(await text(card)).toContain('кассир AdenaKassa');
     await card.getByRole('button', { name: 'Адена получена' }).click();
+    // The queue asks once more, naming the request.
+    const confirm = o.page.getByTestId('complete-dialog');
+    expect(await confirm.getByRole('heading').textContent()).toBe(`Выполнить заявку №${deposit!.id}?`);
+    expect(await confirm.textContent()).toContain('Кассир AdenaKassa получил 1\u00a0500\u00a0000');
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    await o.page.screenshot({ path: join(SCREENSHOTS, 'admin-complete-confirm.png'), animations: 'disabled' });
+    await confirm.getByRole('button', { name: 'Адена получена' }).click();
     await o.page.getByText(`Заявка №${deposit!.id} выполнена`).waitFor();
     await card.waitFor({ state: 'detached' });
     expect((await requestsOf(player.id))[0]?.status).toBe('completed');

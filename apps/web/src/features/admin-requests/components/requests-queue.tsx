@@ -10,6 +10,7 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
+import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
@@ -25,8 +26,11 @@ function waited(createdAt: string) {
   return min < 60 ? `${min} мин` : `${Math.floor(min / 60)} ч ${min % 60} мин`;
 }
 
-function RequestCard({ r, meId, onReject }: { r: AdminRequest; meId: number; onReject(r: AdminRequest): void }) {
-  const { complete, claim, release } = useProcessRequest();
+const completeLabel = (r: AdminRequest) =>
+  r.currency_type === 1 ? (r.type === 'input' ? 'Адена получена' : 'Адена передана') : r.type === 'input' ? 'Монеты получены' : 'Монеты переданы';
+
+function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId: number; onReject(r: AdminRequest): void; onComplete(r: AdminRequest): void }) {
+  const { claim, release } = useProcessRequest();
   const alert = useUi((s) => s.alert);
   const snackbar = useUi((s) => s.showSnackbar);
   const deposit = r.type === 'input';
@@ -100,12 +104,12 @@ function RequestCard({ r, meId, onReject }: { r: AdminRequest; meId: number; onR
             )}
             <Button
               variant="contained"
-              disabled={complete.isPending || othersClaim}
-              // The promise, not mutate's callbacks: the operators' feed may remove this card (and its
-              // component) before the answer arrives, and the snackbar must still say it is done.
-              onClick={() => complete.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} выполнена`), failed('Не удалось выполнить заявку'))}
+              disabled={othersClaim}
+              // Asks first, naming the request: a list the live feed re-sorts between hover and click,
+              // or the second click of a double click, must not complete the card that moved under it.
+              onClick={() => onComplete(r)}
             >
-              {r.currency_type === 1 ? (deposit ? 'Адена получена' : 'Адена передана') : deposit ? 'Монеты получены' : 'Монеты переданы'}
+              {completeLabel(r)}
             </Button>
             <Button color="error" disabled={othersClaim} onClick={() => onReject(r)}>
               Отклонить
@@ -138,9 +142,52 @@ function RejectDialog({ target, onClose }: { target: AdminRequest | null; onClos
   );
 }
 
+/** «Адена получена/передана» asks once more, with the request's number, amount and nick. */
+function CompleteDialog({ target, onClose }: { target: AdminRequest | null; onClose(): void }) {
+  const { complete } = useProcessRequest();
+  const alert = useUi((s) => s.alert);
+  const snackbar = useUi((s) => s.showSnackbar);
+  const r = target;
+  const confirm = () => {
+    if (!r) return;
+    onClose();
+    // The promise, not mutate's callbacks: the operators' feed may remove the card before the answer
+    // arrives, and the snackbar must still say it is done.
+    complete.mutateAsync(r.id).then(
+      () => snackbar(`Заявка №${r.id} выполнена`),
+      (err: unknown) => alert(err instanceof ApiError ? err.message : 'Не удалось выполнить заявку'),
+    );
+  };
+  return (
+    <AppDialog
+      open={r !== null}
+      onClose={onClose}
+      title={r ? `Выполнить заявку №${r.id}?` : ''}
+      testId="complete-dialog"
+      actions={
+        <>
+          <Button onClick={onClose}>Не выполнять</Button>
+          <Button variant="contained" onClick={confirm} disabled={complete.isPending}>
+            {r ? completeLabel(r) : ''}
+          </Button>
+        </>
+      }
+    >
+      {r && (
+        <Typography>
+          {r.type === 'input'
+            ? `Кассир ${r.cashier_nick} получил ${amountText(r.amount, r.currency_type, '\u00a0')} от ${r.nick} на ${r.gamesserver}: баланс игрока пополнится.`
+            : `Игроку ${r.nick} на ${r.gamesserver} переданы ${amountText(r.amount, r.currency_type, '\u00a0')}: удержанная сумма спишется.`}
+        </Typography>
+      )}
+    </AppDialog>
+  );
+}
+
 export function RequestsQueue({ servers, meId, live = false }: { servers: Gamesserver[]; meId: number; live?: boolean }) {
   const [filters, setFilters] = useState<QueueFilters>({ status: 'pending', page: 1 });
   const [rejecting, setRejecting] = useState<AdminRequest | null>(null);
+  const [completing, setCompleting] = useState<AdminRequest | null>(null);
   const { data, isPending, isError, error } = useAdminRequests(filters, live);
   const set = (patch: Partial<QueueFilters>) => setFilters((f) => ({ ...f, ...patch, page: patch.page ?? 1 }));
   const select = (label: string, value: string, options: Array<[string, string]>, onChange: (v: string) => void) => (
@@ -177,12 +224,13 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Gamess
             Сначала VIP, затем по времени создания. Всего: {data.total}
           </Typography>
           {data.data.map((r) => (
-            <RequestCard key={r.id} r={r} meId={meId} onReject={setRejecting} />
+            <RequestCard key={r.id} r={r} meId={meId} onReject={setRejecting} onComplete={setCompleting} />
           ))}
           {data.total > 20 && <Pagination count={Math.ceil(data.total / 20)} page={filters.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />}
         </>
       )}
       <RejectDialog target={rejecting} onClose={() => setRejecting(null)} />
+      <CompleteDialog target={completing} onClose={() => setCompleting(null)} />
     </Stack>
   );
 }
