@@ -35,6 +35,9 @@ export function useDownBalanceUser() {
         );
       }
       void qc.invalidateQueries({ queryKey: allHistoryKey });
+      // And the server's own figure after it: a retry answered from its first try (whose balance
+      // event already came) would otherwise be subtracted twice on screen.
+      void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
     },
   });
 }

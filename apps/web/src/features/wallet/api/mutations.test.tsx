@@ -78,6 +78,8 @@ describe('the wallet calls speak the wire words and change the cache by SPEC.md 
     await act(() => result.current.mutateAsync({ gameServerId: 1, currency: 1, amount: 1_000_000, idempotencyKey: 'k2' }));
     expect(sent(fetch)).toEqual({ url: '/api/down_balance_user/', body: { gamesserver_id: 1, amount: 1_000_000, currency_type: 1 }, key: 'k2' });
     expect(balances()).toEqual([[4_000_000, 300]]);
+    // The server's figure is read again after it: a replayed retry must not stay subtracted twice.
+    expect(qc.getQueryState(walletsQueryOptions().queryKey)?.isInvalidated).toBe(true);
     await unmount();
   });
 
