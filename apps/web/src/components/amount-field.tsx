@@ -35,7 +35,9 @@ export function AmountField(props: {
       autoFocus={props.autoFocus}
       autoComplete="off"
       fullWidth
-      slotProps={{ htmlInput: { inputMode: 'decimal', 'data-testid': 'amount-input' } }}
+      // A keyboard with letters: the numeric pad of inputMode="decimal" has no «к» for «1,5кк» (iOS
+      // offers no way to switch it), and the shorthand is what players type.
+      slotProps={{ htmlInput: { inputMode: 'text', 'data-testid': 'amount-input' } }}
     />
   );
 }

@@ -25,11 +25,16 @@ export function useFormErrors() {
       setErrors(zodIssuesToErrors(r.error.issues));
       return null;
     },
-    fromError(err: unknown) {
+    /**
+     * Shows a failed call's errors; `shown`: the fields this form renders, so an error on another
+     * field (say `gamesserver_id` of a server just switched off) is said above the form, not lost.
+     */
+    fromError(err: unknown, shown?: readonly string[]) {
       if (err instanceof ApiError) {
         const fields = err.fieldErrors;
         setErrors(fields);
-        const general = fields._?.[0];
+        const elsewhere = shown ? Object.entries(fields).flatMap(([k, v]) => (k === '_' || shown.includes(k) ? [] : v)) : [];
+        const general = fields._?.[0] ?? elsewhere[0];
         setFormError(Object.keys(fields).some((k) => k !== '_') && !general ? null : (general ?? err.message));
       } else {
         setFormError(errorMessage('INTERNAL'));

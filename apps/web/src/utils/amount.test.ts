@@ -18,9 +18,14 @@ describe('parseAmount reads players’ shorthand', () => {
     ['1.1кк', 1_100_000],
     ['0.000001кк', 1],
     ['42', 42],
+    // Thousands grouped with a dot or comma (no suffix): ten thousand, not ten.
+    ['10.000', 10_000],
+    ['1,000,000', 1_000_000],
+    ['500.000', 500_000],
+    ['1.500кк', 1_500_000],
   ])('%s → %d', (text, value) => expect(parseAmount(text)).toBe(value));
 
-  it.each(['', 'abc', '1.5', '-5', '1кккк', '0.0000001кк', '1e6', '9999999999999999'])('refuses %j', (text) =>
+  it.each(['', 'abc', '1.5', '10,25', '-5', '1кккк', '0.0000001кк', '1e6', '9999999999999999', '9.999.999.999.999.999'])('refuses %j', (text) =>
     expect(parseAmount(text)).toBeNull(),
   );
 });

@@ -46,6 +46,14 @@ describe('the put and take form across a closed dialog', () => {
     await t.unmount();
   });
 
+  it('an error on a field the form does not show (a server just switched off) is said above the form', async () => {
+    const t = await form(new ApiError(404, { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } }));
+    await act(async () => t.f().setAmountText('2кк'));
+    await t.submit();
+    expect(t.f().errors.formError).toBe('Игровой сервер не найден');
+    await t.unmount();
+  });
+
   it('after a refusal (nothing moved), the next opening starts empty with a new key', async () => {
     const t = await form(new ApiError(422, { message: 'Сумма вне лимитов', errors: { amount: ['Сумма вне лимитов'] } }));
     await act(async () => t.f().setAmountText('500'));

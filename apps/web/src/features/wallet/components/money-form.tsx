@@ -73,7 +73,7 @@ export function useMoneyForm(options: {
       setUncertain(false);
     } catch (err) {
       setUncertain(!refusedForSure(err));
-      if (!onError?.(err, amount)) errors.fromError(err);
+      if (!onError?.(err, amount)) errors.fromError(err, nick ? ['amount'] : ['amount', 'nick']);
     } finally {
       setBusy(false);
     }
