@@ -75,7 +75,8 @@ function toInput(f: FormState): unknown {
     vip_code_fee_bp: int(f.vip_code_fee_bp),
     min_nominal: amount(f.min_nominal),
     standard_nominals: f.standard_nominals
-      .split(/[,;\n]+/)
+      // A comma between nominals is followed by a space (or comes after «к»); one inside «1,5кк» is a decimal mark.
+      .split(/[;\n]+|,\s+|(?<=[кkКK]),/)
       .map((s) => s.trim())
       .filter(Boolean)
       .map(amount),
