@@ -76,6 +76,8 @@ export interface JobsOptions {
   maxAgeMs?: number;
   /** Names this process in claims (for operators reading the table). */
   name?: string;
+  /** How long stop() waits for the jobs in hand before it leaves them to their lease. */
+  stopGraceMs?: number;
 }
 
 const silent: Logger = { info() {}, warn() {}, error() {} };
@@ -141,6 +143,7 @@ export class JobQueue {
       maxAttempts: opts.maxAttempts ?? 10,
       maxAgeMs: opts.maxAgeMs ?? 24 * 60 * 60_000,
       name: opts.name ?? `${hostname()}:${process.pid}`,
+      stopGraceMs: opts.stopGraceMs ?? 5_000,
     };
   }
 
@@ -195,13 +198,24 @@ export class JobQueue {
     this.#loops = Array.from({ length: this.#o.concurrency }, () => this.#loop());
   }
 
-  /** Stops claiming, aborts the handlers' signal and waits for the jobs in hand to settle. */
+  /**
+   * Stops claiming, aborts the handlers' signal and waits for the jobs in hand to settle, at most
+   * `stopGraceMs`: a handler that ignores the signal (an SMTP server taking its time) must not keep a
+   * deploy's SIGTERM past main.ts's deadline. A job still running then keeps its claim, and another
+   * process runs it again once the lease ends, as after a crash.
+   */
   async stop() {
     this.#running = false;
     this.#abort.abort();
     this.wake();
-    await Promise.all(this.#loops);
-    await Promise.allSettled([...this.#inFlight]);
+    const settled = Promise.allSettled([...this.#loops, ...this.#inFlight]).then(() => true);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.#o.stopGraceMs);
+    });
+    const done = await Promise.race([settled, late]);
+    clearTimeout(timer);
+    if (!done) this.#log.warn({ graceMs: this.#o.stopGraceMs }, 'job queue: jobs still running at stop are left to their lease');
     this.#loops = [];
   }
 

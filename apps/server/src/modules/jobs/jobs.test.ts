@@ -249,4 +249,31 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     expect(aborted).toBe(true);
     expect(finished).toBe(true);
   });
+
+  it('does not wait past its grace for a handler that ignores the signal; the job keeps its claim for another process', async () => {
+    const clock = testClock();
+    const stuck = createJobs({ db: db.kysely, pollMs: 10, stopGraceMs: 200, now: clock.now, leaseMs: 60_000 });
+    let started!: () => void;
+    const running = new Promise<void>((r) => {
+      started = r;
+    });
+    stuck.register('smtp', () => {
+      started();
+      return new Promise<void>(() => {});
+    });
+    await stuck.start();
+    await stuck.enqueue(db.kysely, 'smtp', {});
+    await running;
+    await stuck.stop();
+    expect((await rowsOf(db))[0]?.state).toBe('running');
+    // Another process runs it once the lease ends.
+    const next = createJobs({ db: db.kysely, now: clock.now, leaseMs: 60_000 });
+    let ran = 0;
+    next.register('smtp', async () => {
+      ran += 1;
+    });
+    clock.advance(60_000);
+    expect(await next.runDue()).toBe(1);
+    expect(ran).toBe(1);
+  });
 });
