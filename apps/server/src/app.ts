@@ -171,7 +171,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   const apiKeys = createApiKeysService({ db: db.kysely });
   const accountsServices = composeAccounts(app, config, db, sessions, now, { jobs, apiKeys });
 
-  const realtime = createRealtime(app, { pgPool: db.pgPool, sessions });
+  const realtime = createRealtime(app, { pgPool: db.pgPool, sessions, changes: db.changes('session_changed') });
   endSockets = realtime.endSessions;
   const kysely = db.kysely;
   // System, wallets, requests, ledger views, audit, realtime tokens and the admin area's services.

@@ -2,6 +2,7 @@ import { OPERATORS_CHANNEL, type OperatorEvent, type OperatorEventName, type Rea
 import { createAdapter } from '@socket.io/postgres-adapter';
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
+import type { ChangeFeed } from '../db/changes';
 import type { Db } from '../db/client';
 import type { SessionsService } from '../modules/sessions/sessions.service';
 
@@ -49,7 +50,16 @@ const LEAVE_OPERATORS = 'adena:leave-operators';
  */
 export function createRealtime(
   app: FastifyInstance,
-  { pgPool, sessions }: { pgPool: Db['pgPool']; sessions: Pick<SessionsService, 'takeRealtimeToken' | 'mayHearOperators'> },
+  {
+    pgPool,
+    sessions,
+    changes,
+  }: {
+    pgPool: Db['pgPool'];
+    sessions: Pick<SessionsService, 'takeRealtimeToken' | 'mayHearOperators' | 'liveSessions'>;
+    /** PostgreSQL's `session_changed` feed (db/changes.ts): the safety net for a lost announcement. */
+    changes?: Pick<ChangeFeed, 'subscribe'>;
+  },
 ): Realtime {
   const io = new Server(app.server, { path: '/socket.io/', serveClient: false, cors: { origin: false } });
   if (pgPool) io.adapter(peerAwareAdapter(pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter') }));
@@ -120,6 +130,47 @@ export function createRealtime(
   const leaveLocal = ({ userId }: { userId: number }) => io.local.in(userRoom(userId)).socketsLeave(OPERATORS_CHANNEL);
   io.on(LEAVE_OPERATORS, leaveLocal);
 
+  /**
+   * The safety net behind the announced ends: an end's announcement to other processes is one
+   * NOTIFY sent after its commit, lost if a process's adapter is reconnecting or the announcing
+   * process dies first. The session's own change is PostgreSQL's `session_changed` NOTIFY, sent by
+   * the commit itself; when it names a user with sockets here (or LISTEN comes back, when any may
+   * have been missed), their sessions are read again a little later — the announcement, with its
+   * exact reason, normally comes first — and a socket whose session is gone is ended as revoked.
+   */
+  const RECHECK_AFTER_MS = 2_000;
+  const recheckUsers = new Set<number>();
+  let recheckAll = false;
+  let recheckTimer: NodeJS.Timeout | null = null;
+  function scheduleRecheck(userId: number | null) {
+    if (userId === null) recheckAll = true;
+    else if (io.sockets.adapter.rooms.has(userRoom(userId))) recheckUsers.add(userId);
+    else return;
+    recheckTimer ??= setTimeout(() => void recheck(), RECHECK_AFTER_MS);
+    recheckTimer.unref?.();
+  }
+  async function recheck() {
+    recheckTimer = null;
+    const all = recheckAll;
+    const users = [...recheckUsers];
+    recheckAll = false;
+    recheckUsers.clear();
+    const sockets = [...io.sockets.sockets.values()].filter((socket) => all || users.includes(socket.data.userId as number));
+    const ids = [...new Set(sockets.map((socket) => socket.data.sessionId as number))];
+    try {
+      const live = new Set(await sessions.liveSessions(ids));
+      const gone = ids.filter((id) => !live.has(id));
+      if (gone.length > 0) endLocal({ rooms: gone.map(sessionRoom), reason: 'revoked' });
+    } catch (err) {
+      app.log.warn({ err }, 'realtime: could not check the sockets’ sessions');
+    }
+  }
+  const unfollow = changes?.subscribe({
+    change: (payload) => scheduleRecheck(Number(payload)),
+    down: () => {},
+    up: () => scheduleRecheck(null),
+  });
+
   function endEverywhere(msg: EndSockets) {
     endLocal(msg);
     if (!pgPool) return;
@@ -186,6 +237,8 @@ export function createRealtime(
     },
     close: () =>
       new Promise<void>((resolve) => {
+        unfollow?.();
+        if (recheckTimer) clearTimeout(recheckTimer);
         void io.close(() => resolve());
       }),
   };

@@ -173,6 +173,18 @@ describe('sockets follow their session, across two app processes on one PostgreS
     expect(w1.messages).toEqual([]);
   });
 
+  it('a session ended without its announcement (say, a sweep whose process died after the DELETE) still ends its socket', async () => {
+    const user = await createUser(a.db.kysely);
+    const other = await addSession(a, user.id);
+    const mine = await openSocket(a, b, user.token);
+    const theirs = await openSocket(a, b, other);
+    // Straight in the database: no process announces it; PostgreSQL's own session_changed does.
+    await a.db.kysely.deleteFrom('tokens').where('token_hash', '=', hashToken(user.token)).execute();
+    await expectEnded(mine, 'revoked', Date.now());
+    expect(theirs.socket.connected).toBe(true);
+    expect(theirs.messages.some((m) => m.name === 'session_ended')).toBe(false);
+  });
+
   it('a realtime token serves one connection', async () => {
     const user = await createUser(a.db.kysely);
     const res = await a.app.inject({ method: 'POST', url: '/api/ably-token', headers: user.auth, payload: {} });

@@ -64,6 +64,17 @@ export const sessionsRepository = {
     return rows[0]?.ok === true;
   },
 
+  /** Which of these sessions are still live (not ended, not expired, their user not blocked). */
+  async liveSessions(q: Queryable, sessionIds: number[]) {
+    if (sessionIds.length === 0) return [];
+    const { rows } = await sql<{ id: number }>`
+      SELECT t.id FROM tokens t JOIN users u ON u.id = t.user_id
+       WHERE t.id = ANY(${sessionIds}::int[]) AND t.kind = 'access' AND u.blocked_at IS NULL
+         AND (token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) > now()
+              OR token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) IS NULL)`.execute(q);
+    return rows.map((r) => Number(r.id));
+  },
+
   /** Stores a new socket token of a session; the user's expired ones are of no use to anyone and go in the same transaction. */
   replaceExpiredRealtimeTokens(q: Queryable, userId: number, sessionId: number, tokenHash: string, expiresAt: Date, now: Date) {
     const run = async (trx: Queryable) => {

@@ -72,6 +72,8 @@ export function createSessionsService(deps: SessionsDeps) {
     /** The user and session a socket token serves, using it up (one connection per token), or null. */
     /** The operators' channel: asked at each subscribe, so a demoted admin or one without TOTP is refused (task R1). */
     mayHearOperators: (sessionId: number, requireTotp: boolean) => repo.mayHearOperators(db, sessionId, requireTotp),
+    /** Which of these sessions are still live: the realtime sockets' safety net (plugins/realtime.ts). */
+    liveSessions: (sessionIds: number[]) => repo.liveSessions(db, sessionIds),
 
     takeRealtimeToken(token: string | undefined) {
       return token ? repo.takeRealtimeToken(db, hashToken(token)) : Promise.resolve(null);
