@@ -70,7 +70,12 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
     show.mutate(
       { gameServerId: d.gameServerId, walletId, nominal: d.nominal, userVariantId: d.userVariantId, idempotencyKey: key, twoFactorCode: askCode !== null ? code.trim() : undefined },
       {
-        onSuccess: (r) => setRevealed({ sert: r.sert, nominal: d.nominal, summa: r.summa }),
+        onSuccess: (r) => {
+          // The answer arrived: the next purchase is a new one even if this dialog is closed by
+          // something else (another dialog replacing it) rather than by its own button.
+          setKey(newKey());
+          setRevealed({ sert: r.sert, nominal: d.nominal, summa: r.summa });
+        },
         onError: (err) => {
           if (refusedForSure(err)) setKey(newKey());
           if (err instanceof ApiError && err.body.two_factor_required) {
