@@ -8,12 +8,16 @@ import { type MoneyFormState, useMoneyForm } from './money-form';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-/** The put/take form's state with `send` failing as given, then succeeding; returns the keys each try sent. */
-async function form(failure: unknown) {
+/**
+ * The put/take form's state with `send` failing as given, then succeeding; returns the keys each try
+ * sent. `closesOnSuccess`: send clears the form when it succeeds, as the take dialog does.
+ */
+async function form(failure: unknown, closesOnSuccess = false) {
   const keys: string[] = [];
   const send = vi.fn(async (_amount: number, key: string) => {
     keys.push(key);
     if (keys.length === 1) throw failure;
+    if (closesOnSuccess) state.current!.clear();
   });
   const state: { current: MoneyFormState | null } = { current: null };
   function Probe() {
@@ -41,6 +45,19 @@ describe('the put and take form across a closed dialog', () => {
     await act(async () => t.f().clear());
     expect(t.f().amountText).toBe('');
     await act(async () => t.f().setAmountText('2кк'));
+    await t.submit();
+    expect(t.keys[2]).not.toBe(t.keys[0]);
+    await t.unmount();
+  });
+
+  it('a retry that goes through after a lost answer, in a dialog that closes itself on success, leaves the next withdrawal a new key', async () => {
+    const t = await form(new ApiError(503, { message: 'Сервис временно недоступен' }), true);
+    await act(async () => t.f().setAmountText('1кк'));
+    await t.submit();
+    await t.submit();
+    expect(t.keys[1]).toBe(t.keys[0]);
+    expect(t.f().amountText).toBe('');
+    await act(async () => t.f().setAmountText('1кк'));
     await t.submit();
     expect(t.keys[2]).not.toBe(t.keys[0]);
     await t.unmount();

@@ -3,7 +3,7 @@ import Alert from '@mui/material/Alert';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { type ReactNode, useState } from 'react';
+import { type ReactNode, useRef, useState } from 'react';
 import { AmountField } from '../../../components/amount-field';
 import { refusedForSure } from '../../../lib/api-client';
 import { useFormErrors } from '../../../hooks/use-form-errors';
@@ -44,8 +44,9 @@ export function useMoneyForm(options: {
   const [nickText, setNickText] = useState('');
   const [busy, setBusy] = useState(false);
   const [key, setKey] = useState(newKey);
-  // The last try's answer was lost (no connection, 5xx): it may have gone through.
-  const [uncertain, setUncertain] = useState(false);
+  // The last try's answer was lost (no connection, 5xx): it may have gone through. A ref, not state:
+  // a dialog's `send` clears the form on success within the same run, and must see this try's outcome.
+  const uncertain = useRef(false);
   const saveNick = useSaveNick();
 
   /**
@@ -54,7 +55,7 @@ export function useMoneyForm(options: {
    */
   const clear = () => {
     errors.clear();
-    if (uncertain) return;
+    if (uncertain.current) return;
     setAmountText('');
     setNickText('');
     setKey(newKey());
@@ -69,10 +70,10 @@ export function useMoneyForm(options: {
     try {
       // The nick typed here is saved first; its 422 lands on the nick field.
       if (!nick) await saveNick.mutateAsync({ gameServerId, nick: nickText.trim() });
+      uncertain.current = false;
       await send(amount, key);
-      setUncertain(false);
     } catch (err) {
-      setUncertain(!refusedForSure(err));
+      uncertain.current = !refusedForSure(err);
       if (!onError?.(err, amount)) errors.fromError(err, nick ? ['amount'] : ['amount', 'nick']);
     } finally {
       setBusy(false);
