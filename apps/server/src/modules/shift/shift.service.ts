@@ -47,6 +47,13 @@ const claimedBy = (claimer: { id: number; name: string }, text: string) =>
 const who = (name: string | null, id: number) => name || `оператор №${id}`;
 
 /**
+ * An operator's own deposit or withdrawal is claimed and decided by another operator: whoever
+ * credits a deposit or pays out a withdrawal vouches that the adena changed hands in game.
+ */
+export const ownRequestRefused = () =>
+  new AppError('FORBIDDEN', { message: 'Свою заявку выполняет другой оператор', errors: { id: ['Свою заявку выполняет другой оператор'] } });
+
+/**
  * The operators' shift (PRODUCT.md section 12, decision record 0023): a request is claimed by one
  * operator before anyone meets the player in game; every operator's queue hears of new, claimed,
  * released and decided requests on `private:operators`; operators who linked the bot are alerted
@@ -54,13 +61,6 @@ const who = (name: string | null, id: number) => name || `оператор №${
  * here moves money.
  */
 // Long: a factory holding the claim, the feed, the alerts and the report; each function is short.
-/**
- * An operator's own deposit or withdrawal is claimed and decided by another operator: whoever
- * credits a deposit or pays out a withdrawal vouches that the adena changed hands in game.
- */
-export const ownRequestRefused = () =>
-  new AppError('FORBIDDEN', { message: 'Свою заявку выполняет другой оператор', errors: { id: ['Свою заявку выполняет другой оператор'] } });
-
 export function createShiftService(d: ShiftDeps) {
   const staleBefore = (at: Date) => new Date(at.getTime() - d.claimTimeoutMin * 60_000);
 

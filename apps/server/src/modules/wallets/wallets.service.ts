@@ -34,7 +34,7 @@ export function createWalletsService({ db }: { db: Db['kysely'] }) {
      */
     async saveNick(caller: Caller, input: { gameServerId: number; nick: string }, confirmChange: () => Promise<void>) {
       const wallet = await ensureWallet(db, caller.user.id, input.gameServerId);
-      if (wallet.nick !== null && wallet.nick !== input.nick) await confirmChange();
+      if (wallet.nick && wallet.nick !== input.nick) await confirmChange();
       await setNick(db, caller.user.id, wallet.id, input.nick);
       return input.nick;
     },
