@@ -5,6 +5,10 @@ import type { User } from './caller';
 /** The pool or a transaction: every query runs on the handle it is given. */
 export type Queryable = Kysely<Database> | Transaction<Database>;
 
+/** A session of `tokens t` that has not reached its end (token_ends_at, the rule token_user applies) by now. */
+const notEnded = sql<boolean>`(token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) > now()
+  OR token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) IS NULL)`;
+
 /** Queries of the tokens table: sessions, new-password tokens and socket tokens. */
 export const sessionsRepository = {
   /**
@@ -59,8 +63,7 @@ export const sessionsRepository = {
       SELECT u.admin AND (NOT ${requireTotp} OR u.totp_secret IS NOT NULL) AS ok
         FROM tokens t JOIN users u ON u.id = t.user_id
        WHERE t.id = ${sessionId} AND t.kind = 'access' AND u.blocked_at IS NULL
-         AND (token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) > now()
-              OR token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) IS NULL)`.execute(q);
+         AND ${notEnded}`.execute(q);
     return rows[0]?.ok === true;
   },
 
@@ -70,8 +73,7 @@ export const sessionsRepository = {
     const { rows } = await sql<{ id: number }>`
       SELECT t.id FROM tokens t JOIN users u ON u.id = t.user_id
        WHERE t.id = ANY(${sessionIds}::int[]) AND t.kind = 'access' AND u.blocked_at IS NULL
-         AND (token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) > now()
-              OR token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) IS NULL)`.execute(q);
+         AND ${notEnded}`.execute(q);
     return rows.map((r) => Number(r.id));
   },
 
@@ -116,8 +118,7 @@ export const sessionsRepository = {
     }>`
       SELECT id, method, created_at, last_seen_at, ip, user_agent FROM tokens t
        WHERE t.user_id = ${userId} AND t.kind = 'access'
-         AND (token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) > now()
-              OR token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) IS NULL)
+         AND ${notEnded}
        ORDER BY t.last_seen_at DESC, t.id DESC`.execute(q);
     return rows;
   },

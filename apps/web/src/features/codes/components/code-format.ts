@@ -30,7 +30,6 @@ export const dateOnly = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'long' });
 /** One idempotency key per dialog opening: a double click or a retry moves money once. */
 export const newKey = () => crypto.randomUUID();
 
-export { refusedForSure } from '../../../lib/api-client';
 
 /** price = nominal + fee, the fee rounded up to a whole adena (PRODUCT.md section 5); an estimate only. */
 export const estimatePrice = (nominal: number, feeBp: number) => nominal + Math.ceil((nominal * feeBp) / 10_000);

@@ -7,10 +7,10 @@ import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
-import { ApiError } from '../../../lib/api-client';
+import { ApiError, refusedForSure } from '../../../lib/api-client';
 import { type DialogState, useUi } from '../../../lib/ui-store';
 import { useShowCode } from '../api/show-code';
-import { aden, adenShort, alertContent, newKey, refusedForSure } from './code-format';
+import { aden, adenShort, alertContent, newKey } from './code-format';
 import { TwoFactorCodeField } from '../../../components/two-factor-code-field';
 
 /** The issued certificate, large and copyable; it wraps rather than overflow a phone's width. */

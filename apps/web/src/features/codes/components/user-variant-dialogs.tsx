@@ -15,14 +15,14 @@ import { useState } from 'react';
 import { AmountField } from '../../../components/amount-field';
 import { AppDialog } from '../../../components/app-dialog';
 import { useFormErrors } from '../../../hooks/use-form-errors';
-import { ApiError } from '../../../lib/api-client';
+import { ApiError, refusedForSure } from '../../../lib/api-client';
 import { type DialogState, useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { parseAmount } from '../../../utils/parse-amount';
 import { useCreatePricekod } from '../api/create-pricekod';
 import { useDeletePricekod } from '../api/delete-pricekod';
 import { useUpdatePricekod } from '../api/update-pricekod';
-import { aden, adenShort, codesCount, estimatePrice, newKey, refusedForSure } from './code-format';
+import { aden, adenShort, codesCount, estimatePrice, newKey } from './code-format';
 
 /** The user's variants on this server, each with its open and total count. */
 export function UserVariantsList({ userVariants }: { userVariants: Pricekod[] }) {

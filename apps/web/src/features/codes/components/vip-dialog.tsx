@@ -8,13 +8,13 @@ import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
-import { ApiError } from '../../../lib/api-client';
+import { ApiError, refusedForSure } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { amountText, plural } from '../../../utils/plural';
 import { useUser } from '../../../lib/session';
 import { useBuyVip } from '../api/vip';
-import { alertContent, dateOnly, newKey, refusedForSure } from './code-format';
+import { alertContent, dateOnly, newKey } from './code-format';
 
 const MONTHS = [1, 3, 6, 12] as const;
 const months = (n: number) => `${n} ${plural(n, ['месяц', 'месяца', 'месяцев'])}`;

@@ -28,23 +28,25 @@ async function form(failure: unknown, closesOnSuccess = false) {
   await act(async () => root.render(createElement(QueryClientProvider, { client: new QueryClient() }, createElement(Probe))));
   const f = () => state.current!;
   const submit = () => act(() => f().submit({ preventDefault() {} } as React.FormEvent));
-  return { f, submit, keys, unmount: () => act(() => root.unmount()) };
+  const type = (text: string) => act(async () => f().setAmountText(text));
+  const close = () => act(async () => f().clear());
+  return { f, type, submit, close, keys, unmount: () => act(() => root.unmount()) };
 }
 
 describe('the put and take form across a closed dialog', () => {
   it('after a lost answer, closing and opening again keeps the amount and the key: the same withdrawal is not made twice', async () => {
     const t = await form(new ApiError(0, { message: 'Нет связи с сервером' }));
-    await act(async () => t.f().setAmountText('1,5кк'));
+    await t.type('1,5кк');
     await t.submit();
-    await act(async () => t.f().clear());
+    await t.close();
     expect(t.f().amountText).toBe('1,5кк');
     await t.submit();
     expect(t.keys).toHaveLength(2);
     expect(t.keys[1]).toBe(t.keys[0]);
     // Once it went through, the next opening is a new withdrawal with a new key.
-    await act(async () => t.f().clear());
+    await t.close();
     expect(t.f().amountText).toBe('');
-    await act(async () => t.f().setAmountText('2кк'));
+    await t.type('2кк');
     await t.submit();
     expect(t.keys[2]).not.toBe(t.keys[0]);
     await t.unmount();
@@ -52,12 +54,12 @@ describe('the put and take form across a closed dialog', () => {
 
   it('a retry that goes through after a lost answer, in a dialog that closes itself on success, leaves the next withdrawal a new key', async () => {
     const t = await form(new ApiError(503, { message: 'Сервис временно недоступен' }), true);
-    await act(async () => t.f().setAmountText('1кк'));
+    await t.type('1кк');
     await t.submit();
     await t.submit();
     expect(t.keys[1]).toBe(t.keys[0]);
     expect(t.f().amountText).toBe('');
-    await act(async () => t.f().setAmountText('1кк'));
+    await t.type('1кк');
     await t.submit();
     expect(t.keys[2]).not.toBe(t.keys[0]);
     await t.unmount();
@@ -65,7 +67,7 @@ describe('the put and take form across a closed dialog', () => {
 
   it('an error on a field the form does not show (a server just switched off) is said above the form', async () => {
     const t = await form(new ApiError(404, { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } }));
-    await act(async () => t.f().setAmountText('2кк'));
+    await t.type('2кк');
     await t.submit();
     expect(t.f().errors.formError).toBe('Игровой сервер не найден');
     await t.unmount();
@@ -73,11 +75,11 @@ describe('the put and take form across a closed dialog', () => {
 
   it('after a refusal (nothing moved), the next opening starts empty with a new key', async () => {
     const t = await form(new ApiError(422, { message: 'Сумма вне лимитов', errors: { amount: ['Сумма вне лимитов'] } }));
-    await act(async () => t.f().setAmountText('500'));
+    await t.type('500');
     await t.submit();
-    await act(async () => t.f().clear());
+    await t.close();
     expect(t.f().amountText).toBe('');
-    await act(async () => t.f().setAmountText('2кк'));
+    await t.type('2кк');
     await t.submit();
     expect(t.keys[1]).not.toBe(t.keys[0]);
     await t.unmount();
