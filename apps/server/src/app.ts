@@ -25,7 +25,7 @@ import { DEFAULT_LIMITS, scaleLimits } from './modules/accounts/limits';
 import { createResetService } from './modules/accounts/reset.service';
 import { createSignIn } from './modules/accounts/sign-in';
 import { createSignUpService } from './modules/accounts/sign-up.service';
-import { createCodeDelivery } from './modules/notifications/code-delivery';
+import { createCodeDelivery, MESSAGE_LANE, MESSAGE_WORKERS } from './modules/notifications/code-delivery';
 import { createMailer } from './modules/notifications/mail';
 import { createOutbox } from './modules/notifications/outbox';
 import { createSmsRuGateway } from './modules/notifications/sms';
@@ -78,7 +78,7 @@ import { walletsRoutes } from './modules/wallets/wallets.routes';
 import { apiKeysRoutes } from './modules/seller/api-keys.routes';
 import { type ApiKeysService, createApiKeysService } from './modules/seller/api-keys.service';
 import { v1Routes } from './modules/seller/v1.routes';
-import { registerWebhookDelivery } from './modules/webhooks/webhook-delivery';
+import { registerWebhookDelivery, WEBHOOK_LANE, WEBHOOK_WORKERS } from './modules/webhooks/webhook-delivery';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes';
 import { createWebhooksService, WEBHOOK_TESTS } from './modules/webhooks/webhooks.service';
 import { registerOpenApi } from './plugins/openapi';
@@ -167,7 +167,8 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   // The job queue (decision record 0016) is built first: mail and SMS codes, Telegram notices and
   // sellers' webhooks (decision record 0022) are sent through it. Seller API keys are built before
   // the accounts too: a password reset revokes them.
-  const jobs = createJobs({ db: db.kysely, log: app.log, now });
+  // Lanes: sign-in codes and sellers' webhooks each have workers of their own (decision record 0016).
+  const jobs = createJobs({ db: db.kysely, log: app.log, now, lanes: { [MESSAGE_LANE]: MESSAGE_WORKERS, [WEBHOOK_LANE]: WEBHOOK_WORKERS } });
   const apiKeys = createApiKeysService({ db: db.kysely });
   const accountsServices = composeAccounts(app, config, db, sessions, now, { jobs, apiKeys });
 

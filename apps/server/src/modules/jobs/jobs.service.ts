@@ -30,7 +30,15 @@ export class GiveUp extends Error {
 export interface RegisterOptions {
   /** The payload is secret: it is replaced by `{}` when the job fails (a finished job is deleted anyway). */
   scrubOnFail?: boolean;
+  /**
+   * The workers that run this kind (default `DEFAULT_LANE`). Each lane has workers of its own, so a
+   * kind that may wait on a stranger's server (a seller's webhook) cannot hold up another lane's
+   * jobs (a player's sign-in code).
+   */
+  lane?: string;
 }
+
+export const DEFAULT_LANE = 'default';
 
 export interface JobContext {
   id: bigint;
@@ -68,8 +76,10 @@ export interface JobsOptions {
   pollMs?: number;
   /** How long a claim lasts; a job running longer may be taken again by another worker. */
   leaseMs?: number;
-  /** Jobs one process runs at the same time. */
+  /** Jobs of the default lane one process runs at the same time. */
   concurrency?: number;
+  /** Jobs of each other lane one process runs at the same time (default 1 per lane). */
+  lanes?: Record<string, number>;
   backoffBaseMs?: number;
   backoffMaxMs?: number;
   maxAttempts?: number;
@@ -115,14 +125,14 @@ const everyKey = (kind: string) => `every:${kind}`;
  * failure sets the next run after an exponential back-off (or the handler's RetryAfter) until the
  * attempts or the age are used up, then marks the row failed. Recurring work (`every`) is a job
  * that enqueues its next run under a fixed key when it finishes, so one schedule exists however
- * many processes share the database.
+ * many processes share the database. Kinds are run by their lane's workers (`RegisterOptions.lane`).
  */
 export class JobQueue {
   readonly #db: JobsDb;
   readonly #log: Logger;
   readonly #now: () => Date;
   readonly #o: Required<Omit<JobsOptions, 'db' | 'log' | 'now'>>;
-  readonly #handlers = new Map<string, { run: JobHandler<never>; everyMs?: number; scrubOnFail?: boolean }>();
+  readonly #handlers = new Map<string, { run: JobHandler<never>; everyMs?: number; scrubOnFail?: boolean; lane: string }>();
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #waiter = new Waiter();
   #abort = new AbortController();
@@ -144,17 +154,18 @@ export class JobQueue {
       maxAgeMs: opts.maxAgeMs ?? 24 * 60 * 60_000,
       name: opts.name ?? `${hostname()}:${process.pid}`,
       stopGraceMs: opts.stopGraceMs ?? 5_000,
+      lanes: opts.lanes ?? {},
     };
   }
 
   /** Registers the handler of a kind; a worker only claims kinds it has handlers for. */
   register<P>(kind: string, handler: JobHandler<P>, o: RegisterOptions = {}) {
-    this.#handlers.set(kind, { run: handler as JobHandler<never>, scrubOnFail: o.scrubOnFail });
+    this.#handlers.set(kind, { run: handler as JobHandler<never>, scrubOnFail: o.scrubOnFail, lane: o.lane ?? DEFAULT_LANE });
   }
 
   /** A kind that runs every `everyMs`, on one process at a time; scheduled by `start`. */
   every(kind: string, everyMs: number, handler: JobHandler<Record<string, never>>) {
-    this.#handlers.set(kind, { run: handler as JobHandler<never>, everyMs });
+    this.#handlers.set(kind, { run: handler as JobHandler<never>, everyMs, lane: DEFAULT_LANE });
   }
 
   /** The new job's id, or null when a live job holds the key. Outside a transaction it wakes this process's workers. */
@@ -185,7 +196,7 @@ export class JobQueue {
     return n;
   }
 
-  /** Enqueues the first run of every recurring kind (once per key) and starts the worker loops. */
+  /** Enqueues the first run of every recurring kind (once per key) and starts each lane's worker loops. */
   async start() {
     if (this.#running) return;
     try {
@@ -195,7 +206,11 @@ export class JobQueue {
     }
     this.#running = true;
     this.#abort = new AbortController();
-    this.#loops = Array.from({ length: this.#o.concurrency }, () => this.#loop());
+    const lanes = new Map<string, string[]>();
+    for (const [kind, h] of this.#handlers) lanes.set(h.lane, [...(lanes.get(h.lane) ?? []), kind]);
+    this.#loops = [...lanes].flatMap(([lane, kinds]) =>
+      Array.from({ length: lane === DEFAULT_LANE ? this.#o.concurrency : (this.#o.lanes[lane] ?? 1) }, () => this.#loop(kinds)),
+    );
   }
 
   /**
@@ -234,12 +249,12 @@ export class JobQueue {
     this.#scheduled = true;
   }
 
-  async #loop() {
+  async #loop(kinds: string[]) {
     let failures = 0;
     while (this.#running) {
       try {
         await this.#ensureSchedules();
-        const ran = await this.#tracked(this.#runOne());
+        const ran = await this.#tracked(this.#runOne(kinds));
         failures = 0;
         if (!ran && this.#running) await this.#waiter.sleep(this.#o.pollMs);
       } catch (err) {
@@ -252,12 +267,12 @@ export class JobQueue {
     }
   }
 
-  /** Claims one due job and runs it; false when none was due. */
-  async #runOne(): Promise<boolean> {
+  /** Claims one due job of the given kinds (default: every kind) and runs it; false when none was due. */
+  async #runOne(kinds = [...this.#handlers.keys()]): Promise<boolean> {
     const claim = `${this.#o.name}:${randomUUID()}`;
     const at = this.#now();
     const job = await repo.claim(this.#db, {
-      kinds: [...this.#handlers.keys()],
+      kinds,
       now: at,
       leaseUntil: new Date(at.getTime() + this.#o.leaseMs),
       claim,

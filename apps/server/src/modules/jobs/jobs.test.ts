@@ -63,6 +63,48 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     expect(byWorker.reduce((a, b) => a + b, 0)).toBe(40);
   });
 
+  it('runs each lane on workers of its own: a job stuck in one lane does not hold up another lane or the default one', async () => {
+    const jobs = createJobs({ db: db.kysely, pollMs: 10, stopGraceMs: 100, lanes: { slow: 1 } });
+    let release!: () => void;
+    const stuck = new Promise<void>((r) => {
+      release = r;
+    });
+    let started!: () => void;
+    const running = new Promise<void>((r) => {
+      started = r;
+    });
+    const ran: string[] = [];
+    jobs.register('hang', async () => {
+      started();
+      await stuck;
+    }, { lane: 'slow' });
+    jobs.register('code', async () => {
+      ran.push('code');
+    }, { lane: 'fast' });
+    jobs.register('other', async () => {
+      ran.push('other');
+    });
+    await jobs.start();
+    try {
+      await jobs.enqueue(db.kysely, 'hang', {});
+      await running;
+      // The slow lane's only worker is busy; its next job waits, the other lanes' run.
+      await jobs.enqueue(db.kysely, 'hang', {});
+      await jobs.enqueue(db.kysely, 'code', {});
+      await jobs.enqueue(db.kysely, 'other', {});
+      const deadline = Date.now() + 10_000;
+      while (ran.length < 2 && Date.now() < deadline) await sleep(10);
+      expect(ran.sort()).toEqual(['code', 'other']);
+      expect((await rowsOf(db)).map((r) => [r.kind, r.state])).toEqual([
+        ['hang', 'running'],
+        ['hang', 'pending'],
+      ]);
+    } finally {
+      release();
+      await jobs.stop();
+    }
+  });
+
   it('retries a failing job after growing gaps until it succeeds, then deletes it', async () => {
     const clock = testClock();
     const jobs = createJobs({ db: db.kysely, now: clock.now, backoffBaseMs: 1000 });

@@ -10,6 +10,10 @@ import { DeliveryError, type SmsGateway } from './sms';
 export type { OutgoingMessage } from './outbox';
 
 export const MESSAGE_JOB = 'message.send';
+/** Sign-in and reset codes have workers of their own: nothing else in the queue can keep a player waiting for one. */
+export const MESSAGE_LANE = 'messages';
+/** Codes one process sends at the same time. */
+export const MESSAGE_WORKERS = 2;
 /** Sends tried per message; with the queue's back-off (1 s, 2 s, 4 s …) they span about eight minutes. */
 const MESSAGE_ATTEMPTS = 10;
 /** A message that carries no code (the "you already have an account" note) is given up after this long. */
@@ -150,7 +154,7 @@ export function createCodeDelivery(deps: CodeDeliveryDeps): CodeDelivery {
       await jobs.enqueue(db, MESSAGE_JOB, job, { maxAttempts: MESSAGE_ATTEMPTS, maxAgeMs: exp !== null ? Math.max(1, exp - at) : NOTE_MAX_AGE_MS });
     },
     register() {
-      jobs.register<MessageJob>(MESSAGE_JOB, run, { scrubOnFail: true });
+      jobs.register<MessageJob>(MESSAGE_JOB, run, { scrubOnFail: true, lane: MESSAGE_LANE });
     },
     settle: () => Promise.all([...inFlight]).then(() => undefined),
     close: () => mail?.close(),

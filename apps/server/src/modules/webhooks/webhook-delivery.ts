@@ -8,6 +8,10 @@ import { guardedLookup, hostOf, isPrivateAddress, type Resolve, systemResolve } 
 import { type WebhooksDb, webhooksRepository as repo } from './webhooks.repository';
 
 export const WEBHOOK_JOB = 'webhook.deliver';
+/** Deliveries wait on sellers' servers (up to WEBHOOK_TIMEOUT_MS each): they have workers of their own. */
+export const WEBHOOK_LANE = 'webhooks';
+/** Deliveries one process sends at the same time. */
+export const WEBHOOK_WORKERS = 4;
 /** Deliveries are retried for this long after the event. */
 export const WEBHOOK_MAX_AGE_MS = 3 * 24 * 60 * 60_000;
 export const WEBHOOK_TIMEOUT_MS = 10_000;
@@ -115,5 +119,5 @@ export function registerWebhookDelivery(jobs: Pick<JobQueue, 'register'>, o: Del
     }
     await repo.finish(o.db, id, { status: 'pending', attempts, statusCode, error, nextAttemptAt: next });
     throw new RetryAfter(gap, error);
-  });
+  }, { lane: WEBHOOK_LANE });
 }

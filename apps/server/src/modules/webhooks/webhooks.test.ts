@@ -4,10 +4,12 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { closeServer, listen, readBody } from '../../../test/fakes/http';
-import { createTestApp, type TestApp } from '../../../test/harness';
+import { startSmtp } from '../../../test/fakes/smtp';
+import { waitFor } from '../../../test/fakes/wait-for';
+import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { createJobs, type JobQueue } from '../jobs/jobs.service';
 import { isPrivateAddress, refusedAtSetup, type Resolve } from './address-guard';
-import { registerWebhookDelivery, WEBHOOK_JOB } from './webhook-delivery';
+import { registerWebhookDelivery, WEBHOOK_JOB, WEBHOOK_WORKERS } from './webhook-delivery';
 import { createWebhooksService, WEBHOOK_TESTS } from './webhooks.service';
 
 const KK = 1_000_000;
@@ -370,5 +372,57 @@ describe('the test ping (pglite)', () => {
     expect(sent.statusCode).toBe(200);
     const jobs = await t.db.kysely.selectFrom('jobs').select(['payload']).where('kind', '=', WEBHOOK_JOB).execute();
     expect(jobs.map((j) => (j.payload as { id: string }).id)).toContain(String(sent.json().id));
+  });
+});
+
+/**
+ * Tried as an attacker would: sellers point their webhooks at a server that never answers and send
+ * test pings, each of which holds a delivery worker for up to WEBHOOK_TIMEOUT_MS. The victim is a
+ * player signing up at that moment: the code still arrives at once, because mail and SMS codes have
+ * workers of their own (the queue's lanes), not the ones the pings hold.
+ */
+describe.each(DB_KINDS)('sellers’ silent webhooks and a player’s sign-up code on %s', (kind) => {
+  let t: TestApp;
+  let smtp: Awaited<ReturnType<typeof startSmtp>>;
+  const silent = createServer(() => {}); // reads each request and never answers
+  let base = '';
+  let held = 0;
+  silent.on('request', () => {
+    held += 1;
+  });
+  beforeAll(async () => {
+    [smtp, base] = await Promise.all([startSmtp(), listen(silent)]);
+    t = await createTestApp(kind, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', SMTP_URL: smtp.url, MAIL_FROM: 'Кошелёк Тест <no-reply@adena.test>' } });
+    await t.app.deps.jobs.start();
+  });
+  afterAll(async () => {
+    await closeServer(silent);
+    await t?.close();
+    await smtp?.close();
+  });
+
+  it('sends the sign-up code while every webhook worker waits on a silent receiver', async () => {
+    for (let s = 0; s < 3; s++) {
+      const seller = await createUser(t.db.kysely);
+      const put = await t.app.inject({ method: 'PUT', url: '/api/webhook', headers: seller.auth, payload: { url: `${base}/hook`, events: ['ping'] } });
+      expect(put.statusCode).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await t.app.inject({ method: 'POST', url: '/api/webhook/test', headers: seller.auth })).statusCode).toBe(200);
+    }
+    // Every webhook worker of the process now holds a ping the receiver will never answer.
+    await waitFor(() => (held >= WEBHOOK_WORKERS ? true : undefined), 'the webhook workers to be busy');
+    const email = `victim.${Date.now()}@example.com`;
+    const start = await t.app.inject({
+      method: 'POST',
+      url: '/api/email_register',
+      remoteAddress: '10.9.8.7',
+      payload: { email, password: 'correct horse 1', password_confirmation: 'correct horse 1' },
+    });
+    expect(start.statusCode).toBe(200);
+    const mail = await smtp.next(email);
+    expect(mail.code).toMatch(/^\d{6}$/);
+    // The pings were still held when the code went out: none has been answered or timed out yet.
+    expect(held).toBe(WEBHOOK_WORKERS);
+    const finished = await t.db.kysely.selectFrom('webhook_deliveries').select('id').where('attempts', '>', 0).execute();
+    expect(finished).toEqual([]);
   });
 });
