@@ -4,6 +4,7 @@ import '../../db/tables/auth';
 import '../../db/tables/codes';
 import '../../db/tables/jobs';
 import '../../db/tables/second-factors';
+import '../../db/tables/seller';
 
 const DAY_MS = 24 * 60 * 60_000;
 const ago = (now: Date, ms: number) => new Date(now.getTime() - ms);
@@ -52,6 +53,20 @@ export const purgeRepository = {
   async oldRateWindows(db: Kysely<Database>, now: Date) {
     const r = await db.deleteFrom('rate_limits').where('window_start', '<', ago(now, DAY_MS)).executeTakeFirst();
     return Number(r.numDeletedRows);
+  },
+
+  /**
+   * Logs kept for a while, then removed (migration 0027): gift-code guesses that matched no code
+   * after 30 days (tries of a real code are kept: the code's card shows them), Telegram notices no
+   * longer pending and sellers' finished webhook deliveries after 30 days, key calls after 90.
+   */
+  async oldLogs(db: Kysely<Database>, now: Date) {
+    const month = ago(now, 30 * DAY_MS);
+    const guesses = await db.deleteFrom('code_attempts').where('code_id', 'is', null).where('created_at', '<', month).executeTakeFirst();
+    const notices = await db.deleteFrom('telegram_notices').where('status', '<>', 'pending').where('created_at', '<', month).executeTakeFirst();
+    const deliveries = await db.deleteFrom('webhook_deliveries').where('status', '<>', 'pending').where('created_at', '<', month).executeTakeFirst();
+    const calls = await db.deleteFrom('api_key_calls').where('created_at', '<', ago(now, 90 * DAY_MS)).executeTakeFirst();
+    return Number(guesses.numDeletedRows + notices.numDeletedRows + deliveries.numDeletedRows + calls.numDeletedRows);
   },
 
   /** Failed jobs are kept a month for operators to read. */

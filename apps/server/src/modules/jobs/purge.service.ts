@@ -14,12 +14,13 @@ export interface PurgeCounts {
   rateWindows: number;
   failedJobs: number;
   secondFactorChallenges: number;
+  logs: number;
 }
 
 export function createPurge(deps: { db: JobsDb; now?: () => Date }) {
   const now = deps.now ?? (() => new Date());
   return {
-    /** Deletes every expired session, one-time code flow, idempotency key and the like. */
+    /** Deletes every expired session, one-time code flow, idempotency key and the like, and old log rows. */
     async run(): Promise<PurgeCounts> {
       const at = now();
       return {
@@ -31,6 +32,7 @@ export function createPurge(deps: { db: JobsDb; now?: () => Date }) {
         rateWindows: await repo.oldRateWindows(deps.db, at),
         failedJobs: await repo.oldFailedJobs(deps.db, at),
         secondFactorChallenges: await repo.expiredSecondFactorChallenges(deps.db, at),
+        logs: await repo.oldLogs(deps.db, at),
       };
     },
   };

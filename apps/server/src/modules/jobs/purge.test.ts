@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, DB_KINDS, type TestDb } from '../../../test/harness';
-import { createUser } from '../../../test/factories';
+import { createUser, createWallet, firstServerId } from '../../../test/factories';
+import { seedDemoServers } from '../system/seed';
 import { hashToken, newToken } from '../../lib/tokens';
 import { createJobs } from './jobs.service';
 import { createPurge, PURGE_KIND, schedulePurge } from './purge.service';
@@ -91,5 +92,63 @@ describe.each(DB_KINDS)('purge of expired rows on %s', (kind) => {
     const counts = await createPurge({ db: k, now: () => NOW }).run();
     expect(counts.failedJobs).toBe(1);
     expect(await k.selectFrom('jobs').select('failed_at').execute()).toEqual([{ failed_at: at(-29 * DAY) }]);
+  });
+
+  it('removes old log rows but keeps what is still pending and the tries of real codes', async () => {
+    const k = db.kysely;
+    const user = await createUser(k);
+    if (!(await k.selectFrom('gamesservers').select('id').executeTakeFirst())) await seedDemoServers(k);
+    const serverId = await firstServerId(k);
+    const wallet = await createWallet(k, user.id, serverId);
+    const code = await k
+      .insertInto('codes')
+      .values({ sert: `PURGE-${user.id}`, user_id: user.id, wallet_id: wallet.id, gamesserver_id: serverId, nominal: 1000n, fee: 0n, price: 1000n })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const attempt = (codeId: number | null, created: Date) =>
+      k.insertInto('code_attempts').values({ code_id: codeId, user_id: user.id, ip: '10.0.0.1', result: codeId ? 'already_activated' : 'not_found', created_at: created }).execute();
+    await attempt(null, at(-31 * DAY)); // an old guess: gone
+    await attempt(null, at(-29 * DAY));
+    await attempt(code.id, at(-400 * DAY)); // a real code's try: the operators' evidence, kept
+    const notice = (status: 'pending' | 'sent' | 'no_chat', created: Date) =>
+      k
+        .insertInto('telegram_notices')
+        .values({ user_id: user.id, wallet_id: wallet.id, gamesserver_id: serverId, threshold: 10n, balance: 1n, text: 't', status, created_at: created })
+        .execute();
+    await notice('sent', at(-31 * DAY));
+    await notice('no_chat', at(-31 * DAY));
+    await notice('sent', at(-29 * DAY));
+    await notice('pending', at(-31 * DAY)); // still to be sent
+    const delivery = (status: 'pending' | 'delivered' | 'failed', created: Date) =>
+      k.insertInto('webhook_deliveries').values({ user_id: user.id, type: 'ping', body: '{}', status, created_at: created }).execute();
+    await delivery('delivered', at(-31 * DAY));
+    await delivery('failed', at(-31 * DAY));
+    await delivery('delivered', at(-29 * DAY));
+    await delivery('pending', at(-31 * DAY));
+    const call = (created: Date) =>
+      k.insertInto('api_key_calls').values({ api_key_id: 1, user_id: user.id, method: 'GET', path: '/api/v1/balance', status_code: 200, created_at: created }).execute();
+    await call(at(-91 * DAY));
+    await call(at(-89 * DAY));
+
+    const counts = await createPurge({ db: k, now: () => NOW }).run();
+    expect(counts.logs).toBe(6);
+    const left = async (table: 'code_attempts' | 'telegram_notices' | 'webhook_deliveries' | 'api_key_calls', extra: 'code_id' | 'status' | 'path') =>
+      (await k.selectFrom(table).select(['created_at', extra]).where('user_id', '=', user.id).orderBy('id').execute()).map((r) => [
+        (r as { created_at: Date }).created_at,
+        (r as Record<string, unknown>)[extra],
+      ]);
+    expect(await left('code_attempts', 'code_id')).toEqual([
+      [at(-29 * DAY), null],
+      [at(-400 * DAY), code.id],
+    ]);
+    expect(await left('telegram_notices', 'status')).toEqual([
+      [at(-29 * DAY), 'sent'],
+      [at(-31 * DAY), 'pending'],
+    ]);
+    expect(await left('webhook_deliveries', 'status')).toEqual([
+      [at(-29 * DAY), 'delivered'],
+      [at(-31 * DAY), 'pending'],
+    ]);
+    expect(await left('api_key_calls', 'path')).toEqual([[at(-89 * DAY), '/api/v1/balance']]);
   });
 });
