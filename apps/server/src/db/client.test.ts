@@ -1,6 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../../test/harness';
+import { createDb, type Db } from './client';
+import { isDatabaseUnavailable } from './unavailable';
 
 // Statements are prepared per connection on PostgreSQL (client.ts). Another process migrating the
 // database under a running server must not leave that server failing on its prepared SELECT *.
@@ -29,5 +31,48 @@ describe('prepared statements on PostgreSQL', () => {
     await sql`ALTER TABLE probe ADD COLUMN c text`.execute(db.kysely);
     await expect(inTx()).rejects.toThrow(/cached plan/);
     expect(await inTx()).toEqual({ id: 1, a: 'x', b: null, c: null });
+  });
+});
+
+// The pool's own limits (client.ts): a runaway statement is cancelled and a stalled transaction ended.
+describe('session limits of the PostgreSQL pool', () => {
+  let db: TestDb;
+  let limited: Db;
+  beforeAll(async () => {
+    db = await createTestDb('postgres', 2);
+    await sql`CREATE TABLE wallet_probe (id integer PRIMARY KEY, balance bigint NOT NULL)`.execute(db.kysely);
+    await sql`INSERT INTO wallet_probe VALUES (1, 100)`.execute(db.kysely);
+    limited = await createDb({ databaseUrl: db.url, dataDir: '', poolSize: 2, statementTimeoutMs: 300, idleInTransactionMs: 500 });
+  });
+  afterAll(async () => {
+    await limited?.close();
+    await db.close();
+  });
+
+  it('cancels a statement that runs too long with an error answered as 503, and the pool serves the next one', async () => {
+    const err = await sql`SELECT pg_sleep(3)`.execute(limited.kysely).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((err as { code?: string }).code).toBe('57014');
+    expect(isDatabaseUnavailable(err)).toBe(true);
+    expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(limited.kysely)).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('ends a session stalled inside a transaction: the row it locked is free again and its change never lands', async () => {
+    // A process that stops between its statements while holding a wallet's row.
+    const stalled = await limited.pgPool!.connect();
+    await stalled.query('BEGIN');
+    await stalled.query('UPDATE wallet_probe SET balance = balance - 100 WHERE id = 1');
+    // The victim's movement on the same row waits for the lock, then goes through once the
+    // database has ended the stalled session (its limit is half a second).
+    const started = Date.now();
+    await sql`UPDATE wallet_probe SET balance = balance + 5 WHERE id = 1`.execute(db.kysely);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect((await sql<{ balance: bigint }>`SELECT balance FROM wallet_probe WHERE id = 1`.execute(db.kysely)).rows).toEqual([{ balance: 105n }]);
+    await expect(stalled.query('COMMIT')).rejects.toThrow();
+    stalled.release(true);
+    // The pool connects again for the next caller.
+    expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(limited.kysely)).rows).toEqual([{ one: 1 }]);
   });
 });

@@ -93,6 +93,10 @@ export interface DbOptions {
   /** A folder for PGlite, or 'memory://' for a throwaway in-memory database. */
   dataDir: string;
   poolSize?: number;
+  /** PostgreSQL only: the longest one statement may run (default 60 s); tests shorten it. */
+  statementTimeoutMs?: number;
+  /** PostgreSQL only: how long a session may sit in an open transaction (default 60 s). */
+  idleInTransactionMs?: number;
 }
 
 export async function createDb(opts: DbOptions): Promise<Db> {
@@ -103,6 +107,16 @@ export async function createDb(opts: DbOptions): Promise<Db> {
       // While the database is away a checkout fails within this time instead of queueing forever
       // (the call answers 503, decision record 0020); connections are made again on demand.
       connectionTimeoutMillis: 5000,
+      // TCP keep-alive, so a connection whose server vanished without a word (a network cut, a host
+      // gone) is found dead by the kernel instead of waiting for an answer forever.
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      // PostgreSQL's own limits on every session of the pool: a statement running past this is
+      // cancelled (57014, answered 503 and safe to retry: its transaction rolled back), and a session
+      // that sat in an open transaction this long is ended, so a process that stalls mid-transaction
+      // cannot hold a player's wallet row locked. Migrations lift the statement limit for themselves.
+      statement_timeout: opts.statementTimeoutMs ?? 60_000,
+      idle_in_transaction_session_timeout: opts.idleInTransactionMs ?? 60_000,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8_OID ? toBigInt : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,

@@ -25,6 +25,8 @@ export async function migrate(db: Kysely<Database>): Promise<string[]> {
     .filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f))
     .sort();
   return db.transaction().execute(async (trx) => {
+    // An index built on a large table may take longer than the pool's statement limit (db/client.ts).
+    await sql`SET LOCAL statement_timeout = 0`.execute(trx);
     await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
     await sql`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY,

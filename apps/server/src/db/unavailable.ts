@@ -8,10 +8,11 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
   const { code, message } = err as { code?: unknown; message?: unknown };
   if (typeof code === 'string') {
-    // Socket errors of node and the PostgreSQL classes 08 (connection exception) and 57P (operator
-    // intervention: shutdown, crash shutdown, cannot connect now).
+    // Socket errors of node, the PostgreSQL classes 08 (connection exception) and 57P (operator
+    // intervention: shutdown, crash shutdown, cannot connect now), and 57014, a statement cancelled
+    // by the pool's statement_timeout (db/client.ts): its transaction rolled back, a retry is safe.
     if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code)) return true;
-    if (/^(08...|57P0[1-4])$/.test(code)) return true;
+    if (/^(08...|57P0[1-4]|57014)$/.test(code)) return true;
   }
   if (typeof message === 'string') {
     // node-postgres' own words for a connection it lost or could not make in time.
