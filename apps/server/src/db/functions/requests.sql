@@ -76,8 +76,10 @@ BEGIN
   IF NOT FOUND OR NOT active THEN
     RAISE EXCEPTION 'SERVER_NOT_FOUND' USING ERRCODE = 'AW404';
   END IF;
-  IF p_amount < lo OR p_amount > hi THEN
-    RAISE EXCEPTION 'LIMIT_EXCEEDED' USING ERRCODE = 'AW422', DETAIL = lo || ',' || hi;
+  -- A currency or direction without limits in the server's settings takes nothing (DETAIL '0,0'):
+  -- a comparison with NULL would let any amount through.
+  IF lo IS NULL OR hi IS NULL OR p_amount < lo OR p_amount > hi THEN
+    RAISE EXCEPTION 'LIMIT_EXCEEDED' USING ERRCODE = 'AW422', DETAIL = coalesce(lo, 0) || ',' || coalesce(hi, 0);
   END IF;
 
   IF w.id IS NULL THEN

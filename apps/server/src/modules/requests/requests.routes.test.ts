@@ -95,6 +95,34 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
       expect(await t.db.kysely.selectFrom('balance_requests').select('id').where('user_id', 'in', [noNick.id, p.id]).execute()).toEqual([]);
     });
 
+    it('takes nothing in a currency the server\u2019s settings hold no limits for (a missing limit is not "no limit")', async () => {
+      const p = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, p.id, otherServerId, 'Hero');
+      await fund(t.db.kysely, w, 100n * BigInt(KK), 1);
+      await fund(t.db.kysely, w, 1000n, 2);
+      const before = await t.db.kysely.selectFrom('gamesservers').select('limits').where('id', '=', otherServerId).executeTakeFirstOrThrow();
+      const limits = JSON.parse(JSON.stringify(before.limits)) as { input: Record<string, unknown>; output: Record<string, unknown> };
+      delete limits.output['2'];
+      delete limits.input['1'];
+      await t.db.kysely.updateTable('gamesservers').set({ limits: JSON.stringify(limits) }).where('id', '=', otherServerId).execute();
+      try {
+        const out = await call('POST', '/api/down_balance_user_second_currency/', p, { gamesserver_id: otherServerId, amount: 10 });
+        const into = await call('POST', '/api/up_balance_user/', p, { gamesserver_id: otherServerId, amount: 3 * KK });
+        for (const res of [out, into]) {
+          expect(res.statusCode).toBe(422);
+          expect(res.json().errors.amount).toEqual(['Сейчас этот сервер не принимает такие заявки']);
+        }
+        expect(await t.db.kysely.selectFrom('balance_requests').select('id').where('user_id', '=', p.id).execute()).toEqual([]);
+        const after = await wallet(p.id, otherServerId);
+        expect([after.balance, after.balance_second]).toEqual([100n * BigInt(KK), 1000n]);
+        // The directions that have limits still work.
+        expect((await call('POST', '/api/down_balance_user/', p, { gamesserver_id: otherServerId, amount: 2 * KK })).statusCode).toBe(200);
+      } finally {
+        await t.db.kysely.updateTable('gamesservers').set({ limits: JSON.stringify(before.limits) }).where('id', '=', otherServerId).execute();
+      }
+      await expectAudit();
+    });
+
     it('answers 422 in Russian to every bad amount on every money call, never 500', async () => {
       const p = await playerWith(10n * BigInt(KK), 10n);
       const bad: unknown[] = [-1, 0, 1.5, '1кк', 'сто', null, 2 ** 53, 1e300, 10 ** 16, true, [], {}];

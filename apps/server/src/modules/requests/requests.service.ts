@@ -98,11 +98,13 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
   }
 
   /** The 422 of an amount outside the server's limits, from the DETAIL 'min,max' request_open gives. */
+  /** A server whose settings hold no limits for this currency and direction takes nothing (functions/requests.sql). */
+  const NOT_TAKEN = 'Сейчас этот сервер не принимает такие заявки';
   function limitError(type: RequestType, currency: CurrencyType, detail: string) {
     const [min, max] = detail.split(',').map((v) => BigInt(v)) as [bigint, bigint];
     return new AppError('LIMIT_EXCEEDED', {
       message: type === 'input' ? 'Сумма пополнения вне пределов сервера' : 'Сумма вывода вне пределов сервера',
-      errors: { amount: [`От ${formatAmount(min)} до ${amountText(max, currency, ' ', 'gen')}`] },
+      errors: { amount: [max === 0n ? NOT_TAKEN : `От ${formatAmount(min)} до ${amountText(max, currency, ' ', 'gen')}`] },
     });
   }
 
