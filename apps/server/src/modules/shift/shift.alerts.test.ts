@@ -95,6 +95,28 @@ describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
     expect(bot.sent.every((m) => m.token === '123:abc')).toBe(true);
   });
 
+  it('waits out Telegram\u2019s 429 for its retry_after before sending an alert again, then sends it once', async () => {
+    const vip = await createUser(t.db.kysely);
+    await t.db.kysely.updateTable('users').set({ vip_until: new Date(now().getTime() + 30 * 86_400_000) }).where('id', '=', vip.id).execute();
+    await createWallet(t.db.kysely, vip.id, serverId, 'VipTwo');
+    const before = bot.attempts.length;
+    bot.rateLimitOnce(40);
+    const id = await deposit(vip, 3_000_000);
+    const about = (m: { text: string }) => m.text.startsWith(`VIP-заявка №${id}`);
+    // One operator's alert went out, the other's was refused with 429 and waits Telegram's 40 s.
+    await waitFor(() => (bot.attempts.length - before >= 2 && bot.sent.filter(about).length === 1 ? true : undefined), 'one alert and one 429');
+    const refused = await waitFor(async () => {
+      const rows = await t.db.kysely.selectFrom('jobs').select(['run_at', 'last_error', 'state']).where('kind', '=', 'operators.alert').execute();
+      return rows.find((r) => r.state === 'pending' && r.last_error?.includes('429'));
+    }, 'the refused alert back in the queue');
+    expect(refused.run_at.getTime() - now().getTime()).toBeGreaterThan(30_000);
+    // Those 40 seconds pass on the queue's clock: it is sent, once.
+    offsetMs += 41_000;
+    await waitFor(() => (bot.sent.filter(about).length === 2 ? true : undefined), 'the second alert', 10_000);
+    const chatsTold = bot.sent.filter(about).map((m) => m.chat_id).sort();
+    expect(chatsTold).toEqual([chats.anna, chats.boris]);
+  });
+
   async function serverName() {
     return (await t.db.kysely.selectFrom('gamesservers').select('name').where('id', '=', serverId).executeTakeFirstOrThrow()).name;
   }

@@ -2,7 +2,7 @@ import type { OperatorEventName } from '@adena/contract';
 import { AppError } from '../../lib/app-error';
 import type { Realtime } from '../../plugins/realtime';
 import type { AuditRecorder } from '../audit/audit.service';
-import type { Jobs } from '../jobs/jobs.service';
+import { type Jobs, RetryAfter } from '../jobs/jobs.service';
 import type { TelegramBot } from '../notifications/telegram-bot';
 import { toAdminRequest } from '../requests/requests.mapper';
 import type { Caller } from '../sessions/caller';
@@ -209,7 +209,6 @@ export function createShiftService(d: ShiftDeps) {
       throw new AppError('CONFLICT', { message, errors: { id: [message] } });
     },
 
-    /** After a deposit or withdrawal committed: the operators' feed, and a VIP player's alert. */
     /**
      * After a new request committed: its feed event, built from the opening statement's own row
      * (decision record 0027: no second query), and the VIP alert when the player is VIP (a write
@@ -235,6 +234,8 @@ export function createShiftService(d: ShiftDeps) {
       d.jobs.register<AlertPayload>(ALERT_SEND_KIND, async (p) => {
         if (!d.bot.enabled) return;
         const r = await d.bot.sendMessage(BigInt(p.chatId), p.text);
+        // Telegram's 429 names when to try again; sooner would be refused again.
+        if (r.retryAfterMs !== undefined) throw new RetryAfter(r.retryAfterMs, r.error);
         // A chat that blocked the bot or is gone will not take a retry either.
         if (!r.ok && !/^(400|403)\b/.test(r.error ?? '')) throw new Error(r.error ?? 'telegram send failed');
       });
