@@ -47,9 +47,17 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
     async handleCommand(command: BotCommand) {
       let reply: string;
       if (command.kind === 'start') {
-        const owner = command.token ? await repo.consumeLinkToken(db, hashToken(command.token)) : undefined;
+        // The token is spent only with the chat linked: when linking fails, Telegram delivers the
+        // update again (the webhook answered an error) and the same link still works.
+        const token = command.token;
+        const owner = token
+          ? await db.transaction().execute(async (trx) => {
+              const o = await repo.consumeLinkToken(trx, hashToken(token));
+              if (o) await repo.setChat(trx, o.userId, command.chatId);
+              return o;
+            })
+          : undefined;
         if (owner) {
-          await repo.setChat(db, owner.userId, command.chatId);
           reply = 'Готово: уведомления о балансе будут приходить сюда. Отключить — команда /stop.';
         } else {
           reply = 'Ссылка устарела или уже использована. Откройте «Подписаться на Telegram» в кошельке ещё раз.';

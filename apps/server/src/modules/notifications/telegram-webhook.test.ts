@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { startFakeBotApi, waitFor } from '../../../test/fakes/telegram-bot-api';
@@ -93,6 +94,31 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
     // /stop unlinks the chat.
     await webhook('/stop', 777001);
     expect((await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', u.id).executeTakeFirstOrThrow()).telegram_chat_id).toBeNull();
+  });
+
+  it('keeps the /start link usable when linking the chat fails, so Telegram\u2019s redelivery links it', async () => {
+    const u = await createUser(t.db.kysely);
+    const token = /start=([\w-]+)$/.exec((await t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: u.auth })).json().url)![1]!;
+    // The database refuses the first write of this user's chat (a sequence is not rolled back with the failure).
+    await sql.raw(`
+      CREATE SEQUENCE chat_write_${u.id};
+      CREATE FUNCTION chat_write_fails_once_${u.id}() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.id = ${u.id} AND nextval('chat_write_${u.id}') = 1 THEN RAISE EXCEPTION 'disk full' USING ERRCODE = '53100'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER chat_write_fails_once_${u.id} BEFORE UPDATE OF telegram_chat_id ON users FOR EACH ROW EXECUTE FUNCTION chat_write_fails_once_${u.id}();
+    `).execute(t.db.kysely);
+    try {
+      const failed = await webhook(`/start ${token}`, 777201);
+      expect(failed.statusCode).toBeGreaterThanOrEqual(500); // Telegram delivers a non-2xx update again
+      const again = await webhook(`/start ${token}`, 777201);
+      expect(again.statusCode).toBe(200);
+      expect((await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', u.id).executeTakeFirstOrThrow()).telegram_chat_id).toBe(777201n);
+      expect(bot.sent.filter((m) => m.chat_id === 777201).map((m) => m.text)).toEqual([expect.stringContaining('Готово')]);
+    } finally {
+      await sql.raw(`DROP TRIGGER chat_write_fails_once_${u.id} ON users; DROP FUNCTION chat_write_fails_once_${u.id}(); DROP SEQUENCE chat_write_${u.id};`).execute(t.db.kysely);
+    }
   });
 
   it('a withdrawal that takes the balance below the limit sends the notice too', async () => {
