@@ -31,6 +31,13 @@ interface UiState {
   closeSnackbar(): void;
   /** Opening one dialog closes any other (SPEC.md section 4). */
   openDialog(dialog: Exclude<DialogState, { name: 'none' }>): void;
+  /**
+   * A dialog the app opens on its own (a realtime `error_code`): at once when none is open, else
+   * when the player closes the one in hand, so a withdrawal being typed is not swept away.
+   */
+  offerDialog(dialog: Exclude<DialogState, { name: 'none' }>): void;
+  /** The offered dialog waiting for the open one to close. */
+  queued: Exclude<DialogState, { name: 'none' }> | null;
   closeDialog(): void;
   alert(text: string, errors?: string[], timeout?: number): void;
 }
@@ -41,6 +48,8 @@ export const useUi = create<UiState>((set) => ({
   showSnackbar: (text, status = 'success', timeout = SNACKBAR_TIMEOUT_MS) => set({ snackbar: { open: true, status, text, timeout } }),
   closeSnackbar: () => set((s) => ({ snackbar: { ...s.snackbar, open: false } })),
   openDialog: (dialog) => set({ dialog }),
-  closeDialog: () => set({ dialog: { name: 'none' } }),
+  offerDialog: (dialog) => set((s) => (s.dialog.name === 'none' ? { dialog } : { queued: dialog })),
+  queued: null,
+  closeDialog: () => set((s) => ({ dialog: s.queued ?? { name: 'none' }, queued: null })),
   alert: (text, errors = [], timeout = ALERT_TIMEOUT_MS) => set({ dialog: { name: 'alert', text, errors, timeout } }),
 }));

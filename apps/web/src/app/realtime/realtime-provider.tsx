@@ -35,7 +35,7 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
       c = new RealtimeClient(userId, {
         onMessage: (msg) =>
           applyRealtimeMessage(qc, msg, {
-            openErrorCode: (incidentId) => ui().openDialog({ name: 'error_code', incidentId }),
+            openErrorCode: (incidentId) => ui().offerDialog({ name: 'error_code', incidentId }),
             endSession: (reason) => {
               endSession(qc);
               // A logout ends only the session of this device, which asked for it: nothing to explain.
@@ -52,6 +52,8 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
     });
     return () => {
       closed = true;
+      // An incident offered to this user must not open for the next one.
+      useUi.setState({ queued: null });
       window.removeEventListener('online', retry);
       document.removeEventListener('visibilitychange', visible);
       if (!c) return;
