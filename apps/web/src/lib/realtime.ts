@@ -29,7 +29,6 @@ export class RealtimeClient {
   #socket: Socket | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #lastConnectedAt = Date.now();
-  #everConnected = false;
   /** WebSocket attempts in a row that failed at the transport (not at the token or the handshake's auth). */
   #transportFailures = 0;
   readonly #stateListeners = new Set<(s: ConnectionState) => void>();
@@ -96,13 +95,13 @@ export class RealtimeClient {
     socket.on('connect', () => {
       socket.emit('subscribe', { channel: realtimeChannelFor(this.userId) }, (ack: { ok?: true; error?: string }) => {
         if (!ack?.ok) return this.#fail(ack?.error ?? 'Канал недоступен');
-        const resync = this.#everConnected;
-        this.#everConnected = true;
         if (transports[0] === 'websocket') this.#transportFailures = 0;
         this.#lastConnectedAt = Date.now();
         this.#set('connected');
-        // Anything sent while we were away is lost: read the truth again.
-        if (resync) this.handlers.onResync();
+        // Events are heard from this acknowledgement on. Anything sent before it is lost: while we
+        // were away, and on the first connection too, since the page's first reads ran before it (a
+        // deposit completed in between would stay unseen). Read the truth again.
+        this.handlers.onResync();
       });
     });
     socket.on('message', (msg: RealtimeMessage) => this.handlers.onMessage(msg));

@@ -1,0 +1,54 @@
+import { EventEmitter } from 'node:events';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+
+// socket.io-client stands in as a socket that connects and acknowledges the subscription at once.
+const sockets: FakeSocket[] = [];
+class FakeSocket extends EventEmitter {
+  subscribed: unknown[] = [];
+  override emit(event: string, ...args: unknown[]): boolean {
+    if (event === 'subscribe') {
+      this.subscribed.push(args[0]);
+      (args[1] as (ack: { ok: true }) => void)({ ok: true });
+      return true;
+    }
+    return super.emit(event, ...args);
+  }
+  disconnect() {}
+}
+vi.mock('socket.io-client', () => ({
+  io: () => {
+    const s = new FakeSocket();
+    sockets.push(s);
+    return s;
+  },
+}));
+vi.mock('./api-client', () => ({ ApiError: class extends Error {}, request: async () => ({ token: 'rt' }) }));
+
+const { RealtimeClient } = await import('./realtime');
+
+describe('the realtime client', () => {
+  afterEach(() => {
+    sockets.length = 0;
+  });
+
+  it('reads the truth again once subscribed, on the first connection as after a drop', async () => {
+    const onResync = vi.fn();
+    const c = new RealtimeClient(5, { onMessage: () => {}, onResync });
+    c.connect();
+    await vi.waitFor(() => expect(sockets).toHaveLength(1));
+    // The page's first reads ran before this point; an event sent meanwhile went to nobody.
+    fire(sockets[0]!, 'connect');
+    expect(c.state).toBe('connected');
+    expect(onResync).toHaveBeenCalledTimes(1);
+    fire(sockets[0]!, 'disconnect', 'transport close');
+    c.retryNow();
+    await vi.waitFor(() => expect(sockets).toHaveLength(2));
+    fire(sockets[1]!, 'connect');
+    expect(onResync).toHaveBeenCalledTimes(2);
+    c.close();
+  });
+});
+
+function fire(s: FakeSocket, event: string, ...args: unknown[]) {
+  EventEmitter.prototype.emit.call(s, event, ...args);
+}
