@@ -6,7 +6,7 @@ import { Server } from 'socket.io';
 import { io as connectClient, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../../test/harness';
-import { peerAwareAdapter } from './realtime';
+import { oneListener, peerAwareAdapter } from './realtime';
 
 const BROADCAST = 3; // socket.io-adapter's MessageType.BROADCAST
 const HEARTBEAT_TIMEOUT = 10_000; // the adapter's default, as in the app
@@ -128,6 +128,53 @@ describe('the realtime adapter relays broadcasts only when a peer can hear them'
       expect(b.received.seen).toEqual([3]);
     } finally {
       for (const n of nodes) await n.close();
+    }
+  });
+});
+
+describe('the LISTEN connection of the adapter', () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await createTestDb('postgres');
+  });
+  afterAll(() => db?.close());
+
+  it('stays one when the adapter reconnects twice for one loss: the older client stops hearing and goes back to the pool', async () => {
+    const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+    const hooks = { connected: 0, ended: 0 };
+    const watched = oneListener(pool, { connected: () => hooks.connected++, ended: () => hooks.ended++ });
+    try {
+      // The adapter's two reconnection timers, as when a connection dropped during its LISTEN.
+      const heard: string[] = [];
+      const first = await watched.connect();
+      first.on('notification', () => heard.push('first'));
+      let firstEnded = false;
+      first.on('end', () => {
+        firstEnded = true; // the adapter's own listener: would schedule a third reconnection
+      });
+      await first.query('LISTEN probe');
+      const second = await watched.connect();
+      const arrived = new Promise<void>((r) =>
+        second.on('notification', () => {
+          heard.push('second');
+          r();
+        }),
+      );
+      await second.query('LISTEN probe');
+      await pool.query(`NOTIFY probe, 'x'`);
+      await arrived;
+      expect(heard).toEqual(['second']);
+      expect(firstEnded).toBe(false);
+      // Only the second is checked out; the first's slot is free again.
+      expect(pool.totalCount - pool.idleCount).toBe(1);
+      expect(hooks).toEqual({ connected: 2, ended: 0 });
+      // The live one ending tells the adapter, once.
+      const gone = once(second, 'end');
+      second.release(new Error('gone'));
+      await gone;
+      expect(hooks.ended).toBe(1);
+    } finally {
+      await pool.end();
     }
   });
 });

@@ -2,6 +2,7 @@ import { OPERATORS_CHANNEL, type OperatorEvent, type OperatorEventName, type Rea
 import { createAdapter } from '@socket.io/postgres-adapter';
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
+import type { PoolClient } from 'pg';
 import type { ChangeFeed } from '../db/changes';
 import type { Db } from '../db/client';
 import type { SessionsService } from '../modules/sessions/sessions.service';
@@ -274,31 +275,14 @@ const HEARTBEAT_TIMEOUT_MS = 10_000;
 export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: AdapterOptions & { now?: () => number } = {}) {
   const heartbeatTimeout = opts.heartbeatTimeout ?? HEARTBEAT_TIMEOUT_MS;
   let listeningSince: number | null = null;
-  const watched = new Proxy(pool, {
-    get(target, prop) {
-      if (prop === 'connect') {
-        return async () => {
-          const client = await target.connect();
-          listeningSince = now();
-          // The LISTEN client is checked out for good, so the pool's idle listener does not cover
-          // it: without one of its own, the database restarting would crash the process. On
-          // 'end' the adapter reconnects (about 1–3 s later); the dead client is handed back to
-          // the pool as broken so that it frees its slot.
-          client.on('error', (err) => opts.errorHandler?.(err));
-          client.once('end', () => {
-            listeningSince = null;
-            try {
-              client.release(new Error('LISTEN connection ended'));
-            } catch {
-              // Already released by the adapter's close().
-            }
-          });
-          return client;
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+  const watched = oneListener(pool, {
+    connected: () => {
+      listeningSince = now();
     },
+    ended: () => {
+      listeningSince = null;
+    },
+    errorHandler: opts.errorHandler,
   });
   const factory = createAdapter(watched, { ...opts, heartbeatTimeout });
   // biome-ignore lint/complexity/useArrowFunction: Socket.IO calls the adapter factory with `new`.
@@ -315,6 +299,59 @@ export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: Adapte
     };
     return adapter;
   };
+}
+
+/**
+ * The pool as the adapter sees it, for the one long-lived client it checks out to LISTEN on (its
+ * other queries go through `pool.query`). The adapter's reconnection can run twice for one loss:
+ * when the connection drops during its LISTEN, both the failed query and the client's `end` schedule
+ * one (@socket.io/postgres-adapter 0.5.0, util.js). Two clients would then listen, each relayed
+ * message would reach the sockets twice, and the older client would never go back to the pool (a
+ * slot lost at every such restart of the database). So a new checkout ends the client handed out
+ * before it, after taking the adapter's listeners off it: one LISTEN connection at a time.
+ *
+ * The client is checked out for good, so the pool's idle listener does not cover it: without one of
+ * its own, the database restarting would crash the process. On `end` the adapter reconnects (about
+ * 1–3 s later); the dead client is handed back to the pool as broken so that it frees its slot.
+ */
+export function oneListener(pool: Pool, hooks: { connected(): void; ended(): void; errorHandler?: (err: Error) => void }): Pool {
+  let live: PoolClient | null = null;
+  return new Proxy(pool, {
+    get(target, prop) {
+      if (prop === 'connect') {
+        return async () => {
+          const client = await target.connect();
+          const previous = live;
+          live = client;
+          if (previous) {
+            previous.removeAllListeners('notification');
+            previous.removeAllListeners('end');
+            try {
+              previous.release(new Error('replaced by a newer LISTEN connection'));
+            } catch {
+              // Already released.
+            }
+          }
+          hooks.connected();
+          client.on('error', (err) => hooks.errorHandler?.(err));
+          client.once('end', () => {
+            if (live === client) {
+              live = null;
+              hooks.ended();
+            }
+            try {
+              client.release(new Error('LISTEN connection ended'));
+            } catch {
+              // Already released by the adapter's close().
+            }
+          });
+          return client;
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 // Every socket sits in its user's and its session's room from the handshake on, whether or not it subscribed.
