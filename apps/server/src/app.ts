@@ -196,7 +196,12 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     limiter: createRateLimiter(kysely, now),
     testsPerWindow: Math.max(1, Math.round(WEBHOOK_TESTS.limit * config.RATE_LIMIT_SCALE)),
   });
-  registerWebhookDelivery(jobs, { db: kysely, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS, allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+  registerWebhookDelivery(jobs, {
+    db: kysely,
+    retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+  });
   await registerOpenApi(app);
   const userVariants = createUserVariantsService({ db: kysely, realtime, notices, wallets: ensureWallets });
   const codesLimits = scaleCodesLimits(config.RATE_LIMIT_SCALE);

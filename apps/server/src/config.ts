@@ -89,6 +89,7 @@ export const ConfigSchema = z
     // Seller webhooks (decision record 0022): the first retry's delay, and whether private addresses may be called.
     WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(1).max(3_600_000).default(5000),
     WEBHOOK_ALLOW_PRIVATE: boolish.default(false),
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(1000).max(120_000).default(10_000),
     // Sessions (PRODUCT.md section 7): an access token ends after this long without use, and this long after sign-in in any case.
     SESSION_IDLE_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(24),
     SESSION_MAX_DAYS: z.coerce.number().int().min(1).max(3650).default(30),

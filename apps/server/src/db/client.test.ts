@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../../test/harness';
 import { createDb, type Db } from './client';
 import { isDatabaseUnavailable } from './unavailable';
+import { createLedgerAdminRepository } from '../modules/ledger/ledger-admin.repository';
 
 // Statements are prepared per connection on PostgreSQL (client.ts). Another process migrating the
 // database under a running server must not leave that server failing on its prepared SELECT *.
@@ -57,6 +58,14 @@ describe('session limits of the PostgreSQL pool', () => {
     expect((err as { code?: string }).code).toBe('57014');
     expect(isDatabaseUnavailable(err)).toBe(true);
     expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(limited.kysely)).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('lifts the statement limit for the ledger audit alone, in a read-only snapshot', async () => {
+    const show = async (q: Db['kysely']) =>
+      (await sql<{ limit: string; ro: string }>`SELECT current_setting('statement_timeout') AS limit, current_setting('transaction_read_only') AS ro`.execute(q)).rows[0];
+    expect(await show(limited.kysely)).toEqual({ limit: '300ms', ro: 'off' });
+    expect(await createLedgerAdminRepository(limited.kysely).wholeLedger(show)).toEqual({ limit: '0', ro: 'on' });
+    expect(await show(limited.kysely)).toEqual({ limit: '300ms', ro: 'off' });
   });
 
   it('ends a session stalled inside a transaction: the row it locked is free again and its change never lands', async () => {

@@ -9,6 +9,8 @@ import { PGlitePool } from './pglite-pool';
 import type { Database } from './schema';
 
 export type DbKind = 'pglite' | 'postgres';
+/** A client checked out of the PostgreSQL pool (the realtime adapter's LISTEN connection). */
+export type PgPoolClient = pg.PoolClient;
 
 export interface Db {
   kysely: Kysely<Database>;

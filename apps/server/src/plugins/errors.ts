@@ -41,7 +41,10 @@ export function registerErrorHandling(app: FastifyInstance) {
     if (isDatabaseUnavailable(err)) {
       // The database is restarting or unreachable: the process stays up and the client retries
       // (PRODUCT.md section 9; money calls carry an Idempotency-Key, so nothing moves twice).
-      request.log.warn({ err: err.message, code: err.code }, 'database unavailable');
+      // A statement cancelled at the pool's time limit (57014) is a runaway query, not an outage:
+      // logged as an error with its route so that it is found, answered the same way.
+      if (err.code === '57014') request.log.error({ err: err.message, code: err.code, route: request.routeOptions.url }, 'statement over the time limit');
+      else request.log.warn({ err: err.message, code: err.code }, 'database unavailable');
       return reply.status(503).header('Retry-After', '5').send({ message: errorMessage('UNAVAILABLE') });
     }
     if (isUnstorableText(err)) {

@@ -2,9 +2,8 @@ import { OPERATORS_CHANNEL, type OperatorEvent, type OperatorEventName, type Rea
 import { createAdapter } from '@socket.io/postgres-adapter';
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
-import type { PoolClient } from 'pg';
 import type { ChangeFeed } from '../db/changes';
-import type { Db } from '../db/client';
+import type { Db, PgPoolClient } from '../db/client';
 import type { SessionsService } from '../modules/sessions/sessions.service';
 
 export type RealtimeEventName = keyof RealtimeEvents;
@@ -308,14 +307,17 @@ export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: Adapte
  * one (@socket.io/postgres-adapter 0.5.0, util.js). Two clients would then listen, each relayed
  * message would reach the sockets twice, and the older client would never go back to the pool (a
  * slot lost at every such restart of the database). So a new checkout ends the client handed out
- * before it, after taking the adapter's listeners off it: one LISTEN connection at a time.
+ * before it, after taking the adapter's listeners off it: one LISTEN connection at a time. When the
+ * client it ends was still running its LISTEN, that failure makes the adapter schedule one more
+ * reconnection, which ends the then-live client a second or two later: a gap like any reconnection's
+ * (nothing relayed meanwhile, clients re-read when their sockets come back), and it settles there.
  *
  * The client is checked out for good, so the pool's idle listener does not cover it: without one of
  * its own, the database restarting would crash the process. On `end` the adapter reconnects (about
  * 1–3 s later); the dead client is handed back to the pool as broken so that it frees its slot.
  */
 export function oneListener(pool: Pool, hooks: { connected(): void; ended(): void; errorHandler?: (err: Error) => void }): Pool {
-  let live: PoolClient | null = null;
+  let live: PgPoolClient | null = null;
   return new Proxy(pool, {
     get(target, prop) {
       if (prop === 'connect') {

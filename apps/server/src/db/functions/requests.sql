@@ -79,7 +79,8 @@ BEGIN
   -- A currency or direction without limits in the server's settings takes nothing (DETAIL '0,0'):
   -- a comparison with NULL would let any amount through.
   IF lo IS NULL OR hi IS NULL OR p_amount < lo OR p_amount > hi THEN
-    RAISE EXCEPTION 'LIMIT_EXCEEDED' USING ERRCODE = 'AW422', DETAIL = coalesce(lo, 0) || ',' || coalesce(hi, 0);
+    RAISE EXCEPTION 'LIMIT_EXCEEDED' USING ERRCODE = 'AW422',
+      DETAIL = CASE WHEN lo IS NULL OR hi IS NULL THEN '0,0' ELSE lo || ',' || hi END;
   END IF;
 
   IF w.id IS NULL THEN

@@ -120,7 +120,7 @@ const everyKey = (kind: string) => `every:${kind}`;
 
 /**
  * The job queue kept in the database (decision record 0016): `enqueue` writes a row, in the
- * caller's transaction if given one; the worker started by `start` claims due jobs one at a time
+ * caller's transaction if given one; each worker loop started by `start` claims due jobs one at a time
  * with SKIP LOCKED, runs the handler registered for the kind, deletes the row on success, and on
  * failure sets the next run after an exponential back-off (or the handler's RetryAfter) until the
  * attempts or the age are used up, then marks the row failed. Recurring work (`every`) is a job

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from '../../db/schema';
 import '../../db/tables/auth';
 import '../../db/tables/codes';
@@ -7,6 +7,9 @@ import '../../db/tables/second-factors';
 import '../../db/tables/seller';
 
 const DAY_MS = 24 * 60 * 60_000;
+/** Log rows one statement deletes, and how long one purge keeps deleting them. */
+export const LOG_BATCH = 5000;
+const LOG_PURGE_MS = 20_000;
 const ago = (now: Date, ms: number) => new Date(now.getTime() - ms);
 
 /**
@@ -59,14 +62,30 @@ export const purgeRepository = {
    * Logs kept for a while, then removed (migration 0027): gift-code guesses that matched no code
    * after 30 days (tries of a real code are kept: the code's card shows them), Telegram notices no
    * longer pending and sellers' finished webhook deliveries after 30 days, key calls after 90.
+   * Deleted `batch` rows a statement, so that the first purge of a log that has grown for
+   * months stays within the pool's statement limit and holds its rows' locks only briefly; a purge
+   * stops after `LOG_PURGE_MS` and the next one, ten minutes later, goes on.
    */
-  async oldLogs(db: Kysely<Database>, now: Date) {
+  async oldLogs(db: Kysely<Database>, now: Date, batch = LOG_BATCH) {
     const month = ago(now, 30 * DAY_MS);
-    const guesses = await db.deleteFrom('code_attempts').where('code_id', 'is', null).where('created_at', '<', month).executeTakeFirst();
-    const notices = await db.deleteFrom('telegram_notices').where('status', '<>', 'pending').where('created_at', '<', month).executeTakeFirst();
-    const deliveries = await db.deleteFrom('webhook_deliveries').where('status', '<>', 'pending').where('created_at', '<', month).executeTakeFirst();
-    const calls = await db.deleteFrom('api_key_calls').where('created_at', '<', ago(now, 90 * DAY_MS)).executeTakeFirst();
-    return Number(guesses.numDeletedRows + notices.numDeletedRows + deliveries.numDeletedRows + calls.numDeletedRows);
+    const until = Date.now() + LOG_PURGE_MS;
+    let n = 0;
+    const drain = async (step: () => Promise<bigint>) => {
+      for (let done = batch; done === batch && Date.now() < until; ) {
+        done = Number(await step());
+        n += done;
+      }
+    };
+    const inBatches = (table: 'code_attempts' | 'telegram_notices' | 'webhook_deliveries' | 'api_key_calls', old: RawBuilder<boolean>) =>
+      drain(async () => {
+        const r = await sql`DELETE FROM ${sql.table(table)} WHERE id IN (SELECT id FROM ${sql.table(table)} WHERE ${old} LIMIT ${batch})`.execute(db);
+        return r.numAffectedRows ?? 0n;
+      });
+    await inBatches('code_attempts', sql<boolean>`code_id IS NULL AND created_at < ${month}`);
+    await inBatches('telegram_notices', sql<boolean>`status <> 'pending' AND created_at < ${month}`);
+    await inBatches('webhook_deliveries', sql<boolean>`status <> 'pending' AND created_at < ${month}`);
+    await inBatches('api_key_calls', sql<boolean>`created_at < ${ago(now, 90 * DAY_MS)}`);
+    return n;
   },
 
   /** Failed jobs are kept a month for operators to read. */

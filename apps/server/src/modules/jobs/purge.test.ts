@@ -4,6 +4,7 @@ import { createUser, createWallet, firstServerId } from '../../../test/factories
 import { seedDemoServers } from '../system/seed';
 import { hashToken, newToken } from '../../lib/tokens';
 import { createJobs } from './jobs.service';
+import { purgeRepository } from './purge.repository';
 import { createPurge, PURGE_KIND, schedulePurge } from './purge.service';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
@@ -150,5 +151,10 @@ describe.each(DB_KINDS)('purge of expired rows on %s', (kind) => {
       [at(-31 * DAY), 'pending'],
     ]);
     expect(await left('api_key_calls', 'path')).toEqual([[at(-89 * DAY), '/api/v1/balance']]);
+
+    // A log that grew for months goes in batches (here two rows a statement), all of it.
+    for (let i = 0; i < 5; i++) await attempt(null, at(-(40 + i) * DAY));
+    expect(await purgeRepository.oldLogs(k, NOW, 2)).toBe(5);
+    expect((await left('code_attempts', 'code_id')).map(([created]) => created)).toEqual([at(-29 * DAY), at(-400 * DAY)]);
   });
 });

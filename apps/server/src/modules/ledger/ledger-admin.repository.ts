@@ -6,6 +6,21 @@ export type ServiceAccountKind = Exclude<LedgerAccountKind, 'wallet'>;
 /** The ledger as operators read it. Admins see every account, so none of these is owner-scoped. */
 export function createLedgerAdminRepository(db: Kysely<Database>) {
   return {
+    /**
+     * The audit's reads in one read-only snapshot and without the pool's statement limit
+     * (db/client.ts): they scan the whole ledger, which only grows, and an operator asked for them.
+     */
+    wholeLedger<T>(fn: (q: Kysely<Database>) => Promise<T>) {
+      return db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute(async (trx) => {
+          await sql`SET TRANSACTION READ ONLY`.execute(trx);
+          await sql`SET LOCAL statement_timeout = 0`.execute(trx);
+          return fn(trx);
+        });
+    },
+
     /** Every game server, inactive ones too, in the players' order. */
     gameServers() {
       return db.selectFrom('gamesservers').select(['id', 'name']).orderBy('sort_order').orderBy('id').execute();

@@ -55,8 +55,8 @@ export function createLedgerAdminService({ db, clock = () => new Date() }: { db:
       return (await repo.userEntries(userId, limit)).map(toLedgerEntry);
     },
 
-    /** Every invariant of the ledger, each violation in words. */
-    audit: () => auditLedger(db),
+    /** Every invariant of the ledger, each violation in words, as of one moment. */
+    audit: () => repo.wholeLedger((q) => auditLedger(q)),
   };
 }
 

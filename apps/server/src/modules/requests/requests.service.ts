@@ -97,9 +97,9 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
     if (decision.notice) deliver(decision.notice);
   }
 
-  /** The 422 of an amount outside the server's limits, from the DETAIL 'min,max' request_open gives. */
   /** A server whose settings hold no limits for this currency and direction takes nothing (functions/requests.sql). */
   const NOT_TAKEN = 'Сейчас этот сервер не принимает такие заявки';
+  /** The 422 of an amount outside the server's limits, from the DETAIL 'min,max' request_open gives. */
   function limitError(type: RequestType, currency: CurrencyType, detail: string) {
     const [min, max] = detail.split(',').map((v) => BigInt(v)) as [bigint, bigint];
     return new AppError('LIMIT_EXCEEDED', {
