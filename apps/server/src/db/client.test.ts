@@ -1,3 +1,4 @@
+import { createServer as createNetServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../../test/harness';
@@ -83,5 +84,88 @@ describe('session limits of the PostgreSQL pool', () => {
     stalled.release(true);
     // The pool connects again for the next caller.
     expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(limited.kysely)).rows).toEqual([{ one: 1 }]);
+  });
+});
+
+/**
+ * A TCP relay to the test cluster that can go silent, as a network cut does: bytes stop in both
+ * directions and no connection is closed, so neither side hears of it.
+ */
+async function silentCut(target: URL) {
+  let silent = false;
+  const pairs = new Set<[Socket, Socket]>();
+  const server = createNetServer((inbound) => {
+    const outbound = connect(Number(target.port), target.hostname);
+    const pair: [Socket, Socket] = [inbound, outbound];
+    pairs.add(pair);
+    for (const [from, to] of [pair, [outbound, inbound] as const]) {
+      from.on('data', (d) => {
+        if (!silent) to.write(d);
+      });
+      from.on('error', () => {});
+      from.on('close', () => to.destroy());
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const url = new URL(target.href);
+  url.port = String((server.address() as AddressInfo).port);
+  return {
+    url: url.href,
+    /** From now on, nothing passes on the connections open at this moment; new ones work. */
+    cut() {
+      silent = true;
+      const open = [...pairs];
+      return () => {
+        silent = false;
+        for (const [a, b] of open) {
+          a.destroy();
+          b.destroy();
+        }
+      };
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+describe('a connection whose server went silent mid-statement', () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await createTestDb('postgres', 1);
+  });
+  afterAll(() => db?.close());
+
+  it('gives up on the statement at the client limit (503), ends that connection and serves the next call on a new one', async () => {
+    const relay = await silentCut(new URL(db.url));
+    const cut = await createDb({ databaseUrl: relay.url, dataDir: '', poolSize: 1, queryTimeoutMs: 500 });
+    let heal: (() => void) | undefined;
+    try {
+      expect((await sql<{ one: number }>`SELECT ${1}::int AS one`.execute(cut.kysely)).rows).toEqual([{ one: 1 }]);
+      heal = relay.cut();
+      const started = Date.now();
+      const err = await sql`SELECT ${2}::int AS two`.execute(cut.kysely).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect((err as Error).message).toBe('Query read timeout');
+      expect(isDatabaseUnavailable(err)).toBe(true);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      // The pool (one connection) did not take the stuck client back: the next call gets a new one.
+      const next = sql<{ three: number }>`SELECT ${3}::int AS three`.execute(cut.kysely);
+      heal();
+      heal = undefined;
+      expect((await next).rows).toEqual([{ three: 3 }]);
+      // A transaction that lifted the statement limit has no client limit either (migrations, the audit).
+      const slow = await cut.kysely.transaction().execute(async (trx) => {
+        await sql`SET LOCAL statement_timeout = 0`.execute(trx);
+        return (await sql<{ ok: number }>`SELECT 1 AS ok FROM pg_sleep(0.8)`.execute(trx)).rows;
+      });
+      expect(slow).toEqual([{ ok: 1 }]);
+      // Outside it, the limit holds again on the same connection.
+      await expect(sql`SELECT pg_sleep(0.8)`.execute(cut.kysely)).rejects.toThrow('Query read timeout');
+    } finally {
+      heal?.();
+      await cut.close();
+      await relay.close();
+    }
   });
 });

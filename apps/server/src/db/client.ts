@@ -61,25 +61,46 @@ function preparing(pool: pg.Pool) {
       let w = wrapped.get(client);
       if (!w) {
         let inTransaction = false;
+        // Set when a statement's answer never came (the pool's query_timeout): the client is ended
+        // and must not go back to the pool, where the next caller would queue behind that statement.
+        let lost = false;
+        // A transaction that lifted the server's statement limit (migrations, the ledger audit) lifts
+        // the client's query_timeout too, until it ends.
+        let unlimited = false;
+        const send = async (text: string, values?: unknown[]) => {
+          const limit = unlimited ? { query_timeout: NO_READ_TIMEOUT } : {};
+          if (!values?.length) {
+            if (/^\s*(begin|start transaction)\b/i.test(text)) inTransaction = true;
+            else if (/^\s*(commit|rollback)\b(?!\s+to\b)/i.test(text)) inTransaction = unlimited = false;
+            else if (inTransaction && /^\s*set\s+local\s+statement_timeout\s*=\s*0\s*;?\s*$/i.test(text)) unlimited = true;
+            return client.query({ text, values, ...limit });
+          }
+          const name = nameOf(text);
+          if (!name) return client.query({ text, values, ...limit });
+          try {
+            return await client.query({ name, text, values, ...limit });
+          } catch (err) {
+            if ((err as { code?: string }).code !== '0A000' || !/cached plan/.test((err as Error).message)) throw err;
+            names.set(text, '');
+            if (inTransaction) throw err;
+            return client.query({ text, values, ...limit });
+          }
+        };
         w = {
           async query(text: string, values?: unknown[]) {
-            if (!values?.length) {
-              if (/^\s*(begin|start transaction)\b/i.test(text)) inTransaction = true;
-              else if (/^\s*(commit|rollback)\b(?!\s+to\b)/i.test(text)) inTransaction = false;
-              return client.query(text, values);
-            }
-            const name = nameOf(text);
-            if (!name) return client.query(text, values);
             try {
-              return await client.query({ name, text, values });
+              return await send(text, values);
             } catch (err) {
-              if ((err as { code?: string }).code !== '0A000' || !/cached plan/.test((err as Error).message)) throw err;
-              names.set(text, '');
-              if (inTransaction) throw err;
-              return client.query(text, values);
+              if (!lost && err instanceof Error && err.message === READ_TIMEOUT) {
+                lost = true;
+                client.release(err);
+              }
+              throw err;
             }
           },
-          release: () => client.release(),
+          release: () => {
+            if (!lost) client.release();
+          },
         };
         wrapped.set(client, w);
       }
@@ -89,6 +110,10 @@ function preparing(pool: pg.Pool) {
   } as unknown as pg.Pool;
 }
 const toBigInt = (v: string) => BigInt(v);
+/** node-postgres' error when a statement's answer did not come within query_timeout. */
+const READ_TIMEOUT = 'Query read timeout';
+/** The longest timer Node keeps (about 24 days): no client limit. */
+const NO_READ_TIMEOUT = 2 ** 31 - 1;
 
 export interface DbOptions {
   databaseUrl?: string;
@@ -99,6 +124,8 @@ export interface DbOptions {
   statementTimeoutMs?: number;
   /** PostgreSQL only: how long a session may sit in an open transaction (default 60 s). */
   idleInTransactionMs?: number;
+  /** PostgreSQL only: how long the client waits for a statement's answer (default the statement limit + 5 s). */
+  queryTimeoutMs?: number;
 }
 
 export async function createDb(opts: DbOptions): Promise<Db> {
@@ -119,6 +146,10 @@ export async function createDb(opts: DbOptions): Promise<Db> {
       // cannot hold a player's wallet row locked. Migrations lift the statement limit for themselves.
       statement_timeout: opts.statementTimeoutMs ?? 60_000,
       idle_in_transaction_session_timeout: opts.idleInTransactionMs ?? 60_000,
+      // And the client's own limit, for when the server cannot enforce one: gone without a word with
+      // a statement in flight (keep-alive probes only idle connections). The client is then ended
+      // (preparing() above) and the call answers 503 like any lost connection.
+      query_timeout: opts.queryTimeoutMs ?? (opts.statementTimeoutMs ?? 60_000) + 5_000,
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8_OID ? toBigInt : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,

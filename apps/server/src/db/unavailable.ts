@@ -16,7 +16,7 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   if (typeof message === 'string') {
     // node-postgres' own words for a connection it lost or could not make in time.
-    return /Connection terminated|connection timeout|timeout exceeded when trying to connect|not queryable|Client was closed|Cannot use a pool after calling end/i.test(
+    return /Connection terminated|connection timeout|timeout exceeded when trying to connect|not queryable|Client was closed|Cannot use a pool after calling end|Query read timeout/i.test(
       message,
     );
   }
