@@ -22,7 +22,7 @@ import { createAccountsService } from './modules/accounts/accounts.service';
 import { createCodeFlows } from './modules/accounts/code-flows';
 import { createExternalSignInService } from './modules/accounts/external-sign-in.service';
 import { DEFAULT_LIMITS, scaleLimits } from './modules/accounts/limits';
-import { createResetService } from './modules/accounts/reset.service';
+import { createResetService, type ResetService } from './modules/accounts/reset.service';
 import { createSignIn } from './modules/accounts/sign-in';
 import { createSignUpService } from './modules/accounts/sign-up.service';
 import { createCodeDelivery, MESSAGE_LANE, MESSAGE_WORKERS } from './modules/notifications/code-delivery';
@@ -335,18 +335,27 @@ function composeAccounts(
   const flows = createCodeFlows({ db: db.kysely, limiter, limits, now });
   const signIn = createSignIn({ sessions, now });
   // Password, Discord and reset sign-ins ask for the second factor when TOTP is on.
-  const twoFactor = createTwoFactorService({ db: db.kysely, limiter, issue: signIn, now });
+  // A reset of a user with TOTP on waits for the code: the two-factor module applies it (the reset
+  // service below, bound once it exists).
+  let reset: ResetService | undefined;
+  const twoFactor = createTwoFactorService({
+    db: db.kysely,
+    limiter,
+    issue: signIn,
+    now,
+    resets: { apply: (trx, userId, hash) => reset!.apply(trx, userId, hash), announce: (ended) => reset!.announce(ended) },
+  });
   const passkeys = createPasskeysService({ db: db.kysely, issue: signIn, now });
   const signInAsking = twoFactor.signInAsking;
   return {
     accounts: createAccountsService({ db: db.kysely, limiter, limits, signIn, signInAsking, now }),
     signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, publicUrl: config.PUBLIC_URL, brand: config.BRAND_NAME, now }),
-    reset: createResetService({
+    reset: (reset = createResetService({
       db: db.kysely,
       flows,
       sessions,
       signIn,
-      signInAsking,
+      askBeforeReset: twoFactor.askBeforeReset,
       delivery,
       brand: config.BRAND_NAME,
       // A reset after account theft leaves none of the thief's ways back in (README "Rules").
@@ -354,7 +363,7 @@ function composeAccounts(
         await apiKeys.revokeAllOf(userId, trx);
         await passkeys.removeAllOf(userId, trx);
       },
-    }),
+    })),
     externalSignIn: createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, signInAsking, now }),
     passwordChange: createPasswordChangeService({ db: db.kysely, limiter, sessions, now }),
     twoFactor,

@@ -135,7 +135,7 @@ describe('a connection whose server went silent mid-statement', () => {
   afterAll(() => db?.close());
 
   it('gives up on the statement at the client limit (503), ends that connection and serves the next call on a new one', async () => {
-    const relay = await silentCut(new URL(db.url));
+    const relay = await silentCut(new URL(db.url!));
     const cut = await createDb({ databaseUrl: relay.url, dataDir: '', poolSize: 1, queryTimeoutMs: 500 });
     let heal: (() => void) | undefined;
     try {

@@ -25,6 +25,8 @@ export interface TwoFactorChallengesTable {
   attempts: Generated<number>;
   expires_at: Timestamp;
   created_at: Generated<Date>;
+  /** A password reset waiting for the second factor (migration 0028). */
+  new_password_hash: string | null;
 }
 
 export interface PasskeysTable {

@@ -37,6 +37,23 @@ describe.each(DB_KINDS)('abuse of sign-in, reset and social sign-in on %s', (kin
     expect(created.statusCode).toBe(200);
   });
 
+  it('parallel requests for a code to one address open one flow, not one each (once a minute holds under a burst)', async () => {
+    const { email } = await registerByEmail();
+    await ageFlows(email);
+    const answers = await Promise.all(Array.from({ length: 12 }, () => post('/api/email_reset_password_code_date', { email })));
+    const statuses = answers.map((r) => r.statusCode);
+    expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
+    const accepted = statuses.filter((s) => s === 200).length;
+    expect(accepted).toBeLessThanOrEqual(1);
+    const open = await world.db.kysely
+      .selectFrom('auth_flows')
+      .select('id')
+      .where('address', '=', email)
+      .where('purpose', '=', 'reset')
+      .execute();
+    expect(open).toHaveLength(accepted);
+  });
+
   it('a second code for one address within a minute is refused; one address opens at most 20 flows an hour', async () => {
     const email = newEmail();
     const ip = nextIp();

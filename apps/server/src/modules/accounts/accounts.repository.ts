@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, Selectable, Transaction, Updateable } from 'kysely';
+import { type Insertable, type Kysely, type Selectable, sql, type Transaction, type Updateable } from 'kysely';
 import type { Database, UsersTable } from '../../db/schema';
 import type { AuthChannel, AuthFlowPurpose, AuthFlowsTable } from '../../db/tables/auth';
 
@@ -10,6 +10,9 @@ type Q = Pool | Tx;
 export type FlowRow = Selectable<AuthFlowsTable>;
 
 /** Runs `fn` in one transaction: committed when it returns, rolled back when it throws. */
+/** The first key of the advisory locks on an address's code flows (the second is the address's hash). */
+const ADDRESS_LOCK_SPACE = 7301;
+
 export const inTransaction = <T>(db: Pool, fn: (trx: Tx) => Promise<T>): Promise<T> => db.transaction().execute(fn);
 
 /** Queries of users, sign-in flows and Discord states; each takes the handle it runs on. */
@@ -59,6 +62,14 @@ export const accountsRepository = {
       .where('address', '=', address)
       .executeTakeFirst();
     return row?.last ? new Date(row.last as Date | string) : null;
+  },
+
+  /**
+   * Serialises the flows of one address (and kind) until the transaction ends, so that parallel
+   * requests for a code cannot all pass the once-a-minute rule before any of them is written.
+   */
+  async lockAddress(q: Tx, purpose: AuthFlowPurpose, channel: AuthChannel, address: string) {
+    await sql`SELECT pg_advisory_xact_lock(${ADDRESS_LOCK_SPACE}::int, hashtext(${`${purpose}:${channel}:${address}`}))`.execute(q);
   },
 
   insertFlow(q: Q, values: Insertable<AuthFlowsTable>) {

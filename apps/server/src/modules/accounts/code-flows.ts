@@ -46,15 +46,20 @@ type CodeOutcome<T> = { ok: true; value: T } | { ok: false; error: AppError; cou
 export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: Limits; now: () => Date }) {
   const { db, limiter, limits, now } = deps;
 
+  /** PRODUCT.md section 8: one new code per address a minute (429 with the seconds left). */
+  async function refuseWithinMinute(q: Pool | Tx, purpose: AuthFlowPurpose, channel: AuthChannel, address: string) {
+    const last = await repo.lastSentAt(q, purpose, channel, address);
+    const wait = last ? last.getTime() + RESEND_INTERVAL_MS - now().getTime() : 0;
+    if (wait > 0) {
+      const s = Math.ceil(wait / 1000);
+      throw tooMany(s, CODE_MSG.sentRecently(s));
+    }
+  }
+
   return {
     /** The rules every code sent obeys, for a real address and an unknown one alike. */
     async limitSend(client: Client, purpose: AuthFlowPurpose, channel: AuthChannel, address: string) {
-      const last = await repo.lastSentAt(db, purpose, channel, address);
-      const wait = last ? last.getTime() + RESEND_INTERVAL_MS - now().getTime() : 0;
-      if (wait > 0) {
-        const s = Math.ceil(wait / 1000);
-        throw tooMany(s, CODE_MSG.sentRecently(s));
-      }
+      await refuseWithinMinute(db, purpose, channel, address);
       await limiter.count(`send:ip:${client.ip}`, limits.flowsPerIp);
     },
 
@@ -74,17 +79,23 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
       const expiresAt = new Date(at.getTime() + CODE_TTL_MS);
       await repo.sweepFlows(db, at);
       await limiter.sweep(at);
-      await repo.insertFlow(db, {
-        token_hash: hashToken(token),
-        purpose: values.purpose,
-        channel: values.channel,
-        address: values.address,
-        user_id: values.userId ?? null,
-        code_hash: code ? codeHash(token, code) : null,
-        password_hash: values.passwordHash ?? null,
-        name: values.name ?? null,
-        expires_at: expiresAt,
-        last_sent_at: at,
+      // limitSend looked first; this decides, with the address's flows locked from the look to the
+      // insert, so that parallel requests cannot each open a flow within the minute.
+      await inTransaction(db, async (trx) => {
+        await repo.lockAddress(trx, values.purpose, values.channel, values.address);
+        await refuseWithinMinute(trx, values.purpose, values.channel, values.address);
+        await repo.insertFlow(trx, {
+          token_hash: hashToken(token),
+          purpose: values.purpose,
+          channel: values.channel,
+          address: values.address,
+          user_id: values.userId ?? null,
+          code_hash: code ? codeHash(token, code) : null,
+          password_hash: values.passwordHash ?? null,
+          name: values.name ?? null,
+          expires_at: expiresAt,
+          last_sent_at: at,
+        });
       });
       return { token, code, expiresAt };
     },

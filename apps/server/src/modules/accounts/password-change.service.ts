@@ -30,12 +30,10 @@ export function createPasswordChangeService(deps: PasswordChangeDeps) {
   return {
     async changePassword(caller: SessionCaller, input: { password: string; newPassword: string }): Promise<AuthResponse> {
       const key = `change_password:user:${caller.user.id}`;
-      await limiter.check(key, WRONG_CURRENT_PASSWORD);
       if (!caller.user.password_hash) throw new AppError('VALIDATION', { errors: { password: [NO_PASSWORD] } });
-      if (!(await verifyPassword(caller.user.password_hash, input.password))) {
-        await limiter.record(key, WRONG_CURRENT_PASSWORD);
-        throw new AppError('VALIDATION', { errors: { password: [WRONG_PASSWORD] } });
-      }
+      const tries = await limiter.take([[key, WRONG_CURRENT_PASSWORD]]);
+      if (!(await verifyPassword(caller.user.password_hash, input.password))) throw new AppError('VALIDATION', { errors: { password: [WRONG_PASSWORD] } });
+      await tries.giveBack();
       refuseCommonPassword(input.newPassword, 'new_password');
       const passwordHash = await hashPassword(input.newPassword);
       const { user, token, ended } = await inTransaction(db, async (trx) => {

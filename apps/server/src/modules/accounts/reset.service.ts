@@ -1,13 +1,14 @@
+import type { SignInResponse } from '@adena/contract';
 import { refuseCommonPassword } from '../../lib/common-passwords';
 import { AppError } from '../../lib/app-error';
 import { hashPassword } from '../../lib/password';
 import type { CodeDelivery } from '../notifications/code-delivery';
-import type { Client } from '../sessions/caller';
+import type { Client, User } from '../sessions/caller';
 import type { SessionsService } from '../sessions/sessions.service';
 import { accountsRepository as repo, inTransaction, type Pool, type Tx } from './accounts.repository';
 import { type CodeFlows, channelOf, type Method } from './code-flows';
 import { codeTexts } from './code-messages';
-import { findByAddress, refuseBlocked, type SignIn, type SignInAsking } from './sign-in';
+import { findByAddress, refuseBlocked, type SignIn } from './sign-in';
 
 const NEW_PASSWORD_TOKEN_REFUSED = 'Ссылка для смены пароля недействительна или устарела. Начните восстановление заново';
 
@@ -18,8 +19,11 @@ export interface ResetDeps {
   flows: CodeFlows;
   sessions: Pick<SessionsService, 'issueNewPasswordToken' | 'isLiveNewPasswordToken' | 'takeNewPasswordToken' | 'endAllSessions' | 'announceEnded'>;
   signIn: SignIn;
-  /** A reset proves the mailbox or phone, not the second factor: with TOTP on it still asks. */
-  signInAsking?: SignInAsking;
+  /**
+   * A reset proves the mailbox or phone, not the second factor: with TOTP on nothing changes until
+   * the code is given (the two-factor module keeps the new password's hash and calls `apply`).
+   */
+  askBeforeReset?: (trx: Tx, user: User, passwordHash: string) => Promise<SignInResponse>;
   delivery: Pick<CodeDelivery, 'deliver'>;
   /**
    * In the reset's transaction: what a thief who held a session could have left behind and would
@@ -34,7 +38,19 @@ export function createResetService(deps: ResetDeps) {
   const { db, flows, sessions, signIn, delivery } = deps;
   const refused = () => new AppError('UNAUTHENTICATED', { message: NEW_PASSWORD_TOKEN_REFUSED });
 
+  /** The reset itself: the new password, every session ended, the leftovers revoked; the ended sessions' ids. */
+  async function apply(trx: Tx, userId: number, passwordHash: string) {
+    await repo.updateUser(trx, userId, { password_hash: passwordHash });
+    const endedIds = await sessions.endAllSessions(userId, trx);
+    await deps.revokeLeftovers?.(userId, trx);
+    return endedIds;
+  }
+
   return {
+    apply,
+    /** After COMMIT: the sockets of every session a reset ended are told and closed. */
+    announce: (ended: number[]) => sessions.announceEnded(ended, 'password_reset'),
+
     /** Step 1: a code to a registered address; nothing to an unknown one. Same answer. */
     async startReset(client: Client, method: Method, address: string) {
       const channel = channelOf(method);
@@ -64,10 +80,10 @@ export function createResetService(deps: ResetDeps) {
         if (userId === null) throw refused();
         const before = (await repo.findUserById(trx, userId))!;
         refuseBlocked(before);
-        const user = await repo.updateUser(trx, before.id, { password_hash: passwordHash });
-        const endedIds = await sessions.endAllSessions(user.id, trx);
-        await deps.revokeLeftovers?.(user.id, trx);
-        return { answer: await (deps.signInAsking ?? signIn)(trx, user, { method, client }), ended: endedIds };
+        if (before.totp_secret && deps.askBeforeReset) return { answer: await deps.askBeforeReset(trx, before, passwordHash), ended: [] };
+        const endedIds = await apply(trx, before.id, passwordHash);
+        const user = (await repo.findUserById(trx, before.id))!;
+        return { answer: await signIn(trx, user, { method, client }), ended: endedIds };
       });
       // After COMMIT: the sockets of every session the reset ended are told and closed.
       sessions.announceEnded(ended, 'password_reset');

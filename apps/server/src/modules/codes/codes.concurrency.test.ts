@@ -65,7 +65,9 @@ describe('gift codes under concurrency on postgres', () => {
     const buyer = await createUser(t.db.kysely);
     const results = await Promise.all(Array.from({ length: 50 }, () => call('POST', '/api/activation_code/', buyer, { sert: code.sert })));
     expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
-    expect(results.filter((r) => r.statusCode === 409)).toHaveLength(49);
+    // The rest: 409 (already activated), or 429 for tries beyond the player's allowance of guesses
+    // that were in flight at once (each is counted before its lookup, and given back after it).
+    expect(results.every((r) => [200, 409, 429].includes(r.statusCode))).toBe(true);
     const w = await t.db.kysely.selectFrom('wallets').select('id').where('user_id', '=', buyer.id).executeTakeFirstOrThrow();
     expect(await balanceOf(w.id)).toBe(3 * KK);
     await expectAudit();

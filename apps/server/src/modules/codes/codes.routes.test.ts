@@ -317,6 +317,18 @@ describe.each(DB_KINDS)('gift codes on %s', (kind) => {
       expect((await call('POST', '/api/activation_code/', fresh, { sert: 'ADN-2222-2222-2222-2222' }, '10.0.0.9')).statusCode).toBe(429);
       expect((await call('POST', '/api/activation_code/', fresh, { sert: 'ADN-2222-2222-2222-2222' }, '10.0.0.10')).statusCode).toBe(404);
     });
+
+    it('counts guesses before looking them up: thirty sent at once look up at most ten', async () => {
+      const guesser = await createUser(t.db.kysely);
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => call('POST', '/api/activation_code/', guesser, { sert: `ADN-3333-3333-3333-${String(i).padStart(4, '0')}` }, '10.0.3.3')),
+      );
+      const statuses = answers.map((r) => r.statusCode);
+      expect(statuses.every((s) => s === 404 || s === 429)).toBe(true);
+      expect(statuses.filter((s) => s === 404).length).toBeLessThanOrEqual(10);
+      const tried = await t.db.kysely.selectFrom('code_attempts').select('id').where('user_id', '=', guesser.id).execute();
+      expect(tried.length).toBeLessThanOrEqual(10);
+    });
   });
 
   describe('realtime', () => {

@@ -256,14 +256,16 @@ export function createCodesService(deps: CodesServiceDeps) {
       }
       const userKey = `gift:user:${caller.user.id}`;
       const ipKey = `gift:ip:${caller.ip ?? 'unknown'}`;
-      await limiter.check(userKey, limits.failuresPerUser);
-      await limiter.check(ipKey, limits.failuresPerIp);
-
+      // Counted before the lookup, so parallel guesses cannot all pass the limits; anything but an
+      // unknown code (a code that exists is not a guess) is given back.
+      const tries = await limiter.take([
+        [userKey, limits.failuresPerUser],
+        [ipKey, limits.failuresPerIp],
+      ]);
       const outcome = await db.transaction().execute((trx) => tryActivation(trx, caller, sert));
+      if (outcome.kind !== 'not_found') await tries.giveBack();
       switch (outcome.kind) {
         case 'not_found':
-          await limiter.record(userKey, limits.failuresPerUser);
-          await limiter.record(ipKey, limits.failuresPerIp);
           throw new AppError('NOT_FOUND', { message: 'Код не найден', errors: { sert: ['Код не найден. Проверьте, что он введён без ошибок'] } });
         case 'closed':
           throw new AppError('NOT_FOUND', { message: 'Игровой сервер кода закрыт', errors: { sert: ['Игровой сервер этого кода сейчас закрыт'] } });

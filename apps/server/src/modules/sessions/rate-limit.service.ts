@@ -20,8 +20,8 @@ export const tooMany = (retryAfterS: number, message?: string) =>
 
 /**
  * Fixed-window counters in the database, shared by every process. Two uses: `count` for
- * attempts that are limited whatever their outcome (sending a code), and `check` before plus
- * `record` after a failure for things limited by failures (wrong passwords, wrong codes).
+ * attempts that are limited whatever their outcome (sending a code), and `take` (counted before,
+ * given back unless it failed) for things limited by failures (wrong passwords, wrong codes).
  */
 export function createRateLimiter(db: RateLimitsQueryable, now: () => Date) {
   const retryAfter = (windowStart: Date, rule: RateRule, at: Date) => (windowStart.getTime() + rule.windowMs - at.getTime()) / 1000;
@@ -39,6 +39,27 @@ export function createRateLimiter(db: RateLimitsQueryable, now: () => Date) {
       const at = now();
       const { hits, windowStart } = await repo.hit(db, key, rule.windowMs, at);
       if (hits > rule.limit) throw tooMany(retryAfter(windowStart, rule, at));
+    },
+    /**
+     * A try limited by its failures (a wrong code, a wrong password, a gift-code guess), counted on
+     * every key before it runs, so that parallel tries cannot all pass one `check`: 429 once a key's
+     * window is used up (what it counted on the keys before is given back). `giveBack()` returns the
+     * try to every key when it turned out not to be a failure.
+     */
+    async take(keys: ReadonlyArray<readonly [string, RateRule]>) {
+      const counted: string[] = [];
+      try {
+        for (const [key, rule] of keys) {
+          const at = now();
+          const { hits, windowStart } = await repo.hit(db, key, rule.windowMs, at);
+          counted.push(key);
+          if (hits > rule.limit) throw tooMany(retryAfter(windowStart, rule, at));
+        }
+      } catch (err) {
+        for (const key of counted) await repo.refundTry(db, key);
+        throw err;
+      }
+      return { giveBack: async () => { for (const key of counted) await repo.refundTry(db, key); } };
     },
     /** Counts one without refusing this request (the next one is refused by `check`). */
     async record(key: string, rule: RateRule) {

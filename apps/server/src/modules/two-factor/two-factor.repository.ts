@@ -62,8 +62,11 @@ export const twoFactorRepository = {
     return res.numUpdatedRows > 0n;
   },
 
-  insertChallenge(q: Q, userId: number, tokenHash: string, expiresAt: Date) {
-    return q.insertInto('two_factor_challenges').values({ user_id: userId, token_hash: tokenHash, expires_at: expiresAt }).execute();
+  insertChallenge(q: Q, userId: number, tokenHash: string, expiresAt: Date, newPasswordHash: string | null = null) {
+    return q
+      .insertInto('two_factor_challenges')
+      .values({ user_id: userId, token_hash: tokenHash, expires_at: expiresAt, new_password_hash: newPasswordHash })
+      .execute();
   },
 
   /**
@@ -86,9 +89,9 @@ export const twoFactorRepository = {
   },
 
   /** Removes the challenge; true for the one call that did. */
-  async takeChallenge(q: Q, tokenHash: string) {
-    const res = await q.deleteFrom('two_factor_challenges').where('token_hash', '=', tokenHash).executeTakeFirst();
-    return res.numDeletedRows > 0n;
+  /** Ends a pending sign-in once; undefined when another call ended it first. */
+  takeChallenge(q: Q, tokenHash: string) {
+    return q.deleteFrom('two_factor_challenges').where('token_hash', '=', tokenHash).returning(['new_password_hash']).executeTakeFirst();
   },
 
   /** Notes a good step-up on the session (access token) it was made with. */

@@ -147,6 +147,30 @@ describe.each(DB_KINDS)('TOTP on %s', (kind) => {
     expect(done.statusCode).toBe(200);
     expect(done.json().two_factor_required).toBe(true);
     expect(done.json().access_token).toBeUndefined();
+    // Someone holding only the mailbox got this far: the owner's account is as it was.
+    expect((await me(p.access_token)).statusCode).toBe(200);
+    expect((await post('/api/login', { email: p.email, password: PASSWORD })).json().two_factor_required).toBe(true);
+    expect((await post('/api/login', { email: p.email, password: 'new password 1' })).statusCode).toBe(401);
+    // With the code, the reset happens: the new password, every old session ended, a new one.
+    const verified = await post('/api/2fa/verify', { two_factor_token: done.json().two_factor_token, code: codeAt(p.secret, 30) });
+    expect(verified.statusCode).toBe(200);
+    expect(verified.json().access_token).toEqual(expect.any(String));
+    expect((await me(p.access_token)).statusCode).toBe(401);
+    expect((await me(verified.json().access_token)).statusCode).toBe(200);
+    expect((await post('/api/login', { email: p.email, password: 'new password 1' })).json().two_factor_required).toBe(true);
+    expect((await post('/api/login', { email: p.email, password: PASSWORD })).statusCode).toBe(401);
+  });
+
+  it('counts wrong codes per user before checking them: parallel guesses over many pending sign-ins check at most ten', async () => {
+    const p = await withTotp();
+    const tokens: string[] = [];
+    for (let i = 0; i < 4; i++) tokens.push((await post('/api/login', { email: p.email, password: PASSWORD })).json().two_factor_token);
+    const answers = await Promise.all(
+      tokens.flatMap((token, t) => Array.from({ length: 5 }, (_, i) => post('/api/2fa/verify', { two_factor_token: token, code: String(100000 + t * 10 + i) }))),
+    );
+    const statuses = answers.map((r) => r.statusCode);
+    expect(statuses.every((s) => s === 422 || s === 429)).toBe(true);
+    expect(statuses.filter((s) => s === 422).length).toBeLessThanOrEqual(10);
   });
 
   it('turns off with a code or a recovery code; a wrong one changes nothing', async () => {

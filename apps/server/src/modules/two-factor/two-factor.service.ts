@@ -25,6 +25,12 @@ export interface TwoFactorDeps {
   /** Starts a session for a user: the accounts module's sign-in. */
   issue: (q: Trx | DbHandle, user: User, origin: SessionOrigin) => Promise<AuthResponse>;
   now: () => Date;
+  /**
+   * A password reset that waited for the second factor (`askBeforeReset`): applied in the
+   * transaction of the good code (the accounts module's reset: new password, sessions ended,
+   * leftovers revoked; the ended sessions' ids), and its sessions' sockets told after COMMIT.
+   */
+  resets?: { apply(trx: Trx, userId: number, passwordHash: string): Promise<number[]>; announce(ended: number[]): void };
 }
 
 const isTotp = (code: string) => /^\d{6}$/.test(code);
@@ -39,7 +45,7 @@ const stepUpRefused = (message: string = T.required) => new AppError('FORBIDDEN'
  * step-up of money going out. A code is accepted once: its time step must be later than the
  * last one accepted, taken by one conditional UPDATE, so parallel uses of one code let one through.
  */
-export function createTwoFactorService({ db, limiter, issue, now }: TwoFactorDeps) {
+export function createTwoFactorService({ db, limiter, issue, now, resets }: TwoFactorDeps) {
   const userKey = (userId: number) => `2fa:user:${userId}`;
 
   /** Checks and uses up a TOTP or recovery code of a user with TOTP on; false when it is wrong or used. */
@@ -54,9 +60,9 @@ export function createTwoFactorService({ db, limiter, issue, now }: TwoFactorDep
 
   /** useCode under the per-user limit of wrong codes: 429 once it is used up, a failure counted. */
   async function useCodeLimited(userId: number, secret: string, code: string) {
-    await limiter.check(userKey(userId), CODE_FAILURES_PER_USER);
+    const tries = await limiter.take([[userKey(userId), CODE_FAILURES_PER_USER]]);
     const ok = await useCode(userId, secret, code);
-    if (!ok) await limiter.record(userKey(userId), CODE_FAILURES_PER_USER);
+    if (ok) await tries.giveBack();
     return ok;
   }
 
@@ -85,12 +91,10 @@ export function createTwoFactorService({ db, limiter, issue, now }: TwoFactorDep
       const state = await repo.totpState(db, userId);
       if (state?.totp_secret) throw new AppError('CONFLICT', { message: T.alreadyOn });
       if (!state?.totp_pending_secret) throw new AppError('CONFLICT', { message: T.noSetup });
-      await limiter.check(userKey(userId), CODE_FAILURES_PER_USER);
+      const tries = await limiter.take([[userKey(userId), CODE_FAILURES_PER_USER]]);
       const step = totpStep(state.totp_pending_secret, code, now());
-      if (step === null) {
-        await limiter.record(userKey(userId), CODE_FAILURES_PER_USER);
-        throw fieldError('code', T.wrongCode);
-      }
+      if (step === null) throw fieldError('code', T.wrongCode);
+      await tries.giveBack();
       const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
       const secret = state.totp_pending_secret;
       const enabled = await repo.transaction(db, async (trx) => {
@@ -123,6 +127,17 @@ export function createTwoFactorService({ db, limiter, issue, now }: TwoFactorDep
       return { two_factor_required: true, two_factor_token: token };
     },
 
+    /**
+     * A password reset of a user with TOTP on: nothing changes yet. The new password's hash waits
+     * with a pending sign-in, and POST /2fa/verify applies the reset with the good code; a mailbox or
+     * phone alone changes nothing (README "Second factors").
+     */
+    async askBeforeReset(q: Trx | DbHandle, user: User, passwordHash: string): Promise<SignInResponse> {
+      const token = newToken();
+      await repo.insertChallenge(q, user.id, hashToken(token), new Date(now().getTime() + CHALLENGE_TTL_MS), passwordHash);
+      return { two_factor_required: true, two_factor_token: token };
+    },
+
     /** POST /2fa/verify: the pending sign-in's second step. 401 unknown or expired, 429 after 5 wrong codes. */
     async verify(client: Client, token: string, code: string): Promise<AuthResponse> {
       const tokenHash = hashToken(token);
@@ -137,11 +152,16 @@ export function createTwoFactorService({ db, limiter, issue, now }: TwoFactorDep
       if (!user || user.blocked_at) throw new AppError('UNAUTHENTICATED', { message: T.expired });
       // TOTP turned off meanwhile: the password was enough after all, but the code must still be a real one.
       if (!user.totp_secret || !(await useCodeLimited(user.id, user.totp_secret, code))) throw fieldError('code', T.wrongCode);
-      return repo.transaction(db, async (trx) => {
-        if (!(await repo.takeChallenge(trx, tokenHash))) throw new AppError('UNAUTHENTICATED', { message: T.expired });
+      const { answer, ended } = await repo.transaction(db, async (trx) => {
+        const challenge = await repo.takeChallenge(trx, tokenHash);
+        if (!challenge) throw new AppError('UNAUTHENTICATED', { message: T.expired });
+        // A reset that waited for this code happens now, before the new session starts.
+        const endedIds = challenge.new_password_hash && resets ? await resets.apply(trx, user.id, challenge.new_password_hash) : [];
         // The session is named after the second step: the first one's method is not kept with the challenge.
-        return issue(trx, user, { method: 'two_factor', client });
+        return { answer: await issue(trx, user, { method: 'two_factor', client }), ended: endedIds };
       });
+      if (ended.length > 0) resets?.announce(ended);
+      return answer;
     },
 
     /**
