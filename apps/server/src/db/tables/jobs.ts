@@ -16,6 +16,8 @@ export interface JobsTable {
   /** jsonb: written as JSON text, read back parsed. */
   payload: ColumnType<unknown, string, string>;
   key: string | null;
+  /** While a job of this group runs, no other of it is claimed (migration 0029). */
+  grp: ColumnType<string | null, string | null | undefined, string | null>;
   state: ColumnType<JobState, JobState | undefined, JobState>;
   run_at: Timestamp;
   attempts: Generated<number>;

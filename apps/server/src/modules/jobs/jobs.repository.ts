@@ -10,6 +10,7 @@ export interface NewJob {
   kind: string;
   payload: unknown;
   key: string | null;
+  group: string | null;
   runAt: Date;
   maxAttempts: number;
   giveUpAt: Date;
@@ -32,8 +33,8 @@ export const jobsRepository = {
   /** The new job's id, or null when a pending or running job already holds the key. */
   async insert(q: Q, job: NewJob): Promise<bigint | null> {
     const r = await sql<{ id: bigint }>`
-      INSERT INTO jobs (kind, payload, key, run_at, max_attempts, give_up_at, created_at)
-      VALUES (${job.kind}, ${JSON.stringify(job.payload ?? null)}::jsonb, ${job.key}, ${job.runAt}, ${job.maxAttempts},
+      INSERT INTO jobs (kind, payload, key, grp, run_at, max_attempts, give_up_at, created_at)
+      VALUES (${job.kind}, ${JSON.stringify(job.payload ?? null)}::jsonb, ${job.key}, ${job.group}, ${job.runAt}, ${job.maxAttempts},
               ${job.giveUpAt}, ${job.createdAt})
       ON CONFLICT (key) WHERE key IS NOT NULL AND state IN ('pending', 'running') DO NOTHING
       RETURNING id`.execute(q);
@@ -42,7 +43,8 @@ export const jobsRepository = {
 
   /**
    * Takes the earliest due job of the given kinds: a pending one whose time has come, or a running
-   * one whose lease ended (its process died). SKIP LOCKED lets parallel workers pass over the row
+   * one whose lease ended (its process died), and of a group (`grp`) only its first due job while
+   * none of it runs, so a group's jobs run one at a time. SKIP LOCKED lets parallel workers pass over the row
    * another worker is claiming instead of waiting for it; the claim token and the new lease are
    * written in the same statement, so the claim is committed when this returns.
    */
@@ -53,6 +55,12 @@ export const jobsRepository = {
       FROM (
         SELECT id FROM jobs
         WHERE state IN ('pending', 'running') AND run_at <= ${c.now} AND kind IN (${sql.join(c.kinds)})
+          -- A job of a group only while none of the group runs under a live lease, and only the group's
+          -- first due job: two workers claiming at once both pick that one, and SKIP LOCKED leaves the
+          -- second without any job of the group rather than with the next one.
+          AND (grp IS NULL OR (
+            NOT EXISTS (SELECT FROM jobs r WHERE r.grp = jobs.grp AND r.state = 'running' AND r.run_at > ${c.now})
+            AND id = (SELECT min(h.id) FROM jobs h WHERE h.grp = jobs.grp AND h.state IN ('pending', 'running') AND h.run_at <= ${c.now})))
         ORDER BY run_at, id LIMIT 1
         FOR UPDATE SKIP LOCKED
       ) due

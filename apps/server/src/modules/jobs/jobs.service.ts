@@ -56,6 +56,8 @@ export interface EnqueueOptions {
   runAt?: Date;
   /** While a pending or running job has this key, enqueueing another with it does nothing. */
   key?: string;
+  /** Jobs of one group run one at a time (one seller's webhook deliveries): a group cannot take every worker of its lane. */
+  group?: string;
   maxAttempts?: number;
   /** A failure later than this long after enqueueing is final (default one day). */
   maxAgeMs?: number;
@@ -175,6 +177,7 @@ export class JobQueue {
       kind,
       payload,
       key: o.key ?? null,
+      group: o.group ?? null,
       runAt: o.runAt ?? at,
       maxAttempts: o.maxAttempts ?? this.#o.maxAttempts,
       giveUpAt: new Date(at.getTime() + (o.maxAgeMs ?? this.#o.maxAgeMs)),

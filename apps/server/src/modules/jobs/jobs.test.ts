@@ -107,6 +107,38 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     }
   });
 
+  it('runs the jobs of one group one at a time, while other groups and ungrouped jobs go on', async () => {
+    const jobs = createJobs({ db: db.kysely, pollMs: 10, stopGraceMs: 100, lanes: { hooks: 3 } });
+    let release!: () => void;
+    const stuck = new Promise<void>((r) => {
+      release = r;
+    });
+    const ran: string[] = [];
+    jobs.register<{ name: string }>('deliver', async ({ name }) => {
+      ran.push(name);
+      if (name.startsWith('a')) await stuck;
+    }, { lane: 'hooks' });
+    await jobs.start();
+    try {
+      for (const name of ['a1', 'a2', 'a3']) await jobs.enqueue(db.kysely, 'deliver', { name }, { group: 'seller:a' });
+      await jobs.enqueue(db.kysely, 'deliver', { name: 'b1' }, { group: 'seller:b' });
+      await jobs.enqueue(db.kysely, 'deliver', { name: 'c' });
+      const deadline = Date.now() + 10_000;
+      while (!(ran.includes('b1') && ran.includes('c')) && Date.now() < deadline) await sleep(10);
+      await sleep(100); // time for a wrongly free worker to take a second job of group a
+      // Group a has one job running; its other two wait although workers are free.
+      expect(ran.filter((n) => n.startsWith('a'))).toEqual(['a1']);
+      expect(ran).toEqual(expect.arrayContaining(['b1', 'c']));
+      release();
+      const until = Date.now() + 10_000;
+      while (ran.length < 5 && Date.now() < until) await sleep(10);
+      expect(ran.filter((n) => n.startsWith('a')).sort()).toEqual(['a1', 'a2', 'a3']);
+    } finally {
+      release();
+      await jobs.stop();
+    }
+  });
+
   it('retries a failing job after growing gaps until it succeeds, then deletes it', async () => {
     const clock = testClock();
     const jobs = createJobs({ db: db.kysely, now: clock.now, backoffBaseMs: 1000 });

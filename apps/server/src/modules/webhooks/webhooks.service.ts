@@ -49,7 +49,9 @@ export function createWebhooksService({ db, jobs, allowPrivate, clock = () => ne
     const body = JSON.stringify({ type, timestamp: at.toISOString(), data });
     const row = await repo.insertDelivery(q, { userId, type, body, createdAt: at });
     // The queue gives up a little after the last attempt the delivery itself allows.
-    await jobs.enqueue(q, WEBHOOK_JOB, { id: String(row.id) }, { maxAttempts: 1000, maxAgeMs: WEBHOOK_MAX_AGE_MS + 60_000 });
+    // One seller's deliveries take one worker at a time: a receiver that never answers holds up only
+    // its own seller's events, not everyone's.
+    await jobs.enqueue(q, WEBHOOK_JOB, { id: String(row.id) }, { maxAttempts: 1000, maxAgeMs: WEBHOOK_MAX_AGE_MS + 60_000, group: `webhook:${userId}` });
     return row;
   }
 

@@ -405,11 +405,12 @@ describe.each(DB_KINDS)('sellers’ silent webhooks and a player’s sign-up cod
   });
 
   it('sends the sign-up code while every webhook worker waits on a silent receiver', async () => {
-    for (let s = 0; s < 3; s++) {
+    // Five sellers (one seller's deliveries take one worker at a time), two pings each.
+    for (let s = 0; s < WEBHOOK_WORKERS + 1; s++) {
       const seller = await createUser(t.db.kysely);
       const put = await t.app.inject({ method: 'PUT', url: '/api/webhook', headers: seller.auth, payload: { url: `${base}/hook`, events: ['ping'] } });
       expect(put.statusCode).toBe(200);
-      for (let i = 0; i < 3; i++) expect((await t.app.inject({ method: 'POST', url: '/api/webhook/test', headers: seller.auth })).statusCode).toBe(200);
+      for (let i = 0; i < 2; i++) expect((await t.app.inject({ method: 'POST', url: '/api/webhook/test', headers: seller.auth })).statusCode).toBe(200);
     }
     // Every webhook worker of the process now holds a ping the receiver will never answer.
     await waitFor(() => (held >= WEBHOOK_WORKERS ? true : undefined), 'the webhook workers to be busy');
@@ -429,3 +430,53 @@ describe.each(DB_KINDS)('sellers’ silent webhooks and a player’s sign-up cod
     expect(finished).toEqual([]);
   });
 });
+
+/**
+ * Tried as an attacker would: one seller whose receiver never answers queues many events (test
+ * pings here; cancelled codes would do the same). The victim is another seller: their event is
+ * delivered at once, because one seller's deliveries take one worker at a time.
+ */
+describe.each(DB_KINDS)('one seller\u2019s silent receiver and another seller\u2019s events on %s', (kind) => {
+  let t: TestApp;
+  const silent = createServer(() => {});
+  let held = 0;
+  silent.on('request', () => {
+    held += 1;
+  });
+  const live: string[] = [];
+  const answering = createServer(async (req, res) => {
+    live.push(await readBody(req));
+    res.end('ok');
+  });
+  let silentBase = '';
+  let liveBase = '';
+  beforeAll(async () => {
+    [silentBase, liveBase] = await Promise.all([listen(silent), listen(answering)]);
+    t = await createTestApp(kind, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_TIMEOUT_MS: '60000' } });
+    await t.app.deps.jobs.start();
+  });
+  afterAll(async () => {
+    await closeServer(silent);
+    await closeServer(answering);
+    await t?.close();
+  });
+
+  it('delivers the other seller\u2019s event while the silent one holds a single worker', async () => {
+    const put = async (who: Awaited<ReturnType<typeof createUser>>, url: string) =>
+      expect((await t.app.inject({ method: 'PUT', url: '/api/webhook', headers: who.auth, payload: { url, events: ['ping'] } })).statusCode).toBe(200);
+    const ping = async (who: Awaited<ReturnType<typeof createUser>>) =>
+      expect((await t.app.inject({ method: 'POST', url: '/api/webhook/test', headers: who.auth })).statusCode).toBe(200);
+    const flooder = await createUser(t.db.kysely);
+    await put(flooder, `${silentBase}/hook`);
+    for (let i = 0; i < 6; i++) await ping(flooder);
+    await waitFor(() => (held >= 1 ? true : undefined), 'the first silent delivery');
+    const seller = await createUser(t.db.kysely);
+    await put(seller, `${liveBase}/hook`);
+    await ping(seller);
+    await waitFor(() => (live.length === 1 ? true : undefined), 'the other seller\u2019s ping');
+    expect(JSON.parse(live[0]!).type).toBe('ping');
+    // The flooder's other pings wait for their own one worker; they did not take the rest.
+    expect(held).toBe(1);
+  });
+});
+
