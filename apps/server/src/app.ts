@@ -76,7 +76,7 @@ import { statementRoutes } from './modules/statement/statement.routes';
 import { createStatementService } from './modules/statement/statement.service';
 import { walletsRoutes } from './modules/wallets/wallets.routes';
 import { apiKeysRoutes } from './modules/seller/api-keys.routes';
-import { type ApiKeysService, createApiKeysService } from './modules/seller/api-keys.service';
+import { type ApiKeysService, createApiKeysService, DEFAULT_KEY_RATE } from './modules/seller/api-keys.service';
 import { v1Routes } from './modules/seller/v1.routes';
 import { registerWebhookDelivery, WEBHOOK_LANE, WEBHOOK_WORKERS } from './modules/webhooks/webhook-delivery';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes';
@@ -169,7 +169,10 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   // the accounts too: a password reset revokes them.
   // Lanes: sign-in codes and sellers' webhooks each have workers of their own (decision record 0016).
   const jobs = createJobs({ db: db.kysely, log: app.log, now, lanes: { [MESSAGE_LANE]: MESSAGE_WORKERS, [WEBHOOK_LANE]: WEBHOOK_WORKERS } });
-  const apiKeys = createApiKeysService({ db: db.kysely });
+  const apiKeys = createApiKeysService({
+    db: db.kysely,
+    rate: { limit: Math.max(1, Math.round(DEFAULT_KEY_RATE.limit * config.RATE_LIMIT_SCALE)), windowMs: DEFAULT_KEY_RATE.windowMs },
+  });
   const accountsServices = composeAccounts(app, config, db, sessions, now, { jobs, apiKeys });
 
   const realtime = createRealtime(app, { pgPool: db.pgPool, sessions, changes: db.changes('session_changed') });

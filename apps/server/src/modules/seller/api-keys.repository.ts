@@ -3,6 +3,8 @@ import type { Database } from '../../db/schema';
 import '../../db/tables/seller';
 
 export type Q = Kysely<Database> | Transaction<Database>;
+/** The first key of the advisory lock on a user's API keys (the second is the user's id). */
+const KEYS_LOCK_SPACE = 7302;
 export type ApiKeysDb = Kysely<Database>;
 
 const KEY = ['id', 'name', 'prefix', 'created_at', 'last_used_at'] as const;
@@ -17,6 +19,18 @@ export const apiKeysRepository = {
       .where('revoked_at', 'is', null)
       .executeTakeFirstOrThrow()
       .then((r) => Number(r.n));
+  },
+
+  /**
+   * A new key unless the user already has `max` live ones (undefined then): counted and written
+   * with the user's keys locked (an advisory lock per user), so parallel calls cannot pass the cap.
+   */
+  insertBelowCap(db: Kysely<Database>, v: { userId: number; name: string; prefix: string; keyHash: string }, max: number) {
+    return db.transaction().execute(async (trx) => {
+      await sql`SELECT pg_advisory_xact_lock(${KEYS_LOCK_SPACE}::int, ${v.userId}::int)`.execute(trx);
+      if ((await apiKeysRepository.countLive(trx, v.userId)) >= max) return undefined;
+      return apiKeysRepository.insert(trx, v);
+    });
   },
 
   insert(q: Q, v: { userId: number; name: string; prefix: string; keyHash: string }) {

@@ -29,11 +29,11 @@ export function createApiKeysService({ db, rate = DEFAULT_KEY_RATE, clock = () =
   return {
     /** A new key, returned in clear only here; the database keeps its SHA-256. */
     async create(caller: Caller, name: string) {
-      if ((await repo.countLive(db, caller.user.id)) >= API_KEYS_MAX) {
+      const key = newApiKey();
+      const row = await repo.insertBelowCap(db, { userId: caller.user.id, name, prefix: shownPrefix(key), keyHash: hashToken(key) }, API_KEYS_MAX);
+      if (!row) {
         throw new AppError('CONFLICT', { message: `Не больше ${API_KEYS_MAX} ключей: отзовите ненужный`, errors: { name: [`Не больше ${API_KEYS_MAX} ключей`] } });
       }
-      const key = newApiKey();
-      const row = await repo.insert(db, { userId: caller.user.id, name, prefix: shownPrefix(key), keyHash: hashToken(key) });
       return { id: row.id, name: row.name, key, created_at: new Date(row.created_at).toISOString() };
     },
 

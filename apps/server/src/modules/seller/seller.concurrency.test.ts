@@ -81,4 +81,15 @@ describe('the seller API under concurrency on postgres', () => {
     expect(await balanceOf(wallet.id)).toBe(before + target.price);
     expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
   });
+
+  it('keeps at most 20 live keys under 30 parallel requests for one', async () => {
+    const seller = await createUser(t.db.kysely);
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => t.app.inject({ method: 'POST', url: '/api/api_keys', headers: seller.auth, payload: { name: `bot ${i}` } })),
+    );
+    expect(answers.every((r) => r.statusCode === 200 || r.statusCode === 409)).toBe(true);
+    const live = await t.db.kysely.selectFrom('api_keys').select('id').where('user_id', '=', seller.id).where('revoked_at', 'is', null).execute();
+    expect(live.length).toBeLessThanOrEqual(20);
+    expect(live).toHaveLength(answers.filter((r) => r.statusCode === 200).length);
+  });
 });

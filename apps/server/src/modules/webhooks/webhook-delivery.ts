@@ -97,6 +97,11 @@ export function registerWebhookDelivery(jobs: Pick<JobQueue, 'register'>, o: Del
       await repo.finish(o.db, id, { status: 'failed', attempts, statusCode: null, error: 'endpoint removed', nextAttemptAt: null });
       return;
     }
+    // An event the seller has since unsubscribed from is not sent (a ping is sent whatever they chose).
+    if (d.type !== 'ping' && !d.events?.includes(d.type)) {
+      await repo.finish(o.db, id, { status: 'failed', attempts, statusCode: null, error: 'event unsubscribed', nextAttemptAt: null });
+      return;
+    }
     const timestamp = Math.floor(now().getTime() / 1000);
     const msgId = webhookId(d.id);
     const sent = await post(

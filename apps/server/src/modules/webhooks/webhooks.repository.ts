@@ -28,9 +28,17 @@ export const webhooksRepository = {
     return r.numUpdatedRows > 0n;
   },
 
+  /** Removes the endpoint, and with it the deliveries still waiting (a later endpoint starts clean). */
   async remove(q: Q, userId: number) {
     const r = await q.deleteFrom('webhooks').where('user_id', '=', userId).executeTakeFirst();
-    return r.numDeletedRows > 0n;
+    if (r.numDeletedRows === 0n) return false;
+    await q
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', last_error: 'endpoint removed', next_attempt_at: null })
+      .where('user_id', '=', userId)
+      .where('status', '=', 'pending')
+      .execute();
+    return true;
   },
 
   /** Whether the user's endpoint wants this event type. */
@@ -62,7 +70,7 @@ export const webhooksRepository = {
     return q
       .selectFrom('webhook_deliveries as d')
       .leftJoin('webhooks as w', 'w.user_id', 'd.user_id')
-      .select(['d.id', 'd.user_id', 'd.type', 'd.body', 'd.status', 'd.created_at', 'w.url', 'w.secret'])
+      .select(['d.id', 'd.user_id', 'd.type', 'd.body', 'd.status', 'd.created_at', 'w.url', 'w.secret', 'w.events'])
       .where('d.id', '=', id)
       .executeTakeFirst();
   },

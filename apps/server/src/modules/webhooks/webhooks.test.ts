@@ -185,6 +185,30 @@ describe('webhook deliveries against a local receiver (pglite)', () => {
     expect(row.last_error).toMatch(/timeout/);
   });
 
+  it('does not send what the seller has since unsubscribed from, nor what was waiting when they removed the endpoint', async () => {
+    const seller = await createUser(t.db.kysely);
+    const admin = await createUser(t.db.kysely, { admin: true });
+    await createWallet(t.db.kysely, seller.id, serverId);
+    await setWebhook(seller, ['request.completed', 'request.rejected']);
+    const open = async () =>
+      (await call('POST', '/api/up_balance_user/', seller, { gamesserver_id: serverId, amount: 3 * KK, currency_type: 1 })).json().success.id as number;
+    const a = await open();
+    expect((await call('POST', `/api/admin/requests/${a}/complete`, admin, {})).statusCode).toBe(200);
+    // Queued, then the seller keeps only rejections: the completion is not sent.
+    await setWebhook(seller, ['request.rejected']);
+    await queue.runDue();
+    expect(rx.hits).toEqual([]);
+    expect((await log(seller))[0]).toMatchObject({ type: 'request.completed', status: 'failed' });
+    // Queued, then the endpoint is removed and another set: the old event does not go to the new one.
+    const b = await open();
+    expect((await call('POST', `/api/admin/requests/${b}/reject`, admin, { reason: 'Нет перевода' })).statusCode).toBe(200);
+    expect((await call('DELETE', '/api/webhook', seller)).statusCode).toBe(200);
+    await setWebhook(seller, ['request.rejected'], '/new-hook');
+    await queue.runDue();
+    expect(rx.hits).toEqual([]);
+    expect((await log(seller)).map((d) => d.status)).toEqual(['failed', 'failed']);
+  });
+
   it('does not follow a redirect', async () => {
     const seller = await createUser(t.db.kysely);
     await setWebhook(seller, ['ping'], '/moved');
