@@ -43,6 +43,25 @@ describe.each(DB_KINDS)('passkeys on %s', (kind) => {
     expect(await challenges()).toHaveLength(1);
   });
 
+  it('asks a TOTP user for the code before a passkey is removed (a stolen session cannot strip them)', async () => {
+    const u = await createUser(t.db.kysely, { totp: true });
+    const key = await t.db.kysely
+      .insertInto('passkeys')
+      .values({ user_id: u.id, credential_id: `cred-${u.id}`, public_key: new Uint8Array([1, 2, 3]), name: 'Телефон' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const left = () => t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', u.id).execute();
+    for (const extra of [{}, { 'x-two-factor-code': '000000' }] as Record<string, string>[]) {
+      const refused = await call('DELETE', `/api/passkeys/${key.id}`, { ...u.auth, ...extra });
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toMatchObject({ two_factor_required: true });
+    }
+    expect(await left()).toHaveLength(1);
+    const ok = await call('DELETE', `/api/passkeys/${key.id}`, { ...u.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) });
+    expect(ok.statusCode).toBe(200);
+    expect(await left()).toEqual([]);
+  });
+
   it('answers malformed or forged WebAuthn responses with a Russian 422, never a 500, and the challenge works once', async () => {
     const u = await createUser(t.db.kysely);
     const bodies: unknown[] = [

@@ -38,9 +38,12 @@ export const passkeysRoutes =
     app.get(passkeysList.path, { ...authFirst, schema: { response: { 200: passkeysList.response } } }, async (request) =>
       passkeys.list(await requireSignedIn(request)),
     );
-    app.delete(passkeyDelete.path, { ...authFirst, schema: { params: passkeyDelete.params, response: { 200: passkeyDelete.response } } }, async (request) =>
-      passkeys.remove(await requireSignedIn(request), request.params.id),
-    );
+    // Removing one asks for the code too: a stolen session must not strip the owner's passkeys.
+    app.delete(passkeyDelete.path, { ...authFirst, schema: { params: passkeyDelete.params, response: { 200: passkeyDelete.response } } }, async (request) => {
+      const caller = await requireSignedIn(request);
+      await twoFactor.requireStepUp(caller, request.headers['x-two-factor-code']);
+      return passkeys.remove(caller, request.params.id);
+    });
     app.post(passkeyLoginOptions.path, { schema: { response: { 200: passkeyLoginOptions.response } } }, (request) => passkeys.loginOptions(rpOf(request)));
     app.post(passkeyLoginVerify.path, { schema: { body: passkeyLoginVerify.body, response: { 200: passkeyLoginVerify.response } } }, (request) =>
       passkeys.loginVerify(rpOf(request), request.body.response, clientOf(request)),

@@ -62,7 +62,9 @@ export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
         userDisplayName: u.name || u.email || u.phone || `#${u.id}`,
         attestationType: 'none',
         excludeCredentials: existing.map((p) => ({ id: p.credential_id, transports: p.transports })),
-        authenticatorSelection: { residentKey: 'required', userVerification: 'preferred' },
+        // A passkey signs in alone, as both factors: only with the authenticator's own check (PIN,
+        // fingerprint), never by mere possession of the key.
+        authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
       });
       await repo.insertChallenge(db, { challenge: options.challenge, purpose: 'register', user_id: u.id, expires_at: expiry() });
       return options as unknown as Record<string, unknown>;
@@ -76,7 +78,7 @@ export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
         expectedChallenge: challenge,
         expectedOrigin: rp.origin,
         expectedRPID: rp.id,
-        requireUserVerification: false,
+        requireUserVerification: true,
       }).catch(() => null);
       if (!result?.verified) throw invalid();
       const { credential } = result.registrationInfo;
@@ -108,7 +110,7 @@ export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
     },
 
     async loginOptions(rp: RelyingParty) {
-      const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'preferred', allowCredentials: [] });
+      const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: 'required', allowCredentials: [] });
       await repo.insertChallenge(db, { challenge: options.challenge, purpose: 'login', user_id: null, expires_at: expiry() });
       return options as unknown as Record<string, unknown>;
     },
@@ -125,7 +127,7 @@ export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
         expectedOrigin: rp.origin,
         expectedRPID: rp.id,
         credential: { id: passkey.credential_id, publicKey: new Uint8Array(passkey.public_key), counter: Number(passkey.counter), transports: passkey.transports as never },
-        requireUserVerification: false,
+        requireUserVerification: true,
       }).catch(() => null);
       if (!result?.verified) throw invalid();
       const user = await repo.findUser(db, passkey.user_id);

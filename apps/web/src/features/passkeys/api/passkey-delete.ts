@@ -1,12 +1,14 @@
 import { passkeyDelete } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { withStepUp } from '../../../lib/step-up';
 import { passkeysQueryOptions } from './passkeys-list';
 
 export function usePasskeyDelete() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => request(passkeyDelete, { params: { id } }),
+    // With TOTP on, removing a passkey asks for the code (the shared step-up prompt).
+    mutationFn: (id: number) => withStepUp((twoFactorCode) => request(passkeyDelete, { params: { id }, twoFactorCode })),
     onSuccess: () => qc.invalidateQueries({ queryKey: passkeysQueryOptions().queryKey }),
   });
 }
