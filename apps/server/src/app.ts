@@ -350,23 +350,24 @@ function composeAccounts(
   });
   const passkeys = createPasskeysService({ db: db.kysely, issue: signIn, now });
   const signInAsking = twoFactor.signInAsking;
+  reset = createResetService({
+    db: db.kysely,
+    flows,
+    sessions,
+    signIn,
+    askBeforeReset: twoFactor.askBeforeReset,
+    delivery,
+    brand: config.BRAND_NAME,
+    // A reset after account theft leaves none of the thief's ways back in (README "Rules").
+    revokeLeftovers: async (userId, trx) => {
+      await apiKeys.revokeAllOf(userId, trx);
+      await passkeys.removeAllOf(userId, trx);
+    },
+  });
   return {
     accounts: createAccountsService({ db: db.kysely, limiter, limits, signIn, signInAsking, now }),
     signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, publicUrl: config.PUBLIC_URL, brand: config.BRAND_NAME, now }),
-    reset: (reset = createResetService({
-      db: db.kysely,
-      flows,
-      sessions,
-      signIn,
-      askBeforeReset: twoFactor.askBeforeReset,
-      delivery,
-      brand: config.BRAND_NAME,
-      // A reset after account theft leaves none of the thief's ways back in (README "Rules").
-      revokeLeftovers: async (userId, trx) => {
-        await apiKeys.revokeAllOf(userId, trx);
-        await passkeys.removeAllOf(userId, trx);
-      },
-    })),
+    reset,
     externalSignIn: createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, signInAsking, now }),
     passwordChange: createPasswordChangeService({ db: db.kysely, limiter, sessions, now }),
     twoFactor,
