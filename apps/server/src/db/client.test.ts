@@ -64,6 +64,7 @@ describe('session limits of the PostgreSQL pool', () => {
   it('lifts the statement limit for the ledger audit alone, in a read-only snapshot', async () => {
     const show = async (q: Db['kysely']) =>
       (await sql<{ limit: string; ro: string }>`SELECT current_setting('statement_timeout') AS limit, current_setting('transaction_read_only') AS ro`.execute(q)).rows[0];
+    expect((await sql<{ jit: string }>`SELECT current_setting('jit') AS jit`.execute(limited.kysely)).rows).toEqual([{ jit: 'off' }]);
     expect(await show(limited.kysely)).toEqual({ limit: '300ms', ro: 'off' });
     expect(await createLedgerAdminRepository(limited.kysely).wholeLedger(show)).toEqual({ limit: '0', ro: 'on' });
     expect(await show(limited.kysely)).toEqual({ limit: '300ms', ro: 'off' });

@@ -150,6 +150,10 @@ export async function createDb(opts: DbOptions): Promise<Db> {
       // a statement in flight (keep-alive probes only idle connections). The client is then ended
       // (preparing() above) and the call answers 503 like any lost connection.
       query_timeout: opts.queryTimeoutMs ?? (opts.statementTimeoutMs ?? 60_000) + 5_000,
+      // No JIT compilation: every statement here is short, and JIT's tens of milliseconds, spent
+      // once a plan's estimated cost passes jit_above_cost (the job claim's can, with a backlog),
+      // cost more than any of them saves.
+      options: '-c jit=off',
       types: {
         getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
           oid === INT8_OID ? toBigInt : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
