@@ -9,10 +9,10 @@ export type Tx = Transaction<Database>;
 type Q = Pool | Tx;
 export type FlowRow = Selectable<AuthFlowsTable>;
 
-/** Runs `fn` in one transaction: committed when it returns, rolled back when it throws. */
 /** The first key of the advisory locks on an address's code flows (the second is the address's hash). */
 const ADDRESS_LOCK_SPACE = 7301;
 
+/** Runs `fn` in one transaction: committed when it returns, rolled back when it throws. */
 export const inTransaction = <T>(db: Pool, fn: (trx: Tx) => Promise<T>): Promise<T> => db.transaction().execute(fn);
 
 /** Queries of users, sign-in flows and Discord states; each takes the handle it runs on. */

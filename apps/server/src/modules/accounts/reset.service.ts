@@ -23,7 +23,7 @@ export interface ResetDeps {
    * A reset proves the mailbox or phone, not the second factor: with TOTP on nothing changes until
    * the code is given (the two-factor module keeps the new password's hash and calls `apply`).
    */
-  askBeforeReset?: (trx: Tx, user: User, passwordHash: string) => Promise<SignInResponse>;
+  askBeforeReset: (trx: Tx, user: User, passwordHash: string) => Promise<SignInResponse>;
   delivery: Pick<CodeDelivery, 'deliver'>;
   /**
    * In the reset's transaction: what a thief who held a session could have left behind and would
@@ -80,7 +80,7 @@ export function createResetService(deps: ResetDeps) {
         if (userId === null) throw refused();
         const before = (await repo.findUserById(trx, userId))!;
         refuseBlocked(before);
-        if (before.totp_secret && deps.askBeforeReset) return { answer: await deps.askBeforeReset(trx, before, passwordHash), ended: [] };
+        if (before.totp_secret) return { answer: await deps.askBeforeReset(trx, before, passwordHash), ended: [] };
         const endedIds = await apply(trx, before.id, passwordHash);
         const user = (await repo.findUserById(trx, before.id))!;
         return { answer: await signIn(trx, user, { method, client }), ended: endedIds };

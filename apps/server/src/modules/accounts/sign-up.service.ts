@@ -47,7 +47,11 @@ export function createSignUpService(deps: SignUpDeps) {
       const at = now();
       if (!flow || flow.consumed_at || flow.expires_at <= at) return { error: gone() };
       if (flow.tries >= CODE_MAX_TRIES) return { error: deadFlow(flow, at) };
-      const wait = flow.last_sent_at.getTime() + RESEND_INTERVAL_MS - at.getTime();
+      // Once a minute per address, over all its flows (another flow of it may have sent meanwhile),
+      // decided under the same lock as a new flow's (code-flows.ts).
+      await repo.lockAddress(trx, 'register', channel, flow.address);
+      const last = (await repo.lastSentAt(trx, 'register', channel, flow.address)) ?? flow.last_sent_at;
+      const wait = last.getTime() + RESEND_INTERVAL_MS - at.getTime();
       if (wait > 0) {
         const s = Math.ceil(wait / 1000);
         return { error: tooMany(s, CODE_MSG.sentRecently(s)) };
@@ -94,12 +98,14 @@ export function createSignUpService(deps: SignUpDeps) {
     async resendRegistration(client: Client, method: Method, flowToken: string) {
       const channel = channelOf(method);
       const sendIpKey = `send:ip:${client.ip}`;
-      // Looked at first and counted after: a refusal must come before the token rotates, or the
-      // player would be left holding a token that no longer exists.
-      await limiter.check(sendIpKey, limits.flowsPerIp);
+      // Counted before the token rotates (a refusal must come first, or the player would be left
+      // holding a token that no longer exists), given back when the resend is refused.
+      const tries = await limiter.take([[sendIpKey, limits.flowsPerIp]]);
       const result = await rotateFlow(channel, flowToken);
-      if ('error' in result) throw result.error;
-      await limiter.record(sendIpKey, limits.flowsPerIp);
+      if ('error' in result) {
+        await tries.giveBack();
+        throw result.error;
+      }
       const { token, code, expiresAt } = result;
       const message = code ? texts.registerCode(channel, result.address, code) : texts.alreadyRegistered(channel, result.address, publicUrl);
       await delivery.deliver({ channel, message, expiresAt });

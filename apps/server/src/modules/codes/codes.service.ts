@@ -262,7 +262,14 @@ export function createCodesService(deps: CodesServiceDeps) {
         [userKey, limits.failuresPerUser],
         [ipKey, limits.failuresPerIp],
       ]);
-      const outcome = await db.transaction().execute((trx) => tryActivation(trx, caller, sert));
+      // A failure of ours (the database away, a deadlock) is no guess either.
+      const outcome = await db
+        .transaction()
+        .execute((trx) => tryActivation(trx, caller, sert))
+        .catch(async (err: unknown) => {
+          await tries.giveBack();
+          throw err;
+        });
       if (outcome.kind !== 'not_found') await tries.giveBack();
       switch (outcome.kind) {
         case 'not_found':

@@ -88,8 +88,7 @@ export const twoFactorRepository = {
     return q.selectFrom('two_factor_challenges').select(['attempts']).where('token_hash', '=', tokenHash).where('expires_at', '>', at).executeTakeFirst();
   },
 
-  /** Removes the challenge; true for the one call that did. */
-  /** Ends a pending sign-in once; undefined when another call ended it first. */
+  /** Ends a pending sign-in once (with the reset it may carry); undefined when another call ended it first. */
   takeChallenge(q: Q, tokenHash: string) {
     return q.deleteFrom('two_factor_challenges').where('token_hash', '=', tokenHash).returning(['new_password_hash']).executeTakeFirst();
   },

@@ -30,7 +30,7 @@ export interface TwoFactorDeps {
    * transaction of the good code (the accounts module's reset: new password, sessions ended,
    * leftovers revoked; the ended sessions' ids), and its sessions' sockets told after COMMIT.
    */
-  resets?: { apply(trx: Trx, userId: number, passwordHash: string): Promise<number[]>; announce(ended: number[]): void };
+  resets: { apply(trx: Trx, userId: number, passwordHash: string): Promise<number[]>; announce(ended: number[]): void };
 }
 
 const isTotp = (code: string) => /^\d{6}$/.test(code);
@@ -61,7 +61,10 @@ export function createTwoFactorService({ db, limiter, issue, now, resets }: TwoF
   /** useCode under the per-user limit of wrong codes: 429 once it is used up, a failure counted. */
   async function useCodeLimited(userId: number, secret: string, code: string) {
     const tries = await limiter.take([[userKey(userId), CODE_FAILURES_PER_USER]]);
-    const ok = await useCode(userId, secret, code);
+    const ok = await useCode(userId, secret, code).catch(async (err: unknown) => {
+      await tries.giveBack(); // a failure of ours, not a wrong code
+      throw err;
+    });
     if (ok) await tries.giveBack();
     return ok;
   }
@@ -156,11 +159,11 @@ export function createTwoFactorService({ db, limiter, issue, now, resets }: TwoF
         const challenge = await repo.takeChallenge(trx, tokenHash);
         if (!challenge) throw new AppError('UNAUTHENTICATED', { message: T.expired });
         // A reset that waited for this code happens now, before the new session starts.
-        const endedIds = challenge.new_password_hash && resets ? await resets.apply(trx, user.id, challenge.new_password_hash) : [];
+        const endedIds = challenge.new_password_hash ? await resets.apply(trx, user.id, challenge.new_password_hash) : [];
         // The session is named after the second step: the first one's method is not kept with the challenge.
         return { answer: await issue(trx, user, { method: 'two_factor', client }), ended: endedIds };
       });
-      if (ended.length > 0) resets?.announce(ended);
+      if (ended.length > 0) resets.announce(ended);
       return answer;
     },
 

@@ -29,9 +29,16 @@ type Sent = { statusCode: number } | { error: string };
 /**
  * One POST, at most `timeoutMs` in all, redirects not followed (node:http never follows them; a
  * 3xx is a failure like any non-2xx). A host given as an address literal is checked here, since
- * the socket skips `lookup` for it; a name is checked on every address DNS gives for it.
+ * the socket skips `lookup` for it; a name is checked on every address DNS gives for it. `signal`
+ * (the worker stopping) ends it at once as a failed attempt, so a deploy does not leave the
+ * seller's deliveries waiting for the job's lease.
  */
-export function post(url: string, headers: Record<string, string>, body: string, o: { timeoutMs: number; allowPrivate: boolean; resolve: Resolve }): Promise<Sent> {
+export function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  o: { timeoutMs: number; allowPrivate: boolean; resolve: Resolve; signal?: AbortSignal },
+): Promise<Sent> {
   return new Promise((done) => {
     let u: URL;
     try {
@@ -50,6 +57,10 @@ export function post(url: string, headers: Record<string, string>, body: string,
       headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'AdenaWallet-Webhooks/1', ...headers },
     });
     const timer = setTimeout(() => req.destroy(new Error(`timeout after ${o.timeoutMs} ms`)), o.timeoutMs);
+    const stop = () => req.destroy(new Error('the process was stopping'));
+    if (o.signal?.aborted) stop();
+    else o.signal?.addEventListener('abort', stop, { once: true });
+    req.on('close', () => o.signal?.removeEventListener('abort', stop));
     req.on('response', (res) => {
       // The receiver's body is not read beyond draining it: nothing of it is kept.
       res.resume();
@@ -108,7 +119,7 @@ export function registerWebhookDelivery(jobs: Pick<JobQueue, 'register'>, o: Del
       d.url,
       { 'webhook-id': msgId, 'webhook-timestamp': String(timestamp), 'webhook-signature': sign(d.secret, msgId, timestamp, d.body) },
       d.body,
-      send,
+      { ...send, signal: ctx.signal },
     );
     const statusCode = 'statusCode' in sent ? sent.statusCode : null;
     if (statusCode !== null && statusCode >= 200 && statusCode < 300) {

@@ -84,6 +84,8 @@ export const webhooksRepository = {
       .updateTable('webhook_deliveries')
       .set({ status: v.status, attempts: v.attempts, last_status_code: v.statusCode, last_error: v.error, next_attempt_at: v.nextAttemptAt })
       .where('id', '=', id)
+      // Only a delivery still pending: one the seller's removal of the endpoint failed meanwhile stays failed.
+      .where('status', '=', 'pending')
       .execute();
   },
 };
