@@ -47,19 +47,24 @@ export function createRateLimiter(db: RateLimitsQueryable, now: () => Date) {
      * try to every key when it turned out not to be a failure.
      */
     async take(keys: ReadonlyArray<readonly [string, RateRule]>) {
-      const counted: string[] = [];
+      // Each hit is given back in the window it was counted in: once that window has ended, the
+      // new one owes it nothing.
+      const counted: Array<{ key: string; windowStart: Date }> = [];
+      const giveBack = async () => {
+        for (const c of counted.splice(0)) await repo.refundHit(db, c.key, c.windowStart);
+      };
       try {
         for (const [key, rule] of keys) {
           const at = now();
           const { hits, windowStart } = await repo.hit(db, key, rule.windowMs, at);
-          counted.push(key);
+          counted.push({ key, windowStart });
           if (hits > rule.limit) throw tooMany(retryAfter(windowStart, rule, at));
         }
       } catch (err) {
-        for (const key of counted) await repo.refundTry(db, key);
+        await giveBack();
         throw err;
       }
-      return { giveBack: async () => { for (const key of counted) await repo.refundTry(db, key); } };
+      return { giveBack };
     },
     /** Counts one without refusing this request (the next one is refused by `check`). */
     async record(key: string, rule: RateRule) {

@@ -42,6 +42,11 @@ export const rateLimitsRepository = {
     return rows.length > 0;
   },
 
+  /** Gives back one hit counted in the window that started at `windowStart` (none once a new window began). */
+  async refundHit(q: Q, key: string, windowStart: Date) {
+    await sql`UPDATE rate_limits SET hits = greatest(hits - 1, 0) WHERE key = ${key} AND window_start = ${windowStart}`.execute(q);
+  },
+
   /** Gives back one counted try (a success must not use up the address's allowance). */
   async refundTry(q: Q, key: string) {
     await sql`UPDATE rate_limits SET hits = greatest(hits - 1, 0) WHERE key = ${key}`.execute(q);

@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDb, DB_KINDS, type TestDb } from '../../../test/harness';
+import { createRateLimiter } from './rate-limit.service';
+
+const RULE = { limit: 3, windowMs: 60_000 };
+
+describe.each(DB_KINDS)('limits on failures (take, give back) on %s', (kind) => {
+  let db: TestDb;
+  let at = Date.parse('2026-05-01T10:00:00Z');
+  const now = () => new Date(at);
+  beforeAll(async () => {
+    db = await createTestDb(kind);
+  });
+  afterAll(() => db.close());
+  const hits = async (key: string) => (await db.kysely.selectFrom('rate_limits').select('hits').where('key', '=', key).executeTakeFirst())?.hits;
+
+  it('counts parallel tries before any is checked: no more than the limit pass, and successes are given back once', async () => {
+    const limiter = createRateLimiter(db.kysely, now);
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => limiter.take([['burst', RULE]])));
+    const passed = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(passed).toHaveLength(RULE.limit);
+    // The refused ones gave their hit back; the passed ones hold theirs until they say how it went.
+    expect(await hits('burst')).toBe(RULE.limit);
+    const first = (passed[0] as PromiseFulfilledResult<{ giveBack(): Promise<void> }>).value;
+    await first.giveBack();
+    await first.giveBack(); // a second give-back of the same try gives nothing
+    expect(await hits('burst')).toBe(RULE.limit - 1);
+  });
+
+  it('gives a try back only to the window it was counted in', async () => {
+    const limiter = createRateLimiter(db.kysely, now);
+    const old = await limiter.take([['window', RULE]]);
+    at += RULE.windowMs + 1;
+    await limiter.take([['window', RULE]]);
+    await old.giveBack();
+    expect(await hits('window')).toBe(1);
+  });
+});
