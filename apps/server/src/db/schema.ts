@@ -148,6 +148,8 @@ export interface BalanceRequestsTable {
   // 0020_operators_shift (decision record 0023).
   claimed_by: ColumnType<number | null, number | null | undefined, number | null>;
   claimed_at: NullableTimestamp;
+  /** When the holder first took it; a renewal by the holder keeps it (migration 0031). */
+  claim_started_at: NullableTimestamp;
   vip_alerted_at: NullableTimestamp;
   overdue_alerted_at: NullableTimestamp;
 }

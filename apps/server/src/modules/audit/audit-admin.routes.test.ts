@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, firstServerId } from '../../../test/factories';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
@@ -32,5 +33,15 @@ describe.each(DB_KINDS)("the operators' audit log on %s", (kind) => {
       const other = (await call('GET', '/api/admin/audit_log?admin_id=999999')).json();
       expect(other).toEqual({ data: [], total: 0 });
     });
+  });
+
+  it('is written, never changed: the database refuses to edit, delete or empty it', async () => {
+    const before = await t.db.kysely.selectFrom('admin_audit_log').select(['id', 'action']).orderBy('id').execute();
+    expect(before.length).toBeGreaterThan(0);
+    const id = before[0]!.id;
+    await expect(t.db.kysely.updateTable('admin_audit_log').set({ action: 'forged' }).where('id', '=', id).execute()).rejects.toThrow(/never deleted/);
+    await expect(t.db.kysely.deleteFrom('admin_audit_log').where('id', '=', id).execute()).rejects.toThrow(/never deleted/);
+    await expect(sql`TRUNCATE admin_audit_log`.execute(t.db.kysely)).rejects.toThrow(/never deleted/);
+    expect(await t.db.kysely.selectFrom('admin_audit_log').select(['id', 'action']).orderBy('id').execute()).toEqual(before);
   });
 });

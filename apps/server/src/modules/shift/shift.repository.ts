@@ -70,7 +70,12 @@ export const shiftRepository = {
   claim(q: Q, id: number, userId: number, now: Date, staleBefore: Date) {
     return q
       .updateTable('balance_requests')
-      .set({ claimed_by: userId, claimed_at: now })
+      // A renewal by the holder keeps when they first took it; a new holder starts now.
+      .set((eb) => ({
+        claimed_by: userId,
+        claimed_at: now,
+        claim_started_at: eb.case().when('claimed_by', '=', userId).then(eb.fn.coalesce('claim_started_at', 'claimed_at')).else(now).end(),
+      }))
       .where('id', '=', id)
       .where('status', '=', 'pending')
       .where('user_id', '<>', userId)
@@ -86,7 +91,7 @@ export const shiftRepository = {
   },
 
   clearClaim(trx: ShiftTrx, id: number) {
-    return trx.updateTable('balance_requests').set({ claimed_by: null, claimed_at: null }).where('id', '=', id).execute();
+    return trx.updateTable('balance_requests').set({ claimed_by: null, claimed_at: null, claim_started_at: null }).where('id', '=', id).execute();
   },
 
   claimState(q: Q, id: number) {
@@ -179,7 +184,7 @@ export const shiftRepository = {
              count(*) FILTER (WHERE r.status = 'completed')::bigint AS completed,
              count(*) FILTER (WHERE r.status = 'rejected')::bigint AS rejected,
              count(*) FILTER (WHERE r.claimed_by IS DISTINCT FROM r.processed_by)::bigint AS unclaimed,
-             percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM r.processed_at - r.claimed_at))
+             percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM r.processed_at - coalesce(r.claim_started_at, r.claimed_at)))
                FILTER (WHERE r.claimed_by = r.processed_by) AS median_seconds
       FROM balance_requests r JOIN users u ON u.id = r.processed_by
       WHERE r.processed_by IS NOT NULL AND r.status IN ('completed', 'rejected')

@@ -69,9 +69,10 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       expect(res.json().message).toMatch(winner.id === anna.id ? /Анна/ : /Борис/);
       expect(res.json().claimed_by).toEqual(winner);
     }
+    // One claim in the log: the winner's first; their renewals among the 200s are not written.
     const entries = await auditOf(id);
-    expect(entries.length).toBe(won.length);
-    expect(entries.every((e) => e.admin_id === winner.id && e.action === 'request.claim')).toBe(true);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ admin_id: winner.id, action: 'request.claim' });
   });
 
   it("the holder's re-claim renews the claim: it lapses CLAIM_TIMEOUT_MIN after the renewal, not after the first claim", async () => {
@@ -97,6 +98,34 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       offsetMs += timeoutMin * 60_000;
       expect((await call('POST', '/api/delete_request/', player, { id })).statusCode).toBe(409);
       expect((await claim(id, boris)).statusCode).toBe(200);
+      // The shift report measures from when the holder first took it: Anna's renewal kept her start,
+      // Boris's takeover starts anew. The log has Anna's claim and Boris's takeover, not the renewal.
+      const r = await t.db.kysely.selectFrom('balance_requests').select(['claim_started_at', 'claimed_at']).where('id', '=', id).executeTakeFirstOrThrow();
+      expect(r.claim_started_at).toEqual(r.claimed_at);
+      const log = await t.db.kysely
+        .selectFrom('admin_audit_log')
+        .select(['admin_id', 'before'])
+        .where('entity_type', '=', 'balance_request')
+        .where('entity_id', '=', String(id))
+        .where('action', '=', 'request.claim')
+        .orderBy('id')
+        .execute();
+      expect(log.map((l) => l.admin_id)).toEqual([anna.id, boris.id]);
+      expect(log[1]!.before).toMatchObject({ claimed_by: anna.id });
+    } finally {
+      offsetMs = 0;
+    }
+  });
+
+  it('keeps the first claim time through renewals (the shift report measures from it)', async () => {
+    const { id } = await pending('input');
+    const first = await claim(id, anna);
+    offsetMs += 4 * 60_000;
+    try {
+      expect((await claim(id, anna)).statusCode).toBe(200);
+      const r = await t.db.kysely.selectFrom('balance_requests').select(['claim_started_at', 'claimed_at']).where('id', '=', id).executeTakeFirstOrThrow();
+      expect(r.claim_started_at!.toISOString()).toBe(first.json().success.claimed_at);
+      expect(r.claimed_at!.getTime() - r.claim_started_at!.getTime()).toBeGreaterThanOrEqual(4 * 60_000);
     } finally {
       offsetMs = 0;
     }
@@ -252,7 +281,8 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
           const processed = (await row(id)).processed_at!;
           await t.db.kysely
             .updateTable('balance_requests')
-            .set({ claimed_at: new Date(processed.getTime() - claimMinutes * 60_000) })
+            // Taken claimMinutes before the decision and renewed a minute before it: the median runs from the first.
+            .set({ claim_started_at: new Date(processed.getTime() - claimMinutes * 60_000), claimed_at: new Date(processed.getTime() - 60_000) })
             .where('id', '=', id)
             .execute();
         }

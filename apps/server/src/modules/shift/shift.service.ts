@@ -127,14 +127,18 @@ export function createShiftService(d: ShiftDeps) {
     async claim(caller: Caller, id: number) {
       const at = d.now();
       const taken = await repo.transaction(d.db, async (trx) => {
+        const held = await repo.lockClaim(trx, id);
         const row = await repo.claim(trx, id, caller.user.id, at, staleBefore(at));
         if (!row) return false;
+        // A renewal of one's own claim is not written to the log (the open queue renews every 4
+        // minutes); taking it, or taking over a lapsed claim, is, with whose claim it was.
+        if (held?.claimed_by === caller.user.id) return true;
         await d.audit.record(trx, {
           adminId: caller.user.id,
           action: 'request.claim',
           entityType: 'balance_request',
           entityId: id,
-          before: null,
+          before: held?.claimed_by ? { claimed_by: held.claimed_by, claimed_at: held.claimed_at?.toISOString() ?? null } : null,
           after: { claimed_by: caller.user.id, claimed_at: at.toISOString() },
         });
         return true;
