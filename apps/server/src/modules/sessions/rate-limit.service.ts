@@ -26,14 +26,6 @@ export const tooMany = (retryAfterS: number, message?: string) =>
 export function createRateLimiter(db: RateLimitsQueryable, now: () => Date) {
   const retryAfter = (windowStart: Date, rule: RateRule, at: Date) => (windowStart.getTime() + rule.windowMs - at.getTime()) / 1000;
   return {
-    /** Refuses with 429 when the key has used up its window; counts nothing. */
-    async check(key: string, rule: RateRule) {
-      const row = await repo.peek(db, key);
-      if (!row) return;
-      const at = now();
-      const start = new Date(row.window_start);
-      if (start.getTime() + rule.windowMs > at.getTime() && row.hits >= rule.limit) throw tooMany(retryAfter(start, rule, at));
-    },
     /** Counts one; refuses with 429 when that one is over the limit. */
     async count(key: string, rule: RateRule) {
       const at = now();
@@ -42,7 +34,7 @@ export function createRateLimiter(db: RateLimitsQueryable, now: () => Date) {
     },
     /**
      * A try limited by its failures (a wrong code, a wrong password, a gift-code guess), counted on
-     * every key before it runs, so that parallel tries cannot all pass one `check`: 429 once a key's
+     * every key before it runs, so that parallel tries cannot all pass a look at the count: 429 once a key's
      * window is used up (what it counted on the keys before is given back). `giveBack()` returns the
      * try to every key when it turned out not to be a failure.
      */
@@ -65,10 +57,6 @@ export function createRateLimiter(db: RateLimitsQueryable, now: () => Date) {
         throw err;
       }
       return { giveBack };
-    },
-    /** Counts one without refusing this request (the next one is refused by `check`). */
-    async record(key: string, rule: RateRule) {
-      await repo.hit(db, key, rule.windowMs, now());
     },
     /** Counts a try under a progressive delay; 429 with the wait when it comes too soon. */
     async claim(key: string, rule: DelayRule) {
