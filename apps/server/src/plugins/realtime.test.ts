@@ -29,12 +29,23 @@ function arrivals() {
 }
 
 /**
+ * A pool as the app makes one (db/client.ts): an idle client losing its server is dropped, not an
+ * uncaught exception. Tests need it at teardown: `pool.end()` resolves before its connections have
+ * closed, and dropping the test database (WITH FORCE) then terminates them.
+ */
+function testPool(url: string) {
+  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  pool.on('error', () => {});
+  return pool;
+}
+
+/**
  * One "process": its own pool, HTTP server and Socket.IO server on the shared database, and one
  * client whose socket is in room 'r'. The adapter decides "alone" on `clock` (the test moves it);
  * its heartbeats keep real time.
  */
 async function node(url: string, clock: { now: number }) {
-  const pool = new pg.Pool({ connectionString: url, max: 4 });
+  const pool = testPool(url);
   const http: HttpServer = createServer();
   const io = new Server(http);
   io.adapter(peerAwareAdapter(pool, { heartbeatTimeout: HEARTBEAT_TIMEOUT, now: () => clock.now }));
@@ -140,7 +151,7 @@ describe('the LISTEN connection of the adapter', () => {
   afterAll(() => db?.close());
 
   it('stays one when the adapter reconnects twice for one loss: the older client stops hearing and goes back to the pool', async () => {
-    const pool = new pg.Pool({ connectionString: db.url, max: 4 });
+    const pool = testPool(db.url!);
     const hooks = { connected: 0, ended: 0 };
     const watched = oneListener(pool, { connected: () => hooks.connected++, ended: () => hooks.ended++ });
     try {
