@@ -72,3 +72,10 @@ export interface Call {
 
 /** Keeps each call's literal types while checking its shape. */
 export const defineCall = <C extends Call>(call: C): C => call;
+
+/** `s` starts with `YYYY-MM-DD` naming a day of the calendar (JavaScript's Date turns 31 February into 3 March). */
+export function isCalendarDay(s: string): boolean {
+  const day = s.slice(0, 10);
+  const d = new Date(`${day}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(day);
+}

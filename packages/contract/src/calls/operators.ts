@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineCall, IdParamsSchema } from '../primitives';
+import { defineCall, IdParamsSchema, isCalendarDay } from '../primitives';
 import { AdminRequestSchema } from './admin';
 
 // The operators' shift (PRODUCT.md section 12): claims, the operators' live channel, the shift report.
@@ -55,7 +55,7 @@ const boundSchema = (end: boolean) =>
   z
     .string({ error: DATE_ERROR })
     .trim()
-    .refine((v) => /^\d{4}-\d{2}-\d{2}$/.test(v) || (/^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v))), DATE_ERROR)
+    .refine((v) => (/^\d{4}-\d{2}-\d{2}$/.test(v) || (/^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)))) && isCalendarDay(v), DATE_ERROR)
     .transform((v) => {
       if (v.includes('T')) return new Date(v);
       const start = new Date(`${v}T00:00:00+03:00`);

@@ -2,7 +2,7 @@
 // realtime notice of an operator's decision.
 import { z } from 'zod';
 import { FIELD_MESSAGES as M } from '../messages/ru';
-import { CurrencyTypeSchema, defineCall, IdParamSchema, PageQuerySchema, TimestampSchema } from '../primitives';
+import { CurrencyTypeSchema, defineCall, IdParamSchema, isCalendarDay, PageQuerySchema, TimestampSchema } from '../primitives';
 import { CodeSchema, CodeStatusSchema } from './codes';
 import { RequestStatusSchema } from './wallet';
 
@@ -52,7 +52,7 @@ export const statement = defineCall({
 const DaySchema = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Укажите дату в виде ГГГГ-ММ-ДД', abort: true })
-  .refine((s) => !Number.isNaN(Date.parse(`${s}T00:00:00Z`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'Такой даты нет');
+  .refine(isCalendarDay, 'Такой даты нет');
 
 export const StatementCsvQuerySchema = z
   .object({

@@ -75,8 +75,20 @@ export function createAccountsAdminRepository(db: Kysely<Database>) {
     findUser(id: number) {
       return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    lockUser(trx: Queryable, id: number) {
-      return trx.selectFrom('users').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+    /**
+     * Locks the operator's row and the user's, always in id order (two operators changing each
+     * other lock the same two rows in the same order, so one waits for the other instead of a
+     * deadlock), and returns both as they are now.
+     */
+    async lockPair(trx: Queryable, operatorId: number, id: number) {
+      const rows = await trx
+        .selectFrom('users')
+        .selectAll()
+        .where('id', 'in', [operatorId, id])
+        .orderBy('id')
+        .forUpdate()
+        .execute();
+      return { operator: rows.find((u) => u.id === operatorId), user: rows.find((u) => u.id === id) };
     },
     updateUser(trx: Queryable, id: number, set: UserChange) {
       return trx

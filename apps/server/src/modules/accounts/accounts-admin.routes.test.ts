@@ -103,6 +103,29 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
       expect(actions).toEqual(['user.admin_revoke', 'user.admin_grant']);
     });
 
+    it('two operators revoking or blocking each other at the same moment: one of them stays an operator, able to act', async () => {
+      const adminsLeft = async (ids: number[]) =>
+        (await t.db.kysely.selectFrom('users').select('id').where('id', 'in', ids).where('admin', '=', true).where('blocked_at', 'is', null).execute()).map((u) => u.id);
+      for (const action of ['revoke', 'block'] as const) {
+        for (let round = 0; round < 5; round++) {
+          const a = await createUser(t.db.kysely, { admin: true, totp: true });
+          const b = await createUser(t.db.kysely, { admin: true, totp: true });
+          const act = (by: typeof a, target: typeof b) =>
+            action === 'revoke'
+              ? call('POST', `/api/admin/users/${target.id}/admin`, { admin: false }, by.auth)
+              : call('POST', `/api/admin/users/${target.id}/block`, { reason: 'проверка' }, by.auth);
+          const answers = await Promise.all([act(a, b), act(b, a)]);
+          // Whichever went first won; the other found itself no longer an operator (403), or, blocked, signed out (401).
+          expect(answers.filter((r) => r.statusCode === 200)).toHaveLength(1);
+          expect(answers.find((r) => r.statusCode !== 200)?.statusCode).toBeOneOf([401, 403]);
+          const left = await adminsLeft([a.id, b.id]);
+          expect(left).toHaveLength(1);
+          const survivor = left[0] === a.id ? a : b;
+          expect((await call('GET', '/api/admin/dashboard', undefined, survivor.auth)).statusCode).toBe(200);
+        }
+      }
+    });
+
     it('grants VIP until a future date and revokes it; a past date is refused', async () => {
       const until = new Date(Date.now() + 10 * 86_400_000).toISOString();
       const grant = await call('POST', `/api/admin/users/${player.id}/vip`, { vip_until: until });

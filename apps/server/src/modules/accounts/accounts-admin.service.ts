@@ -40,7 +40,7 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
   const repo = createAccountsAdminRepository(deps.db);
   const now = deps.clock ?? (() => new Date());
 
-  /** Admin, VIP and block changes share this shape: lock, check, write, audit, then after-commit effects. */
+  /** Admin, VIP and block changes share this shape: lock (the operator too), check, write, audit, then after-commit effects. */
   function changeUser(
     caller: Caller,
     id: number,
@@ -49,7 +49,10 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
     extra: { reason?: string; endTokens?: boolean } = {},
   ) {
     return repo.transaction(async (trx) => {
-      const before = await repo.lockUser(trx, id);
+      const { operator, user: before } = await repo.lockPair(trx, caller.user.id, id);
+      // The caller was an admin when the request came in; another operator may have demoted or
+      // blocked them since (two admins revoking each other at once would otherwise both win).
+      if (!operator?.admin || operator.blocked_at) throw new AppError('FORBIDDEN');
       if (!before) throw userNotFound();
       const set = change(before);
       if (!set) return { user: before, changed: false };

@@ -85,6 +85,17 @@ export const jobsRepository = {
     return r.numUpdatedRows > 0n;
   },
 
+  /** Hands a claimed job back untouched: due again at `runAt`, and this claim's try not counted. */
+  async release(q: Q, id: bigint, claim: string, runAt: Date): Promise<boolean> {
+    const r = await q
+      .updateTable('jobs')
+      .set((eb) => ({ state: 'pending', run_at: runAt, claim: null, attempts: eb('attempts', '-', 1) }))
+      .where('id', '=', id)
+      .where('claim', '=', claim)
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  },
+
   /** `scrub`: the payload is replaced by `{}` (a secret, even sealed, is not kept in a failed row). */
   async fail(q: Q, id: bigint, claim: string, at: Date, error: string, scrub = false): Promise<boolean> {
     const r = await q

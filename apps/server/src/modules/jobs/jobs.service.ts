@@ -257,7 +257,7 @@ export class JobQueue {
     while (this.#running) {
       try {
         await this.#ensureSchedules();
-        const ran = await this.#tracked(this.#runOne(kinds));
+        const ran = await this.#tracked(this.#runOne(kinds, true));
         failures = 0;
         if (!ran && this.#running) await this.#waiter.sleep(this.#o.pollMs);
       } catch (err) {
@@ -271,7 +271,7 @@ export class JobQueue {
   }
 
   /** Claims one due job of the given kinds (default: every kind) and runs it; false when none was due. */
-  async #runOne(kinds = [...this.#handlers.keys()]): Promise<boolean> {
+  async #runOne(kinds = [...this.#handlers.keys()], fromLoop = false): Promise<boolean> {
     const claim = `${this.#o.name}:${randomUUID()}`;
     const at = this.#now();
     const job = await repo.claim(this.#db, {
@@ -281,6 +281,12 @@ export class JobQueue {
       claim,
     });
     if (!job) return false;
+    if (fromLoop && !this.#running) {
+      // stop() came while the loop's claim was on its way (its signal is already aborted): the job goes back
+      // as it was, due at once for another process, instead of starting only to be cut off.
+      await repo.release(this.#db, job.id, claim, at);
+      return true;
+    }
     if (job.attempts > job.max_attempts) {
       // Claimed again after its lease ran out each time: its process died while running it.
       await this.#settle(job, claim, { ok: false, error: new Error('the process running it stopped') });

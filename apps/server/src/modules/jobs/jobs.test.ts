@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '../../db/client';
 import { createTestDb, DB_KINDS, type TestDb } from '../../../test/harness';
@@ -324,6 +325,45 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     await jobs.stop();
     expect(aborted).toBe(true);
     expect(finished).toBe(true);
+  });
+
+  // PostgreSQL only: another session holds the claim back with a table lock (PGlite has one session).
+  it.skipIf(kind !== 'postgres')('hands back a job its claim brought in after stop(): not started only to be cut off, due at once elsewhere', async () => {
+    const jobs = createJobs({ db: db.kysely, pollMs: 10, stopGraceMs: 10_000 });
+    let ran = 0;
+    jobs.register('send', async () => {
+      ran += 1;
+    });
+    await jobs.enqueue(db.kysely, 'send', {});
+    let unlock!: () => void;
+    const held = new Promise<void>((r) => {
+      unlock = r;
+    });
+    let locked!: () => void;
+    const isLocked = new Promise<void>((r) => {
+      locked = r;
+    });
+    const holder = db.kysely.transaction().execute(async (trx) => {
+      await sql`LOCK TABLE jobs IN EXCLUSIVE MODE`.execute(trx);
+      locked();
+      await held;
+    });
+    await isLocked;
+    await jobs.start();
+    // The worker's claim waits for the lock.
+    for (;;) {
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%UPDATE jobs j SET state%'`.execute(db.kysely);
+      if (rows[0]!.n > 0) break;
+      await sleep(5);
+    }
+    const stopped = jobs.stop();
+    unlock();
+    await holder;
+    await stopped;
+    expect(ran).toBe(0);
+    const [job] = await rowsOf(db);
+    expect(job).toMatchObject({ state: 'pending', attempts: 0, claim: null });
+    expect(job!.run_at.getTime()).toBeLessThanOrEqual(Date.now());
   });
 
   it('does not wait past its grace for a handler that ignores the signal; the job keeps its claim for another process', async () => {

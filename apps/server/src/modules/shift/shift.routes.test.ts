@@ -331,6 +331,21 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       expect(reversed.json().errors.to).toEqual(['Конец периода позже его начала']);
       const day = await call('GET', '/api/admin/operators/stats?from=2025-01-01&to=2025-01-01', anna);
       expect(day.json()).toMatchObject({ from: '2024-12-31T21:00:00.000Z', to: '2025-01-01T21:00:00.000Z' });
+      // A day the calendar does not have is refused, not read as the first days of the next month.
+      for (const q of ['from=2025-02-30', 'from=2025-04-31T10:00:00Z']) {
+        const impossible = await call('GET', `/api/admin/operators/stats?${q}`, anna);
+        expect(impossible.statusCode).toBe(422);
+        expect(impossible.json().errors.from).toEqual(['Дата в формате ГГГГ-ММ-ДД или ISO 8601']);
+      }
+      // One bound alone: the period up to now (or from a day before the end) keeps the same limits.
+      const sinceLongAgo = await call('GET', '/api/admin/operators/stats/csv?from=2020-01-01', anna);
+      expect(sinceLongAgo.statusCode).toBe(422);
+      expect(sinceLongAgo.json().errors.from).toEqual(['Период не длиннее 366 дней']);
+      const fromTomorrow = await call('GET', `/api/admin/operators/stats?from=${new Date(Date.now() + 86_400_000).toISOString()}`, anna);
+      expect(fromTomorrow.statusCode).toBe(422);
+      expect(fromTomorrow.json().errors.to).toEqual(['Конец периода позже его начала']);
+      const lastMonth = await call('GET', `/api/admin/operators/stats?from=${new Date(Date.now() - 30 * 86_400_000).toISOString()}`, anna);
+      expect(lastMonth.statusCode).toBe(200);
     });
   });
 });
