@@ -20,7 +20,7 @@ import { createAccountsAdminService } from './modules/accounts/accounts-admin.se
 import { accountsRoutes } from './modules/accounts/accounts.routes';
 import { createAccountsService } from './modules/accounts/accounts.service';
 import { createCodeFlows } from './modules/accounts/code-flows';
-import { createExternalSignInService } from './modules/accounts/external-sign-in.service';
+import { createExternalSignInService, type ExternalSignInService } from './modules/accounts/external-sign-in.service';
 import { DEFAULT_LIMITS, scaleLimits } from './modules/accounts/limits';
 import { createResetService, type ResetService } from './modules/accounts/reset.service';
 import { createSignIn } from './modules/accounts/sign-in';
@@ -339,14 +339,16 @@ function composeAccounts(
   const signIn = createSignIn({ sessions, now });
   // Password, Discord and reset sign-ins ask for the second factor when TOTP is on.
   // A reset of a user with TOTP on waits for the code: the two-factor module applies it (the reset
-  // service below, bound once it exists).
+  // service below, bound once it exists), and so does a Discord link found by email (external sign-in).
   let reset: ResetService | undefined;
+  let externalSignIn: ExternalSignInService | undefined;
   const twoFactor = createTwoFactorService({
     db: db.kysely,
     limiter,
     issue: signIn,
     now,
     resets: { apply: (trx, userId, hash) => reset!.apply(trx, userId, hash), announce: (ended) => reset!.announce(ended) },
+    links: { discord: (trx, userId, discordId) => externalSignIn!.linkDiscord(trx, userId, discordId) },
   });
   const passkeys = createPasskeysService({ db: db.kysely, issue: signIn, now });
   const signInAsking = twoFactor.signInAsking;
@@ -364,11 +366,12 @@ function composeAccounts(
       await passkeys.removeAllOf(userId, trx);
     },
   });
+  externalSignIn = createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, signInAsking, now });
   return {
     accounts: createAccountsService({ db: db.kysely, limiter, limits, signIn, signInAsking, now }),
     signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, publicUrl: config.PUBLIC_URL, brand: config.BRAND_NAME, now }),
     reset,
-    externalSignIn: createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, signInAsking, now }),
+    externalSignIn,
     passwordChange: createPasswordChangeService({ db: db.kysely, limiter, sessions, now }),
     twoFactor,
     passkeys,

@@ -27,6 +27,8 @@ export interface TwoFactorChallengesTable {
   created_at: Generated<Date>;
   /** A password reset waiting for the second factor (migration 0028). */
   new_password_hash: string | null;
+  /** A Discord id to link to the user once the second factor is given (migration 0033). */
+  link_discord_id: string | null;
 }
 
 export interface PasskeysTable {

@@ -52,6 +52,20 @@ export const accountsRepository = {
       .executeTakeFirstOrThrow();
   },
 
+  /**
+   * Links a Discord id that waited for the second factor: only to a user without one, and only while
+   * no other user has it (it may have been linked elsewhere in the minutes the code took).
+   */
+  async linkDiscord(q: Q, userId: number, discordId: string) {
+    await q
+      .updateTable('users')
+      .set({ discord_id: discordId, updated_at: new Date() })
+      .where('id', '=', userId)
+      .where('discord_id', 'is', null)
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('users as other').select('other.id').where('other.discord_id', '=', discordId))))
+      .execute();
+  },
+
   /** When the address last got a message of this flow kind (for the once-a-minute rule). */
   async lastSentAt(q: Q, purpose: AuthFlowPurpose, channel: AuthChannel, address: string): Promise<Date | null> {
     const row = await q

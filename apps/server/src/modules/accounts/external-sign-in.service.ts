@@ -112,21 +112,25 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
     }
   }
 
-  /** The account of a Discord profile: by Discord id, else by verified email (then linked), else a new one. */
+  /**
+   * The account of a Discord profile: by Discord id, else by verified email (`link`: the Discord id
+   * is to be linked to it), else a new one.
+   */
   async function findOrCreateDiscordUser(trx: Tx, profile: DiscordUser) {
     const verifiedEmail = profile.email && profile.verified ? profile.email.trim().toLowerCase() : null;
     const byDiscord = await repo.findUserBy(trx, 'discord_id', profile.id);
-    if (byDiscord) return byDiscord;
+    if (byDiscord) return { user: byDiscord, link: false };
     if (verifiedEmail) {
       const byEmail = await repo.findUserBy(trx, 'email', verifiedEmail);
       if (byEmail?.discord_id) throw new AppError('CONFLICT', { message: MSG.discordLinked });
-      if (byEmail) return repo.updateUser(trx, byEmail.id, { discord_id: profile.id });
+      if (byEmail) return { user: byEmail, link: true };
     }
-    return repo.insertUser(trx, {
+    const created = await repo.insertUser(trx, {
       discord_id: profile.id,
       email: verifiedEmail,
       name: printable(profile.global_name || profile.username || '').slice(0, 64) || `Игрок ${profile.id.slice(-4)}`,
     });
+    return { user: created, link: false };
   }
 
   async function telegramSignIn(client: Client, method: 'telegram' | 'telegram_app', check: (botToken: string) => TelegramCheck) {
@@ -181,11 +185,16 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
       if (!id || !secret) throw new AppError('NOT_FOUND', { message: MSG.discordOff });
       await limiter.count(`social:ip:${client.ip}`, limits.socialPerIp);
       const profile = await discordProfile({ id, secret }, input, browserKey);
+      const origin = { method: 'discord' as const, client };
       const attempt = () =>
         inTransaction(db, async (trx) => {
-          const user = await findOrCreateDiscordUser(trx, profile);
+          const { user, link } = await findOrCreateDiscordUser(trx, profile);
           refuseBlocked(user);
-          return (deps.signInAsking ?? signIn)(trx, user, { method: 'discord', client });
+          if (!link) return (deps.signInAsking ?? signIn)(trx, user, origin);
+          // A user with TOTP on: the link waits for the code, so a Discord account with the same
+          // verified email but without the code leaves nothing on the account.
+          if (user.totp_secret && deps.signInAsking) return deps.signInAsking(trx, user, origin, { linkDiscordId: profile.id });
+          return (deps.signInAsking ?? signIn)(trx, await repo.updateUser(trx, user.id, { discord_id: profile.id }), origin);
         });
       // A parallel first sign-in of the same Discord account loses the insert: try once more and find it.
       try {
@@ -195,6 +204,9 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
         return withConflictAs(ALREADY_REGISTERED, attempt);
       }
     },
+
+    /** A Discord link that waited for the second factor (two-factor module's verify, in its transaction). */
+    linkDiscord: (trx: Tx, userId: number, discordId: string) => repo.linkDiscord(trx, userId, discordId),
 
     telegramWidgetSignIn: (client: Client, fields: Record<string, unknown>) =>
       telegramSignIn(client, 'telegram', (botToken) => checkLoginWidget(fields, botToken, now(), config.TELEGRAM_AUTH_MAX_AGE_S)),

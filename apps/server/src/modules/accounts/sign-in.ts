@@ -18,7 +18,8 @@ export function createSignIn(deps: { sessions: Pick<SessionsService, 'issueAcces
 
 export type SignIn = ReturnType<typeof createSignIn>;
 /** A sign-in that asks for the second factor when TOTP is on (modules/two-factor; PRODUCT.md section 7). */
-export type SignInAsking = (q: Queryable, user: User, origin: SessionOrigin) => Promise<SignInResponse>;
+/** `linkDiscordId`: a Discord id to link once the second factor is given (a user with TOTP on). */
+export type SignInAsking = (q: Queryable, user: User, origin: SessionOrigin, pending?: { linkDiscordId?: string }) => Promise<SignInResponse>;
 
 export function refuseBlocked(user: User) {
   if (user.blocked_at) throw new AppError('USER_BLOCKED');

@@ -4,6 +4,12 @@ import type { Database } from '../../db/schema';
 
 type Q = Kysely<Database> | Transaction<Database>;
 
+/** What a pending sign-in carries out with the good code: a reset's new password, a Discord link. */
+export interface PendingOnCode {
+  newPasswordHash?: string;
+  linkDiscordId?: string;
+}
+
 /** TOTP state on the user row, recovery codes and the pending sign-ins; the owner first in every lookup. */
 export const twoFactorRepository = {
   transaction: <T>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(fn),
@@ -62,10 +68,16 @@ export const twoFactorRepository = {
     return res.numUpdatedRows > 0n;
   },
 
-  insertChallenge(q: Q, userId: number, tokenHash: string, expiresAt: Date, newPasswordHash: string | null = null) {
+  insertChallenge(q: Q, userId: number, tokenHash: string, expiresAt: Date, pending: PendingOnCode = {}) {
     return q
       .insertInto('two_factor_challenges')
-      .values({ user_id: userId, token_hash: tokenHash, expires_at: expiresAt, new_password_hash: newPasswordHash })
+      .values({
+        user_id: userId,
+        token_hash: tokenHash,
+        expires_at: expiresAt,
+        new_password_hash: pending.newPasswordHash ?? null,
+        link_discord_id: pending.linkDiscordId ?? null,
+      })
       .execute();
   },
 
@@ -88,9 +100,13 @@ export const twoFactorRepository = {
     return q.selectFrom('two_factor_challenges').select(['attempts']).where('token_hash', '=', tokenHash).where('expires_at', '>', at).executeTakeFirst();
   },
 
-  /** Ends a pending sign-in once (with the reset it may carry); undefined when another call ended it first. */
+  /** Ends a pending sign-in once (with the reset or link it may carry); undefined when another call ended it first. */
   takeChallenge(q: Q, tokenHash: string) {
-    return q.deleteFrom('two_factor_challenges').where('token_hash', '=', tokenHash).returning(['new_password_hash']).executeTakeFirst();
+    return q
+      .deleteFrom('two_factor_challenges')
+      .where('token_hash', '=', tokenHash)
+      .returning(['new_password_hash', 'link_discord_id'])
+      .executeTakeFirst();
   },
 
   /** Notes a good step-up on the session (access token) it was made with. */

@@ -7,7 +7,7 @@ const SECOND = 1000;
 const codeAt = (secret: string, offsetS = 0) => totpCode(secret, new Date(Date.now() + offsetS * SECOND));
 
 describe.each(DB_KINDS)('TOTP on %s', (kind) => {
-  const { world, post, me, registerByEmail } = useAccountsWorld(kind);
+  const { world, post, get, me, registerByEmail } = useAccountsWorld(kind);
   let db: World['db'];
   beforeAll(() => {
     ({ db } = world);
@@ -58,6 +58,30 @@ describe.each(DB_KINDS)('TOTP on %s', (kind) => {
     expect(wrong.json().errors.code[0]).toMatch(/Неверный код/);
     expect((await me(player.access_token)).json().two_factor).toBe(false);
     expect((await post('/api/2fa/setup', {}, {})).statusCode).toBe(401);
+  });
+
+  it('a Discord account with the owner\u2019s verified email is linked only by the code: without it the account keeps no trace', async () => {
+    const p = await withTotp();
+    const profile = { id: '555000555000555000', username: 'same-mail', email: p.email, verified: true };
+    const viaDiscord = async () =>
+      post('/api/discord_auth', world.discord.authorize(profile, (await get('/api/auth_config')).json().discord.authorize_url));
+    const linked = async () =>
+      (await db.kysely.selectFrom('users').select('discord_id').where('id', '=', p.user.id).executeTakeFirstOrThrow()).discord_id;
+
+    const stranger = await viaDiscord();
+    expect(stranger.json()).toEqual({ two_factor_required: true, two_factor_token: expect.any(String) });
+    expect(await linked()).toBeNull();
+    const guess = await post('/api/2fa/verify', { two_factor_token: stranger.json().two_factor_token, code: codeAt(p.secret, 300) });
+    expect(guess.statusCode).toBe(422);
+    expect(await linked()).toBeNull();
+
+    // The owner, with the code: linked and signed in; the next Discord sign-in finds the account by its id and still asks.
+    const owner = await viaDiscord();
+    const ok = await post('/api/2fa/verify', { two_factor_token: owner.json().two_factor_token, code: codeAt(p.secret, 30) });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json().user.id).toBe(p.user.id);
+    expect(await linked()).toBe(profile.id);
+    expect((await viaDiscord()).json()).toEqual({ two_factor_required: true, two_factor_token: expect.any(String) });
   });
 
   it('a password sign-in asks for the code; /2fa/verify finishes it once, and a used code is refused', async () => {

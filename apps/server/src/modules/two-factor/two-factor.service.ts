@@ -31,6 +31,8 @@ export interface TwoFactorDeps {
    * leftovers revoked; the ended sessions' ids), and its sessions' sockets told after COMMIT.
    */
   resets: { apply(trx: Trx, userId: number, passwordHash: string): Promise<number[]>; announce(ended: number[]): void };
+  /** A Discord id that waited for the second factor (`signInAsking`'s `linkDiscordId`): linked in the good code's transaction. */
+  links: { discord(trx: Trx, userId: number, discordId: string): Promise<void> };
 }
 
 const isTotp = (code: string) => /^\d{6}$/.test(code);
@@ -45,7 +47,7 @@ const stepUpRefused = (message: string = T.required) => new AppError('FORBIDDEN'
  * step-up of money going out. A code is accepted once: its time step must be later than the
  * last one accepted, taken by one conditional UPDATE, so parallel uses of one code let one through.
  */
-export function createTwoFactorService({ db, limiter, issue, now, resets }: TwoFactorDeps) {
+export function createTwoFactorService({ db, limiter, issue, now, resets, links }: TwoFactorDeps) {
   const userKey = (userId: number) => `2fa:user:${userId}`;
 
   /** Checks and uses up a TOTP or recovery code of a user with TOTP on; false when it is wrong or used. */
@@ -121,12 +123,13 @@ export function createTwoFactorService({ db, limiter, issue, now, resets }: TwoF
 
     /**
      * A sign-in that asks for the second factor (password, phone, Discord, reset): with TOTP on,
-     * the token of a pending sign-in instead of a session.
+     * the token of a pending sign-in instead of a session. `linkDiscordId` waits with it and is
+     * linked by the good code; the caller links at once a user without TOTP, who is not asked.
      */
-    async signInAsking(q: Trx | DbHandle, user: User, origin: SessionOrigin): Promise<SignInResponse> {
+    async signInAsking(q: Trx | DbHandle, user: User, origin: SessionOrigin, pending: { linkDiscordId?: string } = {}): Promise<SignInResponse> {
       if (!user.totp_secret) return issue(q, user, origin);
       const token = newToken();
-      await repo.insertChallenge(q, user.id, hashToken(token), new Date(now().getTime() + CHALLENGE_TTL_MS));
+      await repo.insertChallenge(q, user.id, hashToken(token), new Date(now().getTime() + CHALLENGE_TTL_MS), pending);
       return { two_factor_required: true, two_factor_token: token };
     },
 
@@ -137,7 +140,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets }: TwoF
      */
     async askBeforeReset(q: Trx | DbHandle, user: User, passwordHash: string): Promise<SignInResponse> {
       const token = newToken();
-      await repo.insertChallenge(q, user.id, hashToken(token), new Date(now().getTime() + CHALLENGE_TTL_MS), passwordHash);
+      await repo.insertChallenge(q, user.id, hashToken(token), new Date(now().getTime() + CHALLENGE_TTL_MS), { newPasswordHash: passwordHash });
       return { two_factor_required: true, two_factor_token: token };
     },
 
@@ -160,6 +163,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets }: TwoF
         if (!challenge) throw new AppError('UNAUTHENTICATED', { message: T.expired });
         // A reset that waited for this code happens now, before the new session starts.
         const endedIds = challenge.new_password_hash ? await resets.apply(trx, user.id, challenge.new_password_hash) : [];
+        if (challenge.link_discord_id) await links.discord(trx, user.id, challenge.link_discord_id);
         // The session is named after the second step: the first one's method is not kept with the challenge.
         return { answer: await issue(trx, user, { method: 'two_factor', client }), ended: endedIds };
       });
