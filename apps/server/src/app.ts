@@ -20,6 +20,7 @@ import { createAccountsAdminService } from './modules/accounts/accounts-admin.se
 import { accountsRoutes } from './modules/accounts/accounts.routes';
 import { createAccountsService } from './modules/accounts/accounts.service';
 import { createCodeFlows } from './modules/accounts/code-flows';
+import { createCurrentPasswordCheck } from './modules/accounts/current-password';
 import { createExternalSignInService, type ExternalSignInService } from './modules/accounts/external-sign-in.service';
 import { DEFAULT_LIMITS, scaleLimits } from './modules/accounts/limits';
 import { createResetService, type ResetService } from './modules/accounts/reset.service';
@@ -340,6 +341,7 @@ function composeAccounts(
   // Password, Discord and reset sign-ins ask for the second factor when TOTP is on.
   // A reset of a user with TOTP on waits for the code: the two-factor module applies it (the reset
   // service below, bound once it exists), and so does a Discord link found by email (external sign-in).
+  const currentPassword = createCurrentPasswordCheck(limiter);
   let reset: ResetService | undefined;
   let externalSignIn: ExternalSignInService | undefined;
   const twoFactor = createTwoFactorService({
@@ -349,6 +351,7 @@ function composeAccounts(
     now,
     resets: { apply: (trx, userId, hash) => reset!.apply(trx, userId, hash), announce: (ended) => reset!.announce(ended) },
     links: { discord: (trx, userId, discordId) => externalSignIn!.linkDiscord(trx, userId, discordId) },
+    currentPassword,
   });
   const passkeys = createPasskeysService({ db: db.kysely, issue: signIn, now });
   const signInAsking = twoFactor.signInAsking;
@@ -372,7 +375,7 @@ function composeAccounts(
     signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, publicUrl: config.PUBLIC_URL, brand: config.BRAND_NAME, now }),
     reset,
     externalSignIn,
-    passwordChange: createPasswordChangeService({ db: db.kysely, limiter, sessions, now }),
+    passwordChange: createPasswordChangeService({ db: db.kysely, currentPassword, sessions, now }),
     twoFactor,
     passkeys,
   };

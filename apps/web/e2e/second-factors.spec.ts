@@ -71,6 +71,8 @@ describe('second factors in the browser', () => {
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
     await page.getByLabel('QR-код для приложения-аутентификатора').waitFor();
     await page.getByTestId('totp-enable-code').fill(codeAt(secret));
+    // The current password too: a session alone does not turn TOTP on.
+    await page.getByTestId('totp-enable-password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Включить', exact: true }).last().click();
     const codes = page.getByTestId('recovery-codes');
     await codes.waitFor();

@@ -46,7 +46,11 @@ export const twoFactorSetup = defineCall({
 export const twoFactorEnable = defineCall({
   method: 'POST',
   path: '/api/2fa/enable',
-  body: z.object({ code: TotpCodeSchema }),
+  /**
+   * `password`: the account's current password (README "Second factors"): a stolen session alone
+   * cannot turn TOTP on with the thief's authenticator. Accounts without a password leave it out.
+   */
+  body: z.object({ code: TotpCodeSchema, password: z.string().max(128, M.passwordLong).optional() }),
   response: z.object({ enabled: z.literal(true), recovery_codes: z.array(z.string()) }),
 });
 export const twoFactorDisable = defineCall({

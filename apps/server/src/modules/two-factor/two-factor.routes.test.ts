@@ -24,11 +24,12 @@ describe.each(DB_KINDS)('TOTP on %s', (kind) => {
     const { secret, otpauth_url } = setup.json();
     expect(otpauth_url).toMatch(/^otpauth:\/\/totp\/.*secret=/);
     expect(otpauth_url).toContain('algorithm=SHA1');
-    const enable = await post('/api/2fa/enable', { code: codeAt(secret) }, { token: player.access_token });
+    const enablingCode = codeAt(secret);
+    const enable = await post('/api/2fa/enable', { code: enablingCode, password: PASSWORD }, { token: player.access_token });
     expect(enable.statusCode).toBe(200);
     expect(enable.json().enabled).toBe(true);
     const recovery: string[] = enable.json().recovery_codes;
-    return { ...player, secret, recovery };
+    return { ...player, secret, recovery, enablingCode };
   }
 
   it('turns on with a code from the app: ten recovery codes once, stored hashed, and the user object says so', async () => {
@@ -45,15 +46,38 @@ describe.each(DB_KINDS)('TOTP on %s', (kind) => {
     expect(JSON.stringify((await me(p.access_token)).json())).not.toContain(p.secret);
   });
 
+  it('a stolen session alone cannot turn TOTP on: the password is asked, guesses stop at five, and the owner still signs in without a code', async () => {
+    const owner = await registerByEmail();
+    const thief = { token: owner.access_token };
+    const { secret } = (await post('/api/2fa/setup', {}, thief)).json();
+    const without = await post('/api/2fa/enable', { code: codeAt(secret) }, thief);
+    expect(without.statusCode).toBe(422);
+    expect(without.json().errors.password).toEqual(['Введите текущий пароль']);
+    for (let i = 0; i < 5; i++) {
+      const guess = await post('/api/2fa/enable', { code: codeAt(secret), password: `guess-${i}-password` }, thief);
+      expect(guess.statusCode).toBe(422);
+      expect(guess.json().errors.password).toEqual(['Неверный текущий пароль']);
+    }
+    // The allowance is shared with the password change: no more guesses there either.
+    expect((await post('/api/2fa/enable', { code: codeAt(secret), password: PASSWORD }, thief)).statusCode).toBe(429);
+    expect(
+      (await post('/api/change_password', { password: PASSWORD, new_password: 'another strong one 7', new_password_confirmation: 'another strong one 7' }, thief)).statusCode,
+    ).toBe(429);
+    expect((await me(owner.access_token)).json().two_factor).toBe(false);
+    const login = await post('/api/login', { email: owner.email, password: PASSWORD });
+    expect(login.statusCode).toBe(200);
+    expect(login.json().access_token).toEqual(expect.any(String));
+  });
+
   it('refuses a wrong code, letters, and enable without setup, with Russian 422/409', async () => {
     const player = await registerByEmail();
-    const noSetup = await post('/api/2fa/enable', { code: '123456' }, { token: player.access_token });
+    const noSetup = await post('/api/2fa/enable', { code: '123456', password: PASSWORD }, { token: player.access_token });
     expect(noSetup.statusCode).toBe(409);
     const { secret } = (await post('/api/2fa/setup', {}, { token: player.access_token })).json();
-    const letters = await post('/api/2fa/enable', { code: 'abcdef' }, { token: player.access_token });
+    const letters = await post('/api/2fa/enable', { code: 'abcdef', password: PASSWORD }, { token: player.access_token });
     expect(letters.statusCode).toBe(422);
     expect(letters.json().errors.code).toEqual(['Код из приложения — 6 цифр']);
-    const wrong = await post('/api/2fa/enable', { code: codeAt(secret, 120) }, { token: player.access_token });
+    const wrong = await post('/api/2fa/enable', { code: codeAt(secret, 120), password: PASSWORD }, { token: player.access_token });
     expect(wrong.statusCode).toBe(422);
     expect(wrong.json().errors.code[0]).toMatch(/Неверный код/);
     expect((await me(player.access_token)).json().two_factor).toBe(false);
@@ -90,8 +114,8 @@ describe.each(DB_KINDS)('TOTP on %s', (kind) => {
     expect(login.statusCode).toBe(200);
     expect(login.json()).toEqual({ two_factor_required: true, two_factor_token: expect.any(String) });
     const token = login.json().two_factor_token;
-    // The enabling code was this step's: the same code again is refused.
-    const reused = await post('/api/2fa/verify', { two_factor_token: token, code: codeAt(p.secret) });
+    // The enabling code again is refused (its step is taken), whichever step the clock is at now.
+    const reused = await post('/api/2fa/verify', { two_factor_token: token, code: p.enablingCode });
     expect(reused.statusCode).toBe(422);
     const next = codeAt(p.secret, 30);
     const ok = await post('/api/2fa/verify', { two_factor_token: token, code: next });

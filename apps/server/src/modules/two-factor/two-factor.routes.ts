@@ -14,7 +14,7 @@ export const twoFactorRoutes =
       twoFactor.setup(await requireSignedIn(request)),
     );
     app.post(twoFactorEnable.path, { ...authFirst, schema: { body: twoFactorEnable.body, response: { 200: twoFactorEnable.response } } }, async (request) =>
-      twoFactor.enable(await requireSignedIn(request), request.body.code),
+      twoFactor.enable(await requireSignedIn(request), request.body.code, request.body.password),
     );
     app.post(twoFactorDisable.path, { ...authFirst, schema: { body: twoFactorDisable.body, response: { 200: twoFactorDisable.response } } }, async (request) =>
       twoFactor.disable(await requireSignedIn(request), request.body.code),

@@ -31,6 +31,8 @@ export interface TwoFactorDeps {
    * leftovers revoked; the ended sessions' ids), and its sessions' sockets told after COMMIT.
    */
   resets: { apply(trx: Trx, userId: number, passwordHash: string): Promise<number[]>; announce(ended: number[]): void };
+  /** The accounts module's check of the signed-in user's current password (422, 429 after 5 wrong). */
+  currentPassword: { check(user: User, password: string | undefined, opts?: { optional?: boolean }): Promise<void> };
   /** A Discord id that waited for the second factor (`signInAsking`'s `linkDiscordId`): linked in the good code's transaction. */
   links: { discord(trx: Trx, userId: number, discordId: string): Promise<void> };
 }
@@ -47,7 +49,7 @@ const stepUpRefused = (message: string = T.required) => new AppError('FORBIDDEN'
  * step-up of money going out. A code is accepted once: its time step must be later than the
  * last one accepted, taken by one conditional UPDATE, so parallel uses of one code let one through.
  */
-export function createTwoFactorService({ db, limiter, issue, now, resets, links }: TwoFactorDeps) {
+export function createTwoFactorService({ db, limiter, issue, now, resets, links, currentPassword }: TwoFactorDeps) {
   const userKey = (userId: number) => `2fa:user:${userId}`;
 
   /** Checks and uses up a TOTP or recovery code of a user with TOTP on; false when it is wrong or used. */
@@ -90,9 +92,14 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links 
       return { secret, otpauth_url: otpauthUrl(secret, labelOf(caller.user)) };
     },
 
-    /** POST /2fa/enable: the first code from the app turns TOTP on and hands out the recovery codes, once. */
-    async enable(caller: Caller, code: string) {
+    /**
+     * POST /2fa/enable: the first code from the app turns TOTP on and hands out the recovery codes,
+     * once. An account with a password gives it too: with a stolen session alone a thief could turn
+     * TOTP on with their own authenticator, and the owner's sign-ins and resets would then ask for it.
+     */
+    async enable(caller: Caller, code: string, password?: string) {
       const userId = caller.user.id;
+      await currentPassword.check(caller.user, password, { optional: true });
       const state = await repo.totpState(db, userId);
       if (state?.totp_secret) throw new AppError('CONFLICT', { message: T.alreadyOn });
       if (!state?.totp_pending_secret) throw new AppError('CONFLICT', { message: T.noSetup });

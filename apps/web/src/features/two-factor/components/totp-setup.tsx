@@ -37,6 +37,7 @@ export function TotpSetup({ onDone }: { onDone(): void }) {
   const qc = useQueryClient();
   const f = useFormErrors();
   const [code, setCode] = useState('');
+  const [password, setPassword] = useState('');
   const started = useRef(false);
   useEffect(() => {
     if (started.current) return;
@@ -67,10 +68,10 @@ export function TotpSetup({ onDone }: { onDone(): void }) {
   async function submit(e: React.FormEvent) {
     e.preventDefault();
     f.clear();
-    const body = f.validate(twoFactorEnableBody, { code });
+    const body = f.validate(twoFactorEnableBody, { code, password: password || undefined });
     if (!body) return;
     try {
-      await enable.mutateAsync(body.code);
+      await enable.mutateAsync(body);
     } catch (err) {
       f.fromError(err);
     }
@@ -90,7 +91,7 @@ export function TotpSetup({ onDone }: { onDone(): void }) {
           </Typography>
         </Stack>
       </Stack>
-      <Typography>2. Введите 6 цифр, которые показывает приложение.</Typography>
+      <Typography>2. Введите 6 цифр, которые показывает приложение, и текущий пароль.</Typography>
       {f.formError && <Typography color="error">{f.formError}</Typography>}
       <TextField
         label="Код из приложения"
@@ -100,6 +101,16 @@ export function TotpSetup({ onDone }: { onDone(): void }) {
         slotProps={{ htmlInput: { inputMode: 'numeric', 'data-testid': 'totp-enable-code' } }}
         error={Boolean(f.fieldError('code'))}
         helperText={f.fieldError('code')}
+      />
+      <TextField
+        label="Текущий пароль"
+        type="password"
+        value={password}
+        onChange={(e) => setPassword(e.target.value)}
+        autoComplete="current-password"
+        slotProps={{ htmlInput: { 'data-testid': 'totp-enable-password' } }}
+        error={Boolean(f.fieldError('password'))}
+        helperText={f.fieldError('password') ?? 'Не нужен, если вы входите только через Discord или Telegram'}
       />
       <Button type="submit" variant="contained" disabled={enable.isPending}>
         Включить
