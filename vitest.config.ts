@@ -11,5 +11,7 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll's own default is 1 s; a passing poll returns at once, a failing one waits this long.
+    expect: { poll: { timeout: 10_000 } },
   },
 });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp } from '../src/app';
@@ -79,4 +80,20 @@ export async function createTestApp(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Until `count` processes' realtime adapters LISTEN on the database. An app's adapter starts its
+ * LISTEN connection on its own time: a socket connected and subscribed to one process does not mean
+ * that process hears its peers yet, and an event NOTIFYed before then never reaches it.
+ */
+export async function realtimeListening(db: Db, count: number) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN "socket.io#/"'`.execute(db.kysely);
+    if (rows[0]!.n >= count) return;
+    if (Date.now() > deadline) throw new Error(`only ${rows[0]!.n} of ${count} realtime adapters listen`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

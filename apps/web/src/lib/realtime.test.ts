@@ -35,14 +35,14 @@ describe('the realtime client', () => {
     const onResync = vi.fn();
     const c = new RealtimeClient(5, { onMessage: () => {}, onResync });
     c.connect();
-    await vi.waitFor(() => expect(sockets).toHaveLength(1));
+    await vi.waitFor(() => expect(sockets).toHaveLength(1), { timeout: 10_000 });
     // The page's first reads ran before this point; an event sent meanwhile went to nobody.
     fire(sockets[0]!, 'connect');
     expect(c.state).toBe('connected');
     expect(onResync).toHaveBeenCalledTimes(1);
     fire(sockets[0]!, 'disconnect', 'transport close');
     c.retryNow();
-    await vi.waitFor(() => expect(sockets).toHaveLength(2));
+    await vi.waitFor(() => expect(sockets).toHaveLength(2), { timeout: 10_000 });
     fire(sockets[1]!, 'connect');
     expect(onResync).toHaveBeenCalledTimes(2);
     c.close();

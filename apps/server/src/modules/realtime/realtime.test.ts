@@ -3,7 +3,7 @@ import pg from 'pg';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
-import { createTestApp, createTestDb, DB_KINDS, type TestApp, type TestDb } from '../../../test/harness';
+import { createTestApp, createTestDb, DB_KINDS, realtimeListening, type TestApp, type TestDb } from '../../../test/harness';
 import { createDb } from '../../db/client';
 
 async function listen(t: TestApp) {
@@ -161,6 +161,7 @@ describe('two app processes on one PostgreSQL', () => {
     // The second "process": its own app, pool and Socket.IO server on the same database.
     const shared = await createDb({ databaseUrl: db1.url, dataDir: '' });
     b = await createTestApp('postgres', { db: { ...shared, url: db1.url }, seed: false });
+    await realtimeListening(db1, 2);
   });
   afterAll(async () => {
     await b?.close();

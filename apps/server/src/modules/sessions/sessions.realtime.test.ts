@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { readOutbox } from '../../../test/fakes/outbox';
 import { waitFor } from '../../../test/fakes/wait-for';
-import { createTestApp, createTestDb, type TestApp, type TestDb } from '../../../test/harness';
+import { createTestApp, createTestDb, realtimeListening, type TestApp, type TestDb } from '../../../test/harness';
 import { createDb } from '../../db/client';
 import { hashPassword } from '../../lib/password';
 import { hashToken, newToken } from '../../lib/tokens';
@@ -76,6 +76,7 @@ describe('sockets follow their session, across two app processes on one PostgreS
     b = await createTestApp('postgres', { db: { ...shared, url: db1.url }, seed: false });
     await a.app.listen({ port: 0, host: '127.0.0.1' });
     await b.app.listen({ port: 0, host: '127.0.0.1' });
+    await realtimeListening(db1, 2);
   });
   afterAll(async () => {
     await b?.close();

@@ -195,8 +195,10 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
       const old = await call('GET', '/api/statement.csv?from=2020-01-01&to=2020-12-31', p);
       expect(old.headers['content-disposition']).toBe('attachment; filename="statement-2020-01-01-2020-12-31.csv"');
       expect(parse(old.rawPayload, { bom: true, delimiter: ';', columns: true })).toHaveLength(0);
-      const today = new Date(Date.now() + 3 * 3600_000).toISOString().slice(0, 10);
-      expect(parse((await call('GET', `/api/statement.csv?from=${today}&to=${today}`, p)).rawPayload, { bom: true, delimiter: ';', columns: true })).toHaveLength(json.length);
+      // Yesterday to today in Moscow time: the entries made seconds ago, even if Moscow's midnight passed since.
+      const moscowDay = (ms: number) => new Date(ms + 3 * 3600_000).toISOString().slice(0, 10);
+      const [yesterday, today] = [moscowDay(Date.now() - 86_400_000), moscowDay(Date.now())];
+      expect(parse((await call('GET', `/api/statement.csv?from=${yesterday}&to=${today}`, p)).rawPayload, { bom: true, delimiter: ';', columns: true })).toHaveLength(json.length);
     });
 
     it('downloads through a one-time token that only its owner gets and that works once', async () => {

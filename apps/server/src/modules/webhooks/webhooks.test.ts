@@ -64,7 +64,8 @@ describe('webhook deliveries against a local receiver (pglite)', () => {
     base = await listen(rx.server);
     // The app's own worker runs only while it listens; this queue runs the same handler on a clock the test moves.
     queue = createJobs({ db: t.db.kysely, now: () => new Date(nowMs) });
-    registerWebhookDelivery(queue, { db: t.db.kysely, retryBaseMs: BASE, allowPrivate: true, timeoutMs: 300, now: () => new Date(nowMs) });
+    // 2 s to answer: the in-process receiver answers in milliseconds, but a loaded machine may stall for hundreds.
+    registerWebhookDelivery(queue, { db: t.db.kysely, retryBaseMs: BASE, allowPrivate: true, timeoutMs: 2_000, now: () => new Date(nowMs) });
   });
   afterAll(async () => {
     await closeServer(rx.server);
@@ -73,7 +74,9 @@ describe('webhook deliveries against a local receiver (pglite)', () => {
   beforeEach(async () => {
     rx.hits.length = 0;
     rx.answerWith((_q, res) => res.end('ok'));
-    nowMs = Date.now() + 1000;
+    // A minute ahead of the app's own clock, which stamps the jobs it enqueues: however long a test takes
+    // to set up (tens of requests on a loaded machine), what it enqueued is due on the test's clock.
+    nowMs = Date.now() + 60_000;
     await t.db.kysely.deleteFrom('jobs').execute();
   });
   afterEach(() => rx.answerWith((_q, res) => res.end('ok')));
@@ -341,7 +344,7 @@ describe('webhook addresses without WEBHOOK_ALLOW_PRIVATE (pglite)', () => {
       { address: '93.184.216.34', family: 4 },
       { address: '127.0.0.1', family: 4 },
     ];
-    nowMs = Date.now() + 1000;
+    nowMs = Date.now() + 60_000;
     const queue = createJobs({ db: t.db.kysely, now: () => new Date(nowMs) });
     registerWebhookDelivery(queue, { db: t.db.kysely, retryBaseMs: BASE, allowPrivate: false, resolve, now: () => new Date(nowMs) });
     await t.app.inject({ method: 'POST', url: '/api/webhook/test', headers: seller.auth });

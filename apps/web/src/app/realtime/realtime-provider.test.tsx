@@ -80,7 +80,7 @@ describe('the realtime provider follows the session', () => {
       root.render(createElement(QueryClientProvider, { client: qc }, createElement(RealtimeProvider, null, createElement(StateProbe))));
     });
     // The client and the event rules are imported on demand: the client appears when both have loaded.
-    await act(() => vi.waitFor(() => expect(made).toHaveLength(1)));
+    await act(() => vi.waitFor(() => expect(made).toHaveLength(1), { timeout: 10_000 }));
     await settle();
   });
   afterEach(() => act(() => root.unmount()));
