@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { WebhookEvent } from '@adena/contract';
 import type { Trx } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
 import type { RateLimiter } from '../sessions/rate-limit.service';
 import type { JobQueue } from '../jobs/jobs.service';
 import type { Caller } from '../sessions/caller';
-import { refusedAtSetup } from './address-guard';
+import { hostOf, isPrivateAddress, refusedAtSetup, type Resolve, systemResolve } from './address-guard';
 import { WEBHOOK_JOB, WEBHOOK_MAX_AGE_MS } from './webhook-delivery';
 import { toDelivery, toWebhook } from './webhooks.mapper';
 import { type Q, type WebhooksDb, webhooksRepository as repo } from './webhooks.repository';
@@ -33,7 +34,12 @@ export interface WebhooksDeps {
   /** Caps «Отправить тест» per user (WEBHOOK_TESTS): each one holds a job worker up to 10 s against a silent receiver. */
   limiter?: Pick<RateLimiter, 'count'>;
   testsPerWindow?: number;
+  /** The DNS lookup of a name given as the endpoint (the system's by default; a fake in tests). */
+  resolve?: Resolve;
 }
+
+/** How long saving an endpoint waits for its name to resolve before leaving the check to delivery. */
+const SAVE_LOOKUP_MS = 3_000;
 
 /** Test pings a user may send in ten minutes, before RATE_LIMIT_SCALE. */
 export const WEBHOOK_TESTS = { limit: 10, windowMs: 10 * 60_000 } as const;
@@ -43,7 +49,31 @@ export const WEBHOOK_TESTS = { limit: 10, windowMs: 10 * 60_000 } as const;
  * events (written in the transaction of the change they report, with the job that delivers them)
  * and the delivery log.
  */
-export function createWebhooksService({ db, jobs, allowPrivate, clock = () => new Date(), limiter, testsPerWindow = WEBHOOK_TESTS.limit }: WebhooksDeps) {
+export function createWebhooksService({
+  db,
+  jobs,
+  allowPrivate,
+  clock = () => new Date(),
+  limiter,
+  testsPerWindow = WEBHOOK_TESTS.limit,
+  resolve = systemResolve,
+}: WebhooksDeps) {
+  /**
+   * A name that resolves to a private address now (`localhost.`, `127.0.0.1.nip.io`) is refused when
+   * saved, so the seller learns it at once. A name that does not resolve (yet) is accepted: each
+   * delivery resolves it again and refuses a private answer then, which also covers a name whose
+   * answer changes after it was saved.
+   */
+  async function resolvesPrivate(url: URL) {
+    const host = hostOf(url);
+    if (isIP(host)) return false; // refusedAtSetup has judged it
+    const addresses = await Promise.race([
+      resolve(host).catch(() => []),
+      new Promise<[]>((r) => setTimeout(() => r([]), SAVE_LOOKUP_MS).unref()),
+    ]);
+    return addresses.some((a) => isPrivateAddress(a.address));
+  }
+
   async function enqueue(q: Q, userId: number, type: WebhookEvent, data: unknown) {
     const at = clock();
     const body = JSON.stringify({ type, timestamp: at.toISOString(), data });
@@ -67,7 +97,10 @@ export function createWebhooksService({ db, jobs, allowPrivate, clock = () => ne
 
     /** Sets the endpoint; the secret is made with a new endpoint and kept on later changes (rotate replaces it). */
     async put(caller: Caller, input: { url: string; events: WebhookEvent[] }) {
-      if (!allowPrivate && refusedAtSetup(new URL(input.url))) throw privateRefused();
+      if (!allowPrivate) {
+        const url = new URL(input.url);
+        if (refusedAtSetup(url) || (await resolvesPrivate(url))) throw privateRefused();
+      }
       const w = await repo.upsert(db, caller.user.id, { url: input.url, events: input.events, secret: newWebhookSecret() });
       return { url: w.url, events: w.events as WebhookEvent[], secret: w.secret };
     },

@@ -336,6 +336,25 @@ describe('webhook addresses without WEBHOOK_ALLOW_PRIVATE (pglite)', () => {
     }
   });
 
+  it('refuses when it is set a name that resolves to a private address now; a name that does not resolve yet is left to delivery', async () => {
+    const seller = await createUser(t.db.kysely);
+    const caller = { user: await t.db.kysely.selectFrom('users').selectAll().where('id', '=', seller.id).executeTakeFirstOrThrow(), sessionId: null, ip: null };
+    const answers: Record<string, string[]> = { 'localhost.': ['127.0.0.1'], 'mixed.example': ['93.184.216.34', '10.0.0.7'], 'hooks.example': ['93.184.216.34'] };
+    const resolve: Resolve = async (host) => {
+      const found = answers[host];
+      if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      return found.map((address) => ({ address, family: 4 }));
+    };
+    const webhooks = createWebhooksService({ db: t.db.kysely, jobs: { enqueue: async () => null }, allowPrivate: false, resolve });
+    for (const host of ['localhost.', 'mixed.example']) {
+      const refused = webhooks.put(caller, { url: `https://${host}/hook`, events: ['ping'] });
+      await expect(refused).rejects.toMatchObject({ code: 'VALIDATION', options: { errors: { url: [expect.stringMatching(/внутренней сети/)] } } });
+    }
+    expect(await t.db.kysely.selectFrom('webhooks').select('url').where('user_id', '=', seller.id).execute()).toEqual([]);
+    expect((await webhooks.put(caller, { url: 'https://hooks.example/hook', events: ['ping'] })).url).toBe('https://hooks.example/hook');
+    expect((await webhooks.put(caller, { url: 'https://not-yet.example/hook', events: ['ping'] })).url).toBe('https://not-yet.example/hook');
+  });
+
   it('refuses at delivery time a name that resolves to a private address, and sends nothing', async () => {
     const seller = await createUser(t.db.kysely);
     const res = await t.app.inject({ method: 'PUT', url: '/api/webhook', headers: seller.auth, payload: { url: `http://receiver.test:${port}/hook`, events: ['ping'] } });
