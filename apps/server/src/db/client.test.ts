@@ -44,7 +44,9 @@ describe('session limits of the PostgreSQL pool', () => {
     db = await createTestDb('postgres', 2);
     await sql`CREATE TABLE wallet_probe (id integer PRIMARY KEY, balance bigint NOT NULL)`.execute(db.kysely);
     await sql`INSERT INTO wallet_probe VALUES (1, 100)`.execute(db.kysely);
-    limited = await createDb({ databaseUrl: db.url, dataDir: '', poolSize: 2, statementTimeoutMs: 300, idleInTransactionMs: 500 });
+    // Limits short enough for a test, long enough that no ordinary statement or gap between two of one
+    // transaction reaches them on a loaded machine.
+    limited = await createDb({ databaseUrl: db.url, dataDir: '', poolSize: 2, statementTimeoutMs: 300, idleInTransactionMs: 2_000 });
   });
   afterAll(async () => {
     await limited?.close();
@@ -76,7 +78,7 @@ describe('session limits of the PostgreSQL pool', () => {
     await stalled.query('BEGIN');
     await stalled.query('UPDATE wallet_probe SET balance = balance - 100 WHERE id = 1');
     // The victim's movement on the same row waits for the lock, then goes through once the
-    // database has ended the stalled session (its limit is half a second).
+    // database has ended the stalled session (its limit is two seconds).
     const started = Date.now();
     await sql`UPDATE wallet_probe SET balance = balance + 5 WHERE id = 1`.execute(db.kysely);
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -137,7 +139,7 @@ describe('a connection whose server went silent mid-statement', () => {
 
   it('gives up on the statement at the client limit (503), ends that connection and serves the next call on a new one', async () => {
     const relay = await silentCut(new URL(db.url!));
-    const cut = await createDb({ databaseUrl: relay.url, dataDir: '', poolSize: 1, queryTimeoutMs: 500 });
+    const cut = await createDb({ databaseUrl: relay.url, dataDir: '', poolSize: 1, queryTimeoutMs: 1_500 });
     let heal: (() => void) | undefined;
     try {
       expect((await sql<{ one: number }>`SELECT ${1}::int AS one`.execute(cut.kysely)).rows).toEqual([{ one: 1 }]);
@@ -158,11 +160,11 @@ describe('a connection whose server went silent mid-statement', () => {
       // A transaction that lifted the statement limit has no client limit either (migrations, the audit).
       const slow = await cut.kysely.transaction().execute(async (trx) => {
         await sql`SET LOCAL statement_timeout = 0`.execute(trx);
-        return (await sql<{ ok: number }>`SELECT 1 AS ok FROM pg_sleep(0.8)`.execute(trx)).rows;
+        return (await sql<{ ok: number }>`SELECT 1 AS ok FROM pg_sleep(2)`.execute(trx)).rows;
       });
       expect(slow).toEqual([{ ok: 1 }]);
       // Outside it, the limit holds again on the same connection.
-      await expect(sql`SELECT pg_sleep(0.8)`.execute(cut.kysely)).rejects.toThrow('Query read timeout');
+      await expect(sql`SELECT pg_sleep(2)`.execute(cut.kysely)).rejects.toThrow('Query read timeout');
     } finally {
       heal?.();
       await cut.close();

@@ -9,7 +9,7 @@ const settle = (v: number | Promise<number>) => Promise.resolve(v);
 describe('the shared call limits while the database is away', () => {
   it('counts locally in each window, and a window that ended takes its unsynced hits with it', async () => {
     const db = await createTestDb('pglite');
-    const windowMs = 1_500;
+    const windowMs = 3_000; // the four calls below take milliseconds; seconds of margin for a stalled machine
     const store = createCallLimitStore(db.kysely, quiet, windowMs);
     await db.close();
     // Four calls in a few milliseconds, well inside one window; each sync fails.
