@@ -229,7 +229,17 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   shift.registerJobs();
   const requests = createRequestsService({ db: kysely, realtime, notices, audit, shift, webhooks });
   const ledgerAdmin = createLedgerAdminService({ db: kysely });
-  const accountsAdmin = createAccountsAdminService({ db: kysely, realtime, audit, wallets, requests, ledger: ledgerAdmin, codes: codesAdmin, sessions });
+  const accountsAdmin = createAccountsAdminService({
+    db: kysely,
+    realtime,
+    audit,
+    wallets,
+    requests,
+    ledger: ledgerAdmin,
+    codes: codesAdmin,
+    sessions,
+    twoFactor: accountsServices.twoFactor,
+  });
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });
   const realtimeTokens = createRealtimeService({ sessions, realtime });
   const statement = createStatementService({ db: kysely, sessions });
@@ -287,7 +297,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(shiftAdminRoutes({ shift }));
   await app.register(codesAdminRoutes({ codesAdmin }));
   await app.register(systemAdminRoutes({ systemAdmin }));
-  await app.register(accountsAdminRoutes({ accountsAdmin }));
+  await app.register(accountsAdminRoutes({ accountsAdmin, twoFactor: accountsServices.twoFactor }));
   await app.register(incidentsAdminRoutes({ incidents, incidentsAdmin }));
   await app.register(ledgerAdminRoutes({ ledgerAdmin }));
   await app.register(auditAdminRoutes({ audit }));

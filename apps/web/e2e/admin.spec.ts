@@ -4,7 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, createWallet, firstServerId, fund } from '../../server/test/factories';
+import { totpCode } from '../../server/src/modules/two-factor/totp';
+import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../server/test/factories';
 import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
 
 // `npm run screenshots` writes them into docs/screenshots; a plain test run keeps the tree clean.
@@ -16,8 +17,14 @@ const KK = 1_000_000;
 type TestUser = Awaited<ReturnType<typeof createUser>>;
 
 /** A page signed in as the user through the stored token. */
-async function openAs(server: E2EServer, browser: Browser, user: TestUser, path: string, extra: { gamesserverId?: number } = {}) {
-  const { context, page } = await newPage(browser, { width: 1280, height: 900 });
+async function openAs(
+  server: E2EServer,
+  browser: Browser,
+  user: TestUser,
+  path: string,
+  extra: { gamesserverId?: number; width?: number; colorScheme?: 'light' | 'dark' } = {},
+) {
+  const { context, page } = await newPage(browser, { width: extra.width ?? 1280, height: 900, colorScheme: extra.colorScheme });
   await context.addInitScript(
     ([t, s]) => {
       localStorage.setItem('access_token', t as string);
@@ -116,6 +123,43 @@ describe('the admin area', () => {
     // The old token is refused by the server too.
     const res = await fetch(`${server.url}/api/ably-token`, { method: 'POST', headers: { ...victim.auth, 'content-type': 'application/json' }, body: '{}' });
     expect(res.status).toBe(401);
+  });
+
+  it("support turns off a player's lost second factor with the operator's own code (screenshots at 390 and 1280 px, light and dark)", async () => {
+    const db = server.db.kysely;
+    const player = await createUser(db, { name: 'Потерял телефон', email: 'lost.phone@example.com', totp: true });
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    for (const width of [390, 1280]) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        const s = await openAs(server, browser, admin, `/admin/users/${player.id}`, { width, colorScheme });
+        await s.page.getByRole('button', { name: 'Отключить вход с кодом' }).click();
+        const dialog = s.page.getByTestId('two-factor-off-dialog');
+        await dialog.waitFor();
+        await s.page.waitForTimeout(300);
+        await s.page.screenshot({ path: `${SCREENSHOTS}/admin-user-two-factor-off-${width}-${colorScheme}.png` });
+        await s.context.close();
+      }
+    }
+
+    const a = await openAs(server, browser, admin, `/admin/users/${player.id}`);
+    contexts.push(a.context);
+    await a.page.getByRole('button', { name: 'Отключить вход с кодом' }).click();
+    const dialog = a.page.getByTestId('two-factor-off-dialog');
+    await dialog.getByLabel('Причина и как проверен владелец').fill('Потерял телефон, личность подтвердил по почте');
+    await dialog.getByRole('button', { name: 'Отключить' }).click();
+    // The operator's own code, in the shared step-up prompt.
+    const prompt = a.page.getByTestId('step-up-dialog');
+    const field = prompt.getByTestId('step-up-code');
+    await field.waitFor();
+    await db.updateTable('users').set({ totp_last_step: null }).where('id', '=', admin.id).execute();
+    await field.fill(totpCode(TEST_TOTP_SECRET, new Date()));
+    await prompt.getByRole('button', { name: 'Подтвердить' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await a.page.getByText('Вход с кодом отключён, сеансы пользователя завершены').waitFor();
+    await a.page.getByRole('button', { name: 'Отключить вход с кодом' }).waitFor({ state: 'detached' });
+    const row = await db.selectFrom('users').select('totp_secret').where('id', '=', player.id).executeTakeFirstOrThrow();
+    expect(row.totp_secret).toBeNull();
+    expect((await fetch(`${server.url}/api/user`, { headers: player.auth })).status).toBe(401);
   });
 
   it('every admin screen renders at 1280 px (screenshots in docs/screenshots)', async () => {

@@ -202,11 +202,24 @@ export const adminSetUserVip = defineCall({
   body: z.object({ vip_until: z.iso.datetime({ offset: true, error: 'Укажите дату' }).nullable() }),
   response: z.object({ success: AdminUserSchema }),
 });
+const AdminReasonSchema = z.string({ error: 'Укажите причину' }).trim().min(1, 'Укажите причину').max(500, 'Не длиннее 500 символов').refine(cleanLines, CONTROL_CHARS_MESSAGE);
 export const adminBlockUser = defineCall({
   method: 'POST',
   path: '/api/admin/users/:id/block',
   params: IdParamsSchema,
-  body: z.object({ reason: z.string({ error: 'Укажите причину' }).trim().min(1, 'Укажите причину').max(500, 'Не длиннее 500 символов').refine(cleanLines, CONTROL_CHARS_MESSAGE) }),
+  body: z.object({ reason: AdminReasonSchema }),
+  response: z.object({ success: AdminUserSchema }),
+});
+/**
+ * Turns a player's TOTP off when they lost their authenticator (or a thief turned it on): every
+ * session of theirs ends. The operator confirms with their own code (`X-Two-Factor-Code`); audited
+ * with the reason.
+ */
+export const adminUserTwoFactorOff = defineCall({
+  method: 'POST',
+  path: '/api/admin/users/:id/two_factor_off',
+  params: IdParamsSchema,
+  body: z.object({ reason: AdminReasonSchema }),
   response: z.object({ success: AdminUserSchema }),
 });
 export const adminUnblockUser = defineCall({

@@ -9,6 +9,7 @@ describeAdminOutsiders(
     ['POST', `/api/admin/users/${player.id}/vip`, { vip_until: new Date(Date.now() + 86_400_000).toISOString() }],
     ['POST', `/api/admin/users/${victim.id}/block`, { reason: 'чужой' }],
     ['POST', `/api/admin/users/${victim.id}/unblock`, {}],
+    ['POST', `/api/admin/users/${victim.id}/two_factor_off`, { reason: 'чужой' }],
   ],
-  6,
+  7,
 );

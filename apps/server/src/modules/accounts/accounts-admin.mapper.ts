@@ -17,4 +17,5 @@ export const toUserAuditView = (u: User) => ({
   admin: u.admin,
   vip_until: u.vip_until ? u.vip_until.toISOString() : null,
   blocked_at: u.blocked_at ? u.blocked_at.toISOString() : null,
+  two_factor: u.totp_secret !== null,
 });

@@ -1,7 +1,8 @@
 import { realtimeChannelFor, type RealtimeMessage } from '@adena/contract';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
+import { totpCode } from '../two-factor/totp';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 
 const KK = 1_000_000;
@@ -9,7 +10,7 @@ const KK = 1_000_000;
 describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
   let t: TestApp;
   let admin: Awaited<ReturnType<typeof createUser>>;
-  const call = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, headers = admin.auth) =>
+  const call = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, headers: Record<string, string> = admin.auth) =>
     t.app.inject({ method, url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
   const auditOf = async (entityType: string, entityId: number | string) =>
     (await call('GET', `/api/admin/audit_log?entity_type=${entityType}&entity_id=${entityId}`)).json().data;
@@ -124,6 +125,39 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
           expect((await call('GET', '/api/admin/dashboard', undefined, survivor.auth)).statusCode).toBe(200);
         }
       }
+    });
+
+    it("turns a player's TOTP off with the operator's own code: recovery codes gone, every session ended, audited with the reason", async () => {
+      const operator = await createUser(t.db.kysely, { admin: true, name: 'Оператор поддержки' });
+      const owner = await createUser(t.db.kysely, { totp: true });
+      await t.db.kysely.insertInto('recovery_codes').values({ user_id: owner.id, code_hash: 'h' }).execute();
+      const off = (headers: Record<string, string>) => call('POST', `/api/admin/users/${owner.id}/two_factor_off`, { reason: 'Потерял телефон, личность проверена' }, { ...operator.auth, ...headers });
+
+      // A stolen operator session alone cannot do it.
+      for (const headers of [{}, { 'x-two-factor-code': '000000' }] as Record<string, string>[]) {
+        const refused = await off(headers);
+        expect(refused.statusCode).toBe(403);
+        expect(refused.json().two_factor_required).toBe(true);
+      }
+      expect((await call('GET', '/api/user', undefined, owner.auth)).json().two_factor).toBe(true);
+
+      const done = await off({ 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) });
+      expect(done.statusCode).toBe(200);
+      expect(done.json().success).toMatchObject({ id: owner.id, two_factor: false });
+      const row = await t.db.kysely.selectFrom('users').select(['totp_secret', 'totp_pending_secret']).where('id', '=', owner.id).executeTakeFirstOrThrow();
+      expect(row).toEqual({ totp_secret: null, totp_pending_secret: null });
+      expect(await t.db.kysely.selectFrom('recovery_codes').select('id').where('user_id', '=', owner.id).execute()).toEqual([]);
+      // Whoever held a session of the account (the thief who turned TOTP on, say) is signed out.
+      expect((await call('GET', '/api/user', undefined, owner.auth)).statusCode).toBe(401);
+      const [entry] = await auditOf('user', owner.id);
+      expect(entry).toMatchObject({ action: 'user.two_factor_off', before: { two_factor: true }, after: { two_factor: false, reason: 'Потерял телефон, личность проверена' } });
+
+      // Nothing to turn off any more; and never one's own.
+      await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', operator.id).execute();
+      expect((await off({ 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) })).statusCode).toBe(409);
+      await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', operator.id).execute();
+      const self = await call('POST', `/api/admin/users/${operator.id}/two_factor_off`, { reason: 'сам' }, { ...operator.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) });
+      expect(self.statusCode).toBe(409);
     });
 
     it('grants VIP until a future date and revokes it; a past date is refused', async () => {

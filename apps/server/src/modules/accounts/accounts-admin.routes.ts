@@ -1,11 +1,12 @@
-import { adminBlockUser, adminSetUserAdmin, adminSetUserVip, adminUnblockUser, adminUser, adminUsers } from '@adena/contract';
+import { adminBlockUser, adminSetUserAdmin, adminSetUserVip, adminUnblockUser, adminUser, adminUsers, adminUserTwoFactorOff } from '@adena/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireSignedInAdmin } from '../../plugins/auth';
+import type { TwoFactorService } from '../two-factor/two-factor.service';
 import type { AccountsAdminService } from './accounts-admin.service';
 
 /** Operators' user calls under /api/admin: search, a user's card, admin flag, VIP, block. */
 export const accountsAdminRoutes =
-  ({ accountsAdmin: service }: { accountsAdmin: AccountsAdminService }): FastifyPluginAsyncZod =>
+  ({ accountsAdmin: service, twoFactor }: { accountsAdmin: AccountsAdminService; twoFactor: Pick<TwoFactorService, 'requireStepUp'> }): FastifyPluginAsyncZod =>
   async (app) => {
     // Before validation: an outsider gets 401/403 whatever they send, never a 422 that
     // describes the body an admin call expects.
@@ -35,6 +36,17 @@ export const accountsAdminRoutes =
       adminBlockUser.path,
       { schema: { params: adminBlockUser.params, body: adminBlockUser.body, response: { 200: adminBlockUser.response } } },
       async (request) => ({ success: await service.block(await requireSignedInAdmin(request), request.params.id, request.body.reason) }),
+    );
+
+    app.post(
+      adminUserTwoFactorOff.path,
+      { schema: { params: adminUserTwoFactorOff.params, body: adminUserTwoFactorOff.body, response: { 200: adminUserTwoFactorOff.response } } },
+      async (request) => {
+        const caller = await requireSignedInAdmin(request);
+        // A stolen operator session alone must not strip a player's second factor: the operator's own code.
+        await twoFactor.requireStepUp(caller, request.headers['x-two-factor-code']);
+        return { success: await service.turnOffTwoFactor(caller, request.params.id, request.body.reason) };
+      },
     );
 
     app.post(

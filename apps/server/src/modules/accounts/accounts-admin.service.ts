@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client';
+import type { Trx } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
 import type { Realtime } from '../../plugins/realtime';
 import type { AuditRecorder } from '../audit/audit.service';
@@ -22,6 +23,8 @@ export interface AccountsAdminServiceDeps {
   codes: Pick<CodesAdminService, 'ofUser'>;
   /** A block ends every token of the user in the block's transaction. */
   sessions: Pick<SessionsService, 'endAllSessions'>;
+  /** Turns a user's TOTP off and drops their recovery codes, in the operator's transaction. */
+  twoFactor: { turnOff(trx: Trx, userId: number): Promise<void> };
   clock?: () => Date;
 }
 
@@ -46,7 +49,7 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
     id: number,
     action: string,
     change: (u: User) => UserChange | null,
-    extra: { reason?: string; endTokens?: boolean } = {},
+    extra: { reason?: string; endTokens?: boolean; also?: (trx: Trx) => Promise<void> } = {},
   ) {
     return repo.transaction(async (trx) => {
       const { operator, user: before } = await repo.lockPair(trx, caller.user.id, id);
@@ -57,6 +60,7 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
       const set = change(before);
       if (!set) return { user: before, changed: false };
       const after = await repo.updateUser(trx, id, set);
+      await extra.also?.(trx);
       if (extra.endTokens) await deps.sessions.endAllSessions(id, trx);
       await deps.audit.record(trx, {
         adminId: caller.user.id,
@@ -127,6 +131,26 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
       if (changed) {
         deps.realtime.endUserSessions(id, 'blocked');
       }
+      return toAdminUser(user, now());
+    },
+
+    /**
+     * Turns TOTP off for a player who lost their authenticator (or found a thief's on the account),
+     * after the operator checked who is asking: recovery codes go, every session ends (open pages
+     * are signed out), and the next sign-in asks for the password alone. Never for oneself (the
+     * profile does that with a code). The route asks for the operator's own code first.
+     */
+    async turnOffTwoFactor(caller: Caller, id: number, reason: string) {
+      if (id === caller.user.id) throw new AppError('CONFLICT', { message: 'Свой вход с кодом отключают в профиле' });
+      const { user, changed } = await changeUser(
+        caller,
+        id,
+        'user.two_factor_off',
+        (u) => (u.totp_secret ? { totp_secret: null, totp_pending_secret: null, totp_last_step: null } : null),
+        { reason, endTokens: true, also: (trx) => deps.twoFactor.turnOff(trx, id) },
+      );
+      if (!changed) throw new AppError('CONFLICT', { message: 'Вход с кодом у пользователя не включён' });
+      deps.realtime.endUserSessions(id, 'revoked');
       return toAdminUser(user, now());
     },
 

@@ -118,6 +118,9 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       return { enabled: true as const, recovery_codes: codes };
     },
 
+    /** An operator's turning TOTP off for a user (accounts admin), in their transaction: recovery codes go too. */
+    turnOff: (trx: Trx, userId: number) => repo.disable(trx, userId),
+
     /** POST /2fa/disable: a current TOTP code or an unused recovery code turns it off. */
     async disable(caller: Caller, code: string) {
       const userId = caller.user.id;

@@ -1,6 +1,7 @@
-import { adminBlockUser, adminSetUserAdmin, adminSetUserVip, adminUnblockUser, adminUser, adminUsers } from '@adena/contract';
+import { adminBlockUser, adminSetUserAdmin, adminSetUserVip, adminUnblockUser, adminUser, adminUsers, adminUserTwoFactorOff } from '@adena/contract';
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { withStepUp } from '../../../lib/step-up';
 
 export interface UserSearch {
   q: string;
@@ -32,5 +33,10 @@ export function useUserActions(id: number) {
     setVip: useMutation({ mutationFn: (vip_until: string | null) => request(adminSetUserVip, { params, body: { vip_until } }), onSuccess: done }),
     block: useMutation({ mutationFn: (reason: string) => request(adminBlockUser, { params, body: { reason } }), onSuccess: done }),
     unblock: useMutation({ mutationFn: () => request(adminUnblockUser, { params, body: {} }), onSuccess: done }),
+    // The operator confirms with their own code (the shared step-up prompt).
+    twoFactorOff: useMutation({
+      mutationFn: (reason: string) => withStepUp((twoFactorCode) => request(adminUserTwoFactorOff, { params, body: { reason }, twoFactorCode })),
+      onSuccess: done,
+    }),
   };
 }

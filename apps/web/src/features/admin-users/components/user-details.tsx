@@ -21,7 +21,7 @@ import { formatAmount } from '../../../utils/format-amount';
 import { amountText, currencyWord } from '../../../utils/plural';
 import { useAdminUser, useUserActions } from '../api/users';
 import { UserChips } from './admin-users';
-import { AdminRoleDialog, BlockDialog, VipDialog } from './user-dialogs';
+import { AdminRoleDialog, BlockDialog, TwoFactorOffDialog, VipDialog } from './user-dialogs';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 const REQUEST_STATUS = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
@@ -92,7 +92,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
   const { data, isPending, isError, error } = useAdminUser(id);
   const { unblock } = useUserActions(id);
   const alert = useUi((s) => s.alert);
-  const [dialog, setDialog] = useState<'block' | 'vip' | 'admin' | null>(null);
+  const [dialog, setDialog] = useState<'block' | 'vip' | 'admin' | 'two-factor' | null>(null);
 
   if (isPending) return <Skeleton variant="rounded" height={320} />;
   if (isError) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить пользователя'}</Alert>;
@@ -132,6 +132,11 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
             <Button variant="outlined" disabled={self} onClick={() => setDialog('admin')}>
               {user.admin ? 'Снять админа' : 'Сделать админом'}
             </Button>
+            {user.two_factor && !self && (
+              <Button variant="outlined" color="warning" onClick={() => setDialog('two-factor')}>
+                Отключить вход с кодом
+              </Button>
+            )}
             {user.blocked_at ? (
               <Button
                 variant="contained"
@@ -279,6 +284,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
       <BlockDialog user={user} open={dialog === 'block'} onClose={() => setDialog(null)} />
       {dialog === 'vip' && <VipDialog user={user} open onClose={() => setDialog(null)} />}
       <AdminRoleDialog user={user} open={dialog === 'admin'} onClose={() => setDialog(null)} />
+      <TwoFactorOffDialog user={user} open={dialog === 'two-factor'} onClose={() => setDialog(null)} />
     </Stack>
   );
 }

@@ -32,6 +32,25 @@ export function BlockDialog({ user, open, onClose }: { user: AdminUser; open: bo
   );
 }
 
+export function TwoFactorOffDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
+  const { twoFactorOff } = useUserActions(user.id);
+  const showSnackbar = useUi((s) => s.showSnackbar);
+  return (
+    <ReasonDialog
+      open={open}
+      onClose={onClose}
+      title={`Отключить вход с кодом для ${userLabel(user)}?`}
+      testId="two-factor-off-dialog"
+      explanation="Только когда вы убедились, что просит владелец (потерял телефон с приложением или нашёл в аккаунте чужой код). Резервные коды удалятся, все сеансы завершатся; войти можно будет паролем, вход с кодом владелец включит снова в профиле. Подтвердите своим кодом."
+      label="Причина и как проверен владелец"
+      confirmLabel="Отключить"
+      danger
+      pending={twoFactorOff.isPending}
+      submit={(reason) => twoFactorOff.mutateAsync(reason).then(() => showSnackbar('Вход с кодом отключён, сеансы пользователя завершены'))}
+    />
+  );
+}
+
 export function VipDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
   const { setVip } = useUserActions(user.id);
   const [day, setDay] = useState(() => isoDay(new Date(user.vip_until && user.vip ? user.vip_until : Date.now() + 30 * 86_400_000)));
