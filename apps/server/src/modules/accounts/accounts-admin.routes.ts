@@ -1,5 +1,15 @@
-import { adminBlockUser, adminSetUserAdmin, adminSetUserVip, adminUnblockUser, adminUser, adminUsers, adminUserTwoFactorOff } from '@adena/contract';
+import {
+  adminBlockUser,
+  adminSetUserAdmin,
+  adminSetUserVip,
+  adminUnblockUser,
+  adminUser,
+  adminUsers,
+  adminUserTwoFactorOff,
+  TWO_FACTOR_MESSAGES,
+} from '@adena/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { AppError } from '../../lib/app-error';
 import { requireSignedInAdmin } from '../../plugins/auth';
 import type { TwoFactorService } from '../two-factor/two-factor.service';
 import type { AccountsAdminService } from './accounts-admin.service';
@@ -43,7 +53,11 @@ export const accountsAdminRoutes =
       { schema: { params: adminUserTwoFactorOff.params, body: adminUserTwoFactorOff.body, response: { 200: adminUserTwoFactorOff.response } } },
       async (request) => {
         const caller = await requireSignedInAdmin(request);
-        // A stolen operator session alone must not strip a player's second factor: the operator's own code.
+        // A stolen operator session alone must not strip a player's second factor: the operator's own
+        // code, so an operator without TOTP (ADMIN_REQUIRE_2FA=false) cannot do it at all.
+        if (!caller.user.totp_secret) {
+          throw new AppError('FORBIDDEN', { message: TWO_FACTOR_MESSAGES.setupRequired, body: { two_factor_setup_required: true } });
+        }
         await twoFactor.requireStepUp(caller, request.headers['x-two-factor-code']);
         return { success: await service.turnOffTwoFactor(caller, request.params.id, request.body.reason) };
       },

@@ -56,14 +56,23 @@ export const accountsRepository = {
    * Links a Discord id that waited for the second factor: only to a user without one, and only while
    * no other user has it (it may have been linked elsewhere in the minutes the code took).
    */
-  async linkDiscord(q: Q, userId: number, discordId: string) {
-    await q
-      .updateTable('users')
-      .set({ discord_id: discordId, updated_at: new Date() })
-      .where('id', '=', userId)
-      .where('discord_id', 'is', null)
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('users as other').select('other.id').where('other.discord_id', '=', discordId))))
-      .execute();
+  async linkDiscord(trx: Tx, userId: number, discordId: string) {
+    // In a savepoint: a sign-up that took the id at the same moment (the NOT EXISTS cannot see it yet)
+    // fails this statement alone, and the sign-in it belongs to goes on without the link.
+    await sql`SAVEPOINT link_discord`.execute(trx);
+    try {
+      await trx
+        .updateTable('users')
+        .set({ discord_id: discordId, updated_at: new Date() })
+        .where('id', '=', userId)
+        .where('discord_id', 'is', null)
+        .where(({ not, exists, selectFrom }) => not(exists(selectFrom('users as other').select('other.id').where('other.discord_id', '=', discordId))))
+        .execute();
+      await sql`RELEASE SAVEPOINT link_discord`.execute(trx);
+    } catch (err) {
+      if ((err as { code?: string }).code !== '23505') throw err;
+      await sql`ROLLBACK TO SAVEPOINT link_discord`.execute(trx);
+    }
   },
 
   /** When the address last got a message of this flow kind (for the once-a-minute rule). */

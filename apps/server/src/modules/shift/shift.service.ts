@@ -254,7 +254,7 @@ export function createShiftService(d: ShiftDeps) {
       // With both bounds the contract's schema checks the period; with one, the other is known only here.
       if (from >= to) throw new AppError('VALIDATION', { errors: { to: ['Конец периода позже его начала'] } });
       if (to.getTime() - from.getTime() > MAX_REPORT_DAYS * 86_400_000) {
-        throw new AppError('VALIDATION', { errors: { from: [`Период не длиннее ${MAX_REPORT_DAYS} дней`] } });
+        throw new AppError('VALIDATION', { errors: { to: [`Период не длиннее ${MAX_REPORT_DAYS} дней`] } });
       }
       const rows = (await repo.stats(d.db, from, to)).map(toStatsRow);
       return { from: from.toISOString(), to: to.toISOString(), operators: rows };

@@ -136,6 +136,12 @@ describe.each(DB_KINDS)('step-up and operators on %s', (kind) => {
     try {
       const admin = await createUser(open.db.kysely, { admin: true, totp: false });
       expect((await open.app.inject({ method: 'GET', url: '/api/admin/requests', headers: admin.auth })).statusCode).toBe(200);
+      // But it cannot turn a player's second factor off: that takes the operator's own code.
+      const player = await createUser(open.db.kysely, { totp: true });
+      const off = await open.app.inject({ method: 'POST', url: `/api/admin/users/${player.id}/two_factor_off`, headers: admin.auth, payload: { reason: 'украденный сеанс оператора' } });
+      expect(off.statusCode).toBe(403);
+      expect(off.json().two_factor_setup_required).toBe(true);
+      expect((await open.db.kysely.selectFrom('users').select('totp_secret').where('id', '=', player.id).executeTakeFirstOrThrow()).totp_secret).not.toBeNull();
     } finally {
       await open.close();
     }

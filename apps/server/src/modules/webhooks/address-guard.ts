@@ -1,4 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns';
+import { Resolver } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
@@ -67,6 +68,23 @@ export type Resolve = (host: string) => Promise<{ address: string; family: numbe
 
 export const systemResolve: Resolve = (host) =>
   new Promise((resolve, reject) => dnsLookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
+
+/**
+ * A lookup through the DNS client (c-ares) instead of getaddrinfo, for a check made inside a request
+ * (saving an endpoint): it runs off libuv's thread pool, which password hashing shares, so names that
+ * never answer cannot stall sign-ins; each server is asked once and given `timeoutMs`. DNS only, not
+ * /etc/hosts (a delivery's own lookup, through the system, still checks whatever that says).
+ */
+export function dnsResolve(timeoutMs: number): Resolve {
+  return async (host) => {
+    const resolver = new Resolver({ timeout: timeoutMs, tries: 1 });
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+    return [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+    ];
+  };
+}
 
 export class RefusedAddress extends Error {
   constructor(readonly address: string) {

@@ -6,7 +6,7 @@ import { AppError } from '../../lib/app-error';
 import type { RateLimiter } from '../sessions/rate-limit.service';
 import type { JobQueue } from '../jobs/jobs.service';
 import type { Caller } from '../sessions/caller';
-import { hostOf, isPrivateAddress, refusedAtSetup, type Resolve, systemResolve } from './address-guard';
+import { dnsResolve, hostOf, isPrivateAddress, refusedAtSetup, type Resolve } from './address-guard';
 import { WEBHOOK_JOB, WEBHOOK_MAX_AGE_MS } from './webhook-delivery';
 import { toDelivery, toWebhook } from './webhooks.mapper';
 import { type Q, type WebhooksDb, webhooksRepository as repo } from './webhooks.repository';
@@ -34,7 +34,7 @@ export interface WebhooksDeps {
   /** Caps «Отправить тест» per user (WEBHOOK_TESTS): each one holds a job worker up to 10 s against a silent receiver. */
   limiter?: Pick<RateLimiter, 'count'>;
   testsPerWindow?: number;
-  /** The DNS lookup of a name given as the endpoint (the system's by default; a fake in tests). */
+  /** The DNS lookup of a name given as the endpoint (the DNS client off the thread pool by default; a fake in tests). */
   resolve?: Resolve;
 }
 
@@ -56,7 +56,7 @@ export function createWebhooksService({
   clock = () => new Date(),
   limiter,
   testsPerWindow = WEBHOOK_TESTS.limit,
-  resolve = systemResolve,
+  resolve = dnsResolve(SAVE_LOOKUP_MS),
 }: WebhooksDeps) {
   /**
    * A name that resolves to a private address now (`localhost.`, `127.0.0.1.nip.io`) is refused when

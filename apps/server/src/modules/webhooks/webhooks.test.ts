@@ -357,8 +357,10 @@ describe('webhook addresses without WEBHOOK_ALLOW_PRIVATE (pglite)', () => {
 
   it('refuses at delivery time a name that resolves to a private address, and sends nothing', async () => {
     const seller = await createUser(t.db.kysely);
-    const res = await t.app.inject({ method: 'PUT', url: '/api/webhook', headers: seller.auth, payload: { url: `http://receiver.test:${port}/hook`, events: ['ping'] } });
-    expect(res.statusCode).toBe(200);
+    // When it was saved, the name resolved to a public address only (its answer changes later: DNS rebinding).
+    const caller = { user: await t.db.kysely.selectFrom('users').selectAll().where('id', '=', seller.id).executeTakeFirstOrThrow(), sessionId: null, ip: null };
+    const saving = createWebhooksService({ db: t.db.kysely, jobs: { enqueue: async () => null }, allowPrivate: false, resolve: async () => [{ address: '93.184.216.34', family: 4 }] });
+    await saving.put(caller, { url: `http://receiver.test:${port}/hook`, events: ['ping'] });
     const resolve: Resolve = async () => [
       { address: '93.184.216.34', family: 4 },
       { address: '127.0.0.1', family: 4 },
@@ -521,6 +523,10 @@ describe.each(DB_KINDS)('one seller\u2019s silent receiver and another seller\u2
     await ping(seller);
     await waitFor(() => (live.length === 1 ? true : undefined), 'the other seller\u2019s ping');
     expect(JSON.parse(live[0]!).type).toBe('ping');
+    // Its receiver has it; the delivery ends once the answer is back and recorded (the next test stops the queue).
+    const recorded = async () =>
+      (await t.db.kysely.selectFrom('webhook_deliveries').select('status').where('user_id', '=', seller.id).executeTakeFirst())?.status === 'delivered' || undefined;
+    await waitFor(recorded, 'the other seller\u2019s delivery recorded');
     // The flooder's other pings wait for their own one worker; they did not take the rest.
     expect(held).toBe(1);
   });

@@ -110,7 +110,7 @@ export function TotpSetup({ onDone }: { onDone(): void }) {
         autoComplete="current-password"
         slotProps={{ htmlInput: { 'data-testid': 'totp-enable-password' } }}
         error={Boolean(f.fieldError('password'))}
-        helperText={f.fieldError('password') ?? 'Не нужен, если вы входите только через Discord или Telegram'}
+        helperText={f.fieldError('password') ?? 'Если пароля у аккаунта нет (вход через Discord или Telegram), оставьте пустым'}
       />
       <Button type="submit" variant="contained" disabled={enable.isPending}>
         Включить
