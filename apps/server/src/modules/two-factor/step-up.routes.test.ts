@@ -131,6 +131,21 @@ describe.each(DB_KINDS)('step-up and operators on %s', (kind) => {
     expect((await call('GET', '/api/admin/requests', admin.auth)).statusCode).toBe(200);
   });
 
+  it('an account without a password turns TOTP on only from a fresh sign-in: a session stolen earlier cannot', async () => {
+    const u = await createUser(t.db.kysely, { totp: false }); // Telegram or Discord only: no password
+    const setup = await call('POST', '/api/2fa/setup', u.auth);
+    expect(setup.statusCode).toBe(200);
+    const code = totpCode(setup.json().secret, new Date());
+    await t.db.kysely.updateTable('tokens').set({ created_at: new Date(Date.now() - 60 * 60_000) }).where('user_id', '=', u.id).execute();
+    const stale = await call('POST', '/api/2fa/enable', u.auth, { code });
+    expect(stale.statusCode).toBe(403);
+    expect(stale.json().message).toMatch(/войдите снова/);
+    expect((await call('GET', '/api/user', u.auth)).json().two_factor).toBe(false);
+    // Signed in again a moment ago: it goes through.
+    await t.db.kysely.updateTable('tokens').set({ created_at: new Date() }).where('user_id', '=', u.id).execute();
+    expect((await call('POST', '/api/2fa/enable', u.auth, { code })).statusCode).toBe(200);
+  });
+
   it('ADMIN_REQUIRE_2FA=false lets an admin without TOTP in', async () => {
     const open = await createTestApp(kind, { env: { ADMIN_REQUIRE_2FA: 'false' } });
     try {

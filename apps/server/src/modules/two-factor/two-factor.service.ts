@@ -18,6 +18,8 @@ const RECOVERY_CODES = 10;
 export const CODE_FAILURES_PER_USER: RateRule = { limit: 10, windowMs: 15 * 60_000 };
 /** A read that shows gift codes (GET /my_codes) accepts a session that stepped up this recently. */
 export const STEP_UP_READ_MS = 10 * 60_000;
+/** An account without a password turns TOTP on only from a session signed in this recently. */
+export const FRESH_SIGN_IN_MS = 15 * 60_000;
 
 export interface TwoFactorDeps {
   db: DbHandle;
@@ -100,6 +102,12 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     async enable(caller: Caller, code: string, password?: string) {
       const userId = caller.user.id;
       await currentPassword.check(caller.user, password, { optional: true });
+      // An account without a password (Discord, Telegram) proves itself by a fresh sign-in instead:
+      // a session stolen earlier cannot do it.
+      if (!caller.user.password_hash) {
+        const at = caller.sessionId === null ? null : await repo.signedInAt(db, userId, caller.sessionId);
+        if (!at || now().getTime() - new Date(at).getTime() > FRESH_SIGN_IN_MS) throw new AppError('FORBIDDEN', { message: T.freshSignIn });
+      }
       const state = await repo.totpState(db, userId);
       if (state?.totp_secret) throw new AppError('CONFLICT', { message: T.alreadyOn });
       if (!state?.totp_pending_secret) throw new AppError('CONFLICT', { message: T.noSetup });
