@@ -74,12 +74,5 @@ export async function startFakeBotApi() {
   };
 }
 
-export async function waitFor<T>(find: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 5000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const found = await find();
-    if (found !== undefined) return found;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+// The same poll as every fake's (kept importable from here for the Telegram tests).
+export { waitFor } from './wait-for';
