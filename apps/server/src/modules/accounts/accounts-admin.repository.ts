@@ -14,10 +14,6 @@ export interface UserChange {
   admin?: boolean;
   vip_until?: Date | null;
   blocked_at?: Date | null;
-  /** An operator turns TOTP off (never on). */
-  totp_secret?: null;
-  totp_pending_secret?: null;
-  totp_last_step?: null;
 }
 
 /** `%`, `_` and `\` are LIKE's own characters; a search for them must find them literally. */

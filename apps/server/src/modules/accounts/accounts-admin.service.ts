@@ -49,7 +49,8 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
     id: number,
     action: string,
     change: (u: User) => UserChange | null,
-    extra: { reason?: string; endTokens?: boolean; also?: (trx: Trx) => Promise<void> } = {},
+    /** `writeFirst`: another module's part of the change, run ahead of the user row's write so `after` shows it. */
+    extra: { reason?: string; endTokens?: boolean; writeFirst?: (trx: Trx) => Promise<void> } = {},
   ) {
     return repo.transaction(async (trx) => {
       const { operator, user: before } = await repo.lockPair(trx, caller.user.id, id);
@@ -59,8 +60,8 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
       if (!before) throw userNotFound();
       const set = change(before);
       if (!set) return { user: before, changed: false };
+      await extra.writeFirst?.(trx);
       const after = await repo.updateUser(trx, id, set);
-      await extra.also?.(trx);
       if (extra.endTokens) await deps.sessions.endAllSessions(id, trx);
       await deps.audit.record(trx, {
         adminId: caller.user.id,
@@ -146,8 +147,9 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
         caller,
         id,
         'user.two_factor_off',
-        (u) => (u.totp_secret ? { totp_secret: null, totp_pending_secret: null, totp_last_step: null } : null),
-        { reason, endTokens: true, also: (trx) => deps.twoFactor.turnOff(trx, id) },
+        // The two-factor module owns what turning TOTP off writes; the user row here only gets its updated_at.
+        (u) => (u.totp_secret ? {} : null),
+        { reason, endTokens: true, writeFirst: (trx) => deps.twoFactor.turnOff(trx, id) },
       );
       if (!changed) throw new AppError('CONFLICT', { message: 'Вход с кодом у пользователя не включён' });
       deps.realtime.endUserSessions(id, 'revoked');
