@@ -135,6 +135,63 @@ describe('second factors in the browser', () => {
     await context.close();
   });
 
+  it("open codes are masked until the player gives a code; then shown whole, with the copy button", async () => {
+    const sid = await firstServerId(db());
+    const u = await createUser(db(), { totp: true, name: 'Игрок Коды' });
+    const w = await createWallet(db(), u.id, sid, 'Masked');
+    await fund(db(), w, 50_000_000n);
+    for (const nominal of [1_000_000, 5_000_000]) {
+      await db().updateTable('users').set({ totp_last_step: null }).where('id', '=', u.id).execute();
+      const res = await fetch(`${origin}/api/show_code/`, {
+        method: 'POST',
+        headers: { ...u.auth, 'content-type': 'application/json', 'x-two-factor-code': codeAt(TEST_TOTP_SECRET) },
+        body: JSON.stringify({ gamesserver_id: sid, wallet_id: w.id, nominal }),
+      });
+      expect(res.status).toBe(200);
+    }
+    // Later, in a session that has not given a code lately (the thief's, or the owner's next day).
+    await db().updateTable('tokens').set({ stepped_up_at: null }).where('user_id', '=', u.id).execute();
+    await db().updateTable('users').set({ totp_last_step: null }).where('id', '=', u.id).execute();
+    const whole = (await db().selectFrom('codes').select('sert').where('user_id', '=', u.id).execute()).map((c) => c.sert).sort();
+
+    for (const width of [390, 1280]) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        const shot = (name: string) => `${SCREENSHOTS}/two-factor-${name}-${width}-${colorScheme}.png`;
+        const { context, page } = await openAs(u.token, '/?tab=codes', { width, colorScheme, gamesserverId: sid });
+        const section = page.getByTestId('my-codes-section');
+        const serts = section.getByTestId('code-sert');
+        await expect.poll(() => serts.count()).toBe(2);
+        for (const text of await serts.allTextContents()) expect(text).toMatch(/^ADN-[0-9A-Z]{4}-\*{4}-\*{4}-[0-9A-Z]{4}$/);
+        expect(await section.getByRole('button', { name: 'Скопировать код' }).count()).toBe(0);
+        expect(await page.content()).not.toContain(whole[0]);
+        await section.getByTestId('masked-codes-note').scrollIntoViewIfNeeded();
+        await page.waitForTimeout(300);
+        await section.screenshot({ path: shot('codes-masked') });
+        if (width === 390 && colorScheme === 'light') {
+          // A wrong code: the prompt says so and stays; nothing is shown.
+          await section.getByRole('button', { name: 'Показать коды' }).click();
+          const prompt = page.getByTestId('step-up-dialog');
+          await prompt.getByTestId('step-up-code').fill('000000');
+          await prompt.getByRole('button', { name: 'Подтвердить' }).click();
+          await prompt.getByText('Неверный код').waitFor();
+          await prompt.getByTestId('step-up-code').fill(codeAt(TEST_TOTP_SECRET, 30));
+          await prompt.getByRole('button', { name: 'Подтвердить' }).click();
+          await prompt.waitFor({ state: 'hidden' });
+          await expect.poll(async () => (await serts.allTextContents()).sort()).toEqual(whole);
+          expect(await section.getByRole('button', { name: 'Скопировать код' }).count()).toBe(2);
+          await section.getByTestId('masked-codes-note').waitFor({ state: 'detached' });
+          await page.waitForTimeout(300);
+          await section.screenshot({ path: shot('codes-shown') });
+          // The session stays open for 10 minutes: a reload shows them whole without asking.
+          await page.reload();
+          await expect.poll(async () => (await serts.allTextContents()).sort()).toEqual(whole);
+          await db().updateTable('tokens').set({ stepped_up_at: null }).where('user_id', '=', u.id).execute();
+        }
+        await context.close();
+      }
+    }
+  });
+
   it('registers a passkey with a virtual authenticator, then signs in with it alone', async () => {
     const u = await playerWithPassword({ name: 'Игрок Ключ' });
     const { context, page } = await openAs(u.token, '/profile');

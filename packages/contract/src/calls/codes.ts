@@ -6,7 +6,11 @@ import { UserSchema } from './auth';
 export const CodeStatusSchema = z.enum(['active', 'activated', 'cancelled']);
 export type CodeStatus = z.infer<typeof CodeStatusSchema>;
 
-/** A gift code. `sert` is the bearer certificate and is shown only to its issuer. */
+/**
+ * A gift code. `sert` is the bearer certificate and is shown only to its issuer. In the price data
+ * of an issuer with TOTP on, open codes come masked (`ADN-7KQ2-****-****-H3RC`, `sert_masked: true`)
+ * until the session steps up (README "Second factors"); the field is absent when `sert` is whole.
+ */
 export const CodeSchema = z.object({
   id: z.number().int(),
   nominal: z.number().int(),
@@ -17,6 +21,8 @@ export const CodeSchema = z.object({
   pricekod_id: z.number().int().nullable(),
   created_at: TimestampSchema,
   activated_at: TimestampSchema.nullable(),
+  // Last: fast-json-stringify writes optional properties after the required ones.
+  sert_masked: z.boolean().optional(),
 });
 export type Code = z.infer<typeof CodeSchema>;
 

@@ -7,7 +7,8 @@ import { RequestStatusEventSchema } from './statement';
 export const RealtimeEventSchemas = {
   balance: z.object({ gamesserver_id: z.number().int(), balance: z.number().int(), balance_second: z.number().int() }),
   code_status: z.object({ gamesserver_id: z.number().int(), code_id: z.number().int(), code_status: CodeStatusSchema }),
-  sert: z.object({ gamesserver_id: z.number().int(), code_id: z.number().int(), nominal: z.number().int(), sert: z.string() }),
+  // `sert_masked`: the issuer has TOTP on, so the event carries the masked text (the issuing call's answer has it whole).
+  sert: z.object({ gamesserver_id: z.number().int(), code_id: z.number().int(), nominal: z.number().int(), sert: z.string(), sert_masked: z.boolean().optional() }),
   del_sert: z.object({ gamesserver_id: z.number().int(), del_sert: z.number().int() }),
   error_code: z.object({ gamesserver_id: z.number().int(), code_id: z.number().int(), your_error_code_id: z.number().int() }),
   test: z.object({ message: z.string() }),

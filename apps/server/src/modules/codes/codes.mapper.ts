@@ -116,12 +116,25 @@ export const balanceEventData = (w: WalletBalance): RealtimeEvents['balance'] =>
 export const balanceEvents = (userId: number, wallets: WalletBalance[]): Outgoing[] =>
   wallets.map((w) => ({ userId, name: 'balance', data: balanceEventData(w) }));
 
-/** The issuer sees a new code. */
-export const sertEvent = (c: CodeRow): Outgoing => ({
-  userId: c.ownerId,
-  name: 'sert',
-  data: { gamesserver_id: c.gameServerId, code_id: c.id, nominal: toNumber(c.nominal), sert: c.sert },
-});
+/**
+ * The issuer sees a new code. An issuer with TOTP on gets it masked: every socket of the user hears
+ * the event, a stolen session's too, while the issuing call's answer (which needed the code) has it whole.
+ */
+export const sertEventOf =
+  (owner: { totp_secret: string | null }) =>
+  (c: CodeRow): Outgoing => ({
+    userId: c.ownerId,
+    name: 'sert',
+    data: owner.totp_secret
+      ? { gamesserver_id: c.gameServerId, code_id: c.id, nominal: toNumber(c.nominal), sert: maskSert(c.sert), sert_masked: true }
+      : { gamesserver_id: c.gameServerId, code_id: c.id, nominal: toNumber(c.nominal), sert: c.sert },
+  });
+
+/** Price data whose open codes show their first and last groups only, until the session steps up. */
+export function withMaskedCodes(data: AuthPriceData): AuthPriceData {
+  const mask = (c: Code): Code => ({ ...c, sert: maskSert(c.sert), sert_masked: true });
+  return { ...data, kods: data.kods.map(mask), svoy_variant_kods: data.svoy_variant_kods.map(mask) };
+}
 
 /** The issuer's code left the open list: its new status, and its removal. */
 export const leftEvents = (c: CodeRow): Outgoing[] => [

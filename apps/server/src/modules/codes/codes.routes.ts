@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { idempotencyKey } from '../../lib/idempotency';
 import { requireSignedIn } from '../../plugins/auth';
-import { fromShowCodeBody } from './codes.mapper';
+import { fromShowCodeBody, withMaskedCodes } from './codes.mapper';
 import type { TwoFactorService } from '../two-factor/two-factor.service';
 import type { CodesService } from './codes.service';
 
@@ -13,7 +13,7 @@ import type { CodesService } from './codes.service';
  * anonymous caller gets 401 whatever they send.
  */
 export const codesRoutes =
-  ({ codes, twoFactor }: { codes: CodesService; twoFactor: Pick<TwoFactorService, 'stepUpUnlessReplay' | 'requireRecentStepUp'> }): FastifyPluginAsyncZod =>
+  ({ codes, twoFactor }: { codes: CodesService; twoFactor: Pick<TwoFactorService, 'stepUpUnlessReplay' | 'requireRecentStepUp' | 'mayShowCodes'> }): FastifyPluginAsyncZod =>
   async (app) => {
     const authFirst = { onRequest: async (request: FastifyRequest) => void (await requireSignedIn(request)) };
 
@@ -25,7 +25,14 @@ export const codesRoutes =
     app.get(
       authVariantyAdenyZaKod.path,
       { ...authFirst, schema: { params: authVariantyAdenyZaKod.params, response: { 200: authVariantyAdenyZaKod.response } } },
-      async (request) => codes.authPriceData(await requireSignedIn(request), request.params.id),
+      async (request) => {
+        const caller = await requireSignedIn(request);
+        const data = await codes.authPriceData(caller, request.params.id);
+        // With TOTP on, the open codes' texts only after a step-up: a stolen session could activate them elsewhere.
+        const header = request.headers['x-two-factor-code'];
+        if (!caller.user.totp_secret || (header === undefined && data.kods.length + data.svoy_variant_kods.length === 0)) return data;
+        return (await twoFactor.mayShowCodes(caller, header)) ? data : withMaskedCodes(data);
+      },
     );
     app.post(showCode.path, { ...authFirst, schema: { body: showCode.body, response: { 200: showCode.response } } }, async (request) => {
       const caller = await requireSignedIn(request);

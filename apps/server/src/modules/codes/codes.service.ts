@@ -17,7 +17,7 @@ import {
   incidentEvent,
   leftEvents,
   type Outgoing,
-  sertEvent,
+  sertEventOf,
   toActivationAnswer,
   toAuthPriceData,
   toCodeEvent,
@@ -242,7 +242,7 @@ export function createCodesService(deps: CodesServiceDeps) {
           const notice = await notices.recordBalanceDrop(trx, { userId: ownerId, walletId: wallet.id, gameServerId: server.id, before: after + code.price, after });
           const answer = toIssueAnswer(code);
           await storeKey(trx, ownerId, idem, answer);
-          return { answer, notice, events: [...balanceEvents(ownerId, posted.wallets), sertEvent(code)] };
+          return { answer, notice, events: [...balanceEvents(ownerId, posted.wallets), sertEventOf(caller.user)(code)] };
         });
         publish(out.events);
         notices.deliver([out.notice]);
@@ -337,7 +337,7 @@ export function createCodesService(deps: CodesServiceDeps) {
           const notice = await notices.recordBalanceDrop(trx, { userId: ownerId, walletId: wallet.id, gameServerId: server.id, before: after + total, after });
           const answer = { codes: codes.map(toSellerCode), summa: toNumber(total) };
           await storeKey(trx, ownerId, idem, answer);
-          return { answer, notice, events: [...balanceEvents(ownerId, posted!.wallets), ...codes.map(sertEvent)] };
+          return { answer, notice, events: [...balanceEvents(ownerId, posted!.wallets), ...codes.map(sertEventOf(caller.user))] };
         });
         publish(out.events);
         notices.deliver([out.notice]);

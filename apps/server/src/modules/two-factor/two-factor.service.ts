@@ -84,6 +84,11 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     if (caller.sessionId !== null) await repo.markSteppedUp(db, caller.user.id, caller.sessionId, now());
   }
 
+  async function steppedUpRecently(caller: Caller): Promise<boolean> {
+    if (caller.sessionId === null) return false;
+    const at = await repo.steppedUpAt(db, caller.user.id, caller.sessionId);
+    return Boolean(at && now().getTime() - new Date(at).getTime() < STEP_UP_READ_MS);
+  }
 
   return {
     /** POST /2fa/setup: a new pending secret (replacing an unfinished setup); 409 while TOTP is on. */
@@ -215,12 +220,22 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
      * the last STEP_UP_READ_MS passes; otherwise as requireStepUp.
      */
     async requireRecentStepUp(caller: Caller, header: string | string[] | undefined) {
-      if (!caller.user.totp_secret) return;
-      if (caller.sessionId !== null) {
-        const at = await repo.steppedUpAt(db, caller.user.id, caller.sessionId);
-        if (at && now().getTime() - new Date(at).getTime() < STEP_UP_READ_MS) return;
-      }
+      if (!caller.user.totp_secret || (await steppedUpRecently(caller))) return;
       await requireStepUp(caller, header);
+    },
+
+    /**
+     * Whether a read may show the caller's open codes whole (the wallet page's price data): without
+     * TOTP, or with a good code in this call's header (a wrong one is refused, 403), or after a step-up
+     * by this session in the last STEP_UP_READ_MS. Otherwise the read masks them.
+     */
+    async mayShowCodes(caller: Caller, header: string | string[] | undefined): Promise<boolean> {
+      if (!caller.user.totp_secret) return true;
+      if (header !== undefined) {
+        await requireStepUp(caller, header);
+        return true;
+      }
+      return steppedUpRecently(caller);
     },
 
   };

@@ -3,7 +3,7 @@ import { AppError } from '../../lib/app-error';
 import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
 import { feeOf, toNumber } from '../../lib/money';
 import type { Realtime } from '../../plugins/realtime';
-import { balanceEvents, leftEvents, type Outgoing, sertEvent } from '../codes/codes.mapper';
+import { balanceEvents, leftEvents, type Outgoing, sertEventOf } from '../codes/codes.mapper';
 import {
   activeGameServer,
   cancelOwnCodes,
@@ -81,8 +81,9 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
   }
 
   /** Issues `count` new codes into the batch and charges them (an edit's second posting). */
-  async function issueMore(trx: UserVariantsTrx, ownerId: number, variant: UserVariantRow, price: { nominal: bigint; fee: bigint }, count: bigint): Promise<Moved> {
+  async function issueMore(trx: UserVariantsTrx, owner: Caller['user'], variant: UserVariantRow, price: { nominal: bigint; fee: bigint }, count: bigint): Promise<Moved> {
     if (count === 0n) return nothingMoved;
+    const ownerId = owner.id;
     const { nominal, fee } = price;
     const codes = await drawCodes(trx, { ownerId, walletId: variant.walletId, gameServerId: variant.gameServerId, nominal, fee, userVariantId: variant.id }, count);
     const charge = (nominal + fee) * count;
@@ -94,7 +95,7 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
       legs: issueLegs(variant.walletId, variant.gameServerId, nominal, fee, count),
     });
     const after = posted.wallets[0]!.balance;
-    return { amount: charge, before: after + charge, after, events: [...codes.map(sertEvent), ...balanceEvents(ownerId, posted.wallets)] };
+    return { amount: charge, before: after + charge, after, events: [...codes.map(sertEventOf(owner)), ...balanceEvents(ownerId, posted.wallets)] };
   }
 
   return {
@@ -144,7 +145,7 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
           const notice = await notices.recordBalanceDrop(trx, { userId: ownerId, walletId: wallet.id, gameServerId: server.id, before: after + total, after });
           const answer = toPricekodAnswer(await answerOf(trx, ownerId, server.id, variant.id, feeBp), total, input);
           await storeKey(trx, ownerId, idem, answer);
-          return { answer, notice, events: [...balanceEvents(ownerId, posted.wallets), ...codes.map(sertEvent)] };
+          return { answer, notice, events: [...balanceEvents(ownerId, posted.wallets), ...codes.map(sertEventOf(caller.user))] };
         });
         publish(out.events);
         notices.deliver([out.notice]);
@@ -181,7 +182,7 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
           if (input.count > MAX_BATCH) throw new AppError('VALIDATION', { errors: { count: [`Не больше ${MAX_BATCH} кодов`] } });
 
           const refunded = await cancelSome(trx, ownerId, variant, toCancel);
-          const charged = await issueMore(trx, ownerId, variant, { nominal, fee }, toIssue);
+          const charged = await issueMore(trx, caller.user, variant, { nominal, fee }, toIssue);
           if (!sameNominal) await repo.update(trx, ownerId, variant.id, { nominal });
           const before = refunded.before ?? charged.before;
           const after = charged.after ?? refunded.after;

@@ -66,8 +66,8 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
       return;
     }
     case 'sert': {
-      const { gamesserver_id, code_id, nominal, sert } = msg.data;
-      updateAuthPriceData(qc, gamesserver_id, (d) => withCode(d, codeEntry(d, { id: code_id, nominal, sert })));
+      const { gamesserver_id, code_id, nominal, sert, sert_masked } = msg.data;
+      updateAuthPriceData(qc, gamesserver_id, (d) => withCode(d, codeEntry(d, { id: code_id, nominal, sert, sert_masked })));
       void qc.invalidateQueries({ queryKey: allMyCodesKey });
       return;
     }

@@ -43,6 +43,23 @@ describe('the codes rules of SPEC.md section 4 over price data', () => {
     expect(next.kods[0]).toMatchObject({ sert: 'ADN-REVEALED', status: 'active' });
   });
 
+  it("a TOTP player's masked sert event never hides the whole text the issuing call's answer brought; a whole one replaces a masked one", () => {
+    const masked = 'ADN-7KQ2-****-****-H3RC';
+    const whole = 'ADN-7KQ2-M9XD-4TPW-H3RC';
+    const d = { ...anon, kods: [code(1, '2026-11-01T10:00:00Z', { sert: whole })] };
+    // The answer came first, then the event.
+    const afterEvent = withCode(d, codeEntry(d, { id: 1, nominal: 1_000_000, sert: masked, sert_masked: true }));
+    expect(afterEvent.kods).toEqual([expect.objectContaining({ sert: whole })]);
+    expect(afterEvent.kods[0]!.sert_masked).toBeFalsy();
+    // The event came first (a new masked entry), then the answer.
+    const fromEvent = withCode(anon, codeEntry(anon, { id: 2, nominal: 1_000_000, sert: masked, sert_masked: true }));
+    expect(fromEvent.kods[0]).toMatchObject({ sert: masked, sert_masked: true });
+    const afterAnswer = withCode(fromEvent, codeEntry(fromEvent, { id: 2, nominal: 1_000_000, sert: whole, status: 'active' }));
+    expect(afterAnswer.kods).toHaveLength(1);
+    expect(afterAnswer.kods[0]!.sert).toBe(whole);
+    expect(afterAnswer.kods[0]!.sert_masked).toBeFalsy();
+  });
+
   it('a new entry takes its price from the standard nominal or the variant', () => {
     const d = { ...anon, pricekods: [{ id: 4, gamesserver_id: 1, nominal: 2_000_000, price: 2_020_000, count: 1, open_count: 1, created_at: '' }] };
     expect(codeEntry(d, { id: 1, nominal: 1_000_000, sert: 'A' }).price).toBe(1_010_000);

@@ -15,14 +15,18 @@ export function withCodeStatus(data: AnyPriceData, codeId: number, status: CodeS
   return next;
 }
 
-/** A new code of the user joins the list (once: the call's answer and the realtime event may both bring it). */
+/**
+ * A new code of the user joins the list (once: the call's answer and the realtime event may both bring
+ * it). A masked text (the event of a TOTP user) never replaces a whole one (the issuing call's answer).
+ */
 export function withCode(data: AnyPriceData, code: Code): AnyPriceData {
   if (data.kods.some(sameCode(code.id)) || data.svoy_variant_kods.some(sameCode(code.id))) {
-    return {
-      ...data,
-      kods: data.kods.map((c) => (c.id === code.id ? { ...c, sert: code.sert || c.sert, status: code.status } : c)),
-      svoy_variant_kods: data.svoy_variant_kods.map((c) => (c.id === code.id ? { ...c, sert: code.sert || c.sert, status: code.status } : c)),
+    const merge = (c: Code): Code => {
+      if (c.id !== code.id) return c;
+      const keepText = !code.sert || (code.sert_masked && !c.sert_masked);
+      return keepText ? { ...c, status: code.status } : { ...c, sert: code.sert, sert_masked: code.sert_masked, status: code.status };
     };
+    return { ...data, kods: data.kods.map(merge), svoy_variant_kods: data.svoy_variant_kods.map(merge) };
   }
   return { ...data, kods: [code, ...data.kods] };
 }
@@ -59,7 +63,7 @@ export function knownPrice(data: AnyPriceData, nominal: number, userVariantId: n
 /** A code entry built from what an answer or event carries; the rest comes with the next fetch. */
 export function codeEntry(
   data: AnyPriceData,
-  fields: { id: number; nominal: number; sert: string; status?: CodeStatus; price?: number; pricekod_id?: number | null },
+  fields: { id: number; nominal: number; sert: string; sert_masked?: boolean; status?: CodeStatus; price?: number; pricekod_id?: number | null },
 ): Code {
   const userVariantId = fields.pricekod_id ?? null;
   return {
@@ -68,6 +72,7 @@ export function codeEntry(
     price: fields.price ?? knownPrice(data, fields.nominal, userVariantId) ?? fields.nominal,
     status: fields.status ?? 'active',
     sert: fields.sert,
+    ...(fields.sert_masked ? { sert_masked: true } : {}),
     gamesserver_id: data.id,
     pricekod_id: userVariantId,
     created_at: new Date().toISOString(),

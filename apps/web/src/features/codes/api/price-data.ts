@@ -1,7 +1,8 @@
 import type { authVariantyAdenyZaKod, AuthPriceData, PriceData, variantyAdenyZaKod } from '@adena/contract';
-import { queryOptions, useQuery } from '@tanstack/react-query';
+import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 import { useUser } from '../../../lib/session';
+import { askStepUpCode, withStepUp } from '../../../lib/step-up';
 import { ref } from './ref';
 
 const anonymous = ref<typeof variantyAdenyZaKod>('GET', '/api/varianty_adeny_za_kod/:id');
@@ -24,4 +25,26 @@ export const allPriceDataKey = ['codes', 'price-data'] as const;
 export function usePriceData(gameServerId: number | null) {
   const { isSignedIn, isPending } = useUser();
   return useQuery({ ...priceDataQueryOptions(gameServerId ?? 0, isSignedIn), enabled: gameServerId !== null && !isPending });
+}
+
+/**
+ * With TOTP on, the price data lists the open codes masked until the session steps up (README
+ * "Second factors"): asks for the code, reads the price data again with it and keeps that answer.
+ * The server then shows this session the codes whole for 10 minutes.
+ */
+export function useRevealCodes(gameServerId: number) {
+  const qc = useQueryClient();
+  return useMutation({
+    mutationFn: async (): Promise<AuthPriceData | null> => {
+      // A code given since the list was read (a new code issued, a withdrawal) already opened this session.
+      const now = await request(authenticated, { params: { id: gameServerId } });
+      if (![...now.kods, ...now.svoy_variant_kods].some((c) => c.sert_masked)) return now;
+      const first = await askStepUpCode('Чтобы показать тексты кодов, введите код из приложения-аутентификатора');
+      if (first === null) return null;
+      return withStepUp((twoFactorCode) => request(authenticated, { params: { id: gameServerId }, twoFactorCode: twoFactorCode ?? first.trim() }));
+    },
+    onSuccess: (data) => {
+      if (data) qc.setQueryData(priceDataQueryOptions(gameServerId, true).queryKey, data);
+    },
+  });
 }

@@ -174,7 +174,7 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
 
       {isSignedIn && (
         <Section title="Мои коды" testId="my-codes-section" action={isTelegram ? <RealtimeIndicator withText /> : undefined}>
-          {auth ? <MyCodesList codes={mergedCodes(auth)} /> : <Skeleton variant="rounded" height={80} />}
+          {auth ? <MyCodesList codes={mergedCodes(auth)} gameServerId={server.id} /> : <Skeleton variant="rounded" height={80} />}
           <AllCodesList gameServerId={server.id} />
         </Section>
       )}

@@ -8,8 +8,10 @@ import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
+import { needsStepUp } from '../../../lib/step-up';
 import { type DialogState, useUi } from '../../../lib/ui-store';
 import { useCancelCode } from '../api/cancel-code';
+import { useRevealCodes } from '../api/price-data';
 import { aden, adenShort, alertContent, CODE_STATUS, dateTime } from './code-format';
 
 const MONO = 'ui-monospace, "SF Mono", Menlo, Consolas, monospace';
@@ -34,10 +36,15 @@ export function CodeItem({ code }: { code: Code }) {
         )}
       </Stack>
       <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center', minWidth: 0 }}>
-        <Typography component="code" sx={{ fontFamily: MONO, fontSize: '0.95rem', overflowWrap: 'anywhere' }} data-testid="code-sert">
+        <Typography
+          component="code"
+          sx={{ fontFamily: MONO, fontSize: '0.95rem', overflowWrap: 'anywhere', color: code.sert_masked ? 'text.secondary' : undefined }}
+          data-testid="code-sert"
+          data-masked={code.sert_masked ? 'true' : undefined}
+        >
           {code.sert}
         </Typography>
-        {code.sert && <CopyButton text={code.sert} label="Скопировать код" />}
+        {code.sert && !code.sert_masked && <CopyButton text={code.sert} label="Скопировать код" />}
       </Stack>
       <Typography variant="body2" color="text.secondary">
         {dateTime.format(new Date(code.created_at))}
@@ -48,8 +55,37 @@ export function CodeItem({ code }: { code: Code }) {
   );
 }
 
+/** With TOTP on, the open codes come masked until the player gives a code from the authenticator. */
+function MaskedCodesNote({ gameServerId }: { gameServerId: number }) {
+  const reveal = useRevealCodes(gameServerId);
+  const alert = useUi((s) => s.alert);
+  return (
+    <Stack direction="row" useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', gap: 1, mb: 1 }} data-testid="masked-codes-note">
+      <Typography variant="body2" color="text.secondary" sx={{ flex: '1 1 16rem' }}>
+        У вас включён вход с кодом, поэтому тексты кодов скрыты. Покажем их после кода из приложения — на 10 минут.
+      </Typography>
+      <Button
+        size="small"
+        variant="outlined"
+        disabled={reveal.isPending}
+        onClick={() =>
+          reveal.mutate(undefined, {
+            onError: (err) => {
+              if (needsStepUp(err)) return;
+              const { text, errors } = alertContent(err);
+              alert(text, errors);
+            },
+          })
+        }
+      >
+        Показать коды
+      </Button>
+    </Stack>
+  );
+}
+
 /** The user's open codes: kods with svoy_variant_kods merged in, statuses kept live by realtime events. */
-export function MyCodesList({ codes }: { codes: Code[] }) {
+export function MyCodesList({ codes, gameServerId }: { codes: Code[]; gameServerId: number }) {
   if (codes.length === 0) {
     return (
       <Typography color="text.secondary" data-testid="my-codes-empty">
@@ -58,11 +94,14 @@ export function MyCodesList({ codes }: { codes: Code[] }) {
     );
   }
   return (
-    <List disablePadding data-testid="my-codes">
-      {codes.map((c) => (
-        <CodeItem key={c.id} code={c} />
-      ))}
-    </List>
+    <>
+      {codes.some((c) => c.sert_masked) && <MaskedCodesNote gameServerId={gameServerId} />}
+      <List disablePadding data-testid="my-codes">
+        {codes.map((c) => (
+          <CodeItem key={c.id} code={c} />
+        ))}
+      </List>
+    </>
   );
 }
 
