@@ -1,7 +1,10 @@
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, newEmail, type AccountsWorld as World, useAccountsWorld } from '../../../test/accounts-app';
 import { createUser } from '../../../test/factories';
+import { waitFor } from '../../../test/fakes/wait-for';
 import { DB_KINDS } from '../../../test/harness';
+import { KEYS_LOCK_SPACE } from '../seller/api-keys.repository';
 
 describe.each(DB_KINDS)('password reset on %s', (kind) => {
   const { world, post, me, registerByEmail, registerByPhone } = useAccountsWorld(kind);
@@ -67,6 +70,61 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       expect((await inject('GET', '/api/api_keys', mine)).json()).toEqual([]);
       expect((await inject('GET', '/api/passkeys', mine)).json()).toEqual([]);
       expect((await me(stolen)).statusCode).toBe(401);
+    });
+
+    it.runIf(kind === 'postgres')("a key the thief's session mints while the owner's reset runs does not outlive the reset", async () => {
+      const { email, access_token: stolen } = await registerByEmail();
+      const userId = (await me(stolen)).json().id as number;
+      const start = await post('/api/email_reset_password_code_date', { email });
+      const mail = await smtp.next(email, 2);
+      const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: mail.code });
+      const npt = check.json().new_password_token as string;
+
+      // The key's transaction is held just before its insert (on the per-user lock of the keys' cap);
+      // the owner's reset runs meanwhile. It must either wait for the key and revoke it, or end the
+      // session first so that the key is refused; without the user row held, the reset finished and
+      // the key was written afterwards, live.
+      let release!: () => void;
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      let holding!: () => void;
+      const isHolding = new Promise<void>((r) => {
+        holding = r;
+      });
+      const holder = world.db.kysely.transaction().execute(async (trx) => {
+        await sql`SELECT pg_advisory_xact_lock(${KEYS_LOCK_SPACE}::int, ${userId}::int)`.execute(trx);
+        holding();
+        await held;
+      });
+      await isHolding;
+      const minted = world.t.app.inject({ method: 'POST', url: '/api/api_keys', headers: { authorization: `Bearer ${stolen}` }, payload: { name: 'вор' } });
+      await waitFor(async () => {
+        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`.execute(world.db.kysely);
+        return rows[0]!.n > 0 ? true : undefined;
+      }, 'the key to wait on the cap lock');
+      let resetDone = false;
+      const reset = post('/api/email_create_new_password', { password: 'owner back in', password_confirmation: 'owner back in' }, { token: npt }).then((r) => {
+        resetDone = true;
+        return r;
+      });
+      // The reset gets as far as it can: done, or waiting on the user's row.
+      await waitFor(async () => {
+        if (resetDone) return true;
+        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'update "users"%'`.execute(world.db.kysely);
+        return rows[0]!.n > 0 ? true : undefined;
+      }, 'the reset to finish or wait');
+      release();
+      await holder;
+      const [key, done] = await Promise.all([minted, reset]);
+      expect(done.statusCode).toBe(200);
+      expect([200, 401]).toContain(key.statusCode);
+      const live = await world.db.kysely.selectFrom('api_keys').select('id').where('user_id', '=', userId).where('revoked_at', 'is', null).execute();
+      expect(live).toEqual([]);
+      if (key.statusCode === 200) {
+        const used = await world.t.app.inject({ method: 'GET', url: '/api/v1/balance?gamesserver_id=1', headers: { authorization: `Bearer ${key.json().key}` } });
+        expect(used.statusCode).toBe(401);
+      }
     });
 
     it("an operator's block refuses the user's API keys while it lasts", async () => {

@@ -10,6 +10,7 @@ import {
 import type { DbHandle, Trx } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
 import type { Caller, Client, User } from '../sessions/caller';
+import { requireLiveSession } from '../sessions/live-session';
 import type { SessionOrigin } from '../sessions/sessions.service';
 import { toPasskey } from './passkeys.mapper';
 import { passkeysRepository as repo } from './passkeys.repository';
@@ -82,20 +83,24 @@ export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
       }).catch(() => null);
       if (!result?.verified) throw invalid();
       const { credential } = result.registrationInfo;
-      const count = (await repo.ofUser(db, caller.user.id)).length;
-      const row = await repo
-        .insert(db, {
-          user_id: caller.user.id,
-          credential_id: credential.id,
-          public_key: credential.publicKey,
-          counter: credential.counter,
-          transports: credential.transports ?? [],
-          name: name || `Ключ доступа ${count + 1}`,
-        })
-        .catch((err: { code?: string }) => {
-          if (err?.code === '23505') throw new AppError('CONFLICT', { message: 'Этот ключ доступа уже добавлен' });
-          throw err;
-        });
+      const row = await db.transaction().execute(async (trx) => {
+        // The session must still be live in this transaction: a password reset ending it removes what it added.
+        await requireLiveSession(trx, caller);
+        const count = (await repo.ofUser(trx, caller.user.id)).length;
+        return repo
+          .insert(trx, {
+            user_id: caller.user.id,
+            credential_id: credential.id,
+            public_key: credential.publicKey,
+            counter: credential.counter,
+            transports: credential.transports ?? [],
+            name: name || `Ключ доступа ${count + 1}`,
+          })
+          .catch((err: { code?: string }) => {
+            if (err?.code === '23505') throw new AppError('CONFLICT', { message: 'Этот ключ доступа уже добавлен' });
+            throw err;
+          });
+      });
       return toPasskey(row);
     },
 

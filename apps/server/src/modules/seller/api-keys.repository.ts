@@ -4,7 +4,7 @@ import '../../db/tables/seller';
 
 export type Q = Kysely<Database> | Transaction<Database>;
 /** The first key of the advisory lock on a user's API keys (the second is the user's id). */
-const KEYS_LOCK_SPACE = 7302;
+export const KEYS_LOCK_SPACE = 7302;
 export type ApiKeysDb = Kysely<Database>;
 
 const KEY = ['id', 'name', 'prefix', 'created_at', 'last_used_at'] as const;
@@ -25,8 +25,14 @@ export const apiKeysRepository = {
    * A new key unless the user already has `max` live ones (undefined then): counted and written
    * with the user's keys locked (an advisory lock per user), so parallel calls cannot pass the cap.
    */
-  insertBelowCap(db: Kysely<Database>, v: { userId: number; name: string; prefix: string; keyHash: string }, max: number) {
+  insertBelowCap(
+    db: Kysely<Database>,
+    v: { userId: number; name: string; prefix: string; keyHash: string },
+    max: number,
+    first: (trx: Transaction<Database>) => Promise<void>,
+  ) {
     return db.transaction().execute(async (trx) => {
+      await first(trx);
       await sql`SELECT pg_advisory_xact_lock(${KEYS_LOCK_SPACE}::int, ${v.userId}::int)`.execute(trx);
       if ((await apiKeysRepository.countLive(trx, v.userId)) >= max) return undefined;
       return apiKeysRepository.insert(trx, v);

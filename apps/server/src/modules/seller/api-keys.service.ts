@@ -3,6 +3,7 @@ import { API_KEYS_MAX } from '@adena/contract';
 import { AppError } from '../../lib/app-error';
 import { hashToken } from '../../lib/tokens';
 import type { Caller, Client } from '../sessions/caller';
+import { requireLiveSession } from '../sessions/live-session';
 import { createRateLimiter, type RateRule } from '../sessions/rate-limit.service';
 import { toApiKey } from './api-keys.mapper';
 import { type ApiKeysDb, apiKeysRepository as repo } from './api-keys.repository';
@@ -30,7 +31,10 @@ export function createApiKeysService({ db, rate = DEFAULT_KEY_RATE, clock = () =
     /** A new key, returned in clear only here; the database keeps its SHA-256. */
     async create(caller: Caller, name: string) {
       const key = newApiKey();
-      const row = await repo.insertBelowCap(db, { userId: caller.user.id, name, prefix: shownPrefix(key), keyHash: hashToken(key) }, API_KEYS_MAX);
+      // In the key's transaction, the session must still be live (a reset ending it revokes what it made).
+      const row = await repo.insertBelowCap(db, { userId: caller.user.id, name, prefix: shownPrefix(key), keyHash: hashToken(key) }, API_KEYS_MAX, (trx) =>
+        requireLiveSession(trx, caller),
+      );
       if (!row) {
         throw new AppError('CONFLICT', { message: `Не больше ${API_KEYS_MAX} ключей: отзовите ненужный`, errors: { name: [`Не больше ${API_KEYS_MAX} ключей`] } });
       }

@@ -77,6 +77,16 @@ export const sessionsRepository = {
     return rows.map((r) => Number(r.id));
   },
 
+  /**
+   * Locks the user's row (FOR SHARE) for the rest of the transaction, then tells whether the session
+   * is still live. The check is its own statement so that it reads after the lock was granted: a
+   * password reset updates the row before it ends the sessions and revokes what they made.
+   */
+  async holdLiveSession(q: Queryable, userId: number, sessionId: number) {
+    await sql`SELECT 1 FROM users WHERE id = ${userId} FOR SHARE`.execute(q);
+    return (await sessionsRepository.liveSessions(q, [sessionId])).length > 0;
+  },
+
   /** Stores a new socket token of a session; the user's expired ones are of no use to anyone and go in the same transaction. */
   replaceExpiredRealtimeTokens(q: Queryable, userId: number, sessionId: number, tokenHash: string, expiresAt: Date, now: Date) {
     const run = async (trx: Queryable) => {

@@ -1,0 +1,15 @@
+import { AppError } from '../../lib/app-error';
+import type { Caller } from './caller';
+import { type Queryable, sessionsRepository as repo } from './sessions.repository';
+
+/**
+ * For a write a session leaves behind (a seller API key, a passkey), in that write's transaction:
+ * holds the user's row and refuses (401) when the session has ended meanwhile. A password reset
+ * takes the same row before it ends the sessions and revokes keys and passkeys, so the write either
+ * commits first (and the reset revokes it) or finds its session gone: nothing a thief's session makes
+ * while the owner resets outlives the reset. A seller's API key caller has no session to check.
+ */
+export async function requireLiveSession(trx: Queryable, caller: Caller) {
+  if (caller.sessionId === null) return;
+  if (!(await repo.holdLiveSession(trx, caller.user.id, caller.sessionId))) throw new AppError('UNAUTHENTICATED');
+}
