@@ -239,6 +239,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     codes: codesAdmin,
     sessions,
     twoFactor: accountsServices.twoFactor,
+    shift,
   });
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });
   const realtimeTokens = createRealtimeService({ sessions, realtime });

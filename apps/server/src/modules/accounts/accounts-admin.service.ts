@@ -25,6 +25,8 @@ export interface AccountsAdminServiceDeps {
   sessions: Pick<SessionsService, 'endAllSessions'>;
   /** Turns a user's TOTP off and drops their recovery codes, in the operator's transaction. */
   twoFactor: { turnOff(trx: Trx, userId: number): Promise<void> };
+  /** An operator blocked or demoted lets go of the requests they hold, in the change's transaction; the feed hears after COMMIT. */
+  shift: { releaseAllOf(trx: Trx, operatorId: number, byAdminId: number): Promise<number[]>; announceReleased(ids: number[]): void };
   clock?: () => Date;
 }
 
@@ -99,11 +101,15 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
       if (id === caller.user.id) {
         throw new AppError('CONFLICT', { message: 'Нельзя менять свои собственные права администратора' });
       }
-      const { user, changed } = await changeUser(caller, id, value ? 'user.admin_grant' : 'user.admin_revoke', (u) =>
-        u.admin === value ? null : { admin: value },
-      );
+      let released: number[] = [];
+      const { user, changed } = await changeUser(caller, id, value ? 'user.admin_grant' : 'user.admin_revoke', (u) => (u.admin === value ? null : { admin: value }), {
+        writeFirst: async (trx) => {
+          if (!value) released = await deps.shift.releaseAllOf(trx, id, caller.user.id);
+        },
+      });
       // A demoted operator stops hearing the operators' feed at once, on every process.
       if (changed && !value) deps.realtime.leaveOperators(id);
+      deps.shift.announceReleased(released);
       return toAdminUser(user, now());
     },
 
@@ -125,13 +131,18 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
      */
     async block(caller: Caller, id: number, reason: string) {
       if (id === caller.user.id) throw new AppError('CONFLICT', { message: 'Нельзя заблокировать самого себя' });
+      let released: number[] = [];
       const { user, changed } = await changeUser(caller, id, 'user.block', (u) => (u.blocked_at ? null : { blocked_at: now() }), {
         reason,
         endTokens: true,
+        writeFirst: async (trx) => {
+          released = await deps.shift.releaseAllOf(trx, id, caller.user.id);
+        },
       });
       if (changed) {
         deps.realtime.endUserSessions(id, 'blocked');
       }
+      deps.shift.announceReleased(released);
       return toAdminUser(user, now());
     },
 

@@ -90,6 +90,22 @@ export const shiftRepository = {
     return trx.selectFrom('balance_requests').select(['status', 'claimed_by', 'claimed_at']).where('id', '=', id).forUpdate().executeTakeFirst();
   },
 
+  /** The pending requests an operator holds, row-locked in id order, with when each claim was taken. */
+  lockClaimsOf(trx: ShiftTrx, operatorId: number) {
+    return trx
+      .selectFrom('balance_requests')
+      .select(['id', 'claimed_at'])
+      .where('claimed_by', '=', operatorId)
+      .where('status', '=', 'pending')
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+  },
+
+  clearClaims(trx: ShiftTrx, ids: number[]) {
+    return trx.updateTable('balance_requests').set({ claimed_by: null, claimed_at: null, claim_started_at: null }).where('id', 'in', ids).execute();
+  },
+
   clearClaim(trx: ShiftTrx, id: number) {
     return trx.updateTable('balance_requests').set({ claimed_by: null, claimed_at: null, claim_started_at: null }).where('id', '=', id).execute();
   },

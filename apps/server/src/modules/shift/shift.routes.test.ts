@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { createTestApp, createTestDb, DB_KINDS, type TestApp } from '../../../test/harness';
 import { auditLedger } from '../ledger/ledger.service';
@@ -204,6 +204,45 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     expect((await call('POST', `/api/admin/requests/${ids[0]}/complete`, boris, {})).statusCode).toBe(200);
     expect((await call('POST', `/api/admin/requests/${ids[1]}/reject`, boris, { reason: 'проверка' })).statusCode).toBe(200);
     expect(await balanceOf(anna.id)).toBe(before + 3 * KK);
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it("an operator who is blocked or loses the admin flag lets go of their claims at once: another decides without waiting CLAIM_TIMEOUT_MIN", async () => {
+    for (const how of ['block', 'demote'] as const) {
+      const gone = await createUser(t.db.kysely, { admin: true, name: 'Уходящий' });
+      const [a, b] = [await pending('output'), await pending('input')];
+      const other = await pending('input');
+      expect((await claim(a.id, gone)).statusCode).toBe(200);
+      expect((await claim(b.id, gone)).statusCode).toBe(200);
+      expect((await claim(other.id, anna)).statusCode).toBe(200);
+      // While the claim stands, Boris is refused.
+      expect((await call('POST', `/api/admin/requests/${a.id}/complete`, boris, {})).statusCode).toBe(409);
+
+      const heard: Array<{ name: string; id: number }> = [];
+      const spy = vi.spyOn(t.app.deps.realtime, 'publishOperators').mockImplementation((name, data) => {
+        heard.push({ name, id: (data as { id: number }).id });
+      });
+      const changed =
+        how === 'block'
+          ? await call('POST', `/api/admin/users/${gone.id}/block`, boris, { reason: 'уволен' })
+          : await call('POST', `/api/admin/users/${gone.id}/admin`, boris, { admin: false });
+      expect(changed.statusCode).toBe(200);
+      // Every open queue hears that both are free again.
+      await expect.poll(() => heard.filter((e) => e.name === 'request_released').map((e) => e.id).sort((x, y) => x - y)).toEqual([a.id, b.id]);
+      spy.mockRestore();
+      for (const id of [a.id, b.id]) {
+        expect(await row(id)).toMatchObject({ status: 'pending', claimed_by: null, claimed_at: null });
+        expect((await auditOf(id)).at(-1)).toMatchObject({ admin_id: boris.id, action: 'request.release', before: { claimed_by: gone.id }, after: { claimed_by: null } });
+      }
+      // Someone else's claim is untouched.
+      expect((await row(other.id)).claimed_by).toBe(anna.id);
+
+      const before = await balanceOf(a.player.id);
+      expect((await call('POST', `/api/admin/requests/${a.id}/reject`, boris, { reason: 'нет персонажа' })).statusCode).toBe(200);
+      expect(await balanceOf(a.player.id)).toBe(before + 2 * KK);
+      expect((await call('POST', `/api/admin/requests/${b.id}/complete`, boris, {})).statusCode).toBe(200);
+      expect((await release(other.id, anna)).statusCode).toBe(200);
+    }
     expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
   });
 

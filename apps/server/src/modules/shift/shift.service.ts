@@ -159,6 +159,36 @@ export function createShiftService(d: ShiftDeps) {
       return answer(id);
     },
 
+    /**
+     * An operator blocked or no longer an admin lets go of every request they hold, in that change's
+     * transaction: each is a release by the operator who made the change (audited), so the queue need
+     * not wait CLAIM_TIMEOUT_MIN for claims nobody will finish. The released ids, for announceReleased.
+     */
+    async releaseAllOf(trx: ShiftTrx, operatorId: number, byAdminId: number) {
+      const held = await repo.lockClaimsOf(trx, operatorId);
+      if (held.length === 0) return [];
+      await repo.clearClaims(
+        trx,
+        held.map((h) => h.id),
+      );
+      for (const h of held) {
+        await d.audit.record(trx, {
+          adminId: byAdminId,
+          action: 'request.release',
+          entityType: 'balance_request',
+          entityId: h.id,
+          before: { claimed_by: operatorId, claimed_at: h.claimed_at?.toISOString() ?? null },
+          after: { claimed_by: null, claimed_at: null },
+        });
+      }
+      return held.map((h) => h.id);
+    },
+
+    /** After COMMIT: the operators' feed hears of each request releaseAllOf freed. */
+    announceReleased(ids: number[]) {
+      for (const id of ids) void announce('request_released', id);
+    },
+
     /** Lets a claimed request go: its claimer, or anyone once the claim lapsed. */
     async release(caller: Caller, id: number) {
       const at = d.now();
