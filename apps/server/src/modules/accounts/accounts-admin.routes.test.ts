@@ -174,6 +174,15 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
       expect(last).toMatchObject({ action: 'user.vip_revoke', before: { vip_until: until }, after: { vip_until: null } });
     });
 
+    it('never grants VIP to oneself: the lower fee and the queue priority are paid for, so another operator gives them', async () => {
+      const before = await t.db.kysely.selectFrom('users').select('vip_until').where('id', '=', admin.id).executeTakeFirstOrThrow();
+      const self = await call('POST', `/api/admin/users/${admin.id}/vip`, { vip_until: new Date(Date.now() + 30 * 86_400_000).toISOString() });
+      expect(self.statusCode).toBe(409);
+      expect(self.json().message).toMatch(/VIP/);
+      expect(await t.db.kysely.selectFrom('users').select('vip_until').where('id', '=', admin.id).executeTakeFirstOrThrow()).toEqual(before);
+      expect((await auditOf('user', admin.id)).filter((e: { action: string }) => e.action.startsWith('user.vip'))).toEqual([]);
+    });
+
     it("blocks a player: every token ends, the open socket gets session_ended and is dropped; unblock lets a new session work", async () => {
       const victim = await createUser(t.db.kysely);
       await t.app.listen({ port: 0, host: '127.0.0.1' });

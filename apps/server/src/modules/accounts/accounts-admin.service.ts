@@ -114,6 +114,8 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
     },
 
     async setVip(caller: Caller, id: number, until: string | null) {
+      // VIP is bought with coins (a lower code fee, first in the queue): an operator does not hand it to themselves.
+      if (id === caller.user.id) throw new AppError('CONFLICT', { message: 'Свой VIP нельзя менять: его выдаёт другой оператор или покупка за монеты' });
       const date = until === null ? null : new Date(until);
       if (date && date <= now()) {
         throw new AppError('VALIDATION', { errors: { vip_until: ['Дата окончания VIP должна быть в будущем'] } });
