@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Config } from './config';
 import type { Db } from './db/client';
+import type { Trx } from './db/schema';
 import { registerAuth } from './plugins/auth';
 import { callLimitsHook } from './plugins/call-limits';
 import { lazyChildLogger, loggerOptions } from './plugins/log-redaction';
@@ -238,7 +239,8 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     ledger: ledgerAdmin,
     codes: codesAdmin,
     sessions,
-    twoFactor: accountsServices.twoFactor,
+    // Support's rescue from a thief's authenticator also revokes what the thief may have made with it.
+    twoFactor: { turnOff: accountsServices.twoFactor.turnOff, revokeLeftovers: accountsServices.revokeLeftovers },
     shift,
   });
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });
@@ -365,6 +367,11 @@ function composeAccounts(
     currentPassword,
   });
   const passkeys = createPasskeysService({ db: db.kysely, issue: signIn, now });
+  /** What a thief's session may have left behind that outlives the sessions: seller API keys and passkeys. */
+  const revokeLeftovers = async (userId: number, trx: Trx) => ({
+    api_keys_revoked: await apiKeys.revokeAllOf(userId, trx),
+    passkeys_removed: await passkeys.removeAllOf(userId, trx),
+  });
   const signInAsking = twoFactor.signInAsking;
   reset = createResetService({
     db: db.kysely,
@@ -375,10 +382,7 @@ function composeAccounts(
     delivery,
     brand: config.BRAND_NAME,
     // A reset after account theft leaves none of the thief's ways back in (README "Rules").
-    revokeLeftovers: async (userId, trx) => {
-      await apiKeys.revokeAllOf(userId, trx);
-      await passkeys.removeAllOf(userId, trx);
-    },
+    revokeLeftovers: async (userId, trx) => void (await revokeLeftovers(userId, trx)),
   });
   externalSignIn = createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, signInAsking, now });
   return {
@@ -389,6 +393,7 @@ function composeAccounts(
     passwordChange: createPasswordChangeService({ db: db.kysely, currentPassword, sessions, now }),
     twoFactor,
     passkeys,
+    revokeLeftovers,
   };
 }
 

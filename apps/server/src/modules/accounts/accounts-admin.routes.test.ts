@@ -160,6 +160,35 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
       expect(self.statusCode).toBe(409);
     });
 
+    it("support's rescue from a thief's authenticator also kills the seller key and the passkey the thief made with it", async () => {
+      const operator = await createUser(t.db.kysely, { admin: true, name: 'Оператор поддержки' });
+      // The thief turned TOTP on with their own authenticator (TEST_TOTP_SECRET here) and, with its codes,
+      // minted a seller key and added a passkey: both would sign them back in or issue codes after the rescue.
+      const owner = await createUser(t.db.kysely, { totp: true });
+      const minted = await call('POST', '/api/api_keys', { name: 'вор' }, { ...owner.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) });
+      expect(minted.statusCode).toBe(200);
+      const key = { authorization: `Bearer ${minted.json().key}` };
+      await t.db.kysely
+        .insertInto('passkeys')
+        .values({ user_id: owner.id, credential_id: `thief-${owner.id}`, public_key: new Uint8Array([1, 2, 3]), counter: 0, transports: [], name: 'вор' })
+        .execute();
+      expect((await call('GET', '/api/v1/balance?gamesserver_id=1', undefined, key)).statusCode).toBe(200);
+
+      await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', operator.id).execute();
+      const done = await call('POST', `/api/admin/users/${owner.id}/two_factor_off`, { reason: 'В аккаунте чужой код, владелец проверен' }, {
+        ...operator.auth,
+        'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()),
+      });
+      expect(done.statusCode).toBe(200);
+      expect((await call('GET', '/api/v1/balance?gamesserver_id=1', undefined, key)).statusCode).toBe(401);
+      const issued = await call('POST', '/api/v1/codes', { gamesserver_id: 1, nominal: 1000, count: 1 }, { ...key, 'idempotency-key': 'after-rescue' });
+      expect(issued.statusCode).toBe(401);
+      expect(await t.db.kysely.selectFrom('api_keys').select('id').where('user_id', '=', owner.id).where('revoked_at', 'is', null).execute()).toEqual([]);
+      expect(await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', owner.id).execute()).toEqual([]);
+      const [entry] = await auditOf('user', owner.id);
+      expect(entry).toMatchObject({ action: 'user.two_factor_off', after: { two_factor: false, api_keys_revoked: 1, passkeys_removed: 1 } });
+    });
+
     it('grants VIP until a future date and revokes it; a past date is refused', async () => {
       const until = new Date(Date.now() + 10 * 86_400_000).toISOString();
       const grant = await call('POST', `/api/admin/users/${player.id}/vip`, { vip_until: until });

@@ -23,8 +23,14 @@ export interface AccountsAdminServiceDeps {
   codes: Pick<CodesAdminService, 'ofUser'>;
   /** A block ends every token of the user in the block's transaction. */
   sessions: Pick<SessionsService, 'endAllSessions'>;
-  /** Turns a user's TOTP off and drops their recovery codes, in the operator's transaction. */
-  twoFactor: { turnOff(trx: Trx, userId: number): Promise<void> };
+  /**
+   * Turns a user's TOTP off and drops their recovery codes, in the operator's transaction; and revokes
+   * the user's seller API keys and passkeys (what a thief holding the authenticator could have made), how many of each.
+   */
+  twoFactor: {
+    turnOff(trx: Trx, userId: number): Promise<void>;
+    revokeLeftovers(userId: number, trx: Trx): Promise<{ api_keys_revoked: number; passkeys_removed: number }>;
+  };
   /** An operator blocked or demoted lets go of the requests they hold, in the change's transaction; the feed hears after COMMIT. */
   shift: { releaseAllOf(trx: Trx, operatorId: number, byAdminId: number): Promise<number[]>; announceReleased(ids: number[]): void };
   clock?: () => Date;
@@ -51,8 +57,11 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
     id: number,
     action: string,
     change: (u: User) => UserChange | null,
-    /** `writeFirst`: another module's part of the change, run ahead of the user row's write so `after` shows it. */
-    extra: { reason?: string; endTokens?: boolean; writeFirst?: (trx: Trx) => Promise<void> } = {},
+    /**
+     * `writeFirst`: another module's part of the change, run ahead of the user row's write so `after`
+     * shows it; what it returns joins the audit row's `after`.
+     */
+    extra: { reason?: string; endTokens?: boolean; writeFirst?: (trx: Trx) => Promise<Record<string, unknown> | undefined> } = {},
   ) {
     return repo.transaction(async (trx) => {
       const { operator, user: before } = await repo.lockPair(trx, caller.user.id, id);
@@ -62,7 +71,7 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
       if (!before) throw userNotFound();
       const set = change(before);
       if (!set) return { user: before, changed: false };
-      await extra.writeFirst?.(trx);
+      const written = await extra.writeFirst?.(trx);
       const after = await repo.updateUser(trx, id, set);
       if (extra.endTokens) await deps.sessions.endAllSessions(id, trx);
       await deps.audit.record(trx, {
@@ -71,7 +80,7 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
         entityType: 'user',
         entityId: id,
         before: toUserAuditView(before),
-        after: { ...toUserAuditView(after), ...(extra.reason ? { reason: extra.reason } : {}) },
+        after: { ...toUserAuditView(after), ...written, ...(extra.reason ? { reason: extra.reason } : {}) },
       });
       return { user: after, changed: true };
     });
@@ -105,6 +114,7 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
       const { user, changed } = await changeUser(caller, id, value ? 'user.admin_grant' : 'user.admin_revoke', (u) => (u.admin === value ? null : { admin: value }), {
         writeFirst: async (trx) => {
           if (!value) released = await deps.shift.releaseAllOf(trx, id, caller.user.id);
+          return undefined;
         },
       });
       // A demoted operator stops hearing the operators' feed at once, on every process.
@@ -139,6 +149,7 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
         endTokens: true,
         writeFirst: async (trx) => {
           released = await deps.shift.releaseAllOf(trx, id, caller.user.id);
+          return undefined;
         },
       });
       if (changed) {
@@ -162,7 +173,16 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
         'user.two_factor_off',
         // The two-factor module owns what turning TOTP off writes; the user row here only gets its updated_at.
         (u) => (u.totp_secret ? {} : null),
-        { reason, endTokens: true, writeFirst: (trx) => deps.twoFactor.turnOff(trx, id) },
+        {
+          reason,
+          endTokens: true,
+          // A thief who turned TOTP on with their own authenticator could pass step-up for a seller key and a
+          // passkey: both would outlive this rescue (a passkey signs in alone, a key issues codes), so they go too.
+          writeFirst: async (trx) => {
+            await deps.twoFactor.turnOff(trx, id);
+            return deps.twoFactor.revokeLeftovers(id, trx);
+          },
+        },
       );
       if (!changed) throw new AppError('CONFLICT', { message: 'Вход с кодом у пользователя не включён' });
       deps.realtime.endUserSessions(id, 'revoked');
