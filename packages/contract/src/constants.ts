@@ -21,3 +21,5 @@ export type CurrencyId = keyof typeof CURRENCIES;
 
 /** PRODUCT.md section 4: the private channel of one user. */
 export const realtimeChannelFor = (userId: number) => `private:user.${userId}`;
+/** Days the seller API (/api/v1) keeps an Idempotency-Key's answer (the web app's keys: one day). */
+export const SELLER_IDEMPOTENCY_DAYS = 30;

@@ -1,4 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { SELLER_IDEMPOTENCY_DAYS } from '@adena/contract/lite';
 import type { Database } from '../../db/schema';
 import '../../db/tables/auth';
 import '../../db/tables/codes';
@@ -46,9 +47,21 @@ export const purgeRepository = {
     return Number(r.numDeletedRows);
   },
 
-  /** A client retries a call within minutes; a day-old key answers nobody. */
+  /**
+   * The web app retries a call within minutes, so its day-old keys answer nobody. A seller's program
+   * keys a call by its order (the guide says so) and may send it again much later (a queue redelivery,
+   * a replay after an outage), so the seller API's keys (`/api/v1/…`) are kept SELLER_IDEMPOTENCY_DAYS.
+   */
   async oldIdempotencyKeys(db: Kysely<Database>, now: Date) {
-    const r = await db.deleteFrom('idempotency_keys').where('created_at', '<', ago(now, DAY_MS)).executeTakeFirst();
+    const r = await db
+      .deleteFrom('idempotency_keys')
+      .where((eb) =>
+        eb.or([
+          eb('created_at', '<', ago(now, SELLER_IDEMPOTENCY_DAYS * DAY_MS)),
+          eb.and([eb('created_at', '<', ago(now, DAY_MS)), eb('path', 'not like', '/api/v1/%')]),
+        ]),
+      )
+      .executeTakeFirst();
     return Number(r.numDeletedRows);
   },
 

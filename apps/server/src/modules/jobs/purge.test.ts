@@ -1,3 +1,4 @@
+import { SELLER_IDEMPOTENCY_DAYS } from '@adena/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, DB_KINDS, type TestDb } from '../../../test/harness';
 import { createUser, createWallet, firstServerId } from '../../../test/factories';
@@ -48,11 +49,15 @@ describe.each(DB_KINDS)('purge of expired rows on %s', (kind) => {
     await link(at(5));
     await link(at(-5));
 
-    const idem = (key: string, created: Date) =>
-      k.insertInto('idempotency_keys').values({ user_id: user.id, key, method: 'POST', path: '/api/x', request_hash: 'h', created_at: created }).execute();
+    const idem = (key: string, created: Date, path = '/api/x') =>
+      k.insertInto('idempotency_keys').values({ user_id: user.id, key, method: 'POST', path, request_hash: 'h', created_at: created }).execute();
     await idem('fresh', at(-HOUR));
     await idem('almost', at(-DAY + 1));
     await idem('old', at(-DAY - 1));
+    // A seller's order keys: kept SELLER_IDEMPOTENCY_DAYS, so a late redelivery of the order replays its codes.
+    await idem('order-week', at(-7 * DAY), '/api/v1/codes');
+    await idem('order-almost', at(-SELLER_IDEMPOTENCY_DAYS * DAY + 1), '/api/v1/codes');
+    await idem('order-old', at(-SELLER_IDEMPOTENCY_DAYS * DAY - 1), '/api/v1/codes');
 
     await k.insertInto('rate_limits').values({ key: 'recent', hits: 1, window_start: at(-HOUR) }).execute();
     await k.insertInto('rate_limits').values({ key: 'stale', hits: 1, window_start: at(-2 * DAY) }).execute();
@@ -71,7 +76,7 @@ describe.each(DB_KINDS)('purge of expired rows on %s', (kind) => {
     expect(ids(await k.selectFrom('auth_flows').select('id').execute())).toEqual([liveFlow.id]);
     expect(await k.selectFrom('oauth_states').select('expires_at').execute()).toEqual([{ expires_at: at(5) }]);
     expect(await k.selectFrom('telegram_link_tokens').select('expires_at').execute()).toEqual([{ expires_at: at(5) }]);
-    expect((await k.selectFrom('idempotency_keys').select('key').orderBy('key').execute()).map((r) => r.key)).toEqual(['almost', 'fresh']);
+    expect((await k.selectFrom('idempotency_keys').select('key').orderBy('key').execute()).map((r) => r.key)).toEqual(['almost', 'fresh', 'order-almost', 'order-week']);
     expect((await k.selectFrom('rate_limits').select('key').execute()).map((r) => r.key)).toEqual(['recent']);
 
     // The next purge is already scheduled, ten minutes on.

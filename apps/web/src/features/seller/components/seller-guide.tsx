@@ -6,6 +6,7 @@ import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import type { ReactNode } from 'react';
 import { Link as RouterLink } from 'wouter';
+import { SELLER_IDEMPOTENCY_DAYS } from '@adena/contract/lite';
 import { CopyButton } from '../../../components/copy-button';
 
 const origin = () => (typeof window === 'undefined' ? 'https://adena.example' : window.location.origin);
@@ -103,7 +104,8 @@ export function SellerGuide() {
       <Step n={2} title="Выпускайте коды по заказам">
         <Typography>
           Один вызов выпускает от 1 до 100 кодов: цена каждого — номинал плюс комиссия сервера (для VIP — сниженная), сумма списывается с баланса одной
-          операцией. Заголовок <code>Idempotency-Key</code> обязателен: используйте номер заказа, и повтор при обрыве связи вернёт те же коды, а не новые.
+          операцией. Заголовок <code>Idempotency-Key</code> обязателен: используйте номер заказа, и повтор при обрыве связи вернёт те же коды, а не новые
+          (ключ помнится {SELLER_IDEMPOTENCY_DAYS} дней).
         </Typography>
         <Code title="curl" code={curlExample(o)} />
         <Code title="JavaScript" code={jsExample(o)} />
