@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { TWO_FACTOR_MESSAGES } from '@adena/contract';
 import { AppError } from '../lib/app-error';
 import { bearerOf, hashToken } from '../lib/tokens';
+import { browserHashOf } from './browser';
 import type { Caller, Client, SessionCaller } from '../modules/sessions/caller';
 import type { SessionsService } from '../modules/sessions/sessions.service';
 
@@ -41,7 +42,11 @@ export function bearerHashOf(request: FastifyRequest): string | undefined {
 }
 
 /** Anyone making a call: what an anonymous call's service function receives. */
-export const clientOf = (request: FastifyRequest): Client => ({ ip: request.ip, userAgent: request.headers['user-agent']?.slice(0, 512) ?? null });
+export const clientOf = (request: FastifyRequest): Client => ({
+  ip: request.ip,
+  userAgent: request.headers['user-agent']?.slice(0, 512) ?? null,
+  browser: browserHashOf(request),
+});
 
 /** The signed-in caller; 401 without a live access token. */
 export async function requireSignedIn(request: FastifyRequest): Promise<SessionCaller> {

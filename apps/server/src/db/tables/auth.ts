@@ -5,6 +5,7 @@ import type { NullableTimestamp, Timestamp } from '../schema';
 declare module '../schema' {
   interface Database {
     auth_flows: AuthFlowsTable;
+    known_browsers: KnownBrowsersTable;
     oauth_states: OauthStatesTable;
     rate_limits: RateLimitsTable;
     telegram_sign_ins: TelegramSignInsTable;
@@ -30,6 +31,15 @@ export interface AuthFlowsTable {
   last_sent_at: Timestamp;
   consumed_at: NullableTimestamp;
   created_at: Generated<Date>;
+  /** The browser that asked for the flow (0034): a reset from a known browser has a minute of its own. */
+  browser_hash: string | null;
+}
+
+/** 0034: a browser (the hash of its `aw_browser` key) a user has signed in from. */
+export interface KnownBrowsersTable {
+  user_id: number;
+  browser_hash: string;
+  last_seen_at: Generated<Date>;
 }
 
 export interface OauthStatesTable {

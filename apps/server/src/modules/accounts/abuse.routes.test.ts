@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BOT_TOKEN, nextIp, newEmail, PASSWORD, type AccountsWorld as World, useAccountsWorld } from '../../../test/accounts-app';
 import { signInitData, signWidget } from '../../../test/fakes/telegram';
 import { DB_KINDS } from '../../../test/harness';
+import { hashToken } from '../../lib/tokens';
 
 /** PRODUCT.md section 8, tried as an attacker would; each test asserts the victim's outcome. */
 describe.each(DB_KINDS)('abuse of sign-in, reset and social sign-in on %s', (kind) => {
@@ -35,6 +36,54 @@ describe.each(DB_KINDS)('abuse of sign-in, reset and social sign-in on %s', (kin
     expect(check.statusCode).toBe(200);
     const created = await post('/api/email_create_new_password', { password: 'owner is back 2', password_confirmation: 'owner is back 2' }, { token: check.json().new_password_token });
     expect(created.statusCode).toBe(200);
+  });
+
+  it("a stranger asking for the owner's reset code every minute does not keep the owner's own reset at 429 in a browser the owner signed in from", async () => {
+    // The owner signed up (and so in) from this test's browser (BROWSER); the stranger has browsers of their own.
+    const { email } = await registerByEmail();
+    const stranger = { ip: nextIp(), browser: 'stranger-browser-key-000000000001' };
+    const fromStranger = await post('/api/email_reset_password_code_date', { email }, stranger);
+    expect(fromStranger.statusCode).toBe(200);
+    await smtp.next(email, 2);
+    // Strangers keep the once-a-minute rule per address, from any browser and address.
+    expect((await post('/api/email_reset_password_code_date', { email }, stranger)).statusCode).toBe(429);
+    expect((await post('/api/email_reset_password_code_date', { email }, { ip: nextIp(), browser: 'stranger-browser-key-000000000002' })).statusCode).toBe(429);
+    // A browser that signed in to the stranger's own account is no key to the owner's.
+    const strangersOwn = { ip: nextIp(), browser: 'stranger-browser-key-000000000003' };
+    const strangerEmail = newEmail();
+    const own = await post('/api/email_register', { email: strangerEmail, password: PASSWORD, password_confirmation: PASSWORD }, strangersOwn);
+    const ownMail = await smtp.next(strangerEmail);
+    expect((await post('/api/code_verification_email_register', { email_token: own.json().email_token, code: ownMail.code }, strangersOwn)).statusCode).toBe(200);
+    expect((await post('/api/email_reset_password_code_date', { email }, strangersOwn)).statusCode).toBe(429);
+
+    // The owner, in their own browser, within the same minute: a code of their own, and the reset goes through.
+    const start = await post('/api/email_reset_password_code_date', { email });
+    expect(start.statusCode).toBe(200);
+    const mail = await smtp.next(email, 3);
+    const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: mail.code });
+    expect(check.statusCode).toBe(200);
+    const created = await post('/api/email_create_new_password', { password: 'owner is back 3', password_confirmation: 'owner is back 3' }, { token: check.json().new_password_token });
+    expect(created.statusCode).toBe(200);
+    expect((await post('/api/login', { email, password: 'owner is back 3' }, { ip: nextIp() })).statusCode).toBe(200);
+    // That browser has a minute of its own: it cannot flood the mailbox either.
+    const again = await post('/api/email_reset_password_code_date', { email });
+    expect(again.statusCode).toBe(429);
+    expect(Number(again.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('gives a browser without a key one with its first sign-in call, and remembers it for the user it signs in', async () => {
+    const email = newEmail();
+    const start = await post('/api/email_register', { email, password: PASSWORD, password_confirmation: PASSWORD }, { browser: null });
+    const cookie = String(start.headers['set-cookie']);
+    expect(cookie).toMatch(/^aw_browser=[A-Za-z0-9_-]{43}; Path=\/api; Max-Age=34560000; HttpOnly; SameSite=Lax$/);
+    const key = /^aw_browser=([^;]+)/.exec(cookie)![1]!;
+    const mail = await smtp.next(email);
+    const done = await post('/api/code_verification_email_register', { email_token: start.json().email_token, code: mail.code }, { browser: key });
+    expect(done.statusCode).toBe(200);
+    // A browser that already has its key is not given another.
+    expect(done.headers['set-cookie']).toBeUndefined();
+    const known = await world.db.kysely.selectFrom('known_browsers').select('browser_hash').where('user_id', '=', done.json().user.id).execute();
+    expect(known).toEqual([{ browser_hash: hashToken(key) }]);
   });
 
   it('parallel requests for a code to one address open one flow, not one each (once a minute holds under a burst)', async () => {

@@ -76,14 +76,16 @@ export const accountsRepository = {
   },
 
   /** When the address last got a message of this flow kind (for the once-a-minute rule). */
-  async lastSentAt(q: Q, purpose: AuthFlowPurpose, channel: AuthChannel, address: string): Promise<Date | null> {
-    const row = await q
+  /** When a code last went to the address (by the flows of one browser only, when `browser` is given). */
+  async lastSentAt(q: Q, purpose: AuthFlowPurpose, channel: AuthChannel, address: string, browser: string | null = null): Promise<Date | null> {
+    let query = q
       .selectFrom('auth_flows')
       .select((eb) => eb.fn.max('last_sent_at').as('last'))
       .where('purpose', '=', purpose)
       .where('channel', '=', channel)
-      .where('address', '=', address)
-      .executeTakeFirst();
+      .where('address', '=', address);
+    if (browser) query = query.where('browser_hash', '=', browser);
+    const row = await query.executeTakeFirst();
     return row?.last ? new Date(row.last as Date | string) : null;
   },
 

@@ -21,21 +21,14 @@ import {
 } from '@adena/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { bearerOf, newToken } from '../../lib/tokens';
+import { bearerOf } from '../../lib/tokens';
 import { clientOf, requireSignedIn } from '../../plugins/auth';
+import { browserKeyOf, ensureBrowserKey } from '../../plugins/browser';
 import type { AccountsService } from './accounts.service';
 import type { ExternalSignInService } from './external-sign-in.service';
 import type { ResetService } from './reset.service';
 import type { SignUpService } from './sign-up.service';
 
-const BROWSER_COOKIE = 'aw_browser';
-/** The browser's random key from its cookie, if it has one. */
-const browserKeyOf = (request: FastifyRequest) => {
-  const m = new RegExp(`(?:^|;\\s*)${BROWSER_COOKIE}=([A-Za-z0-9_-]{20,100})(?:;|$)`).exec(request.headers.cookie ?? '');
-  return m?.[1];
-};
-const browserKeyCookie = (key: string, secure: boolean) =>
-  `${BROWSER_COOKIE}=${key}; Path=/api; Max-Age=2592000; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`;
 const bearer = (request: FastifyRequest) => bearerOf(request.headers.authorization);
 const schema = <B, R>(call: { body?: B; response: R }) => ({ body: call.body as B, response: { 200: call.response } });
 
@@ -50,6 +43,11 @@ export interface AccountsRoutesDeps {
 export const accountsRoutes =
   ({ accounts, signUp, reset, externalSignIn }: AccountsRoutesDeps): FastifyPluginAsyncZod =>
   async (app) => {
+    // Sign-ups, sign-ins and resets give a browser without one its key: the session it signs in
+    // remembers the browser, whose own resets a stranger's requests then cannot hold back.
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.method === 'POST') ensureBrowserKey(request, reply);
+    });
     // Sign-up by email and by phone.
     app.post(emailRegister.path, { schema: schema(emailRegister) }, async (request) => {
       const { email, password, name } = request.body;
@@ -102,11 +100,9 @@ export const accountsRoutes =
 
     // Discord and Telegram.
     // Discord's state is bound to the browser that asked for it through an HttpOnly cookie.
-    app.get(authConfig.path, { schema: { response: { 200: authConfig.response } } }, (request, reply) => {
-      const key = browserKeyOf(request) ?? newToken();
-      reply.header('set-cookie', browserKeyCookie(key, request.protocol === 'https'));
-      return externalSignIn.authConfig(`${request.protocol}://${request.host}`, key);
-    });
+    app.get(authConfig.path, { schema: { response: { 200: authConfig.response } } }, (request, reply) =>
+      externalSignIn.authConfig(`${request.protocol}://${request.host}`, ensureBrowserKey(request, reply)),
+    );
     app.post(discordAuth.path, { schema: schema(discordAuth) }, (request) =>
       externalSignIn.discordSignIn(clientOf(request), request.body, browserKeyOf(request)),
     );

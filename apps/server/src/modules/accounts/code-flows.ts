@@ -46,9 +46,13 @@ type CodeOutcome<T> = { ok: true; value: T } | { ok: false; error: AppError; cou
 export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: Limits; now: () => Date }) {
   const { db, limiter, limits, now } = deps;
 
-  /** PRODUCT.md section 8: one new code per address a minute (429 with the seconds left). */
-  async function refuseWithinMinute(q: Pool | Tx, purpose: AuthFlowPurpose, channel: AuthChannel, address: string) {
-    const last = await repo.lastSentAt(q, purpose, channel, address);
+  /**
+   * PRODUCT.md section 8: one new code per address a minute (429 with the seconds left). `browser`: a
+   * reset asked from a browser the account has signed in from counts only that browser's flows, so
+   * a stranger asking for the owner's address every minute cannot keep the owner's own reset at 429.
+   */
+  async function refuseWithinMinute(q: Pool | Tx, purpose: AuthFlowPurpose, channel: AuthChannel, address: string, browser: string | null) {
+    const last = await repo.lastSentAt(q, purpose, channel, address, browser);
     const wait = last ? last.getTime() + RESEND_INTERVAL_MS - now().getTime() : 0;
     if (wait > 0) {
       const s = Math.ceil(wait / 1000);
@@ -58,8 +62,8 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
 
   return {
     /** The rules every code sent obeys, for a real address and an unknown one alike. */
-    async limitSend(client: Client, purpose: AuthFlowPurpose, channel: AuthChannel, address: string) {
-      await refuseWithinMinute(db, purpose, channel, address);
+    async limitSend(client: Client, purpose: AuthFlowPurpose, channel: AuthChannel, address: string, knownBrowser: string | null = null) {
+      await refuseWithinMinute(db, purpose, channel, address, knownBrowser);
       await limiter.count(`send:ip:${client.ip}`, limits.flowsPerIp);
     },
 
@@ -72,6 +76,8 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
       userId?: number | null;
       passwordHash?: string | null;
       name?: string | null;
+      /** A browser the account signed in from (limitSend's `knownBrowser`): the minute counts its flows only. */
+      knownBrowser?: string | null;
     }) {
       const token = newToken();
       const code = values.withCode ? newCode() : null;
@@ -83,7 +89,7 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
       // insert, so that parallel requests cannot each open a flow within the minute.
       await inTransaction(db, async (trx) => {
         await repo.lockAddress(trx, values.purpose, values.channel, values.address);
-        await refuseWithinMinute(trx, values.purpose, values.channel, values.address);
+        await refuseWithinMinute(trx, values.purpose, values.channel, values.address, values.knownBrowser ?? null);
         await repo.insertFlow(trx, {
           token_hash: hashToken(token),
           purpose: values.purpose,
@@ -95,6 +101,7 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
           name: values.name ?? null,
           expires_at: expiresAt,
           last_sent_at: at,
+          browser_hash: values.knownBrowser ?? null,
         });
       });
       return { token, code, expiresAt };

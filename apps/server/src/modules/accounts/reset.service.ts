@@ -17,7 +17,7 @@ export interface ResetDeps {
   brand: string;
   db: Pool;
   flows: CodeFlows;
-  sessions: Pick<SessionsService, 'issueNewPasswordToken' | 'isLiveNewPasswordToken' | 'takeNewPasswordToken' | 'endAllSessions' | 'announceEnded'>;
+  sessions: Pick<SessionsService, 'issueNewPasswordToken' | 'isLiveNewPasswordToken' | 'takeNewPasswordToken' | 'endAllSessions' | 'announceEnded' | 'isKnownBrowser'>;
   signIn: SignIn;
   /**
    * A reset proves the mailbox or phone, not the second factor: with TOTP on nothing changes until
@@ -54,9 +54,13 @@ export function createResetService(deps: ResetDeps) {
     /** Step 1: a code to a registered address; nothing to an unknown one. Same answer. */
     async startReset(client: Client, method: Method, address: string) {
       const channel = channelOf(method);
-      await flows.limitSend(client, 'reset', channel, address);
       const user = await findByAddress(db, method, address);
-      const { token, code, expiresAt } = await flows.openFlow({ purpose: 'reset', channel, address, withCode: Boolean(user), userId: user?.id ?? null });
+      // From a browser the account signed in from, the minute counts that browser's own requests only:
+      // a stranger asking for this address every minute does not keep the owner's reset at 429.
+      // (Asked for unknown addresses too, as user 0: the answer takes the same time either way.)
+      const knownBrowser = client.browser && (await sessions.isKnownBrowser(user?.id ?? 0, client.browser)) ? client.browser : null;
+      await flows.limitSend(client, 'reset', channel, address, knownBrowser);
+      const { token, code, expiresAt } = await flows.openFlow({ purpose: 'reset', channel, address, withCode: Boolean(user), userId: user?.id ?? null, knownBrowser });
       // An unknown address enqueues a job too (sealed null, sending nothing): the answers take the same time.
       await delivery.deliver({ channel, message: code ? texts.resetCode(channel, address, code) : null, expiresAt });
       return token;

@@ -65,6 +65,12 @@ export const purgeRepository = {
     return Number(r.numDeletedRows);
   },
 
+  /** A browser's cookie lives at most 400 days (plugins/browser.ts): a sign-in from it older than that is no sign of its owner. */
+  async forgottenBrowsers(db: Kysely<Database>, now: Date) {
+    const r = await db.deleteFrom('known_browsers').where('last_seen_at', '<', ago(now, 400 * DAY_MS)).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  },
+
   /** Fixed rate-limit windows are never longer than a day. */
   async oldRateWindows(db: Kysely<Database>, now: Date) {
     const r = await db.deleteFrom('rate_limits').where('window_start', '<', ago(now, DAY_MS)).executeTakeFirst();

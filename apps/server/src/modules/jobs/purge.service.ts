@@ -14,6 +14,7 @@ export interface PurgeCounts {
   rateWindows: number;
   failedJobs: number;
   secondFactorChallenges: number;
+  knownBrowsers: number;
   logs: number;
 }
 
@@ -32,6 +33,7 @@ export function createPurge(deps: { db: JobsDb; now?: () => Date }) {
         rateWindows: await repo.oldRateWindows(deps.db, at),
         failedJobs: await repo.oldFailedJobs(deps.db, at),
         secondFactorChallenges: await repo.expiredSecondFactorChallenges(deps.db, at),
+        knownBrowsers: await repo.forgottenBrowsers(deps.db, at),
         logs: await repo.oldLogs(deps.db, at),
       };
     },

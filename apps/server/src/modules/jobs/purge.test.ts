@@ -59,6 +59,10 @@ describe.each(DB_KINDS)('purge of expired rows on %s', (kind) => {
     await idem('order-almost', at(-SELLER_IDEMPOTENCY_DAYS * DAY + 1), '/api/v1/codes');
     await idem('order-old', at(-SELLER_IDEMPOTENCY_DAYS * DAY - 1), '/api/v1/codes');
 
+    // A browser signed in from within the cookie's 400 days is remembered; one older is forgotten.
+    await k.insertInto('known_browsers').values({ user_id: user.id, browser_hash: 'a'.repeat(64), last_seen_at: at(-399 * DAY) }).execute();
+    await k.insertInto('known_browsers').values({ user_id: user.id, browser_hash: 'b'.repeat(64), last_seen_at: at(-401 * DAY) }).execute();
+
     await k.insertInto('rate_limits').values({ key: 'recent', hits: 1, window_start: at(-HOUR) }).execute();
     await k.insertInto('rate_limits').values({ key: 'stale', hits: 1, window_start: at(-2 * DAY) }).execute();
 
@@ -78,6 +82,7 @@ describe.each(DB_KINDS)('purge of expired rows on %s', (kind) => {
     expect(await k.selectFrom('telegram_link_tokens').select('expires_at').execute()).toEqual([{ expires_at: at(5) }]);
     expect((await k.selectFrom('idempotency_keys').select('key').orderBy('key').execute()).map((r) => r.key)).toEqual(['almost', 'fresh', 'order-almost', 'order-week']);
     expect((await k.selectFrom('rate_limits').select('key').execute()).map((r) => r.key)).toEqual(['recent']);
+    expect((await k.selectFrom('known_browsers').select('browser_hash').execute()).map((r) => r.browser_hash)).toEqual(['a'.repeat(64)]);
 
     // The next purge is already scheduled, ten minutes on.
     const next = await k.selectFrom('jobs').selectAll().execute();

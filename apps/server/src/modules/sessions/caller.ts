@@ -8,6 +8,8 @@ export interface Client {
   ip: string | null;
   /** The User-Agent header, kept with a session so its owner can tell their devices apart. */
   userAgent?: string | null;
+  /** The hash of the browser's `aw_browser` key (plugins/browser.ts), when it sent one. */
+  browser?: string | null;
 }
 
 /** A signed-in user making a call: the one shape every service takes as its first argument. */

@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database, TokenKind } from '../../db/schema';
+import '../../db/tables/auth';
 import type { User } from './caller';
 
 /** The pool or a transaction: every query runs on the handle it is given. */
@@ -85,6 +86,21 @@ export const sessionsRepository = {
   async holdLiveSession(q: Queryable, userId: number, sessionId: number) {
     await sql`SELECT 1 FROM users WHERE id = ${userId} FOR SHARE`.execute(q);
     return (await sessionsRepository.liveSessions(q, [sessionId])).length > 0;
+  },
+
+  /** Remembers that the user signed in from this browser (plugins/browser.ts), or when they last did. */
+  async rememberBrowser(q: Queryable, userId: number, browserHash: string) {
+    await q
+      .insertInto('known_browsers')
+      .values({ user_id: userId, browser_hash: browserHash })
+      .onConflict((oc) => oc.columns(['user_id', 'browser_hash']).doUpdateSet({ last_seen_at: sql`now()` }))
+      .execute();
+  },
+
+  /** Whether the user has signed in from this browser. */
+  async isKnownBrowser(q: Queryable, userId: number, browserHash: string) {
+    const row = await q.selectFrom('known_browsers').select('user_id').where('user_id', '=', userId).where('browser_hash', '=', browserHash).executeTakeFirst();
+    return row !== undefined;
   },
 
   /** Stores a new socket token of a session; the user's expired ones are of no use to anyone and go in the same transaction. */

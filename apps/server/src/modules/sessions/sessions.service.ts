@@ -69,6 +69,9 @@ export function createSessionsService(deps: SessionsDeps) {
       return { user: found.user, sessionId: found.sessionId, ...client };
     },
 
+    /** Whether the user has signed in from this browser (a reset from it has a minute of its own). */
+    isKnownBrowser: (userId: number, browserHash: string) => repo.isKnownBrowser(db, userId, browserHash),
+
     /** The user and session a socket token serves, using it up (one connection per token), or null. */
     /** The operators' channel: asked at each subscribe, so a demoted admin or one without TOTP is refused (task R1). */
     mayHearOperators: (sessionId: number, requireTotp: boolean) => repo.mayHearOperators(db, sessionId, requireTotp),
@@ -91,6 +94,7 @@ export function createSessionsService(deps: SessionsDeps) {
         ip: origin.client.ip,
         userAgent: origin.client.userAgent ?? null,
       });
+      if (origin.client.browser) await repo.rememberBrowser(q, userId, origin.client.browser);
       return token;
     },
 
