@@ -239,8 +239,9 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     ledger: ledgerAdmin,
     codes: codesAdmin,
     sessions,
-    // Support's rescue from a thief's authenticator also revokes what the thief may have made with it.
-    twoFactor: { turnOff: accountsServices.twoFactor.turnOff, revokeLeftovers: accountsServices.revokeLeftovers },
+    // Support's TOTP rescue, and a block of a stolen account, also revoke what a thief may have left behind.
+    twoFactor: accountsServices.twoFactor,
+    revokeLeftovers: accountsServices.revokeLeftovers,
     shift,
   });
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });

@@ -125,6 +125,36 @@ describe('the admin area', () => {
     expect(res.status).toBe(401);
   });
 
+  it('blocking a stolen account with «Аккаунт угнан» removes its seller key for good (screenshots at 390 and 1280 px, light and dark)', async () => {
+    const db = server.db.kysely;
+    const stolen = await createUser(db, { name: 'Угнанный', email: 'stolen.account@example.com' });
+    const minted = await fetch(`${server.url}/api/api_keys`, { method: 'POST', headers: { ...stolen.auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'вор' }) });
+    expect(minted.status).toBe(200);
+    const key = { authorization: `Bearer ${((await minted.json()) as { key: string }).key}` };
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    for (const width of [390, 1280]) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        const s = await openAs(server, browser, admin, `/admin/users/${stolen.id}`, { width, colorScheme });
+        await s.page.getByRole('button', { name: 'Заблокировать' }).click();
+        const dialog = s.page.getByTestId('block-dialog');
+        await dialog.getByLabel('Причина (для журнала)').fill('Владелец сообщил об угоне');
+        await dialog.getByRole('checkbox', { name: /Аккаунт угнан/ }).check();
+        await s.page.waitForTimeout(300);
+        await s.page.screenshot({ path: `${SCREENSHOTS}/admin-user-block-stolen-${width}-${colorScheme}.png` });
+        if (width === 1280 && colorScheme === 'dark') {
+          await dialog.getByRole('button', { name: 'Заблокировать' }).click();
+          await dialog.waitFor({ state: 'hidden' });
+          await s.page.getByText('Заблокирован', { exact: true }).first().waitFor();
+        }
+        await s.context.close();
+      }
+    }
+    // Unblocked after the owner was checked: the thief's key stays dead.
+    const unblocked = await fetch(`${server.url}/api/admin/users/${stolen.id}/unblock`, { method: 'POST', headers: { ...admin.auth, 'content-type': 'application/json' }, body: '{}' });
+    expect(unblocked.status).toBe(200);
+    expect((await fetch(`${server.url}/api/v1/balance?gamesserver_id=${await firstServerId(db)}`, { headers: key })).status).toBe(401);
+  });
+
   it("support turns off a player's lost second factor with the operator's own code (screenshots at 390 and 1280 px, light and dark)", async () => {
     const db = server.db.kysely;
     const player = await createUser(db, { name: 'Потерял телефон', email: 'lost.phone@example.com', totp: true });

@@ -23,6 +23,8 @@ export function ReasonDialog(props: {
   confirmLabel: string;
   danger?: boolean;
   minRows?: number;
+  /** Shown under the field (a choice that goes with the reason). */
+  extra?: ReactNode;
   pending: boolean;
   submit(text: string): Promise<unknown>;
 }) {
@@ -70,6 +72,7 @@ export function ReasonDialog(props: {
           multiline
           minRows={props.minRows}
         />
+        {props.extra}
       </Stack>
     </AppDialog>
   );

@@ -207,7 +207,8 @@ export const adminBlockUser = defineCall({
   method: 'POST',
   path: '/api/admin/users/:id/block',
   params: IdParamsSchema,
-  body: z.object({ reason: AdminReasonSchema }),
+  // `revoke_keys`: the account was stolen; its seller API keys and passkeys go now, so an unblock does not bring them back.
+  body: z.object({ reason: AdminReasonSchema, revoke_keys: z.boolean().optional() }),
   response: z.object({ success: AdminUserSchema }),
 });
 /**

@@ -189,6 +189,38 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
       expect(entry).toMatchObject({ action: 'user.two_factor_off', after: { two_factor: false, api_keys_revoked: 1, passkeys_removed: 1 } });
     });
 
+    it('a block of a stolen account with revoke_keys kills its seller keys and passkeys for good; a plain block brings them back on unblock', async () => {
+      for (const revoke of [true, false]) {
+        const owner = await createUser(t.db.kysely);
+        const minted = await call('POST', '/api/api_keys', { name: 'ключ' }, owner.auth);
+        const key = { authorization: `Bearer ${minted.json().key}` };
+        await t.db.kysely
+          .insertInto('passkeys')
+          .values({ user_id: owner.id, credential_id: `block-${owner.id}`, public_key: new Uint8Array([1, 2, 3]), counter: 0, transports: [], name: 'телефон' })
+          .execute();
+        const blocked = await call('POST', `/api/admin/users/${owner.id}/block`, { reason: revoke ? 'Аккаунт угнан' : 'Спор по заказу', ...(revoke ? { revoke_keys: true } : {}) });
+        expect(blocked.statusCode).toBe(200);
+        expect((await call('GET', '/api/v1/balance?gamesserver_id=1', undefined, key)).statusCode).toBe(401);
+        expect((await call('POST', `/api/admin/users/${owner.id}/unblock`, {})).statusCode).toBe(200);
+        const after = await call('GET', '/api/v1/balance?gamesserver_id=1', undefined, key);
+        const passkeys = await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', owner.id).execute();
+        const [, blockEntry] = await auditOf('user', owner.id);
+        expect(blockEntry.action).toBe('user.block');
+        if (revoke) {
+          expect(after.statusCode).toBe(401);
+          expect(passkeys).toEqual([]);
+          expect(blockEntry.after).toMatchObject({ api_keys_revoked: 1, passkeys_removed: 1 });
+        } else {
+          expect(after.statusCode).toBe(200);
+          expect(passkeys).toHaveLength(1);
+          expect(blockEntry.after).not.toHaveProperty('api_keys_revoked');
+        }
+      }
+      // Only a boolean.
+      const bad = await call('POST', `/api/admin/users/${player.id}/block`, { reason: 'x', revoke_keys: 'yes' });
+      expect(bad.statusCode).toBe(422);
+    });
+
     it('grants VIP until a future date and revokes it; a past date is refused', async () => {
       const until = new Date(Date.now() + 10 * 86_400_000).toISOString();
       const grant = await call('POST', `/api/admin/users/${player.id}/vip`, { vip_until: until });

@@ -45,7 +45,7 @@ export const accountsAdminRoutes =
     app.post(
       adminBlockUser.path,
       { schema: { params: adminBlockUser.params, body: adminBlockUser.body, response: { 200: adminBlockUser.response } } },
-      async (request) => ({ success: await service.block(await requireSignedInAdmin(request), request.params.id, request.body.reason) }),
+      async (request) => ({ success: await service.block(await requireSignedInAdmin(request), request.params.id, request.body.reason, request.body.revoke_keys) }),
     );
 
     app.post(

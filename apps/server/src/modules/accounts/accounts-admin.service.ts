@@ -23,14 +23,10 @@ export interface AccountsAdminServiceDeps {
   codes: Pick<CodesAdminService, 'ofUser'>;
   /** A block ends every token of the user in the block's transaction. */
   sessions: Pick<SessionsService, 'endAllSessions'>;
-  /**
-   * Turns a user's TOTP off and drops their recovery codes, in the operator's transaction; and revokes
-   * the user's seller API keys and passkeys (what a thief holding the authenticator could have made), how many of each.
-   */
-  twoFactor: {
-    turnOff(trx: Trx, userId: number): Promise<void>;
-    revokeLeftovers(userId: number, trx: Trx): Promise<{ api_keys_revoked: number; passkeys_removed: number }>;
-  };
+  /** Turns a user's TOTP off and drops their recovery codes, in the operator's transaction. */
+  twoFactor: { turnOff(trx: Trx, userId: number): Promise<void> };
+  /** Revokes the user's seller API keys and removes their passkeys (what a thief could have left behind); how many of each. */
+  revokeLeftovers(userId: number, trx: Trx): Promise<{ api_keys_revoked: number; passkeys_removed: number }>;
   /** An operator blocked or demoted lets go of the requests they hold, in the change's transaction; the feed hears after COMMIT. */
   shift: { releaseAllOf(trx: Trx, operatorId: number, byAdminId: number): Promise<number[]>; announceReleased(ids: number[]): void };
   clock?: () => Date;
@@ -141,7 +137,7 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
      * commit is answered for it (auth also refuses blocked users on every lookup). Open pages
      * learn it at once: every socket of the user gets `session_ended` and is closed, on every process.
      */
-    async block(caller: Caller, id: number, reason: string) {
+    async block(caller: Caller, id: number, reason: string, revokeKeys = false) {
       if (id === caller.user.id) throw new AppError('CONFLICT', { message: 'Нельзя заблокировать самого себя' });
       let released: number[] = [];
       const { user, changed } = await changeUser(caller, id, 'user.block', (u) => (u.blocked_at ? null : { blocked_at: now() }), {
@@ -149,7 +145,8 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
         endTokens: true,
         writeFirst: async (trx) => {
           released = await deps.shift.releaseAllOf(trx, id, caller.user.id);
-          return undefined;
+          // A stolen account: what the thief may have made goes now, and an unblock does not bring it back.
+          return revokeKeys ? deps.revokeLeftovers(id, trx) : undefined;
         },
       });
       if (changed) {
@@ -180,7 +177,7 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
           // passkey: both would outlive this rescue (a passkey signs in alone, a key issues codes), so they go too.
           writeFirst: async (trx) => {
             await deps.twoFactor.turnOff(trx, id);
-            return deps.twoFactor.revokeLeftovers(id, trx);
+            return deps.revokeLeftovers(id, trx);
           },
         },
       );

@@ -31,7 +31,11 @@ export function useUserActions(id: number) {
   return {
     setAdmin: useMutation({ mutationFn: (admin: boolean) => request(adminSetUserAdmin, { params, body: { admin } }), onSuccess: done }),
     setVip: useMutation({ mutationFn: (vip_until: string | null) => request(adminSetUserVip, { params, body: { vip_until } }), onSuccess: done }),
-    block: useMutation({ mutationFn: (reason: string) => request(adminBlockUser, { params, body: { reason } }), onSuccess: done }),
+    block: useMutation({
+      mutationFn: ({ reason, revokeKeys }: { reason: string; revokeKeys: boolean }) =>
+        request(adminBlockUser, { params, body: revokeKeys ? { reason, revoke_keys: true } : { reason } }),
+      onSuccess: done,
+    }),
     unblock: useMutation({ mutationFn: () => request(adminUnblockUser, { params, body: {} }), onSuccess: done }),
     // The operator confirms with their own code (the shared step-up prompt).
     twoFactorOff: useMutation({

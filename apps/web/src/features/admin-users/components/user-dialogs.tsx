@@ -1,5 +1,7 @@
 import type { AdminUser } from '@adena/contract';
 import Button from '@mui/material/Button';
+import Checkbox from '@mui/material/Checkbox';
+import FormControlLabel from '@mui/material/FormControlLabel';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
@@ -16,18 +18,34 @@ const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 export function BlockDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
   const { block } = useUserActions(user.id);
   const showSnackbar = useUi((s) => s.showSnackbar);
+  // A stolen account: the thief's seller keys and passkeys must not come back with an unblock.
+  const [stolen, setStolen] = useState(false);
   return (
     <ReasonDialog
       open={open}
-      onClose={onClose}
+      onClose={() => {
+        setStolen(false);
+        onClose();
+      }}
       title={`Заблокировать ${userLabel(user)}?`}
       testId="block-dialog"
       explanation="Все его сеансы завершатся сразу, открытые страницы выйдут из аккаунта, войти снова он не сможет. Балансы и заявки останутся как есть."
       label="Причина (для журнала)"
+      extra={
+        <FormControlLabel
+          control={<Checkbox checked={stolen} onChange={(e) => setStolen(e.target.checked)} />}
+          label="Аккаунт угнан: удалить ключи продавца и ключи доступа (passkeys), чтобы они не вернулись после разблокировки"
+        />
+      }
       confirmLabel="Заблокировать"
       danger
       pending={block.isPending}
-      submit={(reason) => block.mutateAsync(reason).then(() => showSnackbar('Пользователь заблокирован, его сеансы завершены'))}
+      submit={(reason) =>
+        block.mutateAsync({ reason, revokeKeys: stolen }).then(() => {
+          setStolen(false);
+          showSnackbar(stolen ? 'Пользователь заблокирован, его сеансы завершены, ключи удалены' : 'Пользователь заблокирован, его сеансы завершены');
+        })
+      }
     />
   );
 }
