@@ -52,7 +52,7 @@ import { createLedgerAdminService } from './modules/ledger/ledger-admin.service'
 import { createTelegramBot } from './modules/notifications/telegram-bot';
 import { createTelegramNotices } from './modules/notifications/telegram-notices.service';
 import { telegramSubscriptionsRoutes } from './modules/notifications/telegram-subscriptions.routes';
-import { createTelegramSubscriptions } from './modules/notifications/telegram-subscriptions.service';
+import { createTelegramSubscriptions, unlinkTelegramChat } from './modules/notifications/telegram-subscriptions.service';
 import { telegramWebhookRoutes } from './modules/notifications/telegram-webhook.routes';
 import { userVariantsRoutes } from './modules/user-variants/user-variants.routes';
 import { createUserVariantsService } from './modules/user-variants/user-variants.service';
@@ -365,14 +365,24 @@ function composeAccounts(
     now,
     resets: { apply: (trx, userId, hash) => reset!.apply(trx, userId, hash), announce: (ended) => reset!.announce(ended) },
     links: { discord: (trx, userId, discordId) => externalSignIn!.linkDiscord(trx, userId, discordId) },
+    browsers: { isKnown: sessions.isKnownBrowser },
     currentPassword,
   });
   const passkeys = createPasskeysService({ db: db.kysely, issue: signIn, now });
-  /** What a thief's session may have left behind that outlives the sessions: seller API keys and passkeys. */
-  const revokeLeftovers = async (userId: number, trx: Trx) => ({
-    api_keys_revoked: await apiKeys.revokeAllOf(userId, trx),
-    passkeys_removed: await passkeys.removeAllOf(userId, trx),
-  });
+  /**
+   * What a thief's session may have left behind that outlives the sessions: seller API keys, passkeys,
+   * the Telegram chat linked for notices, and the browsers remembered as the owner's (a reset from one
+   * has its own minute).
+   */
+  const revokeLeftovers = async (userId: number, trx: Trx) => {
+    const left = {
+      api_keys_revoked: await apiKeys.revokeAllOf(userId, trx),
+      passkeys_removed: await passkeys.removeAllOf(userId, trx),
+      telegram_chat_unlinked: await unlinkTelegramChat(trx, userId),
+    };
+    await sessions.forgetBrowsers(userId, trx);
+    return left;
+  };
   const signInAsking = twoFactor.signInAsking;
   reset = createResetService({
     db: db.kysely,

@@ -32,10 +32,11 @@ export interface AccountsWorld {
 
 /** The browser key cookie (Discord's state is bound to it); every helper call is this browser unless told. */
 export const BROWSER = 'test-browser-key-0123456789abcdef';
-type Opts = { ip?: string; token?: string; app?: TestApp; browser?: string | null };
+type Opts = { ip?: string; token?: string; app?: TestApp; browser?: string | null; headers?: Record<string, string> };
 const headersOf = (o: Opts) => ({
   ...(o.token ? { authorization: `Bearer ${o.token}` } : {}),
   ...(o.browser === null ? {} : { cookie: `aw_browser=${o.browser ?? BROWSER}` }),
+  ...o.headers,
 });
 
 /**

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BOT_TOKEN, nextIp, newEmail, PASSWORD, type AccountsWorld as World, useAccountsWorld } from '../../../test/accounts-app';
+import { BOT_TOKEN, BROWSER, nextIp, newEmail, PASSWORD, type AccountsWorld as World, useAccountsWorld } from '../../../test/accounts-app';
 import { signInitData, signWidget } from '../../../test/fakes/telegram';
 import { DB_KINDS } from '../../../test/harness';
 import { hashToken } from '../../lib/tokens';
@@ -17,13 +17,14 @@ describe.each(DB_KINDS)('abuse of sign-in, reset and social sign-in on %s', (kin
   it('a fresh reset code works after 25 wrong codes in other flows, a minute later', async () => {
     const { email } = await registerByEmail();
     const attacker = nextIp();
+    const attackerBrowser = 'attacker-browser-key-000000000001';
     for (let flow = 0; flow < 5; flow++) {
       await ageFlows(email);
-      const start = await post('/api/email_reset_password_code_date', { email }, { ip: attacker });
+      const start = await post('/api/email_reset_password_code_date', { email }, { ip: attacker, browser: attackerBrowser });
       expect(start.statusCode).toBe(200);
       await smtp.next(email, 2 + flow);
       for (let i = 0; i < 5; i++) {
-        const wrong = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: '000000' }, { ip: attacker });
+        const wrong = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: '000000' }, { ip: attacker, browser: attackerBrowser });
         expect([422, 429]).toContain(wrong.statusCode);
       }
     }
@@ -69,6 +70,43 @@ describe.each(DB_KINDS)('abuse of sign-in, reset and social sign-in on %s', (kin
     const again = await post('/api/email_reset_password_code_date', { email });
     expect(again.statusCode).toBe(429);
     expect(Number(again.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it("a thief's sign-ins from many made-up browsers add at most 5 reset codes an hour, and a reset or a password change forgets them", async () => {
+    const { email, user } = await registerByEmail();
+    const knownOf = async () =>
+      (await world.db.kysely.selectFrom('known_browsers').select('browser_hash').where('user_id', '=', user.id).execute()).map((r) => r.browser_hash).sort();
+    // The thief has the password and signs in from eight browsers of their own making: only the five newest are kept.
+    const thief = Array.from({ length: 8 }, (_, i) => ({ ip: nextIp(), browser: `thief-browser-key-${String(i).padStart(16, '0')}` }));
+    for (const t of thief) expect((await post('/api/login', { email, password: PASSWORD }, t)).statusCode).toBe(200);
+    expect(await knownOf()).toHaveLength(5);
+    // Each remembered browser has its own minute, but together they get 5 codes an hour for the address.
+    const statuses: number[] = [];
+    for (const t of thief.slice(3)) statuses.push((await post('/api/email_reset_password_code_date', { email }, t)).statusCode);
+    await ageFlows(email);
+    statuses.push((await post('/api/email_reset_password_code_date', { email }, thief[3]!)).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    for (let i = 0; i < 5; i++) await smtp.next(email, 2 + i);
+
+    // The owner resets the password (a minute later, as anyone may): afterwards only the owner's browser is remembered.
+    await ageFlows(email);
+    const start = await post('/api/email_reset_password_code_date', { email });
+    expect(start.statusCode).toBe(200);
+    const mail = await smtp.next(email, 7);
+    const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: mail.code });
+    const created = await post('/api/email_create_new_password', { password: 'owner is back 4', password_confirmation: 'owner is back 4' }, { token: check.json().new_password_token });
+    expect(created.statusCode).toBe(200);
+    expect(await knownOf()).toEqual([hashToken(BROWSER)]);
+    // The thief's browsers are strangers again: the address's minute holds them.
+    expect((await post('/api/email_reset_password_code_date', { email }, thief[7]!)).statusCode).toBe(429);
+
+    // A password change keeps only the browser it is made from.
+    const other = { ip: nextIp(), browser: 'second-owner-browser-000000000001' };
+    expect((await post('/api/login', { email, password: 'owner is back 4' }, other)).statusCode).toBe(200);
+    expect(await knownOf()).toHaveLength(2);
+    const changed = await post('/api/change_password', { password: 'owner is back 4', new_password: 'owner moves on 5', new_password_confirmation: 'owner moves on 5' }, { token: created.json().access_token });
+    expect(changed.statusCode).toBe(200);
+    expect(await knownOf()).toEqual([hashToken(BROWSER)]);
   });
 
   it('gives a browser without a key one with its first sign-in call, and remembers it for the user it signs in', async () => {

@@ -173,6 +173,8 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
         .values({ user_id: owner.id, credential_id: `thief-${owner.id}`, public_key: new Uint8Array([1, 2, 3]), counter: 0, transports: [], name: 'вор' })
         .execute();
       expect((await call('GET', '/api/v1/balance?gamesserver_id=1', undefined, key)).statusCode).toBe(200);
+      // …and linked their own Telegram chat for the balance and request notices.
+      await t.db.kysely.updateTable('users').set({ telegram_chat_id: 777000111n }).where('id', '=', owner.id).execute();
 
       await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', operator.id).execute();
       const done = await call('POST', `/api/admin/users/${owner.id}/two_factor_off`, { reason: 'В аккаунте чужой код, владелец проверен' }, {
@@ -186,7 +188,9 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
       expect(await t.db.kysely.selectFrom('api_keys').select('id').where('user_id', '=', owner.id).where('revoked_at', 'is', null).execute()).toEqual([]);
       expect(await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', owner.id).execute()).toEqual([]);
       const [entry] = await auditOf('user', owner.id);
-      expect(entry).toMatchObject({ action: 'user.two_factor_off', after: { two_factor: false, api_keys_revoked: 1, passkeys_removed: 1 } });
+      expect(entry).toMatchObject({ action: 'user.two_factor_off', after: { two_factor: false, api_keys_revoked: 1, passkeys_removed: 1, telegram_chat_unlinked: true } });
+      const chat = await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', owner.id).executeTakeFirstOrThrow();
+      expect(chat.telegram_chat_id).toBeNull();
     });
 
     it('a block of a stolen account with revoke_keys kills its seller keys and passkeys for good; a plain block brings them back on unblock', async () => {

@@ -64,6 +64,7 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
     /** The rules every code sent obeys, for a real address and an unknown one alike. */
     async limitSend(client: Client, purpose: AuthFlowPurpose, channel: AuthChannel, address: string, knownBrowser: string | null = null) {
       await refuseWithinMinute(db, purpose, channel, address, knownBrowser);
+      if (knownBrowser) await limiter.count(`send:known:${purpose}:${channel}:${address}`, limits.knownBrowserResetsPerAddress);
       await limiter.count(`send:ip:${client.ip}`, limits.flowsPerIp);
     },
 

@@ -13,6 +13,11 @@ export const DEFAULT_LIMITS = {
   flowsPerIp: { limit: 20, windowMs: 60 * 60_000 },
   /** Discord and Telegram sign-ins from one IP. */
   socialPerIp: { limit: 30, windowMs: 15 * 60_000 },
+  /**
+   * Reset codes one address gets in an hour through its remembered browsers' own minutes (each of
+   * which is also one a minute): however many browsers someone once signed in from, they add this many.
+   */
+  knownBrowserResetsPerAddress: { limit: 5, windowMs: 60 * 60_000 },
 } satisfies Record<string, RateRule | DelayRule>;
 
 export type Limits = typeof DEFAULT_LIMITS;
@@ -25,5 +30,6 @@ export function scaleLimits(limits: Limits, scale: number): Limits {
     loginPerIp: { ...limits.loginPerIp, free: n(limits.loginPerIp.free) },
     flowsPerIp: { ...limits.flowsPerIp, limit: n(limits.flowsPerIp.limit) },
     socialPerIp: { ...limits.socialPerIp, limit: n(limits.socialPerIp.limit) },
+    knownBrowserResetsPerAddress: { ...limits.knownBrowserResetsPerAddress, limit: n(limits.knownBrowserResetsPerAddress.limit) },
   };
 }

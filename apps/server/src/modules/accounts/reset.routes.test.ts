@@ -57,6 +57,8 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
         .values({ user_id: userId, credential_id: `thief-${userId}`, public_key: new Uint8Array([1, 2, 3]), counter: 0, transports: [], name: 'вор' })
         .execute();
       expect((await inject('GET', '/api/v1/balance?gamesserver_id=1', { authorization: `Bearer ${key}` })).statusCode).not.toBe(401);
+      // …and linked their own Telegram chat, which would go on hearing of the owner's balance and requests.
+      await world.db.kysely.updateTable('users').set({ telegram_chat_id: 555000222n }).where('id', '=', userId).execute();
 
       // The owner resets the password from the mailbox.
       const start = await post('/api/email_reset_password_code_date', { email });
@@ -69,6 +71,7 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       const mine = { authorization: `Bearer ${created.json().access_token}` };
       expect((await inject('GET', '/api/api_keys', mine)).json()).toEqual([]);
       expect((await inject('GET', '/api/passkeys', mine)).json()).toEqual([]);
+      expect((await inject('GET', '/api/telegram_link', mine)).json()).toMatchObject({ linked: false });
       expect((await me(stolen)).statusCode).toBe(401);
     });
 

@@ -40,6 +40,18 @@ export const telegramSubscriptionsRepository = {
       .executeTakeFirst();
   },
 
+  /** Unlinks the user's chat and drops their unused link tokens; whether a chat was linked. */
+  async unlinkUser(q: Q, userId: number) {
+    await q.deleteFrom('telegram_link_tokens').where('user_id', '=', userId).execute();
+    const r = await q
+      .updateTable('users')
+      .set({ telegram_chat_id: null, updated_at: sql`now()` })
+      .where('id', '=', userId)
+      .where('telegram_chat_id', 'is not', null)
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
+  },
+
   setChat(q: Q, userId: number, chatId: bigint | null) {
     return q.updateTable('users').set({ telegram_chat_id: chatId, updated_at: sql`now()` }).where('id', '=', userId).execute();
   },

@@ -6,6 +6,13 @@ import { type Q, type SubscriptionsDb, telegramSubscriptionsRepository as repo, 
 
 const LINK_TOKEN_TTL_MS = 60 * 60_000;
 
+/**
+ * A recovery (password reset, support's TOTP rescue, a block of a stolen account), in its transaction:
+ * the chat a thief may have linked stops getting the player's balance and request notices. The owner
+ * links their own again from the wallet page. Whether a chat was linked.
+ */
+export const unlinkTelegramChat = (q: Q, userId: number) => repo.unlinkUser(q, userId);
+
 export interface TelegramSubscriptionsDeps {
   db: SubscriptionsDb;
   bot: TelegramBot;

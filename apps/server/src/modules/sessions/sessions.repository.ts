@@ -10,6 +10,9 @@ export type Queryable = Kysely<Database> | Transaction<Database>;
 const notEnded = sql<boolean>`(token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) > now()
   OR token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) IS NULL)`;
 
+/** The most recent browsers remembered per user (a reset from one of them has its own minute). */
+export const KNOWN_BROWSERS_MAX = 5;
+
 /** Queries of the tokens table: sessions, new-password tokens and socket tokens. */
 export const sessionsRepository = {
   /**
@@ -88,13 +91,28 @@ export const sessionsRepository = {
     return (await sessionsRepository.liveSessions(q, [sessionId])).length > 0;
   },
 
-  /** Remembers that the user signed in from this browser (plugins/browser.ts), or when they last did. */
+  /**
+   * Remembers that the user signed in from this browser (plugins/browser.ts), or when they last did;
+   * only the user's KNOWN_BROWSERS_MAX most recent browsers are kept.
+   */
   async rememberBrowser(q: Queryable, userId: number, browserHash: string) {
     await q
       .insertInto('known_browsers')
       .values({ user_id: userId, browser_hash: browserHash })
       .onConflict((oc) => oc.columns(['user_id', 'browser_hash']).doUpdateSet({ last_seen_at: sql`now()` }))
       .execute();
+    await sql`
+      DELETE FROM known_browsers k
+       WHERE k.user_id = ${userId}
+         AND k.browser_hash NOT IN (SELECT browser_hash FROM known_browsers WHERE user_id = ${userId}
+                                     ORDER BY last_seen_at DESC, browser_hash LIMIT ${KNOWN_BROWSERS_MAX})`.execute(q);
+  },
+
+  /** Forgets the user's browsers (a recovery: a thief's sign-ins count for nothing afterwards), but `keep`. */
+  async forgetBrowsers(q: Queryable, userId: number, keep: string | null = null) {
+    let query = q.deleteFrom('known_browsers').where('user_id', '=', userId);
+    if (keep) query = query.where('browser_hash', '!=', keep);
+    await query.execute();
   },
 
   /** Whether the user has signed in from this browser. */

@@ -69,6 +69,9 @@ export function createSessionsService(deps: SessionsDeps) {
       return { user: found.user, sessionId: found.sessionId, ...client };
     },
 
+    /** Forgets every browser the user signed in from (a recovery: a thief's sign-ins must not count as the owner's). */
+    forgetBrowsers: (userId: number, q: Queryable) => repo.forgetBrowsers(q, userId),
+
     /** Whether the user has signed in from this browser (a reset from it has a minute of its own). */
     isKnownBrowser: (userId: number, browserHash: string) => repo.isKnownBrowser(db, userId, browserHash),
 
@@ -144,6 +147,8 @@ export function createSessionsService(deps: SessionsDeps) {
      */
     async keepOnlyThisSession(caller: SessionCaller, q: Queryable) {
       const ended = await repo.deleteOtherSessions(q, caller.user.id, caller.sessionId);
+      // The other browsers' sign-ins may have been a thief's: they no longer count as the owner's.
+      await repo.forgetBrowsers(q, caller.user.id, caller.browser ?? null);
       const token = newToken();
       if (!(await repo.rotateSessionToken(q, caller.user.id, caller.sessionId, hashToken(token)))) throw new AppError('UNAUTHENTICATED');
       return { token, ended };

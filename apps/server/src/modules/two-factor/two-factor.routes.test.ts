@@ -221,6 +221,32 @@ describe.each(DB_KINDS)('TOTP on %s', (kind) => {
     expect(statuses.filter((s) => s === 422).length).toBeLessThanOrEqual(10);
   });
 
+  it("someone holding the password who spends the wrong-code allowance locks the owner out of nothing in the owner's own browser", async () => {
+    const p = await withTotp();
+    // The thief knows the password and guesses from a browser of their own: ten wrong codes, then 429.
+    const thief = { ip: '203.0.113.77', browser: 'thief-browser-key-0000000000000001' };
+    const statuses: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const token = (await post('/api/login', { email: p.email, password: PASSWORD }, thief)).json().two_factor_token;
+      for (let i = 0; i < 4; i++) statuses.push((await post('/api/2fa/verify', { two_factor_token: token, code: String(200000 + round * 10 + i) }, thief)).statusCode);
+    }
+    expect(statuses.filter((s) => s === 422)).toHaveLength(10);
+    expect(statuses.slice(10)).toEqual([429, 429]);
+    // A stolen token in a browser the owner never used shares that allowance: its step-up is refused with 429 too.
+    await forgetLastStep(p.user.id);
+    const stolen = await get('/api/my_codes', { token: p.access_token, browser: 'thief-browser-key-0000000000000002', headers: { 'x-two-factor-code': codeAt(p.secret) } });
+    expect(stolen.statusCode).toBe(429);
+
+    // The owner, in the browser they signed up in: signs in with the code, and steps up.
+    await forgetLastStep(p.user.id);
+    const login = await post('/api/login', { email: p.email, password: PASSWORD });
+    const verified = await post('/api/2fa/verify', { two_factor_token: login.json().two_factor_token, code: codeAt(p.secret) });
+    expect(verified.statusCode).toBe(200);
+    await forgetLastStep(p.user.id);
+    const list = await get('/api/my_codes', { token: verified.json().access_token, headers: { 'x-two-factor-code': codeAt(p.secret) } });
+    expect(list.statusCode).toBe(200);
+  });
+
   it('turns off with a code or a recovery code; a wrong one changes nothing', async () => {
     const p = await withTotp();
     const wrong = await post('/api/2fa/disable', { code: codeAt(p.secret, 120) }, { token: p.access_token });

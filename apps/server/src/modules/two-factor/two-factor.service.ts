@@ -37,6 +37,8 @@ export interface TwoFactorDeps {
   currentPassword: { check(user: User, password: string | undefined, opts?: { optional?: boolean }): Promise<void> };
   /** A Discord id that waited for the second factor (`signInAsking`'s `linkDiscordId`): linked in the good code's transaction. */
   links: { discord(trx: Trx, userId: number, discordId: string): Promise<void> };
+  /** Whether the user signed in from this browser before (sessions module): its wrong codes have a bucket of their own. */
+  browsers: { isKnown(userId: number, browserHash: string): Promise<boolean> };
 }
 
 const isTotp = (code: string) => /^\d{6}$/.test(code);
@@ -51,8 +53,16 @@ const stepUpRefused = (message: string = T.required) => new AppError('FORBIDDEN'
  * step-up of money going out. A code is accepted once: its time step must be later than the
  * last one accepted, taken by one conditional UPDATE, so parallel uses of one code let one through.
  */
-export function createTwoFactorService({ db, limiter, issue, now, resets, links, currentPassword }: TwoFactorDeps) {
-  const userKey = (userId: number) => `2fa:user:${userId}`;
+export function createTwoFactorService({ db, limiter, issue, now, resets, links, currentPassword, browsers }: TwoFactorDeps) {
+  /**
+   * The bucket of a user's wrong codes. A browser the user signed in from (with the code, for a TOTP
+   * user) has one of its own: someone holding the password or a stolen token spends the shared one
+   * and locks out no sign-in, reset or step-up of the owner's own browsers.
+   */
+  async function codeKey(userId: number, client: Client | undefined) {
+    const shared = `2fa:user:${userId}`;
+    return client?.browser && (await browsers.isKnown(userId, client.browser)) ? `${shared}:browser:${client.browser}` : shared;
+  }
 
   /** Checks and uses up a TOTP or recovery code of a user with TOTP on; false when it is wrong or used. */
   async function useCode(userId: number, secret: string, code: string): Promise<boolean> {
@@ -64,9 +74,9 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     return repo.takeRecoveryCode(db, userId, recoveryHash(userId, code), at);
   }
 
-  /** useCode under the per-user limit of wrong codes: 429 once it is used up, a failure counted. */
-  async function useCodeLimited(userId: number, secret: string, code: string) {
-    const tries = await limiter.take([[userKey(userId), CODE_FAILURES_PER_USER]]);
+  /** useCode under the per-user limit of wrong codes (codeKey's bucket): 429 once it is used up, a failure counted. */
+  async function useCodeLimited(userId: number, secret: string, code: string, client: Client | undefined) {
+    const tries = await limiter.take([[await codeKey(userId, client), CODE_FAILURES_PER_USER]]);
     const ok = await useCode(userId, secret, code).catch(async (err: unknown) => {
       await tries.giveBack(); // a failure of ours, not a wrong code
       throw err;
@@ -80,7 +90,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     if (!secret) return;
     const code = typeof header === 'string' ? header.replace(/[\s-]/g, '').toLowerCase() : '';
     if (!/^(\d{6}|[a-z0-9]{10})$/.test(code)) throw stepUpRefused();
-    if (!(await useCodeLimited(caller.user.id, secret, code))) throw stepUpRefused(T.wrongCode);
+    if (!(await useCodeLimited(caller.user.id, secret, code, caller))) throw stepUpRefused(T.wrongCode);
     if (caller.sessionId !== null) await repo.markSteppedUp(db, caller.user.id, caller.sessionId, now());
   }
 
@@ -116,7 +126,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       const state = await repo.totpState(db, userId);
       if (state?.totp_secret) throw new AppError('CONFLICT', { message: T.alreadyOn });
       if (!state?.totp_pending_secret) throw new AppError('CONFLICT', { message: T.noSetup });
-      const tries = await limiter.take([[userKey(userId), CODE_FAILURES_PER_USER]]);
+      const tries = await limiter.take([[await codeKey(userId, caller), CODE_FAILURES_PER_USER]]);
       const step = totpStep(state.totp_pending_secret, code, now());
       if (step === null) throw fieldError('code', T.wrongCode);
       await tries.giveBack();
@@ -139,7 +149,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       const userId = caller.user.id;
       const state = await repo.totpState(db, userId);
       if (!state?.totp_secret) throw new AppError('CONFLICT', { message: T.notOn });
-      if (!(await useCodeLimited(userId, state.totp_secret, code))) throw fieldError('code', T.wrongCode);
+      if (!(await useCodeLimited(userId, state.totp_secret, code, caller))) throw fieldError('code', T.wrongCode);
       await repo.transaction(db, (trx) => repo.disable(trx, userId));
       return { enabled: false as const };
     },
@@ -180,7 +190,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       const user = await repo.findUser(db, tried.user_id);
       if (!user || user.blocked_at) throw new AppError('UNAUTHENTICATED', { message: T.expired });
       // TOTP turned off meanwhile: the password was enough after all, but the code must still be a real one.
-      if (!user.totp_secret || !(await useCodeLimited(user.id, user.totp_secret, code))) throw fieldError('code', T.wrongCode);
+      if (!user.totp_secret || !(await useCodeLimited(user.id, user.totp_secret, code, client))) throw fieldError('code', T.wrongCode);
       const { answer, ended } = await repo.transaction(db, async (trx) => {
         const challenge = await repo.takeChallenge(trx, tokenHash);
         if (!challenge) throw new AppError('UNAUTHENTICATED', { message: T.expired });
