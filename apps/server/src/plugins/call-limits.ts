@@ -4,6 +4,7 @@ import type { RateLimitsQueryable } from '../modules/sessions/rate-limits.reposi
 import { tooMany } from '../modules/sessions/rate-limit.service';
 import { apiPathOf } from './api-path';
 import { bearerHashOf } from './auth';
+import { addressKey } from '../lib/address-key';
 
 /** Calls a minute, before RATE_LIMIT_SCALE: per client address (many players may share one) and per bearer. */
 export const CALL_LIMITS = { perIp: 600, perToken: 300, windowMs: 60_000 } as const;
@@ -27,7 +28,7 @@ export function callLimitsHook(app: FastifyInstance, db: RateLimitsQueryable, sc
   /** 0 when allowed, else the seconds to wait; the token is counted only when the address is allowed. */
   function check(request: FastifyRequest): number | Promise<number> {
     const bearer = bearerHashOf(request);
-    const ip = store.hit(`call:ip:${request.ip}`, maxIp);
+    const ip = store.hit(`call:ip:${addressKey(request.ip)}`, maxIp);
     if (typeof ip !== 'number') return ip.then((s) => (s || !bearer ? s : store.hit(tokenKey(bearer), maxToken)));
     if (ip || !bearer) return ip;
     return store.hit(tokenKey(bearer), maxToken);

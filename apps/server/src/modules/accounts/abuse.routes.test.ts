@@ -158,6 +158,16 @@ describe.each(DB_KINDS)('abuse of sign-in, reset and social sign-in on %s', (kin
     expect((await post('/api/email_reset_password_code_date', { email: newEmail() })).statusCode).toBe(200);
   });
 
+  it('an IPv6 sprayer taking a new address of its /64 for every request is one address: 20 codes an hour', async () => {
+    const net = `2001:db8:${(Date.now() % 0xffff).toString(16)}:42`;
+    const statuses: number[] = [];
+    for (let i = 1; i <= 21; i++) statuses.push((await post('/api/email_reset_password_code_date', { email: newEmail() }, { ip: `${net}::${i.toString(16)}` })).statusCode);
+    expect(statuses.slice(0, 20).every((s) => s === 200)).toBe(true);
+    expect(statuses[20]).toBe(429);
+    // The next /64 is someone else.
+    expect((await post('/api/email_reset_password_code_date', { email: newEmail() }, { ip: `2001:db8:${(Date.now() % 0xffff).toString(16)}:43::1` })).statusCode).toBe(200);
+  });
+
   it("a Discord callback carrying another browser's state is refused, and signs nobody in", async () => {
     const attackerConfig = await get('/api/auth_config', { browser: 'attacker-browser-key-0123456789' });
     const grant = discord.authorize(

@@ -8,6 +8,7 @@ import type { Method } from './code-flows';
 import type { RateLimiter } from '../sessions/rate-limit.service';
 import type { Limits } from './limits';
 import { findByAddress, refuseBlocked, type SignIn, type SignInAsking } from './sign-in';
+import { addressKey } from '../../lib/address-key';
 
 export interface AccountsDeps {
   db: Pool;
@@ -29,8 +30,8 @@ export function createAccountsService(deps: AccountsDeps) {
       // Throttled per (login, address) and per address, never per login alone: a stranger's wrong
       // passwords slow the stranger down and never lock the owner out (PRODUCT.md section 8).
       // Each try is claimed before the password is checked, so a parallel burst waits its turn.
-      const ipKey = `login:ip:${client.ip}`;
-      const pairKey = `login:acct-ip:${method}:${address}:${client.ip}`;
+      const ipKey = `login:ip:${addressKey(client.ip)}`;
+      const pairKey = `login:acct-ip:${method}:${address}:${addressKey(client.ip)}`;
       await limiter.claim(ipKey, limits.loginPerIp);
       await limiter.claim(pairKey, limits.loginPerAccountIp);
       const user = await findByAddress(db, method, address);

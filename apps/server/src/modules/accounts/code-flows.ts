@@ -7,6 +7,7 @@ import type { Client } from '../sessions/caller';
 import { accountsRepository as repo, type FlowRow, inTransaction, type Pool, type Tx } from './accounts.repository';
 import { type RateLimiter, tooMany } from '../sessions/rate-limit.service';
 import type { Limits } from './limits';
+import { addressKey } from '../../lib/address-key';
 
 export type Method = 'email' | 'phone';
 export const channelOf = (m: Method): AuthChannel => (m === 'email' ? 'email' : 'sms');
@@ -65,7 +66,7 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
     async limitSend(client: Client, purpose: AuthFlowPurpose, channel: AuthChannel, address: string, knownBrowser: string | null = null) {
       await refuseWithinMinute(db, purpose, channel, address, knownBrowser);
       if (knownBrowser) await limiter.count(`send:known:${purpose}:${channel}:${address}`, limits.knownBrowserResetsPerAddress);
-      await limiter.count(`send:ip:${client.ip}`, limits.flowsPerIp);
+      await limiter.count(`send:ip:${addressKey(client.ip)}`, limits.flowsPerIp);
     },
 
     /** Opens a flow; `withCode` false means the flow exists only to answer like a real one. */

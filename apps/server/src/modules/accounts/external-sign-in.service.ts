@@ -8,6 +8,7 @@ import type { RateLimiter } from '../sessions/rate-limit.service';
 import type { Limits } from './limits';
 import { ALREADY_REGISTERED, isUniqueViolation, refuseBlocked, type SignIn, type SignInAsking, withConflictAs } from './sign-in';
 import { botIdOf, checkInitData, checkLoginWidget, type TelegramCheck, type TelegramIdentity } from './telegram-check';
+import { addressKey } from '../../lib/address-key';
 
 /** A name from Discord or Telegram without control and format characters (a NUL would not even store). */
 const printable = (name: string) => name.replace(/[\p{Cc}\p{Cf}]/gu, '').trim();
@@ -136,7 +137,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
   async function telegramSignIn(client: Client, method: 'telegram' | 'telegram_app', check: (botToken: string) => TelegramCheck) {
     const botToken = config.TELEGRAM_BOT_TOKEN;
     if (!botToken) throw new AppError('NOT_FOUND', { message: MSG.telegramOff });
-    await limiter.count(`social:ip:${client.ip}`, limits.socialPerIp);
+    await limiter.count(`social:ip:${addressKey(client.ip)}`, limits.socialPerIp);
     const result = check(botToken);
     if (!result.ok) {
       throw new AppError('UNAUTHENTICATED', { message: result.reason === 'stale' ? MSG.telegramStale : MSG.telegramBad, details: result.reason });
@@ -183,7 +184,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
     async discordSignIn(client: Client, input: { code: string; state: string; redirect_uri: string }, browserKey: string | undefined) {
       const { DISCORD_CLIENT_ID: id, DISCORD_CLIENT_SECRET: secret } = config;
       if (!id || !secret) throw new AppError('NOT_FOUND', { message: MSG.discordOff });
-      await limiter.count(`social:ip:${client.ip}`, limits.socialPerIp);
+      await limiter.count(`social:ip:${addressKey(client.ip)}`, limits.socialPerIp);
       const profile = await discordProfile({ id, secret }, input, browserKey);
       const origin = { method: 'discord' as const, client };
       const attempt = () =>

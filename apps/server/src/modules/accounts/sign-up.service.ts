@@ -11,6 +11,7 @@ import { codeTexts } from './code-messages';
 import { type RateLimiter, tooMany } from '../sessions/rate-limit.service';
 import type { Limits } from './limits';
 import { ALREADY_REGISTERED, findByAddress, type SignIn, withConflictAs } from './sign-in';
+import { addressKey } from '../../lib/address-key';
 
 /** Resends per flow; after that the player starts over (and meets the per-address limits). */
 const MAX_RESENDS = 5;
@@ -97,7 +98,7 @@ export function createSignUpService(deps: SignUpDeps) {
     /** Resend: a new token and a new code; the old token stops working. */
     async resendRegistration(client: Client, method: Method, flowToken: string) {
       const channel = channelOf(method);
-      const sendIpKey = `send:ip:${client.ip}`;
+      const sendIpKey = `send:ip:${addressKey(client.ip)}`;
       // Counted before the token rotates (a refusal must come first, or the player would be left
       // holding a token that no longer exists), given back when the resend is refused.
       const tries = await limiter.take([[sendIpKey, limits.flowsPerIp]]);

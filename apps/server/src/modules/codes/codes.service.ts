@@ -28,6 +28,7 @@ import {
 } from './codes.mapper';
 import { type CodeRow, type CodesDb, type CodesTrx, codesRepository as repo, priceDataKey, type Q, type WalletRow } from './codes.repository';
 import { activeGameServer, checkNominal, gameServerNotFound, checkTotal, codeNotActive, drawCode, drawCodes, feeBpFor, issueLegs, refundLegs } from './gift-codes';
+import { addressKey } from '../../lib/address-key';
 
 export interface CodesLimits {
   /** Activation tries of unknown codes per user, and per IP (guessing). */
@@ -255,7 +256,7 @@ export function createCodesService(deps: CodesServiceDeps) {
         throw new AppError('VALIDATION', { errors: { sert: ['Такого кода не бывает: код выглядит как ADN-XXXX-XXXX-XXXX-XXXX'] } });
       }
       const userKey = `gift:user:${caller.user.id}`;
-      const ipKey = `gift:ip:${caller.ip ?? 'unknown'}`;
+      const ipKey = `gift:ip:${addressKey(caller.ip)}`;
       // Counted before the lookup, so parallel guesses cannot all pass the limits; anything but an
       // unknown code (a code that exists is not a guess) is given back.
       const tries = await limiter.take([
