@@ -165,7 +165,11 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     maxDays: config.SESSION_MAX_DAYS,
     ended: (ids, reason) => endSockets?.(ids, reason),
   });
-  registerAuth(app, sessions, { adminRequiresTwoFactor: config.ADMIN_REQUIRE_2FA });
+  registerAuth(app, sessions, {
+    adminRequiresTwoFactor: config.ADMIN_REQUIRE_2FA,
+    // Bound late: the two-factor module is composed with the accounts below.
+    proveAdminSession: (caller, header) => accountsServices.twoFactor.proveAdminSession(caller, header),
+  });
   // The job queue (decision record 0016) is built first: mail and SMS codes, Telegram notices and
   // sellers' webhooks (decision record 0022) are sent through it. Seller API keys are built before
   // the accounts too: a password reset revokes them.
@@ -366,6 +370,7 @@ function composeAccounts(
     resets: { apply: (trx, userId, hash) => reset!.apply(trx, userId, hash), announce: (ended) => reset!.announce(ended) },
     links: { discord: (trx, userId, discordId) => externalSignIn!.linkDiscord(trx, userId, discordId) },
     browsers: { isKnown: sessions.isKnownBrowser },
+    sessionShowed: sessions.showedSecondFactor,
     currentPassword,
   });
   const passkeys = createPasskeysService({ db: db.kysely, issue: signIn, now });

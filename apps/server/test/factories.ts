@@ -22,7 +22,11 @@ export async function createUser(db: Kysely<Database>, attrs: { admin?: boolean;
     .returningAll()
     .executeTakeFirstOrThrow();
   const token = newToken();
-  await db.insertInto('tokens').values({ user_id: user.id, kind: 'access', token_hash: hashToken(token) }).execute();
+  // A user with TOTP on signed in with the code (an operator's session has shown the second factor).
+  await db
+    .insertInto('tokens')
+    .values({ user_id: user.id, kind: 'access', token_hash: hashToken(token), method: totp ? 'two_factor' : null })
+    .execute();
   return { ...user, token, auth: { authorization: `Bearer ${token}` } };
 }
 

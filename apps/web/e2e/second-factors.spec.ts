@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../../server/src/lib/password';
+import { hashToken, newToken } from '../../server/src/lib/tokens';
 import { totpCode } from '../../server/src/modules/two-factor/totp';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../server/test/factories';
 import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
@@ -227,6 +228,34 @@ describe('second factors in the browser', () => {
     // The user object now says two_factor: the area itself opens.
     await page.locator('[data-view="admin-area"]').waitFor();
     await expect.poll(async () => (await fetch(`${origin}/api/admin/dashboard`, { headers: admin.auth })).status).toBe(200);
+    await context.close();
+  });
+
+  it("an operator signed in through Telegram gives the code once before the admin area opens (screenshots at 390 and 1280 px, light and dark)", async () => {
+    const admin = await createUser(db(), { admin: true, name: 'Оператор из Telegram' });
+    // A Telegram sign-in is not asked for the code: such a session has not shown the second factor.
+    const telegram = newToken();
+    await db().insertInto('tokens').values({ user_id: admin.id, kind: 'access', token_hash: hashToken(telegram), method: 'telegram' }).execute();
+    for (const width of [390, 1280]) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        const { context, page } = await openAs(telegram, '/admin', { width, colorScheme });
+        await page.getByRole('heading', { name: 'Подтвердите вход в админку' }).waitFor();
+        expect(await page.locator('[data-view="admin-area"]').count()).toBe(0);
+        await page.waitForTimeout(300);
+        await page.screenshot({ path: `${SCREENSHOTS}/admin-session-check-${width}-${colorScheme}.png` });
+        await context.close();
+      }
+    }
+    const { context, page } = await openAs(telegram, '/admin');
+    await page.getByTestId('step-up-code').fill('000000');
+    await page.getByRole('button', { name: 'Подтвердить' }).click();
+    await page.getByText('Неверный код').waitFor();
+    await db().updateTable('users').set({ totp_last_step: null }).where('id', '=', admin.id).execute();
+    await page.getByTestId('step-up-code').fill(codeAt(TEST_TOTP_SECRET));
+    await page.getByRole('button', { name: 'Подтвердить' }).click();
+    await page.locator('[data-view="admin-area"]').waitFor();
+    // The session has shown the code: its admin calls answer from now on, without it.
+    await expect.poll(async () => (await fetch(`${origin}/api/admin/dashboard`, { headers: { authorization: `Bearer ${telegram}` } })).status).toBe(200);
     await context.close();
   });
 

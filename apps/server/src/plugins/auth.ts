@@ -10,6 +10,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** ADMIN_REQUIRE_2FA: admin calls refuse an admin without TOTP on. */
     adminRequiresTwoFactor: boolean;
+    proveAdminSession: (caller: SessionCaller, header: string | string[] | undefined) => Promise<void>;
   }
   interface FastifyRequest {
     /** The signed-in caller behind the bearer, looked up lazily at most once per request. */
@@ -18,8 +19,17 @@ declare module 'fastify' {
 }
 
 /** Decorates every request with `caller()`, found through the sessions service. */
-export function registerAuth(app: FastifyInstance, sessions: Pick<SessionsService, 'callerOf'>, opts: { adminRequiresTwoFactor?: boolean } = {}) {
+export function registerAuth(
+  app: FastifyInstance,
+  sessions: Pick<SessionsService, 'callerOf'>,
+  opts: {
+    adminRequiresTwoFactor?: boolean;
+    /** The two-factor module's check that an operator's session has shown the second factor (403 otherwise). */
+    proveAdminSession?: (caller: SessionCaller, header: string | string[] | undefined) => Promise<void>;
+  } = {},
+) {
   app.decorate('adminRequiresTwoFactor', opts.adminRequiresTwoFactor ?? true);
+  app.decorate('proveAdminSession', opts.proveAdminSession ?? (async () => undefined));
   app.decorateRequest('caller', function (this: FastifyRequest) {
     const req = this as FastifyRequest & { _caller?: Promise<SessionCaller | null> };
     req._caller ??= sessions.callerOf(bearerHashOf(req), clientOf(req));
@@ -56,8 +66,9 @@ export async function requireSignedIn(request: FastifyRequest): Promise<SessionC
 }
 
 /**
- * A signed-in admin; 401 without a live access token, 403 for anyone else, and 403 with
- * `two_factor_setup_required` to an admin without TOTP on (unless ADMIN_REQUIRE_2FA=false).
+ * A signed-in admin; 401 without a live access token, 403 for anyone else, 403 with
+ * `two_factor_setup_required` to an admin without TOTP on, and 403 with `two_factor_required` to a
+ * session that never showed the second factor (unless ADMIN_REQUIRE_2FA=false).
  */
 export async function requireSignedInAdmin(request: FastifyRequest): Promise<SessionCaller> {
   const caller = await requireSignedIn(request);
@@ -65,6 +76,8 @@ export async function requireSignedInAdmin(request: FastifyRequest): Promise<Ses
   if (request.server.adminRequiresTwoFactor && !caller.user.totp_secret) {
     throw new AppError('FORBIDDEN', { message: TWO_FACTOR_MESSAGES.setupRequired, body: { two_factor_setup_required: true } });
   }
+  // A session that never showed the second factor (an operator's Telegram sign-in) is asked for it once.
+  if (request.server.adminRequiresTwoFactor) await request.server.proveAdminSession(caller, request.headers['x-two-factor-code']);
   return caller;
 }
 

@@ -10,6 +10,12 @@ export type Queryable = Kysely<Database> | Transaction<Database>;
 const notEnded = sql<boolean>`(token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) > now()
   OR token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) IS NULL)`;
 
+/**
+ * A session of `tokens t` that has shown the second factor: signed in with the code (`two_factor`) or a
+ * passkey, or gave a good code since (a step-up, or the code that turned TOTP on).
+ */
+const showedSecondFactor = sql<boolean>`(t.method IN ('two_factor', 'passkey') OR t.stepped_up_at IS NOT NULL)`;
+
 /** The most recent browsers remembered per user (a reset from one of them has its own minute). */
 export const KNOWN_BROWSERS_MAX = 5;
 
@@ -61,13 +67,23 @@ export const sessionsRepository = {
     return row && row.session_id !== null ? { userId: row.user_id, sessionId: row.session_id, admin: row.admin } : null;
   },
 
-  /** Whether a live session's user may hear the operators now: an admin, not blocked, with TOTP on when required. */
+  /**
+   * Whether a live session's user may hear the operators now: an admin, not blocked, with TOTP on when
+   * required, and then from a session that has shown it (as admin calls ask: two-factor module's proveAdminSession).
+   */
   async mayHearOperators(q: Queryable, sessionId: number, requireTotp: boolean) {
     const { rows } = await sql<{ ok: boolean }>`
-      SELECT u.admin AND (NOT ${requireTotp} OR u.totp_secret IS NOT NULL) AS ok
+      SELECT u.admin AND (NOT ${requireTotp} OR (u.totp_secret IS NOT NULL AND ${showedSecondFactor})) AS ok
         FROM tokens t JOIN users u ON u.id = t.user_id
        WHERE t.id = ${sessionId} AND t.kind = 'access' AND u.blocked_at IS NULL
          AND ${notEnded}`.execute(q);
+    return rows[0]?.ok === true;
+  },
+
+  /** Whether the user's session has shown the second factor (an operator's admin calls ask for it). */
+  async showedSecondFactor(q: Queryable, userId: number, sessionId: number) {
+    const { rows } = await sql<{ ok: boolean }>`
+      SELECT ${showedSecondFactor} AS ok FROM tokens t WHERE t.id = ${sessionId} AND t.user_id = ${userId}`.execute(q);
     return rows[0]?.ok === true;
   },
 

@@ -69,6 +69,9 @@ export function createSessionsService(deps: SessionsDeps) {
       return { user: found.user, sessionId: found.sessionId, ...client };
     },
 
+    /** Whether the session has shown the second factor (signed in with it, or gave a code since). */
+    showedSecondFactor: (userId: number, sessionId: number) => repo.showedSecondFactor(db, userId, sessionId),
+
     /** Forgets every browser the user signed in from (a recovery: a thief's sign-ins must not count as the owner's). */
     forgetBrowsers: (userId: number, q: Queryable) => repo.forgetBrowsers(q, userId),
 

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KK } from '../../../test/admin-outsiders';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { hashToken, newToken } from '../../lib/tokens';
+import { sessionsRepository } from '../sessions/sessions.repository';
 import { auditLedger } from '../ledger/ledger.service';
 import { totpCode } from './totp';
 
@@ -128,6 +130,39 @@ describe.each(DB_KINDS)('step-up and operators on %s', (kind) => {
     expect(setup.statusCode).toBe(200);
     const enable = await call('POST', '/api/2fa/enable', admin.auth, { code: totpCode(setup.json().secret, new Date()) });
     expect(enable.statusCode).toBe(200);
+    expect((await call('GET', '/api/admin/requests', admin.auth)).statusCode).toBe(200);
+  });
+
+  it("an operator's Telegram session (signed in without the code) is asked for it once before any admin call or the operators' channel", async () => {
+    const admin = await createUser(t.db.kysely, { admin: true });
+    // Someone holding the operator's Telegram account signs in there: Telegram sign-ins are not asked for the code.
+    const telegram = newToken();
+    const row = await t.db.kysely
+      .insertInto('tokens')
+      .values({ user_id: admin.id, kind: 'access', token_hash: hashToken(telegram), method: 'telegram' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const viaTelegram = { authorization: `Bearer ${telegram}` };
+    for (const url of ['/api/admin/requests', '/api/admin/users', '/api/admin/dashboard']) {
+      const res = await call('GET', url, viaTelegram);
+      expect(res.statusCode, url).toBe(403);
+      expect(res.json()).toEqual({ message: expect.stringMatching(/подтвердите вход в админку/), two_factor_required: true });
+    }
+    const player = await createUser(t.db.kysely);
+    const block = await call('POST', `/api/admin/users/${player.id}/block`, viaTelegram, { reason: 'захват' });
+    expect(block.statusCode).toBe(403);
+    expect((await t.db.kysely.selectFrom('users').select('blocked_at').where('id', '=', player.id).executeTakeFirstOrThrow()).blocked_at).toBeNull();
+    expect(await sessionsRepository.mayHearOperators(t.db.kysely, Number(row.id), true)).toBe(false);
+    const wrong = await call('GET', '/api/admin/dashboard', { ...viaTelegram, 'x-two-factor-code': '000000' });
+    expect(wrong.statusCode).toBe(403);
+    expect(wrong.json().two_factor_required).toBe(true);
+
+    // The operator gives the code once: that session works from then on, without it.
+    await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', admin.id).execute();
+    expect((await call('GET', '/api/admin/dashboard', { ...viaTelegram, 'x-two-factor-code': codeAt() })).statusCode).toBe(200);
+    expect((await call('GET', '/api/admin/requests', viaTelegram)).statusCode).toBe(200);
+    expect(await sessionsRepository.mayHearOperators(t.db.kysely, Number(row.id), true)).toBe(true);
+    // A session signed in with the code was never asked.
     expect((await call('GET', '/api/admin/requests', admin.auth)).statusCode).toBe(200);
   });
 

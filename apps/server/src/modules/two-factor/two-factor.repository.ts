@@ -114,13 +114,13 @@ export const twoFactorRepository = {
     await q.updateTable('tokens').set({ stepped_up_at: at }).where('id', '=', sessionId).where('user_id', '=', userId).where('kind', '=', 'access').execute();
   },
 
-  /** When the session last gave a good step-up code; null when never. */
   /** When the session was signed in (its access token made). */
   async signedInAt(q: Q, userId: number, sessionId: number) {
     const row = await q.selectFrom('tokens').select('created_at').where('id', '=', sessionId).where('user_id', '=', userId).executeTakeFirst();
     return row?.created_at ?? null;
   },
 
+  /** When the session last gave a good step-up code; null when never. */
   async steppedUpAt(q: Q, userId: number, sessionId: number) {
     const row = await q.selectFrom('tokens').select('stepped_up_at').where('id', '=', sessionId).where('user_id', '=', userId).executeTakeFirst();
     return row?.stepped_up_at ?? null;

@@ -39,6 +39,8 @@ export interface TwoFactorDeps {
   links: { discord(trx: Trx, userId: number, discordId: string): Promise<void> };
   /** Whether the user signed in from this browser before (sessions module): its wrong codes have a bucket of their own. */
   browsers: { isKnown(userId: number, browserHash: string): Promise<boolean> };
+  /** Whether a session has shown the second factor (sessions module). */
+  sessionShowed: (userId: number, sessionId: number) => Promise<boolean>;
 }
 
 const isTotp = (code: string) => /^\d{6}$/.test(code);
@@ -53,7 +55,7 @@ const stepUpRefused = (message: string = T.required) => new AppError('FORBIDDEN'
  * step-up of money going out. A code is accepted once: its time step must be later than the
  * last one accepted, taken by one conditional UPDATE, so parallel uses of one code let one through.
  */
-export function createTwoFactorService({ db, limiter, issue, now, resets, links, currentPassword, browsers }: TwoFactorDeps) {
+export function createTwoFactorService({ db, limiter, issue, now, resets, links, currentPassword, browsers, sessionShowed }: TwoFactorDeps) {
   /**
    * The bucket of a user's wrong codes. A browser the user signed in from (with the code, for a TOTP
    * user) has one of its own: someone holding the password or a stolen token spends the shared one
@@ -135,6 +137,8 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       const enabled = await repo.transaction(db, async (trx) => {
         if (!(await repo.enable(trx, userId, secret, step))) return false;
         await repo.replaceRecoveryCodes(trx, userId, codes.map((c) => recoveryHash(userId, c)));
+        // The session just gave a good code: it has shown the second factor (an operator's area opens).
+        if (caller.sessionId !== null) await repo.markSteppedUp(trx, userId, caller.sessionId, now());
         return true;
       });
       if (!enabled) throw new AppError('CONFLICT', { message: T.alreadyOn });
@@ -231,6 +235,19 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
      */
     async requireRecentStepUp(caller: Caller, header: string | string[] | undefined) {
       if (!caller.user.totp_secret || (await steppedUpRecently(caller))) return;
+      await requireStepUp(caller, header);
+    },
+
+    /**
+     * Admin calls (with ADMIN_REQUIRE_2FA) come from a session that showed the second factor: one
+     * signed in with the code or a passkey, or that gave a good code since. A Telegram sign-in is not
+     * asked for the code (PRODUCT.md section 7), so an operator's Telegram session is asked here, once:
+     * 403 `two_factor_required` until a call carries a good `X-Two-Factor-Code`, which marks the session.
+     */
+    async proveAdminSession(caller: Caller, header: string | string[] | undefined) {
+      if (!caller.user.totp_secret || caller.sessionId === null) return;
+      if (await sessionShowed(caller.user.id, caller.sessionId)) return;
+      if (header === undefined) throw stepUpRefused(T.adminSession);
       await requireStepUp(caller, header);
     },
 

@@ -16,6 +16,7 @@ import { useOperatorsFeed } from '../../lib/operators-feed';
 import { AdminServers } from '../../features/admin-servers/components/admin-servers';
 import { AdminUsers } from '../../features/admin-users/components/admin-users';
 import { UserDetails } from '../../features/admin-users/components/user-details';
+import { AdminSessionCheck } from '../../features/two-factor/components/admin-session-check';
 import { AdminTwoFactorWalkthrough } from '../../features/two-factor/components/admin-two-factor-walkthrough';
 import { useUser } from '../../lib/session';
 import { gamesserversQueryOptions, useGamesservers } from '../../lib/gamesservers';
@@ -33,6 +34,19 @@ function WithId({ render }: { render(id: number): ReactNode }) {
 /** SPEC.md section 2: the admin area. Loaded on demand and only for operators (AdminGate in router.tsx). */
 export default function AdminRoutes() {
   const { user } = useUser();
+  // AdminGate (router.tsx) renders this only for operators; the check here only narrows the type.
+  if (!user?.admin) return null;
+  // Admin calls refuse an operator without TOTP (two_factor_setup_required): set it up first.
+  if (!user.two_factor) return <AdminTwoFactorWalkthrough />;
+  // A session that never showed the code (a Telegram sign-in) gives it once before the area (and its live channel) starts.
+  return (
+    <AdminSessionCheck>
+      <AdminArea userId={user.id} />
+    </AdminSessionCheck>
+  );
+}
+
+function AdminArea({ userId }: { userId: number }) {
   const { data: servers = [] } = useGamesservers();
   const qc = useQueryClient();
   // A server edit changes what players see; this tab's own copy of the public list follows at once.
@@ -50,10 +64,6 @@ export default function AdminRoutes() {
     },
     onResync: refresh,
   });
-  // AdminGate (router.tsx) renders this only for operators; the check here only narrows the type.
-  if (!user?.admin) return null;
-  // Admin calls refuse an operator without TOTP (two_factor_setup_required): set it up first.
-  if (!user.two_factor) return <AdminTwoFactorWalkthrough />;
   return (
     // Operators work with wide tables: from md up the area breaks out of the players' 900 px column.
     <Box data-view="admin-area" sx={{ mx: { md: `calc((100% - ${ADMIN_WIDTH}) / 2)` }, width: { md: ADMIN_WIDTH } }}>
@@ -64,7 +74,7 @@ export default function AdminRoutes() {
         <Route path="/admin">
           <Stack spacing={4}>
             <AdminDashboard live={live} />
-            <RequestsQueue servers={servers} meId={user.id} live={live} />
+            <RequestsQueue servers={servers} meId={userId} live={live} />
           </Stack>
         </Route>
         <Route path="/admin/shift">
@@ -77,7 +87,7 @@ export default function AdminRoutes() {
           <AdminUsers />
         </Route>
         <Route path="/admin/users/:id">
-          <WithId render={(id) => <UserDetails key={id} id={id} currentUserId={user.id} />} />
+          <WithId render={(id) => <UserDetails key={id} id={id} currentUserId={userId} />} />
         </Route>
         <Route path="/admin/codes">
           <AdminCodes />

@@ -1,0 +1,62 @@
+import { adminDashboard } from '@adena/contract';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import Paper from '@mui/material/Paper';
+import Skeleton from '@mui/material/Skeleton';
+import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { type FormEvent, type ReactNode, useState } from 'react';
+import { TwoFactorCodeField } from '../../../components/two-factor-code-field';
+import { ApiError, request } from '../../../lib/api-client';
+import { needsStepUp } from '../../../lib/step-up';
+
+const probeKey = ['admin', 'session-check'] as const;
+
+/**
+ * Admin calls answer 403 `two_factor_required` to a session that never showed the second factor (an
+ * operator signed in through Telegram, which is not asked for the code): the area asks for the code
+ * once, here, before anything else loads. Every other session passes at once.
+ */
+export function AdminSessionCheck({ children }: { children: ReactNode }) {
+  const probe = useQuery({ queryKey: probeKey, queryFn: () => request(adminDashboard), retry: false, staleTime: Number.POSITIVE_INFINITY });
+  if (probe.isPending) return <Skeleton variant="rounded" height={120} />;
+  if (probe.error && needsStepUp(probe.error)) return <AdminCodePrompt message={probe.error.message} />;
+  return children;
+}
+
+function AdminCodePrompt({ message }: { message: string }) {
+  const qc = useQueryClient();
+  const [code, setCode] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    if (!code.trim()) return;
+    setPending(true);
+    setError(null);
+    try {
+      const data = await request(adminDashboard, { twoFactorCode: code.trim() });
+      qc.setQueryData(probeKey, data);
+      await qc.invalidateQueries({ queryKey: ['admin'] });
+    } catch (err) {
+      setError(err instanceof ApiError ? err.message : 'Не удалось проверить код. Попробуйте ещё раз');
+      setCode('');
+    } finally {
+      setPending(false);
+    }
+  };
+  return (
+    <Paper variant="outlined" sx={{ p: { xs: 2, sm: 3 }, maxWidth: 640, mx: 'auto' }} data-view="admin-session-check">
+      <Stack component="form" spacing={2} onSubmit={submit}>
+        <Typography variant="h1">Подтвердите вход в админку</Typography>
+        <Alert severity="info">{message}</Alert>
+        {error && <Alert severity="error">{error}</Alert>}
+        <TwoFactorCodeField value={code} onChange={setCode} />
+        <Button type="submit" variant="contained" disabled={pending || !code.trim()} sx={{ alignSelf: 'flex-start' }}>
+          Подтвердить
+        </Button>
+      </Stack>
+    </Paper>
+  );
+}
