@@ -369,7 +369,7 @@ function composeAccounts(
     now,
     resets: { apply: (trx, userId, hash) => reset!.apply(trx, userId, hash), announce: (ended) => reset!.announce(ended) },
     links: { discord: (trx, userId, discordId) => externalSignIn!.linkDiscord(trx, userId, discordId) },
-    browsers: { isKnown: sessions.isKnownBrowser },
+    browsers: { isKnown: sessions.isKnownBrowser, forgetOthers: (q, userId, keep) => sessions.forgetBrowsers(userId, q, keep) },
     sessionShowed: sessions.showedSecondFactor,
     currentPassword,
   });

@@ -153,6 +153,24 @@ describe('the admin area', () => {
     const unblocked = await fetch(`${server.url}/api/admin/users/${stolen.id}/unblock`, { method: 'POST', headers: { ...admin.auth, 'content-type': 'application/json' }, body: '{}' });
     expect(unblocked.status).toBe(200);
     expect((await fetch(`${server.url}/api/v1/balance?gamesserver_id=${await firstServerId(db)}`, { headers: key })).status).toBe(401);
+
+    // Blocked first, found stolen later: «Аккаунт угнан…» on the blocked account's card.
+    const late = await createUser(db, { name: 'Позже угнанный', email: 'stolen.later@example.com' });
+    const lateMinted = await fetch(`${server.url}/api/api_keys`, { method: 'POST', headers: { ...late.auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'вор' }) });
+    const lateKey = { authorization: `Bearer ${((await lateMinted.json()) as { key: string }).key}` };
+    await db.updateTable('users').set({ blocked_at: new Date() }).where('id', '=', late.id).execute();
+    const s = await openAs(server, browser, admin, `/admin/users/${late.id}`, { width: 390 });
+    await s.page.getByRole('button', { name: 'Аккаунт угнан…' }).click();
+    const dialog = s.page.getByTestId('block-dialog');
+    await dialog.getByLabel('Причина (для журнала)').fill('Владелец подтвердил угон');
+    await s.page.waitForTimeout(300);
+    await s.page.screenshot({ path: `${SCREENSHOTS}/admin-user-stolen-after-block-390-light.png` });
+    await dialog.getByRole('button', { name: 'Удалить' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await expect.poll(async () => (await fetch(`${server.url}/api/v1/balance?gamesserver_id=${await firstServerId(db)}`, { headers: lateKey })).status).toBe(401);
+    await db.updateTable('users').set({ blocked_at: null }).where('id', '=', late.id).execute();
+    expect((await fetch(`${server.url}/api/v1/balance?gamesserver_id=${await firstServerId(db)}`, { headers: lateKey })).status).toBe(401);
+    await s.context.close();
   });
 
   it("support turns off a player's lost second factor with the operator's own code (screenshots at 390 and 1280 px, light and dark)", async () => {

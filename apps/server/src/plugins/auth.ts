@@ -10,7 +10,7 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** ADMIN_REQUIRE_2FA: admin calls refuse an admin without TOTP on. */
     adminRequiresTwoFactor: boolean;
-    proveAdminSession: (caller: SessionCaller, header: string | string[] | undefined) => Promise<void>;
+    proveAdminSession: (caller: SessionCaller, header: string | string[] | undefined) => Promise<boolean>;
   }
   interface FastifyRequest {
     /** The signed-in caller behind the bearer, looked up lazily at most once per request. */
@@ -25,11 +25,11 @@ export function registerAuth(
   opts: {
     adminRequiresTwoFactor?: boolean;
     /** The two-factor module's check that an operator's session has shown the second factor (403 otherwise). */
-    proveAdminSession?: (caller: SessionCaller, header: string | string[] | undefined) => Promise<void>;
+    proveAdminSession?: (caller: SessionCaller, header: string | string[] | undefined) => Promise<boolean>;
   } = {},
 ) {
   app.decorate('adminRequiresTwoFactor', opts.adminRequiresTwoFactor ?? true);
-  app.decorate('proveAdminSession', opts.proveAdminSession ?? (async () => undefined));
+  app.decorate('proveAdminSession', opts.proveAdminSession ?? (async () => false));
   app.decorateRequest('caller', function (this: FastifyRequest) {
     const req = this as FastifyRequest & { _caller?: Promise<SessionCaller | null> };
     req._caller ??= sessions.callerOf(bearerHashOf(req), clientOf(req));
@@ -65,6 +65,12 @@ export async function requireSignedIn(request: FastifyRequest): Promise<SessionC
   return caller;
 }
 
+/** Requests whose X-Two-Factor-Code requireSignedInAdmin already used up (a code is good once). */
+const steppedUpNow = new WeakSet<FastifyRequest>();
+
+/** Whether this request's code was already taken by requireSignedInAdmin: it is then this request's step-up. */
+export const gaveCodeThisRequest = (request: FastifyRequest) => steppedUpNow.has(request);
+
 /**
  * A signed-in admin; 401 without a live access token, 403 for anyone else, 403 with
  * `two_factor_setup_required` to an admin without TOTP on, and 403 with `two_factor_required` to a
@@ -77,7 +83,9 @@ export async function requireSignedInAdmin(request: FastifyRequest): Promise<Ses
     throw new AppError('FORBIDDEN', { message: TWO_FACTOR_MESSAGES.setupRequired, body: { two_factor_setup_required: true } });
   }
   // A session that never showed the second factor (an operator's Telegram sign-in) is asked for it once.
-  if (request.server.adminRequiresTwoFactor) await request.server.proveAdminSession(caller, request.headers['x-two-factor-code']);
+  if (request.server.adminRequiresTwoFactor && (await request.server.proveAdminSession(caller, request.headers['x-two-factor-code']))) {
+    steppedUpNow.add(request);
+  }
   return caller;
 }
 

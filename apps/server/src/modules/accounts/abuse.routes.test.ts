@@ -3,6 +3,7 @@ import { BOT_TOKEN, BROWSER, nextIp, newEmail, PASSWORD, type AccountsWorld as W
 import { signInitData, signWidget } from '../../../test/fakes/telegram';
 import { DB_KINDS } from '../../../test/harness';
 import { hashToken } from '../../lib/tokens';
+import { totpCode } from '../two-factor/totp';
 
 /** PRODUCT.md section 8, tried as an attacker would; each test asserts the victim's outcome. */
 describe.each(DB_KINDS)('abuse of sign-in, reset and social sign-in on %s', (kind) => {
@@ -80,19 +81,21 @@ describe.each(DB_KINDS)('abuse of sign-in, reset and social sign-in on %s', (kin
     const thief = Array.from({ length: 8 }, (_, i) => ({ ip: nextIp(), browser: `thief-browser-key-${String(i).padStart(16, '0')}` }));
     for (const t of thief) expect((await post('/api/login', { email, password: PASSWORD }, t)).statusCode).toBe(200);
     expect(await knownOf()).toHaveLength(5);
-    // Each remembered browser has its own minute, but together they get 5 codes an hour for the address.
+    // Each remembered browser has its own minute, but together they get 5 codes an hour for the address;
+    // after those, a remembered browser waits for the address's minute like anyone else.
     const statuses: number[] = [];
     for (const t of thief.slice(3)) statuses.push((await post('/api/email_reset_password_code_date', { email }, t)).statusCode);
     await ageFlows(email);
     statuses.push((await post('/api/email_reset_password_code_date', { email }, thief[3]!)).statusCode);
-    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
-    for (let i = 0; i < 5; i++) await smtp.next(email, 2 + i);
+    statuses.push((await post('/api/email_reset_password_code_date', { email }, thief[4]!)).statusCode);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429]);
+    for (let i = 0; i < 6; i++) await smtp.next(email, 2 + i);
 
     // The owner resets the password (a minute later, as anyone may): afterwards only the owner's browser is remembered.
     await ageFlows(email);
     const start = await post('/api/email_reset_password_code_date', { email });
     expect(start.statusCode).toBe(200);
-    const mail = await smtp.next(email, 7);
+    const mail = await smtp.next(email, 8);
     const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: mail.code });
     const created = await post('/api/email_create_new_password', { password: 'owner is back 4', password_confirmation: 'owner is back 4' }, { token: check.json().new_password_token });
     expect(created.statusCode).toBe(200);
@@ -107,6 +110,32 @@ describe.each(DB_KINDS)('abuse of sign-in, reset and social sign-in on %s', (kin
     const changed = await post('/api/change_password', { password: 'owner is back 4', new_password: 'owner moves on 5', new_password_confirmation: 'owner moves on 5' }, { token: created.json().access_token });
     expect(changed.statusCode).toBe(200);
     expect(await knownOf()).toEqual([hashToken(BROWSER)]);
+  });
+
+  it("a TOTP player's browser is remembered only by a sign-in that gave the code: not by a Telegram one, nor from before TOTP was on", async () => {
+    const { email, user, access_token } = await registerByEmail();
+    const knownOf = async () =>
+      (await world.db.kysely.selectFrom('known_browsers').select('browser_hash').where('user_id', '=', user.id).execute()).map((r) => r.browser_hash).sort();
+    // Before TOTP: a password sign-in in another browser is remembered.
+    const before = { ip: nextIp(), browser: 'before-totp-browser-00000000001' };
+    expect((await post('/api/login', { email, password: PASSWORD }, before)).statusCode).toBe(200);
+    expect(await knownOf()).toEqual([hashToken(BROWSER), hashToken(before.browser)].sort());
+    // TOTP on (from the sign-up browser): only that browser stays remembered.
+    const { secret } = (await post('/api/2fa/setup', {}, { token: access_token })).json();
+    expect((await post('/api/2fa/enable', { code: totpCode(secret, new Date()), password: PASSWORD }, { token: access_token })).statusCode).toBe(200);
+    expect(await knownOf()).toEqual([hashToken(BROWSER)]);
+    // A Telegram sign-in is not asked for the code: its browser is not remembered.
+    await world.db.kysely.updateTable('users').set({ telegram_id: 5570001n }).where('id', '=', user.id).execute();
+    const viaTelegram = { ip: nextIp(), browser: 'telegram-signin-browser-0000001' };
+    const tg = await post('/api/telegram_auth', signWidget({ id: 5570001, first_name: 'Ян', auth_date: now() }, BOT_TOKEN), viaTelegram);
+    expect(tg.statusCode).toBe(200);
+    expect(await knownOf()).toEqual([hashToken(BROWSER)]);
+    // A password sign-in finished with the code is.
+    const withCode = { ip: nextIp(), browser: 'with-code-browser-000000000001' };
+    const login = await post('/api/login', { email, password: PASSWORD }, withCode);
+    await world.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', user.id).execute();
+    expect((await post('/api/2fa/verify', { two_factor_token: login.json().two_factor_token, code: totpCode(secret, new Date()) }, withCode)).statusCode).toBe(200);
+    expect(await knownOf()).toEqual([hashToken(BROWSER), hashToken(withCode.browser)].sort());
   });
 
   it('gives a browser without a key one with its first sign-in call, and remembers it for the user it signs in', async () => {

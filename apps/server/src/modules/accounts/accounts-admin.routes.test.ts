@@ -223,6 +223,18 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
       // Only a boolean.
       const bad = await call('POST', `/api/admin/users/${player.id}/block`, { reason: 'x', revoke_keys: 'yes' });
       expect(bad.statusCode).toBe(422);
+
+      // Blocked first, found stolen later: the same call on the blocked account removes them, without an unblock in between.
+      const late = await createUser(t.db.kysely);
+      const lateKey = { authorization: `Bearer ${(await call('POST', '/api/api_keys', { name: 'ключ' }, late.auth)).json().key}` };
+      expect((await call('POST', `/api/admin/users/${late.id}/block`, { reason: 'Проверка' })).statusCode).toBe(200);
+      const again = await call('POST', `/api/admin/users/${late.id}/block`, { reason: 'Оказалось, угнан', revoke_keys: true });
+      expect(again.statusCode).toBe(200);
+      expect(again.json().success.blocked_at).not.toBeNull();
+      const [entry] = await auditOf('user', late.id);
+      expect(entry).toMatchObject({ action: 'user.block', after: { api_keys_revoked: 1, reason: 'Оказалось, угнан' } });
+      expect((await call('POST', `/api/admin/users/${late.id}/unblock`, {})).statusCode).toBe(200);
+      expect((await call('GET', '/api/v1/balance?gamesserver_id=1', undefined, lateKey)).statusCode).toBe(401);
     });
 
     it('grants VIP until a future date and revokes it; a past date is refused', async () => {

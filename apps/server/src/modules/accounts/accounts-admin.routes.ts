@@ -10,7 +10,7 @@ import {
 } from '@adena/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../lib/app-error';
-import { requireSignedInAdmin } from '../../plugins/auth';
+import { gaveCodeThisRequest, requireSignedInAdmin } from '../../plugins/auth';
 import type { TwoFactorService } from '../two-factor/two-factor.service';
 import type { AccountsAdminService } from './accounts-admin.service';
 
@@ -58,7 +58,8 @@ export const accountsAdminRoutes =
         if (!caller.user.totp_secret) {
           throw new AppError('FORBIDDEN', { message: TWO_FACTOR_MESSAGES.setupRequired, body: { two_factor_setup_required: true } });
         }
-        await twoFactor.requireStepUp(caller, request.headers['x-two-factor-code']);
+        // (A session showing the code for the first time gave it to requireSignedInAdmin already: one code, one use.)
+        if (!gaveCodeThisRequest(request)) await twoFactor.requireStepUp(caller, request.headers['x-two-factor-code']);
         return { success: await service.turnOffTwoFactor(caller, request.params.id, request.body.reason) };
       },
     );

@@ -140,7 +140,9 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
     async block(caller: Caller, id: number, reason: string, revokeKeys = false) {
       if (id === caller.user.id) throw new AppError('CONFLICT', { message: 'Нельзя заблокировать самого себя' });
       let released: number[] = [];
-      const { user, changed } = await changeUser(caller, id, 'user.block', (u) => (u.blocked_at ? null : { blocked_at: now() }), {
+      // Already blocked: nothing to do, unless the operator now learned it was stolen (then the leftovers go).
+      const block = (u: User) => (u.blocked_at ? (revokeKeys ? {} : null) : { blocked_at: now() });
+      const { user, changed } = await changeUser(caller, id, 'user.block', block, {
         reason,
         endTokens: true,
         writeFirst: async (trx) => {

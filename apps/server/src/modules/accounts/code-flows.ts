@@ -63,10 +63,24 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
 
   return {
     /** The rules every code sent obeys, for a real address and an unknown one alike. */
+    /**
+     * The browser whose own minute the code goes under (`knownBrowser`, or null: the address's minute).
+     * Once the address's hourly allowance through remembered browsers is spent, a remembered browser
+     * waits for the address's minute like any other, rather than being refused.
+     */
     async limitSend(client: Client, purpose: AuthFlowPurpose, channel: AuthChannel, address: string, knownBrowser: string | null = null) {
-      await refuseWithinMinute(db, purpose, channel, address, knownBrowser);
-      if (knownBrowser) await limiter.count(`send:known:${purpose}:${channel}:${address}`, limits.knownBrowserResetsPerAddress);
+      let own = knownBrowser;
+      if (own) {
+        await refuseWithinMinute(db, purpose, channel, address, own);
+        const allowance = await limiter.take([[`send:known:${purpose}:${channel}:${address}`, limits.knownBrowserResetsPerAddress]]).catch((err: unknown) => {
+          if (err instanceof AppError && err.code === 'TOO_MANY_ATTEMPTS') return null;
+          throw err;
+        });
+        if (!allowance) own = null;
+      }
+      if (!own) await refuseWithinMinute(db, purpose, channel, address, null);
       await limiter.count(`send:ip:${addressKey(client.ip)}`, limits.flowsPerIp);
+      return own;
     },
 
     /** Opens a flow; `withCode` false means the flow exists only to answer like a real one. */

@@ -58,8 +58,8 @@ export function createResetService(deps: ResetDeps) {
       // From a browser the account signed in from, the minute counts that browser's own requests only:
       // a stranger asking for this address every minute does not keep the owner's reset at 429.
       // (Asked for unknown addresses too, as user 0: the answer takes the same time either way.)
-      const knownBrowser = client.browser && (await sessions.isKnownBrowser(user?.id ?? 0, client.browser)) ? client.browser : null;
-      await flows.limitSend(client, 'reset', channel, address, knownBrowser);
+      const remembered = client.browser && (await sessions.isKnownBrowser(user?.id ?? 0, client.browser)) ? client.browser : null;
+      const knownBrowser = await flows.limitSend(client, 'reset', channel, address, remembered);
       const { token, code, expiresAt } = await flows.openFlow({ purpose: 'reset', channel, address, withCode: Boolean(user), userId: user?.id ?? null, knownBrowser });
       // An unknown address enqueues a job too (sealed null, sending nothing): the answers take the same time.
       await delivery.deliver({ channel, message: code ? texts.resetCode(channel, address, code) : null, expiresAt });

@@ -11,7 +11,10 @@ export const ALREADY_REGISTERED = 'Аккаунт с этим адресом у�
 /** What every way in ends with: a new session and the user object (PRODUCT.md's auth answer). */
 export function createSignIn(deps: { sessions: Pick<SessionsService, 'issueAccessToken'>; now: () => Date }) {
   return async (q: Queryable, user: User, origin: SessionOrigin): Promise<AuthResponse> => {
-    const token = await deps.sessions.issueAccessToken(user.id, q, origin);
+    // A TOTP user's browser is remembered (its own reset minute and wrong-code allowance) only by a
+    // sign-in that showed the second factor: a Telegram one is not asked for it.
+    const remember = !user.totp_secret || origin.method === 'two_factor' || origin.method === 'passkey';
+    const token = await deps.sessions.issueAccessToken(user.id, q, remember ? origin : { ...origin, client: { ...origin.client, browser: null } });
     return { access_token: token, user: toUser(user, deps.now()) };
   };
 }

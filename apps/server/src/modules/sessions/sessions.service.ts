@@ -73,7 +73,7 @@ export function createSessionsService(deps: SessionsDeps) {
     showedSecondFactor: (userId: number, sessionId: number) => repo.showedSecondFactor(db, userId, sessionId),
 
     /** Forgets every browser the user signed in from (a recovery: a thief's sign-ins must not count as the owner's). */
-    forgetBrowsers: (userId: number, q: Queryable) => repo.forgetBrowsers(q, userId),
+    forgetBrowsers: (userId: number, q: Queryable, keep: string | null = null) => repo.forgetBrowsers(q, userId, keep),
 
     /** Whether the user has signed in from this browser (a reset from it has a minute of its own). */
     isKnownBrowser: (userId: number, browserHash: string) => repo.isKnownBrowser(db, userId, browserHash),

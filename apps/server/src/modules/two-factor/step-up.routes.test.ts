@@ -164,6 +164,15 @@ describe.each(DB_KINDS)('step-up and operators on %s', (kind) => {
     expect(await sessionsRepository.mayHearOperators(t.db.kysely, Number(row.id), true)).toBe(true);
     // A session signed in with the code was never asked.
     expect((await call('GET', '/api/admin/requests', admin.auth)).statusCode).toBe(200);
+
+    // A call that needs a step-up of its own, from a Telegram session's first admin call: the one code serves both.
+    const again = newToken();
+    await t.db.kysely.insertInto('tokens').values({ user_id: admin.id, kind: 'access', token_hash: hashToken(again), method: 'telegram_app' }).execute();
+    const owner = await createUser(t.db.kysely, { totp: true });
+    await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', admin.id).execute();
+    const off = await call('POST', `/api/admin/users/${owner.id}/two_factor_off`, { authorization: `Bearer ${again}`, 'x-two-factor-code': codeAt() }, { reason: 'Потерял телефон' });
+    expect(off.statusCode).toBe(200);
+    expect(off.json().success.two_factor).toBe(false);
   });
 
   it('an account without a password turns TOTP on only from a fresh sign-in: a session stolen earlier cannot', async () => {

@@ -38,7 +38,11 @@ export interface TwoFactorDeps {
   /** A Discord id that waited for the second factor (`signInAsking`'s `linkDiscordId`): linked in the good code's transaction. */
   links: { discord(trx: Trx, userId: number, discordId: string): Promise<void> };
   /** Whether the user signed in from this browser before (sessions module): its wrong codes have a bucket of their own. */
-  browsers: { isKnown(userId: number, browserHash: string): Promise<boolean> };
+  browsers: {
+    isKnown(userId: number, browserHash: string): Promise<boolean>;
+    /** Forgets the user's remembered browsers but `keep` (TOTP turned on: the others signed in without it). */
+    forgetOthers(q: Trx, userId: number, keep: string | null): Promise<void>;
+  };
   /** Whether a session has shown the second factor (sessions module). */
   sessionShowed: (userId: number, sessionId: number) => Promise<boolean>;
 }
@@ -139,6 +143,8 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
         await repo.replaceRecoveryCodes(trx, userId, codes.map((c) => recoveryHash(userId, c)));
         // The session just gave a good code: it has shown the second factor (an operator's area opens).
         if (caller.sessionId !== null) await repo.markSteppedUp(trx, userId, caller.sessionId, now());
+        // Browsers remembered before were signed in without the code: only this one stays.
+        await browsers.forgetOthers(trx, userId, caller.browser ?? null);
         return true;
       });
       if (!enabled) throw new AppError('CONFLICT', { message: T.alreadyOn });
@@ -244,11 +250,13 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
      * asked for the code (PRODUCT.md section 7), so an operator's Telegram session is asked here, once:
      * 403 `two_factor_required` until a call carries a good `X-Two-Factor-Code`, which marks the session.
      */
-    async proveAdminSession(caller: Caller, header: string | string[] | undefined) {
-      if (!caller.user.totp_secret || caller.sessionId === null) return;
-      if (await sessionShowed(caller.user.id, caller.sessionId)) return;
+    /** Whether it used up the header's code (then that code was this request's step-up too). */
+    async proveAdminSession(caller: Caller, header: string | string[] | undefined): Promise<boolean> {
+      if (!caller.user.totp_secret || caller.sessionId === null) return false;
+      if (await sessionShowed(caller.user.id, caller.sessionId)) return false;
       if (header === undefined) throw stepUpRefused(T.adminSession);
       await requireStepUp(caller, header);
+      return true;
     },
 
     /**

@@ -50,7 +50,15 @@ function AppSnackbar() {
   const snackbar = useUi((s) => s.snackbar);
   const close = useUi((s) => s.closeSnackbar);
   return (
-    <Snackbar open={snackbar.open} autoHideDuration={snackbar.timeout} onClose={close} anchorOrigin={{ vertical: 'bottom', horizontal: 'center' }}>
+    // Under any open dialog (MUI puts snackbars above modals): a notice arriving by realtime (a code
+    // activated, a request decided) must not cover a dialog's buttons, which on a phone sit where it shows.
+    <Snackbar
+      open={snackbar.open}
+      autoHideDuration={snackbar.timeout}
+      onClose={close}
+      anchorOrigin={{ vertical: 'bottom', horizontal: 'center' }}
+      sx={{ zIndex: (theme) => theme.zIndex.modal - 1 }}
+    >
       <Alert severity={snackbar.status} variant="filled" onClose={close} sx={{ width: '100%' }}>
         {snackbar.text}
       </Alert>

@@ -92,7 +92,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
   const { data, isPending, isError, error } = useAdminUser(id);
   const { unblock } = useUserActions(id);
   const alert = useUi((s) => s.alert);
-  const [dialog, setDialog] = useState<'block' | 'vip' | 'admin' | 'two-factor' | null>(null);
+  const [dialog, setDialog] = useState<'block' | 'stolen' | 'vip' | 'admin' | 'two-factor' | null>(null);
 
   if (isPending) return <Skeleton variant="rounded" height={320} />;
   if (isError) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить пользователя'}</Alert>;
@@ -126,7 +126,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
             </Typography>
           </Stack>
           <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap', alignItems: 'flex-start' }}>
-            <Button variant="outlined" onClick={() => setDialog('vip')}>
+            <Button variant="outlined" disabled={self} onClick={() => setDialog('vip')}>
               {user.vip ? 'VIP…' : 'Выдать VIP'}
             </Button>
             <Button variant="outlined" disabled={self} onClick={() => setDialog('admin')}>
@@ -138,13 +138,18 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
               </Button>
             )}
             {user.blocked_at ? (
-              <Button
-                variant="contained"
-                disabled={unblock.isPending}
-                onClick={() => unblock.mutate(undefined, { onError: (e) => alert(e.message) })}
-              >
-                Разблокировать
-              </Button>
+              <>
+                <Button variant="outlined" color="error" onClick={() => setDialog('stolen')}>
+                  Аккаунт угнан…
+                </Button>
+                <Button
+                  variant="contained"
+                  disabled={unblock.isPending}
+                  onClick={() => unblock.mutate(undefined, { onError: (e) => alert(e.message) })}
+                >
+                  Разблокировать
+                </Button>
+              </>
             ) : (
               <Button variant="contained" color="error" disabled={self} onClick={() => setDialog('block')}>
                 Заблокировать
@@ -282,6 +287,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
       </Section>
 
       <BlockDialog user={user} open={dialog === 'block'} onClose={() => setDialog(null)} />
+      <BlockDialog user={user} stolen open={dialog === 'stolen'} onClose={() => setDialog(null)} />
       {dialog === 'vip' && <VipDialog user={user} open onClose={() => setDialog(null)} />}
       <AdminRoleDialog user={user} open={dialog === 'admin'} onClose={() => setDialog(null)} />
       <TwoFactorOffDialog user={user} open={dialog === 'two-factor'} onClose={() => setDialog(null)} />

@@ -15,35 +15,49 @@ import { ReasonDialog } from '../../../components/reason-dialog';
 const userLabel = (u: AdminUser) => u.name || u.email || u.phone || `id ${u.id}`;
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
-export function BlockDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
+const STOLEN_LEFTOVERS = 'ключи продавца, ключи доступа (passkeys) и чат Telegram для уведомлений';
+
+/**
+ * Blocks a user; «Аккаунт угнан» also removes what a thief could have left behind, so an unblock does
+ * not bring it back. `stolen`: the user is blocked already and the operator has learned it was stolen.
+ */
+export function BlockDialog({ user, open, onClose, stolen: alreadyBlocked = false }: { user: AdminUser; open: boolean; onClose(): void; stolen?: boolean }) {
   const { block } = useUserActions(user.id);
   const showSnackbar = useUi((s) => s.showSnackbar);
-  // A stolen account: the thief's seller keys and passkeys must not come back with an unblock.
-  const [stolen, setStolen] = useState(false);
+  const [ticked, setTicked] = useState(false);
+  const stolen = alreadyBlocked || ticked;
   return (
     <ReasonDialog
       open={open}
       onClose={() => {
-        setStolen(false);
+        setTicked(false);
         onClose();
       }}
-      title={`Заблокировать ${userLabel(user)}?`}
+      title={alreadyBlocked ? `Аккаунт ${userLabel(user)} угнан?` : `Заблокировать ${userLabel(user)}?`}
       testId="block-dialog"
-      explanation="Все его сеансы завершатся сразу, открытые страницы выйдут из аккаунта, войти снова он не сможет. Балансы и заявки останутся как есть."
+      explanation={
+        alreadyBlocked
+          ? `Пользователь уже заблокирован. Удалятся ${STOLEN_LEFTOVERS}, чтобы после разблокировки ими не воспользовался вор.`
+          : 'Все его сеансы завершатся сразу, открытые страницы выйдут из аккаунта, войти снова он не сможет. Балансы и заявки останутся как есть.'
+      }
       label="Причина (для журнала)"
       extra={
-        <FormControlLabel
-          control={<Checkbox checked={stolen} onChange={(e) => setStolen(e.target.checked)} />}
-          label="Аккаунт угнан: удалить ключи продавца и ключи доступа (passkeys), чтобы они не вернулись после разблокировки"
-        />
+        alreadyBlocked ? undefined : (
+          <FormControlLabel
+            control={<Checkbox checked={ticked} onChange={(e) => setTicked(e.target.checked)} />}
+            label={`Аккаунт угнан: удалить ${STOLEN_LEFTOVERS}, чтобы они не вернулись после разблокировки`}
+          />
+        )
       }
-      confirmLabel="Заблокировать"
+      confirmLabel={alreadyBlocked ? 'Удалить' : 'Заблокировать'}
       danger
       pending={block.isPending}
       submit={(reason) =>
         block.mutateAsync({ reason, revokeKeys: stolen }).then(() => {
-          setStolen(false);
-          showSnackbar(stolen ? 'Пользователь заблокирован, его сеансы завершены, ключи удалены' : 'Пользователь заблокирован, его сеансы завершены');
+          setTicked(false);
+          showSnackbar(
+            alreadyBlocked ? 'Ключи угнанного аккаунта удалены' : stolen ? 'Пользователь заблокирован, его сеансы завершены, ключи удалены' : 'Пользователь заблокирован, его сеансы завершены',
+          );
         })
       }
     />

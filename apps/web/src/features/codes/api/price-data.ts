@@ -43,8 +43,12 @@ export function useRevealCodes(gameServerId: number) {
       if (first === null) return null;
       return withStepUp((twoFactorCode) => request(authenticated, { params: { id: gameServerId }, twoFactorCode: twoFactorCode ?? first.trim() }));
     },
-    onSuccess: (data) => {
-      if (data) qc.setQueryData(priceDataQueryOptions(gameServerId, true).queryKey, data);
+    onSuccess: async (data) => {
+      if (!data) return;
+      const { queryKey } = priceDataQueryOptions(gameServerId, true);
+      // A masked read already under way (a refetch on focus) must not land after this one.
+      await qc.cancelQueries({ queryKey });
+      qc.setQueryData(queryKey, data);
     },
   });
 }
