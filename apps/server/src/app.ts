@@ -289,7 +289,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(userVariantsRoutes({ userVariants, twoFactor: accountsServices.twoFactor }));
   await app.register(incidentsRoutes({ incidents }));
   await app.register(vipRoutes({ vip }));
-  await app.register(telegramSubscriptionsRoutes({ subscriptions }));
+  await app.register(telegramSubscriptionsRoutes({ subscriptions, twoFactor: accountsServices.twoFactor }));
   await app.register(telegramWebhookRoutes({ bot, subscriptions, publicUrl: config.PUBLIC_URL }));
   await app.register(realtimeRoutes({ realtimeTokens }));
   // The seller API (PRODUCT.md section 10): keys and webhook from the profile, /api/v1 with a key.

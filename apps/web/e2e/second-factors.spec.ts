@@ -193,6 +193,36 @@ describe('second factors in the browser', () => {
     }
   });
 
+  it("the Telegram notices link asks a TOTP player for the code; cancelled, the dialog offers to enter it (screenshots at 390 and 1280 px)", async () => {
+    const sid = await firstServerId(db());
+    const u = await createUser(db(), { totp: true, name: 'Игрок Уведомления' });
+    await createWallet(db(), u.id, sid, 'Notice');
+    for (const [width, colorScheme] of [
+      [390, 'light'],
+      [1280, 'dark'],
+    ] as const) {
+      const { context, page } = await openAs(u.token, '/?tab=codes', { width, colorScheme, gamesserverId: sid });
+      await page.getByRole('button', { name: 'Уведомления в Telegram' }).click();
+      const prompt = page.getByTestId('step-up-dialog');
+      await prompt.getByTestId('step-up-code').waitFor();
+      await prompt.getByRole('button', { name: 'Отмена' }).click();
+      const dialog = page.getByTestId('subscribe-telegram-dialog');
+      await dialog.getByRole('button', { name: 'Ввести код' }).waitFor();
+      expect(await db().selectFrom('telegram_link_tokens').select('user_id').where('user_id', '=', u.id).execute()).toEqual([]);
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: `${SCREENSHOTS}/two-factor-telegram-link-${width}-${colorScheme}.png` });
+      if (width === 1280) {
+        await dialog.getByRole('button', { name: 'Ввести код' }).click();
+        await db().updateTable('users').set({ totp_last_step: null }).where('id', '=', u.id).execute();
+        await prompt.getByTestId('step-up-code').fill(codeAt(TEST_TOTP_SECRET));
+        await prompt.getByRole('button', { name: 'Подтвердить' }).click();
+        await prompt.waitFor({ state: 'hidden' });
+        await dialog.getByRole('button', { name: 'Ввести код' }).waitFor({ state: 'detached' });
+      }
+      await context.close();
+    }
+  });
+
   it('registers a passkey with a virtual authenticator, then signs in with it alone', async () => {
     const u = await playerWithPassword({ name: 'Игрок Ключ' });
     const { context, page } = await openAs(u.token, '/profile');

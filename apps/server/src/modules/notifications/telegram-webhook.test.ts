@@ -1,8 +1,9 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { startFakeBotApi, waitFor } from '../../../test/fakes/telegram-bot-api';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { totpCode } from '../two-factor/totp';
 import { webhookSecretOf } from './telegram-bot';
 
 const KK = 1_000_000;
@@ -94,6 +95,23 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
     // /stop unlinks the chat.
     await webhook('/stop', 777001);
     expect((await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', u.id).executeTakeFirstOrThrow()).telegram_chat_id).toBeNull();
+  });
+
+  it("a TOTP player's link to the bot needs the code: a stolen session cannot tie the thief's chat to the owner's notices", async () => {
+    const u = await createUser(t.db.kysely, { totp: true });
+    const link = (headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: { ...u.auth, ...headers } });
+    for (const extra of [{}, { 'x-two-factor-code': '000000' }] as Record<string, string>[]) {
+      const refused = await link(extra);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json().two_factor_required).toBe(true);
+      expect(refused.body).not.toMatch(/start=/);
+    }
+    expect(await t.db.kysely.selectFrom('telegram_link_tokens').select('user_id').where('user_id', '=', u.id).execute()).toEqual([]);
+    // The owner's code gives the link, and this session asks no more for 10 minutes.
+    const given = await link({ 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) });
+    expect(given.statusCode).toBe(200);
+    expect(given.json().url).toMatch(/start=/);
+    expect((await link()).statusCode).toBe(200);
   });
 
   it('keeps the /start link usable when linking the chat fails, so Telegram\u2019s redelivery links it', async () => {

@@ -16,6 +16,7 @@ import { useAddLimitOtvetka } from '../api/add-limit-otvetka';
 import { useDelLimitOtvetka } from '../api/del-limit-otvetka';
 import { useTelegramLink } from '../api/telegram-link';
 import { aden } from './code-format';
+import { needsStepUp } from '../../../lib/step-up';
 
 function ThresholdForm({ server, telegramPrice }: { server: Gamesserver; telegramPrice: number | null }) {
   const [text, setText] = useState(telegramPrice ? String(telegramPrice) : '');
@@ -121,6 +122,16 @@ export function SubscribeTelegramDialog({ server, telegramPrice }: { server: Gam
             <Typography variant="body2" color="text.secondary">
               Откроется бот: нажмите в нём «Старт», затем вернитесь сюда.
             </Typography>
+          </Stack>
+        ) : link.error && needsStepUp(link.error) ? (
+          // With TOTP on, the link is given after the code from the authenticator (the prompt was cancelled).
+          <Stack direction="row" useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', gap: 1 }}>
+            <Alert severity="info" sx={{ flex: '1 1 16rem' }}>
+              Чтобы подключить Telegram, подтвердите действие кодом из приложения-аутентификатора.
+            </Alert>
+            <Button variant="outlined" onClick={() => void link.refetch()}>
+              Ввести код
+            </Button>
           </Stack>
         ) : (
           <Alert severity="info">Уведомления в Telegram сейчас недоступны.</Alert>
