@@ -90,6 +90,11 @@ export const shiftRepository = {
     return trx.selectFrom('balance_requests').select(['status', 'claimed_by', 'claimed_at']).where('id', '=', id).forUpdate().executeTakeFirst();
   },
 
+  /** The operator's row, share-locked for the claim's transaction (a block or demotion waits for it). */
+  lockOperator(trx: ShiftTrx, userId: number) {
+    return trx.selectFrom('users').select(['admin', 'blocked_at']).where('id', '=', userId).forShare().executeTakeFirst();
+  },
+
   /** The pending requests an operator holds, row-locked in id order, with when each claim was taken. */
   lockClaimsOf(trx: ShiftTrx, operatorId: number) {
     return trx

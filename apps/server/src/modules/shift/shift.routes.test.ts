@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
+import { waitFor } from '../../../test/fakes/wait-for';
 import { createTestApp, createTestDb, DB_KINDS, type TestApp } from '../../../test/harness';
 import { auditLedger } from '../ledger/ledger.service';
 import { totpCode } from '../two-factor/totp';
@@ -244,6 +246,45 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       expect((await release(other.id, anna)).statusCode).toBe(200);
     }
     expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it.runIf(kind === 'postgres')('a claim under way when its operator is blocked does not outlive the block', async () => {
+    const gone = await createUser(t.db.kysely, { admin: true, name: 'Уходящий' });
+    const { id } = await pending('output');
+    // The request's row is held, so the claim waits inside its transaction (past its sign-in check);
+    // the block runs meanwhile. It must either wait for the claim and release it, or leave the claim refused.
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let holding!: () => void;
+    const isHolding = new Promise<void>((r) => {
+      holding = r;
+    });
+    const holder = t.db.kysely.transaction().execute(async (trx) => {
+      await trx.selectFrom('balance_requests').select('id').where('id', '=', id).forUpdate().execute();
+      holding();
+      await held;
+    });
+    await isHolding;
+    const claimed = claim(id, gone);
+    const lockWaits = async () =>
+      Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`.execute(t.db.kysely)).rows[0]!.n);
+    await waitFor(async () => ((await lockWaits()) > 0 ? true : undefined), 'the claim to wait');
+    let blockDone = false;
+    const blocked = call('POST', `/api/admin/users/${gone.id}/block`, boris, { reason: 'уволен' }).then((r) => {
+      blockDone = true;
+      return r;
+    });
+    await waitFor(async () => (blockDone || (await lockWaits()) > 1 ? true : undefined), 'the block to finish or wait');
+    release();
+    await holder;
+    const [c, b] = await Promise.all([claimed, blocked]);
+    expect(b.statusCode).toBe(200);
+    expect([200, 401, 403]).toContain(c.statusCode);
+    // Whichever way it went, nobody holds the request: another operator decides it now.
+    expect((await row(id)).claimed_by).toBeNull();
+    expect((await call('POST', `/api/admin/requests/${id}/reject`, boris, { reason: 'нет персонажа' })).statusCode).toBe(200);
   });
 
   it('lets any operator decide an unclaimed request, as before', async () => {

@@ -127,6 +127,10 @@ export function createShiftService(d: ShiftDeps) {
     async claim(caller: Caller, id: number) {
       const at = d.now();
       const taken = await repo.transaction(d.db, async (trx) => {
+        // The operator's row first, as a block or demotion takes it before it releases their claims: a
+        // claim under way then either lands first (and is released) or finds its operator gone (403).
+        const operator = await repo.lockOperator(trx, caller.user.id);
+        if (!operator?.admin || operator.blocked_at) throw new AppError('FORBIDDEN');
         const held = await repo.lockClaim(trx, id);
         const row = await repo.claim(trx, id, caller.user.id, at, staleBefore(at));
         if (!row) return false;
