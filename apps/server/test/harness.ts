@@ -3,13 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { buildApp } from '../src/app';
 import { type Config, loadConfig } from '../src/config';
 import { createDb, type Db, type DbKind } from '../src/db/client';
 import { migrate } from '../src/db/migrate';
+import type { Database } from '../src/db/schema';
 import { seedDemoServers } from '../src/modules/system/seed';
 
 export const DB_KINDS: DbKind[] = ['pglite', 'postgres'];
@@ -96,4 +97,39 @@ export async function realtimeListening(db: Db, count: number) {
     if (Date.now() > deadline) throw new Error(`only ${rows[0]!.n} of ${count} realtime adapters listen`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Holds the locks `take` takes, in a transaction of its own, until `release()`: a race test pauses a
+ * call inside its transaction at the lock it needs next. Resolves once the locks are held.
+ */
+export async function holdLocks(db: Db['kysely'], take: (trx: Transaction<Database>) => Promise<unknown>) {
+  let release!: () => void;
+  const released = new Promise<void>((r) => {
+    release = r;
+  });
+  let held!: () => void;
+  const holding = new Promise<void>((r) => {
+    held = r;
+  });
+  const done = db.transaction().execute(async (trx) => {
+    await take(trx);
+    held();
+    await released;
+  });
+  await Promise.race([holding, done]);
+  return {
+    async release() {
+      release();
+      await done;
+    },
+  };
+}
+
+/** How many sessions on this PostgreSQL database wait for a lock (`query`: only those running a statement like it). */
+export async function lockWaits(db: Db['kysely'], query = '%') {
+  const { rows } = await sql<{ n: number }>`
+    SELECT count(*)::int AS n FROM pg_stat_activity
+     WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE ${query}`.execute(db);
+  return rows[0]!.n;
 }

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, newEmail, type AccountsWorld as World, useAccountsWorld } from '../../../test/accounts-app';
 import { createUser } from '../../../test/factories';
 import { waitFor } from '../../../test/fakes/wait-for';
-import { DB_KINDS } from '../../../test/harness';
+import { DB_KINDS, holdLocks, lockWaits } from '../../../test/harness';
 import { KEYS_LOCK_SPACE } from '../seller/api-keys.repository';
 
 describe.each(DB_KINDS)('password reset on %s', (kind) => {
@@ -87,38 +87,17 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       // the owner's reset runs meanwhile. It must either wait for the key and revoke it, or end the
       // session first so that the key is refused; without the user row held, the reset finished and
       // the key was written afterwards, live.
-      let release!: () => void;
-      const held = new Promise<void>((r) => {
-        release = r;
-      });
-      let holding!: () => void;
-      const isHolding = new Promise<void>((r) => {
-        holding = r;
-      });
-      const holder = world.db.kysely.transaction().execute(async (trx) => {
-        await sql`SELECT pg_advisory_xact_lock(${KEYS_LOCK_SPACE}::int, ${userId}::int)`.execute(trx);
-        holding();
-        await held;
-      });
-      await isHolding;
+      const hold = await holdLocks(world.db.kysely, (trx) => sql`SELECT pg_advisory_xact_lock(${KEYS_LOCK_SPACE}::int, ${userId}::int)`.execute(trx));
       const minted = world.t.app.inject({ method: 'POST', url: '/api/api_keys', headers: { authorization: `Bearer ${stolen}` }, payload: { name: 'вор' } });
-      await waitFor(async () => {
-        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`.execute(world.db.kysely);
-        return rows[0]!.n > 0 ? true : undefined;
-      }, 'the key to wait on the cap lock');
+      await waitFor(async () => ((await lockWaits(world.db.kysely)) > 0 ? true : undefined), 'the key to wait on the cap lock');
       let resetDone = false;
       const reset = post('/api/email_create_new_password', { password: 'owner back in', password_confirmation: 'owner back in' }, { token: npt }).then((r) => {
         resetDone = true;
         return r;
       });
       // The reset gets as far as it can: done, or waiting on the user's row.
-      await waitFor(async () => {
-        if (resetDone) return true;
-        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE 'update "users"%'`.execute(world.db.kysely);
-        return rows[0]!.n > 0 ? true : undefined;
-      }, 'the reset to finish or wait');
-      release();
-      await holder;
+      await waitFor(async () => (resetDone || (await lockWaits(world.db.kysely, 'update "users"%')) > 0 ? true : undefined), 'the reset to finish or wait');
+      await hold.release();
       const [key, done] = await Promise.all([minted, reset]);
       expect(done.statusCode).toBe(200);
       expect([200, 401]).toContain(key.statusCode);

@@ -1,10 +1,11 @@
-import type { AuthPriceData, RealtimeMessage } from '@adena/contract';
-import { io, type Socket } from 'socket.io-client';
+import type { AuthPriceData } from '@adena/contract';
+import type { Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { KK } from '../../../test/admin-outsiders';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { waitFor } from '../../../test/fakes/wait-for';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { subscribedSocket } from '../../../test/sockets';
 import { hashToken, newToken } from '../../lib/tokens';
 import { totpCode } from '../two-factor/totp';
 
@@ -37,6 +38,9 @@ describe.each(DB_KINDS)('open codes of a TOTP player on %s', (kind) => {
     await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', userId).execute();
     return totpCode(TEST_TOTP_SECRET, new Date());
   }
+  /** `/show_code/` of one code of 1кк, with a fresh code from the player's authenticator. */
+  const issueWithCode = async (u: { id: number; auth: Record<string, string> }, walletId: number) =>
+    t.app.inject({ method: 'POST', url: '/api/show_code/', headers: { ...u.auth, 'x-two-factor-code': await freshCode(u.id) }, payload: { gamesserver_id: serverId, wallet_id: walletId, nominal: KK } });
   const forgetStepUps = (userId: number) => t.db.kysely.updateTable('tokens').set({ stepped_up_at: null }).where('user_id', '=', userId).execute();
   const openSerts = async (userId: number) =>
     (await t.db.kysely.selectFrom('codes').select('sert').where('user_id', '=', userId).where('status', '=', 'active').orderBy('id').execute()).map((c) => c.sert);
@@ -47,13 +51,7 @@ describe.each(DB_KINDS)('open codes of a TOTP player on %s', (kind) => {
     const u = await createUser(t.db.kysely, { totp: true });
     const w = await createWallet(t.db.kysely, u.id, serverId);
     await fund(t.db.kysely, w, 100n * BigInt(KK));
-    const single = await t.app.inject({
-      method: 'POST',
-      url: '/api/show_code/',
-      headers: { ...u.auth, 'x-two-factor-code': await freshCode(u.id) },
-      payload: { gamesserver_id: serverId, wallet_id: w.id, nominal: KK },
-    });
-    expect(single.statusCode).toBe(200);
+    expect((await issueWithCode(u, w.id)).statusCode).toBe(200);
     const variant = await t.app.inject({
       method: 'POST',
       url: '/api/pricekods/',
@@ -113,25 +111,12 @@ describe.each(DB_KINDS)('open codes of a TOTP player on %s', (kind) => {
     const u = await createUser(t.db.kysely, { totp: true });
     const w = await createWallet(t.db.kysely, u.id, serverId);
     await fund(t.db.kysely, w, 10n * BigInt(KK));
-    const token = await t.app.inject({ method: 'POST', url: '/api/ably-token', headers: u.auth, payload: {} });
-    const { token: rt, channel } = token.json() as { token: string; channel: string };
+    const realtime = (await t.app.inject({ method: 'POST', url: '/api/ably-token', headers: u.auth, payload: {} })).json() as { token: string; channel: string };
     const port = (t.app.server.address() as { port: number }).port;
-    const socket = io(`http://127.0.0.1:${port}`, { path: '/socket.io/', auth: { token: rt }, reconnection: false, transports: ['websocket'] });
+    const { socket, messages: heard } = await subscribedSocket(`http://127.0.0.1:${port}`, realtime);
     opened.push(socket);
-    const heard: RealtimeMessage[] = [];
-    socket.on('message', (m: RealtimeMessage) => heard.push(m));
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
-    expect(await socket.timeout(5000).emitWithAck('subscribe', { channel })).toEqual({ ok: true });
 
-    const issued = await t.app.inject({
-      method: 'POST',
-      url: '/api/show_code/',
-      headers: { ...u.auth, 'x-two-factor-code': await freshCode(u.id) },
-      payload: { gamesserver_id: serverId, wallet_id: w.id, nominal: KK },
-    });
+    const issued = await issueWithCode(u, w.id);
     expect(issued.statusCode).toBe(200);
     const { sert, code_id } = issued.json() as { sert: string; code_id: number };
     expect(sert).toMatch(/^ADN-[0-9A-Z]{4}(-[0-9A-Z]{4}){3}$/);

@@ -1,8 +1,7 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { waitFor } from '../../../test/fakes/wait-for';
-import { createTestApp, createTestDb, DB_KINDS, type TestApp } from '../../../test/harness';
+import { createTestApp, createTestDb, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 import { auditLedger } from '../ledger/ledger.service';
 import { totpCode } from '../two-factor/totp';
 
@@ -253,32 +252,16 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     const { id } = await pending('output');
     // The request's row is held, so the claim waits inside its transaction (past its sign-in check);
     // the block runs meanwhile. It must either wait for the claim and release it, or leave the claim refused.
-    let release!: () => void;
-    const held = new Promise<void>((r) => {
-      release = r;
-    });
-    let holding!: () => void;
-    const isHolding = new Promise<void>((r) => {
-      holding = r;
-    });
-    const holder = t.db.kysely.transaction().execute(async (trx) => {
-      await trx.selectFrom('balance_requests').select('id').where('id', '=', id).forUpdate().execute();
-      holding();
-      await held;
-    });
-    await isHolding;
+    const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('balance_requests').select('id').where('id', '=', id).forUpdate().execute());
     const claimed = claim(id, gone);
-    const lockWaits = async () =>
-      Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`.execute(t.db.kysely)).rows[0]!.n);
-    await waitFor(async () => ((await lockWaits()) > 0 ? true : undefined), 'the claim to wait');
+    await waitFor(async () => ((await lockWaits(t.db.kysely)) > 0 ? true : undefined), 'the claim to wait');
     let blockDone = false;
     const blocked = call('POST', `/api/admin/users/${gone.id}/block`, boris, { reason: 'уволен' }).then((r) => {
       blockDone = true;
       return r;
     });
-    await waitFor(async () => (blockDone || (await lockWaits()) > 1 ? true : undefined), 'the block to finish or wait');
-    release();
-    await holder;
+    await waitFor(async () => (blockDone || (await lockWaits(t.db.kysely)) > 1 ? true : undefined), 'the block to finish or wait');
+    await hold.release();
     const [c, b] = await Promise.all([claimed, blocked]);
     expect(b.statusCode).toBe(200);
     expect([200, 401, 403]).toContain(c.statusCode);

@@ -1,11 +1,11 @@
-import type { RealtimeMessage } from '@adena/contract';
 import { parse } from 'csv-parse/sync';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { startFakeBotApi } from '../../../test/fakes/telegram-bot-api';
 import { waitFor } from '../../../test/fakes/wait-for';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { subscribedSocket } from '../../../test/sockets';
 import { auditLedger } from '../ledger/ledger.service';
 
 const KK = 1_000_000;
@@ -274,17 +274,9 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
       return `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
     }
     async function socketOf(who: Player) {
-      const { token, channel } = await ok('POST', '/api/ably-token', who, {});
-      const s = io(await listen(), { path: '/socket.io/', auth: { token }, reconnection: false, transports: ['websocket'] });
-      sockets.push(s);
-      await new Promise<void>((resolve, reject) => {
-        s.once('connect', () => resolve());
-        s.once('connect_error', reject);
-      });
-      expect(await s.timeout(5000).emitWithAck('subscribe', { channel })).toEqual({ ok: true });
-      const got: RealtimeMessage[] = [];
-      s.on('message', (m: RealtimeMessage) => got.push(m));
-      return got;
+      const { socket, messages } = await subscribedSocket(await listen(), await ok('POST', '/api/ably-token', who, {}));
+      sockets.push(socket);
+      return messages;
     }
 
     it('tells the player of a completion and a rejection, with a Telegram message to a linked player; nobody else hears', async () => {
