@@ -22,15 +22,35 @@ function pgBinDir(): string {
   return dir;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Linux hands out ports for outgoing connections from 32768–60999: ours stay below that range. */
+const FIRST_PORT = 20_000;
+const PORTS_PER_WORKER = 600;
+let nextPort = 0;
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
+}
+
+/**
+ * A loopback port for another process to listen on (a PostgreSQL cluster, the server started as
+ * `node dist/main.js`). A port from `listen(0)` would come from the range the kernel also gives
+ * outgoing connections, so one of the suite's own connections could take it between our check and
+ * the child's bind; these come from below that range, from a slice of its own for each test worker
+ * (VITEST_POOL_ID), walked in turn, so two workers never pick the same one.
+ */
+export async function freePort(): Promise<number> {
+  const worker = Number(process.env.VITEST_POOL_ID ?? process.env.VITEST_WORKER_ID ?? 0) % 20;
+  const first = FIRST_PORT + worker * PORTS_PER_WORKER;
+  if (nextPort === 0) nextPort = (process.pid * 7) % PORTS_PER_WORKER;
+  for (let tries = 0; tries < PORTS_PER_WORKER; tries++) {
+    const port = first + (nextPort++ % PORTS_PER_WORKER);
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free loopback port in ${first}–${first + PORTS_PER_WORKER - 1}`);
 }
 
 /**
