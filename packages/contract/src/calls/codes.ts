@@ -203,6 +203,13 @@ export const telegramLink = defineCall({
   response: z.object({ url: z.string().nullable(), linked: z.boolean() }),
 });
 
+/** Unlinks the user's notice chat (the sign-in through Telegram, if any, stays); the chat is told. */
+export const telegramUnlink = defineCall({
+  method: 'DELETE',
+  path: '/api/telegram_link',
+  response: z.object({ linked: z.literal(false) }),
+});
+
 export const vip = defineCall({
   method: 'POST',
   path: '/api/vip/',

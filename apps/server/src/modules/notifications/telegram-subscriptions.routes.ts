@@ -1,4 +1,4 @@
-import { addLimitOtvetka, delLimitOtvetka, telegramLink } from '@adena/contract';
+import { addLimitOtvetka, delLimitOtvetka, telegramLink, telegramUnlink } from '@adena/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { requireSignedIn } from '../../plugins/auth';
@@ -28,4 +28,7 @@ export const telegramSubscriptionsRoutes =
       await twoFactor.requireRecentStepUp(caller, request.headers['x-two-factor-code']);
       return subscriptions.link(caller);
     });
+    app.delete(telegramUnlink.path, { ...authFirst, schema: { response: { 200: telegramUnlink.response } } }, async (request) =>
+      subscriptions.unlink(await requireSignedIn(request)),
+    );
   };

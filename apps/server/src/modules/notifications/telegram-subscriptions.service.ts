@@ -50,6 +50,23 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
       return { url: bot.linkUrl(token), linked };
     },
 
+    /**
+     * The player unlinks the notice chat from the site. The chat is told (best effort, like the bot's
+     * replies): someone else in the player's session turning notices off should not go unnoticed.
+     */
+    async unlink(caller: Caller) {
+      const chatId = await db.transaction().execute(async (trx) => {
+        const chat = await repo.chatOf(trx, caller.user.id);
+        await repo.unlinkUser(trx, caller.user.id);
+        return chat;
+      });
+      if (chatId !== null && bot.enabled) {
+        const r = await bot.sendMessage(BigInt(chatId), 'Уведомления отключены на сайте. Подключить снова — «Уведомления в Telegram» в кошельке.');
+        if (!r.ok) log.warn({ error: r.error }, 'telegram unlink notice failed');
+      }
+      return { linked: false as const };
+    },
+
     /** A command from the bot's webhook: `/start <token>` links the chat, `/stop` unlinks it. */
     async handleCommand(command: BotCommand) {
       let reply: string;

@@ -114,6 +114,41 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
     expect((await link()).statusCode).toBe(200);
   });
 
+  it('unlinks the chat from the site: the chat is told, later notices stay unsent, another player\u2019s chat stays linked', async () => {
+    const link = async (u: Awaited<ReturnType<typeof createUser>>, chatId: number) => {
+      const token = /start=([\w-]+)$/.exec((await t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: u.auth })).json().url)![1]!;
+      expect((await webhook(`/start ${token}`, chatId)).statusCode).toBe(200);
+    };
+    const u = await createUser(t.db.kysely);
+    const other = await createUser(t.db.kysely);
+    await link(u, 777301);
+    await link(other, 777302);
+    const unlink = (who: { auth: Record<string, string> } | null) =>
+      t.app.inject({ method: 'DELETE', url: '/api/telegram_link', headers: who ? who.auth : {} });
+
+    expect((await unlink(null)).statusCode).toBe(401);
+    const res = await unlink(u);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ linked: false });
+    expect(bot.sent.filter((m) => m.chat_id === 777301).at(-1)).toMatchObject({ text: expect.stringContaining('Уведомления отключены на сайте') });
+    expect((await t.app.inject({ method: 'GET', url: '/api/user', headers: u.auth })).json().telegram_linked).toBe(false);
+    expect((await t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: u.auth })).json()).toMatchObject({ linked: false, url: expect.stringMatching(/start=/) });
+    // Only the caller's chat: the other player's stays, and a second unlink is harmless (no message to anyone).
+    const sentBefore = bot.sent.length;
+    expect((await unlink(u)).json()).toEqual({ linked: false });
+    expect(bot.sent.length).toBe(sentBefore);
+    expect((await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', other.id).executeTakeFirstOrThrow()).telegram_chat_id).toBe(777302n);
+
+    // A crossing after the unlink is recorded without a chat; nothing goes to the old one.
+    const w = await createWallet(t.db.kysely, u.id, serverId);
+    await fund(t.db.kysely, w, 10n * BigInt(KK));
+    await t.app.inject({ method: 'POST', url: '/api/add_limit_otvetka/', headers: u.auth, payload: { gamesserver_id: serverId, telegram_price: 5 * KK } });
+    expect((await t.app.inject({ method: 'POST', url: '/api/show_code/', headers: u.auth, payload: { gamesserver_id: serverId, nominal: 6 * KK, wallet_id: w.id } })).statusCode).toBe(200);
+    const notices = await t.db.kysely.selectFrom('telegram_notices').select(['status', 'chat_id']).where('user_id', '=', u.id).execute();
+    expect(notices).toEqual([{ status: 'no_chat', chat_id: null }]);
+    expect(bot.sent.filter((m) => m.chat_id === 777301 && m.text.includes('опустился ниже'))).toEqual([]);
+  });
+
   it('keeps the /start link usable when linking the chat fails, so Telegram\u2019s redelivery links it', async () => {
     const u = await createUser(t.db.kysely);
     const token = /start=([\w-]+)$/.exec((await t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: u.auth })).json().url)![1]!;

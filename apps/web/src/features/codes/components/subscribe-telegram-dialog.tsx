@@ -14,7 +14,7 @@ import { parseAmount } from '../../../utils/parse-amount';
 import { useUser } from '../../../lib/session';
 import { useAddLimitOtvetka } from '../api/add-limit-otvetka';
 import { useDelLimitOtvetka } from '../api/del-limit-otvetka';
-import { useTelegramLink } from '../api/telegram-link';
+import { useTelegramLink, useTelegramUnlink } from '../api/telegram-link';
 import { aden } from './code-format';
 import { needsStepUp } from '../../../lib/step-up';
 
@@ -84,6 +84,8 @@ export function SubscribeTelegramDialog({ server, telegramPrice }: { server: Gam
   const close = useUi((s) => s.closeDialog);
   const { user } = useUser();
   const link = useTelegramLink(open);
+  const unlink = useTelegramUnlink();
+  const snackbar = useUi((s) => s.showSnackbar);
   const linked = Boolean(link.data?.linked ?? user?.telegram_linked);
   return (
     <AppDialog
@@ -98,7 +100,23 @@ export function SubscribeTelegramDialog({ server, telegramPrice }: { server: Gam
         {link.isPending ? (
           <Skeleton variant="rounded" height={40} />
         ) : linked ? (
-          <Alert severity="success">Telegram подключён.</Alert>
+          <Stack direction="row" useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', gap: 1 }}>
+            <Alert severity="success" sx={{ flex: '1 1 16rem' }}>
+              Telegram подключён.
+            </Alert>
+            <Button
+              color="error"
+              disabled={unlink.isPending}
+              onClick={() =>
+                unlink.mutate(undefined, {
+                  onSuccess: () => snackbar('Telegram отключён: бот больше не напишет'),
+                  onError: () => snackbar('Не удалось отключить Telegram, попробуйте ещё раз'),
+                })
+              }
+            >
+              Отключить Telegram
+            </Button>
+          </Stack>
         ) : link.data?.url ? (
           <Stack spacing={1}>
             <Button
