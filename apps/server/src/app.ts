@@ -82,7 +82,7 @@ import { type ApiKeysService, createApiKeysService, DEFAULT_KEY_RATE } from './m
 import { v1Routes } from './modules/seller/v1.routes';
 import { registerWebhookDelivery, WEBHOOK_LANE, WEBHOOK_WORKERS } from './modules/webhooks/webhook-delivery';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes';
-import { createWebhooksService, WEBHOOK_TESTS } from './modules/webhooks/webhooks.service';
+import { createWebhooksService, removeWebhookOf, WEBHOOK_TESTS } from './modules/webhooks/webhooks.service';
 import { registerOpenApi } from './plugins/openapi';
 import { closePromptly } from './plugins/prompt-close';
 import { passkeysRoutes } from './modules/passkeys/passkeys.routes';
@@ -295,7 +295,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   // The seller API (PRODUCT.md section 10): keys and webhook from the profile, /api/v1 with a key.
   await app.register(apiKeysRoutes({ apiKeys, twoFactor: accountsServices.twoFactor }));
   await app.register(v1Routes({ apiKeys, codes, wallets }));
-  await app.register(webhooksRoutes({ webhooks }));
+  await app.register(webhooksRoutes({ webhooks, twoFactor: accountsServices.twoFactor }));
   await app.register(statementRoutes({ statement }));
   // Second factors (PRODUCT.md section 7).
   await app.register(twoFactorRoutes({ twoFactor: accountsServices.twoFactor }));
@@ -376,14 +376,15 @@ function composeAccounts(
   const passkeys = createPasskeysService({ db: db.kysely, issue: signIn, now });
   /**
    * What a thief's session may have left behind that outlives the sessions: seller API keys, passkeys,
-   * the Telegram chat linked for notices, and the browsers remembered as the owner's (a reset from one
-   * has its own minute).
+   * the Telegram chat linked for notices, the seller's webhook endpoint, and the browsers remembered as
+   * the owner's (a reset from one has its own minute).
    */
   const revokeLeftovers = async (userId: number, trx: Trx) => {
     const left = {
       api_keys_revoked: await apiKeys.revokeAllOf(userId, trx),
       passkeys_removed: await passkeys.removeAllOf(userId, trx),
       telegram_chat_unlinked: await unlinkTelegramChat(trx, userId),
+      webhook_removed: await removeWebhookOf(trx, userId),
     };
     await sessions.forgetBrowsers(userId, trx);
     return left;

@@ -175,6 +175,10 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
       expect((await call('GET', '/api/v1/balance?gamesserver_id=1', undefined, key)).statusCode).toBe(200);
       // …and linked their own Telegram chat for the balance and request notices.
       await t.db.kysely.updateTable('users').set({ telegram_chat_id: 777000111n }).where('id', '=', owner.id).execute();
+      // …and set the seller's webhook to their server (the code's step is spent: mark it unused for the second call).
+      await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', owner.id).execute();
+      const hook = await call('PUT', '/api/webhook', { url: 'https://93.184.216.34/thief', events: ['code.activated'] }, { ...owner.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) });
+      expect(hook.statusCode).toBe(200);
 
       await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', operator.id).execute();
       const done = await call('POST', `/api/admin/users/${owner.id}/two_factor_off`, { reason: 'В аккаунте чужой код, владелец проверен' }, {
@@ -188,7 +192,11 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
       expect(await t.db.kysely.selectFrom('api_keys').select('id').where('user_id', '=', owner.id).where('revoked_at', 'is', null).execute()).toEqual([]);
       expect(await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', owner.id).execute()).toEqual([]);
       const [entry] = await auditOf('user', owner.id);
-      expect(entry).toMatchObject({ action: 'user.two_factor_off', after: { two_factor: false, api_keys_revoked: 1, passkeys_removed: 1, telegram_chat_unlinked: true } });
+      expect(entry).toMatchObject({
+        action: 'user.two_factor_off',
+        after: { two_factor: false, api_keys_revoked: 1, passkeys_removed: 1, telegram_chat_unlinked: true, webhook_removed: true },
+      });
+      expect(await t.db.kysely.selectFrom('webhooks').select('user_id').where('user_id', '=', owner.id).execute()).toEqual([]);
       const chat = await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', owner.id).executeTakeFirstOrThrow();
       expect(chat.telegram_chat_id).toBeNull();
     });
@@ -202,21 +210,25 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
           .insertInto('passkeys')
           .values({ user_id: owner.id, credential_id: `block-${owner.id}`, public_key: new Uint8Array([1, 2, 3]), counter: 0, transports: [], name: 'телефон' })
           .execute();
+        expect((await call('PUT', '/api/webhook', { url: 'https://93.184.216.34/hook', events: ['code.activated'] }, owner.auth)).statusCode).toBe(200);
         const blocked = await call('POST', `/api/admin/users/${owner.id}/block`, { reason: revoke ? 'Аккаунт угнан' : 'Спор по заказу', ...(revoke ? { revoke_keys: true } : {}) });
         expect(blocked.statusCode).toBe(200);
         expect((await call('GET', '/api/v1/balance?gamesserver_id=1', undefined, key)).statusCode).toBe(401);
         expect((await call('POST', `/api/admin/users/${owner.id}/unblock`, {})).statusCode).toBe(200);
         const after = await call('GET', '/api/v1/balance?gamesserver_id=1', undefined, key);
         const passkeys = await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', owner.id).execute();
+        const hooks = await t.db.kysely.selectFrom('webhooks').select('url').where('user_id', '=', owner.id).execute();
         const [, blockEntry] = await auditOf('user', owner.id);
         expect(blockEntry.action).toBe('user.block');
         if (revoke) {
           expect(after.statusCode).toBe(401);
           expect(passkeys).toEqual([]);
-          expect(blockEntry.after).toMatchObject({ api_keys_revoked: 1, passkeys_removed: 1 });
+          expect(hooks).toEqual([]);
+          expect(blockEntry.after).toMatchObject({ api_keys_revoked: 1, passkeys_removed: 1, webhook_removed: true });
         } else {
           expect(after.statusCode).toBe(200);
           expect(passkeys).toHaveLength(1);
+          expect(hooks).toHaveLength(1);
           expect(blockEntry.after).not.toHaveProperty('api_keys_revoked');
         }
       }

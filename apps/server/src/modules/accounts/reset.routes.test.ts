@@ -44,10 +44,10 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       expect(twice.statusCode).toBe(401);
     });
 
-    it("a reset after account theft leaves the thief's API key and passkey dead; the owner's new session works", async () => {
+    it("a reset after account theft leaves the thief's API key, passkey, chat and webhook dead; the owner's new session works", async () => {
       const { email, access_token: stolen } = await registerByEmail();
       const auth = { authorization: `Bearer ${stolen}` };
-      const inject = (method: 'GET' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
+      const inject = (method: 'GET' | 'POST' | 'PUT', url: string, headers: Record<string, string>, payload?: object) =>
         world.t.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
       // The thief, holding the session, mints a seller key and adds a passkey of their own.
       const key = (await inject('POST', '/api/api_keys', auth, { name: 'чужой' })).json().key as string;
@@ -59,6 +59,14 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       expect((await inject('GET', '/api/v1/balance?gamesserver_id=1', { authorization: `Bearer ${key}` })).statusCode).not.toBe(401);
       // …and linked their own Telegram chat, which would go on hearing of the owner's balance and requests.
       await world.db.kysely.updateTable('users').set({ telegram_chat_id: 555000222n }).where('id', '=', userId).execute();
+      // …and pointed the seller's webhook at their own server: its secret would stay theirs after the owner's next PUT.
+      const hook = await inject('PUT', '/api/webhook', auth, { url: 'https://93.184.216.34/thief', events: ['code.activated', 'request.completed'] });
+      expect(hook.statusCode).toBe(200);
+      const waiting = await world.db.kysely
+        .insertInto('webhook_deliveries')
+        .values({ user_id: userId, type: 'code.activated', body: '{}', created_at: new Date(), next_attempt_at: new Date() })
+        .returning('id')
+        .executeTakeFirstOrThrow();
 
       // The owner resets the password from the mailbox.
       const start = await post('/api/email_reset_password_code_date', { email });
@@ -72,6 +80,12 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       expect((await inject('GET', '/api/api_keys', mine)).json()).toEqual([]);
       expect((await inject('GET', '/api/passkeys', mine)).json()).toEqual([]);
       expect((await inject('GET', '/api/telegram_link', mine)).json()).toMatchObject({ linked: false });
+      expect((await inject('GET', '/api/webhook', mine)).json()).toBeNull();
+      const left = await world.db.kysely.selectFrom('webhook_deliveries').select('status').where('id', '=', waiting.id).executeTakeFirstOrThrow();
+      expect(left.status).toBe('failed');
+      // The owner's own endpoint gets a secret of its own, not the thief's.
+      const own = await inject('PUT', '/api/webhook', mine, { url: 'https://93.184.216.34/owner', events: ['code.activated'] });
+      expect(own.json().secret).not.toBe(hook.json().secret);
       expect((await me(stolen)).statusCode).toBe(401);
     });
 

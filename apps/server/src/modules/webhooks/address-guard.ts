@@ -37,8 +37,12 @@ for (const [net, bits] of [
   ['2002::', 16],
   ['100::', 64],
   ['2001:db8::', 32],
+  // SIIT's IPv4-translated ::ffff:0:a.b.c.d reaches the IPv4 address where a translator runs.
+  ['::ffff:0:0:0', 96],
   ['fc00::', 7],
   ['fe80::', 10],
+  // Site-local (deprecated, still routed inside some networks).
+  ['fec0::', 10],
   ['ff00::', 8],
 ] as const) {
   blocked.addSubnet(net, bits, 'ipv6');

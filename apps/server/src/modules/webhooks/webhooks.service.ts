@@ -17,6 +17,14 @@ export interface WebhookOutbox {
 }
 export const noWebhooks: WebhookOutbox = { record: async () => {} };
 
+/**
+ * A recovery (password reset, support's TOTP rescue, a block of a stolen account), in its transaction:
+ * an endpoint a thief may have set keeps receiving the player's events (order numbers, decisions) and
+ * its secret signs events for the thief, so it goes, with the deliveries still waiting. The seller sets
+ * it again from the profile. Whether there was one.
+ */
+export const removeWebhookOf = (q: Trx, userId: number) => repo.remove(q, userId);
+
 /** `whsec_` + base64 of 32 random bytes (Standard Webhooks' form; the bytes are the HMAC key). */
 export const newWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 

@@ -2,12 +2,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { WebhookDelivery } from '@adena/contract';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { closeServer, listen, readBody } from '../../../test/fakes/http';
 import { startSmtp } from '../../../test/fakes/smtp';
 import { waitFor } from '../../../test/fakes/wait-for';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { createJobs, type JobQueue } from '../jobs/jobs.service';
+import { totpCode } from '../two-factor/totp';
 import { isPrivateAddress, refusedAtSetup, type Resolve } from './address-guard';
 import { registerWebhookDelivery, WEBHOOK_JOB, WEBHOOK_WORKERS } from './webhook-delivery';
 import { createWebhooksService, WEBHOOK_TESTS } from './webhooks.service';
@@ -382,10 +383,10 @@ describe('webhook addresses without WEBHOOK_ALLOW_PRIVATE (pglite)', () => {
     }
     // Addresses that carry an IPv4 one inside: 6to4 (2002::/16), IPv4-compatible (::/96), NAT64 (64:ff9b::/96, 64:ff9b:1::/48),
     // and IPv4-mapped in the hex form the URL parser writes ([::ffff:127.0.0.1] becomes [::ffff:7f00:1]).
-    for (const a of ['2002:7f00:1::', '2002:a9fe:a9fe::1', '::7f00:1', '::a00:1', '::127.0.0.1', '64:ff9b::7f00:1', '64:ff9b:1::a00:1', '::ffff:7f00:1']) {
+    for (const a of ['2002:7f00:1::', '2002:a9fe:a9fe::1', '::7f00:1', '::a00:1', '::127.0.0.1', '64:ff9b::7f00:1', '64:ff9b:1::a00:1', '::ffff:7f00:1', '::ffff:0:7f00:1', 'fec0::1']) {
       expect(isPrivateAddress(a), a).toBe(true);
     }
-    for (const a of ['http://[2002:7f00:1::]/hook', 'http://[::7f00:1]/hook', 'http://[::ffff:127.0.0.1]/hook', 'http://[64:ff9b::a9fe:a9fe]/']) {
+    for (const a of ['http://[2002:7f00:1::]/hook', 'http://[::7f00:1]/hook', 'http://[::ffff:127.0.0.1]/hook', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[::ffff:0:7f00:1]/', 'http://[fec0::1]/']) {
       expect(refusedAtSetup(new URL(a)), a).toBe(true);
     }
     for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isPrivateAddress(a), a).toBe(false);
@@ -542,3 +543,45 @@ describe.each(DB_KINDS)('one seller\u2019s silent receiver and another seller\u2
   });
 });
 
+
+describe.each(DB_KINDS)('a TOTP seller\u2019s webhook secret on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  });
+  afterAll(() => t.close());
+
+  it('setting the endpoint and rotating its secret ask for the code: a stolen session neither reads nor replaces the secret', async () => {
+    const seller = await createUser(t.db.kysely, { totp: true });
+    const call = (method: 'PUT' | 'POST', url: string, headers: Record<string, string> = {}, payload?: object) =>
+      t.app.inject({ method, url, headers: { ...seller.auth, ...headers }, ...(payload ? { payload } : {}) });
+    const code = async () => {
+      await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', seller.id).execute();
+      return { 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) };
+    };
+    const body = { url: 'http://127.0.0.1:9/hook', events: ['code.activated'] };
+    const set = await call('PUT', '/api/webhook', await code(), body);
+    expect(set.statusCode).toBe(200);
+    const secret = set.json().secret as string;
+    const stored = async () => (await t.db.kysely.selectFrom('webhooks').select('secret').where('user_id', '=', seller.id).executeTakeFirstOrThrow()).secret;
+
+    // The thief's session, without the code or with a wrong one: 403, no secret in the answer, nothing changed.
+    for (const headers of [{}, { 'x-two-factor-code': '000000' }] as Record<string, string>[]) {
+      const put = await call('PUT', '/api/webhook', headers, { url: 'http://127.0.0.1:9/thief', events: ['code.activated'] });
+      expect(put.statusCode).toBe(403);
+      expect(put.json().two_factor_required).toBe(true);
+      expect(put.body).not.toContain('whsec_');
+      const rotated = await call('POST', '/api/webhook/rotate', headers);
+      expect(rotated.statusCode).toBe(403);
+      expect(rotated.body).not.toContain('whsec_');
+    }
+    expect(await stored()).toBe(secret);
+    expect((await t.app.inject({ method: 'GET', url: '/api/webhook', headers: seller.auth })).json().url).toBe('http://127.0.0.1:9/hook');
+
+    // The owner, with the code, rotates.
+    const rotated = await call('POST', '/api/webhook/rotate', await code());
+    expect(rotated.statusCode).toBe(200);
+    expect(rotated.json().secret).not.toBe(secret);
+    expect(await stored()).toBe(rotated.json().secret);
+  });
+});

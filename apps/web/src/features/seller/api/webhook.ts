@@ -1,6 +1,7 @@
 import { deleteWebhook, getWebhook, type PutWebhookBody, putWebhook, rotateWebhookSecret, testWebhook, webhookDeliveries } from '@adena/contract';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { withStepUp } from '../../../lib/step-up';
 
 export const webhookQueryOptions = () => queryOptions({ queryKey: ['seller', 'webhook'], queryFn: () => request(getWebhook), staleTime: 0 });
 export const useWebhook = () => useQuery(webhookQueryOptions());
@@ -19,9 +20,10 @@ export function useWebhookActions() {
   const qc = useQueryClient();
   const refresh = () => qc.invalidateQueries({ queryKey: webhookQueryOptions().queryKey });
   return {
-    save: useMutation({ mutationFn: (body: PutWebhookBody) => request(putWebhook, { body }), onSuccess: refresh }),
+    // Both answer the signing secret: with TOTP on they ask for the code (the shared prompt).
+    save: useMutation({ mutationFn: (body: PutWebhookBody) => withStepUp((twoFactorCode) => request(putWebhook, { body, twoFactorCode })), onSuccess: refresh }),
     remove: useMutation({ mutationFn: () => request(deleteWebhook), onSuccess: refresh }),
-    rotate: useMutation({ mutationFn: () => request(rotateWebhookSecret) }),
+    rotate: useMutation({ mutationFn: () => withStepUp((twoFactorCode) => request(rotateWebhookSecret, { twoFactorCode })) }),
     test: useMutation({ mutationFn: () => request(testWebhook), onSuccess: refresh }),
   };
 }
