@@ -3,8 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createServer, connect, type Socket } from 'node:net';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { freePort } from '../test/pg-cluster';
+import { hasPostgresBinaries, freePort } from '../test/pg-cluster';
+import { pgAdminUrl } from '../test/harness';
+import { DEMO_SERVERS } from './modules/system/demo-servers';
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), 'main.ts');
 const ROOT = resolve(dirname(MAIN), '../../..');
@@ -59,4 +63,52 @@ describe('the server process', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 180_000);
+
+  it.runIf(hasPostgresBinaries())(
+    'two processes started before their PostgreSQL accepts connections wait for it, then both migrate and seed one empty database',
+    async () => {
+      const adminUrl = pgAdminUrl();
+      const name = `main_${process.pid}_${Date.now()}`;
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${name}`); // empty: no template, so both run every migration and the seed
+      const target = new URL(adminUrl);
+      // The database's address, closed until the relay opens it: as a compose start before PostgreSQL is up.
+      const relayPort = await freePort();
+      const sockets = new Set<Socket>();
+      const relay = createServer((client) => {
+        const up = connect(Number(target.port), target.hostname);
+        for (const s of [client, up]) {
+          sockets.add(s);
+          s.on('error', () => s.destroy());
+          s.on('close', () => sockets.delete(s));
+        }
+        client.pipe(up).pipe(client);
+      });
+      const ports = [await freePort(), await freePort()];
+      const env = (port: number) => ({ PORT: String(port), DATABASE_URL: `postgres://postgres@127.0.0.1:${relayPort}/${name}`, LOG_LEVEL: 'warn' });
+      const procs = ports.map((port) => start(env(port)));
+      try {
+        await expect.poll(() => procs.every((p) => p.output().includes('database unreachable')), { timeout: 60_000, interval: 200 }).toBe(true);
+        await new Promise<void>((r) => relay.listen(relayPort, '127.0.0.1', r));
+        for (const port of ports) {
+          await expect
+            .poll(() => fetch(`http://127.0.0.1:${port}/api/ready`).then((r) => r.status, () => 0), { timeout: 120_000, interval: 250 })
+            .toBe(200);
+        }
+        for (const p of procs) expect(p.child.exitCode).toBeNull();
+        const servers = (await (await fetch(`http://127.0.0.1:${ports[1]}/api/gamesservers`)).json()) as unknown[];
+        expect(servers).toHaveLength(DEMO_SERVERS.length);
+        for (const p of procs) p.child.kill('SIGTERM');
+        expect(await Promise.all(procs.map((p) => p.exited))).toEqual([0, 0]);
+      } finally {
+        for (const p of procs) p.child.kill('SIGKILL');
+        for (const s of sockets) s.destroy();
+        relay.close();
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.end();
+      }
+    },
+    240_000,
+  );
 });

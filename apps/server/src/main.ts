@@ -2,6 +2,7 @@ import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';
 import { createDb } from './db/client';
 import { migrate } from './db/migrate';
+import { untilReachable } from './db/unavailable';
 import { DataDirLocked, lockDataDir } from './lib/data-dir-lock';
 import { ensureAdmin, seedDemoServers } from './modules/system/seed';
 
@@ -28,9 +29,14 @@ async function main() {
     }
   }
   const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
-  await migrate(db.kysely);
-  if (config.DEMO_SERVERS) await seedDemoServers(db.kysely);
-  if (config.ADMIN_EMAIL && config.ADMIN_PASSWORD) await ensureAdmin(db.kysely, config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
+  await untilReachable(
+    async () => {
+      await migrate(db.kysely);
+      if (config.DEMO_SERVERS) await seedDemoServers(db.kysely);
+      if (config.ADMIN_EMAIL && config.ADMIN_PASSWORD) await ensureAdmin(db.kysely, config.ADMIN_EMAIL, config.ADMIN_PASSWORD);
+    },
+    (line) => console.error(line),
+  );
 
   const app = await buildApp(config, db);
   await app.listen({ port: config.PORT, host: config.HOST });

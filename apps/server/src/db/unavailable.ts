@@ -22,3 +22,23 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * A start's database steps (migrations, the seed, the first admin), tried again while the database
+ * cannot be reached: a compose start before PostgreSQL accepts connections, or a restart at that
+ * moment. Waits 1, 2, 4… up to 15 s between tries, without end (a supervisor would only restart the
+ * process to do the same). Any other failure stops the start.
+ */
+export async function untilReachable(step: () => Promise<void>, say: (line: string) => void, maxWaitMs = 15_000): Promise<void> {
+  for (let wait = 1_000; ; wait = Math.min(wait * 2, maxWaitMs)) {
+    try {
+      await step();
+      return;
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) throw err;
+      const code = (err as { code?: unknown }).code;
+      say(`database unreachable (${typeof code === 'string' ? code : (err as Error).message}); trying again in ${wait / 1000} s`);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}

@@ -1,6 +1,9 @@
 import { type Insertable, type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { Database, GamesserversTable, UsersTable } from '../../db/schema';
 
+/** The advisory lock the demo servers' seed takes (any number no other lock of the app uses). */
+const SEED_LOCK = 482_133_902;
+
 type Queryable = Kysely<Database> | Transaction<Database>;
 
 export type GameServerRow = Selectable<GamesserversTable>;
@@ -67,6 +70,9 @@ export function createSystemRepository(db: Kysely<Database>) {
     /** Inserts the servers only into a database that has none; answers how many it inserted. */
     insertServersIfNone(values: Insertable<GamesserversTable>[]) {
       return db.transaction().execute(async (trx) => {
+        // Two processes starting together on an empty database (compose starts its replicas at once):
+        // the second waits here and then sees the first one's servers, instead of failing on their names.
+        await sql`SELECT pg_advisory_xact_lock(${SEED_LOCK})`.execute(trx);
         const any = await trx.selectFrom('gamesservers').select('id').limit(1).executeTakeFirst();
         if (any) return 0;
         await trx.insertInto('gamesservers').values(values).execute();
