@@ -214,10 +214,10 @@ describe('sign-in links bound to the tab, and launch data only inside Telegram',
 
     const password = page.getByLabel('Пароль', { exact: true });
     await password.fill('qwerty12');
-    await expect.poll(() => page.getByTestId('password-strength').textContent()).toMatch(/^Надёжность пароля: (очень слабый|слабый)$/);
+    await expect.poll(() => page.getByTestId('password-strength').textContent()).toMatch(/^Пароль: (очень слабый|слабый)$/);
     expect(await zxcvbnLoaded()).toBe(true);
     await password.fill('Тёмный-лес-37-рубит-дрова!');
-    await expect.poll(() => page.getByTestId('password-strength').textContent()).toBe('Надёжность пароля: надёжный');
+    await expect.poll(() => page.getByTestId('password-strength').textContent()).toBe('Пароль: надёжный');
     await password.fill('');
     await expect.poll(() => page.getByTestId('password-strength').count()).toBe(0);
 

@@ -25,7 +25,19 @@ export function AdminAppBar() {
       component="nav"
       aria-label="Администрирование"
       data-view="admin-app-bar"
-      sx={{ display: 'flex', gap: 0.5, alignItems: 'center', px: 2, py: 0.5, overflowX: 'auto', bgcolor: 'action.hover', borderBottom: 1, borderColor: 'divider' }}
+      // On a phone the links wrap into a second row: a row that scrolls sideways hid half of them with no hint.
+      sx={{
+        display: 'flex',
+        flexWrap: { xs: 'wrap', sm: 'nowrap' },
+        gap: 0.5,
+        alignItems: 'center',
+        px: 2,
+        py: 0.5,
+        overflowX: { sm: 'auto' },
+        bgcolor: 'action.hover',
+        borderBottom: 1,
+        borderColor: 'divider',
+      }}
     >
       <AdminPanelSettingsOutlined fontSize="small" sx={{ color: 'text.secondary', mr: 0.5 }} aria-hidden />
       {ADMIN_LINKS.map((l) => (
@@ -36,9 +48,9 @@ export function AdminAppBar() {
           aria-current={(l.end ? path === l.to : path === l.to || path.startsWith(`${l.to}/`)) ? 'page' : undefined}
           size="small"
           color="inherit"
-          // No shrinking: Button's own min-width (64 px) would let a flex row squeeze a label under its
-          // neighbour on a phone; the row scrolls instead.
-          sx={{ whiteSpace: 'nowrap', flexShrink: 0, '&[aria-current="page"]': { color: 'primary.main', fontWeight: 700 } }}
+          // No shrinking (a flex row would squeeze a label under its neighbour), and no 64 px minimum width,
+          // which gave the short labels wider gaps than the rest.
+          sx={{ whiteSpace: 'nowrap', flexShrink: 0, minWidth: 0, px: 1, '&[aria-current="page"]': { color: 'primary.main', fontWeight: 700 } }}
         >
           {l.label}
         </Button>

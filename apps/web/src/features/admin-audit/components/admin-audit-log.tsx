@@ -19,6 +19,7 @@ import { useDeferredValue, useState } from 'react';
 import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { AUDIT_PAGE_SIZE, type AuditFilters, useAdminAuditLog } from '../api/audit-log';
+import { scrollsSideways } from '../../../components/scrolls-sideways';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 
@@ -127,7 +128,7 @@ export function AdminAuditLog() {
         <Typography color="text.secondary">Записей нет.</Typography>
       ) : (
         <>
-          <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+          <Paper variant="outlined" sx={scrollsSideways}>
             <Table size="small" aria-label="Журнал действий">
               <TableHead>
                 <TableRow>

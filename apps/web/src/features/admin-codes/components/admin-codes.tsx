@@ -22,6 +22,7 @@ import { formatAmount } from '../../../utils/format-amount';
 import { amountText, } from '../../../utils/plural';
 import { type CodeLookup, useAdminCancelCode, useAdminCode } from '../api/codes';
 import { ReasonDialog } from '../../../components/reason-dialog';
+import { scrollsSideways } from '../../../components/scrolls-sideways';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 const aden = (n: number) => amountText(n, 1, '\u00a0');
@@ -230,7 +231,7 @@ export function AdminCodes() {
             {data.ledger.length === 0 ? (
               <Typography color="text.secondary">Проводок нет.</Typography>
             ) : (
-              <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+              <Paper variant="outlined" sx={scrollsSideways}>
                 <Table size="small" aria-label="Проводки кода">
                   <TableHead>
                     <TableRow>

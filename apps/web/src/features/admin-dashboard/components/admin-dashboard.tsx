@@ -14,6 +14,7 @@ import type { ReactNode } from 'react';
 import { ApiError } from '../../../lib/api-client';
 import { formatAmount } from '../../../utils/format-amount';
 import { useAdminDashboard } from '../api/dashboard';
+import { scrollsSideways } from '../../../components/scrolls-sideways';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 
@@ -98,7 +99,7 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
       </Stack>
 
       <Stack direction={{ xs: 'column', lg: 'row' }} spacing={2} sx={{ alignItems: 'flex-start' }}>
-        <Paper variant="outlined" sx={{ flex: 2, width: '100%', overflowX: 'auto' }}>
+        <Paper variant="outlined" sx={[scrollsSideways, { flex: 2, width: '100%' }]}>
           <Table size="small" aria-label="Ожидающие заявки по серверам">
             <TableHead>
               <TableRow>

@@ -22,6 +22,7 @@ import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { INCIDENTS_PAGE_SIZE, type IncidentFilters, useAdminIncidents, useIncidentResolutions, useResolveIncident } from '../api/incidents';
 import { ReasonDialog } from '../../../components/reason-dialog';
+import { scrollsSideways } from '../../../components/scrolls-sideways';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 const CODE_STATUS = { active: 'активен', activated: 'активирован', cancelled: 'отменён' } as const;
@@ -107,7 +108,7 @@ export function AdminIncidents({ servers }: { servers: Gamesserver[] }) {
         <Typography color="text.secondary">Инцидентов нет.</Typography>
       ) : (
         <>
-          <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+          <Paper variant="outlined" sx={scrollsSideways}>
             <Table size="small" aria-label="Инциденты">
               <TableHead>
                 <TableRow>

@@ -19,6 +19,7 @@ import { ApiError } from '../../../lib/api-client';
 import { formatAmount } from '../../../utils/format-amount';
 import { amountText } from '../../../utils/plural';
 import { ENTRIES_PAGE_SIZE, useAdminAccountEntries } from '../api/ledger';
+import { scrollsSideways } from '../../../components/scrolls-sideways';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 const KIND = { wallet: 'Кошелёк игрока', cash: 'Касса', payout: 'Удержано на вывод', escrow: 'Коды (депонент)', fees: 'Комиссии' } as const;
@@ -66,7 +67,7 @@ export function AccountEntries({ id }: { id: number }) {
         <Typography color="text.secondary">Записей нет.</Typography>
       ) : (
         <>
-          <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+          <Paper variant="outlined" sx={scrollsSideways}>
             <Table size="small" aria-label="Записи счёта">
               <TableHead>
                 <TableRow>

@@ -17,6 +17,7 @@ import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { formatAmount } from '../../../utils/format-amount';
 import { useAdminLedgerAudit, useAdminLedgerTotals } from '../api/ledger';
+import { scrollsSideways } from '../../../components/scrolls-sideways';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 
@@ -114,7 +115,7 @@ export function AdminLedger() {
           <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить остатки'}</Alert>
         ) : (
           <>
-            <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+            <Paper variant="outlined" sx={scrollsSideways}>
               <Table size="small" aria-label="Остатки по серверам и валютам">
                 <TableHead>
                   <TableRow>

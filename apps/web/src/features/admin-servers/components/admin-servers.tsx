@@ -22,6 +22,7 @@ import { useUi } from '../../../lib/ui-store';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { useAdminGamesservers, useSaveGamesserver } from '../api/servers';
 import { ServerFormDialog } from './server-form-dialog';
+import { scrollsSideways } from '../../../components/scrolls-sideways';
 
 const pct = (bp: number) => `${(bp / 100).toLocaleString('ru-RU')}%`;
 const range = (l: { min: number; max: number }) => `${formatShort(l.min)}–${formatShort(l.max)}`;
@@ -47,7 +48,7 @@ export function AdminServers({ onChanged }: { onChanged?: () => void }) {
       ) : isError ? (
         <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить серверы'}</Alert>
       ) : (
-        <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+        <Paper variant="outlined" sx={scrollsSideways}>
           <Table size="small" aria-label="Игровые серверы">
             <TableHead>
               <TableRow>

@@ -19,6 +19,7 @@ import { useDeferredValue, useState } from 'react';
 import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { USERS_PAGE_SIZE, type UserSearch, useAdminUsers } from '../api/users';
+import { scrollsSideways } from '../../../components/scrolls-sideways';
 
 const date = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short' });
 
@@ -69,7 +70,7 @@ export function AdminUsers() {
           <Typography variant="body2" color="text.secondary">
             Найдено: {data.total}
           </Typography>
-          <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+          <Paper variant="outlined" sx={scrollsSideways}>
             <Table size="small" aria-label="Пользователи">
               <TableHead>
                 <TableRow>

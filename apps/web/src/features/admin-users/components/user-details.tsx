@@ -22,6 +22,7 @@ import { amountText, currencyWord } from '../../../utils/plural';
 import { useAdminUser, useUserActions } from '../api/users';
 import { UserChips } from './admin-users';
 import { AdminRoleDialog, BlockDialog, TwoFactorOffDialog, VipDialog } from './user-dialogs';
+import { scrollsSideways } from '../../../components/scrolls-sideways';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 const REQUEST_STATUS = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
@@ -44,7 +45,7 @@ export const signed = (n: number) => (n > 0 ? `+${formatAmount(n)}` : formatAmou
 
 function EntriesTable({ entries }: { entries: AdminLedgerEntry[] }) {
   return (
-    <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+    <Paper variant="outlined" sx={scrollsSideways}>
       <Table size="small" aria-label="Записи журнала">
         <TableHead>
           <TableRow>
@@ -163,7 +164,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
         {wallets.length === 0 ? (
           <Empty text="Кошельков нет." />
         ) : (
-          <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+          <Paper variant="outlined" sx={scrollsSideways}>
             <Table size="small" aria-label="Кошельки">
               <TableHead>
                 <TableRow>
@@ -207,7 +208,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
         {requests.length === 0 ? (
           <Empty text="Заявок нет." />
         ) : (
-          <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+          <Paper variant="outlined" sx={scrollsSideways}>
             <Table size="small" aria-label="Заявки">
               <TableHead>
                 <TableRow>
@@ -249,7 +250,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
         ) : codes.length === 0 ? (
           <Empty text="Кодов нет." />
         ) : (
-          <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+          <Paper variant="outlined" sx={scrollsSideways}>
             <Table size="small" aria-label="Коды">
               <TableHead>
                 <TableRow>

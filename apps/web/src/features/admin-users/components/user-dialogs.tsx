@@ -12,10 +12,13 @@ import { useUi } from '../../../lib/ui-store';
 import { useUserActions } from '../api/users';
 import { ReasonDialog } from '../../../components/reason-dialog';
 
-const userLabel = (u: AdminUser) => u.name || u.email || u.phone || `id ${u.id}`;
+const userLabel = (u: AdminUser) => {
+  const who = u.name || u.email || u.phone;
+  return who ? `«${who}»` : `id ${u.id}`;
+};
 const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 
-const STOLEN_LEFTOVERS = 'ключи продавца, ключи доступа (passkeys) и чат Telegram для уведомлений';
+const STOLEN_LEFTOVERS = 'ключи продавца, ключи доступа (passkeys), вебхук и чат Telegram для уведомлений';
 
 /**
  * Blocks a user; «Аккаунт угнан» also removes what a thief could have left behind, so an unblock does
@@ -73,7 +76,7 @@ export function TwoFactorOffDialog({ user, open, onClose }: { user: AdminUser; o
       onClose={onClose}
       title={`Отключить вход с кодом для ${userLabel(user)}?`}
       testId="two-factor-off-dialog"
-      explanation="Только когда вы убедились, что просит владелец (потерял телефон с приложением или нашёл в аккаунте чужой код). Резервные коды, ключи продавца и ключи доступа (passkeys) удалятся, все сеансы завершатся; войти можно будет паролем, вход с кодом владелец включит снова в профиле. Подтвердите своим кодом."
+      explanation="Только когда вы убедились, что просит владелец (потерял телефон с приложением или нашёл в аккаунте чужой код). Резервные коды, ключи продавца, ключи доступа (passkeys), вебхук и чат Telegram для уведомлений удалятся, все сеансы завершатся; войти можно будет паролем, вход с кодом владелец включит снова в профиле. Подтвердите своим кодом."
       label="Причина и как проверен владелец"
       confirmLabel="Отключить"
       danger

@@ -63,7 +63,7 @@ export function PasswordStrength({ password, userInputs }: { password: string; u
         ))}
       </Box>
       <Typography variant="caption" sx={{ color: `${level.color}.main` }}>
-        Надёжность пароля: {level.label}
+        Пароль: {level.label}
       </Typography>
     </Box>
   );

@@ -68,7 +68,7 @@ export function AllCodesList({ gameServerId }: { gameServerId: number }) {
   return (
     <Stack spacing={1.5}>
       <Button variant="text" onClick={() => setOpen((o) => !o)} sx={{ alignSelf: 'flex-start' }} aria-expanded={open} data-testid="all-codes-toggle">
-        {open ? 'Скрыть активированные и отменённые' : 'Все мои коды: активированные и отменённые'}
+        {open ? 'Свернуть список всех кодов' : 'Все мои коды, вместе с активированными и отменёнными'}
       </Button>
       {open && <AllCodes gameServerId={gameServerId} />}
     </Stack>

@@ -8,6 +8,7 @@ import type { ReactNode } from 'react';
 import { Link as RouterLink } from 'wouter';
 import { SELLER_IDEMPOTENCY_DAYS } from '@adena/contract/lite';
 import { CopyButton } from '../../../components/copy-button';
+import { scrollsSideways } from '../../../components/scrolls-sideways';
 
 const origin = () => (typeof window === 'undefined' ? 'https://adena.example' : window.location.origin);
 
@@ -57,7 +58,7 @@ function Code({ title, code }: { title: string; code: string }) {
         </Typography>
         <CopyButton text={code} label={`Скопировать: ${title}`} />
       </Stack>
-      <Box component="pre" sx={{ m: 0, px: 1.5, pb: 1.5, overflowX: 'auto', fontSize: 13, lineHeight: 1.5, fontFamily: 'monospace' }}>
+      <Box component="pre" sx={[scrollsSideways, { m: 0, px: 1.5, pb: 1.5, fontSize: 13, lineHeight: 1.5, fontFamily: 'monospace' }]}>
         <code>{code}</code>
       </Box>
     </Paper>

@@ -19,6 +19,7 @@ import { type FormEvent, useEffect, useState } from 'react';
 import { ApiError } from '../../../lib/api-client';
 import { useWebhook, useWebhookActions, useWebhookDeliveries } from '../api/webhook';
 import { dateTime, ShownOnce } from './shown-once';
+import { scrollsSideways } from '../../../components/scrolls-sideways';
 
 const EVENT_TEXT: Record<WebhookEvent, string> = {
   'code.activated': 'Код активирован',
@@ -118,7 +119,7 @@ export function WebhookSection() {
           </Typography>
           {deliveries.data?.length === 0 && <Alert severity="info">Пока ничего не отправлялось. Нажмите «Отправить тест».</Alert>}
           {deliveries.data && deliveries.data.length > 0 && (
-            <Paper variant="outlined" sx={{ overflowX: 'auto' }}>
+            <Paper variant="outlined" sx={scrollsSideways}>
               <Table size="small" aria-label="Журнал доставок">
                 <TableHead>
                   <TableRow>
