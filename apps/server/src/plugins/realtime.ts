@@ -136,7 +136,8 @@ export function createRealtime(
    * process dies first. The session's own change is PostgreSQL's `session_changed` NOTIFY, sent by
    * the commit itself; when it names a user with sockets here (or LISTEN comes back, when any may
    * have been missed), their sessions are read again a little later — the announcement, with its
-   * exact reason, normally comes first — and a socket whose session is gone is ended as revoked.
+   * exact reason, normally comes first — and a socket whose session is gone is ended as revoked; one
+   * on the operators' channel whose user may no longer hear it leaves the channel.
    */
   const RECHECK_AFTER_MS = 2_000;
   const recheckUsers = new Set<number>();
@@ -161,6 +162,14 @@ export function createRealtime(
       const live = new Set(await sessions.liveSessions(ids));
       const gone = ids.filter((id) => !live.has(id));
       if (gone.length > 0) endLocal({ rooms: gone.map(sessionRoom), reason: 'revoked' });
+      // A demotion, a block or TOTP turned off keeps the session but not the operators' channel; its
+      // announcement (leaveOperators) can be lost like an end's, so the channel is asked again here.
+      const operators = io.sockets.adapter.rooms.get(OPERATORS_CHANNEL);
+      for (const socket of sockets) {
+        const sessionId = socket.data.sessionId as number;
+        if (!socket.connected || !operators?.has(socket.id) || !live.has(sessionId)) continue;
+        if (!(await sessions.mayHearOperators(sessionId, app.adminRequiresTwoFactor !== false))) void socket.leave(OPERATORS_CHANNEL);
+      }
     } catch (err) {
       app.log.warn({ err }, 'realtime: could not check the sockets’ sessions');
     }

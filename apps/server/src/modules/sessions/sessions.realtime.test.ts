@@ -1,4 +1,4 @@
-import type { RealtimeMessage } from '@adena/contract';
+import { OPERATORS_CHANNEL, type RealtimeMessage } from '@adena/contract';
 import { sql } from 'kysely';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -184,6 +184,22 @@ describe('sockets follow their session, across two app processes on one PostgreS
     await expectEnded(mine, 'revoked', Date.now());
     expect(theirs.socket.connected).toBe(true);
     expect(theirs.messages.some((m) => m.name === 'session_ended')).toBe(false);
+  });
+
+  it("an operator demoted without the announcement (written straight in the database) still leaves the operators' channel on B", async () => {
+    const operator = await createUser(a.db.kysely, { admin: true });
+    const w = await openSocket(a, b, operator.token);
+    expect(await w.socket.timeout(5000).emitWithAck('subscribe', { channel: OPERATORS_CHANNEL })).toEqual({ ok: true });
+    const inRoom = () => b.app.deps.realtime.io.sockets.adapter.rooms.get(OPERATORS_CHANNEL)?.has(w.socket.id!) ?? false;
+    expect(inRoom()).toBe(true);
+    // No process announces it (as when B's adapter was reconnecting): PostgreSQL's session_changed does.
+    await a.db.kysely.updateTable('users').set({ admin: false }).where('id', '=', operator.id).execute();
+    await waitFor(() => (inRoom() ? undefined : true), "the socket to leave the operators' channel");
+    // The session itself goes on: the socket is open and hears its own channel.
+    expect(w.socket.connected).toBe(true);
+    await a.app.inject({ method: 'GET', url: '/api/testAbly', headers: operator.auth });
+    await waitFor(() => w.messages.find((m) => m.name === 'test'), 'the test message');
+    expect(w.messages.some((m) => m.name === 'session_ended')).toBe(false);
   });
 
   it('a realtime token serves one connection', async () => {
