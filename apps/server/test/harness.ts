@@ -12,6 +12,7 @@ import { createDb, type Db, type DbKind } from '../src/db/client';
 import { migrate } from '../src/db/migrate';
 import type { Database } from '../src/db/schema';
 import { seedDemoServers } from '../src/modules/system/seed';
+import { LISTEN_PROBE } from '../src/plugins/realtime';
 
 export const DB_KINDS: DbKind[] = ['pglite', 'postgres'];
 const TEMPLATE_DB = 'adena_template';
@@ -92,7 +93,8 @@ export async function realtimeListening(db: Db, count: number) {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const { rows } = await sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query = 'LISTEN "socket.io#/"'`.execute(db.kysely);
+      SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE datname = current_database() AND query IN ('LISTEN "socket.io#/"', ${LISTEN_PROBE})`.execute(db.kysely);
     if (rows[0]!.n >= count) return;
     if (Date.now() > deadline) throw new Error(`only ${rows[0]!.n} of ${count} realtime adapters listen`);
     await new Promise((r) => setTimeout(r, 20));

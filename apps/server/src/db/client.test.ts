@@ -1,4 +1,4 @@
-import { createServer as createNetServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { silentCut } from '../../test/fakes/silent-relay';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../../test/harness';
@@ -89,46 +89,6 @@ describe('session limits of the PostgreSQL pool', () => {
     expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(limited.kysely)).rows).toEqual([{ one: 1 }]);
   });
 });
-
-/**
- * A TCP relay to the test cluster that can go silent, as a network cut does: bytes stop in both
- * directions and no connection is closed, so neither side hears of it.
- */
-async function silentCut(target: URL) {
-  let silent = false;
-  const pairs = new Set<[Socket, Socket]>();
-  const server = createNetServer((inbound) => {
-    const outbound = connect(Number(target.port), target.hostname);
-    const pair: [Socket, Socket] = [inbound, outbound];
-    pairs.add(pair);
-    for (const [from, to] of [pair, [outbound, inbound] as const]) {
-      from.on('data', (d) => {
-        if (!silent) to.write(d);
-      });
-      from.on('error', () => {});
-      from.on('close', () => to.destroy());
-    }
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const url = new URL(target.href);
-  url.port = String((server.address() as AddressInfo).port);
-  return {
-    url: url.href,
-    /** From now on, nothing passes on the connections open at this moment; new ones work. */
-    cut() {
-      silent = true;
-      const open = [...pairs];
-      return () => {
-        silent = false;
-        for (const [a, b] of open) {
-          a.destroy();
-          b.destroy();
-        }
-      };
-    },
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
 
 describe('a connection whose server went silent mid-statement', () => {
   let db: TestDb;

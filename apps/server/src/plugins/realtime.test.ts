@@ -5,8 +5,10 @@ import pg from 'pg';
 import { Server } from 'socket.io';
 import { io as connectClient, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentCut } from '../../test/fakes/silent-relay';
+import { waitFor } from '../../test/fakes/wait-for';
 import { createTestDb, type TestDb } from '../../test/harness';
-import { oneListener, peerAwareAdapter } from './realtime';
+import { LISTEN_PROBE, oneListener, peerAwareAdapter } from './realtime';
 
 const BROADCAST = 3; // socket.io-adapter's MessageType.BROADCAST
 const HEARTBEAT_TIMEOUT = 10_000; // the adapter's default, as in the app
@@ -99,7 +101,7 @@ describe('the realtime adapter relays broadcasts only when a peer can hear them'
    */
   async function listenersUp(count: number) {
     for (;;) {
-      const { rows } = await spy.query(`SELECT 1 FROM pg_stat_activity WHERE query = 'LISTEN "socket.io#/"' AND pid <> pg_backend_pid()`);
+      const { rows } = await spy.query(`SELECT 1 FROM pg_stat_activity WHERE query IN ('LISTEN "socket.io#/"', $1) AND pid <> pg_backend_pid()`, [LISTEN_PROBE]);
       if (rows.length >= count) return;
       await new Promise((r) => setImmediate(r));
     }
@@ -186,6 +188,28 @@ describe('the LISTEN connection of the adapter', () => {
       expect(hooks.ended).toBe(1);
     } finally {
       await pool.end();
+    }
+  });
+  it('is found dead when its network goes silent without a word (no FIN, no RST), and the adapter is told to connect again', async () => {
+    const relay = await silentCut(new URL(db.url!));
+    const pool = testPool(relay.url);
+    const hooks = { connected: 0, ended: 0 };
+    const watched = oneListener(pool, { connected: () => hooks.connected++, ended: () => hooks.ended++ }, { probeEveryMs: 200, probeBoundMs: 500 });
+    let heal: (() => void) | undefined;
+    try {
+      const client = await watched.connect();
+      await client.query('LISTEN probe');
+      // Answered probes leave a healthy connection alone.
+      await new Promise((r) => setTimeout(r, 700));
+      expect(hooks).toEqual({ connected: 1, ended: 0 });
+      heal = relay.cut();
+      // Keep-alive alone would take minutes; the unanswered probe ends the client.
+      await waitFor(() => (hooks.ended === 1 ? true : undefined), 'the silent LISTEN connection to be ended', 10_000);
+      expect(pool.totalCount).toBe(0);
+    } finally {
+      heal?.();
+      await pool.end();
+      await relay.close();
     }
   });
 });

@@ -261,6 +261,14 @@ export interface PeerAware {
 type AdapterOptions = NonNullable<Parameters<typeof createAdapter>[1]>;
 /** socket.io-adapter's default: a peer silent for this long is forgotten. */
 const HEARTBEAT_TIMEOUT_MS = 10_000;
+/** How often the LISTEN connection is asked an empty query, and how long its answer may take. */
+const PROBE_EVERY_MS = 5_000;
+const PROBE_BOUND_MS = 3_000;
+/**
+ * The probe: only a comment, which PostgreSQL answers as an empty query, and which names the
+ * connection in `pg_stat_activity.query` as its LISTEN did (tests and operators look for either).
+ */
+export const LISTEN_PROBE = '/* realtime adapter: LISTEN connection alive? */';
 
 /**
  * The PostgreSQL adapter (@socket.io/postgres-adapter, pinned in package.json) NOTIFYs every
@@ -325,8 +333,50 @@ export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: Adapte
  * its own, the database restarting would crash the process. On `end` the adapter reconnects (about
  * 1–3 s later); the dead client is handed back to the pool as broken so that it frees its slot.
  */
-export function oneListener(pool: Pool, hooks: { connected(): void; ended(): void; errorHandler?: (err: Error) => void }): Pool {
+export function oneListener(
+  pool: Pool,
+  hooks: { connected(): void; ended(): void; errorHandler?: (err: Error) => void },
+  { probeEveryMs = PROBE_EVERY_MS, probeBoundMs = PROBE_BOUND_MS } = {},
+): Pool {
   let live: PgPoolClient | null = null;
+  /**
+   * A LISTEN connection only receives, so one cut without a word (a network partition, a failover
+   * behind an address that stays up) looks connected until TCP keep-alive gives up, about 11 minutes
+   * on Linux's defaults: events from other processes stop, and after the adapter's heartbeat timeout
+   * this process even stops relaying its own. An empty query every few seconds finds it: one left
+   * unanswered past the bound ends the client (node-postgres destroys the socket of a client with a
+   * query in flight), whose `end` makes the adapter connect again. A health check of this connection,
+   * not background work: nothing else is done here.
+   */
+  function probe(client: PgPoolClient) {
+    let inFlight = false;
+    const timer = setInterval(() => {
+      if (live !== client) {
+        clearInterval(timer);
+        return;
+      }
+      if (inFlight) return;
+      inFlight = true;
+      const bound = setTimeout(() => void client.end().catch(() => {}), probeBoundMs);
+      client
+        .query(LISTEN_PROBE)
+        .catch(() => {})
+        .finally(() => {
+          clearTimeout(bound);
+          inFlight = false;
+        });
+    }, probeEveryMs);
+    timer.unref();
+    // Released (the adapter's close hands it back to the pool, taking every `end` listener off it
+    // first): never probe, let alone end, a client the pool may give to someone else.
+    const release = client.release.bind(client);
+    client.release = (err?: Error | boolean) => {
+      clearInterval(timer);
+      // Handed back whole, it is no longer ours to replace; released broken, its `end` says so.
+      if (!err && live === client) live = null;
+      return release(err);
+    };
+  }
   return new Proxy(pool, {
     get(target, prop) {
       if (prop === 'connect') {
@@ -344,6 +394,7 @@ export function oneListener(pool: Pool, hooks: { connected(): void; ended(): voi
             }
           }
           hooks.connected();
+          probe(client);
           client.on('error', (err) => hooks.errorHandler?.(err));
           client.once('end', () => {
             if (live === client) {
