@@ -71,7 +71,7 @@ export function WebhookSection() {
       </Typography>
       <Typography color="text.secondary" variant="body2">
         Мы отправим POST на ваш адрес, когда случится выбранное событие, с подписью по стандарту Standard Webhooks. Если сервер не ответит 2xx — повторим
-        через 5 с, 10 с, 20 с… в течение трёх суток.
+        через 5 с, 10 с, 20 с… в течение трёх суток.
       </Typography>
       {secret && <ShownOnce label="Секрет вебхука" value={secret} onClose={() => setSecret(null)} />}
       {!isPending && (
