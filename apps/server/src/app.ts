@@ -53,7 +53,7 @@ import { createTelegramBot } from './modules/notifications/telegram-bot';
 import { createTelegramNotices } from './modules/notifications/telegram-notices.service';
 import { telegramSubscriptionsRoutes } from './modules/notifications/telegram-subscriptions.routes';
 import { createTelegramSubscriptions, unlinkTelegramChat } from './modules/notifications/telegram-subscriptions.service';
-import { telegramWebhookRoutes } from './modules/notifications/telegram-webhook.routes';
+import { registerTelegramWebhookSetup, telegramWebhookRoutes } from './modules/notifications/telegram-webhook.routes';
 import { userVariantsRoutes } from './modules/user-variants/user-variants.routes';
 import { createUserVariantsService } from './modules/user-variants/user-variants.service';
 import { vipRoutes } from './modules/vip/vip.routes';
@@ -290,7 +290,9 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(incidentsRoutes({ incidents }));
   await app.register(vipRoutes({ vip }));
   await app.register(telegramSubscriptionsRoutes({ subscriptions, twoFactor: accountsServices.twoFactor }));
-  await app.register(telegramWebhookRoutes({ bot, subscriptions, publicUrl: config.PUBLIC_URL }));
+  await app.register(telegramWebhookRoutes({ bot, subscriptions }));
+  const webhookSetup = registerTelegramWebhookSetup({ bot, jobs, db: kysely, publicUrl: config.PUBLIC_URL, log: app.log });
+  app.addHook('onReady', async () => void (await webhookSetup.enqueue()));
   await app.register(realtimeRoutes({ realtimeTokens }));
   // The seller API (PRODUCT.md section 10): keys and webhook from the profile, /api/v1 with a key.
   await app.register(apiKeysRoutes({ apiKeys, twoFactor: accountsServices.twoFactor }));

@@ -13,6 +13,9 @@ export async function startFakeBotApi() {
   const webhooks: Array<{ token: string; url: string; secret_token?: string }> = [];
   let failNext = false;
   let rateLimitNext: number | null = null;
+  let webhookDown = 0;
+  /** Every setWebhook call, answered or refused. */
+  const webhookCalls: number[] = [];
   /** Every sendMessage call, answered or refused, in order. */
   const attempts: Array<{ chat_id: number; status: number }> = [];
   const server: Server = createServer((req, res) => {
@@ -24,6 +27,14 @@ export async function startFakeBotApi() {
       res.setHeader('Content-Type', 'application/json');
       const hook = /^\/bot([^/]+)\/setWebhook$/.exec(req.url ?? '');
       if (hook && req.method === 'POST') {
+        if (webhookDown > 0) {
+          webhookDown -= 1;
+          webhookCalls.push(502);
+          res.statusCode = 502;
+          res.end(JSON.stringify({ ok: false, error_code: 502, description: 'Bad Gateway' }));
+          return;
+        }
+        webhookCalls.push(200);
         webhooks.push({ token: hook[1]!, ...(JSON.parse(raw) as { url: string; secret_token?: string }) });
         res.end(JSON.stringify({ ok: true, result: true, description: 'Webhook was set' }));
         return;
@@ -69,6 +80,11 @@ export async function startFakeBotApi() {
     /** The next sendMessage answers 429 with `parameters.retry_after` = seconds, as Telegram does. */
     rateLimitOnce: (seconds: number) => {
       rateLimitNext = seconds;
+    },
+    webhookCalls,
+    /** The next `times` setWebhook calls answer 502, as Telegram does while it is unreachable behind its proxy. */
+    webhookDownFor: (times: number) => {
+      webhookDown = times;
     },
     close: () => new Promise<void>((r) => server.close(() => r())),
   };

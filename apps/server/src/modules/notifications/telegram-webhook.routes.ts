@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { constantTimeEqual } from '../../lib/tokens';
+import { type Jobs, RetryAfter } from '../jobs/jobs.service';
 import type { TelegramBot } from './telegram-bot';
 import type { TelegramSubscriptions } from './telegram-subscriptions.service';
 import { TelegramUpdateSchema, toBotCommand } from './telegram-update.mapper';
@@ -12,22 +13,56 @@ export const TELEGRAM_WEBHOOK_PATH = '/api/telegram/webhook';
  * `secret_token`) in X-Telegram-Bot-Api-Secret-Token, and a call without it or with another is a
  * plain 404. Telegram gets 200 for anything else it sends, or it would retry the same update forever.
  */
+export const SET_WEBHOOK_JOB = 'telegram.set-webhook';
+/** Tries of the registration (the queue's backoff between them), then it waits for the next start. */
+const SET_WEBHOOK_ATTEMPTS = 30;
+
+/**
+ * The webhook is registered with Telegram at every start, so a moved PUBLIC_URL or a new token takes
+ * effect by itself, as a job of the queue: Telegram slow or unreachable at that moment (a deploy of a
+ * new token) is tried again with the queue's backoff, or its `retry_after`, instead of leaving
+ * `/start` links unheard until the next restart. Processes starting together share one job (its key).
+ * A refusal other than 429 or 5xx (a revoked token) is final and logged.
+ */
+export function registerTelegramWebhookSetup({
+  bot,
+  jobs,
+  db,
+  publicUrl,
+  log,
+}: {
+  bot: TelegramBot;
+  jobs: Pick<Jobs, 'register' | 'enqueue'>;
+  db: Parameters<Jobs['enqueue']>[0];
+  publicUrl: string | undefined;
+  log: { info(msg: string): void; warn(obj: unknown, msg?: string): void };
+}) {
+  if (!bot.enabled || !bot.webhookSecret || !publicUrl) return { enqueue: async () => {} };
+  const url = `${publicUrl.replace(/\/+$/, '')}${TELEGRAM_WEBHOOK_PATH}`;
+  jobs.register(SET_WEBHOOK_JOB, async () => {
+    const r = await bot.setWebhook(url);
+    if (r.ok) return void log.info('telegram webhook registered');
+    if (r.transient) {
+      if (r.retryAfterMs !== undefined) throw new RetryAfter(r.retryAfterMs, r.error);
+      throw new Error(r.error ?? 'telegram setWebhook failed');
+    }
+    log.warn({ error: r.error }, 'telegram setWebhook refused');
+  });
+  return {
+    /** At start (app.ts, when the server listens); a database away then only costs this start's registration, logged. */
+    enqueue: () =>
+      jobs
+        .enqueue(db, SET_WEBHOOK_JOB, {}, { key: `${SET_WEBHOOK_JOB}:${url}`, maxAttempts: SET_WEBHOOK_ATTEMPTS })
+        .then(() => undefined)
+        .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'telegram setWebhook not queued')),
+  };
+}
+
 export const telegramWebhookRoutes =
-  ({ bot, subscriptions, publicUrl }: { bot: TelegramBot; subscriptions: TelegramSubscriptions; publicUrl: string | undefined }): FastifyPluginAsyncZod =>
+  ({ bot, subscriptions }: { bot: TelegramBot; subscriptions: TelegramSubscriptions }): FastifyPluginAsyncZod =>
   async (app) => {
     const secret = bot.webhookSecret;
     if (!secret) return;
-    if (bot.enabled && publicUrl) {
-      // Registered at every start, so a moved PUBLIC_URL or a new token takes effect by itself.
-      // Not awaited: Telegram being slow or down must not hold the start.
-      app.addHook('onReady', async () => {
-        const url = `${publicUrl.replace(/\/+$/, '')}${TELEGRAM_WEBHOOK_PATH}`;
-        void bot.setWebhook(url).then((r) => {
-          if (r.ok) app.log.info('telegram webhook registered');
-          else app.log.warn({ error: r.error }, 'telegram setWebhook failed');
-        });
-      });
-    }
     app.post(TELEGRAM_WEBHOOK_PATH, { bodyLimit: 256 * 1024 }, async (request, reply) => {
       const header = request.headers['x-telegram-bot-api-secret-token'];
       if (typeof header !== 'string' || !constantTimeEqual(header, secret)) {

@@ -5,6 +5,7 @@ import { startFakeBotApi, waitFor } from '../../../test/fakes/telegram-bot-api';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { totpCode } from '../two-factor/totp';
 import { webhookSecretOf } from './telegram-bot';
+import { SET_WEBHOOK_JOB } from './telegram-webhook.routes';
 
 const KK = 1_000_000;
 const BOT_TOKEN = '123456:TEST-token_for-local-bot';
@@ -202,5 +203,30 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
       payload: { update_id: 2 },
     });
     expect(wrongHeader.statusCode).toBe(404);
+  });
+});
+
+describe.each(DB_KINDS)('the webhook registration when Telegram is unreachable at start, on %s', (kind) => {
+  it('is tried again by the job queue until Telegram answers, once for the start', async () => {
+    const bot = await startFakeBotApi();
+    bot.webhookDownFor(2);
+    const t = await createTestApp(kind, {
+      env: { TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_BOT_USERNAME: 'adena_test_bot', TELEGRAM_API_URL: bot.url, PUBLIC_URL: 'https://wallet.example/' },
+    });
+    try {
+      await t.app.deps.jobs.start();
+      const hook = await waitFor(() => bot.webhooks[0], 'setWebhook after two refusals');
+      expect(hook).toMatchObject({ url: 'https://wallet.example/api/telegram/webhook', secret_token: webhookSecretOf(BOT_TOKEN) });
+      expect(bot.webhookCalls).toEqual([502, 502, 200]);
+      // Registered: nothing is left to try again.
+      await waitFor(async () => {
+        const left = await t.db.kysely.selectFrom('jobs').select('id').where('kind', '=', SET_WEBHOOK_JOB).execute();
+        return left.length === 0 ? true : undefined;
+      }, 'the registration job to finish');
+      expect(bot.webhookCalls).toEqual([502, 502, 200]);
+    } finally {
+      await t.close();
+      await bot.close();
+    }
   });
 });
