@@ -18,11 +18,11 @@ import { type ReactNode, useState } from 'react';
 import { Link as RouterLink, useSearchParams } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
-import { formatAmount } from '../../../utils/format-amount';
 import { amountText, } from '../../../utils/plural';
 import { type CodeLookup, useAdminCancelCode, useAdminCode } from '../api/codes';
 import { ReasonDialog } from '../../../components/reason-dialog';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
+import { accountKeyLabel, signedAmount, transactionKindLabel } from '../../../utils/ledger-labels';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 const aden = (n: number) => amountText(n, 1, '\u00a0');
@@ -246,16 +246,15 @@ export function AdminCodes() {
                       <TableRow key={e.id}>
                         <TableCell sx={{ whiteSpace: 'nowrap' }}>{dateTime.format(new Date(e.created_at))}</TableCell>
                         <TableCell>
-                          №{e.transaction_id} · {e.transaction_kind}
+                          №{e.transaction_id} · {transactionKindLabel(e.transaction_kind)}
                         </TableCell>
                         <TableCell>
                           <Link component={RouterLink} to={`/admin/ledger/accounts/${e.account_id}`}>
-                            {e.account_key}
+                            {accountKeyLabel(e.account_key)}
                           </Link>
                         </TableCell>
                         <TableCell align="right" sx={{ color: e.amount < 0 ? 'error.main' : 'success.main', whiteSpace: 'nowrap' }}>
-                          {e.amount > 0 ? '+' : ''}
-                          {formatAmount(e.amount)}
+                          {signedAmount(e.amount)}
                         </TableCell>
                       </TableRow>
                     ))}

@@ -20,10 +20,9 @@ import { formatAmount } from '../../../utils/format-amount';
 import { amountText } from '../../../utils/plural';
 import { ENTRIES_PAGE_SIZE, useAdminAccountEntries } from '../api/ledger';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
+import { ACCOUNT_KINDS, refTypeLabel, signedAmount, transactionKindLabel } from '../../../utils/ledger-labels';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
-const KIND = { wallet: 'Кошелёк игрока', cash: 'Касса', payout: 'Удержано на вывод', escrow: 'Коды (депонент)', fees: 'Комиссии' } as const;
-const signed = (n: number) => (n > 0 ? `+${formatAmount(n)}` : formatAmount(n));
 
 /** Any ledger account's entries, newest first, paged. */
 export function AccountEntries({ id }: { id: number }) {
@@ -40,7 +39,7 @@ export function AccountEntries({ id }: { id: number }) {
           К учёту
         </Button>
         <Typography variant="h1">
-          {KIND[a.kind]} · {a.gamesserver}
+          {ACCOUNT_KINDS[a.kind]} · {a.gamesserver}
         </Typography>
         <Typography color="text.secondary">
           Счёт {a.key} · {CURRENCIES[a.currency_type].title}
@@ -85,10 +84,10 @@ export function AccountEntries({ id }: { id: number }) {
                     <TableCell>{e.id}</TableCell>
                     <TableCell sx={{ whiteSpace: 'nowrap' }}>{dateTime.format(new Date(e.created_at))}</TableCell>
                     <TableCell>
-                      №{e.transaction_id} · {e.transaction_kind}
+                      №{e.transaction_id} · {transactionKindLabel(e.transaction_kind)}
                     </TableCell>
                     <TableCell>
-                      {e.ref_type ? `${e.ref_type} №${e.ref_id}` : '—'}
+                      {e.ref_type ? `${refTypeLabel(e.ref_type)} №${e.ref_id}` : '—'}
                       {e.actor_user_id !== null && (
                         <Typography component="span" variant="body2" color="text.secondary">
                           {' '}
@@ -97,7 +96,7 @@ export function AccountEntries({ id }: { id: number }) {
                       )}
                     </TableCell>
                     <TableCell align="right" sx={{ color: e.amount < 0 ? 'error.main' : 'success.main', whiteSpace: 'nowrap' }}>
-                      {signed(e.amount)}
+                      {signedAmount(e.amount)}
                     </TableCell>
                     <TableCell align="right">{e.balance_after === null ? '—' : formatAmount(e.balance_after)}</TableCell>
                   </TableRow>

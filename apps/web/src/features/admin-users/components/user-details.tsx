@@ -23,6 +23,7 @@ import { useAdminUser, useUserActions } from '../api/users';
 import { UserChips } from './admin-users';
 import { AdminRoleDialog, BlockDialog, TwoFactorOffDialog, VipDialog } from './user-dialogs';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
+import { accountKeyLabel, refTypeLabel, signedAmount, transactionKindLabel } from '../../../utils/ledger-labels';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 const REQUEST_STATUS = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
@@ -41,7 +42,6 @@ function Empty({ text }: { text: string }) {
   return <Typography color="text.secondary">{text}</Typography>;
 }
 
-export const signed = (n: number) => (n > 0 ? `+${formatAmount(n)}` : formatAmount(n));
 
 function EntriesTable({ entries }: { entries: AdminLedgerEntry[] }) {
   return (
@@ -61,21 +61,21 @@ function EntriesTable({ entries }: { entries: AdminLedgerEntry[] }) {
             <TableRow key={e.id}>
               <TableCell sx={{ whiteSpace: 'nowrap' }}>{dateTime.format(new Date(e.created_at))}</TableCell>
               <TableCell>
-                {e.transaction_kind}
+                {transactionKindLabel(e.transaction_kind)}
                 {e.ref_type && (
                   <Typography component="span" variant="body2" color="text.secondary">
                     {' '}
-                    · {e.ref_type} №{e.ref_id}
+                    · {refTypeLabel(e.ref_type)} №{e.ref_id}
                   </Typography>
                 )}
               </TableCell>
               <TableCell>
                 <Link component={RouterLink} to={`/admin/ledger/accounts/${e.account_id}`}>
-                  {e.account_key}
+                  {accountKeyLabel(e.account_key)}
                 </Link>
               </TableCell>
               <TableCell align="right" sx={{ color: e.amount < 0 ? 'error.main' : 'success.main', whiteSpace: 'nowrap' }}>
-                {signed(e.amount)} {currencyWord(e.amount, e.currency_type)}
+                {signedAmount(e.amount)} {currencyWord(e.amount, e.currency_type)}
               </TableCell>
               <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
                 {e.balance_after === null ? '—' : formatAmount(e.balance_after)}

@@ -1,0 +1,42 @@
+import { formatAmount } from './format-amount';
+
+/** The ledger's transaction kinds in operators' words; an unknown kind shows as it is. */
+const TRANSACTION_KINDS: Record<string, string> = {
+  deposit: 'Пополнение',
+  withdrawal_hold: 'Вывод: удержание',
+  withdrawal_payout: 'Вывод: выплачено',
+  withdrawal_cancel: 'Вывод отменён игроком',
+  withdrawal_reject: 'Вывод отклонён',
+  code_issue: 'Выпуск кода',
+  code_cancel: 'Код отменён',
+  code_cancel_admin: 'Код отменён оператором',
+  code_activation: 'Активация кода',
+  pricekod_create: 'Набор своего номинала',
+  pricekod_edit_issue: 'Набор изменён: выпуск',
+  pricekod_edit_refund: 'Набор изменён: возврат',
+  pricekod_delete: 'Набор удалён',
+  vip_purchase: 'Покупка VIP',
+  test_funding: 'Тестовое пополнение',
+};
+export const transactionKindLabel = (kind: string) => TRANSACTION_KINDS[kind] ?? kind;
+
+const REF_TYPES: Record<string, string> = { balance_request: 'заявка', code: 'код', pricekod: 'набор', user: 'пользователь' };
+export const refTypeLabel = (type: string) => REF_TYPES[type] ?? type;
+
+export const ACCOUNT_KINDS = { wallet: 'Кошелёк игрока', cash: 'Касса', payout: 'Удержано на вывод', escrow: 'Коды (депонент)', fees: 'Комиссии' } as const;
+
+/**
+ * A ledger account's key in words: `wallet:13:1` → «Кошелёк игрока 13 · адена», `cash:1:2` → «Касса,
+ * сервер 1 · монеты». The wallet's number is its id; the others' is the game server's.
+ */
+export function accountKeyLabel(key: string): string {
+  const [kind, id, currency] = key.split(':');
+  const name = ACCOUNT_KINDS[kind as keyof typeof ACCOUNT_KINDS];
+  if (!name || !id) return key;
+  const what = currency === '1' ? 'адена' : currency === '2' ? 'монеты' : null;
+  const where = kind === 'wallet' ? `${name} ${id}` : `${name}, сервер ${id}`;
+  return what ? `${where} · ${what}` : where;
+}
+
+/** A ledger amount with its sign: «+1 000», «−5 225 000» (a true minus, as the player's statement shows). */
+export const signedAmount = (n: number) => (n > 0 ? `+${formatAmount(n)}` : n < 0 ? `\u2212${formatAmount(-n)}` : formatAmount(n));
