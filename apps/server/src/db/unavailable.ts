@@ -11,8 +11,10 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     // Socket errors of node, the PostgreSQL classes 08 (connection exception) and 57P (operator
     // intervention: shutdown, crash shutdown, cannot connect now), and 57014, a statement cancelled
     // by the pool's statement_timeout (db/client.ts): its transaction rolled back, a retry is safe.
+    // So is 40P01, a deadlock PostgreSQL broke by rolling this transaction back (lock orders are
+    // kept so that none should happen; should one, the caller gets 503 and retries, not a 500).
     if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code)) return true;
-    if (/^(08...|57P0[1-4]|57014)$/.test(code)) return true;
+    if (/^(08...|57P0[1-4]|57014|40P01)$/.test(code)) return true;
   }
   if (typeof message === 'string') {
     // node-postgres' own words for a connection it lost or could not make in time.

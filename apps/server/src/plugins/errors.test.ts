@@ -21,11 +21,13 @@ describe('error answers', () => {
     }
   });
 
-  it('a statement cancelled by the pool\u2019s time limit answers 503 with Retry-After (nothing moved, a retry is safe)', async () => {
-    const res = await (await appFailingWith('57014')).inject({ method: 'GET', url: '/x' });
-    expect(res.statusCode).toBe(503);
-    expect(res.headers['retry-after']).toBe('5');
-    expect(res.json().message).toMatch(/[а-я]/);
+  it('a statement cancelled by the pool\u2019s time limit, or a transaction PostgreSQL rolled back to break a deadlock, answers 503 with Retry-After (nothing moved, a retry is safe)', async () => {
+    for (const code of ['57014', '40P01']) {
+      const res = await (await appFailingWith(code)).inject({ method: 'GET', url: '/x' });
+      expect(res.statusCode, code).toBe(503);
+      expect(res.headers['retry-after']).toBe('5');
+      expect(res.json().message).toMatch(/[а-я]/);
+    }
   });
 
   it('any other database failure stays a Russian 500 without details', async () => {

@@ -50,6 +50,9 @@ const DATE_ERROR = 'Дата в формате ГГГГ-ММ-ДД или ISO 860
 /**
  * A bound of the report's period: an ISO 8601 moment, or a calendar day in Moscow time (the
  * servers' time): `from` is the day's start, `to` the next day's start, so `to` includes its day.
+ * A moment without `Z` or an offset is Moscow time too, never the reader's own zone (the server's
+ * and the browser's differ). Years before 2000 are refused: nothing happened then, and the embedded
+ * database cannot store year 0.
  */
 const boundSchema = (end: boolean) =>
   z
@@ -57,11 +60,12 @@ const boundSchema = (end: boolean) =>
     .trim()
     .refine((v) => (/^\d{4}-\d{2}-\d{2}$/.test(v) || (/^\d{4}-\d{2}-\d{2}T/.test(v) && !Number.isNaN(Date.parse(v)))) && isCalendarDay(v), DATE_ERROR)
     .transform((v) => {
-      if (v.includes('T')) return new Date(v);
+      if (v.includes('T')) return new Date(/(Z|[+-]\d{2}:?\d{2})$/i.test(v) ? v : `${v}+03:00`);
       const start = new Date(`${v}T00:00:00+03:00`);
       return end ? new Date(start.getTime() + 86_400_000) : start;
     })
-    .refine((d) => !Number.isNaN(d.getTime()), DATE_ERROR);
+    .refine((d) => !Number.isNaN(d.getTime()), DATE_ERROR)
+    .refine((d) => d.getUTCFullYear() >= 2000 && d.getUTCFullYear() <= 9999, 'Дата между 2000 и 9999 годом');
 
 export const MAX_REPORT_DAYS = 366;
 

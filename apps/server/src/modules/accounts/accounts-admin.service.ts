@@ -166,6 +166,7 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
      */
     async turnOffTwoFactor(caller: Caller, id: number, reason: string) {
       if (id === caller.user.id) throw new AppError('CONFLICT', { message: 'Свой вход с кодом отключают в профиле' });
+      let released: number[] = [];
       const { user, changed } = await changeUser(
         caller,
         id,
@@ -177,7 +178,9 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
           endTokens: true,
           // A thief who turned TOTP on with their own authenticator could pass step-up for a seller key and a
           // passkey: both would outlive this rescue (a passkey signs in alone, a key issues codes), so they go too.
+          // An operator's sessions end here too: the requests they hold are let go, as on a block.
           writeFirst: async (trx) => {
+            released = await deps.shift.releaseAllOf(trx, id, caller.user.id);
             await deps.twoFactor.turnOff(trx, id);
             return deps.revokeLeftovers(id, trx);
           },
@@ -185,6 +188,7 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
       );
       if (!changed) throw new AppError('CONFLICT', { message: 'Вход с кодом у пользователя не включён' });
       deps.realtime.endUserSessions(id, 'revoked');
+      deps.shift.announceReleased(released);
       return toAdminUser(user, now());
     },
 

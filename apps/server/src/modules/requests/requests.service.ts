@@ -50,7 +50,7 @@ export interface RequestsServiceDeps {
   notices: NoticeSender;
   audit: AuditRecorder;
   /** The operators' shift (decision record 0023): the claim guard of decisions and the operators' feed. */
-  shift?: Pick<ShiftService, 'guardDecision' | 'guardCancel' | 'opened' | 'decided'>;
+  shift?: Pick<ShiftService, 'holdOperator' | 'guardDecision' | 'guardCancel' | 'opened' | 'decided'>;
   /** The seller's webhook outbox: request.completed and request.rejected, written with the decision. */
   webhooks?: WebhookOutbox;
 }
@@ -219,6 +219,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
      */
     async complete(caller: Caller, id: number, comment?: string) {
       const out = await repo.transaction(db, async (trx) => {
+        await shift?.holdOperator(trx, caller);
         const r = await repo.lock(trx, id);
         if (!r) throw notFound();
         if (r.status !== 'pending') throw notPending(r.status);
@@ -266,6 +267,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
     /** Rejects a pending request with a reason the player sees; a withdrawal's hold comes back. */
     async reject(caller: Caller, id: number, reason: string) {
       const out = await repo.transaction(db, async (trx) => {
+        await shift?.holdOperator(trx, caller);
         const r = await repo.lock(trx, id);
         if (!r) throw notFound();
         if (r.status !== 'pending') throw notPending(r.status);

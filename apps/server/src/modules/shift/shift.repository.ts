@@ -87,7 +87,7 @@ export const shiftRepository = {
 
   /** The request's claim, row-locked for the release that follows. */
   lockClaim(trx: ShiftTrx, id: number) {
-    return trx.selectFrom('balance_requests').select(['status', 'claimed_by', 'claimed_at']).where('id', '=', id).forUpdate().executeTakeFirst();
+    return trx.selectFrom('balance_requests').select(['status', 'user_id', 'claimed_by', 'claimed_at']).where('id', '=', id).forUpdate().executeTakeFirst();
   },
 
   /** The operator's row, share-locked for the claim's transaction (a block or demotion waits for it). */

@@ -208,8 +208,33 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
   });
 
-  it("an operator who is blocked or loses the admin flag lets go of their claims at once: another decides without waiting CLAIM_TIMEOUT_MIN", async () => {
-    for (const how of ['block', 'demote'] as const) {
+  it("refuses an operator the release of their own withdrawal's lapsed claim: paid out in game, it cannot then be cancelled for a refund", async () => {
+    const w = await createWallet(t.db.kysely, anna.id, serverId);
+    await fund(t.db.kysely, w, 10n * BigInt(KK));
+    const headers = { ...anna.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, now()) };
+    await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', anna.id).execute();
+    const opened = await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers, payload: { gamesserver_id: serverId, amount: 2 * KK } });
+    expect(opened.statusCode).toBe(200);
+    const id = opened.json().success.id as number;
+    const held = await balanceOf(anna.id);
+    // Boris takes it, hands the adena over in game, and never presses «Выполнено»; his claim lapses.
+    expect((await claim(id, boris)).statusCode).toBe(200);
+    offsetMs += 16 * 60_000;
+    const released = await release(id, anna);
+    expect(released.statusCode).toBe(403);
+    expect(released.json().message).toBe('Свою заявку выполняет другой оператор');
+    expect((await row(id)).claimed_by).toBe(boris.id);
+    // So her cancel as the player still finds it in work, and the hold stays for the payout.
+    const cancel = await call('POST', '/api/delete_request/', anna, { id });
+    expect(cancel.statusCode).toBe(409);
+    expect(await balanceOf(anna.id)).toBe(held);
+    expect((await call('POST', `/api/admin/requests/${id}/complete`, boris, {})).statusCode).toBe(200);
+    expect(await balanceOf(anna.id)).toBe(held);
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it("an operator who is blocked, loses the admin flag or has TOTP turned off by support lets go of their claims at once: another decides without waiting CLAIM_TIMEOUT_MIN", async () => {
+    for (const how of ['block', 'demote', 'two_factor_off'] as const) {
       const gone = await createUser(t.db.kysely, { admin: true, name: 'Уходящий' });
       const [a, b] = [await pending('output'), await pending('input')];
       const other = await pending('input');
@@ -223,10 +248,14 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       const spy = vi.spyOn(t.app.deps.realtime, 'publishOperators').mockImplementation((name, data) => {
         heard.push({ name, id: (data as { id: number }).id });
       });
+      await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', boris.id).execute();
+      const borisCode = { ...boris.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, now()) };
       const changed =
         how === 'block'
           ? await call('POST', `/api/admin/users/${gone.id}/block`, boris, { reason: 'уволен' })
-          : await call('POST', `/api/admin/users/${gone.id}/admin`, boris, { admin: false });
+          : how === 'demote'
+            ? await call('POST', `/api/admin/users/${gone.id}/admin`, boris, { admin: false })
+            : await t.app.inject({ method: 'POST', url: `/api/admin/users/${gone.id}/two_factor_off`, headers: borisCode, payload: { reason: 'потерял телефон' } });
       expect(changed.statusCode).toBe(200);
       // Every open queue hears that both are free again.
       await expect.poll(() => heard.filter((e) => e.name === 'request_released').map((e) => e.id).sort((x, y) => x - y)).toEqual([a.id, b.id]);
@@ -268,6 +297,35 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     // Whichever way it went, nobody holds the request: another operator decides it now.
     expect((await row(id)).claimed_by).toBeNull();
     expect((await call('POST', `/api/admin/requests/${id}/reject`, boris, { reason: 'нет персонажа' })).statusCode).toBe(200);
+  });
+
+  it.runIf(kind === 'postgres')('a decision under way when its operator is demoted does not deadlock with the demotion (no 500)', async () => {
+    for (const decide of ['complete', 'reject'] as const) {
+      const gone = await createUser(t.db.kysely, { admin: true, name: 'Уходящий' });
+      const { id, player } = await pending('output');
+      expect((await claim(id, gone)).statusCode).toBe(200);
+      const before = await balanceOf(player.id);
+      // The request's row is held: the decision waits for it first, then the demotion (which releases
+      // the operator's claims, so it needs that row too) queues behind it.
+      const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('balance_requests').select('id').where('id', '=', id).forUpdate().execute());
+      const decided = call('POST', `/api/admin/requests/${id}/${decide}`, gone, decide === 'reject' ? { reason: 'нет персонажа' } : {});
+      await waitFor(async () => ((await lockWaits(t.db.kysely)) > 0 ? true : undefined), 'the decision to wait');
+      const demoted = call('POST', `/api/admin/users/${gone.id}/admin`, boris, { admin: false });
+      await waitFor(async () => ((await lockWaits(t.db.kysely)) > 1 ? true : undefined), 'the demotion to wait');
+      await hold.release();
+      const [d, m] = await Promise.all([decided, demoted]);
+      expect(m.statusCode).toBe(200);
+      expect([200, 403]).toContain(d.statusCode);
+      const r = await row(id);
+      if (d.statusCode === 200) {
+        expect(r.status).toBe(decide === 'complete' ? 'completed' : 'rejected');
+        expect(await balanceOf(player.id)).toBe(decide === 'complete' ? before : before + 2 * KK);
+      } else {
+        expect(r).toMatchObject({ status: 'pending', claimed_by: null });
+        expect(await balanceOf(player.id)).toBe(before);
+      }
+    }
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
   });
 
   it('lets any operator decide an unclaimed request, as before', async () => {
@@ -400,6 +458,13 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
         expect(impossible.statusCode).toBe(422);
         expect(impossible.json().errors.from).toEqual(['Дата в формате ГГГГ-ММ-ДД или ISO 8601']);
       }
+      // Year 0001 (Moscow's start of it falls in year 0, which the embedded database cannot store) is a 422, not a 500.
+      const ancient = await call('GET', '/api/admin/operators/stats?from=0001-01-01&to=0001-01-01', anna);
+      expect(ancient.statusCode).toBe(422);
+      expect(ancient.json().errors.from).toEqual(['Дата между 2000 и 9999 годом']);
+      // A moment without an offset is Moscow time, whatever the server's own zone.
+      const local = await call('GET', '/api/admin/operators/stats?from=2025-03-01T00:00&to=2025-03-02T00:00', anna);
+      expect(local.json()).toMatchObject({ from: '2025-02-28T21:00:00.000Z', to: '2025-03-01T21:00:00.000Z' });
       // One bound alone: the period up to now (or from a day before the end) keeps the same limits.
       const sinceLongAgo = await call('GET', '/api/admin/operators/stats/csv?from=2020-01-01', anna);
       expect(sinceLongAgo.statusCode).toBe(422);

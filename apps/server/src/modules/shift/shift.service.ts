@@ -119,7 +119,21 @@ export function createShiftService(d: ShiftDeps) {
     if (marked > 0) d.jobs.wake();
   }
 
+  /**
+   * The first lock of every operator's act on a request (claim, release, complete, reject): the
+   * operator's row, shared. A block or demotion takes that row before it releases their claims, so an
+   * act under way either lands first (and its claim is then released) or finds its operator gone (403);
+   * and the two never wait for each other's locks in opposite orders (a deadlock, which PostgreSQL
+   * would end with an error).
+   */
+  async function holdOperator(trx: ShiftTrx, caller: Caller) {
+    const operator = await repo.lockOperator(trx, caller.user.id);
+    if (!operator?.admin || operator.blocked_at) throw new AppError('FORBIDDEN');
+  }
+
   return {
+    holdOperator,
+
     /**
      * Takes a pending request into work, or renews the caller's own claim (its CLAIM_TIMEOUT_MIN
      * counts from now again, so an operator still at work keeps it); 409 naming the operator who holds it.
@@ -127,10 +141,7 @@ export function createShiftService(d: ShiftDeps) {
     async claim(caller: Caller, id: number) {
       const at = d.now();
       const taken = await repo.transaction(d.db, async (trx) => {
-        // The operator's row first, as a block or demotion takes it before it releases their claims: a
-        // claim under way then either lands first (and is released) or finds its operator gone (403).
-        const operator = await repo.lockOperator(trx, caller.user.id);
-        if (!operator?.admin || operator.blocked_at) throw new AppError('FORBIDDEN');
+        await holdOperator(trx, caller);
         const held = await repo.lockClaim(trx, id);
         const row = await repo.claim(trx, id, caller.user.id, at, staleBefore(at));
         if (!row) return false;
@@ -193,12 +204,17 @@ export function createShiftService(d: ShiftDeps) {
       for (const id of ids) void announce('request_released', id);
     },
 
-    /** Lets a claimed request go: its claimer, or anyone once the claim lapsed. */
+    /**
+     * Lets a claimed request go: its claimer, or anyone once the claim lapsed; never its own player,
+     * who could then cancel a withdrawal an operator had paid out in game without pressing «Выполнено».
+     */
     async release(caller: Caller, id: number) {
       const at = d.now();
       await repo.transaction(d.db, async (trx) => {
+        await holdOperator(trx, caller);
         const s = await repo.lockClaim(trx, id);
         if (!s) throw notFound();
+        if (s.user_id === caller.user.id) throw ownRequestRefused();
         if (s.status !== 'pending') throw notPending(s.status);
         if (s.claimed_by === null) throw new AppError('CONFLICT', { message: 'Заявку никто не взял в работу', errors: { id: ['Заявку никто не взял в работу'] } });
         if (s.claimed_by !== caller.user.id && s.claimed_at! >= staleBefore(at)) {
