@@ -1,7 +1,6 @@
 import { codeVerificationEmailRegister, codeVerificationPhoneRegister } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { sendEvenOffline } from '../../../lib/query-client';
 import { startSession } from '../../../lib/session';
 
 export interface VerifyRegisterInput {
@@ -19,5 +18,5 @@ export const codeVerificationRegister = ({ method, token, code }: VerifyRegister
 
 export function useCodeVerificationRegister() {
   const qc = useQueryClient();
-  return useMutation({ ...sendEvenOffline, mutationFn: codeVerificationRegister, onSuccess: (auth) => startSession(qc, auth) });
+  return useMutation({ mutationFn: codeVerificationRegister, onSuccess: (auth) => startSession(qc, auth) });
 }

@@ -2,7 +2,6 @@ import { emailCreateNewPassword, phoneCreateNewPassword } from '@adena/contract'
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { request } from '../../../lib/api-client';
-import { sendEvenOffline } from '../../../lib/query-client';
 import { settleSignIn } from './second-step';
 
 /** The body the new-password form validates with (the same for both methods). */
@@ -21,5 +20,5 @@ export const createNewPassword = ({ method, body, newPasswordToken }: CreateNewP
 
 export function useCreateNewPassword() {
   const qc = useQueryClient();
-  return useMutation({ ...sendEvenOffline, mutationFn: createNewPassword, onSuccess: (res) => void settleSignIn(qc, res) });
+  return useMutation({ mutationFn: createNewPassword, onSuccess: (res) => void settleSignIn(qc, res) });
 }

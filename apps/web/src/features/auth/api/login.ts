@@ -2,7 +2,6 @@ import { login, phoneLogin } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { request } from '../../../lib/api-client';
-import { sendEvenOffline } from '../../../lib/query-client';
 import { settleSignIn } from './second-step';
 
 /** The body each sign-in form validates with before sending. */
@@ -17,5 +16,5 @@ export const signIn = (body: EmailBody | PhoneBody) =>
 
 export function useLogin() {
   const qc = useQueryClient();
-  return useMutation({ ...sendEvenOffline, mutationFn: signIn, onSuccess: (res) => void settleSignIn(qc, res) });
+  return useMutation({ mutationFn: signIn, onSuccess: (res) => void settleSignIn(qc, res) });
 }

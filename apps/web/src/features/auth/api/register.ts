@@ -2,7 +2,6 @@ import { emailRegister, phoneRegister } from '@adena/contract';
 import { useMutation } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { request } from '../../../lib/api-client';
-import { sendEvenOffline } from '../../../lib/query-client';
 
 /** The body the sign-up form validates with before sending. */
 export const registerBodySchema = { email: emailRegister.body, phone: phoneRegister.body } as const;
@@ -16,4 +15,4 @@ export const register = async (body: EmailBody | PhoneBody): Promise<string> =>
     ? (await request(emailRegister, { body, token: null })).email_token
     : (await request(phoneRegister, { body, token: null })).phone_token;
 
-export const useRegister = () => useMutation({ ...sendEvenOffline, mutationFn: register });
+export const useRegister = () => useMutation({ mutationFn: register });

@@ -1,7 +1,6 @@
 import { emailResetPasswordCodeCheck, phoneResetPasswordCodeCheck } from '@adena/contract';
 import { useMutation } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { sendEvenOffline } from '../../../lib/query-client';
 
 export interface ResetCodeCheckInput {
   method: 'email' | 'phone';
@@ -17,4 +16,4 @@ export const resetPasswordCodeCheck = async ({ method, token, code }: ResetCodeC
     : await request(phoneResetPasswordCodeCheck, { body: { phone_reset_token: token, code }, token: null })
   ).new_password_token;
 
-export const useResetPasswordCodeCheck = () => useMutation({ ...sendEvenOffline, mutationFn: resetPasswordCodeCheck });
+export const useResetPasswordCodeCheck = () => useMutation({ mutationFn: resetPasswordCodeCheck });

@@ -2,7 +2,6 @@ import { emailResetPasswordCodeDate, phoneResetPassword } from '@adena/contract'
 import { useMutation } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { request } from '../../../lib/api-client';
-import { sendEvenOffline } from '../../../lib/query-client';
 
 /** The body the reset form validates with before sending. */
 export const resetPasswordBodySchema = { email: emailResetPasswordCodeDate.body, phone: phoneResetPassword.body } as const;
@@ -16,4 +15,4 @@ export const resetPassword = async (body: EmailBody | PhoneBody): Promise<string
     ? (await request(emailResetPasswordCodeDate, { body, token: null })).email_reset_password_token
     : (await request(phoneResetPassword, { body, token: null })).phone_reset_token;
 
-export const useResetPassword = () => useMutation({ ...sendEvenOffline, mutationFn: resetPassword });
+export const useResetPassword = () => useMutation({ mutationFn: resetPassword });

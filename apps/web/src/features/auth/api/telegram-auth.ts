@@ -1,7 +1,6 @@
 import { telegramAuth } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { sendEvenOffline } from '../../../lib/query-client';
 import { startSession } from '../../../lib/session';
 
 /** telegram_auth: the Login Widget's signed fields as Telegram sent them, for the server to check. */
@@ -9,5 +8,5 @@ export const signInWithTelegram = (data: Record<string, unknown>) => request(tel
 
 export function useTelegramAuth() {
   const qc = useQueryClient();
-  return useMutation({ ...sendEvenOffline, mutationFn: signInWithTelegram, onSuccess: (auth) => startSession(qc, auth) });
+  return useMutation({ mutationFn: signInWithTelegram, onSuccess: (auth) => startSession(qc, auth) });
 }

@@ -1,7 +1,6 @@
 import { routes } from '@adena/contract/lite';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { sendEvenOffline } from '../../../lib/query-client';
 import { startSession } from '../../../lib/session';
 
 /** web_app: a Telegram mini app's initData signs in without asking (zod-free: it runs on the first screen). */
@@ -9,5 +8,5 @@ export const signInWithWebApp = (initData: string) => request(routes.webApp, { b
 
 export function useWebApp() {
   const qc = useQueryClient();
-  return useMutation({ ...sendEvenOffline, mutationFn: signInWithWebApp, onSuccess: (auth) => startSession(qc, auth) });
+  return useMutation({ mutationFn: signInWithWebApp, onSuccess: (auth) => startSession(qc, auth) });
 }

@@ -1,7 +1,6 @@
 import { routes } from '@adena/contract/lite';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { sendEvenOffline } from '../../../lib/query-client';
 import { balanceEpoch } from '../../../lib/balance-epoch';
 import { allHistoryKey } from '../../../lib/requests-history';
 import { walletsQueryOptions } from '../../../lib/wallets';
@@ -17,7 +16,6 @@ export const downBalanceUser = ({ gameServerId, currency, amount, idempotencyKey
 export function useDownBalanceUser() {
   const qc = useQueryClient();
   return useMutation({
-    ...sendEvenOffline,
     mutationFn: downBalanceUser,
     onMutate: (input) => ({ epoch: balanceEpoch(input.gameServerId) }),
     onSuccess: ({ success }, input, context) => {

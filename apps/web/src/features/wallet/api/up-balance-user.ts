@@ -1,7 +1,6 @@
 import { type CurrencyType, routes } from '@adena/contract/lite';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { sendEvenOffline } from '../../../lib/query-client';
 import { allHistoryKey } from '../../../lib/requests-history';
 
 /** A deposit or a withdrawal: the path names the currency, the body repeats it. */
@@ -23,7 +22,6 @@ export const upBalanceUser = ({ gameServerId, currency, amount, idempotencyKey }
 export function useUpBalanceUser() {
   const qc = useQueryClient();
   return useMutation({
-    ...sendEvenOffline,
     mutationFn: upBalanceUser,
     onSuccess: () => void qc.invalidateQueries({ queryKey: allHistoryKey }),
   });
