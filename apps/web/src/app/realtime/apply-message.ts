@@ -2,8 +2,8 @@ import { adenaText, decisionText, type RealtimeMessage } from '@adena/contract/l
 import type { QueryClient } from '@tanstack/react-query';
 import { errorUserCodeQueryOptions } from '../../features/codes/api/get-error-user-code';
 import { codeIncidentsQueryOptions } from '../../features/codes/api/code-incidents';
-import { allPriceDataKey, priceDataQueryOptions } from '../../features/codes/api/price-data';
-import { codeEntry, updateAuthPriceData, withCode, withCodeStatus, withoutCode, withWalletBalance } from '../../features/codes/api/price-data-cache';
+import { type AnyPriceData, allPriceDataKey, priceDataQueryOptions } from '../../features/codes/api/price-data';
+import { codeEntry, knowsCode, updateAuthPriceData, withCode, withCodeStatus, withoutCode, withWalletBalance } from '../../features/codes/api/price-data-cache';
 import { allMyCodesKey } from '../../features/codes/api/my-codes';
 import { allStatementKey } from '../../features/statement/api/statement';
 import { allHistoryKey } from '../../lib/requests-history';
@@ -61,6 +61,7 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
       const before = qc.getQueryData(priceDataQueryOptions(gamesserver_id, true).queryKey);
       const code = before && [...before.kods, ...before.svoy_variant_kods].find((c) => c.id === code_id);
       updateAuthPriceData(qc, gamesserver_id, (d) => withCodeStatus(d, code_id, code_status));
+      readBatchesAgainIfUnknown(qc, gamesserver_id, before, code_id);
       void qc.invalidateQueries({ queryKey: allMyCodesKey });
       if (code && code.status !== code_status && code_status === 'activated') effects.notify(`Ваш код на ${adenaText(code.nominal, '\u00a0')} активирован`);
       return;
@@ -73,6 +74,7 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
     }
     case 'del_sert': {
       const { gamesserver_id, del_sert } = msg.data;
+      readBatchesAgainIfUnknown(qc, gamesserver_id, qc.getQueryData(priceDataQueryOptions(gamesserver_id, true).queryKey), del_sert);
       updateAuthPriceData(qc, gamesserver_id, (d) => withoutCode(d, del_sert));
       void qc.invalidateQueries({ queryKey: allMyCodesKey });
       return;
@@ -92,6 +94,14 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
     case 'test':
       return;
   }
+}
+
+/**
+ * A code the cache does not list may still be one of the player's own-nominal batches, whose open
+ * count the edit dialog starts from: the price data is read again rather than left counting it open.
+ */
+function readBatchesAgainIfUnknown(qc: QueryClient, gameServerId: number, data: AnyPriceData | undefined, codeId: number) {
+  if (data && data.pricekods.length > 0 && !knowsCode(data, codeId)) void qc.invalidateQueries({ queryKey: priceDataQueryOptions(gameServerId, true).queryKey });
 }
 
 /** After a reconnect anything sent while away is lost: read wallets, history, codes and the error flag again. */

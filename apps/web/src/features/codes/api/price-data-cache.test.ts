@@ -1,6 +1,6 @@
 import type { AuthPriceData, Code, PriceData } from '@adena/contract';
 import { describe, expect, it } from 'vitest';
-import { codeEntry, mergedCodes, withCode, withCodeStatus, withWalletBalance } from './price-data-cache';
+import { codeEntry, mergedCodes, withCode, withCodeStatus, withoutCode, withWalletBalance } from './price-data-cache';
 
 const code = (id: number, created_at: string, extra: Partial<Code> = {}): Code => ({
   id,
@@ -64,6 +64,24 @@ describe('the codes rules of SPEC.md section 4 over price data', () => {
     const d = { ...anon, pricekods: [{ id: 4, gamesserver_id: 1, nominal: 2_000_000, price: 2_020_000, count: 1, open_count: 1, created_at: '' }] };
     expect(codeEntry(d, { id: 1, nominal: 1_000_000, sert: 'A' }).price).toBe(1_010_000);
     expect(codeEntry(d, { id: 2, nominal: 2_000_000, sert: 'B', pricekod_id: 4 }).price).toBe(2_020_000);
+  });
+
+  it('a batch code that stops being open leaves its open_count once, so an edit starts from the codes still open', () => {
+    const batch = { id: 4, gamesserver_id: 1, nominal: 2_000_000, price: 2_020_000, count: 3, open_count: 3, created_at: '' };
+    const d = {
+      ...anon,
+      pricekods: [batch],
+      svoy_variant_kods: [1, 2, 3].map((id) => code(id, '2026-11-01T10:00:00Z', { pricekod_id: 4, nominal: 2_000_000 })),
+    };
+    const activated = withCodeStatus(d, 1, 'activated');
+    expect(activated.pricekods[0]!.open_count).toBe(2);
+    // The same event twice (the answer and the realtime event) counts once.
+    expect(withCodeStatus(activated, 1, 'activated').pricekods[0]!.open_count).toBe(2);
+    const removed = withoutCode(activated, 2);
+    expect(removed.pricekods[0]!.open_count).toBe(1);
+    // A code outside any batch, or one no longer open, changes no count.
+    expect(withoutCode(removed, 1).pricekods[0]!.open_count).toBe(1);
+    expect(withCodeStatus({ ...anon, kods: [code(9, '2026-11-01T10:00:00Z')], pricekods: [batch] }, 9, 'activated').pricekods[0]!.open_count).toBe(3);
   });
 
   it('anonymous price data has no wallet or user code to change', () => {

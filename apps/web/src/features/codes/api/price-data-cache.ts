@@ -7,10 +7,24 @@ import { type AnyPriceData, isAuthPriceData, priceDataQueryOptions } from './pri
 
 const sameCode = (id: number) => (c: Code) => c.id === id;
 
+/**
+ * A variant's code that stops being open (activated by a buyer, cancelled, removed) leaves its batch's
+ * `open_count`: the edit dialog starts from that number, and the server reads an edit's count as the
+ * open codes wanted, so a stale one would issue (and charge) codes the player never asked for.
+ */
+function closedInBatch(data: AnyPriceData, code: Code | undefined): AnyPriceData {
+  if (!code || code.status !== 'active' || code.pricekod_id === null) return data;
+  const id = code.pricekod_id;
+  return { ...data, pricekods: data.pricekods.map((p) => (p.id === id ? { ...p, open_count: Math.max(0, p.open_count - 1) } : p)) };
+}
+
+const findCode = (data: AnyPriceData, codeId: number) => data.kods.find(sameCode(codeId)) ?? data.svoy_variant_kods.find(sameCode(codeId));
+
 /** A code's status changes wherever the code is listed, and in the user's last activated code. */
 export function withCodeStatus(data: AnyPriceData, codeId: number, status: CodeStatus): AnyPriceData {
   const set = (list: Code[]) => (list.some(sameCode(codeId)) ? list.map((c) => (c.id === codeId ? { ...c, status } : c)) : list);
-  const next = { ...data, kods: set(data.kods), svoy_variant_kods: set(data.svoy_variant_kods) };
+  const counted = status === 'active' ? data : closedInBatch(data, findCode(data, codeId));
+  const next = { ...counted, kods: set(data.kods), svoy_variant_kods: set(data.svoy_variant_kods) };
   if (isAuthPriceData(data) && data.user_kod?.code_id === codeId) return { ...next, user_kod: { ...data.user_kod, status } };
   return next;
 }
@@ -31,11 +45,15 @@ export function withCode(data: AnyPriceData, code: Code): AnyPriceData {
   return { ...data, kods: [code, ...data.kods] };
 }
 
-/** del_sert: the code leaves the user's list. */
+/** del_sert: the code leaves the user's list (and, open, its batch's count). */
 export function withoutCode(data: AnyPriceData, codeId: number): AnyPriceData {
   const keep = (c: Code) => c.id !== codeId;
-  return { ...data, kods: data.kods.filter(keep), svoy_variant_kods: data.svoy_variant_kods.filter(keep) };
+  const next = closedInBatch(data, findCode(data, codeId));
+  return { ...next, kods: data.kods.filter(keep), svoy_variant_kods: data.svoy_variant_kods.filter(keep) };
 }
+
+/** Whether the cache knows this code; one it does not know may belong to a batch whose counts it cannot fix. */
+export const knowsCode = (data: AnyPriceData | undefined, codeId: number) => Boolean(data && findCode(data, codeId));
 
 export function withWalletBalance(data: AnyPriceData, balance: number, balanceSecond?: number): AnyPriceData {
   if (!isAuthPriceData(data)) return data;
