@@ -74,6 +74,32 @@ describe('a player’s wallet: deposits, withdrawals, the operators’ queue and
     await server?.close();
   });
 
+  it('a balance that could not be read says so, never «0», and «Повторить» reads it again', async () => {
+    const player = await createUser(db(), { name: 'Игрок Без Связи' });
+    const w = await createWallet(db(), player.id, sid, 'Offline');
+    await fund(db(), w, 7n * 1_000_000n);
+    const { context, page } = await newPage(browser, { width: 1280, height: 900 });
+    contexts.push(context);
+    await context.addInitScript(
+      ([t, s]) => {
+        localStorage.setItem('access_token', t as string);
+        localStorage.setItem('gamesserver_id', s as string);
+      },
+      [player.token, String(sid)],
+    );
+    let down = true;
+    await page.route('**/api/wallets', (route) =>
+      down ? route.fulfill({ status: 503, contentType: 'application/json', body: JSON.stringify({ message: 'Сервис временно недоступен' }) }) : route.fallback(),
+    );
+    await page.goto(`${server.url}/`);
+    const error = page.getByTestId('balance-error');
+    await error.waitFor({ timeout: 20_000 });
+    expect(await page.getByTestId('balance').count()).toBe(0);
+    down = false;
+    await error.getByRole('button', { name: 'Повторить' }).click();
+    await expect.poll(() => balance(page)).toBe('7000000');
+  });
+
   it('without a chosen server «Пополнить» says «Вы не выбрали сервер» for 2 seconds; the chosen server and currency stay after a reload', async () => {
     const player = await createUser(db(), { name: 'Игрок Без Сервера' });
     const { page } = await open(player, '/', null);

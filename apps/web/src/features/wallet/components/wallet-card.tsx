@@ -80,6 +80,19 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
             <Alert severity="info">Войдите, чтобы увидеть баланс и пополнять кошелёк.</Alert>
           ) : walletsQuery.isPending ? (
             <Skeleton variant="text" height={56} width={220} />
+          ) : walletsQuery.isError && !walletsQuery.data ? (
+            // Never «0» for a balance that could not be read.
+            <Alert
+              severity="error"
+              data-testid="balance-error"
+              action={
+                <Button color="inherit" size="small" onClick={() => void walletsQuery.refetch()}>
+                  Повторить
+                </Button>
+              }
+            >
+              Не удалось загрузить баланс. Проверьте подключение и повторите.
+            </Alert>
           ) : (
             <div>
               <Typography variant="body2" color="text.secondary">
