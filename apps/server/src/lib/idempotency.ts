@@ -31,7 +31,7 @@ export function idempotencyKey(request: FastifyRequest): IdempotencyKey | undefi
 
 /** The answer to a key already used for another request (or, in SQL, SQLSTATE AWKEY). */
 export const keyReused = () =>
-  new AppError('CONFLICT', { message: 'Этот ключ повтора уже использован для другого запроса', errors: { _: ['Повторите действие'] } });
+  new AppError('CONFLICT', { message: 'Этот запрос уже отправлялся с другими данными: проверьте историю, не прошёл ли первый, и отправьте снова', errors: { _: ['Проверьте историю и отправьте снова'] } });
 
 /** Thrown by `claimKey` when the key already holds a finished answer; `once` turns it into that answer. */
 class Replay {

@@ -327,7 +327,7 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
       expect(Number((await wallet(p.id)).balance)).toBe(7 * KK);
       const other = await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 1 * KK }, key);
       expect(other.statusCode).toBe(409);
-      expect(other.json().message).toBe('Этот ключ повтора уже использован для другого запроса');
+      expect(other.json().message).toBe('Этот запрос уже отправлялся с другими данными: проверьте историю, не прошёл ли первый, и отправьте снова');
       expect(Number((await wallet(p.id)).balance)).toBe(7 * KK);
     });
 

@@ -21,7 +21,7 @@ async function form(failure: unknown, closesOnSuccess = false) {
   });
   const state: { current: MoneyFormState | null } = { current: null };
   function Probe() {
-    state.current = useMoneyForm({ gameServerId: 1, nick: 'Hero', send });
+    state.current = useMoneyForm({ gameServerId: 1, currency: 1, nick: 'Hero', send });
     return null;
   }
   const root = createRoot(document.createElement('div'));
@@ -49,6 +49,17 @@ describe('the put and take form across a closed dialog', () => {
     await t.type('2кк');
     await t.submit();
     expect(t.keys[2]).not.toBe(t.keys[0]);
+    await t.unmount();
+  });
+
+  it('after a lost answer, another amount is another request with a new key (the old key with it would be refused every time)', async () => {
+    const t = await form(new ApiError(0, { message: 'Нет связи с сервером' }));
+    await t.type('1,5кк');
+    await t.submit();
+    await t.type('2кк');
+    await t.submit();
+    expect(t.keys).toHaveLength(2);
+    expect(t.keys[1]).not.toBe(t.keys[0]);
     await t.unmount();
   });
 

@@ -32,13 +32,15 @@ const newKey = () => crypto.randomUUID();
  */
 export function useMoneyForm(options: {
   gameServerId: number;
+  /** With the server and the amount, what the key was sent for: another of them is another request. */
+  currency: CurrencyType;
   nick: string | null;
   /** Makes the request with the amount read from the players' shorthand. */
   send(amount: number, idempotencyKey: string): Promise<void>;
   /** Takes an error over (true), or leaves it to be shown on the fields (false). */
   onError?(err: unknown, amount: number): boolean;
 }) {
-  const { gameServerId, nick, send, onError } = options;
+  const { gameServerId, currency, nick, send, onError } = options;
   const errors = useFormErrors();
   const [amountText, setAmountText] = useState('');
   const [nickText, setNickText] = useState('');
@@ -47,6 +49,8 @@ export function useMoneyForm(options: {
   // The last try's answer was lost (no connection, 5xx): it may have gone through. A ref, not state:
   // a dialog's `send` clears the form on success within the same run, and must see this try's outcome.
   const uncertain = useRef(false);
+  /** The request the key was last sent with (server, currency, amount). */
+  const sentFor = useRef<string | null>(null);
   const saveNick = useSaveNick();
 
   /**
@@ -59,6 +63,7 @@ export function useMoneyForm(options: {
     setAmountText('');
     setNickText('');
     setKey(newKey());
+    sentFor.current = null;
   };
 
   async function submit(e: React.FormEvent) {
@@ -71,7 +76,17 @@ export function useMoneyForm(options: {
       // The nick typed here is saved first; its 422 lands on the nick field.
       if (!nick) await saveNick.mutateAsync({ gameServerId, nick: nickText.trim() });
       uncertain.current = false;
-      await send(amount, key);
+      // A key answers for one request: kept after a lost answer so the same request is not made twice,
+      // but another amount, currency or server is another request, and the old key with it would be
+      // refused (409) however often it was tried.
+      const request = `${gameServerId}:${currency}:${amount}`;
+      let k = key;
+      if (sentFor.current !== null && sentFor.current !== request) {
+        k = newKey();
+        setKey(k);
+      }
+      sentFor.current = request;
+      await send(amount, k);
     } catch (err) {
       uncertain.current = !refusedForSure(err);
       if (!onError?.(err, amount)) errors.fromError(err, nick ? ['amount'] : ['amount', 'nick']);

@@ -21,6 +21,7 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
   const [created, setCreated] = useState<Request | null>(null);
   const form = useMoneyForm({
     gameServerId: server.id,
+    currency,
     nick,
     send: async (amount, idempotencyKey) => {
       const r = await deposit.mutateAsync({ gameServerId: server.id, currency, amount, idempotencyKey });

@@ -24,6 +24,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
   const [code, setCode] = useState('');
   const form = useMoneyForm({
     gameServerId: server.id,
+    currency,
     nick,
     send: async (amount, idempotencyKey) => {
       const r = await withdraw.mutateAsync({ gameServerId: server.id, currency, amount, idempotencyKey, twoFactorCode: askCode ? code.trim() : undefined });
