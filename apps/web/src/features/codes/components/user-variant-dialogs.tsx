@@ -11,7 +11,7 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { AmountField } from '../../../components/amount-field';
 import { AppDialog } from '../../../components/app-dialog';
 import { useFormErrors } from '../../../hooks/use-form-errors';
@@ -121,12 +121,22 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
   const create = useCreatePricekod();
   const f = useFormErrors();
   const [key, setKey] = useState(newKey);
+  // As the money form: after a lost answer (it may have gone through) the key and the fields stay for
+  // the next opening, so sending the same batch again is answered from the first try, not charged twice;
+  // another nominal or count is another batch, with a new key.
+  const uncertain = useRef(false);
+  const sentFor = useRef<string | null>(null);
   const form = useVariantForm(null);
-  const reset = () => {
+  const startOver = () => {
     form.setNominal('');
     form.setCount('1');
-    f.clear();
     setKey(newKey());
+    sentFor.current = null;
+    uncertain.current = false;
+  };
+  const reset = () => {
+    if (!uncertain.current) startOver();
+    f.clear();
     close();
   };
   const submit = (e: React.FormEvent) => {
@@ -134,17 +144,26 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
     f.clear();
     const body = f.validate(createPricekod.body, { gamesserver_id: server.id, nominal: form.parsedNominal ?? undefined, count: form.parsedCount ?? undefined });
     if (!body) return;
+    const batch = `${body.gamesserver_id}:${body.nominal}:${body.count}`;
+    let k = key;
+    if (sentFor.current !== null && sentFor.current !== batch) {
+      k = newKey();
+      setKey(k);
+    }
+    sentFor.current = batch;
     create.mutate(
-      { ...body, idempotencyKey: key },
+      { ...body, idempotencyKey: k },
       {
         onSuccess: (r) => {
-          form.setNominal('');
-          form.setCount('1');
-          setKey(newKey());
+          startOver();
           openDialog({ name: 'create_success', summa: r.summa, count: r.count, nominal: r.nominal });
         },
         onError: (err) => {
-          if (refusedForSure(err)) setKey(newKey());
+          uncertain.current = !refusedForSure(err);
+          if (!uncertain.current) {
+            setKey(newKey());
+            sentFor.current = null;
+          }
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
           f.fromError(err);
         },

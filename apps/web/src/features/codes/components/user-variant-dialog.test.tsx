@@ -1,0 +1,85 @@
+// @vitest-environment happy-dom
+import type { Gamesserver } from '@adena/contract/lite';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, createElement } from 'react';
+import { createRoot } from 'react-dom/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { useUi } from '../../../lib/ui-store';
+import { UserVariantDialog } from './user-variant-dialogs';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const server = { id: 1, name: 'Scryde x50', min_nominal: 100_000 } as Gamesserver;
+const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+
+/** Types into a React-controlled input as a person does (the value setter React watches, then `input`). */
+function type(input: HTMLInputElement, text: string) {
+  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, text);
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+}
+const byLabel = (label: string) => {
+  const l = [...document.querySelectorAll('label')].find((x) => x.textContent?.startsWith(label));
+  return document.getElementById(l!.htmlFor) as HTMLInputElement;
+};
+const submit = () => document.getElementById('user-variant-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
+
+describe('the own-nominal batch dialog after a lost answer', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    document.body.innerHTML = '';
+  });
+
+  it('keeps the batch and its key across closing and opening again, so the same batch is not charged twice; another count is a new key', async () => {
+    localStorage.setItem('access_token', 'token');
+    const keys: string[] = [];
+    let lost = true;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit) => {
+        keys.push(new Headers(init.headers).get('Idempotency-Key') ?? '');
+        if (lost) throw new TypeError('Failed to fetch');
+        return answer(200, { success: true, summa: 3_060_000, count: 3, nominal: 1_000_000, codes: [] });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(UserVariantDialog, { server, feeBp: 200 }))));
+    await act(async () => useUi.getState().openDialog({ name: 'user_variant' }));
+    await act(async () => {
+      type(byLabel('Номинал кода'), '1кк');
+      type(byLabel('Количество кодов'), '3');
+    });
+    await act(async () => submit());
+    await settle();
+    expect(keys).toHaveLength(1);
+
+    // The player closes the dialog (the answer was lost: it may have gone through) and opens it again.
+    const cancel = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Отмена')!;
+    await act(async () => cancel.click());
+    expect(useUi.getState().dialog.name).toBe('none');
+    await act(async () => useUi.getState().openDialog({ name: 'user_variant' }));
+    expect(byLabel('Количество кодов').value).toBe('3');
+    lost = false;
+    await act(async () => submit());
+    await settle();
+    expect(keys[1]).toBe(keys[0]);
+
+    // It went through: the next batch starts empty. Lost again, then another count: another batch, another key.
+    lost = true;
+    await act(async () => useUi.getState().openDialog({ name: 'user_variant' }));
+    expect(byLabel('Номинал кода').value).toBe('');
+    await act(async () => {
+      type(byLabel('Номинал кода'), '1кк');
+      type(byLabel('Количество кодов'), '2');
+    });
+    await act(async () => submit());
+    await settle();
+    await act(async () => type(byLabel('Количество кодов'), '4'));
+    await act(async () => submit());
+    await settle();
+    expect(keys[3]).not.toBe(keys[2]);
+    expect(keys[2]).not.toBe(keys[0]);
+    await act(async () => root.unmount());
+  });
+});
