@@ -13,7 +13,7 @@ const sameCode = (id: number) => (c: Code) => c.id === id;
  * open codes wanted, so a stale one would issue (and charge) codes the player never asked for.
  */
 function closedInBatch(data: AnyPriceData, code: Code | undefined): AnyPriceData {
-  if (!code || code.status !== 'active' || code.pricekod_id === null) return data;
+  if (code?.status !== 'active' || code.pricekod_id === null) return data;
   const id = code.pricekod_id;
   return { ...data, pricekods: data.pricekods.map((p) => (p.id === id ? { ...p, open_count: Math.max(0, p.open_count - 1) } : p)) };
 }
