@@ -13,8 +13,13 @@ export const myCodesQueryOptions = (page: number, gameServerId: number, status: 
   queryOptions({
     queryKey: [...allMyCodesKey, { page, gameServerId, status }],
     // The list shows the codes: with TOTP on, the server asks for the code (then not again for 10 minutes).
-    queryFn: ({ signal }) =>
-      withStepUp((twoFactorCode) => request(call, { query: { page, gamesserver_id: gameServerId, status: status ?? undefined }, signal, twoFactorCode })),
+    // Only opening the list or another page of it asks; a refetch of a page already shown (a buyer
+    // activated a code, the tab came back into focus) never pops the prompt up by itself, over whatever
+    // the player is doing: it fails quietly and the page keeps what it showed.
+    queryFn: ({ signal, client, queryKey }) => {
+      const read = (twoFactorCode?: string) => request(call, { query: { page, gamesserver_id: gameServerId, status: status ?? undefined }, signal, twoFactorCode });
+      return client.getQueryData(queryKey) === undefined ? withStepUp(read) : read();
+    },
     placeholderData: keepPreviousData,
   });
 

@@ -10,6 +10,7 @@ import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { useMyCodes } from '../api/my-codes';
 import { CodeItem } from './my-codes-list';
+import { needsStepUp } from '../../../lib/step-up';
 
 const FILTERS: Array<{ value: CodeStatus | null; label: string }> = [
   { value: null, label: 'Все' },
@@ -22,7 +23,7 @@ const FILTERS: Array<{ value: CodeStatus | null; label: string }> = [
 function AllCodes({ gameServerId }: { gameServerId: number }) {
   const [status, setStatus] = useState<CodeStatus | null>(null);
   const [page, setPage] = useState(1);
-  const { data, isPending, isError } = useMyCodes(page, gameServerId, status);
+  const { data, isPending, isError, error, refetch } = useMyCodes(page, gameServerId, status);
   return (
     <Stack spacing={1.5} data-testid="all-codes">
       <Stack direction="row" useFlexGap sx={{ flexWrap: 'wrap', gap: 1 }} role="group" aria-label="Статус кода">
@@ -42,9 +43,21 @@ function AllCodes({ gameServerId }: { gameServerId: number }) {
       </Stack>
       {isPending ? (
         <Skeleton variant="rounded" height={120} />
-      ) : isError ? (
-        <Alert severity="error">Не удалось загрузить коды. Обновите страницу.</Alert>
-      ) : data.total === 0 ? (
+      ) : isError && !data ? (
+        needsStepUp(error) ? (
+          // With TOTP on the list needs the code (the prompt was cancelled).
+          <Stack direction="row" useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', gap: 1 }}>
+            <Alert severity="info" sx={{ flex: '1 1 16rem' }}>
+              Чтобы показать коды, подтвердите действие кодом из приложения-аутентификатора.
+            </Alert>
+            <Button variant="outlined" onClick={() => void refetch()}>
+              Ввести код
+            </Button>
+          </Stack>
+        ) : (
+          <Alert severity="error">Не удалось загрузить коды. Обновите страницу.</Alert>
+        )
+      ) : !data ? null : data.total === 0 ? (
         <Typography color="text.secondary">{status === null ? 'Вы ещё не выпускали коды на этом сервере.' : 'Таких кодов нет.'}</Typography>
       ) : (
         <>
