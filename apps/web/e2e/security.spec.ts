@@ -73,6 +73,17 @@ describe('the app under its Content-Security-Policy', () => {
     expect(await violations()).toEqual([]);
     await context.close();
   });
+
+  it('launch data too old to accept says why in the mini app, and leaves the visitor signed out', async () => {
+    const { context, page } = await newPage(browser, { width: 390, height: 800 });
+    await page.addInitScript(NATIVE_BRIDGE);
+    const user = JSON.stringify({ id: 777000333, first_name: 'Опоздавший', language_code: 'ru' });
+    const initData = signInitData(BOT_TOKEN, { auth_date: String(Math.floor(Date.now() / 1000) - 3 * 3600), query_id: 'AAH', user });
+    await page.goto(`${server.url}/${launchHash(initData)}`);
+    await page.getByText(/^Не удалось войти через Telegram: /).waitFor();
+    expect(await page.evaluate(() => localStorage.getItem('access_token'))).toBeNull();
+    await context.close();
+  });
 });
 
 /** Every POST the page sends to these API paths, in order. */

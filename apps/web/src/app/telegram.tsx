@@ -2,9 +2,10 @@ import { createContext, type ReactNode, useCallback, useContext, useEffect, useR
 import { useLocation } from 'wouter';
 import { deferred } from '../components/deferred';
 import { useWebApp } from '../features/auth/api/web-app';
-import { tokenStore } from '../lib/api-client';
+import { ApiError, refusedForSure, tokenStore } from '../lib/api-client';
 import { historyIndex } from '../lib/history';
 import { useUser } from '../lib/session';
+import { useUi } from '../lib/ui-store';
 import {
   declinedTelegramSwitch,
   declineTelegramSwitch,
@@ -64,16 +65,32 @@ export function TelegramBridge() {
   const [ask, setAsk] = useState<{ id: string; name: string; current: string } | null>(null);
   const decided = useRef(false);
 
-  const signInAs = useCallback((initData: string, telegramId: string | undefined) => {
-    signIn(initData)
-      .then((auth) => {
-        if (telegramId) rememberTelegramSession(telegramId, auth.access_token);
-      })
-      .catch(() => {
-        // A refused initData (stale, or the bot is not configured) leaves the visitor as they were;
-        // the usual sign-in pages still work.
-      });
-  }, [signIn]);
+  const snackbar = useUi((s) => s.showSnackbar);
+  const signInAs = useCallback(
+    (initData: string, telegramId: string | undefined, again = true) => {
+      signIn(initData)
+        .then((auth) => {
+          if (telegramId) rememberTelegramSession(telegramId, auth.access_token);
+        })
+        .catch((err: unknown) => {
+          // The visitor stays as they were (the usual sign-in pages still work), told why: a blocked
+          // account, stale launch data, no connection. No connection or the service away is tried once
+          // more, when the connection returns or a few seconds later, whichever comes first.
+          snackbar(`Не удалось войти через Telegram: ${err instanceof ApiError ? err.message : 'нет связи с сервером'}`, 'error');
+          if (!again || refusedForSure(err)) return;
+          let tried = false;
+          const retry = () => {
+            if (tried) return;
+            tried = true;
+            window.removeEventListener('online', retry);
+            if (!tokenStore.get()) signInAs(initData, telegramId, false);
+          };
+          window.addEventListener('online', retry);
+          setTimeout(retry, 5_000);
+        });
+    },
+    [signIn, snackbar],
+  );
 
   useEffect(() => {
     const initData = env?.initDataRaw;
