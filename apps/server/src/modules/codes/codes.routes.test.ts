@@ -251,10 +251,12 @@ describe.each(DB_KINDS)('gift codes on %s', (kind) => {
       expect(res.json()).toEqual({ success: { code_id: issued.code_id, nominal: 2 * KK, gamesserver_id: serverId, status: 'activated' } });
       expect(await balanceOf(buyer.id)).toBe(2 * KK);
 
-      // The same buyer pressing again: 409, but no incident for the seller.
+      // The same buyer pressing again (a retry whose first answer was lost): 409 saying the adena is
+      // theirs already, not that someone took the code, and no incident for the seller; nothing moves.
       const again = await call('POST', '/api/activation_code/', buyer, { sert: issued.sert });
       expect(again.statusCode).toBe(409);
-      expect(again.json()).toMatchObject({ status: 'activated', errors: { sert: ['Код уже активирован'] } });
+      expect(again.json()).toMatchObject({ status: 'activated', errors: { sert: ['Вы уже активировали этот код: 2 000 000 аден на вашем балансе'] } });
+      expect(await balanceOf(buyer.id)).toBe(2 * KK);
       expect((await call('GET', '/api/get_error_user_code', seller)).json()).toEqual({ error_codes_count: 0 });
 
       // Someone else with the same code: the seller gets an incident, once per person.
@@ -262,6 +264,7 @@ describe.each(DB_KINDS)('gift codes on %s', (kind) => {
       for (let i = 0; i < 2; i++) {
         const r = await call('POST', '/api/activation_code/', third, { sert: issued.sert });
         expect(r.statusCode).toBe(409);
+        expect(r.json().errors.sert).toEqual(['Код уже активирован']);
       }
       expect(await balanceOf(third.id)).toBe(0);
       expect((await call('GET', '/api/get_error_user_code', seller)).json()).toEqual({ error_codes_count: 1 });

@@ -27,7 +27,7 @@ import {
   toSellerCode,
 } from './codes.mapper';
 import { type CodeRow, type CodesDb, type CodesTrx, codesRepository as repo, priceDataKey, type Q, type WalletRow } from './codes.repository';
-import { activeGameServer, checkNominal, gameServerNotFound, checkTotal, codeNotActive, drawCode, drawCodes, feeBpFor, issueLegs, refundLegs } from './gift-codes';
+import { activeGameServer, checkNominal, gameServerNotFound, checkTotal, codeActivatedByYou, codeNotActive, drawCode, drawCodes, feeBpFor, issueLegs, refundLegs } from './gift-codes';
 import { addressKey } from '../../lib/address-key';
 
 export interface CodesLimits {
@@ -285,6 +285,7 @@ export function createCodesService(deps: CodesServiceDeps) {
           });
         case 'conflict':
           if (outcome.incidentId !== null) publish([incidentEvent(outcome.code, outcome.incidentId)]);
+          if (outcome.code.status === 'activated' && outcome.code.activatedBy === caller.user.id) throw codeActivatedByYou(outcome.code.nominal);
           throw codeNotActive(outcome.code.status);
         case 'activated': {
           const c = outcome.code;

@@ -23,6 +23,15 @@ const STATUS_TEXT = { activated: 'Код уже активирован', cancell
 export const codeNotActive = (status: CodeRow['status']) =>
   new AppError('CODE_NOT_ACTIVE', { message: STATUS_TEXT[status], errors: { sert: [STATUS_TEXT[status]] }, body: { status } });
 
+/**
+ * The activator pressing again (a retry of an activation whose answer was lost): still 409 with the
+ * status, but saying the adena is theirs already, not that someone took the code.
+ */
+export const codeActivatedByYou = (nominal: bigint) => {
+  const message = `Вы уже активировали этот код: ${adenaText(nominal)} на вашем балансе`;
+  return new AppError('CODE_NOT_ACTIVE', { message, errors: { sert: [message] }, body: { status: 'activated' } });
+};
+
 export const isVip = (u: Pick<User, 'vip_until'>, now = new Date()) => u.vip_until !== null && new Date(u.vip_until) > now;
 /** The fee in basis points this user pays on this server: the VIP fee while VIP lasts. */
 export const feeBpFor = (u: Pick<User, 'vip_until'>, s: Pick<GameServerRow, 'code_fee_bp' | 'vip_code_fee_bp'>, now = new Date()) =>
