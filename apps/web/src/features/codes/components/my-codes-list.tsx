@@ -30,6 +30,7 @@ export function CodeItem({ code }: { code: Code }) {
             color="error"
             sx={{ ml: 'auto', minWidth: 0 }}
             onClick={() => openDialog({ name: 'cancel_code', gameServerId: code.gamesserver_id, codeId: code.id, nominal: code.nominal, sert: code.sert })}
+            aria-label={`Отменить код на ${aden(code.nominal)}`}
           >
             Отменить
           </Button>

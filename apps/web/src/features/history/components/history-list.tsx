@@ -71,7 +71,7 @@ function HistoryItem({ item }: { item: Request }) {
       </Stack>
       {item.status === 'pending' ? (
         <>
-          <Button size="small" color="error" disabled={cancel.isPending} onClick={() => setConfirming(true)}>
+          <Button size="small" color="error" disabled={cancel.isPending} onClick={() => setConfirming(true)} aria-label={`Отменить заявку №${item.id}`}>
             Отменить
           </Button>
           <AppDialog
