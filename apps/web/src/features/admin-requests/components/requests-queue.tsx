@@ -9,7 +9,7 @@ import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
 import { ApiError } from '../../../lib/api-client';
@@ -184,7 +184,17 @@ function CompleteDialog({ target, onClose }: { target: AdminRequest | null; onCl
   );
 }
 
+/** Renders again each minute: a quiet live queue still counts up how long each request has waited. */
+function useMinuteTick() {
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    const timer = setInterval(() => setTick((n) => n + 1), 60_000);
+    return () => clearInterval(timer);
+  }, []);
+}
+
 export function RequestsQueue({ servers, meId, live = false }: { servers: Gamesserver[]; meId: number; live?: boolean }) {
+  useMinuteTick();
   const [filters, setFilters] = useState<QueueFilters>({ status: 'pending', page: 1 });
   const [rejecting, setRejecting] = useState<AdminRequest | null>(null);
   const [completing, setCompleting] = useState<AdminRequest | null>(null);
