@@ -63,7 +63,8 @@ const HEADERS = [
   'Медиана от взятия до решения, мин',
   'Решено без взятия в работу',
   'Период с',
-  'Период по',
+  // The end is exclusive (a report of 1 March ends at 02.03 00:00): «до», not «по».
+  'Период до (не включая)',
 ];
 
 export function toStatsCsv(rows: OperatorStatsRow[], from: Date, to: Date) {

@@ -434,7 +434,7 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       expect(csv.rawPayload.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
       const lines = csv.body.replace(/^\uFEFF/, '').trim().split('\r\n');
       expect(lines[0]).toBe(
-        'Оператор;ID оператора;Пополнений решено;Выводов решено;Всего решено;Выполнено;Отклонено;Доля отказов, %;Медиана от взятия до решения, мин;Решено без взятия в работу;Период с;Период по',
+        'Оператор;ID оператора;Пополнений решено;Выводов решено;Всего решено;Выполнено;Отклонено;Доля отказов, %;Медиана от взятия до решения, мин;Решено без взятия в работу;Период с;Период до (не включая)',
       );
       // A name that would start a formula or break the columns is quoted and defused.
       const line = lines.find((l) => l.includes('Карл'))!;
