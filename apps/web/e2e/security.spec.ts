@@ -2,6 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { firstServerId } from '../../server/test/factories';
 import { startDiscord } from '../../server/test/fakes/discord';
 import { signWidget } from '../../server/test/fakes/telegram';
 import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
@@ -71,6 +72,26 @@ describe('the app under its Content-Security-Policy', () => {
     expect(me.status).toBe(200);
     expect((await me.json()).name).toBe('Старый');
     expect(await violations()).toEqual([]);
+    await context.close();
+  });
+
+  it('inside the mini app «Подключить Telegram» opens the bot in Telegram itself, not as a web page', async () => {
+    const sid = await firstServerId(server.db.kysely);
+    const { context, page } = await newPage(browser, { width: 390, height: 800 });
+    await page.addInitScript(NATIVE_BRIDGE);
+    await page.addInitScript((s) => localStorage.setItem('gamesserver_id', s), String(sid));
+    const user = JSON.stringify({ id: 777000444, first_name: 'Подписчик', language_code: 'ru' });
+    const initData = signInitData(BOT_TOKEN, { auth_date: String(Math.floor(Date.now() / 1000)), query_id: 'AAH', user });
+    await page.goto(`${server.url}/?tab=codes${launchHash(initData)}`);
+    await expect.poll(() => page.evaluate(() => localStorage.getItem('access_token'))).not.toBeNull();
+    const pages = context.pages().length;
+    await page.getByRole('button', { name: 'Уведомления в Telegram' }).click();
+    await page.getByRole('link', { name: 'Подключить Telegram' }).click();
+    const opened = () =>
+      page.evaluate(() => (window as unknown as { __tgEvents: Array<{ type: string; data: { path_full?: string } | null }> }).__tgEvents.filter((e) => e.type === 'web_app_open_tg_link'));
+    await expect.poll(async () => (await opened()).length).toBe(1);
+    expect((await opened())[0]!.data!.path_full).toMatch(/^\/adena_test_bot\?start=[\w-]{20,64}$/);
+    expect(context.pages().length).toBe(pages);
     await context.close();
   });
 

@@ -25,6 +25,8 @@ export interface TelegramEnv {
   onThemeChange(cb: (theme: TelegramTheme) => void): () => void;
   /** Asks Telegram to download a file (Bot API 8.0); false when this client cannot. */
   downloadFile(url: string, fileName: string): boolean;
+  /** Opens a t.me link inside Telegram (the bot's chat) rather than as a web page; false when this client cannot. */
+  openTelegramLink(url: string): boolean;
 }
 
 const STORAGE_KEY = 'tapps/launchParams';
@@ -148,6 +150,15 @@ export function loadTelegram(): Promise<TelegramEnv | null> {
         if (!sdk.downloadFile.isAvailable()) return false;
         void Promise.resolve(sdk.downloadFile(url, fileName)).catch(() => window.open(url, '_blank'));
         return true;
+      },
+      openTelegramLink(url) {
+        if (!sdk.openTelegramLink.isAvailable()) return false;
+        try {
+          sdk.openTelegramLink(url);
+          return true;
+        } catch {
+          return false;
+        }
       },
     };
   });

@@ -17,6 +17,7 @@ import { useDelLimitOtvetka } from '../api/del-limit-otvetka';
 import { useTelegramLink, useTelegramUnlink } from '../api/telegram-link';
 import { aden } from './code-format';
 import { needsStepUp } from '../../../lib/step-up';
+import { isTelegramLaunch, loadTelegram } from '../../../lib/telegram';
 
 function ThresholdForm({ server, telegramPrice }: { server: Gamesserver; telegramPrice: number | null }) {
   const [text, setText] = useState(telegramPrice ? String(telegramPrice) : '');
@@ -126,13 +127,23 @@ export function SubscribeTelegramDialog({ server, telegramPrice }: { server: Gam
               target="_blank"
               rel="noopener noreferrer"
               sx={{ alignSelf: 'flex-start' }}
-              onClick={() => {
-                // The chat is linked in Telegram; look again when the user comes back.
+              onClick={(e) => {
+                // Inside the mini app the bot's chat opens in Telegram itself, not as a web page.
+                if (isTelegramLaunch()) {
+                  e.preventDefault();
+                  const url = link.data!.url!;
+                  void loadTelegram().then((tg) => tg?.openTelegramLink(url) || window.open(url, '_blank'));
+                }
+                // The chat is linked in Telegram; look again when the user comes back (a browser tab
+                // gets focus again, the mini app becomes visible again).
                 const again = () => {
+                  if (document.visibilityState !== 'visible') return;
                   void link.refetch();
                   window.removeEventListener('focus', again);
+                  document.removeEventListener('visibilitychange', again);
                 };
                 window.addEventListener('focus', again);
+                document.addEventListener('visibilitychange', again);
               }}
             >
               Подключить Telegram
