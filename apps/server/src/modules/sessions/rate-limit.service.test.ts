@@ -36,3 +36,24 @@ describe.each(DB_KINDS)('limits on failures (take, give back) on %s', (kind) => 
     expect(await hits('window')).toBe(1);
   });
 });
+
+describe.each(DB_KINDS)('a progressive delay after very many tries on %s', (kind) => {
+  let db: TestDb;
+  const at = Date.parse('2026-05-01T10:00:00Z');
+  beforeAll(async () => {
+    db = await createTestDb(kind);
+  });
+  afterAll(() => db.close());
+
+  it('still answers 429 (not a 500 from 2^1100 overflowing) and lets the next try through once the longest wait has passed', async () => {
+    const rule = { free: 5, baseMs: 1_000, maxMs: 60_000, resetMs: 15 * 60_000 };
+    const limiter = createRateLimiter(db.kysely, () => new Date(at));
+    // A day of tries, one a minute after the free ones: the count is far past 2's float range.
+    await db.kysely.insertInto('rate_limits').values({ key: 'login:ip:1.2.3.4', hits: 1100, window_start: new Date(at - 30_000) }).execute();
+    await expect(limiter.claim('login:ip:1.2.3.4', rule)).rejects.toMatchObject({ code: 'TOO_MANY_ATTEMPTS' });
+    await db.kysely.updateTable('rate_limits').set({ window_start: new Date(at - 61_000) }).where('key', '=', 'login:ip:1.2.3.4').execute();
+    await expect(limiter.claim('login:ip:1.2.3.4', rule)).resolves.toBeUndefined();
+    // Counted, not reset: the next one waits again.
+    await expect(limiter.claim('login:ip:1.2.3.4', rule)).rejects.toMatchObject({ code: 'TOO_MANY_ATTEMPTS' });
+  });
+});

@@ -37,7 +37,7 @@ export const rateLimitsRepository = {
         window_start = ${now}
       WHERE r.window_start <= ${reset}
          OR r.hits < ${rule.free}::int
-         OR r.window_start + make_interval(secs => least(${rule.maxMs}::float8, ${rule.baseMs}::float8 * power(2, r.hits - ${rule.free}::int)) / 1000) <= ${now}
+         OR r.window_start + make_interval(secs => least(${rule.maxMs}::float8, ${rule.baseMs}::float8 * power(2, least(r.hits - ${rule.free}::int, 40))) / 1000) <= ${now}
       RETURNING hits`.execute(q);
     return rows.length > 0;
   },
