@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
-import { createTestDb } from '../../../test/harness';
+import { describe, expect, it, vi } from 'vitest';
+import { createTestDb, DB_KINDS } from '../../../test/harness';
 import { createCallLimitStore } from './call-limits.service';
+import { rateLimitsRepository } from './rate-limits.repository';
 
 const quiet = { warn() {} };
 const settle = (v: number | Promise<number>) => Promise.resolve(v);
@@ -22,5 +23,27 @@ describe('the shared call limits while the database is away', () => {
     await sleep(windowMs + 100);
     expect(await settle(store.hit('call:ip:192.0.2.1', 3))).toBe(0);
     expect(await settle(store.hit('call:ip:192.0.2.1', 3))).toBe(0);
+  });
+});
+
+describe.each(DB_KINDS)('a flood of refused calls on %s', (kind) => {
+  it('lets exactly the limit through, then refuses the rest without a database write per call', async () => {
+    const db = await createTestDb(kind);
+    const addHits = vi.spyOn(rateLimitsRepository, 'addHits');
+    try {
+      const store = createCallLimitStore(db.kysely, quiet);
+      const verdicts: number[] = [];
+      for (let i = 0; i < 1_000; i++) verdicts.push(await settle(store.hit('call:ip:198.51.100.7', 10)));
+      expect(verdicts.filter((v) => v === 0)).toHaveLength(10);
+      // The first half of the allowance is counted locally, the second half one sync per call; past the
+      // limit, nothing but the once-a-second batch (this loop takes well under the 60 s window).
+      expect(addHits.mock.calls.length).toBeLessThan(20);
+      await store.flush();
+      const row = await db.kysely.selectFrom('rate_limits').select('hits').where('key', '=', 'call:ip:198.51.100.7').executeTakeFirstOrThrow();
+      expect(row.hits).toBe(1_000);
+    } finally {
+      addHits.mockRestore();
+      await db.close();
+    }
   });
 });

@@ -17,7 +17,8 @@ interface Entry {
  * each process counts in memory and adds its counts to `rate_limits` in one batched statement at
  * most once a second, not one round trip per request. A key new to this process, or one past half
  * its limit, is synced before answering, so a key another process has used up is refused here at
- * once and the last half of every allowance is counted exactly across processes. `hit` answers at
+ * once and the last half of every allowance is counted exactly across processes; a key the database
+ * already counts at its limit is refused without a sync until its window ends. `hit` answers at
  * once, without a promise, when no sync is needed (decision record 0027): the common call costs a
  * map lookup.
  */
@@ -87,6 +88,13 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
       entries.set(key, entry);
     }
     entry.pending += 1;
+    // The database's own count has reached the limit in this window: refused here, the hit sent with
+    // the next batch. Syncing it would turn a flood of refused calls into a write per call on one hot
+    // row (on PGlite, behind its one connection, everyone else's requests would wait for them).
+    if (!entry.cold && entry.synced >= max) {
+      flushAll(now);
+      return verdict(entry, max);
+    }
     if (entry.cold || (entry.synced + entry.pending) * 2 >= max) {
       const e = entry;
       return sync([key]).then(() => verdict(e, max));
