@@ -39,6 +39,12 @@ interface EndSockets {
   rooms: string[];
   reason: SessionEndReason;
 }
+/** Longer than any realtime token the app issues (43 characters): refused without hashing. */
+const MAX_TOKEN_LENGTH = 128;
+/** Failed handshakes one connection may make before it is closed. */
+const MAX_FAILED_HANDSHAKES = 3;
+/** Requests for the operators' channel one socket may make (each asks the database). */
+const MAX_OPERATOR_CHECKS = 5;
 /** The cluster message that takes a user's sockets off the operators' channel. */
 const LEAVE_OPERATORS = 'adena:leave-operators';
 
@@ -64,11 +70,21 @@ export function createRealtime(
   const io = new Server(app.server, { path: '/socket.io/', serveClient: false, cors: { origin: false } });
   if (pgPool) io.adapter(peerAwareAdapter(pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter') }));
 
+  // Socket.IO's messages pass no per-call limit: the two that reach the database are bounded here.
+  // A connection may try a handshake a few times (each a DELETE of the token's hash), then it is closed;
+  // a token longer than any the app hands out is not even hashed.
+  const failedHandshakes = new WeakMap<object, number>();
   io.use(async (socket, next) => {
     try {
       const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
-      const found = await sessions.takeRealtimeToken(typeof token === 'string' ? token : undefined);
-      if (!found) return next(new Error('unauthorized'));
+      const found = typeof token === 'string' && token.length <= MAX_TOKEN_LENGTH ? await sessions.takeRealtimeToken(token) : null;
+      if (!found) {
+        const fails = (failedHandshakes.get(socket.conn) ?? 0) + 1;
+        failedHandshakes.set(socket.conn, fails);
+        next(new Error('unauthorized'));
+        if (fails >= MAX_FAILED_HANDSHAKES) setImmediate(() => socket.conn.close());
+        return;
+      }
       socket.data.userId = found.userId;
       socket.data.sessionId = found.sessionId;
       socket.data.admin = found.admin;
@@ -88,6 +104,13 @@ export function createRealtime(
       // The operators' channel (decision record 0023): the session's user as of now must be an admin
       // (with TOTP on when ADMIN_REQUIRE_2FA), not as of the handshake.
       if (parsed.success && parsed.data.channel === OPERATORS_CHANNEL) {
+        // The web app asks once per connection; a socket asking in a loop would hold the pool.
+        const asked = ((socket.data.operatorChecks as number | undefined) ?? 0) + 1;
+        socket.data.operatorChecks = asked;
+        if (asked > MAX_OPERATOR_CHECKS) {
+          reply({ error: 'Нет доступа к этому каналу' });
+          return;
+        }
         sessions.mayHearOperators(socket.data.sessionId as number, app.adminRequiresTwoFactor !== false).then(
           (ok) => {
             if (ok && socket.connected) void socket.join(OPERATORS_CHANNEL);

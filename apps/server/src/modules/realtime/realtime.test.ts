@@ -1,10 +1,11 @@
-import { realtimeChannelFor, type RealtimeMessage } from '@adena/contract';
+import { OPERATORS_CHANNEL, realtimeChannelFor, type RealtimeMessage } from '@adena/contract';
 import pg from 'pg';
-import { io, type Socket } from 'socket.io-client';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { io, Manager, type Socket } from 'socket.io-client';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { createTestApp, createTestDb, DB_KINDS, realtimeListening, type TestApp, type TestDb } from '../../../test/harness';
 import { createDb } from '../../db/client';
+import { sessionsRepository } from '../sessions/sessions.repository';
 
 async function listen(t: TestApp) {
   await t.app.listen({ port: 0, host: '127.0.0.1' });
@@ -148,6 +149,35 @@ describe.each(DB_KINDS)('the private realtime channel on %s', (kind) => {
     const { token } = await tokenFor(t, user);
     await t.db.kysely.updateTable('tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('kind', '=', 'realtime').where('user_id', '=', user.id).execute();
     await expect(connect(url, token)).rejects.toThrow(/unauthorized/);
+  });
+
+  it('closes a connection that keeps trying bad tokens, and refuses a huge one without hashing it', async () => {
+    const m = new Manager(url, { path: '/socket.io/', transports: ['websocket'], reconnection: false });
+    const closed = new Promise<void>((r) => m.once('close', () => r()));
+    const s = m.socket('/', { auth: { token: 'x'.repeat(10_000) } });
+    sockets.push(s);
+    const failed = () => new Promise<Error>((r) => s.once('connect_error', r));
+    for (let i = 0; i < 3; i++) {
+      const err = failed();
+      s.connect();
+      expect((await err).message).toMatch(/unauthorized/);
+    }
+    // The third failure ends the connection itself: no fourth handshake on it.
+    await closed;
+  });
+
+  it("asks the database about the operators' channel at most a few times per socket", async () => {
+    const player = await createUser(t.db.kysely);
+    const s = await connect(url, (await tokenFor(t, player)).token);
+    const asked = vi.spyOn(sessionsRepository, 'mayHearOperators');
+    try {
+      for (let i = 0; i < 20; i++) expect(await subscribe(s, OPERATORS_CHANNEL)).toEqual({ error: expect.stringMatching(/Нет доступа/) });
+      expect(asked.mock.calls.length).toBe(5);
+      // Its own channel still works.
+      expect(await subscribe(s, realtimeChannelFor(player.id))).toEqual({ ok: true });
+    } finally {
+      asked.mockRestore();
+    }
   });
 });
 
