@@ -75,7 +75,7 @@ import { createSystemAdminService } from './modules/system/system-admin.service'
 import { systemRoutes } from './modules/system/system.routes';
 import { createSystemService, type SystemService } from './modules/system/system.service';
 import { statementRoutes } from './modules/statement/statement.routes';
-import { createStatementService } from './modules/statement/statement.service';
+import { createStatementService, STATEMENT_FILES } from './modules/statement/statement.service';
 import { walletsRoutes } from './modules/wallets/wallets.routes';
 import { apiKeysRoutes } from './modules/seller/api-keys.routes';
 import { type ApiKeysService, createApiKeysService, DEFAULT_KEY_RATE } from './modules/seller/api-keys.service';
@@ -250,7 +250,12 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   });
   const incidentsAdmin = createIncidentsAdminService({ db: kysely, audit });
   const realtimeTokens = createRealtimeService({ sessions, realtime });
-  const statement = createStatementService({ db: kysely, sessions });
+  const statement = createStatementService({
+    db: kysely,
+    sessions,
+    limiter: createRateLimiter(kysely, now),
+    filesPerWindow: Math.max(1, Math.round(STATEMENT_FILES.limit * config.RATE_LIMIT_SCALE)),
+  });
 
   // Operations: readiness (/api/ready, draining), metrics on METRICS_PORT (decision record 0020).
   const readiness = createReadiness({ db: kysely });

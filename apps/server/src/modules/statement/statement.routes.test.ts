@@ -7,6 +7,7 @@ import { waitFor } from '../../../test/fakes/wait-for';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { subscribedSocket } from '../../../test/sockets';
 import { auditLedger } from '../ledger/ledger.service';
+import { STATEMENT_FILES } from './statement.service';
 
 const KK = 1_000_000;
 type Player = Awaited<ReturnType<typeof createUser>>;
@@ -163,6 +164,24 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
   });
 
   describe('GET /api/statement.csv', () => {
+    it('caps the files one user downloads (each reads up to 50 000 rows); another user still downloads', async () => {
+      const p = await createUser(t.db.kysely);
+      for (let i = 0; i < STATEMENT_FILES.limit; i++) expect((await call('GET', '/api/statement.csv', p)).statusCode).toBe(200);
+      const refused = await call('GET', '/api/statement.csv', p);
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(refused.json().message).toMatch(/[а-я]/);
+      // The web app's one-time links count the same files, and say so when asked for one more.
+      const link = await call('POST', '/api/statement/download_token', p, {});
+      expect(link.statusCode).toBe(429);
+      const other = await createUser(t.db.kysely);
+      expect((await call('GET', '/api/statement.csv', other)).statusCode).toBe(200);
+      const otherLink = await call('POST', '/api/statement/download_token', other, {});
+      expect(otherLink.statusCode).toBe(200);
+      expect((await t.app.inject({ method: 'GET', url: `/api/statement.csv?token=${otherLink.json().token}` })).statusCode).toBe(200);
+    });
+
+
     it('is the same rows as the statement: BOM, ; separators, Russian headers, ru-RU dates, whole amounts', async () => {
       const { p } = await storyPlayer();
       const res = await call('GET', '/api/statement.csv', p);
