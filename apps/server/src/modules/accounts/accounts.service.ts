@@ -32,8 +32,10 @@ export function createAccountsService(deps: AccountsDeps) {
       // Each try is claimed before the password is checked, so a parallel burst waits its turn.
       const ipKey = `login:ip:${addressKey(client.ip)}`;
       const pairKey = `login:acct-ip:${method}:${address}:${addressKey(client.ip)}`;
-      await limiter.claim(ipKey, limits.loginPerIp);
+      // The pair first: a try the pair refuses does not count against the address, which other players
+      // behind the same carrier address share.
       await limiter.claim(pairKey, limits.loginPerAccountIp);
+      await limiter.claim(ipKey, limits.loginPerIp);
       const user = await findByAddress(db, method, address);
       if (!(await verifyPassword(user?.password_hash ?? null, password)) || !user) throw new AppError('INVALID_CREDENTIALS');
       // Only someone who knows the password learns that the account is blocked.

@@ -56,6 +56,16 @@ describe.each(DB_KINDS)('sign-in on %s', (kind) => {
       expect(owner.json().user.email).toBe(email);
     });
 
+    it('a stranger hammering one account from a shared address does not slow down another player behind it', async () => {
+      const { email } = await registerByEmail();
+      const other = await registerByEmail();
+      const shared = nextIp();
+      for (let i = 0; i < 60; i++) await post('/api/login', { email, password: `wrong ${i}` }, { ip: shared });
+      // Only the tries the account's own throttle let through counted against the address (5 here, all at once).
+      const signedIn = await post('/api/login', { email: other.email, password: PASSWORD }, { ip: shared });
+      expect(signedIn.statusCode).toBe(200);
+    });
+
     it('wrong passwords from one address are slowed down, never locked: the right one works once the short wait is over', async () => {
       const { email } = await registerByEmail();
       const ip = nextIp();
