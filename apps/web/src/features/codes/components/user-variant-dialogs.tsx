@@ -11,18 +11,19 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { AmountField } from '../../../components/amount-field';
 import { AppDialog } from '../../../components/app-dialog';
 import { useFormErrors } from '../../../hooks/use-form-errors';
-import { ApiError, refusedForSure } from '../../../lib/api-client';
+import { ApiError } from '../../../lib/api-client';
 import { type DialogState, useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { parseAmount } from '../../../utils/parse-amount';
 import { useCreatePricekod } from '../api/create-pricekod';
 import { useDeletePricekod } from '../api/delete-pricekod';
 import { useUpdatePricekod } from '../api/update-pricekod';
-import { aden, adenShort, codesCount, estimatePrice, newKey } from './code-format';
+import { aden, adenShort, codesCount, estimatePrice } from './code-format';
+import { useRequestKey } from '../../../hooks/use-request-key';
 
 /** The user's variants on this server, each with its open and total count. */
 export function UserVariantsList({ userVariants }: { userVariants: Pricekod[] }) {
@@ -120,22 +121,16 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
   const openDialog = useUi((s) => s.openDialog);
   const create = useCreatePricekod();
   const f = useFormErrors();
-  const [key, setKey] = useState(newKey);
-  // As the money form: after a lost answer (it may have gone through) the key and the fields stay for
-  // the next opening, so sending the same batch again is answered from the first try, not charged twice;
-  // another nominal or count is another batch, with a new key.
-  const uncertain = useRef(false);
-  const sentFor = useRef<string | null>(null);
+  // As the money form: after a lost answer the batch and its key stay for the next opening.
+  const keys = useRequestKey();
   const form = useVariantForm(null);
   const startOver = () => {
     form.setNominal('');
     form.setCount('1');
-    setKey(newKey());
-    sentFor.current = null;
-    uncertain.current = false;
+    keys.renew();
   };
   const reset = () => {
-    if (!uncertain.current) startOver();
+    if (!keys.uncertain) startOver();
     f.clear();
     close();
   };
@@ -144,26 +139,15 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
     f.clear();
     const body = f.validate(createPricekod.body, { gamesserver_id: server.id, nominal: form.parsedNominal ?? undefined, count: form.parsedCount ?? undefined });
     if (!body) return;
-    const batch = `${body.gamesserver_id}:${body.nominal}:${body.count}`;
-    let k = key;
-    if (sentFor.current !== null && sentFor.current !== batch) {
-      k = newKey();
-      setKey(k);
-    }
-    sentFor.current = batch;
     create.mutate(
-      { ...body, idempotencyKey: k },
+      { ...body, idempotencyKey: keys.keyFor(`${body.gamesserver_id}:${body.nominal}:${body.count}`) },
       {
         onSuccess: (r) => {
           startOver();
           openDialog({ name: 'create_success', summa: r.summa, count: r.count, nominal: r.nominal });
         },
         onError: (err) => {
-          uncertain.current = !refusedForSure(err);
-          if (!uncertain.current) {
-            setKey(newKey());
-            sentFor.current = null;
-          }
+          keys.failed(err);
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
           f.fromError(err);
         },
@@ -204,7 +188,7 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
   const del = useDeletePricekod();
   const f = useFormErrors();
   const form = useVariantForm({ nominal: d.nominal, count: d.count });
-  const [key, setKey] = useState(newKey);
+  const keys = useRequestKey();
   const [confirmDelete, setConfirmDelete] = useState(false);
   const newTotal = form.parsedNominal && form.parsedCount ? estimatePrice(form.parsedNominal, feeBp) * form.parsedCount : null;
   const diff = newTotal === null ? null : newTotal - d.initialTotalAden;
@@ -215,14 +199,14 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
     const body = f.validate(createPricekod.body, { gamesserver_id: server.id, nominal: form.parsedNominal ?? undefined, count: form.parsedCount ?? undefined });
     if (!body) return;
     update.mutate(
-      { ...body, id: d.userVariantId, idempotencyKey: key },
+      { ...body, id: d.userVariantId, idempotencyKey: keys.keyFor(`${d.userVariantId}:${body.nominal}:${body.count}`) },
       {
         onSuccess: (r) => {
           close();
           snackbar(`Вариант изменён: ${codesCount(r.count)} по ${adenShort(r.nominal)}`);
         },
         onError: (err) => {
-          if (refusedForSure(err)) setKey(newKey());
+          keys.failed(err);
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
           f.fromError(err);
         },

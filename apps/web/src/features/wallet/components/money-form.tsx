@@ -3,14 +3,14 @@ import Alert from '@mui/material/Alert';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { type ReactNode, useRef, useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { AmountField } from '../../../components/amount-field';
-import { refusedForSure } from '../../../lib/api-client';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { formatShort } from '../../../utils/format-amount';
 import { amountText, currencyWord } from '../../../utils/plural';
 import { parseAmount } from '../../../utils/parse-amount';
 import { useSaveNick } from '../api/save-nick';
+import { useRequestKey } from '../../../hooks/use-request-key';
 
 
 type Direction = 'input' | 'output';
@@ -21,9 +21,6 @@ function limitsText(server: Gamesserver, direction: Direction, currency: Currenc
 }
 
 const AMOUNT_HINT = 'Можно сокращённо: 1,5кк = 1 500 000';
-
-/** One idempotency key per dialog opening: a double click or a retry moves money once. */
-const newKey = () => crypto.randomUUID();
 
 /**
  * The state of the put and take form: the amount as typed, the nick when the wallet has none (on a
@@ -45,12 +42,7 @@ export function useMoneyForm(options: {
   const [amountText, setAmountText] = useState('');
   const [nickText, setNickText] = useState('');
   const [busy, setBusy] = useState(false);
-  const [key, setKey] = useState(newKey);
-  // The last try's answer was lost (no connection, 5xx): it may have gone through. A ref, not state:
-  // a dialog's `send` clears the form on success within the same run, and must see this try's outcome.
-  const uncertain = useRef(false);
-  /** The request the key was last sent with (server, currency, amount). */
-  const sentFor = useRef<string | null>(null);
+  const keys = useRequestKey();
   const saveNick = useSaveNick();
 
   /**
@@ -59,11 +51,10 @@ export function useMoneyForm(options: {
    */
   const clear = () => {
     errors.clear();
-    if (uncertain.current) return;
+    if (keys.uncertain) return;
     setAmountText('');
     setNickText('');
-    setKey(newKey());
-    sentFor.current = null;
+    keys.renew();
   };
 
   async function submit(e: React.FormEvent) {
@@ -75,20 +66,9 @@ export function useMoneyForm(options: {
     try {
       // The nick typed here is saved first; its 422 lands on the nick field.
       if (!nick) await saveNick.mutateAsync({ gameServerId, nick: nickText.trim() });
-      uncertain.current = false;
-      // A key answers for one request: kept after a lost answer so the same request is not made twice,
-      // but another amount, currency or server is another request, and the old key with it would be
-      // refused (409) however often it was tried.
-      const request = `${gameServerId}:${currency}:${amount}`;
-      let k = key;
-      if (sentFor.current !== null && sentFor.current !== request) {
-        k = newKey();
-        setKey(k);
-      }
-      sentFor.current = request;
-      await send(amount, k);
+      await send(amount, keys.keyFor(`${gameServerId}:${currency}:${amount}`));
     } catch (err) {
-      uncertain.current = !refusedForSure(err);
+      keys.failed(err);
       if (!onError?.(err, amount)) errors.fromError(err, nick ? ['amount'] : ['amount', 'nick']);
     } finally {
       setBusy(false);
