@@ -27,9 +27,5 @@ export function alertContent(err: unknown): { text: string; errors: string[] } {
 export const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 export const dateOnly = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'long' });
 
-/** One idempotency key per dialog opening: a double click or a retry moves money once. */
-export const newKey = () => crypto.randomUUID();
-
-
 /** price = nominal + fee, the fee rounded up to a whole adena (PRODUCT.md section 5); an estimate only. */
 export const estimatePrice = (nominal: number, feeBp: number) => nominal + Math.ceil((nominal * feeBp) / 10_000);

@@ -5,12 +5,13 @@ import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
+import { useRequestKey } from '../../../hooks/use-request-key';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
-import { ApiError, refusedForSure } from '../../../lib/api-client';
+import { ApiError } from '../../../lib/api-client';
 import { type DialogState, useUi } from '../../../lib/ui-store';
 import { useShowCode } from '../api/show-code';
-import { aden, adenShort, alertContent, newKey } from './code-format';
+import { aden, adenShort, alertContent } from './code-format';
 import { TwoFactorCodeField } from '../../../components/two-factor-code-field';
 
 /** The issued certificate, large and copyable; it wraps rather than overflow a phone's width. */
@@ -43,7 +44,9 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
   const openDialog = useUi((s) => s.openDialog);
   const alert = useUi((s) => s.alert);
   const show = useShowCode();
-  const [key, setKey] = useState(newKey);
+  // After a lost answer (the code may have been issued and paid) the same purchase keeps its key across
+  // closing and opening again, so trying again reveals that code instead of paying for a second one.
+  const keys = useRequestKey();
   const [revealed, setRevealed] = useState<{ sert: string; nominal: number; summa: number } | null>(null);
   // Step-up: with TOTP on the server answers two_factor_required; the code is asked in this dialog.
   const [askCode, setAskCode] = useState<string | null>(null);
@@ -60,7 +63,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
   const d = open ? dialog : last;
 
   const finish = () => {
-    setKey(newKey());
+    if (!keys.uncertain) keys.renew();
     show.reset();
     close();
   };
@@ -68,16 +71,16 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
   const confirm = () => {
     if (!d || walletId === null) return;
     show.mutate(
-      { gameServerId: d.gameServerId, walletId, nominal: d.nominal, userVariantId: d.userVariantId, idempotencyKey: key, twoFactorCode: askCode !== null ? code.trim() : undefined },
+      { gameServerId: d.gameServerId, walletId, nominal: d.nominal, userVariantId: d.userVariantId, idempotencyKey: keys.keyFor(`${d.gameServerId}:${walletId}:${d.nominal}:${d.userVariantId ?? ''}`), twoFactorCode: askCode !== null ? code.trim() : undefined },
       {
         onSuccess: (r) => {
           // The answer arrived: the next purchase is a new one even if this dialog is closed by
           // something else (another dialog replacing it) rather than by its own button.
-          setKey(newKey());
+          keys.renew();
           setRevealed({ sert: r.sert, nominal: d.nominal, summa: r.summa });
         },
         onError: (err) => {
-          if (refusedForSure(err)) setKey(newKey());
+          keys.failed(err);
           if (err instanceof ApiError && err.body.two_factor_required) {
             setAskCode(err.message);
             setCode('');

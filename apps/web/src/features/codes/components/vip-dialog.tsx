@@ -7,14 +7,15 @@ import ToggleButton from '@mui/material/ToggleButton';
 import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
+import { useRequestKey } from '../../../hooks/use-request-key';
 import { AppDialog } from '../../../components/app-dialog';
-import { ApiError, refusedForSure } from '../../../lib/api-client';
+import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { amountText, plural } from '../../../utils/plural';
 import { useUser } from '../../../lib/session';
 import { useBuyVip } from '../api/vip';
-import { alertContent, dateOnly, newKey } from './code-format';
+import { alertContent, dateOnly } from './code-format';
 
 const MONTHS = [1, 3, 6, 12] as const;
 const months = (n: number) => `${n} ${plural(n, ['месяц', 'месяца', 'месяцев'])}`;
@@ -31,7 +32,8 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
   const { user } = useUser();
   const buy = useBuyVip();
   const [count, setCount] = useState<number>(1);
-  const [key, setKey] = useState(newKey);
+  // After a lost answer the same purchase keeps its key (answered from the first try); other months or another server is another purchase.
+  const keys = useRequestKey();
   // vip_period_days is the period vip_price pays for; a month is that period.
   const total = server.vip_price * count;
   const short = coinBalance !== null && coinBalance < total;
@@ -49,15 +51,15 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
             disabled={buy.isPending}
             onClick={() =>
               buy.mutate(
-                { months: count, gamesserver_id: server.id, idempotencyKey: key },
+                { months: count, gamesserver_id: server.id, idempotencyKey: keys.keyFor(`${server.id}:${count}`) },
                 {
                   onSuccess: (r) => {
-                    setKey(newKey());
+                    keys.renew();
                     close();
                     snackbar(r.success.vip_until ? `VIP действует до ${dateOnly.format(new Date(r.success.vip_until))}` : 'VIP подключён');
                   },
                   onError: (err) => {
-                    if (refusedForSure(err)) setKey(newKey());
+                    keys.failed(err);
                     if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 2 });
                     const { text, errors } = alertContent(err);
                     alert(text, errors, ALERT_TIMEOUT_MS);

@@ -1,0 +1,114 @@
+// @vitest-environment happy-dom
+import type { Gamesserver } from '@adena/contract/lite';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, createElement, type ReactElement } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { useUi } from '../../../lib/ui-store';
+import { ShowCodeDialog } from './show-code-dialog';
+import { VipDialog } from './vip-dialog';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
+const button = (text: string) => [...document.querySelectorAll('button')].find((b) => b.textContent?.startsWith(text))!;
+
+/** Every purchase's Idempotency-Key; its answer is lost (no connection) while `lost.now`, else `ok`. Reads find nothing. */
+function network(ok: () => Response) {
+  const keys: string[] = [];
+  const lost = { now: true };
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (_url: string, init: RequestInit) => {
+      if (init.method !== 'POST') return answer(404, { message: 'Не найдено' });
+      keys.push(new Headers(init.headers).get('Idempotency-Key') ?? '');
+      if (lost.now) throw new TypeError('Failed to fetch');
+      return ok();
+    }),
+  );
+  return { keys, lost };
+}
+
+async function mount(element: ReactElement): Promise<Root> {
+  localStorage.setItem('access_token', 'token');
+  const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+  const root = createRoot(document.body.appendChild(document.createElement('div')));
+  await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, element)));
+  return root;
+}
+
+describe('paid dialogs after a lost answer', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    useUi.getState().closeDialog();
+    document.body.innerHTML = '';
+  });
+
+  it('«Показать код»: closing and opening the same code again keeps its key, so it is paid once; another nominal is another purchase', async () => {
+    const { keys, lost } = network(() => answer(200, { success: true, sert: 'ABCD-EFGH', status: 'active', summa: 1_020_000, code_id: 7 }));
+    const root = await mount(createElement(ShowCodeDialog, { walletId: 5, balance: 10_000_000 }));
+    const code = { name: 'show_code', gameServerId: 1, nominal: 1_000_000, price: 1_020_000 } as const;
+    await act(async () => useUi.getState().openDialog(code));
+    await act(async () => button('Оплатить').click());
+    await settle();
+    expect(keys).toHaveLength(1);
+
+    // The answer was lost: the code may be issued and paid. The player cancels and tries the same code again.
+    await act(async () => button('Отмена').click());
+    expect(useUi.getState().dialog.name).not.toBe('show_code');
+    await act(async () => useUi.getState().openDialog({ ...code }));
+    lost.now = false;
+    await act(async () => button('Оплатить').click());
+    await settle();
+    expect(keys[1]).toBe(keys[0]);
+    expect(document.querySelector('[data-testid="revealed-sert"]')?.textContent).toBe('ABCD-EFGH');
+
+    // It went through: the next purchase of the same nominal is a new one.
+    await act(async () => button('Готово').click());
+    await act(async () => useUi.getState().openDialog({ ...code }));
+    lost.now = true;
+    await act(async () => button('Оплатить').click());
+    await settle();
+    expect(keys[2]).not.toBe(keys[0]);
+    // Lost again, then another nominal: another purchase, another key.
+    await act(async () => button('Отмена').click());
+    await act(async () => useUi.getState().openDialog({ ...code, nominal: 2_000_000, price: 2_040_000 }));
+    await act(async () => button('Оплатить').click());
+    await settle();
+    expect(keys[3]).not.toBe(keys[2]);
+    await act(async () => root.unmount());
+  });
+
+  it('VIP: the same months after a lost answer keep the key across closing; other months are another purchase, not a 409', async () => {
+    const server = { id: 1, name: 'Scryde x50', vip_price: 100, vip_period_days: 30, vip_code_fee_bp: 100, code_fee_bp: 200 } as Gamesserver;
+    const { keys, lost } = network(() => answer(200, { success: { id: 1, vip: true, vip_until: '2027-01-01T00:00:00.000Z' } }));
+    const root = await mount(createElement(VipDialog, { server, coinBalance: 1_000 }));
+    await act(async () => useUi.getState().openDialog({ name: 'vip' }));
+    await act(async () => button('Купить').click());
+    await settle();
+    await act(async () => button('Закрыть').click());
+    await act(async () => useUi.getState().openDialog({ name: 'vip' }));
+    await act(async () => button('Купить').click());
+    await settle();
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+
+    await act(async () => button('3 месяца').click());
+    await act(async () => button('Купить').click());
+    await settle();
+    expect(keys[2]).not.toBe(keys[0]);
+
+    lost.now = false;
+    await act(async () => button('Купить').click());
+    await settle();
+    expect(keys[3]).toBe(keys[2]);
+    expect(useUi.getState().dialog.name).toBe('none');
+    // Bought (the button now extends it): the next purchase of the same months is a new one.
+    await act(async () => useUi.getState().openDialog({ name: 'vip' }));
+    await act(async () => button('Продлить').click());
+    await settle();
+    expect(keys[4]).not.toBe(keys[2]);
+    await act(async () => root.unmount());
+  });
+});
