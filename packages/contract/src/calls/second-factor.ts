@@ -9,6 +9,8 @@ import { AuthResponseSchema } from './auth';
 export const TWO_FACTOR_HEADER = 'X-Two-Factor-Code';
 /** How many recovery codes /2fa/enable hands out. */
 export const RECOVERY_CODE_COUNT = 10;
+/** Passkeys one account may hold (a rule beyond PRODUCT.md: each one signs in alone). */
+export const PASSKEYS_MAX = 10;
 
 export const TWO_FACTOR_MESSAGES = {
   totpCode: 'Код из приложения — 6 цифр',
@@ -25,6 +27,7 @@ export const TWO_FACTOR_MESSAGES = {
   passkeyInvalid: 'Ключ доступа не подошёл. Попробуйте ещё раз',
   passkeyUnknown: 'Этот ключ доступа не зарегистрирован',
   passkeyName: 'Название не длиннее 64 символов',
+  passkeysMax: `Не больше ${PASSKEYS_MAX} ключей доступа: удалите ненужный, чтобы добавить новый`,
 } as const;
 
 /** A 6-digit TOTP code (spaces allowed, as authenticator apps show "123 456"). */

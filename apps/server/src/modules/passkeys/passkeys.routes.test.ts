@@ -1,9 +1,14 @@
+import { PASSKEYS_MAX, TWO_FACTOR_MESSAGES } from '@adena/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, TEST_TOTP_SECRET } from '../../../test/factories';
 import { totpCode } from '../two-factor/totp';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { softAuthenticator } from '../../../test/webauthn';
 
-/** The full ceremony runs in Chromium's virtual authenticator (apps/web/e2e/second-factors.spec.ts); here, bad input and owners. */
+/**
+ * The browser's ceremony runs in Chromium's virtual authenticator (apps/web/e2e/second-factors.spec.ts);
+ * here, bad input, owners and the cap, with a software authenticator (test/webauthn.ts).
+ */
 describe.each(DB_KINDS)('passkeys on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
@@ -104,5 +109,39 @@ describe.each(DB_KINDS)('passkeys on %s', (kind) => {
     expect((await call('GET', '/api/passkeys', owner.auth)).json()).toHaveLength(1);
     expect((await call('DELETE', `/api/passkeys/${key.id}`, owner.auth)).json()).toEqual({ success: key.id });
     expect((await call('GET', '/api/passkeys', owner.auth)).json()).toEqual([]);
+  });
+
+  it('holds at most PASSKEYS_MAX passkeys per account (409), checked again when a ceremony started below the cap finishes', async () => {
+    const u = await createUser(t.db.kysely);
+    const count = async () => (await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', u.id).execute()).length;
+    const phone = softAuthenticator();
+    const first = await call('POST', '/api/passkeys/register/options', u.auth);
+    const added = await call('POST', '/api/passkeys/register/verify', u.auth, { response: phone.register(first.json()), name: 'Телефон' });
+    expect(added.statusCode).toBe(200);
+    expect(added.json()).toMatchObject({ name: 'Телефон' });
+    // The owner still signs in with it.
+    const login = await call('POST', '/api/passkeys/login/verify', {}, { response: phone.assert((await call('POST', '/api/passkeys/login/options')).json()) });
+    expect(login.statusCode).toBe(200);
+    expect(login.json().user.id).toBe(u.id);
+
+    for (let i = await count(); i < PASSKEYS_MAX - 1; i++) {
+      await t.db.kysely.insertInto('passkeys').values({ user_id: u.id, credential_id: `cap-${u.id}-${i}`, public_key: new Uint8Array([1]), name: `Ключ ${i}` }).execute();
+    }
+    // One place left: a ceremony starts, another passkey takes the place meanwhile, the ceremony's end is refused.
+    const late = await call('POST', '/api/passkeys/register/options', u.auth);
+    expect(late.statusCode).toBe(200);
+    await t.db.kysely.insertInto('passkeys').values({ user_id: u.id, credential_id: `cap-${u.id}-last`, public_key: new Uint8Array([1]), name: 'Последний' }).execute();
+    const refused = await call('POST', '/api/passkeys/register/verify', u.auth, { response: softAuthenticator().register(late.json()) });
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toBe(TWO_FACTOR_MESSAGES.passkeysMax);
+    const full = await call('POST', '/api/passkeys/register/options', u.auth);
+    expect(full.statusCode).toBe(409);
+    expect(full.json().message).toBe(TWO_FACTOR_MESSAGES.passkeysMax);
+    expect(await count()).toBe(PASSKEYS_MAX);
+
+    // Removing one makes room again.
+    const some = (await call('GET', '/api/passkeys', u.auth)).json() as { id: number }[];
+    expect((await call('DELETE', `/api/passkeys/${some.at(-1)!.id}`, u.auth)).statusCode).toBe(200);
+    expect((await call('POST', '/api/passkeys/register/options', u.auth)).statusCode).toBe(200);
   });
 });

@@ -1,4 +1,4 @@
-import { type AuthResponse, TWO_FACTOR_MESSAGES as T } from '@adena/contract';
+import { type AuthResponse, PASSKEYS_MAX, TWO_FACTOR_MESSAGES as T } from '@adena/contract';
 import {
   type AuthenticationResponseJSON,
   generateAuthenticationOptions,
@@ -30,6 +30,9 @@ export interface PasskeysDeps {
   now: () => Date;
 }
 
+/** 409 at the cap: every passkey signs in alone, so an account keeps a list its owner can still review. */
+const tooMany = () => new AppError('CONFLICT', { message: T.passkeysMax });
+
 const invalid = () => new AppError('VALIDATION', { message: T.passkeyInvalid, errors: { response: [T.passkeyInvalid] } });
 
 /** The challenge a browser signed, read from clientDataJSON; null when the response is malformed. */
@@ -55,6 +58,7 @@ export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
   return {
     async registerOptions(caller: Caller, rp: RelyingParty) {
       const existing = await repo.ofUser(db, caller.user.id);
+      if (existing.length >= PASSKEYS_MAX) throw tooMany();
       const u = caller.user;
       const options = await generateRegistrationOptions({
         rpName: RP_NAME,
@@ -86,7 +90,9 @@ export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
       const row = await db.transaction().execute(async (trx) => {
         // The session must still be live in this transaction: a password reset ending it removes what it added.
         await requireLiveSession(trx, caller);
+        // The user's row is held now, so two ceremonies finishing at once count one after the other.
         const count = (await repo.ofUser(trx, caller.user.id)).length;
+        if (count >= PASSKEYS_MAX) throw tooMany();
         return repo
           .insert(trx, {
             user_id: caller.user.id,

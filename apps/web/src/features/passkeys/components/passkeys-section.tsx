@@ -1,3 +1,4 @@
+import { PASSKEYS_MAX, TWO_FACTOR_MESSAGES } from '@adena/contract';
 import DeleteIcon from '@mui/icons-material/DeleteOutlined';
 import KeyIcon from '@mui/icons-material/Key';
 import Alert from '@mui/material/Alert';
@@ -59,6 +60,11 @@ export function PasskeysSection() {
           </List>
         )}
         {error && <Alert severity="error">{error}</Alert>}
+        {keys.length >= PASSKEYS_MAX ? (
+          <Typography variant="body2" color="text.secondary" data-testid="passkeys-full">
+            {TWO_FACTOR_MESSAGES.passkeysMax}
+          </Typography>
+        ) : (
         <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
           <TextField size="small" sx={{ minWidth: { sm: 280 } }} label="Название (необязательно)" value={name} onChange={(e) => setName(e.target.value)} slotProps={{ htmlInput: { maxLength: 64 } }} />
           <Button
@@ -70,6 +76,7 @@ export function PasskeysSection() {
             Добавить ключ доступа
           </Button>
         </Stack>
+        )}
       </Stack>
     </Paper>
   );
