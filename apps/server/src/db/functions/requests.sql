@@ -4,10 +4,22 @@
 -- outside the server's limits (DETAIL 'min,max'), AW423 no nick on the wallet, AW429 five deposits already pending, AW409 insufficient
 -- balance (from ledger_post), AWKEY an Idempotency-Key reused for another call.
 
--- 1 000 000 → '1 000 000', as the Russian texts show amounts: the SQL twin of formatAmount in
+-- 1 000 000 → '1 000 000' with no-break spaces (a Telegram message never wraps inside a number), as the
+-- Russian texts show amounts: the SQL twin of formatAmount(v, '\u00a0') in
 -- packages/contract/src/messages/amount.ts, for the one text SQL writes (the notice below).
 CREATE OR REPLACE FUNCTION grouped_amount(v bigint) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-  SELECT regexp_replace(v::text, '(\d)(?=(\d{3})+$)', '\1 ', 'g')
+  SELECT regexp_replace(v::text, '(\d)(?=(\d{3})+$)', '\1' || chr(160), 'g')
+$$;
+
+-- The word 'адена' after an amount, by the Russian plural rule of its last two digits and the case the
+-- sentence needs: 'gen' after ниже (1 адены, 5 аден), 'nom' after сейчас (1 адена, 2 адены, 5 аден).
+-- The SQL twin of currencyWord(v, 1, case) in packages/contract/src/messages/amount.ts.
+CREATE OR REPLACE FUNCTION adena_word(v bigint, grammatical_case text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE
+    WHEN abs(v) % 10 = 1 AND abs(v) % 100 <> 11 THEN CASE grammatical_case WHEN 'gen' THEN 'адены' ELSE 'адена' END
+    WHEN abs(v) % 10 BETWEEN 2 AND 4 AND abs(v) % 100 NOT BETWEEN 12 AND 14 THEN CASE grammatical_case WHEN 'gen' THEN 'аден' ELSE 'адены' END
+    ELSE 'аден'
+  END
 $$;
 
 -- Call in the transaction of a debit, after the posting, with the adena balance before and after
@@ -31,8 +43,9 @@ BEGIN
   RETURN QUERY
     INSERT INTO telegram_notices (user_id, wallet_id, gamesserver_id, threshold, balance, chat_id, status, text)
     SELECT p_user, p_wallet, p_server, lim, p_after, u.telegram_chat_id, CASE WHEN u.telegram_chat_id IS NULL THEN 'no_chat' ELSE 'pending' END,
-      'Баланс на сервере ' || coalesce(server_name, p_server::text) || ' опустился ниже ' || grouped_amount(lim) ||
-      ' аден: сейчас ' || grouped_amount(p_after) || ' аден. Пополните баланс, чтобы продолжать выдавать коды.'
+      'Баланс на сервере ' || coalesce(server_name, p_server::text) || ' опустился ниже ' || grouped_amount(lim) || ' ' ||
+      adena_word(lim, 'gen') || ': сейчас ' || grouped_amount(p_after) || ' ' || adena_word(p_after, 'nom') ||
+      '. Пополните баланс, чтобы продолжать выдавать коды.'
     FROM (SELECT 1) one LEFT JOIN users u ON u.id = p_user
     RETURNING telegram_notices.id, telegram_notices.chat_id, telegram_notices.text;
 END $$;

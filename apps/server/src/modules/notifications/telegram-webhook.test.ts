@@ -76,7 +76,7 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
     expect((await show(4 * KK)).statusCode).toBe(200); // 10 → 5.88: above the limit
     expect((await show(KK)).statusCode).toBe(200); // → 4.85: crosses
     const notice = await waitFor(() => bot.sent.slice(before).find((s) => s.text.includes('опустился ниже')), 'the balance notice');
-    expect(notice).toMatchObject({ chat_id: 777001, text: expect.stringContaining('5 000 000 аден') });
+    expect(notice).toMatchObject({ chat_id: 777001, text: expect.stringContaining('5\u00a0000\u00a0000 аден') });
     expect((await show(KK)).statusCode).toBe(200); // → 3.82: still below, no second message
     await waitFor(async () => {
       const rows = await t.db.kysely.selectFrom('telegram_notices').select('status').where('user_id', '=', u.id).execute();
@@ -185,7 +185,7 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
     const res = await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: u.auth, payload: { gamesserver_id: serverId, amount: 3 * KK } });
     expect(res.statusCode).toBe(200);
     const notice = await waitFor(() => bot.sent.slice(before).find((s) => s.chat_id === 777123), 'the withdrawal notice');
-    expect(notice.text).toContain('сейчас 7 000 000 аден');
+    expect(notice.text).toContain('сейчас 7\u00a0000\u00a0000 аден');
   });
 
   it('ignores updates that are not messages and answers Telegram 200', async () => {

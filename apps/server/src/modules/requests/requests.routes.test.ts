@@ -1,3 +1,5 @@
+import { currencyWord, formatAmount } from '@adena/contract';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
@@ -371,9 +373,23 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
       expect((await withdraw(19_000, 2)).statusCode).toBe(200); // coins: the limit is in adena only
       // No chat is linked, so the notice is kept as 'no_chat'; its text names the limit and the balance.
       expect(await notices()).toEqual([
-        { threshold: BigInt(5 * KK), balance: BigInt(4 * KK), status: 'no_chat', text: expect.stringContaining('ниже 5 000 000 аден: сейчас 4 000 000 аден') },
+        { threshold: BigInt(5 * KK), balance: BigInt(4 * KK), status: 'no_chat', text: expect.stringContaining('ниже 5\u00a0000\u00a0000 аден: сейчас 4\u00a0000\u00a0000 аден') },
       ]);
       await expectAudit();
+    });
+
+    it('writes the notice in Russian for any balance: the limit in the genitive, the balance in the nominative, as the web app writes them', async () => {
+      const p = await playerWith(6n * BigInt(KK) + 2n, 0n);
+      await call('POST', '/api/add_limit_otvetka/', p, { gamesserver_id: serverId, telegram_price: 5 * KK + 21 });
+      expect((await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: KK, currency_type: 1 })).statusCode).toBe(200);
+      const [notice] = await t.db.kysely.selectFrom('telegram_notices').select('text').where('user_id', '=', p.id).execute();
+      expect(notice!.text).toContain('ниже 5\u00a0000\u00a0021 адены: сейчас 5\u00a0000\u00a0002 адены.');
+      // The SQL twins of currencyWord and formatAmount agree with them on every ending.
+      const values = [0, 1, 2, 4, 5, 11, 12, 14, 15, 21, 22, 25, 101, 111, 112, 121, 1000, 4_000_002, 9_007_199_254_740_993n];
+      for (const v of values) {
+        const { rows } = await sql<{ gen: string; nom: string; grouped: string }>`SELECT adena_word(${BigInt(v)}::bigint, 'gen') AS gen, adena_word(${BigInt(v)}::bigint, 'nom') AS nom, grouped_amount(${BigInt(v)}::bigint) AS grouped`.execute(t.db.kysely);
+        expect(rows[0], String(v)).toEqual({ gen: currencyWord(v, 1, 'gen'), nom: currencyWord(v, 1, 'nom'), grouped: formatAmount(v, '\u00a0') });
+      }
     });
 
     it('tells the owner the new balances after commit, and nothing for a refused call', async () => {

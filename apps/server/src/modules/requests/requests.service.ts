@@ -85,7 +85,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
       walletId: after.wallet_id,
       gameServerId: after.gamesserver_id,
       requestId: after.id,
-      text: decisionText(event, (n) => formatAmount(n)),
+      text: decisionText(event, (n) => formatAmount(n, '\u00a0'), after.gamesserver),
     });
     return { event, notice };
   }

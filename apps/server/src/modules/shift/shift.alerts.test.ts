@@ -78,7 +78,7 @@ describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
 
     // Nine minutes: nothing is overdue yet.
     await scanAfter(9 * 60_000);
-    expect(textsTo(chats.anna)).toEqual([`VIP-заявка №${vipId}: пополнение 5 000 000 аден (${await serverName()}, ник VipHero). Возьмите её в работу в админке.`]);
+    expect(textsTo(chats.anna)).toEqual([`VIP-заявка №${vipId}: пополнение на 5\u00a0000\u00a0000\u00a0аден (${await serverName()}, ник VipHero). Возьмите её в работу в админке.`]);
 
     // Eleven minutes: the unclaimed ones are overdue (the claimed one is not: its claim is fresh).
     await scanAfter(2 * 60_000);

@@ -1,4 +1,4 @@
-import { CURRENCIES, formatAmount, type OperatorEvent, type OperatorStatsRow } from '@adena/contract';
+import { amountText, type OperatorEvent, type OperatorStatsRow } from '@adena/contract';
 import { toNumber } from '../../lib/money';
 import type { AlertRow, EventRow, StatsRow } from './shift.repository';
 
@@ -32,7 +32,9 @@ export function toStatsRow(r: StatsRow): OperatorStatsRow {
 
 /** The alert's text: what an operator needs to decide whether to get up now. */
 export function alertText(kind: 'vip' | 'overdue', r: AlertRow, waitedMin: number) {
-  const what = `${r.type === 'input' ? 'пополнение' : 'вывод'} ${formatAmount(BigInt(r.amount))} ${CURRENCIES[Number(r.currency_type) as 1 | 2].name}`;
+  // A deposit "на" an amount (accusative), a withdrawal "of" one (genitive), as the players' notices say it.
+  const amount = amountText(BigInt(r.amount), Number(r.currency_type) as 1 | 2, '\u00a0', r.type === 'input' ? 'acc' : 'gen');
+  const what = r.type === 'input' ? `пополнение на ${amount}` : `вывод ${amount}`;
   const where = `${r.gamesserver}, ник ${r.nick}`;
   return kind === 'vip'
     ? `VIP-заявка №${r.id}: ${what} (${where}). Возьмите её в работу в админке.`

@@ -31,6 +31,7 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
   let t: TestApp;
   let bot: Awaited<ReturnType<typeof startFakeBotApi>>;
   let serverId: number;
+  let serverName: string;
   let otherServerId: number;
   let admin: Player;
   const call = (method: 'GET' | 'POST', url: string, who?: Player, payload?: object) =>
@@ -59,6 +60,7 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
     bot = await startFakeBotApi();
     t = await createTestApp(kind, { env: { TELEGRAM_BOT_TOKEN: '1:test', TELEGRAM_BOT_USERNAME: 'adena_test_bot', TELEGRAM_API_URL: bot.url } });
     serverId = await firstServerId(t.db.kysely);
+    serverName = (await t.db.kysely.selectFrom('gamesservers').select('name').where('id', '=', serverId).executeTakeFirstOrThrow()).name;
     otherServerId = (await t.db.kysely.selectFrom('gamesservers').select('id').where('id', '<>', serverId).orderBy('id').executeTakeFirstOrThrow()).id;
     admin = await createUser(t.db.kysely, { admin: true });
   });
@@ -322,8 +324,8 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
 
       await waitFor(() => (bot.sent.filter((m) => m.chat_id === 4242).length === 2 ? true : undefined), 'two Telegram messages');
       expect(bot.sent.filter((m) => m.chat_id === 4242).map((m) => m.text)).toEqual([
-        'Пополнение на 25 000 000 аден зачислено',
-        'Вывод 2 000 000 аден отклонён: Персонаж не пришёл',
+        `${serverName}: пополнение на 25\u00a0000\u00a0000 аден зачислено`,
+        `${serverName}: вывод 2\u00a0000\u00a0000 аден отклонён: Персонаж не пришёл`,
       ]);
       expect(overheard.some((m) => m.name === 'request_status')).toBe(false);
       // The bot has the second message; the job marks its notice sent once Telegram's answer is back.

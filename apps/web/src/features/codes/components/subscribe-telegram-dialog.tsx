@@ -15,7 +15,7 @@ import { useUser } from '../../../lib/session';
 import { useAddLimitOtvetka } from '../api/add-limit-otvetka';
 import { useDelLimitOtvetka } from '../api/del-limit-otvetka';
 import { useTelegramLink, useTelegramUnlink } from '../api/telegram-link';
-import { aden } from './code-format';
+import { adenGen } from './code-format';
 import { needsStepUp } from '../../../lib/step-up';
 import { isTelegramLaunch, loadTelegram } from '../../../lib/telegram';
 
@@ -37,13 +37,13 @@ function ThresholdForm({ server, telegramPrice }: { server: Gamesserver; telegra
         if (amount === null) return;
         add.mutate(
           { gamesserver_id: server.id, telegram_price: amount },
-          { onSuccess: (r) => snackbar(`Сообщим, когда баланс станет меньше ${aden(r.success)}`), onError: (err) => f.fromError(err) },
+          { onSuccess: (r) => snackbar(`Сообщим, когда баланс станет меньше ${adenGen(r.success)}`), onError: (err) => f.fromError(err) },
         );
       }}
     >
       {telegramPrice !== null ? (
         <Typography data-testid="telegram-threshold">
-          Сейчас: сообщение придёт, когда баланс адены на {server.name} станет меньше <b>{aden(telegramPrice)}</b>.
+          Сейчас: сообщение придёт, когда баланс адены на {server.name} станет меньше <b>{adenGen(telegramPrice)}</b>.
         </Typography>
       ) : (
         <Typography color="text.secondary">Порог не задан: сообщений о балансе на {server.name} нет.</Typography>
