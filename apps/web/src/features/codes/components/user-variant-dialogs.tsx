@@ -202,6 +202,7 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
       { ...body, id: d.userVariantId, idempotencyKey: keys.keyFor(`${d.userVariantId}:${body.nominal}:${body.count}`) },
       {
         onSuccess: (r) => {
+          keys.renew();
           close();
           snackbar(`Вариант изменён: ${codesCount(r.count)} по ${adenShort(r.nominal)}`);
         },

@@ -12,11 +12,12 @@ import { type MoneyFormState, useMoneyForm } from './money-form';
  * The put/take form's state with `send` failing as given, then succeeding; returns the keys each try
  * sent. `closesOnSuccess`: send clears the form when it succeeds, as the take dialog does.
  */
-async function form(failure: unknown, closesOnSuccess = false) {
+async function form(failure: unknown, closesOnSuccess = false, later: unknown[] = []) {
   const keys: string[] = [];
+  const failures = [failure, ...later];
   const send = vi.fn(async (_amount: number, key: string) => {
     keys.push(key);
-    if (keys.length === 1) throw failure;
+    if (keys.length <= failures.length) throw failures[keys.length - 1];
     if (closesOnSuccess) state.current!.clear();
   });
   const state: { current: MoneyFormState | null } = { current: null };
@@ -73,6 +74,24 @@ describe('the put and take form across a closed dialog', () => {
     await t.type('1кк');
     await t.submit();
     expect(t.keys[2]).not.toBe(t.keys[0]);
+    await t.unmount();
+  });
+
+  it('after a lost answer, a retry refused before it reached the withdrawal (429, 401, a TOTP prompt) keeps the key: the third try is not a second withdrawal', async () => {
+    const t = await form(new ApiError(0, { message: 'Нет связи с сервером' }), false, [
+      new ApiError(429, { message: 'Слишком много запросов' }),
+      new ApiError(401, { message: 'Войдите снова' }),
+      new ApiError(403, { message: 'Подтвердите действие кодом', two_factor_required: true }),
+    ]);
+    await t.type('5кк');
+    for (let i = 0; i < 5; i++) await t.submit();
+    expect(t.keys).toHaveLength(5);
+    expect(new Set(t.keys).size).toBe(1);
+    // The fifth went through (answered from the first try): the next withdrawal is a new one.
+    await t.close();
+    await t.type('5кк');
+    await t.submit();
+    expect(t.keys[5]).not.toBe(t.keys[0]);
     await t.unmount();
   });
 

@@ -67,6 +67,8 @@ export function useMoneyForm(options: {
       // The nick typed here is saved first; its 422 lands on the nick field.
       if (!nick) await saveNick.mutateAsync({ gameServerId, nick: nickText.trim() });
       await send(amount, keys.keyFor(`${gameServerId}:${currency}:${amount}`));
+      // Done: the next request is a new one even if this form stays open.
+      keys.renew();
     } catch (err) {
       keys.failed(err);
       if (!onError?.(err, amount)) errors.fromError(err, nick ? ['amount'] : ['amount', 'nick']);
