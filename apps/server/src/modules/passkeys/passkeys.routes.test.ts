@@ -144,4 +144,33 @@ describe.each(DB_KINDS)('passkeys on %s', (kind) => {
     expect((await call('DELETE', `/api/passkeys/${some.at(-1)!.id}`, u.auth)).statusCode).toBe(200);
     expect((await call('POST', '/api/passkeys/register/options', u.auth)).statusCode).toBe(200);
   });
+
+  it('an old stolen session of an account without a password cannot add a passkey, nor use one to look freshly signed in and turn TOTP on', async () => {
+    const owner = await createUser(t.db.kysely); // Telegram or Discord only: no password, no TOTP
+    const passkeysOf = async () => (await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', owner.id).execute()).length;
+    const setFreshness = (at: Date) => t.db.kysely.updateTable('tokens').set({ created_at: at }).where('user_id', '=', owner.id).execute();
+    // The thief's copy of the session is an hour old.
+    await setFreshness(new Date(Date.now() - 60 * 60_000));
+    const stale = await call('POST', '/api/passkeys/register/options', owner.auth);
+    expect(stale.statusCode).toBe(403);
+    expect(stale.json().message).toBe(TWO_FACTOR_MESSAGES.freshSignInPasskey);
+    expect(await passkeysOf()).toBe(0);
+
+    // The owner signed in a moment ago (as the thief could have, before): a passkey can be added…
+    await setFreshness(new Date());
+    const key = softAuthenticator();
+    const options = (await call('POST', '/api/passkeys/register/options', owner.auth)).json();
+    expect((await call('POST', '/api/passkeys/register/verify', owner.auth, { response: key.register(options) })).statusCode).toBe(200);
+    // …but a brand-new session made by that passkey is not the account's own fresh sign-in.
+    const viaPasskey = await call('POST', '/api/passkeys/login/verify', {}, { response: key.assert((await call('POST', '/api/passkeys/login/options')).json()) });
+    expect(viaPasskey.statusCode).toBe(200);
+    const passkeySession = { authorization: `Bearer ${viaPasskey.json().access_token}` };
+    const setup = await call('POST', '/api/2fa/setup', passkeySession);
+    expect(setup.statusCode).toBe(200);
+    const enable = await call('POST', '/api/2fa/enable', passkeySession, { code: totpCode(setup.json().secret, new Date()) });
+    expect(enable.statusCode).toBe(403);
+    expect(enable.json().message).toBe(TWO_FACTOR_MESSAGES.freshSignIn);
+    expect(await call('POST', '/api/passkeys/register/options', passkeySession).then((r) => r.statusCode)).toBe(403);
+    expect((await call('GET', '/api/user', owner.auth)).json().two_factor).toBe(false);
+  });
 });

@@ -13,7 +13,7 @@ export const passkeysRoutes =
     publicUrl,
   }: {
     passkeys: PasskeysService;
-    twoFactor: Pick<TwoFactorService, 'requireStepUp'>;
+    twoFactor: Pick<TwoFactorService, 'requireStepUp' | 'requirePasskeyAddition'>;
     publicUrl: string | undefined;
   }): FastifyPluginAsyncZod =>
   async (app) => {
@@ -23,11 +23,12 @@ export const passkeysRoutes =
     const authFirst = { onRequest: async (request: FastifyRequest) => void (await requireSignedIn(request)) };
 
     // A passkey signs in alone (both factors): with TOTP on, adding one asks for the code, or a stolen
-    // session could leave itself a way in that outlives logout and a password change. The challenge
+    // session could leave itself a way in that outlives logout and a password change; an account with
+    // neither TOTP nor a password needs a fresh Discord or Telegram sign-in instead. The challenge
     // the verify step needs is only handed out here, to the user it is stored for.
     app.post(passkeyRegisterOptions.path, { ...authFirst, schema: { response: { 200: passkeyRegisterOptions.response } } }, async (request) => {
       const caller = await requireSignedIn(request);
-      await twoFactor.requireStepUp(caller, request.headers['x-two-factor-code']);
+      await twoFactor.requirePasskeyAddition(caller, request.headers['x-two-factor-code']);
       return passkeys.registerOptions(caller, rpOf(request));
     });
     app.post(

@@ -114,9 +114,16 @@ export const twoFactorRepository = {
     await q.updateTable('tokens').set({ stepped_up_at: at }).where('id', '=', sessionId).where('user_id', '=', userId).where('kind', '=', 'access').execute();
   },
 
-  /** When the session was signed in (its access token made). */
-  async signedInAt(q: Q, userId: number, sessionId: number) {
-    const row = await q.selectFrom('tokens').select('created_at').where('id', '=', sessionId).where('user_id', '=', userId).executeTakeFirst();
+  /** When the session was signed in (its access token made), unless it came from a passkey: null then. */
+  async ownSignInAt(q: Q, userId: number, sessionId: number) {
+    const row = await q
+      .selectFrom('tokens')
+      .select('created_at')
+      .where('id', '=', sessionId)
+      .where('user_id', '=', userId)
+      // A passkey's session is not the account's own sign-in (sessions from before `method` have none).
+      .where((eb) => eb.or([eb('method', 'is', null), eb('method', '<>', 'passkey')]))
+      .executeTakeFirst();
     return row?.created_at ?? null;
   },
 

@@ -100,6 +100,17 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     if (caller.sessionId !== null) await repo.markSteppedUp(db, caller.user.id, caller.sessionId, now());
   }
 
+  /**
+   * For an account without a password: 403 unless this session is the account's own sign-in (Discord,
+   * Telegram) of the last FRESH_SIGN_IN_MS. A passkey's session does not count: a stolen session could
+   * add a passkey and sign in with it to look fresh. Accounts with a password give it instead.
+   */
+  async function requireFreshSignIn(caller: Caller, message: string) {
+    if (caller.user.password_hash) return;
+    const at = caller.sessionId === null ? null : await repo.ownSignInAt(db, caller.user.id, caller.sessionId);
+    if (!at || now().getTime() - new Date(at).getTime() > FRESH_SIGN_IN_MS) throw new AppError('FORBIDDEN', { message });
+  }
+
   async function steppedUpRecently(caller: Caller): Promise<boolean> {
     if (caller.sessionId === null) return false;
     const at = await repo.steppedUpAt(db, caller.user.id, caller.sessionId);
@@ -125,10 +136,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       await currentPassword.check(caller.user, password, { optional: true });
       // An account without a password (Discord, Telegram) proves itself by a fresh sign-in instead:
       // a session stolen earlier cannot do it.
-      if (!caller.user.password_hash) {
-        const at = caller.sessionId === null ? null : await repo.signedInAt(db, userId, caller.sessionId);
-        if (!at || now().getTime() - new Date(at).getTime() > FRESH_SIGN_IN_MS) throw new AppError('FORBIDDEN', { message: T.freshSignIn });
-      }
+      await requireFreshSignIn(caller, T.freshSignIn);
       const state = await repo.totpState(db, userId);
       if (state?.totp_secret) throw new AppError('CONFLICT', { message: T.alreadyOn });
       if (!state?.totp_pending_secret) throw new AppError('CONFLICT', { message: T.noSetup });
@@ -219,6 +227,15 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
      * with it, 403 `{ message, two_factor_required: true }` unless the header holds a good unused code.
      */
     requireStepUp,
+    /**
+     * Adding a passkey: with TOTP on the code (step-up); an account with neither TOTP nor a password
+     * signed in with Discord or Telegram within FRESH_SIGN_IN_MS, or a stolen session could leave itself
+     * a passkey that no reset removes (such an account has none).
+     */
+    async requirePasskeyAddition(caller: Caller, header: string | string[] | undefined) {
+      if (caller.user.totp_secret) return requireStepUp(caller, header);
+      await requireFreshSignIn(caller, T.freshSignInPasskey);
+    },
 
     /**
      * The step-up of a keyed call that moves value (show_code, pricekods): a retry whose key already
