@@ -14,7 +14,7 @@ import { callLimitsHook } from './plugins/call-limits';
 import { lazyChildLogger, loggerOptions } from './plugins/log-redaction';
 import { createSerializerCompiler } from './plugins/serializer';
 import { securityHeadersHook } from './plugins/security';
-import { registerErrorHandling } from './plugins/errors';
+import { frameworkErrorHandler, registerErrorHandling, russianClientError } from './plugins/errors';
 import { createRealtime, type Realtime } from './plugins/realtime';
 import { accountsAdminRoutes } from './modules/accounts/accounts-admin.routes';
 import { createAccountsAdminService } from './modules/accounts/accounts-admin.service';
@@ -117,6 +117,7 @@ const nextRequestId = () => REQUEST_ID_PREFIX + (++requestCount).toString(16).pa
 const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist');
 
 export async function buildApp(config: Config, db: Db, opts: { now?: () => Date } = {}): Promise<FastifyInstance> {
+  const securityHeaders = securityHeadersHook({ webDist: config.WEB_DIST ?? DEFAULT_WEB_DIST, publicUrl: config.PUBLIC_URL });
   const app = Fastify({
     logger: config.LOG_LEVEL === 'silent' ? false : loggerOptions(config.LOG_LEVEL),
     ...(config.LOG_LEVEL === 'silent' ? {} : { childLoggerFactory: lazyChildLogger }),
@@ -132,6 +133,11 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
     },
+    clientErrorHandler: russianClientError,
+    frameworkErrors: frameworkErrorHandler((request, reply) => {
+      reply.header('x-request-id', request.id);
+      securityHeaders(request, reply);
+    }),
   }).withTypeProvider<ZodTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createSerializerCompiler({ check: config.NODE_ENV !== 'production' }));
@@ -140,7 +146,6 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   // One onRequest hook for every request (decision record 0027: each hook costs every call): the
   // request id and the security headers on every answer, then the per-address and per-token call
   // limits before any work is done (abuse resistance, decision record 0019).
-  const securityHeaders = securityHeadersHook({ webDist: config.WEB_DIST ?? DEFAULT_WEB_DIST, publicUrl: config.PUBLIC_URL });
   const callLimits = callLimitsHook(app, db.kysely, config.RATE_LIMIT_SCALE);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);

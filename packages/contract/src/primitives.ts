@@ -25,10 +25,13 @@ export const IdParamsSchema = z.object({ id: IdParamSchema });
 
 export const TimestampSchema = z.string();
 
-/** Control (Cc) and format (Cf: NUL, bidi overrides such as U+202E, zero-width) characters. */
-const CONTROL_CHARS = /[\p{Cc}\p{Cf}]/u;
+/**
+ * Control (Cc) and format (Cf: NUL, bidi overrides such as U+202E, zero-width) characters, and a lone
+ * surrogate (Cs: JSON's "\ud800" escape; PostgreSQL's jsonb refuses it and text stores it as U+FFFD).
+ */
+const CONTROL_CHARS = /[\p{Cc}\p{Cf}\p{Cs}]/u;
 /** The same, but line breaks and tabs pass (comments, notes, reasons). */
-const CONTROL_CHARS_MULTILINE = /(?![\n\r\t])[\p{Cc}\p{Cf}]/u;
+const CONTROL_CHARS_MULTILINE = /(?![\n\r\t])[\p{Cc}\p{Cf}\p{Cs}]/u;
 export const CONTROL_CHARS_MESSAGE = 'Уберите невидимые и управляющие символы';
 /** True when free text holds no control or format character (PRODUCT.md section 8). */
 export const isCleanText = (v: string, multiline = false) => !(multiline ? CONTROL_CHARS_MULTILINE : CONTROL_CHARS).test(v);

@@ -1,13 +1,14 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { registerErrorHandling } from './errors';
+import { connect } from 'node:net';
+import { registerErrorHandling, russianClientError } from './errors';
 
 /** A route that fails the way the database does when a text value cannot be stored. */
-async function appFailingWith(code: string) {
+async function appFailingWith(code: string, message = 'invalid byte sequence for encoding "UTF8": 0x00') {
   const app = Fastify({ logger: false });
   registerErrorHandling(app);
   app.get('/x', async () => {
-    throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code });
+    throw Object.assign(new Error(message), { code });
   });
   return app;
 }
@@ -19,6 +20,9 @@ describe('error answers', () => {
       expect(res.statusCode, code).toBe(422);
       expect(res.json()).toEqual({ message: expect.any(String), errors: { _: ['Уберите невидимые и управляющие символы'] } });
     }
+    // A lone surrogate in a json value (an audit row's details) is the same; other 22P02s are not.
+    expect((await (await appFailingWith('22P02', 'invalid input syntax for type json')).inject({ method: 'GET', url: '/x' })).statusCode).toBe(422);
+    expect((await (await appFailingWith('22P02', 'invalid input syntax for type integer: "x"')).inject({ method: 'GET', url: '/x' })).statusCode).toBe(500);
   });
 
   it('a statement cancelled by the pool\u2019s time limit, or a transaction PostgreSQL rolled back to break a deadlock, answers 503 with Retry-After (nothing moved, a retry is safe)', async () => {
@@ -34,5 +38,31 @@ describe('error answers', () => {
     const res = await (await appFailingWith('23505')).inject({ method: 'GET', url: '/x' });
     expect(res.statusCode).toBe(500);
     expect(res.body).not.toContain('UTF8');
+  });
+
+  it('what Node refuses before there is a request (headers over 16 KB, a NUL in a header) is answered in Russian, not Fastify\u2019s English', async () => {
+    const app = Fastify({ logger: false, clientErrorHandler: russianClientError });
+    app.get('/x', async () => 'ok');
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as { port: number };
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(request));
+        let answer = '';
+        socket.on('data', (d) => (answer += d));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    try {
+      const big = await raw(`GET /x HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer ${'x'.repeat(20_000)}\r\n\r\n`);
+      expect(big).toMatch(/^HTTP\/1\.1 431 /);
+      expect(big).toContain('{"message":"Слишком большой запрос"}');
+      const nul = await raw('GET /x HTTP/1.1\r\nHost: a\r\nX-Bad: a\u0000b\r\n\r\n');
+      expect(nul).toMatch(/^HTTP\/1\.1 400 /);
+      expect(nul).toContain('{"message":"Некорректный формат запроса"}');
+      expect(nul).not.toContain('Client Error');
+    } finally {
+      await app.close();
+    }
   });
 });

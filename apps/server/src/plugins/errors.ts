@@ -1,5 +1,7 @@
 import { CONTROL_CHARS_MESSAGE, errorMessage, zodIssuesToErrors } from '@adena/contract';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable } from '../db/unavailable';
 import { AppError } from '../lib/app-error';
@@ -55,11 +57,48 @@ export function registerErrorHandling(app: FastifyInstance) {
     request.log.error({ err }, 'unexpected error');
     return reply.status(500).send({ message: errorMessage('INTERNAL') });
   });
-
 }
 
-/** PostgreSQL's refusal of a text value: a NUL byte (22021) or a character the encoding lacks (22P05). */
+/**
+ * Fastify's `frameworkErrors`: a path that is no valid URL component (`/api/x/%zz`) or a path
+ * parameter over the router's length limit names no resource, so it is the contract's 404 in
+ * Russian (not Fastify's English 400/414 echoing the path). These answers skip the onRequest hook,
+ * so `headers` (the request id and the security headers) are set here.
+ */
+export function frameworkErrorHandler(headers: (request: FastifyRequest, reply: FastifyReply) => void) {
+  return (_err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    headers(request, reply);
+    void reply.status(404).send({ message: errorMessage('NOT_FOUND') });
+  };
+}
+
+/**
+ * PostgreSQL's refusal of a text value: a NUL byte (22021), a character the encoding lacks (22P05), or
+ * a lone surrogate in a json value (22P02 "invalid input syntax for type json", e.g. an audit row).
+ */
 const isUnstorableText = (err: unknown) => {
-  const code = (err as { code?: unknown }).code;
-  return code === '22021' || code === '22P05';
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  return code === '22021' || code === '22P05' || (code === '22P02' && typeof message === 'string' && message.includes('type json'));
 };
+
+/**
+ * Fastify's `clientErrorHandler`, for what Node's parser refuses before there is a request (a header
+ * over 16 KB, a NUL in a header, a bad Content-Length): Fastify's answer with a Russian body. No request
+ * id or hook runs here; the connection is closed, as Node does.
+ */
+export function russianClientError(err: NodeJS.ErrnoException, socket: Duplex) {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] =
+    err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Запрос не пришёл целиком вовремя']
+      : err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Слишком большой запрос']
+        : [400, 'Некорректный формат запроса'];
+  const body = JSON.stringify({ message });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}

@@ -199,7 +199,12 @@ export const adminSetUserVip = defineCall({
   path: '/api/admin/users/:id/vip',
   params: IdParamsSchema,
   /** An ISO date-time in the future grants VIP until then; null revokes it. */
-  body: z.object({ vip_until: z.iso.datetime({ offset: true, error: 'Укажите дату' }).nullable() }),
+  body: z.object({
+    vip_until: z.iso
+      .datetime({ offset: true, error: 'Укажите дату' })
+      .refine((v) => new Date(v).getUTCFullYear() < 10_000, 'Дата не позже 9999 года')
+      .nullable(),
+  }),
   response: z.object({ success: AdminUserSchema }),
 });
 const AdminReasonSchema = z.string({ error: 'Укажите причину' }).trim().min(1, 'Укажите причину').max(500, 'Не длиннее 500 символов').refine(cleanLines, CONTROL_CHARS_MESSAGE);

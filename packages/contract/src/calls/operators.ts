@@ -72,8 +72,10 @@ export const MAX_REPORT_DAYS = 366;
 export const OperatorStatsQuerySchema = z
   .object({ from: boundSchema(false).optional(), to: boundSchema(true).optional() })
   .superRefine((q, ctx) => {
-    if (q.from && q.to && q.from >= q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'Конец периода позже его начала' });
-    if (q.from && q.to && q.to.getTime() - q.from.getTime() > MAX_REPORT_DAYS * 86_400_000) {
+    // Runs even when a bound failed its own check: then that bound is still the raw text.
+    if (!(q.from instanceof Date) || !(q.to instanceof Date)) return;
+    if (q.from >= q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'Конец периода позже его начала' });
+    if (q.to.getTime() - q.from.getTime() > MAX_REPORT_DAYS * 86_400_000) {
       ctx.addIssue({ code: 'custom', path: ['to'], message: `Период не длиннее ${MAX_REPORT_DAYS} дней` });
     }
   });

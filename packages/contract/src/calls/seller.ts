@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FIELD_MESSAGES as M } from '../messages/ru';
-import { AmountSchema, BalanceSchema, CONTROL_CHARS_MESSAGE, cleanLine, defineCall, IdParamSchema, IdParamsSchema, IdSchema, TimestampSchema } from '../primitives';
+import { AmountSchema, BalanceSchema, CONTROL_CHARS_MESSAGE, cleanLine, defineCall, isCleanText, IdParamSchema, IdParamsSchema, IdSchema, TimestampSchema } from '../primitives';
 import { CodeSchema, CodeStatusSchema } from './codes';
 
 // PRODUCT.md section 10: the seller API (keys, /api/v1) and webhooks.
@@ -21,7 +21,7 @@ const PlainText = (max: number, label: string) =>
     .trim()
     .min(1, M.required)
     .max(max, `${label} не длиннее ${max} символов`)
-    .refine((v) => !/[\p{Cc}\p{Cf}]/u.test(v), 'Недопустимые символы');
+    .refine((v) => isCleanText(v), 'Недопустимые символы');
 
 // ── API keys ──
 

@@ -52,7 +52,8 @@ export const statement = defineCall({
 const DaySchema = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Укажите дату в виде ГГГГ-ММ-ДД', abort: true })
-  .refine(isCalendarDay, 'Такой даты нет');
+  .refine(isCalendarDay, 'Такой даты нет')
+  .refine((v) => v >= '2000', 'Дата не раньше 2000 года');
 
 export const StatementCsvQuerySchema = z
   .object({

@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser } from '../../test/factories';
+import { createTestApp, DB_KINDS, type TestApp } from '../../test/harness';
+
+/**
+ * Inputs a fuzz of every route (2026-11-26) answered with a 500 or with Fastify's English: each is now
+ * the contract's Russian 422 or 404, and what the call would have changed is unchanged.
+ */
+describe.each(DB_KINDS)('inputs the fuzz found on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+  });
+  afterAll(() => t.close());
+
+  const send = (method: 'GET' | 'POST', url: string, auth: Record<string, string>, rawJson?: string) =>
+    t.app.inject({ method, url, headers: { ...auth, ...(rawJson ? { 'content-type': 'application/json' } : {}) }, ...(rawJson ? { payload: rawJson } : {}) });
+  const russian422 = (res: { statusCode: number; json(): { message: string; errors: Record<string, string[]> } }, field: string) => {
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors[field]?.[0]).toMatch(/[а-я]/);
+  };
+
+  it('a lone UTF-16 surrogate in free text (JSON "\\ud800") is refused on the field instead of breaking the audit row', async () => {
+    const admin = await createUser(t.db.kysely, { admin: true });
+    const player = await createUser(t.db.kysely);
+    for (const reason of ['\\ud800', 'a\\udfffb']) {
+      russian422(await send('POST', `/api/admin/users/${player.id}/block`, admin.auth, `{"reason":"${reason}"}`), 'reason');
+    }
+    expect((await t.db.kysely.selectFrom('users').select('blocked_at').where('id', '=', player.id).executeTakeFirstOrThrow()).blocked_at).toBeNull();
+    // A well-formed pair (an emoji written as two escapes) is ordinary text.
+    const ok = await send('POST', `/api/admin/users/${player.id}/block`, admin.auth, '{"reason":"угнан \\ud83d\\ude00"}');
+    expect(ok.statusCode).toBe(200);
+  });
+
+  it('an operators\u2019 report with one good and one bad bound, a statement from year 1, VIP past year 9999 in UTC: 422 on the field', async () => {
+    const admin = await createUser(t.db.kysely, { admin: true });
+    const player = await createUser(t.db.kysely);
+    for (const url of ['/api/admin/operators/stats?from=abc&to=2026-12-31', '/api/admin/operators/stats/csv?from=2026-01-01&to=abc']) {
+      const res = await send('GET', url, admin.auth);
+      expect(res.statusCode, url).toBe(422);
+    }
+    russian422(await send('GET', '/api/admin/operators/stats?from=2026-02-31&to=2026-03-01', admin.auth), 'from');
+    for (const q of ['from=0001-01-01', 'from=0000-01-01', 'to=0000-01-01']) {
+      const res = await send('GET', `/api/statement.csv?${q}`, player.auth);
+      expect(res.statusCode, q).toBe(422);
+    }
+    russian422(await send('POST', `/api/admin/users/${player.id}/vip`, admin.auth, '{"vip_until":"9999-12-31T23:59:59-14:00"}'), 'vip_until');
+    expect((await t.db.kysely.selectFrom('users').select('vip_until').where('id', '=', player.id).executeTakeFirstOrThrow()).vip_until).toBeNull();
+  });
+
+  it('a path that is no valid URL component, or an id longer than the router takes, is a Russian 404 with the request id and the security headers', async () => {
+    const player = await createUser(t.db.kysely);
+    for (const url of ['/api/delete_balance_user/%zz', '/api/delete_balance_user/%C0%AF', `/api/admin/users/${'a'.repeat(5000)}`]) {
+      const res = await send('GET', url, player.auth);
+      expect(res.statusCode, url.slice(0, 40)).toBe(404);
+      expect(res.json()).toEqual({ message: 'Не найдено' });
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+    }
+  });
+});
