@@ -388,8 +388,9 @@ function composeAccounts(
   const passkeys = createPasskeysService({ db: db.kysely, issue: signIn, now });
   /**
    * What a thief's session may have left behind that outlives the sessions: seller API keys, passkeys,
-   * the Telegram chat linked for notices, the seller's webhook endpoint, and the browsers remembered as
-   * the owner's (a reset from one has its own minute).
+   * the Telegram chat linked for notices, the seller's webhook endpoint, a Discord account linked by the
+   * email (unless Discord is the account's only way in), and the browsers remembered as the owner's (a
+   * reset from one has its own minute).
    */
   const revokeLeftovers = async (userId: number, trx: Trx) => {
     const left = {
@@ -397,6 +398,7 @@ function composeAccounts(
       passkeys_removed: await passkeys.removeAllOf(userId, trx),
       telegram_chat_unlinked: await unlinkTelegramChat(trx, userId),
       webhook_removed: await removeWebhookOf(trx, userId),
+      discord_unlinked: (await externalSignIn!.unlinkDiscordForGood(trx, userId)) !== null,
     };
     await sessions.forgetBrowsers(userId, trx);
     return left;

@@ -5,6 +5,7 @@ import type { NullableTimestamp, Timestamp } from '../schema';
 declare module '../schema' {
   interface Database {
     auth_flows: AuthFlowsTable;
+    discord_link_refusals: DiscordLinkRefusalsTable;
     known_browsers: KnownBrowsersTable;
     oauth_states: OauthStatesTable;
     rate_limits: RateLimitsTable;
@@ -36,6 +37,12 @@ export interface AuthFlowsTable {
 }
 
 /** 0034: a browser (the hash of its `aw_browser` key) a user has signed in from. */
+export interface DiscordLinkRefusalsTable {
+  user_id: number;
+  discord_id: string;
+  created_at: Generated<Date>;
+}
+
 export interface KnownBrowsersTable {
   user_id: number;
   browser_hash: string;

@@ -26,7 +26,7 @@ export interface AccountsAdminServiceDeps {
   /** Turns a user's TOTP off and drops their recovery codes, in the operator's transaction. */
   twoFactor: { turnOff(trx: Trx, userId: number): Promise<void> };
   /** Revokes the user's seller API keys, passkeys and notice chat (what a thief could have left behind); how many of each. */
-  revokeLeftovers(userId: number, trx: Trx): Promise<{ api_keys_revoked: number; passkeys_removed: number; telegram_chat_unlinked: boolean; webhook_removed: boolean }>;
+  revokeLeftovers(userId: number, trx: Trx): Promise<{ api_keys_revoked: number; passkeys_removed: number; telegram_chat_unlinked: boolean; webhook_removed: boolean; discord_unlinked: boolean }>;
   /** An operator blocked or demoted lets go of the requests they hold, in the change's transaction; the feed hears after COMMIT. */
   shift: { releaseAllOf(trx: Trx, operatorId: number, byAdminId: number): Promise<number[]>; announceReleased(ids: number[]): void };
   clock?: () => Date;

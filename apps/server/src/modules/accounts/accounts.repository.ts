@@ -53,6 +53,25 @@ export const accountsRepository = {
   },
 
   /**
+   * A recovery's part (in its transaction): the Discord id linked to an account that has another way in
+   * (an email or a phone) is unlinked and refused from now on for this account; the unlinked id or null.
+   * An account with Discord as its only way in keeps it (its owner would be locked out).
+   */
+  async unlinkDiscordForGood(trx: Tx, userId: number) {
+    const user = await trx.selectFrom('users').select(['discord_id', 'email', 'phone']).where('id', '=', userId).forUpdate().executeTakeFirst();
+    if (!user?.discord_id || (user.email === null && user.phone === null)) return null;
+    await trx.updateTable('users').set({ discord_id: null, updated_at: new Date() }).where('id', '=', userId).execute();
+    await trx.insertInto('discord_link_refusals').values({ user_id: userId, discord_id: user.discord_id }).onConflict((oc) => oc.doNothing()).execute();
+    return user.discord_id;
+  },
+
+  /** Whether a recovery unlinked this Discord id from this account (it is not linked again by email). */
+  async discordRefused(q: Q, userId: number, discordId: string) {
+    const row = await q.selectFrom('discord_link_refusals').select('user_id').where('user_id', '=', userId).where('discord_id', '=', discordId).executeTakeFirst();
+    return row !== undefined;
+  },
+
+  /**
    * Links a Discord id that waited for the second factor: only to a user without one, and only while
    * no other user has it (it may have been linked elsewhere in the minutes the code took).
    */

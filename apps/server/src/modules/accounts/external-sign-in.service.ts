@@ -21,6 +21,7 @@ const MSG = {
   discordRefused: 'Discord не подтвердил вход. Попробуйте ещё раз',
   discordUnavailable: 'Не удалось связаться с Discord. Попробуйте позже',
   discordLinked: 'Аккаунт с этим email уже привязан к другому Discord',
+  discordRefusedLink: 'Этот Discord отвязан от аккаунта при восстановлении доступа. Войдите по почте или телефону',
   telegramOff: 'Вход через Telegram не настроен',
   telegramBad: 'Не удалось проверить данные Telegram. Попробуйте войти ещё раз',
   telegramStale: 'Данные входа Telegram устарели. Попробуйте войти ещё раз',
@@ -124,6 +125,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
     if (verifiedEmail) {
       const byEmail = await repo.findUserBy(trx, 'email', verifiedEmail);
       if (byEmail?.discord_id) throw new AppError('CONFLICT', { message: MSG.discordLinked });
+      if (byEmail && (await repo.discordRefused(trx, byEmail.id, profile.id))) throw new AppError('CONFLICT', { message: MSG.discordRefusedLink });
       if (byEmail) return { user: byEmail, link: true };
     }
     const created = await repo.insertUser(trx, {
@@ -205,6 +207,9 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
         return withConflictAs(ALREADY_REGISTERED, attempt);
       }
     },
+
+    /** A recovery's part: the Discord id of an account with another way in is unlinked and not linked again by email. */
+    unlinkDiscordForGood: (trx: Tx, userId: number) => repo.unlinkDiscordForGood(trx, userId),
 
     /** A Discord link that waited for the second factor (two-factor module's verify, in its transaction). */
     linkDiscord: (trx: Tx, userId: number, discordId: string) => repo.linkDiscord(trx, userId, discordId),

@@ -7,7 +7,7 @@ import { DB_KINDS, holdLocks, lockWaits } from '../../../test/harness';
 import { KEYS_LOCK_SPACE } from '../seller/api-keys.repository';
 
 describe.each(DB_KINDS)('password reset on %s', (kind) => {
-  const { world, post, me, registerByEmail, registerByPhone } = useAccountsWorld(kind);
+  const { world, post, get, me, registerByEmail, registerByPhone } = useAccountsWorld(kind);
   let smtp: World['smtp'];
   let sms: World['sms'];
   beforeAll(() => {
@@ -87,6 +87,36 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       const own = await inject('PUT', '/api/webhook', mine, { url: 'https://93.184.216.34/owner', events: ['code.activated'] });
       expect(own.json().secret).not.toBe(hook.json().secret);
       expect((await me(stolen)).statusCode).toBe(401);
+    });
+
+    it("a Discord account the thief linked by the owner's verified email does not outlive the reset, nor link again", async () => {
+      const { email, user } = await registerByEmail();
+      const thief = { id: '777000777000777000', username: 'thief', email, verified: true };
+      const discordSignIn = async (who: typeof thief) =>
+        post('/api/discord_auth', world.discord.authorize(who, (await get('/api/auth_config')).json().discord.authorize_url));
+      // While holding the mailbox, the thief verified the owner's address on their own Discord.
+      const linked = await discordSignIn(thief);
+      expect(linked.statusCode).toBe(200);
+      expect(linked.json().user.id).toBe(user.id);
+
+      // The owner has the mailbox back and resets the password.
+      const start = await post('/api/email_reset_password_code_date', { email });
+      const mail = await smtp.next(email, 2);
+      const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: mail.code });
+      const created = await post('/api/email_create_new_password', { password: 'owner back in', password_confirmation: 'owner back in' }, { token: check.json().new_password_token });
+      expect(created.statusCode).toBe(200);
+
+      // The thief's Discord no longer signs in to the account: not by the link, not by the email it still shows.
+      const again = await discordSignIn(thief);
+      expect(again.statusCode).toBe(409);
+      expect(again.json().message).toMatch(/отвязан/);
+      const elsewhere = await discordSignIn({ ...thief, email: 'thief@example.net' });
+      expect(elsewhere.statusCode).toBe(200);
+      expect(elsewhere.json().user.id).not.toBe(user.id);
+      // The owner still signs in with the new password.
+      expect((await post('/api/login', { email, password: 'owner back in' })).statusCode).toBe(200);
+      const row = await world.db.kysely.selectFrom('users').select('discord_id').where('id', '=', user.id).executeTakeFirstOrThrow();
+      expect(row.discord_id).toBeNull();
     });
 
     it.runIf(kind === 'postgres')("a key the thief's session mints while the owner's reset runs does not outlive the reset", async () => {
