@@ -97,6 +97,29 @@ describe.each(DB_KINDS)('user variants on %s', (kind) => {
       await call('DELETE', `/api/pricekods/${c.success.id}`, seller);
     });
 
+    it('refuses an edit whose batch would hold more than a JSON number carries, though each step fit the balance (its removal refunds it all)', async () => {
+      const big = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, big.id, serverId);
+      const nominal = 4e15;
+      const p = BigInt(price(nominal, 300));
+      await fund(t.db.kysely, w, p);
+      const created = await call('POST', '/api/pricekods/', big, { gamesserver_id: serverId, nominal, count: 1 });
+      expect(created.statusCode).toBe(200);
+      const id = created.json().success.id;
+      await fund(t.db.kysely, w, p);
+      expect((await call('PUT', `/api/pricekods/${id}`, big, { gamesserver_id: serverId, nominal, count: 2 })).statusCode).toBe(200);
+      // A third code would make the batch's refund 3p, past 2^53: refused before the balance is looked at.
+      const third = await call('PUT', `/api/pricekods/${id}`, big, { gamesserver_id: serverId, nominal, count: 3 });
+      expect(third.statusCode).toBe(422);
+      expect(third.json().errors.nominal).toEqual(['Слишком большая сумма']);
+      // Nothing moved, and the batch of two still comes back whole.
+      expect(await balanceOf(big.id)).toBe(0);
+      const removed = await call('DELETE', `/api/pricekods/${id}`, big);
+      expect(removed.statusCode).toBe(200);
+      expect(removed.json().summa).toBe(Number(2n * p));
+      await expectAudit();
+    });
+
     it('answers 409 low_cap when the batch does not fit the balance', async () => {
       const poor = await createUser(t.db.kysely);
       const w = await createWallet(t.db.kysely, poor.id, serverId);

@@ -178,7 +178,8 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
           const sameNominal = nominal === variant.nominal;
           const toCancel = sameNominal ? open.slice(input.count) : open;
           const toIssue = BigInt(sameNominal ? Math.max(0, input.count - open.length) : input.count);
-          checkTotal((nominal + fee) * toIssue);
+          // The batch's whole open total, not only what this edit adds: its removal refunds all of it in one answer.
+          checkTotal((nominal + fee) * BigInt(input.count));
           if (input.count > MAX_BATCH) throw new AppError('VALIDATION', { errors: { count: [`Не больше ${MAX_BATCH} кодов`] } });
 
           const refunded = await cancelSome(trx, ownerId, variant, toCancel);

@@ -20,6 +20,15 @@ export const vipRepository = {
    * before another purchase can choose by the same coins (two at once would both pick the first
    * server, and the second be refused although another server's coins cover it).
    */
+  /**
+   * All the owner's wallets, row-locked in ascending id as every movement locks wallets (decision
+   * record 0003): walking the servers in display order and locking as it went could deadlock with a
+   * statement that updates several of the player's wallets at once.
+   */
+  walletsOfOwner(trx: VipTrx, ownerId: number) {
+    return trx.selectFrom('wallets').select(['id', 'gamesserver_id', 'balance_second as coins']).where('user_id', '=', ownerId).orderBy('id').forUpdate().execute();
+  },
+
   walletOnServer(trx: VipTrx, ownerId: number, gameServerId: number) {
     return trx
       .selectFrom('wallets')

@@ -33,8 +33,9 @@ export function createVipService({ db, realtime, clock = () => new Date() }: { d
       if (!server?.active) throw gameServerNotFound();
       return { server, wallet: await repo.walletOnServer(trx, ownerId, server.id) };
     }
+    const wallets = new Map((await repo.walletsOfOwner(trx, ownerId)).map((w) => [w.gamesserver_id, w]));
     for (const server of await repo.activeGameServers(trx)) {
-      const wallet = await repo.walletOnServer(trx, ownerId, server.id);
+      const wallet = wallets.get(server.id);
       if (wallet && wallet.coins >= server.vip_price * months) return { server, wallet };
     }
     return {};
