@@ -11,7 +11,8 @@ export interface SentMessage {
 export async function startFakeBotApi() {
   const sent: SentMessage[] = [];
   const webhooks: Array<{ token: string; url: string; secret_token?: string }> = [];
-  let failNext = false;
+  /** Refusals the next sendMessage calls get, in order (Telegram's own body shape). */
+  const refusals: Array<{ status: number; description: string; before?: () => Promise<void> }> = [];
   let rateLimitNext: number | null = null;
   let webhookDown = 0;
   /** Every setWebhook call, answered or refused. */
@@ -54,11 +55,13 @@ export async function startFakeBotApi() {
         res.end(JSON.stringify({ ok: false, error_code: 429, description: `Too Many Requests: retry after ${retry_after}`, parameters: { retry_after } }));
         return;
       }
-      if (failNext) {
-        attempts.push({ chat_id: asked.chat_id, status: 403 });
-        failNext = false;
-        res.statusCode = 403;
-        res.end(JSON.stringify({ ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' }));
+      const refusal = refusals.shift();
+      if (refusal) {
+        attempts.push({ chat_id: asked.chat_id, status: refusal.status });
+        void (refusal.before ?? (async () => {}))().finally(() => {
+          res.statusCode = refusal.status;
+          res.end(JSON.stringify({ ok: false, error_code: refusal.status, description: refusal.description }));
+        });
         return;
       }
       const body = JSON.parse(raw) as { chat_id: number; text: string };
@@ -74,8 +77,17 @@ export async function startFakeBotApi() {
     sent,
     webhooks,
     attempts,
+    /** The next sendMessage answers 403 «Forbidden: bot was blocked by the user», as Telegram does. */
     failOnce: () => {
-      failNext = true;
+      refusals.push({ status: 403, description: 'Forbidden: bot was blocked by the user' });
+    },
+    /**
+     * The next sendMessage is refused with this status and description (`{ ok: false, error_code,
+     * description }`, Telegram's shape): 403 «Forbidden: user is deactivated», 400 «Bad Request: chat
+     * not found»… `before` runs while the call waits for its answer (something changing meanwhile).
+     */
+    refuseOnce: (status: number, description: string, before?: () => Promise<void>) => {
+      refusals.push({ status, description, before });
     },
     /** The next sendMessage answers 429 with `parameters.retry_after` = seconds, as Telegram does. */
     rateLimitOnce: (seconds: number) => {

@@ -2,7 +2,7 @@ import { createContext, type ReactNode, useCallback, useContext, useEffect, useR
 import { useLocation } from 'wouter';
 import { deferred } from '../components/deferred';
 import { useWebApp } from '../features/auth/api/web-app';
-import { ApiError, refusedForSure, tokenStore } from '../lib/api-client';
+import { ApiError, tokenStore } from '../lib/api-client';
 import { historyIndex } from '../lib/history';
 import { useUser } from '../lib/session';
 import { useUi } from '../lib/ui-store';
@@ -19,6 +19,23 @@ import {
 } from '../lib/telegram';
 
 const SwitchUserDialog = deferred(() => import('./telegram-switch-dialog'));
+
+const REOPEN = 'Закройте и откройте приложение заново';
+
+/**
+ * Why a mini app sign-in failed, and what helps. Launch data signs in once (the server refuses it
+ * again as used), and Telegram gives new data only to a new launch: after a lost answer or a 5xx
+ * the data may already be spent, so it is not sent again; a refusal of the data itself (stale,
+ * used, not Telegram's) is cured the same way. Other refusals (a blocked account, too many tries)
+ * are the server's own words.
+ */
+function signInFailure(err: unknown): string {
+  if (!(err instanceof ApiError) || err.status === 0) return `нет связи с сервером. ${REOPEN}`;
+  if (err.status >= 500) return `сервис не ответил. ${REOPEN}`;
+  // The server's reason (stale, already used), without its «Попробуйте войти ещё раз»: this data will not do again.
+  if (err.status === 401) return `${/^[^.]*\./.exec(err.message)?.[0] ?? `${err.message}.`} ${REOPEN}`;
+  return err.message;
+}
 
 interface TelegramValue {
   /** True from the first render on a Telegram launch, before the SDK has loaded. */
@@ -67,26 +84,25 @@ export function TelegramBridge() {
 
   const snackbar = useUi((s) => s.showSnackbar);
   const signInAs = useCallback(
-    (initData: string, telegramId: string | undefined, again = true) => {
+    (initData: string, telegramId: string | undefined) => {
+      // The browser contacts no server while it says it is offline: this launch data is still unused.
+      const offline = navigator.onLine === false;
       signIn(initData)
         .then((auth) => {
           if (telegramId) rememberTelegramSession(telegramId, auth.access_token);
         })
         .catch((err: unknown) => {
-          // The visitor stays as they were (the usual sign-in pages still work), told why: a blocked
-          // account, stale launch data, no connection. No connection or the service away is tried once
-          // more, when the connection returns or a few seconds later, whichever comes first.
-          snackbar(`Не удалось войти через Telegram: ${err instanceof ApiError ? err.message : 'нет связи с сервером'}`, 'error');
-          if (!again || refusedForSure(err)) return;
-          let tried = false;
-          const retry = () => {
-            if (tried) return;
-            tried = true;
-            window.removeEventListener('online', retry);
-            if (!tokenStore.get()) signInAs(initData, telegramId, false);
-          };
-          window.addEventListener('online', retry);
-          setTimeout(retry, 5_000);
+          // The visitor stays as they were (the usual sign-in pages still work), told why.
+          if (offline && err instanceof ApiError && err.status === 0) {
+            snackbar('Не удалось войти через Telegram: нет связи с сервером. Войдём, когда связь появится', 'error');
+            const retry = () => {
+              window.removeEventListener('online', retry);
+              if (!tokenStore.get()) signInAs(initData, telegramId);
+            };
+            window.addEventListener('online', retry);
+            return;
+          }
+          snackbar(`Не удалось войти через Telegram: ${signInFailure(err)}`, 'error');
         });
     },
     [signIn, snackbar],

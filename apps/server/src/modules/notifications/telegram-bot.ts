@@ -8,6 +8,11 @@ export interface SendResult {
   retryAfterMs?: number;
   /** A failure worth retrying: the network, a timeout, Telegram's 5xx or 429. A 4xx is final. */
   transient?: boolean;
+  /**
+   * The chat will never hear from the bot again: a 403 (the user blocked the bot, the account is
+   * deleted, the bot was removed from the chat) or a 400 `chat not found`.
+   */
+  chatGone?: boolean;
 }
 
 export interface TelegramBot {
@@ -17,6 +22,8 @@ export interface TelegramBot {
   linkUrl(token: string): string | null;
   /** The last path segment of the webhook; derived from the token so it needs no setting of its own. */
   webhookSecret: string | null;
+  /** PUBLIC_URL without its trailing slash, for links in the bot's replies; null when unset. */
+  siteUrl: string | null;
   sendMessage(chatId: bigint, text: string): Promise<SendResult>;
   /** Tells Telegram where to deliver the bot's updates (the /start deep link arrives there). */
   setWebhook(url: string): Promise<SendResult>;
@@ -24,7 +31,7 @@ export interface TelegramBot {
 
 const SEND_TIMEOUT_MS = 5000;
 
-export type TelegramBotConfig = Pick<Config, 'TELEGRAM_BOT_TOKEN' | 'TELEGRAM_BOT_USERNAME' | 'TELEGRAM_API_URL'>;
+export type TelegramBotConfig = Pick<Config, 'TELEGRAM_BOT_TOKEN' | 'TELEGRAM_BOT_USERNAME' | 'TELEGRAM_API_URL'> & Partial<Pick<Config, 'PUBLIC_URL'>>;
 
 /**
  * The Bot API over plain fetch against TELEGRAM_API_URL (a local fake in tests). app.ts makes the
@@ -38,6 +45,7 @@ export function createTelegramBot(config: TelegramBotConfig): TelegramBot {
   return {
     enabled,
     webhookSecret: token ? webhookSecretOf(token) : null,
+    siteUrl: config.PUBLIC_URL ? config.PUBLIC_URL.replace(/\/+$/, '') : null,
     linkUrl: (t) => (enabled ? `https://t.me/${username}?start=${t}` : null),
     // chat ids fit in 52 bits (Telegram's own promise), so a JSON number carries them exactly.
     sendMessage: (chatId, text) => call('sendMessage', { chat_id: Number(chatId), text }),
@@ -62,7 +70,8 @@ export function createTelegramBot(config: TelegramBotConfig): TelegramBot {
         const seconds = typeof retryAfter === 'number' && retryAfter >= 0 ? Math.min(retryAfter, 3600) : 1;
         return { ok: false, error, retryAfterMs: seconds * 1000, transient: true };
       }
-      return { ok: false, error, transient: res.status >= 500 };
+      const chatGone = res.status === 403 || (res.status === 400 && /chat not found/i.test(body?.description ?? ''));
+      return { ok: false, error, transient: res.status >= 500, ...(chatGone ? { chatGone } : {}) };
     } catch (err) {
       return { ok: false, error: (err as Error).message.slice(0, 500), transient: true };
     }

@@ -46,14 +46,18 @@ export const telegramNoticesRepository = {
       .executeTakeFirst();
   },
 
-  /** The notice while it still waits to be sent to a linked chat; undefined once settled. */
+  /**
+   * The notice while it still waits to be sent to a linked chat (undefined once settled), with the
+   * chat its user has linked now: the notice goes only to that chat, the one it was recorded for.
+   */
   pending(db: NoticesDb, id: bigint) {
     return db
-      .selectFrom('telegram_notices')
-      .select(['id', 'chat_id', 'text'])
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .where('chat_id', 'is not', null)
+      .selectFrom('telegram_notices as n')
+      .innerJoin('users as u', 'u.id', 'n.user_id')
+      .select(['n.id', 'n.user_id as userId', 'n.chat_id', 'n.text', 'u.telegram_chat_id as currentChatId'])
+      .where('n.id', '=', id)
+      .where('n.status', '=', 'pending')
+      .where('n.chat_id', 'is not', null)
       .executeTakeFirst();
   },
 
@@ -72,11 +76,33 @@ export const telegramNoticesRepository = {
     return rows.map((r) => BigInt(r.id));
   },
 
-  finish(db: NoticesDb, id: bigint, status: Extract<TelegramNoticeStatus, 'sent' | 'failed' | 'no_bot'>, error: string | null) {
-    return db
+  finish(q: NoticesDb | NoticesTrx, id: bigint, status: Exclude<TelegramNoticeStatus, 'pending'>, error: string | null) {
+    return q
       .updateTable('telegram_notices')
       .set({ status, error, sent_at: status === 'sent' ? sql`now()` : null })
       .where('id', '=', id)
       .execute();
+  },
+
+  /**
+   * Telegram said the chat is gone (the user blocked the bot): the user's link to it ends, only if it
+   * is still that chat (the player may have linked another meanwhile), and so do the user's notices
+   * still waiting for it. Whether the link ended.
+   */
+  async unlinkGoneChat(trx: NoticesTrx, userId: number, chatId: bigint) {
+    const r = await trx
+      .updateTable('users')
+      .set({ telegram_chat_id: null, updated_at: sql`now()` })
+      .where('id', '=', userId)
+      .where('telegram_chat_id', '=', chatId)
+      .executeTakeFirst();
+    if (r.numUpdatedRows === 0n) return false;
+    await trx
+      .updateTable('telegram_notices')
+      .set({ status: 'no_chat' })
+      .where('user_id', '=', userId)
+      .where('status', '=', 'pending')
+      .execute();
+    return true;
   },
 };

@@ -43,9 +43,10 @@ const jobKey = (id: bigint) => `telegram-notice:${id}`;
  * `deliver` after COMMIT for notices recorded by SQL (request_open), which enqueues the same job
  * under the same key, so a notice has at most one live job. The job queue sends it with retries:
  * Telegram's 429 is honoured through `RetryAfter(retry_after)`, a network failure or 5xx backs
- * off, a 4xx is final. A sweep every minute enqueues notices left pending by a process that
- * stopped before it enqueued them. A send is marked right after Telegram accepts it; a process
- * dying between the two sends it again (at-least-once).
+ * off, a 4xx is final (a 403 or `chat not found` also unlinks the chat). A notice goes only to
+ * the chat its user has linked at send time. A sweep every minute enqueues notices left pending
+ * by a process that stopped before it enqueued them. A send is marked right after Telegram
+ * accepts it; a process dying between the two sends it again (at-least-once).
  */
 export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date() }: TelegramNoticesDeps) {
   const inFlight = new Set<Promise<unknown>>();
@@ -54,12 +55,19 @@ export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date
   async function send({ id: raw }: { id: string }, ctx: Pick<JobContext, 'attempt'>) {
     const id = BigInt(raw);
     const notice = await repo.pending(db, id);
-    if (!notice || notice.chat_id === null) return; // sent, failed or unlinked meanwhile
+    if (!notice || notice.chat_id === null) return; // sent, failed or dropped meanwhile
+    const chatId = BigInt(notice.chat_id);
+    // The chat the notice was recorded for may have been unlinked since (from the site, /stop, a
+    // password reset of a stolen account) or replaced: it is not that chat's to read any more.
+    if (notice.currentChatId === null || BigInt(notice.currentChatId) !== chatId) {
+      await repo.finish(db, id, 'no_chat', null);
+      return;
+    }
     if (!bot.enabled) {
       await repo.finish(db, id, 'no_bot', null);
       return;
     }
-    const r = await bot.sendMessage(BigInt(notice.chat_id), notice.text);
+    const r = await bot.sendMessage(chatId, notice.text);
     if (r.ok) {
       await repo.finish(db, id, 'sent', null);
       return;
@@ -67,6 +75,15 @@ export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date
     if (r.transient && ctx.attempt < NOTICE_ATTEMPTS) {
       if (r.retryAfterMs !== undefined) throw new RetryAfter(r.retryAfterMs, r.error);
       throw new Error(r.error ?? 'telegram send failed');
+    }
+    if (r.chatGone) {
+      // Blocked bot, deleted account, unknown chat: the player is no longer linked, so the site
+      // offers the bot's link again instead of «Telegram подключён».
+      await db.transaction().execute(async (trx) => {
+        await repo.finish(trx, id, 'failed', r.error ?? 'chat gone');
+        await repo.unlinkGoneChat(trx, notice.userId, chatId);
+      });
+      return;
     }
     await repo.finish(db, id, 'failed', r.error ?? 'unknown');
   }

@@ -5,6 +5,7 @@ import { startFakeBotApi, waitFor } from '../../../test/fakes/telegram-bot-api';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { auditLedger } from '../ledger/ledger.service';
 import { NOTICE_JOB } from './telegram-notices.service';
+import { unlinkTelegramChat } from './telegram-subscriptions.service';
 
 const KK = 1_000_000;
 const BOT_TOKEN = '123456:TEST-token_for-local-bot';
@@ -39,6 +40,26 @@ describe.each(DB_KINDS)('Telegram notices through the job queue on %s', (kind) =
     t.db.kysely.selectFrom('jobs').select(['id', 'state', 'attempts', 'run_at', 'last_error']).where('kind', '=', NOTICE_JOB).execute();
   const noticesOf = (userId: number) => t.db.kysely.selectFrom('telegram_notices').select(['status', 'error']).where('user_id', '=', userId).execute();
   const sentTo = (chatId: number) => bot.sent.filter((s) => s.chat_id === chatId);
+  const chatOf = async (userId: number) => (await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', userId).executeTakeFirstOrThrow()).telegram_chat_id;
+  const linkedOnSite = async (u: { auth: Record<string, string> }) => (await t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: u.auth })).json().linked;
+
+  /** A crossing whose notice Telegram answered with 429: it waits in the queue for its retry_after. */
+  async function noticeWaitingOut429(chat: number) {
+    const u = await playerWithLimit(chat);
+    bot.rateLimitOnce(7);
+    const res = await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: u.auth, payload: { gamesserver_id: serverId, amount: 6 * KK } });
+    expect(res.statusCode).toBe(200);
+    await waitFor(async () => ((await noticeJobs()).length === 1 ? true : undefined), 'the notice job');
+    await t.app.deps.jobs.runDue();
+    expect(await noticesOf(u.id)).toEqual([{ status: 'pending', error: null }]);
+    return u;
+  }
+  /** The 429's wait is over (the job's time moved instead of the test sleeping); the queue runs it. */
+  async function retryDue() {
+    await sql`UPDATE jobs SET run_at = now() - interval '1 second' WHERE kind = ${NOTICE_JOB}`.execute(t.db.kysely);
+    await t.app.deps.jobs.runDue();
+    expect(await noticeJobs()).toEqual([]);
+  }
 
   it('waits out a 429 for exactly its retry_after, then sends the notice once', async () => {
     const chat = 555_001;
@@ -66,7 +87,7 @@ describe.each(DB_KINDS)('Telegram notices through the job queue on %s', (kind) =
     await sql`UPDATE jobs SET run_at = now() - interval '1 second' WHERE kind = ${NOTICE_JOB}`.execute(t.db.kysely);
     expect(await t.app.deps.jobs.runDue()).toBe(1);
     expect(sentTo(chat)).toHaveLength(1);
-    expect(sentTo(chat)[0]!.text).toContain('5 000 000 аден');
+    expect(sentTo(chat)[0]!.text).toContain('5\u00a0000\u00a0000 аден');
     expect(await noticesOf(u.id)).toEqual([{ status: 'sent', error: null }]);
     expect(await noticeJobs()).toEqual([]);
 
@@ -103,5 +124,80 @@ describe.each(DB_KINDS)('Telegram notices through the job queue on %s', (kind) =
     await t.app.deps.jobs.runDue();
     expect(sentTo(chat)).toHaveLength(1);
     expect(await noticesOf(u.id)).toEqual([{ status: 'sent', error: null }]);
+  });
+
+  it('a notice waiting out a 429 is not sent after the player turned notices off on the site: the chat hears only that they are off', async () => {
+    const chat = 555_101;
+    const u = await noticeWaitingOut429(chat);
+    const off = await t.app.inject({ method: 'DELETE', url: '/api/telegram_link', headers: u.auth });
+    expect(off.json()).toEqual({ linked: false });
+    await retryDue();
+    expect(sentTo(chat).map((m) => m.text)).toEqual([expect.stringContaining('Уведомления отключены на сайте')]);
+    expect(await noticesOf(u.id)).toEqual([{ status: 'no_chat', error: null }]);
+  });
+
+  it("a notice waiting out a 429 goes nowhere after a recovery of a stolen account unlinked the thief's chat", async () => {
+    const chat = 555_102;
+    const u = await noticeWaitingOut429(chat);
+    // A password reset, support's TOTP rescue or a block of a stolen account, in its transaction.
+    expect(await t.db.kysely.transaction().execute((trx) => unlinkTelegramChat(trx, u.id))).toBe(true);
+    await retryDue();
+    expect(sentTo(chat)).toEqual([]);
+    expect(await noticesOf(u.id)).toEqual([{ status: 'no_chat', error: null }]);
+  });
+
+  it('a notice recorded for a chat the player has since replaced by another is sent to neither', async () => {
+    const chat = 555_103;
+    const u = await noticeWaitingOut429(chat);
+    // The owner linked their own chat through the bot's link (the link writes only the user's row).
+    await t.db.kysely.updateTable('users').set({ telegram_chat_id: 555_104 }).where('id', '=', u.id).execute();
+    await retryDue();
+    expect(sentTo(chat)).toEqual([]);
+    expect(sentTo(555_104)).toEqual([]);
+    expect(await noticesOf(u.id)).toEqual([{ status: 'no_chat', error: null }]);
+  });
+
+  it.each([
+    [403, 'Forbidden: bot was blocked by the user'],
+    [403, 'Forbidden: user is deactivated'],
+    [400, 'Bad Request: chat not found'],
+  ])('a player whose chat Telegram refuses for good (%i %s) is no longer linked: the site offers the bot again', async (status, description) => {
+    const chat = 555_200 + status + description.length;
+    const u = await playerWithLimit(chat);
+    expect(await linkedOnSite(u)).toBe(true);
+    bot.refuseOnce(status, description);
+    await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: u.auth, payload: { gamesserver_id: serverId, amount: 6 * KK } });
+    await waitFor(async () => ((await noticeJobs()).length === 1 ? true : undefined), 'the notice job');
+    await t.app.deps.jobs.runDue();
+    expect(await noticesOf(u.id)).toEqual([{ status: 'failed', error: `${status} ${description}` }]);
+    expect(await noticeJobs()).toEqual([]);
+    expect(await chatOf(u.id)).toBeNull();
+    expect(await linkedOnSite(u)).toBe(false);
+  });
+
+  it('another refusal of one message (400, too long) keeps the chat linked', async () => {
+    const chat = 555_301;
+    const u = await playerWithLimit(chat);
+    bot.refuseOnce(400, 'Bad Request: message is too long');
+    await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: u.auth, payload: { gamesserver_id: serverId, amount: 6 * KK } });
+    await waitFor(async () => ((await noticeJobs()).length === 1 ? true : undefined), 'the notice job');
+    await t.app.deps.jobs.runDue();
+    expect(await noticesOf(u.id)).toEqual([{ status: 'failed', error: '400 Bad Request: message is too long' }]);
+    expect(await chatOf(u.id)).toBe(BigInt(chat));
+  });
+
+  it('a blocked chat does not unlink the chat the player linked while Telegram was answering', async () => {
+    const chat = 555_401;
+    const u = await playerWithLimit(chat);
+    // The player links another chat between the send and Telegram's 403 about the old one.
+    bot.refuseOnce(403, 'Forbidden: bot was blocked by the user', async () => {
+      await t.db.kysely.updateTable('users').set({ telegram_chat_id: 555_402 }).where('id', '=', u.id).execute();
+    });
+    await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: u.auth, payload: { gamesserver_id: serverId, amount: 6 * KK } });
+    await waitFor(async () => ((await noticeJobs()).length === 1 ? true : undefined), 'the notice job');
+    await t.app.deps.jobs.runDue();
+    expect(await noticesOf(u.id)).toEqual([{ status: 'failed', error: expect.stringContaining('403') }]);
+    expect(await chatOf(u.id)).toBe(555_402n);
+    expect(await linkedOnSite(u)).toBe(true);
   });
 });

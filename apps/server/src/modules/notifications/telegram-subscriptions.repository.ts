@@ -40,7 +40,10 @@ export const telegramSubscriptionsRepository = {
       .executeTakeFirst();
   },
 
-  /** Unlinks the user's chat and drops their unused link tokens; whether a chat was linked. */
+  /**
+   * Unlinks the user's chat, drops their unused link tokens and their notices still waiting to be
+   * sent (to the chat that is no longer theirs); whether a chat was linked.
+   */
   async unlinkUser(q: Q, userId: number) {
     await q.deleteFrom('telegram_link_tokens').where('user_id', '=', userId).execute();
     const r = await q
@@ -49,6 +52,7 @@ export const telegramSubscriptionsRepository = {
       .where('id', '=', userId)
       .where('telegram_chat_id', 'is not', null)
       .executeTakeFirst();
+    await dropPendingNotices(q, [userId]);
     return r.numUpdatedRows > 0n;
   },
 
@@ -56,12 +60,24 @@ export const telegramSubscriptionsRepository = {
     return q.updateTable('users').set({ telegram_chat_id: chatId, updated_at: sql`now()` }).where('id', '=', userId).execute();
   },
 
-  unlinkChat(q: Q, chatId: bigint) {
-    return q
+  /** /stop: every user linked to the chat is unlinked, and their notices waiting for it are dropped. */
+  async unlinkChat(q: Q, chatId: bigint) {
+    const users = await q
       .updateTable('users')
       .set({ telegram_chat_id: null, updated_at: sql`now()` })
       .where('telegram_chat_id', '=', chatId)
       .returning('id')
       .execute();
+    await dropPendingNotices(q, users.map((u) => u.id));
+    return users;
   },
 };
+
+/**
+ * Notices recorded for a chat that is no longer linked stay unsent ('no_chat'): the send re-reads the
+ * user's chat as well, this only spares the queue the calls (by user, through telegram_notices_user).
+ */
+async function dropPendingNotices(q: Q, userIds: number[]) {
+  if (userIds.length === 0) return;
+  await q.updateTable('telegram_notices').set({ status: 'no_chat' }).where('user_id', 'in', userIds).where('status', '=', 'pending').execute();
+}

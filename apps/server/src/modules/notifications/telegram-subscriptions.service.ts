@@ -61,7 +61,7 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
         return chat;
       });
       if (chatId !== null && bot.enabled) {
-        const r = await bot.sendMessage(BigInt(chatId), 'Уведомления отключены на сайте. Подключить снова — «Уведомления в Telegram» в кошельке.');
+        const r = await bot.sendMessage(BigInt(chatId), 'Уведомления отключены на сайте. Подключить снова — «Уведомления в Telegram» на вкладке «Коды».');
         if (!r.ok) log.warn({ error: r.error }, 'telegram unlink notice failed');
       }
       return { linked: false as const };
@@ -83,11 +83,14 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
           : undefined;
         if (owner) {
           reply = 'Готово: уведомления о балансе будут приходить сюда. Отключить — команда /stop.';
+        } else if (token) {
+          reply = `Ссылка устарела или уже использована. Откройте на сайте ${linkSteps(bot.siteUrl)}`;
         } else {
-          reply = 'Ссылка устарела или уже использована. Откройте «Подписаться на Telegram» в кошельке ещё раз.';
+          // The bot opened from its name or a search, not from the site's link: nothing to link yet.
+          reply = greeting(bot.siteUrl);
         }
       } else {
-        const users = await repo.unlinkChat(db, command.chatId);
+        const users = await db.transaction().execute((trx) => repo.unlinkChat(trx, command.chatId));
         reply = users.length ? 'Уведомления отключены.' : 'Этот чат не был подписан.';
       }
       if (bot.enabled) {
@@ -99,3 +102,18 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
 }
 
 export type TelegramSubscriptions = ReturnType<typeof createTelegramSubscriptions>;
+
+/** Where the bot's one-time link is, in the site's own names: the codes tab (apps/web: home route), its button, the dialog's. */
+function linkSteps(siteUrl: string | null) {
+  const where = siteUrl ? ` (${siteUrl}/?tab=codes)` : '';
+  return `вкладку «Коды»${where}, нажмите «Уведомления в Telegram», затем «Подключить Telegram».`;
+}
+
+/** Plain /start: what the bot does and how to turn its messages on. */
+function greeting(siteUrl: string | null) {
+  return (
+    'Здравствуйте! Этот бот присылает уведомления кошелька адены: когда баланс опустится ниже заданного порога ' +
+    'и когда заявка на пополнение или вывод выполнена или отклонена. ' +
+    `Чтобы подключить их, войдите на сайте и откройте ${linkSteps(siteUrl)}`
+  );
+}

@@ -150,6 +150,29 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
     expect(bot.sent.filter((m) => m.chat_id === 777301 && m.text.includes('опустился ниже'))).toEqual([]);
   });
 
+  it('greets a plain /start (the bot opened by its name) with what it does and where on the site to turn it on; an old link says the same way', async () => {
+    const u = await createUser(t.db.kysely);
+    const before = bot.sent.length;
+    expect((await webhook('/start', 777501)).statusCode).toBe(200);
+    const [hello] = bot.sent.slice(before);
+    expect(hello).toMatchObject({ chat_id: 777501 });
+    expect(hello!.text).toMatch(/^Здравствуйте! Этот бот присылает уведомления кошелька адены/);
+    expect(hello!.text).toContain('https://wallet.example/?tab=codes');
+    expect(hello!.text).toContain('«Уведомления в Telegram»');
+    expect(hello!.text).not.toMatch(/устарела|использована|Подписаться/);
+    expect((await t.db.kysely.selectFrom('users').select('id').where('telegram_chat_id', '=', 777501n).execute()).length).toBe(0);
+
+    // A link that was spent or has expired names the site's real button.
+    const token = /start=([\w-]+)$/.exec((await t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: u.auth })).json().url)![1]!;
+    expect((await webhook(`/start ${token}`, 777502)).statusCode).toBe(200);
+    expect((await webhook(`/start ${token}`, 777503)).statusCode).toBe(200);
+    const stale = bot.sent.filter((m) => m.chat_id === 777503).at(-1)!.text;
+    expect(stale).toMatch(/^Ссылка устарела или уже использована\./);
+    expect(stale).toContain('«Уведомления в Telegram»');
+    expect(stale).toContain('https://wallet.example/?tab=codes');
+    expect(stale).not.toContain('Подписаться');
+  });
+
   it('keeps the /start link usable when linking the chat fails, so Telegram\u2019s redelivery links it', async () => {
     const u = await createUser(t.db.kysely);
     const token = /start=([\w-]+)$/.exec((await t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: u.auth })).json().url)![1]!;

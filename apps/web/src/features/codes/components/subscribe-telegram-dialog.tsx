@@ -11,11 +11,11 @@ import { AppDialog } from '../../../components/app-dialog';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
 import { parseAmount } from '../../../utils/parse-amount';
-import { useUser } from '../../../lib/session';
 import { useAddLimitOtvetka } from '../api/add-limit-otvetka';
 import { useDelLimitOtvetka } from '../api/del-limit-otvetka';
 import { useTelegramLink, useTelegramUnlink } from '../api/telegram-link';
 import { adenGen } from './code-format';
+import { ApiError } from '../../../lib/api-client';
 import { needsStepUp } from '../../../lib/step-up';
 import { isTelegramLaunch, loadTelegram } from '../../../lib/telegram';
 
@@ -83,11 +83,12 @@ function ThresholdForm({ server, telegramPrice }: { server: Gamesserver; telegra
 export function SubscribeTelegramDialog({ server, telegramPrice }: { server: Gamesserver; telegramPrice: number | null }) {
   const open = useUi((s) => s.dialog.name === 'subscribe_telegram');
   const close = useUi((s) => s.closeDialog);
-  const { user } = useUser();
   const link = useTelegramLink(open);
   const unlink = useTelegramUnlink();
   const snackbar = useUi((s) => s.showSnackbar);
-  const linked = Boolean(link.data?.linked ?? user?.telegram_linked);
+  // Only the server's answer about the notice chat: the profile's `telegram_linked` is also true for a
+  // sign-in through Telegram without any chat, so it must not stand in when this call failed.
+  const linked = link.data?.linked === true;
   return (
     <AppDialog
       open={open}
@@ -160,6 +161,15 @@ export function SubscribeTelegramDialog({ server, telegramPrice }: { server: Gam
             </Alert>
             <Button variant="outlined" onClick={() => void link.refetch()}>
               Ввести код
+            </Button>
+          </Stack>
+        ) : link.error ? (
+          <Stack direction="row" useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', gap: 1 }}>
+            <Alert severity="warning" sx={{ flex: '1 1 16rem' }}>
+              Не удалось узнать, подключён ли Telegram: {link.error instanceof ApiError ? link.error.message : 'нет связи с сервером'}
+            </Alert>
+            <Button variant="outlined" disabled={link.isFetching} onClick={() => void link.refetch()}>
+              Повторить
             </Button>
           </Stack>
         ) : (

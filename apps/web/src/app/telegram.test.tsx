@@ -1,0 +1,134 @@
+// @vitest-environment happy-dom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, createElement } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
+import { MUTATION_DEFAULTS } from '../lib/query-client';
+import type { TelegramEnv } from '../lib/telegram';
+import { useUi } from '../lib/ui-store';
+import { TelegramBridge, TelegramProvider } from './telegram';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const { INIT_DATA } = vi.hoisted(() => ({
+  INIT_DATA: `auth_date=1800000000&user=${encodeURIComponent(JSON.stringify({ id: 777000111, first_name: 'Ася' }))}&hash=abc`,
+}));
+
+// A Telegram launch without the SDK: the launch data the mini app was opened with, and no-op buttons.
+vi.mock('../lib/telegram', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../lib/telegram')>();
+  const env: TelegramEnv = {
+    initDataRaw: INIT_DATA,
+    theme: { isDark: false },
+    onBack: () => () => {},
+    setBackVisible: () => {},
+    onThemeChange: () => () => {},
+    downloadFile: () => false,
+    openTelegramLink: () => false,
+  };
+  return { ...actual, isTelegramLaunch: () => true, loadTelegram: async () => env };
+});
+
+const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+const signedIn = () =>
+  answer(200, {
+    access_token: 'fresh-token',
+    user: { id: 5, name: 'Ася', email: null, phone: null, admin: false, vip: false, vip_until: null, telegram_linked: true, created_at: '2026-11-01T00:00:00Z' },
+  });
+const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
+const snackbarText = () => useUi.getState().snackbar.text;
+
+describe('the mini app signs in once with its launch data', () => {
+  let root: Root | null = null;
+  let posts: number;
+  let onLine: Mock<() => boolean> | null = null;
+
+  beforeEach(() => {
+    localStorage.clear();
+    sessionStorage.clear();
+    posts = 0;
+  });
+  afterEach(async () => {
+    if (root) await act(async () => root!.unmount());
+    root = null;
+    onLine?.mockRestore();
+    onLine = null;
+    vi.unstubAllGlobals();
+    vi.useRealTimers();
+    useUi.getState().closeSnackbar();
+    document.body.innerHTML = '';
+  });
+
+  /** Opens the mini app with nobody signed in; /api/web_app gets these answers in turn. */
+  async function launch(answers: Array<() => Response>) {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init: RequestInit) => {
+        if (url !== '/api/web_app') return answer(401, { message: 'Нужно войти' });
+        posts += 1;
+        expect(JSON.parse(String(init.body))).toEqual({ init_data: INIT_DATA });
+        const next = answers.shift();
+        if (!next) throw new Error('a second sign-in with the same launch data');
+        return next();
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: MUTATION_DEFAULTS } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(TelegramProvider, null, createElement(TelegramBridge)))));
+    await settle();
+  }
+
+  /** The connection comes back and the old five seconds pass: nothing may send the spent data again. */
+  async function timePassesAndConnectionReturns() {
+    vi.useFakeTimers({ toFake: ['setTimeout'] });
+    await act(async () => {
+      window.dispatchEvent(new Event('online'));
+      vi.advanceTimersByTime(10_000);
+    });
+    vi.useRealTimers();
+    await settle();
+  }
+
+  it('a sign-in whose answer was lost is not sent again (the server may have used the data): the player is told to reopen the app', async () => {
+    await launch([
+      () => {
+        throw new TypeError('Failed to fetch');
+      },
+    ]);
+    expect(posts).toBe(1);
+    expect(snackbarText()).toBe('Не удалось войти через Telegram: нет связи с сервером. Закройте и откройте приложение заново');
+    await timePassesAndConnectionReturns();
+    expect(posts).toBe(1);
+    expect(localStorage.getItem('access_token')).toBeNull();
+  });
+
+  it('a 5xx is not retried either: the sign-in may have gone through before it', async () => {
+    await launch([() => answer(502, { message: 'Сервис временно недоступен' })]);
+    expect(snackbarText()).toBe('Не удалось войти через Telegram: сервис не ответил. Закройте и откройте приложение заново');
+    await timePassesAndConnectionReturns();
+    expect(posts).toBe(1);
+  });
+
+  it('launch data the server has already used is answered with «close and open the app again», not «try again»', async () => {
+    await launch([() => answer(401, { message: 'Эти данные входа Telegram уже использованы. Попробуйте войти ещё раз' })]);
+    expect(snackbarText()).toBe('Не удалось войти через Telegram: Эти данные входа Telegram уже использованы. Закройте и откройте приложение заново');
+    await timePassesAndConnectionReturns();
+    expect(posts).toBe(1);
+  });
+
+  it('opened offline, the data never left the phone: it signs in when the connection returns', async () => {
+    onLine = vi.spyOn(navigator, 'onLine', 'get').mockReturnValue(false);
+    await launch([
+      () => {
+        throw new TypeError('Failed to fetch');
+      },
+      signedIn,
+    ]);
+    expect(snackbarText()).toBe('Не удалось войти через Telegram: нет связи с сервером. Войдём, когда связь появится');
+    onLine.mockReturnValue(true);
+    await act(async () => void window.dispatchEvent(new Event('online')));
+    await settle();
+    expect(posts).toBe(2);
+    expect(localStorage.getItem('access_token')).toBe('fresh-token');
+  });
+});
