@@ -22,6 +22,7 @@ vi.mock('../lib/telegram', async (importOriginal) => {
     theme: { isDark: false },
     onBack: () => () => {},
     setBackVisible: () => {},
+    setClosingConfirmation: () => {},
     onThemeChange: () => () => {},
     downloadFile: () => false,
     openTelegramLink: () => false,

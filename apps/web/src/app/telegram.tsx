@@ -17,6 +17,7 @@ import {
   type TelegramEnv,
   type TelegramTheme,
 } from '../lib/telegram';
+import { closeTopDialog, useDialogOpen } from '../lib/telegram-back';
 
 const SwitchUserDialog = deferred(() => import('./telegram-switch-dialog'));
 
@@ -72,7 +73,8 @@ export function TelegramProvider({ children }: { children: ReactNode }) {
 /**
  * Inside Telegram: signs in with the mini app's initData (without asking when nobody is signed in,
  * after asking when someone else is), shows Telegram's back button off the root, and makes it go
- * one step back in history, or home when there is none.
+ * one step back in history, or home when there is none. While a dialog is open the back button
+ * shows on the root too and closes the dialog, and Telegram asks before closing the mini app.
  */
 export function TelegramBridge() {
   const { env } = useTelegram();
@@ -120,13 +122,25 @@ export function TelegramBridge() {
     setAsk({ id: who.id, name: who.name, current: user.name });
   }, [env, isPending, user, signInAs]);
 
+  // A store dialog whose code is still loading counts too: it is on its way to the screen.
+  const storeDialog = useUi((s) => s.dialog.name !== 'none');
+  const inDialog = useDialogOpen() || storeDialog;
   useEffect(() => {
-    env?.setBackVisible(pathname !== '/');
-  }, [env, pathname]);
+    env?.setBackVisible(inDialog || pathname !== '/');
+  }, [env, pathname, inDialog]);
+
+  useEffect(() => {
+    env?.setClosingConfirmation(inDialog);
+  }, [env, inDialog]);
 
   useEffect(() => {
     if (!env) return;
     return env.onBack(() => {
+      // The dialog's own close keeps or renews what it should (a money form's key after a lost answer).
+      if (closeTopDialog()) return;
+      // A store dialog with nothing on screen yet has no state of its own to keep.
+      const ui = useUi.getState();
+      if (ui.dialog.name !== 'none') return ui.closeDialog();
       // The app numbers the entries it pushes; 0 is where the mini app was opened.
       if (historyIndex() > 0) window.history.back();
       else navigate('/', { replace: true });

@@ -5,12 +5,17 @@ import DialogTitle from '@mui/material/DialogTitle';
 import { useTheme } from '@mui/material/styles';
 import useMediaQuery from '@mui/material/useMediaQuery';
 import { type ReactNode, useId } from 'react';
+import { useBackClosesDialog } from '../lib/telegram-back';
 
-/** SPEC.md section 9: dialogs at most 500 px wide, full screen on extra-small displays. */
+/**
+ * SPEC.md section 9: dialogs at most 500 px wide, full screen on extra-small displays. Inside
+ * Telegram the mini app's back button closes the top one through its onClose (lib/telegram-back).
+ */
 export function AppDialog(props: { open: boolean; onClose(): void; title: ReactNode; children?: ReactNode; actions?: ReactNode; testId?: string }) {
   const theme = useTheme();
   const fullScreen = useMediaQuery(theme.breakpoints.down('sm'));
   const titleId = useId();
+  useBackClosesDialog(props.open, props.onClose);
   return (
     <Dialog open={props.open} onClose={props.onClose} fullScreen={fullScreen} aria-labelledby={titleId} data-testid={props.testId}>
       <DialogTitle id={titleId}>{props.title}</DialogTitle>

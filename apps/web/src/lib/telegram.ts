@@ -21,6 +21,8 @@ export interface TelegramEnv {
   /** Subscribes to the back button; returns the unsubscribe function. */
   onBack(cb: () => void): () => void;
   setBackVisible(visible: boolean): void;
+  /** Telegram asks before closing the mini app (its header's «Закрыть», a swipe down). */
+  setClosingConfirmation(on: boolean): void;
   /** Subscribes to theme changes (the user switched Telegram's theme). */
   onThemeChange(cb: (theme: TelegramTheme) => void): () => void;
   /** Asks Telegram to download a file (Bot API 8.0); false when this client cannot. */
@@ -101,7 +103,7 @@ function letSdkParse(raw: string | null) {
 
 let envPromise: Promise<TelegramEnv | null> | null = null;
 
-/** Initialises the SDK once: ready, expand, back button, theme. Null outside Telegram. */
+/** Initialises the SDK once: ready, expand, back button, closing confirmation, theme. Null outside Telegram. */
 export function loadTelegram(): Promise<TelegramEnv | null> {
   if (!isTelegramLaunch()) return Promise.resolve(null);
   const raw = rawInitData();
@@ -117,6 +119,7 @@ export function loadTelegram(): Promise<TelegramEnv | null> {
       if (fn.isAvailable()) fn();
     };
     mount(sdk.backButton.mount);
+    mount(sdk.closingBehavior.mount);
     mount(sdk.themeParams.mount);
     mount(sdk.miniApp.mount);
     if (sdk.miniApp.ready.isAvailable()) sdk.miniApp.ready();
@@ -143,6 +146,10 @@ export function loadTelegram(): Promise<TelegramEnv | null> {
       onBack: (cb) => (sdk.backButton.onClick.isAvailable() ? sdk.backButton.onClick(cb) : () => {}),
       setBackVisible(visible) {
         const fn = visible ? sdk.backButton.show : sdk.backButton.hide;
+        if (fn.isAvailable()) fn();
+      },
+      setClosingConfirmation(on) {
+        const fn = on ? sdk.closingBehavior.enableConfirmation : sdk.closingBehavior.disableConfirmation;
         if (fn.isAvailable()) fn();
       },
       onThemeChange: (cb) => sdk.themeParams.state.sub(() => cb(readTheme())),
