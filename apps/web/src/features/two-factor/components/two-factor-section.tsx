@@ -12,6 +12,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { userQueryOptions, useUser } from '../../../lib/session';
+import { useBackClosesDialog } from '../../../lib/telegram-back';
 import { twoFactorDisableBody, useTwoFactorDisable } from '../api/two-factor-disable';
 import { TotpSetup } from './totp-setup';
 
@@ -26,6 +27,9 @@ export function TwoFactorSection() {
     setOpen(null);
     void qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });
   };
+  // MUI's own dialogs here, not AppDialog: Telegram's back button closes them the same way.
+  useBackClosesDialog(open === 'setup', closeSetup);
+  useBackClosesDialog(open === 'disable', () => setOpen(null));
   if (!user) return null;
   return (
     <Paper variant="outlined" component="section" aria-labelledby="two-factor-title" sx={{ p: { xs: 2, sm: 3 } }}>
