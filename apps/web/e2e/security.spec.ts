@@ -31,7 +31,7 @@ describe('the app under its Content-Security-Policy', () => {
   let browser: Browser;
   beforeAll(async () => {
     [server, browser] = await Promise.all([
-      startServer({ env: { TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_BOT_USERNAME: 'adena_test_bot' } }),
+      startServer({ env: { TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_BOT_USERNAME: 'adena_test_bot', SUPPORT_TELEGRAM: '@l2bank_help' } }),
       launchBrowser(),
     ]);
   });
@@ -91,6 +91,22 @@ describe('the app under its Content-Security-Policy', () => {
       page.evaluate(() => (window as unknown as { __tgEvents: Array<{ type: string; data: { path_full?: string } | null }> }).__tgEvents.filter((e) => e.type === 'web_app_open_tg_link'));
     await expect.poll(async () => (await opened()).length).toBe(1);
     expect((await opened())[0]!.data!.path_full).toMatch(/^\/adena_test_bot\?start=[\w-]{20,64}$/);
+    expect(context.pages().length).toBe(pages);
+    await context.close();
+  });
+
+  it('inside the mini app the support chat on «Контакты» opens in Telegram itself, not as a web page', async () => {
+    const { context, page } = await newPage(browser, { width: 390, height: 800 });
+    await page.addInitScript(NATIVE_BRIDGE);
+    const user = JSON.stringify({ id: 777000555, first_name: 'Спрашивающий', language_code: 'ru' });
+    const initData = signInitData(BOT_TOKEN, { auth_date: String(Math.floor(Date.now() / 1000)), query_id: 'AAH', user });
+    await page.goto(`${server.url}/contacts${launchHash(initData)}`);
+    const pages = context.pages().length;
+    await page.getByTestId('support-telegram').click();
+    const opened = () =>
+      page.evaluate(() => (window as unknown as { __tgEvents: Array<{ type: string; data: { path_full?: string } | null }> }).__tgEvents.filter((e) => e.type === 'web_app_open_tg_link'));
+    await expect.poll(async () => (await opened()).length).toBe(1);
+    expect((await opened())[0]!.data!.path_full).toBe('/l2bank_help');
     expect(context.pages().length).toBe(pages);
     await context.close();
   });

@@ -4,6 +4,7 @@ import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import type { ReactNode } from 'react';
 import { usePublicConfig } from '../../lib/public-config';
+import { isTelegramLaunch, loadTelegram } from '../../lib/telegram';
 
 function Page({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -51,7 +52,19 @@ export function ContactsRoute() {
       {data?.support_telegram && (
         <P>
           Telegram:{' '}
-          <Link href={`https://t.me/${data.support_telegram}`} target="_blank" rel="noopener" data-testid="support-telegram">
+          <Link
+            href={`https://t.me/${data.support_telegram}`}
+            target="_blank"
+            rel="noopener"
+            data-testid="support-telegram"
+            onClick={(e) => {
+              // Inside the mini app the chat opens in Telegram itself, not as a web page.
+              if (!isTelegramLaunch()) return;
+              e.preventDefault();
+              const url = e.currentTarget.href;
+              void loadTelegram().then((tg) => tg?.openTelegramLink(url) || window.open(url, '_blank'));
+            }}
+          >
             @{data.support_telegram}
           </Link>
         </P>
