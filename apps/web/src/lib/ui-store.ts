@@ -20,7 +20,7 @@ export type DialogState =
   | { name: 'create_success'; summa: number; count: number; nominal: number }
   | { name: 'vip' }
   // Confirmations of the codes tab: revealing a code states its price; cancelling names the code.
-  | { name: 'show_code'; gameServerId: number; nominal: number; price: number; userVariantId?: number }
+  | { name: 'show_code'; gameServerId: number; nominal: number; price: number; userVariantId?: number; /** Why the price is not the one first shown. */ note?: string }
   | { name: 'cancel_code'; gameServerId: number; codeId: number; nominal: number; sert: string }
   | { name: 'alert'; text: string; errors: string[]; timeout: number; data?: { low_cap?: boolean; sert?: string; accept?: boolean } };
 

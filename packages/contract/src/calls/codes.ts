@@ -89,6 +89,8 @@ export const showCode = defineCall({
     nominal: AmountSchema,
     wallet_id: IdSchema,
     pricekod_id: IdSchema.optional(),
+    /** The price the player confirmed (beyond PRODUCT.md): another price now is refused with 409 and `price`, never charged. */
+    price: AmountSchema.optional(),
   }),
   response: z.object({
     success: z.literal(true),

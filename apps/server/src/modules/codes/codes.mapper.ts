@@ -14,11 +14,12 @@ const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 export type Outgoing = { [N in RealtimeEventName]: { userId: number; name: N; data: RealtimeEvents[N] } }[RealtimeEventName];
 
 /** show_code's body in the domain's words. */
-export const fromShowCodeBody = (b: { gamesserver_id: number; nominal: number; wallet_id: number; pricekod_id?: number }): IssueInput => ({
+export const fromShowCodeBody = (b: { gamesserver_id: number; nominal: number; wallet_id: number; pricekod_id?: number; price?: number }): IssueInput => ({
   gameServerId: b.gamesserver_id,
   nominal: b.nominal,
   walletId: b.wallet_id,
   ...(b.pricekod_id !== undefined ? { userVariantId: b.pricekod_id } : {}),
+  ...(b.price !== undefined ? { price: b.price } : {}),
 });
 
 /** What a code on the wire is made of. */

@@ -215,6 +215,31 @@ describe.each(DB_KINDS)('gift codes on %s', (kind) => {
       expect(data.standard_nominals.find((n) => n.nominal === 10 * KK)?.price).toBe(price(10 * KK, 100));
     });
 
+    it('charges the price the player confirmed or nothing: after an operator changed the fee, 409 with the new price', async () => {
+      const p = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, p.id, serverId);
+      await fund(t.db.kysely, w, 10n * BigInt(KK));
+      const shown = (await call('GET', `/api/auth_varianty_adeny_za_kod/${serverId}`, p)).json().standard_nominals.find((n: { nominal: number }) => n.nominal === KK).price;
+      expect(shown).toBe(price(KK, 300));
+      // The operator raises the fee while the player's page still shows the old price.
+      await t.db.kysely.updateTable('gamesservers').set({ code_fee_bp: 500 }).where('id', '=', serverId).execute();
+      try {
+        const stale = await issue(p, w.id, KK, { price: shown });
+        expect(stale.statusCode).toBe(409);
+        expect(stale.json()).toMatchObject({ price: price(KK, 500) });
+        expect(stale.json().message).toContain(`теперь 1\u00a0050\u00a0000`.replace(/\u00a0/g, ' '));
+        expect(await balanceOf(p.id)).toBe(10 * KK);
+        expect(await t.db.kysely.selectFrom('codes').select('id').where('user_id', '=', p.id).execute()).toEqual([]);
+        // Confirmed again at the new price, or sent without one (other programs), it goes through.
+        expect((await issue(p, w.id, KK, { price: price(KK, 500) })).json().summa).toBe(price(KK, 500));
+        expect((await issue(p, w.id, KK)).json().summa).toBe(price(KK, 500));
+        expect(await balanceOf(p.id)).toBe(10 * KK - 2 * price(KK, 500));
+      } finally {
+        await t.db.kysely.updateTable('gamesservers').set({ code_fee_bp: 300 }).where('id', '=', serverId).execute();
+      }
+      await expectAudit();
+    });
+
     it('answers 409 with low_cap when the balance does not cover the price, and moves nothing', async () => {
       const poor = await createUser(t.db.kysely);
       const w = await createWallet(t.db.kysely, poor.id, serverId);

@@ -20,6 +20,8 @@ export interface ShowCodeInput {
   idempotencyKey: string;
   /** X-Two-Factor-Code, when the server asked for it (TOTP on). */
   twoFactorCode?: string;
+  /** The price the player confirmed: the server refuses another one (409 with `price`) instead of charging it. */
+  price?: number;
 }
 
 /**
@@ -29,8 +31,8 @@ export interface ShowCodeInput {
 export function useShowCode() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ gameServerId, walletId, nominal, userVariantId, idempotencyKey, twoFactorCode }: ShowCodeInput) =>
-      request(call, { body: { gamesserver_id: gameServerId, wallet_id: walletId, nominal, pricekod_id: userVariantId }, idempotencyKey, twoFactorCode }),
+    mutationFn: ({ gameServerId, walletId, nominal, userVariantId, idempotencyKey, twoFactorCode, price }: ShowCodeInput) =>
+      request(call, { body: { gamesserver_id: gameServerId, wallet_id: walletId, nominal, pricekod_id: userVariantId, price }, idempotencyKey, twoFactorCode }),
     onMutate: (input) => ({ epoch: balanceEpoch(input.gameServerId) }),
     onSuccess: (r, input, context) => {
       // The realtime `balance` event may have come first and already carries the lower balance.
@@ -50,6 +52,10 @@ export function useShowCode() {
       void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gameServerId, true).queryKey });
     },
     onError: (err, input) => {
+      // The fee changed since the page was read: the prices on it are stale.
+      if (err instanceof ApiError && typeof err.body.price === 'number') {
+        void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gameServerId, true).queryKey });
+      }
       const status = err instanceof ApiError ? err.body.status : undefined;
       if (input.codeId !== undefined && (status === 'active' || status === 'activated' || status === 'cancelled')) {
         updateAuthPriceData(qc, input.gameServerId, (d) => withCodeStatus(d, input.codeId!, status));

@@ -80,6 +80,33 @@ describe('paid dialogs after a lost answer', () => {
     await act(async () => root.unmount());
   });
 
+  it('«Показать код» after the fee changed: nothing charged, the dialog states the new price, and the next press confirms that one', async () => {
+    const bodies: Array<{ price?: number }> = [];
+    let call = 0;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit) => {
+        if (init.method !== 'POST') return answer(404, { message: 'Не найдено' });
+        bodies.push(JSON.parse(String(init.body)));
+        call += 1;
+        if (call === 1) return answer(409, { message: 'Цена кода изменилась: теперь 1 050 000 аден. Проверьте и оплатите ещё раз', price: 1_050_000 });
+        return answer(200, { success: true, sert: 'ABCD-EFGH', status: 'active', summa: 1_050_000, code_id: 8 });
+      }),
+    );
+    const root = await mount(createElement(ShowCodeDialog, { walletId: 5, balance: 10_000_000 }));
+    await act(async () => useUi.getState().openDialog({ name: 'show_code', gameServerId: 1, nominal: 1_000_000, price: 1_030_000 }));
+    await act(async () => button('Оплатить').click());
+    await settle();
+    expect(bodies[0]!.price).toBe(1_030_000);
+    expect(document.querySelector('[data-testid="show-code-price"]')?.textContent?.replace(/\u00a0/g, ' ')).toBe('1 050 000 аден');
+    expect(document.querySelector('[data-testid="show-code-dialog"]')?.textContent).toContain('Цена кода изменилась');
+    await act(async () => button('Оплатить').click());
+    await settle();
+    expect(bodies[1]!.price).toBe(1_050_000);
+    expect(document.querySelector('[data-testid="revealed-sert"]')?.textContent).toBe('ABCD-EFGH');
+    await act(async () => root.unmount());
+  });
+
   it('VIP: the same months after a lost answer keep the key across closing; other months are another purchase, not a 409', async () => {
     const server = { id: 1, name: 'Scryde x50', vip_price: 100, vip_period_days: 30, vip_code_fee_bp: 100, code_fee_bp: 200 } as Gamesserver;
     const { keys, lost } = network(() => answer(200, { success: { id: 1, vip: true, vip_until: '2027-01-01T00:00:00.000Z' } }));

@@ -71,7 +71,15 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
   const confirm = () => {
     if (!d || walletId === null) return;
     show.mutate(
-      { gameServerId: d.gameServerId, walletId, nominal: d.nominal, userVariantId: d.userVariantId, idempotencyKey: keys.keyFor(`${d.gameServerId}:${walletId}:${d.nominal}:${d.userVariantId ?? ''}`), twoFactorCode: askCode !== null ? code.trim() : undefined },
+      {
+        gameServerId: d.gameServerId,
+        walletId,
+        nominal: d.nominal,
+        userVariantId: d.userVariantId,
+        price: d.price,
+        idempotencyKey: keys.keyFor(`${d.gameServerId}:${walletId}:${d.nominal}:${d.userVariantId ?? ''}:${d.price}`),
+        twoFactorCode: askCode !== null ? code.trim() : undefined,
+      },
       {
         onSuccess: (r) => {
           // The answer arrived: the next purchase is a new one even if this dialog is closed by
@@ -87,6 +95,8 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
             return;
           }
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
+          // The fee changed since the page was read: nothing was charged; the dialog now states the new price to confirm.
+          if (err instanceof ApiError && typeof err.body.price === 'number') return openDialog({ ...d, price: err.body.price, note: err.message });
           const { text, errors } = alertContent(err);
           alert(text, errors, ALERT_TIMEOUT_MS);
         },
@@ -137,6 +147,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
               На балансе {aden(balance)}.
             </Typography>
           )}
+          {d.note && <Alert severity="info">{d.note}</Alert>}
           {short && <Alert severity="warning">На балансе не хватает адены на этот код.</Alert>}
           {askCode !== null && (
             <>
