@@ -11,6 +11,12 @@ export const EmailSchema = z
   .max(254, M.email)
   .pipe(z.email(M.email));
 
+/** A phone as people type it, in E.164 (+79001234567); null when it is no valid number. */
+export function phoneE164(v: string): string | null {
+  const parsed = parsePhoneNumberFromString(v.trim(), 'RU');
+  return parsed?.isValid() ? parsed.number : null;
+}
+
 /**
  * A phone as people type it — «8 900 123-45-67», «+7 (900) 123-45-67», «9001234567» — read with
  * Russia as the default country and answered in E.164 (+79001234567), the one form stored and
@@ -20,8 +26,8 @@ export const PhoneSchema = z
   .string({ error: M.required })
   .max(40, M.phone)
   .transform((v, ctx) => {
-    const parsed = parsePhoneNumberFromString(v.trim(), 'RU');
-    if (parsed?.isValid()) return parsed.number;
+    const e164 = phoneE164(v);
+    if (e164) return e164;
     ctx.addIssue({ code: 'custom', message: v.trim() === '' ? M.required : M.phone });
     return z.NEVER;
   });

@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { phoneE164 } from '@adena/contract';
 import type { Database } from '../../db/schema';
 
 type Queryable = Kysely<Database> | Transaction<Database>;
@@ -46,10 +47,13 @@ export function createAccountsAdminRepository(db: Kysely<Database>) {
       if (text) {
         const like = `%${escapeLike(text.toLowerCase())}%`;
         const digits = /^\d{1,18}$/.test(text) ? text : null;
+        // A whole phone as operators type it (8 900 123-45-67) is the stored E.164 (+79001234567).
+        const phone = /\d{10}/.test(text.replace(/\D/g, '')) ? phoneE164(text) : null;
         q = q.where((eb) =>
           eb.or([
             eb(sql`lower(email)`, 'like', like),
             eb('phone', 'like', `%${escapeLike(text.replace(/[\s()-]/g, ''))}%`),
+            ...(phone ? [eb('phone', '=', phone)] : []),
             eb('name', '~', caseless(text)),
             eb('discord_id', '=', text),
             ...(digits ? [eb('telegram_id', '=', BigInt(digits))] : []),
