@@ -32,6 +32,7 @@ describe.each(DB_KINDS)('sign-up on %s', (kind) => {
       expect(mail.subject).toContain('Кошелёк Тест');
       expect(mail.text).not.toMatch(/Adena Wallet/);
       expect(mail.text).toMatch(/действует 10 минут/);
+      expect(mail.text).toContain('не регистрировались в «Кошелёк Тест»');
       expect(mail.code).toMatch(/^\d{6}$/);
       // No account exists before the code is checked.
       expect(await db.kysely.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()).toBeUndefined();
