@@ -81,7 +81,9 @@ describe("the operators' shift in two browsers", () => {
     }, id);
     expect(refused.status).toBe(409);
     expect(refused.body.message).toMatch(/Анна/);
-    // Boris's "take over" answers the server's refusal while Anna's claim is fresh.
+    // Boris's "take over" says when it can work, and answers the server's refusal while Anna's claim is fresh.
+    await cardOf(b).getByRole('button', { name: 'Снять чужую' }).hover();
+    await expect.poll(() => b.getByRole('tooltip').textContent()).toMatch(/^Можно снять, если оператор не работает с заявкой .*CLAIM_TIMEOUT_MIN.*Взята или продлена только что\.$/);
     await cardOf(b).getByRole('button', { name: 'Снять чужую' }).click();
     await b.getByText(/снять её может он/).waitFor();
     await b.keyboard.press('Escape');
@@ -114,6 +116,31 @@ describe("the operators' shift in two browsers", () => {
     const reportDark = await openAs(anna, '/admin/shift', { colorScheme: 'dark' });
     await reportDark.getByTestId('shift-row').first().waitFor();
     await reportDark.screenshot({ path: join(SCREENSHOTS, 'admin-shift-report-dark.png'), fullPage: true, animations: 'disabled' });
+  });
+
+  it('an operator rejecting a request another operator completed meanwhile is told so in the dialog', async () => {
+    const db = server.db.kysely;
+    const sid = await firstServerId(db);
+    const galina = await createUser(db, { admin: true, name: 'Галина', email: 'galina@example.com' });
+    const denis = await createUser(db, { admin: true, name: 'Денис', email: 'denis@example.com' });
+    const player = await createUser(db, { name: 'Игрок 2' });
+    await createWallet(db, player.id, sid, 'Hero2');
+    const g = await openAs(galina, '/admin');
+    const d = await openAs(denis, '/admin');
+    const id = await deposit(player, sid, 2 * KK);
+    const cardOf = (page: typeof g) => page.getByTestId('admin-request').filter({ hasText: `№${id}` });
+
+    await cardOf(d).getByRole('button', { name: 'Отклонить' }).click();
+    const dialog = d.getByTestId('reject-dialog');
+    await dialog.getByLabel('Причина').fill('Не пришла адена');
+    await cardOf(g).getByRole('button', { name: 'Адена получена' }).click();
+    await g.getByTestId('complete-dialog').getByRole('button', { name: 'Адена получена' }).click();
+    await g.getByText(`Заявка №${id} выполнена`).waitFor();
+
+    await dialog.getByRole('button', { name: 'Отклонить' }).click();
+    await expect.poll(() => dialog.getByRole('alert').textContent()).toBe('Заявка уже обработана');
+    expect(await dialog.isVisible()).toBe(true);
+    expect((await db.selectFrom('balance_requests').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status).toBe('completed');
   });
 
   it("an operator's own deposit shows who decides it instead of the buttons (screenshots at 390 and 1280 px, light and dark)", async () => {

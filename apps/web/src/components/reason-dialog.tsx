@@ -1,3 +1,4 @@
+import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
@@ -8,8 +9,10 @@ import { AppDialog } from './app-dialog';
 
 /**
  * An operator's confirmation that needs a written reason or note (reject a request, cancel a code,
- * block a user, close an incident). The server's 422 lands under the field (`field` names it).
- * `submit` resolves when the action is done; the dialog then clears itself and closes.
+ * block a user, close an incident). The server's 422 lands under the field (`field` names it); any
+ * other refusal (a 409 on `id`: another operator decided the request first) is said above it, so the
+ * operator sees why the dialog stayed open. `submit` resolves when the action is done; the dialog
+ * then clears itself and closes.
  */
 export function ReasonDialog(props: {
   open: boolean;
@@ -36,7 +39,7 @@ export function ReasonDialog(props: {
     f.clear();
     props.onClose();
   };
-  const error = f.fieldError(field) ?? f.formError;
+  const error = f.fieldError(field);
   return (
     <AppDialog
       open={props.open}
@@ -52,7 +55,7 @@ export function ReasonDialog(props: {
             disabled={props.pending}
             onClick={() => {
               f.clear();
-              props.submit(text).then(close, (e: unknown) => f.fromError(e));
+              props.submit(text).then(close, (e: unknown) => f.fromError(e, [field]));
             }}
           >
             {props.confirmLabel}
@@ -61,6 +64,7 @@ export function ReasonDialog(props: {
       }
     >
       <Stack spacing={2} sx={{ pt: 1 }}>
+        {f.formError && <Alert severity="error">{f.formError}</Alert>}
         <Typography component="div">{props.explanation}</Typography>
         <TextField
           label={props.label}

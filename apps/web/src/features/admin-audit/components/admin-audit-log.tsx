@@ -18,25 +18,12 @@ import Typography from '@mui/material/Typography';
 import { useDeferredValue, useState } from 'react';
 import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
-import { AUDIT_PAGE_SIZE, type AuditFilters, useAdminAuditLog } from '../api/audit-log';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
+import { AUDIT_PAGE_SIZE, type AuditFilters, useAdminAuditLog } from '../api/audit-log';
+import { AUDIT_ACTIONS, auditActionLabel } from '../utils/actions';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 
-const ACTIONS: Record<string, string> = {
-  'gamesserver.create': 'Сервер добавлен',
-  'gamesserver.update': 'Сервер изменён',
-  'user.admin_grant': 'Выданы права админа',
-  'user.admin_revoke': 'Сняты права админа',
-  'user.vip_grant': 'Выдан VIP',
-  'user.vip_revoke': 'Снят VIP',
-  'user.block': 'Заблокирован',
-  'user.unblock': 'Разблокирован',
-  'code_incident.resolve': 'Инцидент закрыт',
-  'code.cancel': 'Код отменён',
-  'request.complete': 'Заявка выполнена',
-  'request.reject': 'Заявка отклонена',
-};
 const ENTITIES: Record<string, string> = {
   gamesserver: 'Сервер',
   user: 'Пользователь',
@@ -112,7 +99,7 @@ export function AdminAuditLog() {
         <TextField size="small" label="id объекта" value={f.entity_id ?? ''} onChange={(e) => set({ entity_id: e.target.value.trim() || undefined })} sx={{ width: 130 }} />
         <TextField select size="small" label="Действие" value={f.action ?? ''} onChange={(e) => set({ action: e.target.value || undefined })} sx={{ minWidth: 220 }}>
           <MenuItem value="">Все</MenuItem>
-          {Object.entries(ACTIONS).map(([v, l]) => (
+          {Object.entries(AUDIT_ACTIONS).map(([v, l]) => (
             <MenuItem key={v} value={v}>
               {l}
             </MenuItem>
@@ -150,7 +137,7 @@ export function AdminAuditLog() {
                       </Typography>
                     </TableCell>
                     <TableCell>
-                      {ACTIONS[e.action] ?? e.action}
+                      {auditActionLabel(e.action)}
                       <Typography variant="body2" color="text.secondary">
                         {e.action}
                       </Typography>

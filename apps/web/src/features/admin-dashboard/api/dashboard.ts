@@ -7,8 +7,8 @@ export const adminDashboardQueryOptions = (live = false) =>
   queryOptions({
     queryKey: ['admin', 'dashboard'],
     queryFn: () => request(adminDashboard),
-    // Beside the queue, which refreshes as often. Live, the feed brings every change, but «дольше всех
-    // ждёт» is the server's count of minutes at the time of reading: read again each minute so it grows.
+    // Beside the queue, which refreshes as often. Live, the feed brings every change, but the 24-hour
+    // medians slide with time: read again each minute. «Дольше всех ждёт» counts its minutes itself.
     refetchInterval: live ? 60_000 : 5_000,
     staleTime: 0,
   });

@@ -31,7 +31,6 @@ export function AccountEntries({ id }: { id: number }) {
   if (isPending) return <Skeleton variant="rounded" height={320} />;
   if (isError) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить счёт'}</Alert>;
   const a = data.account;
-  
   return (
     <Stack spacing={2} data-view="admin-account">
       <div>
@@ -39,15 +38,16 @@ export function AccountEntries({ id }: { id: number }) {
           К учёту
         </Button>
         <Typography variant="h1">
-          {ACCOUNT_KINDS[a.kind]} · {a.gamesserver}
+          {a.kind === 'wallet' && a.wallet_id !== null ? `Кошелёк №${a.wallet_id}` : ACCOUNT_KINDS[a.kind]} · {a.gamesserver}
         </Typography>
         <Typography color="text.secondary">
           Счёт {a.key} · {CURRENCIES[a.currency_type].title}
           {a.user_id !== null && (
             <>
               {' · '}
+              владелец:{' '}
               <Link component={RouterLink} to={`/admin/users/${a.user_id}`}>
-                пользователь {a.user_id}
+                пользователь №{a.user_id}
               </Link>
             </>
           )}
@@ -89,9 +89,17 @@ export function AccountEntries({ id }: { id: number }) {
                     <TableCell>
                       {e.ref_type ? `${refTypeLabel(e.ref_type)} №${e.ref_id}` : '—'}
                       {e.actor_user_id !== null && (
+                        // The entry carries only the actor's id: their card has the name.
                         <Typography component="span" variant="body2" color="text.secondary">
                           {' '}
-                          · кто: {e.actor_user_id}
+                          · кто:{' '}
+                          {e.actor_user_id === a.user_id ? (
+                            'владелец'
+                          ) : (
+                            <Link component={RouterLink} to={`/admin/users/${e.actor_user_id}`}>
+                              пользователь №{e.actor_user_id}
+                            </Link>
+                          )}
                         </Typography>
                       )}
                     </TableCell>

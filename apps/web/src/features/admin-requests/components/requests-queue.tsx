@@ -9,22 +9,19 @@ import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
+import { Hint } from '../../../components/hint';
+import { ReasonDialog } from '../../../components/reason-dialog';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
-import { amountText, } from '../../../utils/plural';
+import { amountText } from '../../../utils/plural';
 import { type QueueFilters, useAdminRequests, useClaimRenewal, useProcessRequest } from '../api/requests';
-import { ReasonDialog } from '../../../components/reason-dialog';
+import { completeQuestion, minutesText, queueOrderText, releaseOthersHint, useMinutesSince } from '../utils/queue-texts';
 
 const STATUS_LABEL = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
-
-function waited(createdAt: string) {
-  const min = Math.max(0, Math.round((Date.now() - new Date(createdAt).getTime()) / 60_000));
-  return min < 60 ? `${min} мин` : `${Math.floor(min / 60)} ч ${min % 60} мин`;
-}
 
 const completeLabel = (r: AdminRequest) =>
   r.currency_type === 1 ? (r.type === 'input' ? 'Адена получена' : 'Адена передана') : r.type === 'input' ? 'Монеты получены' : 'Монеты переданы';
@@ -38,7 +35,10 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
   // While another operator's claim stands only they decide; the server says when it lapsed.
   const othersClaim = r.claimed_by !== null && !mine;
   useClaimRenewal(r.id, mine && r.status === 'pending');
+  const waited = useMinutesSince(r.status === 'pending' ? r.created_at : null);
+  const claimAge = useMinutesSince(r.status === 'pending' && othersClaim ? r.claimed_at : null);
   const failed = (fallback: string) => (err: unknown) => alert(err instanceof ApiError ? err.message : fallback);
+  const releaseIt = () => release.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} снова свободна`), failed('Не удалось отпустить заявку'));
   return (
     <Paper variant="outlined" sx={{ p: 2 }} data-testid="admin-request">
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ justifyContent: 'space-between' }}>
@@ -69,7 +69,7 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
           </Typography>
           <Typography variant="body2" color="text.secondary">
             {r.user.name || 'Без имени'} · {r.user.email ?? r.user.phone ?? `id ${r.user.id}`} · {dateTime.format(new Date(r.created_at))}
-            {r.status === 'pending' && ` · ждёт ${waited(r.created_at)}`}
+            {waited !== null && ` · ждёт ${minutesText(waited)}`}
           </Typography>
           {r.comment && (
             <Typography variant="body2" color="text.secondary">
@@ -93,14 +93,16 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
               >
                 Взять в работу
               </Button>
-            ) : (
-              <Button
-                color="inherit"
-                disabled={release.isPending}
-                onClick={() => release.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} снова свободна`), failed('Не удалось отпустить заявку'))}
-              >
-                {mine ? 'Отпустить' : 'Снять чужую'}
+            ) : mine ? (
+              <Button color="inherit" disabled={release.isPending} onClick={releaseIt}>
+                Отпустить
               </Button>
+            ) : (
+              <Hint title={releaseOthersHint(claimAge)}>
+                <Button color="inherit" disabled={release.isPending} onClick={releaseIt}>
+                  Снять чужую
+                </Button>
+              </Hint>
             )}
             <Button
               variant="contained"
@@ -173,35 +175,28 @@ function CompleteDialog({ target, onClose }: { target: AdminRequest | null; onCl
         </>
       }
     >
-      {r && (
-        <Typography>
-          {r.type === 'input'
-            ? `Кассир ${r.cashier_nick} получил ${amountText(r.amount, r.currency_type, '\u00a0')} от ${r.nick} на ${r.gamesserver}: баланс игрока пополнится.`
-            : `Игроку ${r.nick} на ${r.gamesserver} переданы ${amountText(r.amount, r.currency_type, '\u00a0')}: удержанная сумма спишется.`}
-        </Typography>
-      )}
+      {r && <Typography>{completeQuestion(r)}</Typography>}
     </AppDialog>
   );
 }
 
-/** Renders again each minute: a quiet live queue still counts up how long each request has waited. */
-function useMinuteTick() {
-  const [, setTick] = useState(0);
-  useEffect(() => {
-    const timer = setInterval(() => setTick((n) => n + 1), 60_000);
-    return () => clearInterval(timer);
-  }, []);
-}
-
 export function RequestsQueue({ servers, meId, live = false }: { servers: Gamesserver[]; meId: number; live?: boolean }) {
-  useMinuteTick();
   const [filters, setFilters] = useState<QueueFilters>({ status: 'pending', page: 1 });
   const [rejecting, setRejecting] = useState<AdminRequest | null>(null);
   const [completing, setCompleting] = useState<AdminRequest | null>(null);
   const { data, isPending, isError, error } = useAdminRequests(filters, live);
   const set = (patch: Partial<QueueFilters>) => setFilters((f) => ({ ...f, ...patch, page: patch.page ?? 1 }));
   const select = (label: string, value: string, options: Array<[string, string]>, onChange: (v: string) => void) => (
-    <TextField select size="small" label={label} value={value} onChange={(e) => onChange(e.target.value)} sx={{ minWidth: 150 }}>
+    // «Все» is the empty value: displayEmpty shows it, and the label stays above it rather than over it.
+    <TextField
+      select
+      size="small"
+      label={label}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }}
+      sx={{ minWidth: 150 }}
+    >
       {options.map(([v, l]) => (
         <MenuItem key={v} value={v}>
           {l}
@@ -231,7 +226,7 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Gamess
       ) : (
         <>
           <Typography variant="body2" color="text.secondary">
-            Сначала VIP, затем по времени создания. Всего: {data.total}
+            {queueOrderText(filters.status)} Всего: {data.total}
           </Typography>
           {data.data.map((r) => (
             <RequestCard key={r.id} r={r} meId={meId} onReject={setRejecting} onComplete={setCompleting} />

@@ -1,4 +1,4 @@
-import { type AdminGamesserver, CURRENCIES, type GamesserverInput, GamesserverInputSchema } from '@adena/contract';
+import { type AdminGamesserver, type GamesserverInput, GamesserverInputSchema } from '@adena/contract';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import FormControlLabel from '@mui/material/FormControlLabel';
@@ -10,9 +10,9 @@ import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
-import { formatAmount } from '../../../utils/format-amount';
 import { parseAmount } from '../../../utils/parse-amount';
 import { useSaveGamesserver } from '../api/servers';
+import { amountHint } from '../utils/amount-hint';
 
 type Dir = 'input' | 'output';
 type Cur = '1' | '2';
@@ -131,11 +131,6 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
       {...extra}
     />
   );
-  const amountHelper = (v: string, unit: string) => {
-    const n = parseAmount(v);
-    return n === null ? undefined : `= ${formatAmount(n)} ${unit}`;
-  };
-
   return (
     <AppDialog
       open
@@ -168,12 +163,12 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
           {text('code_fee_bp', 'Обычная, б.п.', percent(f.code_fee_bp), { slotProps: { htmlInput: { inputMode: 'numeric' } } })}
           {text('vip_code_fee_bp', 'Для VIP, б.п.', percent(f.vip_code_fee_bp), { slotProps: { htmlInput: { inputMode: 'numeric' } } })}
         </Stack>
-        {text('min_nominal', 'Минимальный номинал кода', amountHelper(f.min_nominal, 'аден') ?? 'Можно писать 1кк')}
+        {text('min_nominal', 'Минимальный номинал кода', amountHint(f.min_nominal, 1) ?? 'Можно писать 1кк')}
         {text('standard_nominals', 'Стандартные номиналы', 'Через запятую, например: 1кк, 5кк, 10кк')}
 
         <Typography variant="subtitle2">VIP</Typography>
         <Stack direction="row" spacing={1.5}>
-          {text('vip_price', `Цена, ${CURRENCIES[2].name}`, amountHelper(f.vip_price, 'монет'))}
+          {text('vip_price', 'Цена в монетах', amountHint(f.vip_price, 2) ?? 'Монеты эйнхасад')}
           {text('vip_period_days', 'Срок, дней')}
         </Stack>
 
@@ -183,7 +178,6 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
             {(['min', 'max'] as const).map((side) => {
               const key = `${d}.${c}.${side}` as const;
               const name = `limits.${key}`;
-              const unit = c === '1' ? 'аден' : 'монет';
               return (
                 <TextField
                   key={side}
@@ -194,7 +188,7 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
                   value={f.limits[key]}
                   onChange={(e) => set({ limits: { ...f.limits, [key]: e.target.value } })}
                   error={Boolean(err(name))}
-                  helperText={err(name) ?? amountHelper(f.limits[key], unit)}
+                  helperText={err(name) ?? amountHint(f.limits[key], c === '1' ? 1 : 2)}
                 />
               );
             })}

@@ -18,3 +18,16 @@ describe('deviceName', () => {
     expect(methodText('something-new')).toBe('Вход неизвестным способом');
   });
 });
+
+describe('methodText', () => {
+  // Every `method` the server writes to a session (grep `method:` and SessionMethod in apps/server/src).
+  it.each([
+    ['email', 'Вход по email и паролю'],
+    ['phone', 'Вход по телефону и паролю'],
+    ['discord', 'Вход через Discord'],
+    ['telegram', 'Вход через Telegram'],
+    ['telegram_app', 'Вход в мини-приложении Telegram'],
+    ['passkey', 'Вход по ключу доступа'],
+    ['two_factor', 'Вход с кодом из приложения или резервным'],
+  ])('%s → %s', (method, text) => expect(methodText(method)).toBe(text));
+});

@@ -34,6 +34,11 @@ export function deviceName(userAgent: string | null): string {
   return browser ?? system ?? 'Неизвестное устройство';
 }
 
+/**
+ * Every way the server starts a session (its `method`), as the end of «Вход …». A second step names
+ * the session: `two_factor` is a TOTP or recovery code after a password or Discord (modules/two-factor).
+ * `unknown`: a session older than the column.
+ */
 const METHODS: Record<string, string> = {
   email: 'по email и паролю',
   phone: 'по телефону и паролю',
@@ -41,6 +46,7 @@ const METHODS: Record<string, string> = {
   telegram: 'через Telegram',
   telegram_app: 'в мини-приложении Telegram',
   passkey: 'по ключу доступа',
+  two_factor: 'с кодом из приложения или резервным',
 };
 
 /** How a session was signed in, as a phrase: «Вход через Discord». */

@@ -1,0 +1,44 @@
+import type { AdminRequest } from '@adena/contract';
+import { describe, expect, it } from 'vitest';
+import { completeQuestion, minutesSince, queueOrderText, releaseOthersHint } from './queue-texts';
+
+const request = (patch: Partial<AdminRequest>) =>
+  ({ type: 'input', amount: 1, currency_type: 1, nick: 'Hero', cashier_nick: 'AdenaKassa2', gamesserver: 'Scryde x50', ...patch }) as AdminRequest;
+
+describe('the operator’s «Выполнить заявку?» question', () => {
+  it.each([
+    [request({ currency_type: 2, amount: 301 }), 'Кассир AdenaKassa2 получил 301\u00a0монету эйнхасад от Hero на Scryde x50: баланс игрока пополнится.'],
+    [request({ currency_type: 2, amount: 2 }), 'Кассир AdenaKassa2 получил 2\u00a0монеты эйнхасад от Hero на Scryde x50: баланс игрока пополнится.'],
+    [request({ currency_type: 1, amount: 1_000_001 }), 'Кассир AdenaKassa2 получил 1\u00a0000\u00a0001\u00a0адену от Hero на Scryde x50: баланс игрока пополнится.'],
+    [request({ currency_type: 1, amount: 5_000_000 }), 'Кассир AdenaKassa2 получил 5\u00a0000\u00a0000\u00a0аден от Hero на Scryde x50: баланс игрока пополнится.'],
+    [request({ type: 'output', currency_type: 2, amount: 1 }), 'Вы передали игроку Hero на Scryde x50 1\u00a0монету эйнхасад: удержанная сумма спишется.'],
+    [request({ type: 'output', currency_type: 1, amount: 21 }), 'Вы передали игроку Hero на Scryde x50 21\u00a0адену: удержанная сумма спишется.'],
+  ])('%# puts the amount in the accusative', (r, text) => expect(completeQuestion(r)).toBe(text));
+});
+
+describe('the queue’s caption says the order the server lists it in', () => {
+  it('pending: VIP first; decided: newest first; all: pending first, then decided newest first', () => {
+    expect(queueOrderText('pending')).toBe('Сначала VIP, затем по времени создания.');
+    expect(queueOrderText('completed')).toBe('Сначала новые.');
+    expect(queueOrderText(undefined)).toBe('Сначала ожидающие (VIP, затем по времени создания), потом обработанные — новые выше.');
+  });
+});
+
+describe('minutes a request has waited', () => {
+  it('counts whole minutes, as the dashboard’s «Дольше всех ждёт» does: 9 min 59 s is 9, not 10', () => {
+    const created = '2026-11-01T10:00:00.000Z';
+    const at = (s: number) => new Date(created).getTime() + s * 1000;
+    expect(minutesSince(created, at(599))).toBe(9);
+    expect(minutesSince(created, at(600))).toBe(10);
+    expect(minutesSince(created, at(-30))).toBe(0);
+  });
+});
+
+describe('the hint on «Снять чужую»', () => {
+  it('says when it can be done without a number the server may change, and how old the claim is', () => {
+    expect(releaseOthersHint(3)).toBe(
+      'Можно снять, если оператор не работает с заявкой дольше срока из настройки сервера CLAIM_TIMEOUT_MIN; раньше сервер откажет. Взята или продлена 3 мин назад.',
+    );
+    expect(releaseOthersHint(0)).toContain('Взята или продлена только что.');
+  });
+});
