@@ -2,21 +2,22 @@ import CloudOffOutlined from '@mui/icons-material/CloudOffOutlined';
 import Box from '@mui/material/Box';
 import Typography from '@mui/material/Typography';
 import { useRealtimeState } from '../lib/realtime-state';
-import { describeState } from './realtime-status';
+import { describeState, REALTIME_OFFLINE_TEXT } from './realtime-status';
 import { Hint } from './hint';
 
 /**
  * Whether live updates work: a green dot when connected, amber while reconnecting, and the
- * Russian error text when the connection has failed or is suspended. The full text is in the
- * tooltip and the accessible name; `withText` adds a short caption beside the dot (the error
- * caption shows from the md breakpoint even without it).
+ * Russian error text when the connection has failed or is suspended, or the browser is offline.
+ * The full text is in the tooltip and the accessible name; `withText` adds a short caption beside
+ * the dot (the error caption shows from the md breakpoint even without it).
  */
 export function RealtimeIndicator({ withText = false }: { withText?: boolean }) {
   const rt = useRealtimeState();
-  const info = rt && describeState(rt.state);
+  const info = rt && describeState(rt.state, rt.offline);
   if (!rt || !info) return null;
   const color = info.tone === 'ok' ? 'success.main' : info.tone === 'wait' ? 'warning.main' : 'error.main';
-  const caption = withText ? info.short : info.tone === 'error' ? 'Не удалось подключиться к серверу обновлений' : null;
+  // Offline the page's own notice says «Нет связи»; the header does not repeat it in words.
+  const caption = withText ? info.short : info.tone === 'error' && info.text !== REALTIME_OFFLINE_TEXT ? 'Не удалось подключиться к серверу обновлений' : null;
   return (
     <Hint title={info.text}>
       <Box

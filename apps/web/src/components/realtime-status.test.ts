@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ConnectionState } from '../lib/realtime';
-import { describeState } from './realtime-status';
+import { describeState, REALTIME_OFFLINE_TEXT } from './realtime-status';
 
 describe('the realtime indicator speaks SPEC.md’s connection states', () => {
   it('shows the Russian error text when the connection fails', () => {
@@ -19,5 +19,13 @@ describe('the realtime indicator speaks SPEC.md’s connection states', () => {
       closed: null,
       failed: 'error',
     });
+  });
+
+  it('offline, the connection is down whatever the socket still thinks; a failure for good keeps its own text', () => {
+    for (const s of ['initialized', 'connecting', 'connected', 'disconnected', 'suspended'] as const) {
+      expect(describeState(s, true)).toEqual({ tone: 'error', text: REALTIME_OFFLINE_TEXT, short: 'нет связи' });
+    }
+    expect(describeState('failed', true)?.text).toMatch(/^Не удалось подключиться/);
+    expect(describeState('closed', true)).toBeNull();
   });
 });

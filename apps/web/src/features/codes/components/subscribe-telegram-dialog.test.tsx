@@ -40,7 +40,7 @@ describe('the Telegram notices dialog when the link cannot be read', () => {
     localStorage.clear();
   });
 
-  async function openWith(linkAnswers: Array<() => Response | Promise<Response>>) {
+  async function openWith(linkAnswers: Array<() => Response | Promise<Response>>, telegramPrice: number | null = null) {
     localStorage.setItem('access_token', 'token');
     const asked: string[] = [];
     vi.stubGlobal(
@@ -54,7 +54,7 @@ describe('the Telegram notices dialog when the link cannot be read', () => {
     const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
     qc.setQueryData(userQueryOptions().queryKey, user);
     root = createRoot(document.body.appendChild(document.createElement('div')));
-    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(SubscribeTelegramDialog, { server, telegramPrice: null }))));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(SubscribeTelegramDialog, { server, telegramPrice }))));
     await act(async () => useUi.getState().openDialog({ name: 'subscribe_telegram' }));
     await settle();
     return asked;
@@ -84,5 +84,31 @@ describe('the Telegram notices dialog when the link cannot be read', () => {
     expect(dialogText()).not.toContain('Telegram подключён');
     expect(button('Отключить Telegram')).toBeUndefined();
     expect(button('Ввести код')).toBeDefined();
+  });
+
+  it('without a bot, a threshold set earlier promises no message and can only be removed; with none set there is nothing to set', async () => {
+    await openWith([() => answer(200, { url: null, linked: false })], 10_000_000);
+    expect(dialogText()).toContain('Уведомления в Telegram сейчас недоступны');
+    expect(dialogText()).not.toContain('сообщение придёт');
+    expect(dialogText().replace(/\u00a0/g, ' ')).toContain('Порог: 10 000 000 аден на Scryde x50. Уведомления в Telegram сейчас недоступны: сообщений о балансе не будет.');
+    expect(button('Сохранить порог')).toBeUndefined();
+    expect(button('Удалить порог')).toBeDefined();
+    await act(async () => root!.unmount());
+
+    await openWith([() => answer(200, { url: null, linked: false })]);
+    expect(dialogText()).not.toContain('Порог');
+    expect(button('Сохранить порог')).toBeUndefined();
+  });
+
+  it('before the chat is linked, the threshold says messages start once Telegram is connected', async () => {
+    await openWith([() => answer(200, { url: 'https://t.me/adena_test_bot?start=abc', linked: false })], 21);
+    expect(dialogText()).not.toContain('сообщение придёт');
+    expect(dialogText().replace(/\u00a0/g, ' ')).toContain('Порог: 21 адена на Scryde x50. Бот начнёт сообщать о балансе ниже порога, когда вы подключите Telegram.');
+    expect(button('Сохранить порог')).toBeDefined();
+  });
+
+  it('with the chat linked, the threshold promises the message', async () => {
+    await openWith([() => answer(200, { url: null, linked: true })], 21);
+    expect(dialogText().replace(/\u00a0/g, ' ')).toContain('Сейчас: сообщение придёт, когда баланс адены на Scryde x50 станет меньше 21 адены.');
   });
 });

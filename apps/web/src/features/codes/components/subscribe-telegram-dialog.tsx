@@ -14,18 +14,40 @@ import { parseAmount } from '../../../utils/parse-amount';
 import { useAddLimitOtvetka } from '../api/add-limit-otvetka';
 import { useDelLimitOtvetka } from '../api/del-limit-otvetka';
 import { useTelegramLink, useTelegramUnlink } from '../api/telegram-link';
-import { adenGen } from './code-format';
+import { aden, adenGen } from './code-format';
 import { ApiError } from '../../../lib/api-client';
 import { needsStepUp } from '../../../lib/step-up';
 import { isTelegramLaunch, loadTelegram } from '../../../lib/telegram';
 
-function ThresholdForm({ server, telegramPrice }: { server: Gamesserver; telegramPrice: number | null }) {
+/**
+ * Whether a notice below the threshold reaches the player: `linked` — it does; `unlinked` — once they
+ * connect Telegram; `unknown` — the link could not be read (or is being read); `unavailable` — no bot
+ * is configured, so none is sent however the threshold is set.
+ */
+type Delivery = 'linked' | 'unlinked' | 'unknown' | 'unavailable';
+
+/** Who sends the notice, said after a threshold that is set: a message is promised only to a linked chat. */
+const DELIVERY_NOTE: Record<Exclude<Delivery, 'linked'>, string> = {
+  unlinked: 'Бот начнёт сообщать о балансе ниже порога, когда вы подключите Telegram.',
+  unknown: 'Бот сообщит о балансе ниже порога, если Telegram подключён.',
+  unavailable: 'Уведомления в Telegram сейчас недоступны: сообщений о балансе не будет.',
+};
+
+function ThresholdForm({ server, telegramPrice, delivery }: { server: Gamesserver; telegramPrice: number | null; delivery: Delivery }) {
   const [text, setText] = useState(telegramPrice ? String(telegramPrice) : '');
   const add = useAddLimitOtvetka();
   const del = useDelLimitOtvetka();
   const snackbar = useUi((s) => s.showSnackbar);
   const f = useFormErrors();
   const amount = parseAmount(text);
+  // Without a bot no threshold can bring a message: nothing to set, only one set earlier to remove.
+  if (delivery === 'unavailable' && telegramPrice === null) return null;
+  const saved = (threshold: number) =>
+    delivery === 'linked'
+      ? `Сообщим, когда баланс станет меньше ${adenGen(threshold)}`
+      : delivery === 'unlinked'
+        ? `Порог сохранён. Подключите Telegram, и бот сообщит, когда баланс станет меньше ${adenGen(threshold)}`
+        : `Порог сохранён: ${aden(threshold)}`;
   return (
     <Stack
       component="form"
@@ -37,23 +59,31 @@ function ThresholdForm({ server, telegramPrice }: { server: Gamesserver; telegra
         if (amount === null) return;
         add.mutate(
           { gamesserver_id: server.id, telegram_price: amount },
-          { onSuccess: (r) => snackbar(`Сообщим, когда баланс станет меньше ${adenGen(r.success)}`), onError: (err) => f.fromError(err) },
+          { onSuccess: (r) => snackbar(saved(r.success)), onError: (err) => f.fromError(err) },
         );
       }}
     >
-      {telegramPrice !== null ? (
+      {telegramPrice === null ? (
+        <Typography color="text.secondary">Порог не задан: сообщений о балансе на {server.name} нет.</Typography>
+      ) : delivery === 'linked' ? (
         <Typography data-testid="telegram-threshold">
           Сейчас: сообщение придёт, когда баланс адены на {server.name} станет меньше <b>{adenGen(telegramPrice)}</b>.
         </Typography>
       ) : (
-        <Typography color="text.secondary">Порог не задан: сообщений о балансе на {server.name} нет.</Typography>
+        <Typography data-testid="telegram-threshold">
+          Порог: <b>{aden(telegramPrice)}</b> на {server.name}. {DELIVERY_NOTE[delivery]}
+        </Typography>
       )}
       {f.formError && <Alert severity="error">{f.formError}</Alert>}
-      <AmountField label="Порог баланса" value={text} onChange={setText} unit={1} error={f.fieldError('telegram_price')} hint="Например, 10кк" />
+      {delivery !== 'unavailable' && (
+        <AmountField label="Порог баланса" value={text} onChange={setText} unit={1} error={f.fieldError('telegram_price')} hint="Например, 10кк" />
+      )}
       <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', rowGap: 1 }}>
-        <Button type="submit" variant="contained" disabled={add.isPending || amount === null}>
-          Сохранить порог
-        </Button>
+        {delivery !== 'unavailable' && (
+          <Button type="submit" variant="contained" disabled={add.isPending || amount === null}>
+            Сохранить порог
+          </Button>
+        )}
         {telegramPrice !== null && (
           <Button
             color="error"
@@ -64,14 +94,14 @@ function ThresholdForm({ server, telegramPrice }: { server: Gamesserver; telegra
                 {
                   onSuccess: () => {
                     setText('');
-                    snackbar('Уведомления о балансе отключены');
+                    snackbar(delivery === 'unavailable' ? 'Порог удалён' : 'Уведомления о балансе отключены');
                   },
                   onError: (err) => f.fromError(err),
                 },
               )
             }
           >
-            Отключить
+            {delivery === 'unavailable' ? 'Удалить порог' : 'Отключить'}
           </Button>
         )}
       </Stack>
@@ -89,6 +119,7 @@ export function SubscribeTelegramDialog({ server, telegramPrice }: { server: Gam
   // Only the server's answer about the notice chat: the profile's `telegram_linked` is also true for a
   // sign-in through Telegram without any chat, so it must not stand in when this call failed.
   const linked = link.data?.linked === true;
+  const delivery: Delivery = linked ? 'linked' : link.data?.url ? 'unlinked' : link.data && !link.error ? 'unavailable' : 'unknown';
   return (
     <AppDialog
       open={open}
@@ -175,7 +206,7 @@ export function SubscribeTelegramDialog({ server, telegramPrice }: { server: Gam
         ) : (
           <Alert severity="info">Уведомления в Telegram сейчас недоступны.</Alert>
         )}
-        <ThresholdForm key={`${server.id}:${telegramPrice ?? ''}`} server={server} telegramPrice={telegramPrice} />
+        <ThresholdForm key={`${server.id}:${telegramPrice ?? ''}`} server={server} telegramPrice={telegramPrice} delivery={delivery} />
       </Stack>
     </AppDialog>
   );

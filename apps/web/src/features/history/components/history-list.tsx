@@ -17,6 +17,7 @@ import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { amountText } from '../../../utils/plural';
 import { useCancelRequest, useHideRequest, useHistory } from '../../../lib/requests-history';
+import { useWallets } from '../../../lib/wallets';
 
 const STATUS: Record<Request['status'], { label: string; color: 'warning' | 'success' | 'error' | 'default' }> = {
   pending: { label: 'В обработке', color: 'warning' },
@@ -127,7 +128,33 @@ function HistoryItem({ item }: { item: Request }) {
   );
 }
 
+const names = (list: string[]) => (list.length < 2 ? (list[0] ?? '') : `${list.slice(0, -1).join(', ')} и ${list.at(-1)}`);
+
+/**
+ * The tab's dot counts unread decisions on every server, while the tab shows (and reads) the chosen
+ * server's history only: this says where the others are, so the dot is not left unexplained.
+ */
+function UnreadElsewhere({ gameServerId }: { gameServerId: number }) {
+  const others = useWallets().data?.filter((w) => w.new_message && w.gamesserver_id !== gameServerId) ?? [];
+  if (others.length === 0) return null;
+  return (
+    <Alert severity="info" data-testid="history-unread-elsewhere">
+      Есть новые решения по заявкам на {others.length === 1 ? 'сервере' : 'серверах'} {names(others.map((w) => w.gamesserver))}. Выберите{' '}
+      {others.length === 1 ? 'его' : 'сервер'} выше, чтобы их увидеть.
+    </Alert>
+  );
+}
+
 export function HistoryList({ gameServerId }: { gameServerId: number | null }) {
+  return (
+    <Stack spacing={2}>
+      {gameServerId !== null && <UnreadElsewhere gameServerId={gameServerId} />}
+      <ServerHistory gameServerId={gameServerId} />
+    </Stack>
+  );
+}
+
+function ServerHistory({ gameServerId }: { gameServerId: number | null }) {
   // Another server's history starts again from its first page.
   const [at, setAt] = useState({ page: 1, gameServerId });
   const page = at.gameServerId === gameServerId ? at.page : 1;

@@ -1,4 +1,4 @@
-import { CURRENCIES, type StatementEntry, type StatementKind } from '@adena/contract/lite';
+import type { StatementEntry, StatementKind } from '@adena/contract/lite';
 import Download from '@mui/icons-material/FileDownloadOutlined';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
@@ -16,6 +16,7 @@ import { ApiError } from '../../../lib/api-client';
 import { useGamesservers } from '../../../lib/gamesservers';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
+import { currencyWord } from '../../../utils/plural';
 import { useDownloadStatement } from '../api/download-statement';
 import { STATEMENT_PAGE_SIZE, type StatementFilters, useStatement } from '../api/statement';
 
@@ -31,7 +32,6 @@ const KIND_LABEL: Record<StatementKind, string> = {
 };
 
 const dateFormat = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
-const currencyName = (c: 1 | 2) => CURRENCIES[c].name;
 
 function Entry({ e, server }: { e: StatementEntry; server: string | undefined }) {
   const credit = e.amount > 0;
@@ -51,7 +51,8 @@ function Entry({ e, server }: { e: StatementEntry; server: string | undefined })
           {formatAmount(Math.abs(e.amount))}
         </Typography>
         <Typography variant="caption" color="text.secondary" sx={{ whiteSpace: 'nowrap' }}>
-          {currencyName(e.currency_type)}
+          {/* The word agrees with the amount above it: +301 монета эйнхасад, −5 аден. */}
+          {currencyWord(Math.abs(e.amount), e.currency_type)}
         </Typography>
         <Typography variant="body2" color="text.secondary" data-testid="statement-balance" sx={{ whiteSpace: 'nowrap' }}>
           остаток {formatAmount(e.balance_after)}

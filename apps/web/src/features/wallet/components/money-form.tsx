@@ -6,21 +6,27 @@ import Typography from '@mui/material/Typography';
 import { type ReactNode, useState } from 'react';
 import { AmountField } from '../../../components/amount-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
-import { formatShort } from '../../../utils/format-amount';
+import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { amountText, currencyWord } from '../../../utils/plural';
 import { parseAmount } from '../../../utils/parse-amount';
 import { useSaveNick } from '../api/save-nick';
 import { useRequestKey } from '../../../hooks/use-request-key';
 
-
 type Direction = 'input' | 'output';
+
+// Adena is counted in millions and written «1,5кк»; coins of Einhasad come in hundreds and thousands
+// and are written out (parseAmount still reads «2к», but nobody writes coins that way).
+const amountShown = (n: number, currency: CurrencyType) => (currency === 1 ? formatShort(n) : formatAmount(n));
 
 function limitsText(server: Gamesserver, direction: Direction, currency: CurrencyType) {
   const l = server.limits[direction][String(currency) as '1' | '2'];
-  return `${direction === 'input' ? 'Пополнение' : 'Вывод'}: от ${formatShort(l.min)} до ${formatShort(l.max)} ${currencyWord(l.max, currency, 'gen')} за заявку`;
+  return `${direction === 'input' ? 'Пополнение' : 'Вывод'}: от ${amountShown(l.min, currency)} до ${amountShown(l.max, currency)} ${currencyWord(l.max, currency, 'gen')} за заявку`;
 }
 
-const AMOUNT_HINT = 'Можно сокращённо: 1,5кк = 1 500 000';
+const AMOUNT_HINT: Record<CurrencyType, string> = {
+  1: 'Можно сокращённо: 1,5кк = 1 500 000',
+  2: 'Целое число монет, например 150',
+};
 
 /**
  * The state of the put and take form: the amount as typed, the nick when the wallet has none (on a
@@ -79,9 +85,16 @@ export function useMoneyForm(options: {
 
   return {
     amountText,
-    setAmountText,
+    /** A server's error under «Сумма» was about the amount sent: the player typing another one clears it (and the «= …» reading shows again). */
+    setAmountText(text: string) {
+      if (errors.fieldError('amount')) errors.clear();
+      setAmountText(text);
+    },
     nickText,
-    setNickText,
+    setNickText(text: string) {
+      if (errors.fieldError('nick')) errors.clear();
+      setNickText(text);
+    },
     errors,
     clear,
     submit,
@@ -127,7 +140,7 @@ export function MoneyForm(props: {
         onChange={form.setAmountText}
         unit={currency}
         error={form.errors.fieldError('amount')}
-        hint={AMOUNT_HINT}
+        hint={AMOUNT_HINT[currency]}
         autoFocus={Boolean(props.nick)}
       />
       <Typography variant="body2" color="text.secondary" data-testid="limits">

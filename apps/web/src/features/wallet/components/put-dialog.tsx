@@ -80,7 +80,7 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
           direction="input"
           currency={currency}
           nick={nick}
-          nickHelper="Ваш персонаж на этом сервере: с него вы передадите адену, по нему оператор найдёт передачу"
+          nickHelper={`Ваш персонаж на этом сервере: с него вы передадите ${currency === 1 ? 'адену' : 'монеты эйнхасад'}, по нему оператор найдёт передачу`}
         >
           <Typography variant="body2" color="text.secondary">
             Кассир на сервере {server.name}: <b data-testid="dialog-cashier-nick">{server.cashier_nick}</b>. Создайте заявку, затем передайте

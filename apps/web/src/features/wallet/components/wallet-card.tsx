@@ -101,8 +101,8 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
               <Typography component="p" sx={{ fontSize: { xs: '2rem', sm: '2.5rem' }, fontWeight: 700, lineHeight: 1.2 }} data-testid="balance">
                 {formatAmount(amount)} <Typography component="span" sx={{ fontSize: '1rem', color: 'text.secondary' }}>{currencyWord(amount, currency)}</Typography>
               </Typography>
-              {/* The players' shorthand, when it says the same amount more briefly (2,5кк). */}
-              {formatShort(amount) !== formatAmount(amount) && (
+              {/* The players' shorthand for adena, when it says the same amount more briefly (2,5кк); coins are not counted in кк. */}
+              {currency === 1 && formatShort(amount) !== formatAmount(amount) && (
                 <Typography variant="body2" color="text.secondary">
                   = {formatShort(amount)}
                 </Typography>

@@ -1,0 +1,59 @@
+// @vitest-environment happy-dom
+import type { StatementEntry } from '@adena/contract/lite';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, createElement } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { StatementView } from './statement-view';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const answer = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
+const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
+
+const entry = (id: number, amount: number, currency_type: 1 | 2, balance_after: number): StatementEntry => ({
+  id,
+  at: '2026-11-01T12:00:00Z',
+  kind: amount > 0 ? 'deposit' : 'withdrawal',
+  currency_type,
+  amount,
+  balance_after,
+  gamesserver_id: 1,
+  description: `Заявка №${id}`,
+});
+
+describe('the statement', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    if (root) await act(async () => root!.unmount());
+    root = null;
+    vi.unstubAllGlobals();
+    document.body.innerHTML = '';
+    localStorage.clear();
+  });
+
+  it('names each amount’s currency in the form that agrees with it: +301 монета эйнхасад, +2 монеты, −5 аден, +21 адена', async () => {
+    const entries = [entry(1, 301, 2, 301), entry(2, 2, 2, 303), entry(3, -5, 1, 995), entry(4, 21, 1, 1016), entry(5, 1_000_000, 1, 1_001_016)];
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url.startsWith('/api/statement')) return answer({ data: entries, total: entries.length });
+        if (url.startsWith('/api/gamesservers')) return answer([]);
+        throw new Error(`unexpected ${url}`);
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(StatementView, { initialServerId: null }))));
+    await settle();
+
+    const rows = [...document.querySelectorAll('[data-testid="statement-entry"]')];
+    expect(rows).toHaveLength(5);
+    const shown = rows.map((r) => {
+      const amount = r.querySelector('[data-testid="statement-amount"]')!;
+      return `${amount.textContent} ${amount.nextElementSibling?.textContent}`.replace(/\u00a0/g, ' ');
+    });
+    expect(shown).toEqual(['+301 монета эйнхасад', '+2 монеты эйнхасад', '−5 аден', '+21 адена', '+1 000 000 аден']);
+  });
+});

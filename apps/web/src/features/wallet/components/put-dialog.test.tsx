@@ -1,0 +1,81 @@
+// @vitest-environment happy-dom
+import type { Gamesserver } from '@adena/contract/lite';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, createElement } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { useUi } from '../../../lib/ui-store';
+import { PutDialog } from './put-dialog';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const limit = { min: 1_000_000, max: 5_000_000_000 };
+const coins = { min: 1, max: 100_000 };
+const server = {
+  id: 1,
+  name: 'Scryde x50',
+  cashier_nick: 'Кассир',
+  limits: { input: { '1': limit, '2': coins }, output: { '1': limit, '2': coins } },
+} as unknown as Gamesserver;
+const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
+const nbsp = (s: string | null | undefined) => (s ?? '').replace(/\u00a0/g, ' ');
+
+/** Types into a React-controlled input as a person does (the value setter React watches, then `input`). */
+function type(input: HTMLInputElement, text: string) {
+  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, text);
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+}
+const amountInput = () => document.querySelector<HTMLInputElement>('[data-testid="amount-input"]')!;
+const helperOf = (input: HTMLInputElement) => nbsp(document.getElementById(input.getAttribute('aria-describedby') ?? '')?.textContent);
+const dialogText = () => nbsp(document.querySelector('[data-testid="put-dialog"]')?.textContent);
+
+describe('the deposit dialog', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    if (root) await act(async () => root!.unmount());
+    root = null;
+    vi.unstubAllGlobals();
+    useUi.getState().closeDialog();
+    document.body.innerHTML = '';
+    localStorage.clear();
+  });
+
+  async function open(currency: 1 | 2, nick: string | null) {
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => answer(422, { message: 'Сумма вне лимитов', errors: { amount: ['От 1 000 000 до 5 000 000 000 аден'] } })),
+    );
+    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(PutDialog, { server, nick }))));
+    await act(async () => useUi.getState().openDialog({ name: 'put', currency }));
+  }
+
+  it('a server’s error under «Сумма» goes as soon as the player types another amount, and the «= …» reading shows again', async () => {
+    await open(1, 'Hero');
+    await act(async () => type(amountInput(), '500к'));
+    await act(async () => void document.getElementById('put-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
+    await settle();
+    expect(helperOf(amountInput())).toBe('От 1 000 000 до 5 000 000 000 аден');
+
+    await act(async () => type(amountInput(), '1,2кк'));
+    expect(helperOf(amountInput())).toBe('= 1 200 000 аден');
+    expect(amountInput().getAttribute('aria-invalid')).toBe('false');
+  });
+
+  it('speaks of coins of Einhasad when they are deposited: no adena, no кк', async () => {
+    await open(2, null);
+    const text = dialogText();
+    expect(text).toContain('с него вы передадите монеты эйнхасад');
+    expect(text).not.toMatch(/аден|кк/);
+    expect(helperOf(amountInput())).toBe('Целое число монет, например 150');
+  });
+
+  it('speaks of adena when adena is deposited', async () => {
+    await open(1, null);
+    expect(dialogText()).toContain('с него вы передадите адену');
+    expect(helperOf(amountInput())).toBe('Можно сокращённо: 1,5кк = 1 500 000');
+  });
+});
