@@ -22,7 +22,9 @@ export function AmountField(props: {
     (props.value.trim() === ''
       ? props.hint
       : parsed === null
-        ? 'Введите целое число, например 1500000 или 1,5кк'
+        ? props.unit === 1
+          ? 'Введите целое число, например 1500000 или 1,5кк'
+          : 'Введите целое число монет, например 150'
         : `= ${formatAmount(parsed)} ${currencyWord(parsed, props.unit)}`);
   return (
     <TextField

@@ -71,6 +71,8 @@ describe('the deposit dialog', () => {
     expect(text).toContain('с него вы передадите монеты эйнхасад');
     expect(text).not.toMatch(/аден|кк/);
     expect(helperOf(amountInput())).toBe('Целое число монет, например 150');
+    await act(async () => type(amountInput(), 'сто'));
+    expect(helperOf(amountInput())).toBe('Введите целое число монет, например 150');
   });
 
   it('speaks of adena when adena is deposited', async () => {
