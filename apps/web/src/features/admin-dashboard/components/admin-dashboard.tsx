@@ -15,7 +15,7 @@ import { ApiError } from '../../../lib/api-client';
 import { formatAmount } from '../../../utils/format-amount';
 import { amountText } from '../../../utils/plural';
 import { useAdminDashboard } from '../api/dashboard';
-import { useMinutesSince } from '../utils/minutes-since';
+import { useMinutesSince } from '../../../hooks/use-minutes-since';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });

@@ -18,7 +18,8 @@ import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { amountText } from '../../../utils/plural';
 import { type QueueFilters, useAdminRequests, useClaimRenewal, useProcessRequest } from '../api/requests';
-import { completeQuestion, minutesText, queueOrderText, releaseOthersHint, useMinutesSince } from '../utils/queue-texts';
+import { useMinutesSince } from '../../../hooks/use-minutes-since';
+import { completeQuestion, minutesText, queueOrderText, releaseOthersHint } from '../utils/queue-texts';
 
 const STATUS_LABEL = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });

@@ -1,6 +1,7 @@
 import type { AdminRequest } from '@adena/contract';
 import { describe, expect, it } from 'vitest';
-import { completeQuestion, minutesSince, queueOrderText, releaseOthersHint } from './queue-texts';
+import { minutesSince } from '../../../hooks/use-minutes-since';
+import { completeQuestion, queueOrderText, releaseOthersHint } from './queue-texts';
 
 const request = (patch: Partial<AdminRequest>) =>
   ({ type: 'input', amount: 1, currency_type: 1, nick: 'Hero', cashier_nick: 'AdenaKassa2', gamesserver: 'Scryde x50', ...patch }) as AdminRequest;

@@ -1,5 +1,4 @@
 import type { AdminRequest } from '@adena/contract';
-import { useEffect, useState } from 'react';
 import { amountText } from '../../../utils/plural';
 import type { QueueFilters } from '../api/requests';
 
@@ -26,38 +25,8 @@ export function queueOrderText(status: QueueFilters['status']) {
   return 'Сначала ожидающие (VIP, затем по времени создания), потом обработанные — новые выше.';
 }
 
-/**
- * Whole minutes since `iso`: 9 min 59 s is 9, as the server counts the dashboard's `waiting_minutes`.
- * The dashboard's «Дольше всех ждёт» counts the same way (its twin, admin-dashboard/utils/minutes-since).
- */
-export const minutesSince = (iso: string, now = Date.now()) => Math.max(0, Math.floor((now - new Date(iso).getTime()) / 60_000));
-
 export function minutesText(min: number) {
   return min < 60 ? `${min} мин` : `${Math.floor(min / 60)} ч ${min % 60} мин`;
-}
-
-/**
- * minutesSince(iso), rendered again the moment it grows (not on a tick of its own), so a card and
- * the dashboard beside it turn to the next minute together. Null while `iso` is.
- */
-export function useMinutesSince(iso: string | null) {
-  const [, setTick] = useState(0);
-  useEffect(() => {
-    if (iso === null) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // Each turn waits for the next whole minute of this `iso`, then renders and waits again.
-    const wait = () => {
-      const next = new Date(iso).getTime() + (minutesSince(iso) + 1) * 60_000;
-      if (!Number.isFinite(next)) return;
-      timer = setTimeout(() => {
-        setTick((n) => n + 1);
-        wait();
-      }, Math.max(0, next - Date.now()) + 5);
-    };
-    wait();
-    return () => clearTimeout(timer);
-  }, [iso]);
-  return iso === null ? null : minutesSince(iso);
 }
 
 /**

@@ -1,18 +1,17 @@
 import { useEffect, useState } from 'react';
 
-/**
- * Whole minutes since `iso`: 9 min 59 s is 9, as the server counts `waiting_minutes` and the queue's
- * card counts «ждёт» (its twin, admin-requests/utils/queue-texts; features do not import each other).
- */
+/** Whole minutes since `iso`: 9 min 59 s is 9, as the server counts `waiting_minutes`. */
 export const minutesSince = (iso: string, now = Date.now()) => Math.max(0, Math.floor((now - new Date(iso).getTime()) / 60_000));
 
 /**
- * minutesSince(iso) on this browser's clock, rendered again the moment it grows: the server's
- * `waiting_minutes` is the count at the time of reading, a minute behind the card beside it at worst.
+ * minutesSince(iso) on this browser's clock, rendered again the moment it grows (not on a tick of its
+ * own), so the queue's cards and the dashboard beside them turn to the next minute together. Null while
+ * `iso` is.
  */
-export function useMinutesSince(iso: string) {
+export function useMinutesSince<T extends string | null>(iso: T): T extends string ? number : number | null {
   const [, setTick] = useState(0);
   useEffect(() => {
+    if (iso === null) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     // Each turn waits for the next whole minute of this `iso`, then renders and waits again.
     const wait = () => {
@@ -26,5 +25,5 @@ export function useMinutesSince(iso: string) {
     wait();
     return () => clearTimeout(timer);
   }, [iso]);
-  return minutesSince(iso);
+  return (iso === null ? null : minutesSince(iso)) as T extends string ? number : number | null;
 }
