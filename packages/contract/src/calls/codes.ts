@@ -131,7 +131,13 @@ const CountSchema = z
   .int('Количество — целое число')
   .min(1, 'Не меньше 1 кода')
   .max(100, 'Не больше 100 кодов за раз');
-const PricekodBodySchema = z.object({ gamesserver_id: IdSchema, nominal: AmountSchema, count: CountSchema });
+const PricekodBodySchema = z.object({
+  gamesserver_id: IdSchema,
+  nominal: AmountSchema,
+  count: CountSchema,
+  /** One code's price the player confirmed (beyond PRODUCT.md): another price now is refused with 409 and `price`, never charged. */
+  price: AmountSchema.optional(),
+});
 const PricekodAnswerSchema = z.object({
   success: PricekodSchema,
   summa: z.number().int(),

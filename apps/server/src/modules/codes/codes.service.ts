@@ -1,4 +1,4 @@
-import { adenaText, MY_CODES_PAGE_SIZE } from '@adena/contract';
+import { MY_CODES_PAGE_SIZE } from '@adena/contract';
 import { coalesce } from '../../db/coalesce';
 import { AppError } from '../../lib/app-error';
 import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
@@ -27,7 +27,7 @@ import {
   toSellerCode,
 } from './codes.mapper';
 import { type CodeRow, type CodesDb, type CodesTrx, codesRepository as repo, priceDataKey, type Q, type WalletRow } from './codes.repository';
-import { activeGameServer, checkNominal, gameServerNotFound, checkTotal, codeActivatedByYou, codeNotActive, drawCode, drawCodes, feeBpFor, issueLegs, refundLegs } from './gift-codes';
+import { activeGameServer, checkConfirmedPrice, checkNominal, gameServerNotFound, checkTotal, codeActivatedByYou, codeNotActive, drawCode, drawCodes, feeBpFor, issueLegs, refundLegs } from './gift-codes';
 import { addressKey } from '../../lib/address-key';
 
 export interface CodesLimits {
@@ -50,13 +50,6 @@ export interface IssueInput {
   /** The price the caller confirmed; another one is refused rather than charged. */
   price?: number;
 }
-
-/** 409 with the price now: the player confirmed another one (the page showed an older fee). */
-const priceChanged = (price: bigint) =>
-  new AppError('CONFLICT', {
-    message: `Цена кода изменилась: теперь ${adenaText(price)}. Проверьте и оплатите ещё раз`,
-    body: { price: toNumber(price) },
-  });
 
 /** The seller API's issue (POST /api/v1/codes) in the domain's words. */
 export interface BatchInput {
@@ -241,7 +234,7 @@ export function createCodesService(deps: CodesServiceDeps) {
           const fee = feeOf(nominal, feeBpFor(caller.user, server, clock()));
           checkTotal(nominal + fee);
           // The fee may have changed since the player's page showed the price (an operator's setting, VIP ending).
-          if (input.price !== undefined && BigInt(input.price) !== nominal + fee) throw priceChanged(nominal + fee);
+          checkConfirmedPrice(input.price, nominal + fee);
           const code = await drawCode(trx, { ownerId, walletId: wallet.id, gameServerId: server.id, nominal, fee, userVariantId });
           const posted = await post(trx, {
             kind: 'code_issue',

@@ -1,6 +1,7 @@
 import { adenaText } from '@adena/contract';
 import { AppError } from '../../lib/app-error';
 import { newSert } from '../../lib/sert';
+import { toNumber } from '../../lib/money';
 import { type Leg, serviceAccount, walletAccount } from '../ledger/ledger.service';
 import type { User } from '../sessions/caller';
 import { type CodeRow, type CodesTrx, codesRepository as repo, type GameServerRow, type Q } from './codes.repository';
@@ -47,6 +48,18 @@ export function checkNominal(server: GameServerRow, nominal: bigint) {
   if (nominal < server.min_nominal) {
     throw new AppError('VALIDATION', { errors: { nominal: [`Номинал не меньше ${adenaText(server.min_nominal)}`] } });
   }
+}
+
+/**
+ * The price of one code the caller confirmed, when given: another price now (the fee changed since
+ * their page was read: an operator's setting, VIP ending) is 409 with `price`, and nothing is charged.
+ */
+export function checkConfirmedPrice(confirmed: number | undefined, price: bigint) {
+  if (confirmed === undefined || BigInt(confirmed) === price) return;
+  throw new AppError('CONFLICT', {
+    message: `Цена кода изменилась: теперь ${adenaText(price)}. Проверьте и оплатите ещё раз`,
+    body: { price: toNumber(price) },
+  });
 }
 
 /** A total the wire can carry as a JSON number. */

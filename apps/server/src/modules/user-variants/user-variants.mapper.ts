@@ -17,10 +17,11 @@ export function toPricekod(v: UserVariantWithCounts, feeBp: number): Pricekod {
 }
 
 /** The body of create and edit (`pricekod` calls) in the domain's words. */
-export const fromPricekodBody = (b: { gamesserver_id: number; nominal: number; count: number }): UserVariantInput => ({
+export const fromPricekodBody = (b: { gamesserver_id: number; nominal: number; count: number; price?: number }): UserVariantInput => ({
   gameServerId: b.gamesserver_id,
   nominal: b.nominal,
   count: b.count,
+  ...(b.price !== undefined ? { price: b.price } : {}),
 });
 
 /** The answer of create and edit: the variant, and what moved (`summa`: charged positive, refunded negative). */

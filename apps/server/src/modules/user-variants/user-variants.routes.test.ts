@@ -120,6 +120,32 @@ describe.each(DB_KINDS)('user variants on %s', (kind) => {
       await expectAudit();
     });
 
+    it('charges a batch at the price per code the player confirmed or not at all: after a fee change, 409 with the new price', async () => {
+      const p = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, p.id, serverId);
+      await fund(t.db.kysely, w, 100n * BigInt(KK));
+      const old = price(2 * KK, 300);
+      await t.db.kysely.updateTable('gamesservers').set({ code_fee_bp: 500 }).where('id', '=', serverId).execute();
+      try {
+        const stale = await call('POST', '/api/pricekods/', p, { gamesserver_id: serverId, nominal: 2 * KK, count: 3, price: old });
+        expect(stale.statusCode).toBe(409);
+        expect(stale.json()).toMatchObject({ price: price(2 * KK, 500) });
+        expect(await balanceOf(p.id)).toBe(100 * KK);
+        expect(await t.db.kysely.selectFrom('pricekods').select('id').where('user_id', '=', p.id).execute()).toEqual([]);
+        const made = await call('POST', '/api/pricekods/', p, { gamesserver_id: serverId, nominal: 2 * KK, count: 3, price: price(2 * KK, 500) });
+        expect(made.json().summa).toBe(3 * price(2 * KK, 500));
+        const id = made.json().success.id;
+        // An edit confirms its price too; nothing moves when it is stale.
+        const staleEdit = await call('PUT', `/api/pricekods/${id}`, p, { gamesserver_id: serverId, nominal: 2 * KK, count: 5, price: old });
+        expect(staleEdit.statusCode).toBe(409);
+        expect(await balanceOf(p.id)).toBe(100 * KK - 3 * price(2 * KK, 500));
+        expect((await call('PUT', `/api/pricekods/${id}`, p, { gamesserver_id: serverId, nominal: 2 * KK, count: 5 })).json().summa).toBe(2 * price(2 * KK, 500));
+      } finally {
+        await t.db.kysely.updateTable('gamesservers').set({ code_fee_bp: 300 }).where('id', '=', serverId).execute();
+      }
+      await expectAudit();
+    });
+
     it('answers 409 low_cap when the batch does not fit the balance', async () => {
       const poor = await createUser(t.db.kysely);
       const w = await createWallet(t.db.kysely, poor.id, serverId);

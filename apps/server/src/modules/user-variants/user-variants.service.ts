@@ -7,6 +7,7 @@ import { balanceEvents, leftEvents, type Outgoing, sertEventOf } from '../codes/
 import {
   activeGameServer,
   cancelOwnCodes,
+  checkConfirmedPrice,
   checkNominal,
   checkTotal,
   drawCodes,
@@ -29,6 +30,8 @@ export interface UserVariantInput {
   gameServerId: number;
   nominal: number;
   count: number;
+  /** One code's price the caller confirmed; another one is refused rather than charged. */
+  price?: number;
 }
 
 const userVariantNotFound = () => new AppError('NOT_FOUND', { message: 'Вариант не найден', errors: { id: ['Вариант не найден'] } });
@@ -129,6 +132,7 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
           checkNominal(server, nominal);
           const feeBp = feeBpFor(caller.user, server, clock());
           const fee = feeOf(nominal, feeBp);
+          checkConfirmedPrice(input.price, nominal + fee);
           const total = (nominal + fee) * count;
           checkTotal(total);
           const wallet = await wallets.ensure(trx, ownerId, server.id);
@@ -174,6 +178,7 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
           checkNominal(server, nominal);
           const feeBp = feeBpFor(caller.user, server, clock());
           const fee = feeOf(nominal, feeBp);
+          checkConfirmedPrice(input.price, nominal + fee);
           const open = await lockOpenCodesOfVariant(trx, ownerId, variant.id);
           const sameNominal = nominal === variant.nominal;
           const toCancel = sameNominal ? open.slice(input.count) : open;

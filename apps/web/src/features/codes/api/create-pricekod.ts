@@ -1,6 +1,6 @@
 import type { createPricekod } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { request } from '../../../lib/api-client';
+import { ApiError, request } from '../../../lib/api-client';
 import { withStepUp } from '../../../lib/step-up';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { priceDataQueryOptions } from './price-data';
@@ -12,7 +12,12 @@ export interface PricekodInput {
   gamesserver_id: number;
   nominal: number;
   count: number;
+  /** One code's price the player was shown: the server refuses another one (409 with `price`) instead of charging it. */
+  price?: number;
 }
+
+/** A 409 with `price`: the fee changed since the page was read, so the prices on it are stale. */
+export const isPriceChange = (err: unknown) => err instanceof ApiError && typeof err.body.price === 'number';
 
 /** Creates a user variant: issues `count` codes of the user's nominal and debits summa. */
 export function useCreatePricekod() {
@@ -24,6 +29,9 @@ export function useCreatePricekod() {
     onSuccess: (_r, input) => {
       void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gamesserver_id, true).queryKey });
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
+    },
+    onError: (err, input) => {
+      if (isPriceChange(err)) void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gamesserver_id, true).queryKey });
     },
   });
 }

@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 import { withStepUp } from '../../../lib/step-up';
 import { walletsQueryOptions } from '../../../lib/wallets';
-import type { PricekodInput } from './create-pricekod';
+import { isPriceChange, type PricekodInput } from './create-pricekod';
 import { priceDataQueryOptions } from './price-data';
 import { ref } from './ref';
 
@@ -18,6 +18,9 @@ export function useUpdatePricekod() {
     onSuccess: (_r, input) => {
       void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gamesserver_id, true).queryKey });
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
+    },
+    onError: (err, input) => {
+      if (isPriceChange(err)) void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gamesserver_id, true).queryKey });
     },
   });
 }

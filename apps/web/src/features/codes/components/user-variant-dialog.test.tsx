@@ -82,4 +82,31 @@ describe('the own-nominal batch dialog after a lost answer', () => {
     expect(keys[2]).not.toBe(keys[0]);
     await act(async () => root.unmount());
   });
+
+  it('sends the price per code it states, and says so when the fee changed meanwhile (nothing charged)', async () => {
+    localStorage.setItem('access_token', 'token');
+    const bodies: Array<{ price?: number; nominal: number }> = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit) => {
+        if (init.method !== 'POST') return answer(404, { message: 'Не найдено' });
+        bodies.push(JSON.parse(String(init.body)));
+        return answer(409, { message: 'Цена кода изменилась: теперь 1 050 000 аден. Проверьте и оплатите ещё раз', price: 1_050_000 });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(UserVariantDialog, { server, feeBp: 300 }))));
+    await act(async () => useUi.getState().openDialog({ name: 'user_variant' }));
+    await act(async () => {
+      type(byLabel('Номинал кода'), '1кк');
+      type(byLabel('Количество кодов'), '2');
+    });
+    await act(async () => submit());
+    await settle();
+    expect(bodies[0]).toMatchObject({ nominal: 1_000_000, price: 1_030_000 });
+    expect(document.querySelector('[data-testid="user-variant-dialog"]')?.textContent).toContain('Цена кода изменилась');
+    expect(useUi.getState().dialog.name).toBe('user_variant');
+    await act(async () => root.unmount());
+  });
 });

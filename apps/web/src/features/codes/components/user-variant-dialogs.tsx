@@ -139,8 +139,10 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
     f.clear();
     const body = f.validate(createPricekod.body, { gamesserver_id: server.id, nominal: form.parsedNominal ?? undefined, count: form.parsedCount ?? undefined });
     if (!body) return;
+    // The price per code the dialog states: if the fee changed meanwhile the server refuses instead of charging another.
+    const price = estimatePrice(body.nominal, feeBp);
     create.mutate(
-      { ...body, idempotencyKey: keys.keyFor(`${body.gamesserver_id}:${body.nominal}:${body.count}`) },
+      { ...body, price, idempotencyKey: keys.keyFor(`${body.gamesserver_id}:${body.nominal}:${body.count}:${price}`) },
       {
         onSuccess: (r) => {
           startOver();
@@ -198,8 +200,9 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
     f.clear();
     const body = f.validate(createPricekod.body, { gamesserver_id: server.id, nominal: form.parsedNominal ?? undefined, count: form.parsedCount ?? undefined });
     if (!body) return;
+    const price = estimatePrice(body.nominal, feeBp);
     update.mutate(
-      { ...body, id: d.userVariantId, idempotencyKey: keys.keyFor(`${d.userVariantId}:${body.nominal}:${body.count}`) },
+      { ...body, id: d.userVariantId, price, idempotencyKey: keys.keyFor(`${d.userVariantId}:${body.nominal}:${body.count}:${price}`) },
       {
         onSuccess: (r) => {
           keys.renew();
