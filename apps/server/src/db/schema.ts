@@ -19,6 +19,8 @@ export interface UsersTable {
   telegram_id: ColumnType<bigint | null, bigint | number | null | undefined, bigint | number | null>;
   telegram_chat_id: ColumnType<bigint | null, bigint | number | null | undefined, bigint | number | null>;
   discord_id: string | null;
+  /** 0036: the Discord id was linked by its verified email (a recovery unlinks only such a link). */
+  discord_linked_by_email: Generated<boolean>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   /** 0021: set while TOTP is on (never logged, never answered); pending between setup and enable. */

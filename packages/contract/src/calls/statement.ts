@@ -53,7 +53,8 @@ const DaySchema = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, { message: 'Укажите дату в виде ГГГГ-ММ-ДД', abort: true })
   .refine(isCalendarDay, 'Такой даты нет')
-  .refine((v) => v >= '2000', 'Дата не раньше 2000 года');
+  // Year 0 and 1 fall outside what the database stores once shifted to Moscow time.
+  .refine((v) => v >= '1000', 'Дата не раньше 1000 года');
 
 export const StatementCsvQuerySchema = z
   .object({

@@ -36,13 +36,14 @@ export interface AuthFlowsTable {
   browser_hash: string | null;
 }
 
-/** 0034: a browser (the hash of its `aw_browser` key) a user has signed in from. */
+/** 0035: a Discord account a recovery unlinked from a user, never linked to them again by email. */
 export interface DiscordLinkRefusalsTable {
   user_id: number;
   discord_id: string;
   created_at: Generated<Date>;
 }
 
+/** 0034: a browser (the hash of its `aw_browser` key) a user has signed in from. */
 export interface KnownBrowsersTable {
   user_id: number;
   browser_hash: string;

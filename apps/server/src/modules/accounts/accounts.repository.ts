@@ -53,14 +53,15 @@ export const accountsRepository = {
   },
 
   /**
-   * A recovery's part (in its transaction): the Discord id linked to an account that has another way in
-   * (an email or a phone) is unlinked and refused from now on for this account; the unlinked id or null.
-   * An account with Discord as its only way in keeps it (its owner would be locked out).
+   * A recovery's part (in its transaction): a Discord id linked by its verified email (0036) to an account
+   * with an email or phone is unlinked and refused from now on for this account; the unlinked id or null.
+   * The Discord account an account was made by keeps it (often its only way in, and no one else's Discord
+   * can be linked while it is).
    */
   async unlinkDiscordForGood(trx: Tx, userId: number) {
-    const user = await trx.selectFrom('users').select(['discord_id', 'email', 'phone']).where('id', '=', userId).forUpdate().executeTakeFirst();
-    if (!user?.discord_id || (user.email === null && user.phone === null)) return null;
-    await trx.updateTable('users').set({ discord_id: null, updated_at: new Date() }).where('id', '=', userId).execute();
+    const user = await trx.selectFrom('users').select(['discord_id', 'discord_linked_by_email', 'email', 'phone']).where('id', '=', userId).forUpdate().executeTakeFirst();
+    if (!user?.discord_id || !user.discord_linked_by_email || (user.email === null && user.phone === null)) return null;
+    await trx.updateTable('users').set({ discord_id: null, discord_linked_by_email: false, updated_at: new Date() }).where('id', '=', userId).execute();
     await trx.insertInto('discord_link_refusals').values({ user_id: userId, discord_id: user.discord_id }).onConflict((oc) => oc.doNothing()).execute();
     return user.discord_id;
   },
@@ -82,7 +83,7 @@ export const accountsRepository = {
     try {
       await trx
         .updateTable('users')
-        .set({ discord_id: discordId, updated_at: new Date() })
+        .set({ discord_id: discordId, discord_linked_by_email: true, updated_at: new Date() })
         .where('id', '=', userId)
         .where('discord_id', 'is', null)
         .where(({ not, exists, selectFrom }) => not(exists(selectFrom('users as other').select('other.id').where('other.discord_id', '=', discordId))))

@@ -197,7 +197,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
           // A user with TOTP on: the link waits for the code, so a Discord account with the same
           // verified email but without the code leaves nothing on the account.
           if (user.totp_secret && deps.signInAsking) return deps.signInAsking(trx, user, origin, { linkDiscordId: profile.id });
-          return (deps.signInAsking ?? signIn)(trx, await repo.updateUser(trx, user.id, { discord_id: profile.id }), origin);
+          return (deps.signInAsking ?? signIn)(trx, await repo.updateUser(trx, user.id, { discord_id: profile.id, discord_linked_by_email: true }), origin);
         });
       // A parallel first sign-in of the same Discord account loses the insert: try once more and find it.
       try {

@@ -119,6 +119,21 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       expect(row.discord_id).toBeNull();
     });
 
+    it('an account Discord made keeps its own Discord through a reset: only links made by the email are cut', async () => {
+      const email = newEmail();
+      const own = { id: '888000888000888000', username: 'owner', email, verified: true };
+      const discordSignIn = async () => post('/api/discord_auth', world.discord.authorize(own, (await get('/api/auth_config')).json().discord.authorize_url));
+      const made = await discordSignIn();
+      expect(made.statusCode).toBe(200);
+      const start = await post('/api/email_reset_password_code_date', { email });
+      const mail = await smtp.next(email);
+      const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: mail.code });
+      expect((await post('/api/email_create_new_password', { password: 'a password now', password_confirmation: 'a password now' }, { token: check.json().new_password_token })).statusCode).toBe(200);
+      const again = await discordSignIn();
+      expect(again.statusCode).toBe(200);
+      expect(again.json().user.id).toBe(made.json().user.id);
+    });
+
     it.runIf(kind === 'postgres')("a key the thief's session mints while the owner's reset runs does not outlive the reset", async () => {
       const { email, access_token: stolen } = await registerByEmail();
       const userId = (await me(stolen)).json().id as number;

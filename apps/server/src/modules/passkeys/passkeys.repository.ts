@@ -8,6 +8,11 @@ type Q = Kysely<Database> | Transaction<Database>;
 export const passkeysRepository = {
   transaction: <T>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(fn),
 
+  /** Holds the user's row for update until the transaction ends. */
+  async holdUser(trx: Transaction<Database>, userId: number) {
+    await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+  },
+
   ofUser(q: Q, userId: number) {
     return q.selectFrom('passkeys').selectAll().where('user_id', '=', userId).orderBy('id').execute();
   },

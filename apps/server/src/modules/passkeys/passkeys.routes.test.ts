@@ -145,6 +145,20 @@ describe.each(DB_KINDS)('passkeys on %s', (kind) => {
     expect((await call('POST', '/api/passkeys/register/options', u.auth)).statusCode).toBe(200);
   });
 
+  it('ceremonies finishing at once past the cap add no more than the cap allows', async () => {
+    const u = await createUser(t.db.kysely);
+    for (let i = 0; i < PASSKEYS_MAX - 1; i++) {
+      await t.db.kysely.insertInto('passkeys').values({ user_id: u.id, credential_id: `race-${u.id}-${i}`, public_key: new Uint8Array([1]), name: `Ключ ${i}` }).execute();
+    }
+    // One place left; six ceremonies were started while it was free and finish together.
+    const ceremonies = [];
+    for (let i = 0; i < 6; i++) ceremonies.push(softAuthenticator().register((await call('POST', '/api/passkeys/register/options', u.auth)).json()));
+    const answers = await Promise.all(ceremonies.map((response) => call('POST', '/api/passkeys/register/verify', u.auth, { response })));
+    for (const a of answers) expect([200, 409]).toContain(a.statusCode);
+    const count = (await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', u.id).execute()).length;
+    expect(count).toBe(PASSKEYS_MAX);
+  });
+
   it('an old stolen session of an account without a password cannot add a passkey, nor use one to look freshly signed in and turn TOTP on', async () => {
     const owner = await createUser(t.db.kysely); // Telegram or Discord only: no password, no TOTP
     const passkeysOf = async () => (await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', owner.id).execute()).length;

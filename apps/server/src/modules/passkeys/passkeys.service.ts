@@ -88,9 +88,11 @@ export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
       if (!result?.verified) throw invalid();
       const { credential } = result.registrationInfo;
       const row = await db.transaction().execute(async (trx) => {
+        // The user's row, held for update first, so ceremonies finishing at once count one after the other
+        // (the live-session check below only shares it, and shared holds do not wait for each other).
+        await repo.holdUser(trx, caller.user.id);
         // The session must still be live in this transaction: a password reset ending it removes what it added.
         await requireLiveSession(trx, caller);
-        // The user's row is held now, so two ceremonies finishing at once count one after the other.
         const count = (await repo.ofUser(trx, caller.user.id)).length;
         if (count >= PASSKEYS_MAX) throw tooMany();
         return repo

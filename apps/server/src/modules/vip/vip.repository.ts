@@ -16,19 +16,16 @@ export const vipRepository = {
   },
 
   /**
-   * The owner's wallet on a server, row-locked: a purchase that chose it by its coins pays from it
-   * before another purchase can choose by the same coins (two at once would both pick the first
-   * server, and the second be refused although another server's coins cover it).
-   */
-  /**
    * All the owner's wallets, row-locked in ascending id as every movement locks wallets (decision
-   * record 0003): walking the servers in display order and locking as it went could deadlock with a
-   * statement that updates several of the player's wallets at once.
+   * record 0003): a purchase that chose one by its coins pays from it before another purchase can
+   * choose by the same coins, and walking the servers in display order, locking as it went, could
+   * deadlock with a statement that updates several of the player's wallets at once.
    */
   walletsOfOwner(trx: VipTrx, ownerId: number) {
     return trx.selectFrom('wallets').select(['id', 'gamesserver_id', 'balance_second as coins']).where('user_id', '=', ownerId).orderBy('id').forUpdate().execute();
   },
 
+  /** The owner's wallet on the chosen server, row-locked as above. */
   walletOnServer(trx: VipTrx, ownerId: number, gameServerId: number) {
     return trx
       .selectFrom('wallets')

@@ -46,7 +46,7 @@ function Oldest({ r }: { r: NonNullable<NonNullable<ReturnType<typeof useAdminDa
         {minutesText(waited)}
       </Typography>
       <Typography variant="body2" color="text.secondary">
-        №{r.id} · {r.type === 'input' ? 'пополнение' : 'вывод'} {amountText(r.amount, r.currency_type, '\u00a0', 'gen')} · {r.gamesserver} · с{' '}
+        №{r.id} · {r.type === 'input' ? `пополнение на ${amountText(r.amount, r.currency_type, '\u00a0', 'acc')}` : `вывод ${amountText(r.amount, r.currency_type, '\u00a0', 'gen')}`} · {r.gamesserver} · с{' '}
         {dateTime.format(new Date(r.created_at))}
       </Typography>
     </>
