@@ -235,6 +235,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     claimTimeoutMin: config.CLAIM_TIMEOUT_MIN,
     alertAfterMin: config.OPERATOR_ALERT_MIN,
     log: app.log,
+    chatGone: notices.chatGone,
   });
   shift.registerJobs();
   const requests = createRequestsService({ db: kysely, realtime, notices, audit, shift, webhooks });

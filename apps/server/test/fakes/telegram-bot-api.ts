@@ -15,6 +15,8 @@ export async function startFakeBotApi() {
   const refusals: Array<{ status: number; description: string; before?: () => Promise<void> }> = [];
   let rateLimitNext: number | null = null;
   let webhookDown = 0;
+  /** Chats that blocked the bot: every message to them is refused. */
+  const blocked = new Set<number>();
   /** Every setWebhook call, answered or refused. */
   const webhookCalls: number[] = [];
   /** Every sendMessage call, answered or refused, in order. */
@@ -55,6 +57,12 @@ export async function startFakeBotApi() {
         res.end(JSON.stringify({ ok: false, error_code: 429, description: `Too Many Requests: retry after ${retry_after}`, parameters: { retry_after } }));
         return;
       }
+      if (blocked.has(asked.chat_id)) {
+        attempts.push({ chat_id: asked.chat_id, status: 403 });
+        res.statusCode = 403;
+        res.end(JSON.stringify({ ok: false, error_code: 403, description: 'Forbidden: bot was blocked by the user' }));
+        return;
+      }
       const refusal = refusals.shift();
       if (refusal) {
         attempts.push({ chat_id: asked.chat_id, status: refusal.status });
@@ -88,6 +96,10 @@ export async function startFakeBotApi() {
      */
     refuseOnce: (status: number, description: string, before?: () => Promise<void>) => {
       refusals.push({ status, description, before });
+    },
+    /** Every sendMessage to this chat answers 403 «Forbidden: bot was blocked by the user» from now on. */
+    blockChat: (chatId: number) => {
+      blocked.add(chatId);
     },
     /** The next sendMessage answers 429 with `parameters.retry_after` = seconds, as Telegram does. */
     rateLimitOnce: (seconds: number) => {

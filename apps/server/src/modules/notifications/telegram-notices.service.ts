@@ -95,6 +95,12 @@ export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date
   }
 
   return {
+    /**
+     * Telegram refused a chat for good (the user blocked the bot, the account is gone) on another
+     * message to it (an operator's alert): that user is no longer linked to it, as a notice's refusal does.
+     */
+    chatGone: (userId: number, chatId: bigint) => db.transaction().execute((trx) => repo.unlinkGoneChat(trx, userId, chatId)),
+
     /** Registers the send and the sweep with the queue (app.ts, once). */
     register() {
       jobs.register(NOTICE_JOB, send);

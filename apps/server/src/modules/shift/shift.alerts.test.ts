@@ -117,6 +117,27 @@ describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
     expect(chatsTold).toEqual([chats.anna, chats.boris]);
   });
 
+  it('an operator whose chat blocked the bot is unlinked from it, and the next alerts go only to the others', async () => {
+    const vera = await createUser(t.db.kysely, { admin: true, name: 'Вера' });
+    const veraChat = 7004;
+    await t.db.kysely.updateTable('users').set({ telegram_chat_id: veraChat }).where('id', '=', vera.id).execute();
+    bot.blockChat(veraChat);
+    const vip = await createUser(t.db.kysely);
+    await t.db.kysely.updateTable('users').set({ vip_until: new Date(now().getTime() + 30 * 86_400_000) }).where('id', '=', vip.id).execute();
+    await createWallet(t.db.kysely, vip.id, serverId, 'VipThree');
+    const first = await deposit(vip, 4_000_000);
+    const chatOf = async (id: number) => (await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', id).executeTakeFirstOrThrow()).telegram_chat_id;
+    await waitFor(async () => ((await chatOf(vera.id)) === null ? true : undefined), 'the blocked chat unlinked from its operator');
+    const about = (id: number) => (m: { text: string }) => m.text.startsWith(`VIP-заявка №${id}`);
+    await waitFor(() => (bot.sent.filter(about(first)).length === 2 ? true : undefined), 'the other operators alerted');
+    // The next VIP request is not even tried on the blocked chat.
+    const tried = bot.attempts.filter((a) => a.chat_id === veraChat).length;
+    const second = await deposit(vip, 4_000_000);
+    await waitFor(() => (bot.sent.filter(about(second)).length === 2 ? true : undefined), 'the next alerts');
+    expect(bot.attempts.filter((a) => a.chat_id === veraChat).length).toBe(tried);
+    expect(await chatOf((await t.db.kysely.selectFrom('users').select('id').where('name', '=', 'Анна').executeTakeFirstOrThrow()).id)).not.toBeNull();
+  });
+
   async function serverName() {
     return (await t.db.kysely.selectFrom('gamesservers').select('name').where('id', '=', serverId).executeTakeFirstOrThrow()).name;
   }

@@ -27,6 +27,8 @@ export interface ShiftDeps {
   /** OPERATOR_ALERT_MIN: a request unclaimed this long gets one alert. */
   alertAfterMin: number;
   log: { warn(obj: object, msg: string): void };
+  /** Telegram refused an operator's chat for good: unlink it (the notices module's rule). */
+  chatGone?: (userId: number, chatId: bigint) => Promise<unknown>;
 }
 
 /** A request just opened, as its opening statement answered it, with the player's VIP end. */
@@ -35,6 +37,8 @@ export type OpenedRequest = Omit<EventRow, 'vip' | 'claimed_by' | 'claimer_name'
 interface AlertPayload {
   chatId: string;
   text: string;
+  /** The operator the chat is linked to (jobs queued before it was added have none). */
+  userId?: number;
 }
 
 const notFound = () => new AppError('NOT_FOUND', { message: 'Заявка не найдена', errors: { id: ['Заявка не найдена'] } });
@@ -91,7 +95,7 @@ export function createShiftService(d: ShiftDeps) {
       const waited = Math.max(0, Math.floor((at.getTime() - new Date(r.created_at).getTime()) / 60_000));
       const text = alertText(kind, r, waited);
       for (const c of chats) {
-        await d.jobs.enqueue(trx, ALERT_SEND_KIND, { chatId: String(c.chatId), text } satisfies AlertPayload, { key: `alert:${kind}:${r.id}:${c.id}` });
+        await d.jobs.enqueue(trx, ALERT_SEND_KIND, { chatId: String(c.chatId), text, userId: c.id } satisfies AlertPayload, { key: `alert:${kind}:${r.id}:${c.id}` });
       }
     }
   }
@@ -290,7 +294,8 @@ export function createShiftService(d: ShiftDeps) {
         const r = await d.bot.sendMessage(BigInt(p.chatId), p.text);
         // Telegram's 429 names when to try again; sooner would be refused again.
         if (r.retryAfterMs !== undefined) throw new RetryAfter(r.retryAfterMs, r.error);
-        // A chat that blocked the bot or is gone will not take a retry either.
+        // A chat that blocked the bot or is gone will not take a retry either, and is unlinked from its operator.
+        if (r.chatGone && p.userId !== undefined) await d.chatGone?.(p.userId, BigInt(p.chatId));
         if (!r.ok && !/^(400|403)\b/.test(r.error ?? '')) throw new Error(r.error ?? 'telegram send failed');
       });
       d.jobs.every(ALERT_SCAN_KIND, ALERT_SCAN_EVERY_MS, scan);
