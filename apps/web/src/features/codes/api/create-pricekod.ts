@@ -17,7 +17,7 @@ export interface PricekodInput {
 }
 
 /** A 409 with `price`: the fee changed since the page was read, so the prices on it are stale. */
-export const isPriceChange = (err: unknown) => err instanceof ApiError && typeof err.body.price === 'number';
+export const isPriceChange = (err: unknown): err is ApiError & { body: { price: number } } => err instanceof ApiError && typeof err.body.price === 'number';
 
 /** Creates a user variant: issues `count` codes of the user's nominal and debits summa. */
 export function useCreatePricekod() {

@@ -10,6 +10,7 @@ import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
 import { ApiError } from '../../../lib/api-client';
 import { type DialogState, useUi } from '../../../lib/ui-store';
+import { isPriceChange } from '../api/create-pricekod';
 import { useShowCode } from '../api/show-code';
 import { aden, adenShort, alertContent } from './code-format';
 import { TwoFactorCodeField } from '../../../components/two-factor-code-field';
@@ -96,7 +97,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
           }
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
           // The fee changed since the page was read: nothing was charged; the dialog now states the new price to confirm.
-          if (err instanceof ApiError && typeof err.body.price === 'number') return openDialog({ ...d, price: err.body.price, note: err.message });
+          if (isPriceChange(err)) return openDialog({ ...d, price: err.body.price, note: err.message });
           const { text, errors } = alertContent(err);
           alert(text, errors, ALERT_TIMEOUT_MS);
         },
