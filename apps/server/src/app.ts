@@ -49,11 +49,11 @@ import { incidentsRoutes } from './modules/incidents/incidents.routes';
 import { createIncidentsService } from './modules/incidents/incidents.service';
 import { ledgerAdminRoutes } from './modules/ledger/ledger-admin.routes';
 import { createLedgerAdminService } from './modules/ledger/ledger-admin.service';
-import { createTelegramBot } from './modules/notifications/telegram-bot';
+import { createTelegramBot, webhookSecretOf } from './modules/notifications/telegram-bot';
 import { createTelegramNotices } from './modules/notifications/telegram-notices.service';
 import { telegramSubscriptionsRoutes } from './modules/notifications/telegram-subscriptions.routes';
 import { createTelegramSubscriptions, unlinkTelegramChat } from './modules/notifications/telegram-subscriptions.service';
-import { registerTelegramWebhookSetup, telegramWebhookRoutes } from './modules/notifications/telegram-webhook.routes';
+import { isTelegramDelivery, registerTelegramWebhookSetup, telegramWebhookRoutes } from './modules/notifications/telegram-webhook.routes';
 import { userVariantsRoutes } from './modules/user-variants/user-variants.routes';
 import { createUserVariantsService } from './modules/user-variants/user-variants.service';
 import { vipRoutes } from './modules/vip/vip.routes';
@@ -145,8 +145,12 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   registerErrorHandling(app);
   // One onRequest hook for every request (decision record 0027: each hook costs every call): the
   // request id and the security headers on every answer, then the per-address and per-token call
-  // limits before any work is done (abuse resistance, decision record 0019).
-  const callLimits = callLimitsHook(app, db.kysely, config.RATE_LIMIT_SCALE);
+  // limits before any work is done (abuse resistance, decision record 0019). Telegram's deliveries to
+  // the bot's webhook carry its secret and come from a few addresses shared by every chat: not counted.
+  const webhookSecret = config.TELEGRAM_BOT_TOKEN ? webhookSecretOf(config.TELEGRAM_BOT_TOKEN) : null;
+  const callLimits = callLimitsHook(app, db.kysely, config.RATE_LIMIT_SCALE, {
+    unlimited: (request) => isTelegramDelivery(request, webhookSecret),
+  });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     securityHeaders(request, reply);

@@ -20,7 +20,16 @@ const tokenKey = (tokenHash: string) => `call:tok:${tokenHash.slice(0, 32)}`;
  * lookup), no promise. Returns the check the app's
  * one onRequest hook ends with.
  */
-export function callLimitsHook(app: FastifyInstance, db: RateLimitsQueryable, scale: number) {
+export function callLimitsHook(
+  app: FastifyInstance,
+  db: RateLimitsQueryable,
+  scale: number,
+  opts: {
+    /** Calls that are neither counted nor refused: a caller known by a secret of its own (Telegram's webhook deliveries). */
+    unlimited?: (request: FastifyRequest) => boolean;
+  } = {},
+) {
+  const unlimited = opts.unlimited ?? (() => false);
   const store = createCallLimitStore(db, app.log, CALL_LIMITS.windowMs);
   const maxIp = Math.max(1, Math.round(CALL_LIMITS.perIp * scale));
   const maxToken = Math.max(1, Math.round(CALL_LIMITS.perToken * scale));
@@ -36,7 +45,7 @@ export function callLimitsHook(app: FastifyInstance, db: RateLimitsQueryable, sc
 
   app.addHook('onClose', async () => store.flush());
   const hook: onRequestHookHandler = (request, _reply, done) => {
-    if (apiPathOf(request) === null) return done();
+    if (apiPathOf(request) === null || unlimited(request)) return done();
     const verdict = check(request);
     if (typeof verdict === 'number') return verdict ? done(refused(verdict)) : done();
     verdict.then((s) => (s ? done(refused(s)) : done()), done);

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { constantTimeEqual } from '../../lib/tokens';
 import { type Jobs, RetryAfter } from '../jobs/jobs.service';
@@ -58,14 +59,20 @@ export function registerTelegramWebhookSetup({
   };
 }
 
+/** Whether a request is Telegram delivering an update: the webhook's path with its secret header. */
+export function isTelegramDelivery(request: FastifyRequest, secret: string | null): boolean {
+  if (secret === null || request.url !== TELEGRAM_WEBHOOK_PATH) return false;
+  const header = request.headers['x-telegram-bot-api-secret-token'];
+  return typeof header === 'string' && constantTimeEqual(header, secret);
+}
+
 export const telegramWebhookRoutes =
   ({ bot, subscriptions }: { bot: TelegramBot; subscriptions: TelegramSubscriptions }): FastifyPluginAsyncZod =>
   async (app) => {
     const secret = bot.webhookSecret;
     if (!secret) return;
     app.post(TELEGRAM_WEBHOOK_PATH, { bodyLimit: 256 * 1024 }, async (request, reply) => {
-      const header = request.headers['x-telegram-bot-api-secret-token'];
-      if (typeof header !== 'string' || !constantTimeEqual(header, secret)) {
+      if (!isTelegramDelivery(request, secret)) {
         return reply.status(404).send({ message: 'Не найдено' });
       }
       const parsed = TelegramUpdateSchema.safeParse(request.body);

@@ -253,3 +253,40 @@ describe.each(DB_KINDS)('the webhook registration when Telegram is unreachable a
     }
   });
 });
+
+describe.each(DB_KINDS)("Telegram's deliveries and the per-address call limit, on %s", (kind) => {
+  it('a busy bot is never refused from the few addresses Telegram delivers from; a caller without the secret is counted', async () => {
+    const bot = await startFakeBotApi();
+    // 1% of the normal limits: 6 calls a minute per address.
+    const t = await createTestApp(kind, {
+      env: { TELEGRAM_BOT_TOKEN: BOT_TOKEN, TELEGRAM_BOT_USERNAME: 'adena_test_bot', TELEGRAM_API_URL: bot.url, RATE_LIMIT_SCALE: '0.01' },
+    });
+    try {
+      const telegram = '149.154.167.220';
+      const deliver = (text: string, chatId: number, remoteAddress = telegram, secret: string | null = webhookSecretOf(BOT_TOKEN)) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/api/telegram/webhook',
+          remoteAddress,
+          headers: secret === null ? {} : { 'x-telegram-bot-api-secret-token': secret },
+          payload: { update_id: 1, message: { message_id: 1, date: 0, chat: { id: chatId, type: 'private' }, from: { id: chatId }, text } },
+        });
+      // Other chats' updates first, more than the address may make calls in a minute…
+      for (let i = 0; i < 10; i++) expect((await deliver('привет', 778000 + i)).statusCode).toBe(200);
+      // …then a player's /start link from the same address still links their chat.
+      const u = await createUser(t.db.kysely);
+      const token = /start=([\w-]+)$/.exec((await t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: u.auth, remoteAddress: '192.0.2.5' })).json().url)![1]!;
+      expect((await deliver(`/start ${token}`, 778100)).statusCode).toBe(200);
+      const row = await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', u.id).executeTakeFirstOrThrow();
+      expect(row.telegram_chat_id).toBe(778100n);
+
+      // Without the secret (or with another) the path is an ordinary call of the address: counted, then 429.
+      const codes: number[] = [];
+      for (let i = 0; i < 7; i++) codes.push((await deliver('привет', 778200, '192.0.2.66', i % 2 ? null : 'not-the-secret')).statusCode);
+      expect(codes).toEqual([404, 404, 404, 404, 404, 404, 429]);
+    } finally {
+      await t.close();
+      await bot.close();
+    }
+  });
+});
