@@ -81,12 +81,10 @@ describe("the operators' shift in two browsers", () => {
     }, id);
     expect(refused.status).toBe(409);
     expect(refused.body.message).toMatch(/Анна/);
-    // Boris's "take over" says when it can work, and answers the server's refusal while Anna's claim is fresh.
-    await cardOf(b).getByRole('button', { name: 'Снять чужую' }).hover();
-    await expect.poll(() => b.getByRole('tooltip').textContent()).toMatch(/^Можно снять, если оператор не работает с заявкой .*CLAIM_TIMEOUT_MIN.*Взята или продлена только что\.$/);
-    await cardOf(b).getByRole('button', { name: 'Снять чужую' }).click();
-    await b.getByText(/снять её может он/).waitFor();
-    await b.keyboard.press('Escape');
+    // Boris's card says when he may take it over: CLAIM_TIMEOUT_MIN (15) after Anna's claim, on his clock.
+    const claimedAt = (await db.selectFrom('balance_requests').select('claimed_at').where('id', '=', id).executeTakeFirstOrThrow()).claimed_at!;
+    const lapse = new Intl.DateTimeFormat('ru-RU', { timeStyle: 'short' }).format(new Date(claimedAt.getTime() + 15 * 60_000));
+    expect(await cardOf(b).getByTestId('claim-lapse').textContent()).toBe(`Взять себе можно с ${lapse}, если захват не продлят. Взята или продлена только что.`);
 
     // Another request stays free, for the screenshot of a mixed queue.
     await deposit(player, sid, 1_500_000);
@@ -141,6 +139,32 @@ describe("the operators' shift in two browsers", () => {
     await expect.poll(() => dialog.getByRole('alert').textContent()).toBe('Заявка уже обработана');
     expect(await dialog.isVisible()).toBe(true);
     expect((await db.selectFrom('balance_requests').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status).toBe('completed');
+  });
+
+  it("a claim nobody renewed lapses: another operator's card offers to take it over, and he decides it", async () => {
+    const db = server.db.kysely;
+    const sid = await firstServerId(db);
+    const gleb = await createUser(db, { admin: true, name: 'Глеб', email: 'gleb@example.com' });
+    const zoya = await createUser(db, { admin: true, name: 'Зоя', email: 'zoya@example.com' });
+    const player = await createUser(db, { name: 'Игрок 3' });
+    const wallet = await createWallet(db, player.id, sid, 'Hero3');
+    const id = await deposit(player, sid, 3 * KK);
+    expect((await server.app.inject({ method: 'POST', url: `/api/admin/requests/${id}/claim`, headers: gleb.auth, payload: {} })).statusCode).toBe(200);
+    // Gleb left 16 minutes ago without renewing it (his queue page was closed).
+    await db.updateTable('balance_requests').set({ claimed_at: new Date(Date.now() - 16 * 60_000) }).where('id', '=', id).execute();
+
+    const z = await openAs(zoya, '/admin');
+    const card = z.getByTestId('admin-request').filter({ hasText: `№${id}` });
+    await expect.poll(() => card.getByTestId('claim-chip').textContent()).toBe('Захват истёк: Глеб');
+    expect(await card.getByRole('button', { name: 'Адена получена' }).isDisabled()).toBe(false);
+    await card.getByRole('button', { name: 'Взять в работу' }).click();
+    await expect.poll(() => card.getByTestId('claim-chip').textContent()).toBe('В работе у вас');
+    await card.getByRole('button', { name: 'Адена получена' }).click();
+    await z.getByTestId('complete-dialog').getByRole('button', { name: 'Адена получена' }).click();
+    await z.getByText(`Заявка №${id} выполнена`).waitFor();
+    const r = await db.selectFrom('balance_requests').select(['status', 'processed_by']).where('id', '=', id).executeTakeFirstOrThrow();
+    expect(r).toEqual({ status: 'completed', processed_by: zoya.id });
+    expect((await db.selectFrom('wallets').select('balance').where('id', '=', wallet.id).executeTakeFirstOrThrow()).balance).toBe(3n * BigInt(KK));
   });
 
   it("an operator's own deposit shows who decides it instead of the buttons (screenshots at 390 and 1280 px, light and dark)", async () => {

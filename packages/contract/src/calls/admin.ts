@@ -11,6 +11,8 @@ export const AdminRequestSchema = RequestSchema.extend({
   // The operators' shift (PRODUCT.md section 12): who took it into work, and when.
   claimed_by: z.object({ id: z.number().int(), name: z.string() }).nullable(),
   claimed_at: TimestampSchema.nullable(),
+  // Beyond PRODUCT.md: when the claim lapses (claimed_at + CLAIM_TIMEOUT_MIN) and any operator may take it over or decide it.
+  claim_lapses_at: TimestampSchema.nullable(),
 });
 export type AdminRequest = z.infer<typeof AdminRequestSchema>;
 

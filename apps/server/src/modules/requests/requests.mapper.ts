@@ -21,7 +21,8 @@ export function toRequest(r: RequestRow): Request {
   };
 }
 
-export function toAdminRequest(r: AdminRequestRow, now = new Date()): AdminRequest {
+/** An operator's view of a request; `claimTimeoutMin` (CLAIM_TIMEOUT_MIN) says when its claim lapses. */
+export function toAdminRequest(r: AdminRequestRow, now: Date, claimTimeoutMin: number): AdminRequest {
   return {
     ...toRequest(r),
     user: {
@@ -35,6 +36,8 @@ export function toAdminRequest(r: AdminRequestRow, now = new Date()): AdminReque
     processed_at: r.processed_at === null ? null : iso(r.processed_at),
     claimed_by: r.claimed_by === null ? null : { id: r.claimed_by, name: r.claimer_name ?? '' },
     claimed_at: r.claimed_at === null ? null : iso(r.claimed_at),
+    claim_lapses_at:
+      r.claimed_by === null || r.claimed_at === null ? null : new Date(new Date(r.claimed_at).getTime() + claimTimeoutMin * 60_000).toISOString(),
   };
 }
 

@@ -53,6 +53,8 @@ export interface RequestsServiceDeps {
   shift?: Pick<ShiftService, 'holdOperator' | 'guardDecision' | 'guardCancel' | 'opened' | 'decided'>;
   /** The seller's webhook outbox: request.completed and request.rejected, written with the decision. */
   webhooks?: WebhookOutbox;
+  /** CLAIM_TIMEOUT_MIN: operators are told when a claim lapses. */
+  claimTimeoutMin: number;
 }
 
 /** What a user's card shows of their requests. */
@@ -68,7 +70,7 @@ const CARD_LIMIT = 50;
 /** PRODUCT.md section 8: a player has at most 5 pending deposits per game server (request_open). */
 export const TOO_MANY_PENDING = 'У вас уже 5 заявок на пополнение в ожидании на этом сервере. Дождитесь их обработки или отмените одну';
 
-export function createRequestsService({ db, realtime, notices, audit, shift, webhooks = noWebhooks }: RequestsServiceDeps) {
+export function createRequestsService({ db, realtime, notices, audit, shift, webhooks = noWebhooks, claimTimeoutMin }: RequestsServiceDeps) {
   function publish(userId: number, wallets: WalletBalance[]) {
     for (const w of wallets) realtime.publish(userId, 'balance', balanceEvent(w));
   }
@@ -209,7 +211,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
     async queue(f: QueueFilters) {
       const { rows, total } = await repo.queue(db, f);
       const now = new Date();
-      return { data: rows.map((r) => toAdminRequest(r, now)), total };
+      return { data: rows.map((r) => toAdminRequest(r, now, claimTimeoutMin)), total };
     },
 
     /**
@@ -261,7 +263,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
       });
       publishDecision(out.userId, out.wallets, out.decision);
       shift?.decided(id);
-      return { success: toAdminRequest(out.after) };
+      return { success: toAdminRequest(out.after, new Date(), claimTimeoutMin) };
     },
 
     /** Rejects a pending request with a reason the player sees; a withdrawal's hold comes back. */
@@ -283,7 +285,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
       });
       publishDecision(out.userId, out.wallets, out.decision);
       shift?.decided(id);
-      return { success: toAdminRequest(out.after) };
+      return { success: toAdminRequest(out.after, new Date(), claimTimeoutMin) };
     },
 
     /** Pending requests per server, currency and direction, the oldest waiting, and the 24-hour medians. */

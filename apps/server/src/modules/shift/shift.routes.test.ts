@@ -141,7 +141,14 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ message: 'Заявку уже взял в работу Анна', claimed_by: { id: anna.id, name: 'Анна' } });
     const queue = (await call('GET', '/api/admin/requests?status=pending&per_page=100', boris)).json();
-    expect(queue.data.find((x: { id: number }) => x.id === id).claimed_by).toEqual({ id: anna.id, name: 'Анна' });
+    const listed = queue.data.find((x: { id: number }) => x.id === id);
+    expect(listed.claimed_by).toEqual({ id: anna.id, name: 'Анна' });
+    // Every operator's queue says when the claim lapses: CLAIM_TIMEOUT_MIN after it was taken or renewed.
+    const lapses = Date.parse(res.json().success.claimed_at) + Number(t.config.CLAIM_TIMEOUT_MIN) * 60_000;
+    expect(Date.parse(res.json().success.claim_lapses_at)).toBe(lapses);
+    expect(Date.parse(listed.claim_lapses_at)).toBe(lapses);
+    // A free request has none.
+    expect((await release(id, anna)).json().success).toMatchObject({ claimed_by: null, claimed_at: null, claim_lapses_at: null });
   });
 
   it("refuses another operator's completion and rejection while the claim stands, and nothing moves", async () => {

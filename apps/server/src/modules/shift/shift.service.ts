@@ -84,7 +84,7 @@ export function createShiftService(d: ShiftDeps) {
   async function answer(id: number) {
     const row = await repo.adminRow(d.db, id);
     if (!row) throw notFound();
-    return { success: toAdminRequest(row, d.now()) };
+    return { success: toAdminRequest(row, d.now(), d.claimTimeoutMin) };
   }
 
   /** One send job per operator with a chat, in the transaction that marked the request as alerted. */

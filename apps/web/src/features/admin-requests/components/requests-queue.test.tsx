@@ -27,6 +27,7 @@ const pending: AdminRequest = {
   processed_at: null,
   claimed_by: null,
   claimed_at: null,
+  claim_lapses_at: null,
 };
 const answer = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
 const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
@@ -45,14 +46,14 @@ describe('the operators’ queue filters', () => {
     localStorage.clear();
   });
 
-  async function open() {
+  async function open(listed: AdminRequest = pending) {
     localStorage.setItem('access_token', 'token');
     const asked: string[] = [];
     vi.stubGlobal(
       'fetch',
       vi.fn(async (url: string) => {
         asked.push(url);
-        return answer({ data: [pending], total: 1 });
+        return answer({ data: [listed], total: 1 });
       }),
     );
     const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
@@ -77,6 +78,27 @@ describe('the operators’ queue filters', () => {
     expect(selectOf('Статус').textContent).toBe('Все');
     expect(asked.at(-1)).not.toContain('status=');
     expect(document.body.textContent).toContain('Сначала ожидающие (VIP, затем по времени создания), потом обработанные — новые выше. Всего: 1');
+  });
+
+  it("another operator's claim holds the decision buttons until it lapses, then the card offers to take it over", async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date', 'setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+    const at = (min: number) => new Date(NOW.getTime() + min * 60_000).toISOString();
+    await open({ ...pending, claimed_by: { id: 3, name: 'Анна' }, claimed_at: at(-1), claim_lapses_at: at(14) });
+    const card = () => document.querySelector<HTMLElement>('[data-testid="admin-request"]')!;
+    const button = (name: string) => [...card().querySelectorAll('button')].find((b) => b.textContent === name);
+    expect(card().querySelector('[data-testid="claim-chip"]')?.textContent).toBe('В работе: Анна');
+    expect(button('Монеты получены')?.disabled).toBe(true);
+    expect(button('Отклонить')?.disabled).toBe(true);
+    expect(card().querySelector('[data-testid="claim-lapse"]')?.textContent).toMatch(/^Взять себе можно с \d\d:\d\d, если захват не продлят\. Взята или продлена 1 мин назад\.$/);
+    expect(button('Взять в работу')).toBeUndefined();
+
+    // Fourteen minutes later nobody renewed it: no reload, no poll needed.
+    await act(async () => vi.advanceTimersByTime(14 * 60_000 + 10));
+    expect(card().querySelector('[data-testid="claim-chip"]')?.textContent).toBe('Захват истёк: Анна');
+    expect(button('Монеты получены')?.disabled).toBe(false);
+    expect(button('Отклонить')?.disabled).toBe(false);
+    expect(button('Взять в работу')?.disabled).toBe(false);
+    expect(card().querySelector('[data-testid="claim-lapse"]')).toBeNull();
   });
 
   it('a request created 9 min 59 s ago waits «9 мин», as the dashboard counts it', async () => {

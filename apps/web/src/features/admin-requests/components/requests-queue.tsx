@@ -12,14 +12,14 @@ import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
-import { Hint } from '../../../components/hint';
 import { ReasonDialog } from '../../../components/reason-dialog';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { amountText } from '../../../utils/plural';
 import { type QueueFilters, useAdminRequests, useClaimRenewal, useProcessRequest } from '../api/requests';
 import { useMinutesSince } from '../../../hooks/use-minutes-since';
-import { completeQuestion, minutesText, queueOrderText, releaseOthersHint } from '../utils/queue-texts';
+import { usePassed } from '../../../hooks/use-passed';
+import { claimLapseText, completeQuestion, minutesText, queueOrderText } from '../utils/queue-texts';
 
 const STATUS_LABEL = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
@@ -33,11 +33,14 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
   const snackbar = useUi((s) => s.showSnackbar);
   const deposit = r.type === 'input';
   const mine = r.claimed_by?.id === meId;
-  // While another operator's claim stands only they decide; the server says when it lapsed.
+  // While another operator's claim stands only they decide; once it lapses (the server says when) anyone may take it over.
   const othersClaim = r.claimed_by !== null && !mine;
+  const lapsed = usePassed(r.status === 'pending' && othersClaim ? r.claim_lapses_at : null);
+  const othersStanding = othersClaim && !lapsed;
+  const claimer = r.claimed_by ? r.claimed_by.name || `оператор №${r.claimed_by.id}` : '';
   useClaimRenewal(r.id, mine && r.status === 'pending');
   const waited = useMinutesSince(r.status === 'pending' ? r.created_at : null);
-  const claimAge = useMinutesSince(r.status === 'pending' && othersClaim ? r.claimed_at : null);
+  const claimAge = useMinutesSince(r.status === 'pending' && othersStanding ? r.claimed_at : null);
   const failed = (fallback: string) => (err: unknown) => alert(err instanceof ApiError ? err.message : fallback);
   const releaseIt = () => release.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} снова свободна`), failed('Не удалось отпустить заявку'));
   return (
@@ -54,8 +57,8 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
               <Chip
                 size="small"
                 data-testid="claim-chip"
-                color={mine ? 'success' : 'info'}
-                label={mine ? 'В работе у вас' : `В работе: ${r.claimed_by.name || `оператор №${r.claimed_by.id}`}`}
+                color={mine ? 'success' : lapsed ? 'default' : 'info'}
+                label={mine ? 'В работе у вас' : lapsed ? `Захват истёк: ${claimer}` : `В работе: ${claimer}`}
                 title={r.claimed_at ? `Взята ${dateTime.format(new Date(r.claimed_at))}` : undefined}
               />
             )}
@@ -86,7 +89,7 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
         )}
         {r.status === 'pending' && r.user.id !== meId && (
           <Stack direction={{ xs: 'row', sm: 'column' }} spacing={1} useFlexGap sx={{ flexShrink: 0, flexWrap: 'wrap' }}>
-            {r.claimed_by === null ? (
+            {r.claimed_by === null || lapsed ? (
               <Button
                 variant="outlined"
                 disabled={claim.isPending}
@@ -99,22 +102,21 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
                 Отпустить
               </Button>
             ) : (
-              <Hint title={releaseOthersHint(claimAge)}>
-                <Button color="inherit" disabled={release.isPending} onClick={releaseIt}>
-                  Снять чужую
-                </Button>
-              </Hint>
+              // While the claim stands only its holder decides; the card says when anyone may take it over.
+              <Typography variant="body2" color="text.secondary" data-testid="claim-lapse" sx={{ maxWidth: { sm: 200 } }}>
+                {claimLapseText(r.claim_lapses_at, claimAge)}
+              </Typography>
             )}
             <Button
               variant="contained"
-              disabled={othersClaim}
+              disabled={othersStanding}
               // Asks first, naming the request: a list the live feed re-sorts between hover and click,
               // or the second click of a double click, must not complete the card that moved under it.
               onClick={() => onComplete(r)}
             >
               {completeLabel(r)}
             </Button>
-            <Button color="error" disabled={othersClaim} onClick={() => onReject(r)}>
+            <Button color="error" disabled={othersStanding} onClick={() => onReject(r)}>
               Отклонить
             </Button>
           </Stack>

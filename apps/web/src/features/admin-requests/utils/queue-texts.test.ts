@@ -1,7 +1,7 @@
 import type { AdminRequest } from '@adena/contract';
 import { describe, expect, it } from 'vitest';
 import { minutesSince } from '../../../hooks/use-minutes-since';
-import { completeQuestion, queueOrderText, releaseOthersHint } from './queue-texts';
+import { completeQuestion, queueOrderText, claimLapseText } from './queue-texts';
 
 const request = (patch: Partial<AdminRequest>) =>
   ({ type: 'input', amount: 1, currency_type: 1, nick: 'Hero', cashier_nick: 'AdenaKassa2', gamesserver: 'Scryde x50', ...patch }) as AdminRequest;
@@ -35,11 +35,12 @@ describe('minutes a request has waited', () => {
   });
 });
 
-describe('the hint on «Снять чужую»', () => {
-  it('says when it can be done without a number the server may change, and how old the claim is', () => {
-    expect(releaseOthersHint(3)).toBe(
-      'Можно снять, если оператор не работает с заявкой дольше срока из настройки сервера CLAIM_TIMEOUT_MIN; раньше сервер откажет. Взята или продлена 3 мин назад.',
+describe('the line under another operator’s claim', () => {
+  it('says the moment the claim lapses on this clock, and how old the claim is', () => {
+    const lapses = new Date(2026, 10, 1, 10, 24).toISOString();
+    expect(claimLapseText(lapses, 3)).toBe(
+      'Взять себе можно с 10:24, если захват не продлят. Взята или продлена 3 мин назад.',
     );
-    expect(releaseOthersHint(0)).toContain('Взята или продлена только что.');
+    expect(claimLapseText(lapses, 0)).toContain('Взята или продлена только что.');
   });
 });

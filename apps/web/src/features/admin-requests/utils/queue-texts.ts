@@ -29,12 +29,15 @@ export function minutesText(min: number) {
   return min < 60 ? `${min} мин` : `${Math.floor(min / 60)} ч ${min % 60} мин`;
 }
 
+const clock = new Intl.DateTimeFormat('ru-RU', { timeStyle: 'short' });
+
 /**
- * «Снять чужую»: the server lets anyone release another operator's claim only once it is older than
- * CLAIM_TIMEOUT_MIN, a setting the client is not told; the holder's open queue renews it every few
- * minutes (useClaimRenewal), so its age says whether they are still at work.
+ * Under another operator's standing claim: when it lapses (the server's `claim_lapses_at`,
+ * CLAIM_TIMEOUT_MIN after it was taken or renewed) anyone may take the request over. The holder's
+ * open queue renews it every few minutes (useClaimRenewal), so its age says whether they are still at work.
  */
-export function releaseOthersHint(claimAgeMin: number | null) {
+export function claimLapseText(lapsesAt: string | null, claimAgeMin: number | null) {
+  const when = lapsesAt ? ` с ${clock.format(new Date(lapsesAt))}` : ' позже';
   const age = claimAgeMin === null ? '' : claimAgeMin < 1 ? ' Взята или продлена только что.' : ` Взята или продлена ${minutesText(claimAgeMin)} назад.`;
-  return `Можно снять, если оператор не работает с заявкой дольше срока из настройки сервера CLAIM_TIMEOUT_MIN; раньше сервер откажет.${age}`;
+  return `Взять себе можно${when}, если захват не продлят.${age}`;
 }
