@@ -81,4 +81,20 @@ describe('user variants under concurrency on postgres', () => {
     expect(await balanceOf(sellerWallet.id)).toBe(start - sold);
     await expectAudit();
   });
+
+  it('deletes a batch once when the same deletion is sent eight times at once with one Idempotency-Key', async () => {
+    const before = await balanceOf(sellerWallet.id);
+    const made = (await call('POST', '/api/pricekods/', seller, { gamesserver_id: serverId, nominal: KK, count: 4 })).json() as { success: { id: number } };
+    const id = made.success.id;
+    const paid = before - (await balanceOf(sellerWallet.id));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => t.app.inject({ method: 'DELETE', url: `/api/pricekods/${id}`, headers: { ...seller.auth, 'idempotency-key': `race-${id}` } })),
+    );
+    // Every racer is answered with the one deletion's refund; the money came back once.
+    for (const r of answers) expect(r.json()).toEqual({ success: id, summa: paid });
+    expect(await balanceOf(sellerWallet.id)).toBe(before);
+    const refunds = await t.db.kysely.selectFrom('ledger_transactions').select('id').where('kind', '=', 'pricekod_delete').where('ref_id', '=', BigInt(id)).execute();
+    expect(refunds).toHaveLength(1);
+    await expectAudit();
+  });
 });

@@ -86,6 +86,28 @@ describe.each(DB_KINDS)('user variants on %s', (kind) => {
       await expectAudit();
     });
 
+    it('a deletion retried with its Idempotency-Key after a lost answer gets the first answer, and refunds once', async () => {
+      const before = await balanceOf(seller.id);
+      const made = await call('POST', '/api/pricekods/', seller, { gamesserver_id: serverId, nominal: KK, count: 3 });
+      expect(made.statusCode).toBe(200);
+      const id = made.json().success.id as number;
+      const paid = before - (await balanceOf(seller.id));
+      const del = (key?: string) =>
+        t.app.inject({ method: 'DELETE', url: `/api/pricekods/${id}`, headers: { ...seller.auth, ...(key ? { 'idempotency-key': key } : {}) } });
+      const first = await del('del-1');
+      expect(first.json()).toEqual({ success: id, summa: paid });
+      // The answer was lost: the web app sends the same key again and learns what was refunded.
+      const retry = await del('del-1');
+      expect(retry.statusCode).toBe(200);
+      expect(retry.json()).toEqual({ success: id, summa: paid });
+      expect(await balanceOf(seller.id)).toBe(before);
+      // Without the key (another program) the batch is simply gone; another user's key space is their own.
+      expect((await del()).statusCode).toBe(404);
+      const other = await t.app.inject({ method: 'DELETE', url: `/api/pricekods/${id}`, headers: { ...buyer.auth, 'idempotency-key': 'del-1' } });
+      expect(other.statusCode).toBe(404);
+      await expectAudit();
+    });
+
     it('issues one more code of a variant through show_code with its pricekod_id', async () => {
       const c = (await call('POST', '/api/pricekods/', seller, { gamesserver_id: serverId, nominal: 3 * KK, count: 1 })).json();
       const wrong = await issue(seller, sellerWallet.id, 2 * KK, { pricekod_id: c.success.id });

@@ -36,6 +36,6 @@ export const userVariantsRoutes =
     app.delete(
       deletePricekod.path,
       { ...authFirst, schema: { params: deletePricekod.params, response: { 200: deletePricekod.response } } },
-      async (request) => userVariants.remove(await requireSignedIn(request), request.params.id),
+      async (request) => userVariants.remove(await requireSignedIn(request), request.params.id, idempotencyKey(request)),
     );
   };

@@ -205,27 +205,34 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
         return out.answer;
       }),
 
-    /** Cancels the batch's open codes, refunds what they cost and hides the batch. */
-    async remove(caller: Caller, id: number) {
-      const ownerId = caller.user.id;
-      const out = await db.transaction().execute(async (trx) => {
-        const variant = await repo.lockOwn(trx, ownerId, id);
-        if (!variant) throw userVariantNotFound();
-        const open = await lockOpenCodesOfVariant(trx, ownerId, variant.id);
-        const cancelled = await cancelOwnCodes(trx, ownerId, open.map((c) => c.id));
-        const events: Outgoing[] = [];
-        let refund = 0n;
-        if (cancelled.length > 0) {
-          refund = cancelled.reduce((s, c) => s + c.price, 0n);
-          const posted = await post(trx, { kind: 'pricekod_delete', refType: 'pricekod', refId: variant.id, actorUserId: ownerId, legs: refundLegs(cancelled) });
-          events.push(...cancelled.flatMap(leftEvents), ...balanceEvents(ownerId, posted.wallets));
-        }
-        await repo.update(trx, ownerId, variant.id, { deleted: true });
-        return { refund, events };
-      });
-      publish(out.events);
-      return { success: id, summa: toNumber(out.refund) };
-    },
+    /**
+     * Cancels the batch's open codes, refunds what they cost and hides the batch. With an
+     * Idempotency-Key a retry after a lost answer gets the first answer (what was refunded), not 404.
+     */
+    remove: (caller: Caller, id: number, idem?: IdempotencyKey) =>
+      once(async () => {
+        const ownerId = caller.user.id;
+        const out = await db.transaction().execute(async (trx) => {
+          await claimKey(trx, ownerId, idem);
+          const variant = await repo.lockOwn(trx, ownerId, id);
+          if (!variant) throw userVariantNotFound();
+          const open = await lockOpenCodesOfVariant(trx, ownerId, variant.id);
+          const cancelled = await cancelOwnCodes(trx, ownerId, open.map((c) => c.id));
+          const events: Outgoing[] = [];
+          let refund = 0n;
+          if (cancelled.length > 0) {
+            refund = cancelled.reduce((s, c) => s + c.price, 0n);
+            const posted = await post(trx, { kind: 'pricekod_delete', refType: 'pricekod', refId: variant.id, actorUserId: ownerId, legs: refundLegs(cancelled) });
+            events.push(...cancelled.flatMap(leftEvents), ...balanceEvents(ownerId, posted.wallets));
+          }
+          await repo.update(trx, ownerId, variant.id, { deleted: true });
+          const answer = { success: id, summa: toNumber(refund) };
+          await storeKey(trx, ownerId, idem, answer);
+          return { answer, events };
+        });
+        publish(out.events);
+        return out.answer;
+      }),
   };
 }
 

@@ -7,11 +7,14 @@ import { ref } from './ref';
 
 const call = ref<typeof deletePricekod>('DELETE', '/api/pricekods/:id');
 
-/** Deletes a variant: its unactivated codes are cancelled and their summa refunded. */
+/**
+ * Deletes a variant: its unactivated codes are cancelled and their summa refunded. The form's
+ * Idempotency-Key lets a retry after a lost answer learn what was refunded instead of 404.
+ */
 export function useDeletePricekod() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (p: { id: number; gamesserver_id: number }) => request(call, { params: { id: p.id } }),
+    mutationFn: (p: { id: number; gamesserver_id: number; idempotencyKey: string }) => request(call, { params: { id: p.id }, idempotencyKey: p.idempotencyKey }),
     onSuccess: (_r, p) => {
       qc.setQueryData(priceDataQueryOptions(p.gamesserver_id, true).queryKey, (d) =>
         d ? { ...d, pricekods: d.pricekods.filter((x) => x.id !== p.id), svoy_variant_kods: d.svoy_variant_kods.filter((c) => c.pricekod_id !== p.id) } : d,

@@ -5,7 +5,7 @@ import { act, createElement } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
-import { UserVariantDialog } from './user-variant-dialogs';
+import { EditUserVariantDialog, UserVariantDialog } from './user-variant-dialogs';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -107,6 +107,36 @@ describe('the own-nominal batch dialog after a lost answer', () => {
     expect(bodies[0]).toMatchObject({ nominal: 1_000_000, price: 1_030_000 });
     expect(document.querySelector('[data-testid="user-variant-dialog"]')?.textContent).toContain('Цена кода изменилась');
     expect(useUi.getState().dialog.name).toBe('user_variant');
+    await act(async () => root.unmount());
+  });
+
+  it('deleting a batch again after a lost answer sends the same key, so the retry learns the refund instead of «Вариант не найден»', async () => {
+    localStorage.setItem('access_token', 'token');
+    const sent: Array<{ method: string; key: string }> = [];
+    let lost = true;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit) => {
+        sent.push({ method: String(init.method), key: new Headers(init.headers).get('Idempotency-Key') ?? '' });
+        if (lost) throw new TypeError('Failed to fetch');
+        return answer(200, { success: 9, summa: 3_060_000 });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(EditUserVariantDialog, { server, feeBp: 200 }))));
+    await act(async () => useUi.getState().openDialog({ name: 'edit_user_variant', userVariantId: 9, nominal: 1_000_000, count: 3, initialTotalAden: 3_060_000 }));
+    const button = (name: string) => [...document.querySelectorAll('button')].find((b) => b.textContent === name)!;
+    await act(async () => button('Удалить вариант').click());
+    await act(async () => button('Удалить').click());
+    await settle();
+    lost = false;
+    await act(async () => button('Удалить').click());
+    await settle();
+    expect(sent.map((x) => x.method)).toEqual(['DELETE', 'DELETE']);
+    expect(sent[0]!.key).not.toBe('');
+    expect(sent[1]!.key).toBe(sent[0]!.key);
+    expect(useUi.getState().dialog).toEqual({ name: 'delete_success', summa: 3_060_000 });
     await act(async () => root.unmount());
   });
 });

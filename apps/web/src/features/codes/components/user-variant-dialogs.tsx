@@ -219,8 +219,17 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
   };
   const remove = () =>
     del.mutate(
-      { id: d.userVariantId, gamesserver_id: server.id },
-      { onSuccess: (r) => openDialog({ name: 'delete_success', summa: r.summa }), onError: (err) => f.fromError(err) },
+      { id: d.userVariantId, gamesserver_id: server.id, idempotencyKey: keys.keyFor(`delete:${d.userVariantId}`) },
+      {
+        onSuccess: (r) => {
+          keys.renew();
+          openDialog({ name: 'delete_success', summa: r.summa });
+        },
+        onError: (err) => {
+          keys.failed(err);
+          f.fromError(err);
+        },
+      },
     );
 
   return (
