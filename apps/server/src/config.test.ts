@@ -14,6 +14,24 @@ describe('settings', () => {
     expect(() => loadConfig({ PORT: 'abc' })).toThrow(/^Invalid setting PORT="abc"/);
   });
 
+  it('never shows a secret in the refusal it prints at start (the logs keep it): only its name and length, a URL without its password', () => {
+    const refusal = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (err) {
+        return (err as Error).message;
+      }
+      throw new Error('accepted');
+    };
+    expect(refusal({ SECRET_KEY: 'my-real-secret-key-only-31-char' })).toBe('Invalid setting SECRET_KEY=(hidden, 31 characters): не короче 32 символов');
+    expect(refusal({ ADMIN_EMAIL: 'a@b.ru', ADMIN_PASSWORD: 'short' })).toMatch(/^Invalid setting ADMIN_PASSWORD=\(hidden, 5 characters\): /);
+    const db = refusal({ DATABASE_URL: 'postgresql+psycopg://app:DbPa55word@db/adena' });
+    expect(db).toMatch(/^Invalid setting DATABASE_URL="postgresql\+psycopg:\/\/app:\*\*\*@db\/adena": /);
+    const smtp = refusal({ SMTP_URL: 'smtp+starttls://mailer:SmtpPa55@mail.example.com' });
+    expect(smtp).toMatch(/^Invalid setting SMTP_URL="smtp\+starttls:\/\/mailer:\*\*\*@mail\.example\.com": /);
+    for (const text of [db, smtp]) expect(text).not.toMatch(/Pa55/);
+  });
+
   it('needs the admin email and password together', () => {
     expect(() => loadConfig({ ADMIN_EMAIL: 'a@b.ru' })).toThrow(/ADMIN_PASSWORD/);
   });

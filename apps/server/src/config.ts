@@ -124,13 +124,22 @@ export type Config = z.infer<typeof ConfigSchema>;
 
 export class ConfigError extends Error {}
 
+/** Settings whose value is a secret: a refusal names them but never shows the value (it reaches the logs). */
+const SECRET_SETTINGS = new Set(['SECRET_KEY', 'ADMIN_PASSWORD', 'SMS_API_KEY', 'DISCORD_CLIENT_SECRET', 'TELEGRAM_BOT_TOKEN']);
+
+/** A refused value as the start-up error may show it: secrets hidden, a URL's password masked. */
+function shown(name: string, value: string) {
+  if (SECRET_SETTINGS.has(name)) return `(hidden, ${value.length} characters)`;
+  return JSON.stringify(value.replace(/(\/\/[^/:@\s]*):[^@/\s]*@/g, '$1:***@'));
+}
+
 /** Reads the environment once; nothing else in the server touches process.env. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const result = ConfigSchema.safeParse(env);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const name = issue.path.join('.') || 'environment';
-    throw new ConfigError(`Invalid setting ${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`);
+    throw new ConfigError(`Invalid setting ${name}=${shown(name, env[name] ?? '')}: ${issue.message}`);
   }
   return result.data;
 }

@@ -86,7 +86,10 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
     delay = Math.min(delay * 2, RECONNECT_MAX_MS);
   };
   async function connect() {
-    const c = new pg.Client({ connectionString, keepAlive: true });
+    // As the pool's connections (db/client.ts): a connect to a host that drops packets gives up after
+    // 5 s instead of the kernel's minutes, and a silently cut connection is noticed by TCP keep-alive
+    // probes from 10 s of quiet, not the system's default two hours.
+    const c = new pg.Client({ connectionString, connectionTimeoutMillis: 5000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
     // A lost connection emits 'error' (no query to receive it) and then 'end'.
     c.on('error', () => {});
     c.on('end', () => lost(c));

@@ -26,6 +26,41 @@ describe('the shared call limits while the database is away', () => {
   });
 });
 
+describe.each(DB_KINDS)('the shared call limits through an outage on %s', (kind) => {
+  it('answers every call at once while the database is away, logs the outage once, and shares the counts again when it is back', async () => {
+    const db = await createTestDb(kind);
+    const warnings: string[] = [];
+    const log = { warn: (_: unknown, msg: string) => void warnings.push(msg) };
+    const addHits = vi.spyOn(rateLimitsRepository, 'addHits').mockRejectedValue(new Error('connect ECONNREFUSED'));
+    try {
+      const store = createCallLimitStore(db.kysely, log);
+      // Fifty new addresses during the outage: each answered from this process's count, without a wait on the database.
+      expect(await settle(store.hit('call:ip:192.0.2.0', 10))).toBe(0);
+      const verdicts = [];
+      for (let i = 1; i < 50; i++) verdicts.push(store.hit(`call:ip:192.0.2.${i}`, 10));
+      expect(verdicts.filter((v) => typeof v !== 'number')).toEqual([]);
+      expect(verdicts).toEqual(new Array(49).fill(0));
+      expect(addHits.mock.calls.length).toBeLessThanOrEqual(2);
+      expect(warnings).toEqual(['call limits: sync failed, counting in this process until the database is back']);
+
+      // Back: another process has used up an address's allowance meanwhile; once the next batch has gone
+      // through, this process refuses that address at once again.
+      addHits.mockRestore();
+      const other = createCallLimitStore(db.kysely, log);
+      for (let i = 0; i < 10; i++) await settle(other.hit('call:ip:203.0.113.9', 10));
+      await other.flush();
+      await sleep(1_100);
+      expect(await settle(store.hit('call:ip:192.0.2.0', 10))).toBe(0);
+      await store.flush();
+      expect(warnings.at(-1)).toBe('call limits: the database is back, counts are shared again');
+      expect(await settle(store.hit('call:ip:203.0.113.9', 10))).toBeGreaterThan(0);
+    } finally {
+      addHits.mockRestore();
+      await db.close();
+    }
+  });
+});
+
 describe.each(DB_KINDS)('a flood of refused calls on %s', (kind) => {
   it('lets exactly the limit through, then refuses the rest without a database write per call', async () => {
     const db = await createTestDb(kind);

@@ -9,6 +9,8 @@ interface Entry {
   synced: number;
   /** Hits counted here and not yet sent. */
   pending: number;
+  /** Hits of this window on their way to the database (counted until the sync answers). */
+  sending: number;
   cold: boolean;
 }
 
@@ -20,12 +22,19 @@ interface Entry {
  * once and the last half of every allowance is counted exactly across processes; a key the database
  * already counts at its limit is refused without a sync until its window ends. `hit` answers at
  * once, without a promise, when no sync is needed (decision record 0027): the common call costs a
- * map lookup.
+ * map lookup. While the database is away each process counts alone and no call waits on it.
  */
 export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: unknown, msg: string): void }, windowMs = 60_000) {
   const entries = new Map<string, Entry>();
   let lastFlush = 0;
   let flushing: Promise<void> | null = null;
+  /**
+   * After a failed sync nothing waits on the database until this moment: calls are answered from the
+   * local counts and only the once-a-second batch tries again (a host that drops packets would
+   * otherwise hold every call of a new address for the connect timeout, /api/health included).
+   */
+  let offlineUntil = 0;
+  let down = false;
 
   async function sync(keys: string[]) {
     const batch: Array<{ key: string; hits: number; entry: Entry; windowStart: number }> = [];
@@ -33,6 +42,7 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
       const entry = entries.get(key);
       if (!entry || entry.pending === 0) continue;
       batch.push({ key, hits: entry.pending, entry, windowStart: entry.windowStart });
+      entry.sending += entry.pending;
       entry.pending = 0;
     }
     if (batch.length === 0) return;
@@ -40,6 +50,7 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
       const totals = await repo.addHits(db, batch, windowMs, new Date());
       const byKey = new Map(totals.map((t) => [t.key, t]));
       for (const b of batch) {
+        if (b.entry.windowStart === b.windowStart) b.entry.sending -= b.hits;
         const t = byKey.get(b.key);
         if (!t) continue;
         const start = t.windowStart.getTime();
@@ -49,19 +60,28 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
         } else b.entry.synced = Math.max(b.entry.synced, t.hits);
         b.entry.cold = false;
       }
+      if (down) log.warn({}, 'call limits: the database is back, counts are shared again');
+      down = false;
     } catch (err) {
       // The database being away must not turn every call into an error: count locally meanwhile,
       // each hit in its own window (a window that has ended meanwhile takes its hits with it).
-      for (const b of batch) if (b.entry.windowStart === b.windowStart) b.entry.pending += b.hits;
-      log.warn({ err }, 'call limits: sync failed');
+      for (const b of batch) {
+        if (b.entry.windowStart !== b.windowStart) continue;
+        b.entry.sending -= b.hits;
+        b.entry.pending += b.hits;
+      }
+      offlineUntil = Date.now() + CALL_LIMIT_SYNC_MS;
+      // One line per outage, not one per call.
+      if (!down) log.warn({ err }, 'call limits: sync failed, counting in this process until the database is back');
+      down = true;
     }
   }
 
-  /** Sends every pending count, and forgets the windows that have ended. */
+  /** Sends every pending count, and forgets the windows that have ended (with hits never sent: their window is over). */
   function flushAll(now: number) {
     if (flushing || now - lastFlush < CALL_LIMIT_SYNC_MS) return;
     lastFlush = now;
-    for (const [key, e] of entries) if (e.windowStart + windowMs <= now && e.pending === 0) entries.delete(key);
+    for (const [key, e] of entries) if (e.windowStart + windowMs <= now) entries.delete(key);
     flushing = sync([...entries.keys()]).finally(() => {
       flushing = null;
     });
@@ -69,7 +89,7 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
 
   /** 0 when the call is allowed, else the seconds until the key's window ends (at least 1). */
   function verdict(entry: Entry, max: number) {
-    if (entry.synced + entry.pending <= max) return 0;
+    if (entry.synced + entry.sending + entry.pending <= max) return 0;
     return Math.max(1, Math.ceil((entry.windowStart + windowMs - Date.now()) / 1000));
   }
 
@@ -82,9 +102,10 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
       entry.windowStart = now;
       entry.synced = 0;
       entry.pending = 0;
+      entry.sending = 0;
     }
     if (!entry) {
-      entry = { windowStart: now, synced: 0, pending: 0, cold: true };
+      entry = { windowStart: now, synced: 0, pending: 0, sending: 0, cold: true };
       entries.set(key, entry);
     }
     entry.pending += 1;
@@ -95,7 +116,7 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
       flushAll(now);
       return verdict(entry, max);
     }
-    if (entry.cold || (entry.synced + entry.pending) * 2 >= max) {
+    if ((entry.cold || (entry.synced + entry.sending + entry.pending) * 2 >= max) && now >= offlineUntil) {
       const e = entry;
       return sync([key]).then(() => verdict(e, max));
     }
