@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type ClaimedJob, type JobsDb, jobsRepository as repo, type Q } from './jobs.repository';
 
 /**
@@ -47,6 +48,13 @@ export interface JobContext {
   attempt: number;
   /** Aborted when the worker stops. */
   signal: AbortSignal;
+  /**
+   * Writes what a job did outside the database (a message Telegram accepted, a webhook delivered):
+   * tried again with backoff while the database is away, until it succeeds, the worker stops or the
+   * job's lease nearly ends. Throwing at once instead would leave the job to run again, and send
+   * again, as soon as the database is back.
+   */
+  persist<T>(write: () => Promise<T>): Promise<T>;
 }
 
 export type JobHandler<P = unknown> = (payload: P, ctx: JobContext) => Promise<void>;
@@ -94,6 +102,10 @@ export interface JobsOptions {
 
 const silent: Logger = { info() {}, warn() {}, error() {} };
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 2000);
+/** Writes after a job's effect stop being tried this long before its lease ends (another process may then take it). */
+const PERSIST_MARGIN_MS = 10_000;
+const PERSIST_FIRST_DELAY_MS = 200;
+const PERSIST_MAX_DELAY_MS = 5_000;
 
 type Outcome = { ok: true } | { ok: false; error: unknown };
 
@@ -293,28 +305,49 @@ export class JobQueue {
       return true;
     }
     const run = this.#handlers.get(job.kind)!.run as JobHandler;
+    // On this process's clock (the lease was set on the queue's, which tests may move).
+    const persistUntil = Date.now() + this.#o.leaseMs - Math.min(PERSIST_MARGIN_MS, this.#o.leaseMs / 10);
+    const persist = <T>(write: () => Promise<T>) => this.#persist(write, persistUntil);
     let outcome: Outcome;
     try {
-      await run(job.payload, { id: job.id, kind: job.kind, attempt: job.attempts, signal: this.#abort.signal });
+      await run(job.payload, { id: job.id, kind: job.kind, attempt: job.attempts, signal: this.#abort.signal, persist });
       outcome = { ok: true };
     } catch (error) {
       outcome = { ok: false, error };
     }
-    await this.#settle(job, claim, outcome);
+    await this.#settle(job, claim, outcome, persist);
     return true;
   }
 
+  /** `write`, tried again after 0.2, 0.4 … up to 5 s apart while it fails, until `until` or the worker stops. */
+  async #persist<T>(write: () => Promise<T>, until: number): Promise<T> {
+    let delay = PERSIST_FIRST_DELAY_MS;
+    for (;;) {
+      try {
+        return await write();
+      } catch (err) {
+        if (this.#abort.signal.aborted || Date.now() + delay >= until) throw err;
+        this.#log.warn({ err: messageOf(err) }, 'job queue: cannot record a finished job yet; trying again');
+        await sleep(delay, undefined, { signal: this.#abort.signal }).catch(() => undefined);
+        delay = Math.min(delay * 2, PERSIST_MAX_DELAY_MS);
+      }
+    }
+  }
+
   /** Ends a claimed job: deleted, retried later or failed; a recurring one enqueues its next run in the same transaction. */
-  async #settle(job: ClaimedJob, claim: string, outcome: Outcome) {
+  async #settle(job: ClaimedJob, claim: string, outcome: Outcome, persist: JobContext['persist'] = (write) => write()) {
     const { everyMs, scrubOnFail = false } = this.#handlers.get(job.kind) ?? {};
     const at = this.#now();
     const scheduleNext = async (trx: Q) => {
       if (everyMs !== undefined) await this.enqueue(trx, job.kind, job.payload, { key: everyKey(job.kind), runAt: new Date(at.getTime() + everyMs) });
     };
     if (outcome.ok) {
-      await repo.transaction(this.#db, async (trx) => {
-        if (await repo.remove(trx, job.id, claim)) await scheduleNext(trx);
-      });
+      // The job did its work (a message may be out): its removal outlasts a short outage rather than letting it run again.
+      await persist(() =>
+        repo.transaction(this.#db, async (trx) => {
+          if (await repo.remove(trx, job.id, claim)) await scheduleNext(trx);
+        }),
+      );
       return;
     }
     const error = messageOf(outcome.error);

@@ -1,8 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDb, type Db } from '../../db/client';
 import { createTestDb, DB_KINDS, type TestDb } from '../../../test/harness';
+import { jobsRepository } from './jobs.repository';
 import { createJobs, GiveUp, type Jobs, RetryAfter } from './jobs.service';
 
 /** A clock that moves only when told. */
@@ -167,6 +168,32 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     expect(gaps).toEqual([1000, 2000, 4000]);
     expect(attempts.map((a) => a.at - start)).toEqual([0, 1000, 3000, 7000]);
     expect(await rowsOf(db)).toEqual([]);
+  });
+
+  it('records a finished job through a short outage instead of running it, and sending its message, again', async () => {
+    const jobs = createJobs({ db: db.kysely });
+    const sent: string[] = [];
+    let marks = 0;
+    jobs.register<{ to: string }>('send', async (p, ctx) => {
+      sent.push(p.to);
+      // The message is out; the database is away for the first two tries of recording it.
+      await ctx.persist(async () => {
+        marks += 1;
+        if (marks < 3) throw new Error('connect ECONNREFUSED');
+      });
+    });
+    await jobs.enqueue(db.kysely, 'send', { to: 'chat 777' });
+    const remove = vi.spyOn(jobsRepository, 'remove');
+    remove.mockRejectedValueOnce(new Error('connect ECONNREFUSED')).mockRejectedValueOnce(new Error('Connection terminated'));
+    try {
+      expect(await jobs.runDue()).toBe(1);
+    } finally {
+      remove.mockRestore();
+    }
+    expect(marks).toBe(3);
+    expect(await rowsOf(db)).toEqual([]);
+    expect(await jobs.runDue()).toBe(0);
+    expect(sent).toEqual(['chat 777']);
   });
 
   it('honours RetryAfter instead of the back-off', async () => {

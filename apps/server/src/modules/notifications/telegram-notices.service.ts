@@ -46,13 +46,14 @@ const jobKey = (id: bigint) => `telegram-notice:${id}`;
  * off, a 4xx is final (a 403 or `chat not found` also unlinks the chat). A notice goes only to
  * the chat its user has linked at send time. A sweep every minute enqueues notices left pending
  * by a process that stopped before it enqueued them. A send is marked right after Telegram
- * accepts it; a process dying between the two sends it again (at-least-once).
+ * accepts it, tried again while the database is away (JobContext.persist); a process dying between
+ * the two, or an outage longer than the job's lease, sends it again (at-least-once).
  */
 export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date() }: TelegramNoticesDeps) {
   const inFlight = new Set<Promise<unknown>>();
   const enqueue = (q: NoticesDb | NoticesTrx, id: bigint) => jobs.enqueue(q, NOTICE_JOB, { id: String(id) }, { key: jobKey(id), maxAttempts: NOTICE_ATTEMPTS });
 
-  async function send({ id: raw }: { id: string }, ctx: Pick<JobContext, 'attempt'>) {
+  async function send({ id: raw }: { id: string }, ctx: Pick<JobContext, 'attempt' | 'persist'>) {
     const id = BigInt(raw);
     const notice = await repo.pending(db, id);
     if (!notice || notice.chat_id === null) return; // sent, failed or dropped meanwhile
@@ -69,7 +70,8 @@ export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date
     }
     const r = await bot.sendMessage(chatId, notice.text);
     if (r.ok) {
-      await repo.finish(db, id, 'sent', null);
+      // Sent: recorded even through a short outage of the database, or the job would send it again.
+      await ctx.persist(() => repo.finish(db, id, 'sent', null));
       return;
     }
     if (r.transient && ctx.attempt < NOTICE_ATTEMPTS) {

@@ -1,9 +1,10 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { startFakeBotApi, waitFor } from '../../../test/fakes/telegram-bot-api';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { auditLedger } from '../ledger/ledger.service';
+import { telegramNoticesRepository } from './telegram-notices.repository';
 import { NOTICE_JOB } from './telegram-notices.service';
 import { unlinkTelegramChat } from './telegram-subscriptions.service';
 
@@ -97,6 +98,23 @@ describe.each(DB_KINDS)('Telegram notices through the job queue on %s', (kind) =
     await t.app.deps.jobs.runDue();
     expect(sentTo(chat)).toHaveLength(1);
     expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true });
+  });
+
+  it('a notice Telegram accepted while the database went away for a moment is recorded as sent, and not sent again', async () => {
+    const u = await playerWithLimit(777120);
+    const res = await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: u.auth, payload: { gamesserver_id: serverId, amount: 6 * KK } });
+    expect(res.statusCode).toBe(200);
+    await waitFor(async () => ((await noticeJobs()).length === 1 ? true : undefined), 'the notice job');
+    const finish = vi.spyOn(telegramNoticesRepository, 'finish').mockRejectedValueOnce(new Error('connect ECONNREFUSED'));
+    try {
+      await t.app.deps.jobs.runDue();
+    } finally {
+      finish.mockRestore();
+    }
+    expect(await noticesOf(u.id)).toEqual([{ status: 'sent', error: null }]);
+    expect(await noticeJobs()).toEqual([]);
+    await t.app.deps.jobs.runDue();
+    expect(sentTo(777120)).toHaveLength(1);
   });
 
   it('keeps a notice Telegram refuses for good (403) as failed, without retrying it', async () => {

@@ -123,7 +123,8 @@ export function registerWebhookDelivery(jobs: Pick<JobQueue, 'register'>, o: Del
     );
     const statusCode = 'statusCode' in sent ? sent.statusCode : null;
     if (statusCode !== null && statusCode >= 200 && statusCode < 300) {
-      await repo.finish(o.db, id, { status: 'delivered', attempts, statusCode, error: null, nextAttemptAt: null });
+      // Delivered: recorded even through a short outage of the database, or the job would deliver it again.
+      await ctx.persist(() => repo.finish(o.db, id, { status: 'delivered', attempts, statusCode, error: null, nextAttemptAt: null }));
       return;
     }
     const error = 'error' in sent ? sent.error : `HTTP ${statusCode}`;
