@@ -1,7 +1,10 @@
 import type { SellerCode } from '@adena/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
-import { createTestApp, createTestDb, type TestApp } from '../../../test/harness';
+import { request as httpRequest } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import { createTestApp, createTestDb, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 import { auditLedger } from '../ledger/ledger.service';
 
 const KK = 1_000_000;
@@ -91,5 +94,38 @@ describe('the seller API under concurrency on postgres', () => {
     const live = await t.db.kysely.selectFrom('api_keys').select('id').where('user_id', '=', seller.id).where('revoked_at', 'is', null).execute();
     expect(live.length).toBeLessThanOrEqual(20);
     expect(live).toHaveLength(answers.filter((r) => r.statusCode === 200).length);
+  });
+
+  it("logs a key's call whose client hung up before the answer (an integrator's timeout), though its codes were issued", async () => {
+    const { seller, wallet, key } = await setup(100n * BigInt(KK));
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as { port: number };
+    // The wallet's row is held, so the issue waits in the database while the client gives up.
+    const lock = await holdLocks(t.db.kysely, (trx) => sql`SELECT id FROM wallets WHERE id = ${wallet.id} FOR UPDATE`.execute(trx));
+    const body = JSON.stringify({ gamesserver_id: serverId, nominal: KK, count: 2 });
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/api/v1/codes',
+      headers: { authorization: `Bearer ${key}`, 'idempotency-key': 'timeout-1', 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    });
+    req.on('error', () => {});
+    req.end(body);
+    try {
+      for (let i = 0; i < 200 && (await lockWaits(t.db.kysely)) === 0; i++) await sleep(25);
+      expect(await lockWaits(t.db.kysely)).toBeGreaterThan(0);
+      req.destroy();
+      await sleep(100);
+    } finally {
+      await lock.release();
+    }
+    const issued = async () => (await t.db.kysely.selectFrom('codes').select('id').where('user_id', '=', seller.id).execute()).length;
+    for (let i = 0; i < 200 && (await issued()) < 2; i++) await sleep(25);
+    expect(await issued()).toBe(2);
+    const calls = () => t.db.kysely.selectFrom('api_key_calls').select(['method', 'path', 'status_code']).where('user_id', '=', seller.id).execute();
+    for (let i = 0; i < 200 && (await calls()).length === 0; i++) await sleep(25);
+    expect(await calls()).toEqual([{ method: 'POST', path: '/api/v1/codes', status_code: 499 }]);
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
   });
 });

@@ -29,18 +29,27 @@ export interface V1Deps {
 export const v1Routes =
   ({ apiKeys, codes, wallets }: V1Deps): FastifyPluginAsyncZod =>
   async (app) => {
-    app.addHook('onRequest', async (request) => {
-      request.keyCaller = await apiKeys.callerOfKey(bearerOf(request.headers.authorization), clientOf(request));
-      await apiKeys.checkRate(request.keyCaller);
-    });
-    app.addHook('onResponse', async (request, reply) => {
+    /** Each key call is written once: with its answer's status, or 499 when the client hung up before it. */
+    const logged = new WeakSet<FastifyRequest>();
+    const logCall = async (request: FastifyRequest, statusCode: number) => {
       const c = request.keyCaller;
-      if (!c) return;
+      if (!c || logged.has(request)) return;
+      logged.add(request);
       const path = request.routeOptions.url ?? request.url.split('?')[0]!;
       await apiKeys
-        .logCall({ keyId: c.apiKeyId, userId: c.user.id, method: request.method, path, statusCode: reply.statusCode, ip: c.ip })
+        .logCall({ keyId: c.apiKeyId, userId: c.user.id, method: request.method, path, statusCode, ip: c.ip })
         .catch((err: unknown) => request.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'api key call log not written'));
+    };
+    app.addHook('onRequest', async (request, reply) => {
+      request.keyCaller = await apiKeys.callerOfKey(bearerOf(request.headers.authorization), clientOf(request));
+      await apiKeys.checkRate(request.keyCaller);
+      // A client that hangs up (an integrator's timeout) gets no answer and Fastify no onResponse, but
+      // the call may still issue or cancel codes: it is logged at once, so support sees which key made it.
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) void logCall(request, 499);
+      });
     });
+    app.addHook('onResponse', async (request, reply) => logCall(request, reply.statusCode));
     const caller = (r: FastifyRequest) => r.keyCaller!;
 
     app.get(v1Balance.path, { schema: { querystring: v1Balance.query, response: { 200: v1Balance.response } } }, async (r) =>
