@@ -6,7 +6,7 @@ import { firstServerId } from '../../server/test/factories';
 import { startDiscord } from '../../server/test/fakes/discord';
 import { signWidget } from '../../server/test/fakes/telegram';
 import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
-import { launchHash, NATIVE_BRIDGE, signInitData } from './telegram';
+import { launchHash, NATIVE_BRIDGE, nativeBridge, signInitData, TG_IOS_DARK, TG_IOS_LIGHT, TG_THEME } from './telegram';
 
 const SCREENSHOTS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../docs/screenshots');
 const BOT_TOKEN = '123456789:AAE-test-token-for-the-mini-app';
@@ -111,6 +111,57 @@ describe('the app under its Content-Security-Policy', () => {
     await context.close();
   });
 
+  it('inside the mini app the page and cards take Telegram’s colours as its own settings screens do, day and night, clear of its safe areas', async () => {
+    const sid = await firstServerId(server.db.kysely);
+    // Full screen on an iPhone: the status bar (47), Telegram's own controls under it (46), the home indicator (34).
+    const safeArea = { top: 47, right: 0, bottom: 34, left: 0 };
+    const contentSafeArea = { top: 46, right: 0, bottom: 0, left: 0 };
+    for (const [i, theme] of [TG_IOS_LIGHT, TG_IOS_DARK].entries()) {
+      // The device's own scheme as the theme's: index.html's first-paint colours for it must not stay.
+      const { context, page } = await newPage(browser, { width: 390, height: 844, colorScheme: theme === TG_IOS_DARK ? 'dark' : 'light' });
+      await page.addInitScript(nativeBridge(safeArea, contentSafeArea));
+      await page.addInitScript((s) => localStorage.setItem('gamesserver_id', s), String(sid));
+      const user = JSON.stringify({ id: 777000600 + i, first_name: 'Ася', language_code: 'ru' });
+      const initData = signInitData(BOT_TOKEN, { auth_date: String(Math.floor(Date.now() / 1000)), query_id: 'AAH', user });
+      await page.goto(`${server.url}/${launchHash(initData, 'ios', theme)}`);
+      const card = page.getByTestId('wallet-card');
+      await card.waitFor();
+
+      // The page is secondary_bg_color, the card on it section_bg_color: it stands out.
+      await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(rgb(theme.secondary_bg_color));
+      const cardBg = await card.evaluate((el) => getComputedStyle(el).backgroundColor);
+      expect(cardBg).toBe(rgb(theme.section_bg_color));
+      expect(cardBg).not.toBe(await page.evaluate(() => getComputedStyle(document.body).backgroundColor));
+      // Telegram's header in the page's colour.
+      const events = await page.evaluate(() => (window as unknown as { __tgEvents: Array<{ type: string; data: unknown }> }).__tgEvents);
+      expect(events).toContainEqual({ type: 'web_app_set_header_color', data: { color_key: 'secondary_bg_color' } });
+
+      // The content starts below Telegram's controls, and the footer ends above the home indicator.
+      const top = safeArea.top + contentSafeArea.top;
+      await expect.poll(() => page.locator('[data-view="main-content"]').evaluate((el) => el.getBoundingClientRect().top)).toBe(top);
+      const below = await page.locator('footer').evaluate((el) => document.documentElement.scrollHeight - (el.getBoundingClientRect().bottom + window.scrollY));
+      expect(below).toBeCloseTo(safeArea.bottom, 0);
+      // A full-screen dialog (a phone) keeps its title and buttons clear of them too.
+      await card.getByRole('button', { name: 'Пополнить' }).click();
+      const dialog = page.getByRole('dialog');
+      await expect.poll(() => dialog.getByRole('heading').evaluate((el) => el.getBoundingClientRect().top)).toBeGreaterThanOrEqual(top);
+      const actions = await dialog.getByRole('button', { name: 'Отмена' }).evaluate((el) => window.innerHeight - el.getBoundingClientRect().bottom);
+      expect(actions).toBeGreaterThanOrEqual(safeArea.bottom);
+      await context.close();
+    }
+  });
+
+  it('in an ordinary browser nothing moves for safe areas that are not there', async () => {
+    const { context, page } = await newPage(browser, { width: 1280, height: 900 });
+    await page.goto(`${server.url}/help`);
+    const appBar = page.locator('[data-view="app-bar"]');
+    await appBar.waitFor();
+    expect(await appBar.evaluate((el) => [el.getBoundingClientRect().top, getComputedStyle(el).paddingTop])).toEqual([0, '0px']);
+    const shell = await page.evaluate(() => getComputedStyle(document.querySelector('#root > div')!).padding);
+    expect(shell).toBe('0px');
+    await context.close();
+  });
+
   it('launch data too old to accept says why in the mini app, and leaves the visitor signed out', async () => {
     const { context, page } = await newPage(browser, { width: 390, height: 800 });
     await page.addInitScript(NATIVE_BRIDGE);
@@ -122,6 +173,9 @@ describe('the app under its Content-Security-Policy', () => {
     await context.close();
   });
 });
+
+/** `#rrggbb` as getComputedStyle reports it. */
+const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
 
 /** Every POST the page sends to these API paths, in order. */
 function watchPosts(page: Page, paths: string[]) {
@@ -329,7 +383,7 @@ describe('sign-in links bound to the tab, and launch data only inside Telegram',
     await page.reload();
     // Both what the choice depends on have come: the SDK (Telegram's colours are applied with it) and who is signed in;
     // then whatever the choice would load (the dialog's code, a sign-in call) has had its turn.
-    await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(23, 33, 43)');
+    await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(rgb(TG_THEME.secondary_bg_color));
     await expect.poll(() => page.locator('footer').getByRole('link', { name: 'Профиль' }).count()).toBe(1);
     await page.waitForLoadState('networkidle');
     expect(await page.getByTestId('telegram-switch-dialog').count()).toBe(0);

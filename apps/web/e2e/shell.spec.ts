@@ -101,6 +101,8 @@ describe('the app shell', () => {
     expect(await background(dark.page)).toBe('rgb(15, 18, 22)');
     // The saved choice: the toggle in the app bar, kept across reloads.
     await dark.page.getByRole('button', { name: 'Включить светлую тему' }).click();
+    // At once, not only after a reload: index.html's first-paint dark colours do not outlast the choice.
+    await expect.poll(() => background(dark.page)).toBe('rgb(246, 243, 236)');
     await dark.page.reload();
     expect(await background(dark.page)).toBe('rgb(246, 243, 236)');
     await dark.context.close();
@@ -117,7 +119,8 @@ describe('the app shell', () => {
     const user = JSON.stringify({ id: 777000111, first_name: 'Гном', username: 'gnome', language_code: 'ru' });
     const initData = signInitData(BOT_TOKEN, { auth_date: String(Math.floor(Date.now() / 1000)), query_id: 'AAH', user });
     await page.goto(`${server.url}/${launchHash(initData)}`);
-    await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(23, 33, 43)');
+    // The page in Telegram's secondary_bg_color (#232e3c), as its own settings screens.
+    await expect.poll(() => page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe('rgb(35, 46, 60)');
     expect(await page.locator('[data-view="app-bar"]').count()).toBe(0);
     const events = () => page.evaluate(() => (window as unknown as { __tgEvents: Array<{ type: string; data: unknown }> }).__tgEvents);
     // What Telegram's client does on a back-button tap, once the SDK has set up its event receiver.

@@ -16,6 +16,22 @@ export function readThemeChoice(): ThemeChoice {
   return saved === 'light' || saved === 'dark' ? saved : 'system';
 }
 
+type Side = 'top' | 'right' | 'bottom' | 'left';
+
+/**
+ * What the page keeps clear of on one side, as a CSS length: the device's safe area (the browser's
+ * env(), or inside Telegram its report, whichever is larger: a webview may give both) plus, inside
+ * Telegram, the room its own controls take in full screen (lib/telegram binds these variables).
+ * 0px on a desktop browser.
+ */
+export const safeInset = (side: Side) =>
+  `calc(max(env(safe-area-inset-${side}, 0px), var(--tg-viewport-safe-area-inset-${side}, 0px)) + var(--tg-viewport-content-safe-area-inset-${side}, 0px))`;
+
+/** The top as Telegram reports it; unset, so 0px, anywhere else (there the app bar takes the top). */
+const TELEGRAM_TOP = 'calc(var(--tg-viewport-safe-area-inset-top, 0px) + var(--tg-viewport-content-safe-area-inset-top, 0px))';
+
+const SAFE_PADDING = { paddingTop: safeInset('top'), paddingRight: safeInset('right'), paddingBottom: safeInset('bottom'), paddingLeft: safeInset('left') };
+
 export function buildTheme(mode: PaletteMode, overrides?: { bg?: string; paper?: string; text?: string; primary?: string }) {
   const dark = mode === 'dark';
   return createTheme({
@@ -38,7 +54,34 @@ export function buildTheme(mode: PaletteMode, overrides?: { bg?: string; paper?:
     },
     components: {
       MuiButton: { defaultProps: { disableElevation: true }, styleOverrides: { root: { textTransform: 'none', fontWeight: 600 } } },
-      MuiDialog: { styleOverrides: { paper: { maxWidth: DIALOG_MAX_WIDTH, width: '100%' } } },
+      // The safe areas. The app shell (the root's one element, app/layout/app-shell, at least the
+      // viewport high) is padded inside: the footer stays clear of the home indicator and a short
+      // page does not grow a scroll. Outside Telegram the sticky app bar reaches under the status
+      // bar with its content below it; inside Telegram (no app bar) the shell starts below what
+      // Telegram reports. Full-screen dialogs (phones) pad their own edges; others keep within.
+      MuiCssBaseline: {
+        styleOverrides: (theme) => ({
+          '#root > div': { ...SAFE_PADDING, paddingTop: TELEGRAM_TOP },
+          // index.html's first-paint colours (html[data-theme…] body) outrank CssBaseline's own `body`
+          // and stay in the page: the same selectors, later, so the theme's colours win once it renders
+          // (Telegram's, or a choice made after the page loaded).
+          'html[data-theme] body, html:not([data-theme]) body': {
+            backgroundColor: theme.palette.background.default,
+            color: theme.palette.text.primary,
+          },
+        }),
+      },
+      MuiAppBar: { styleOverrides: { root: { paddingTop: safeInset('top') } } },
+      MuiSnackbar: { styleOverrides: { root: { marginTop: safeInset('top'), marginBottom: safeInset('bottom') } } },
+      MuiDialog: {
+        styleOverrides: {
+          paper: { maxWidth: DIALOG_MAX_WIDTH, width: '100%' },
+          paperFullScreen: SAFE_PADDING,
+          container: ({ ownerState }) => (ownerState.fullScreen ? {} : SAFE_PADDING),
+        },
+      },
+      // Telegram's section colour as it is: no lighter overlay on raised surfaces (dialogs, menus) in a dark theme.
+      ...(overrides?.paper ? { MuiPaper: { styleOverrides: { root: { backgroundImage: 'none' } } } } : {}),
       MuiTab: { styleOverrides: { root: { textTransform: 'none', fontWeight: 600 } } },
       MuiToggleButton: { styleOverrides: { root: { textTransform: 'none', fontWeight: 600 } } },
       // MUI's own labels are English; screen readers read these instead.

@@ -7,12 +7,58 @@
 
 export interface TelegramTheme {
   isDark: boolean;
+  /** The page (MUI's background.default). */
   bg?: string;
+  /** Cards, dialogs and menus on it (MUI's background.paper). */
   paper?: string;
   text?: string;
   hint?: string;
   primary?: string;
 }
+
+/** The theme parameters Telegram passes (by the SDK's names); a client may leave any out. */
+export interface TelegramThemeParams {
+  bgColor?: string;
+  secondaryBgColor?: string;
+  sectionBgColor?: string;
+  textColor?: string;
+  hintColor?: string;
+  buttonColor?: string;
+}
+
+const sameColor = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
+
+/**
+ * Our colours from Telegram's, laid out as Telegram's own settings screens are: the page is
+ * secondary_bg_color and the sections on it section_bg_color, each falling back to bg_color (older
+ * clients lack one or both). When that leaves cards the page's own colour, another of the
+ * backgrounds Telegram gave is used for them if one differs, so cards still stand out.
+ */
+export function telegramTheme(isDark: boolean, p: TelegramThemeParams): TelegramTheme {
+  const bg = p.secondaryBgColor ?? p.bgColor;
+  let paper = p.sectionBgColor ?? p.bgColor;
+  if (bg && paper && sameColor(bg, paper)) {
+    paper = [p.bgColor, p.sectionBgColor, p.secondaryBgColor].find((c) => c !== undefined && !sameColor(c, bg)) ?? paper;
+  }
+  return { isDark, bg, paper, text: p.textColor, hint: p.hintColor, primary: p.buttonColor };
+}
+
+/**
+ * The CSS variables the SDK keeps up to date with the safe areas Telegram reports (Bot API 8.0):
+ * the device's (notch, home indicator) and, within it, the room Telegram's own controls take in
+ * full screen. The SDK's own names (`--tg-viewport-safe-area-inset-top`…); app/theme.ts reads
+ * them, with 0px where they are not set (outside Telegram, older clients).
+ */
+export const SAFE_AREA_VARS = {
+  safeAreaInsetTop: '--tg-viewport-safe-area-inset-top',
+  safeAreaInsetRight: '--tg-viewport-safe-area-inset-right',
+  safeAreaInsetBottom: '--tg-viewport-safe-area-inset-bottom',
+  safeAreaInsetLeft: '--tg-viewport-safe-area-inset-left',
+  contentSafeAreaInsetTop: '--tg-viewport-content-safe-area-inset-top',
+  contentSafeAreaInsetRight: '--tg-viewport-content-safe-area-inset-right',
+  contentSafeAreaInsetBottom: '--tg-viewport-content-safe-area-inset-bottom',
+  contentSafeAreaInsetLeft: '--tg-viewport-content-safe-area-inset-left',
+} as const;
 
 export interface TelegramEnv {
   /** The raw initData string to send to /api/web_app. */
@@ -124,16 +170,35 @@ export function loadTelegram(): Promise<TelegramEnv | null> {
     mount(sdk.miniApp.mount);
     if (sdk.miniApp.ready.isAvailable()) sdk.miniApp.ready();
     if (sdk.viewport.expand.isAvailable()) sdk.viewport.expand();
+    // The safe areas: the SDK asks Telegram for them as it mounts the viewport and keeps the CSS
+    // variables in step with Telegram's later reports (rotation, full screen). A client that never
+    // answers leaves them unset: no padding, as before.
+    if (sdk.viewport.mount.isAvailable()) void Promise.resolve(sdk.viewport.mount()).catch(() => {});
+    if (sdk.viewport.bindCssVars.isAvailable() && !sdk.viewport.isCssVarsBound()) {
+      sdk.viewport.bindCssVars((key) => (key in SAFE_AREA_VARS ? SAFE_AREA_VARS[key as keyof typeof SAFE_AREA_VARS] : null));
+    }
 
     const tp = sdk.themeParams;
-    const readTheme = (): TelegramTheme => ({
-      isDark: tp.isDark(),
-      bg: tp.bgColor(),
-      paper: tp.secondaryBgColor() ?? tp.sectionBgColor(),
-      text: tp.textColor(),
-      hint: tp.hintColor(),
-      primary: tp.buttonColor(),
-    });
+    const readTheme = (): TelegramTheme =>
+      telegramTheme(tp.isDark(), {
+        bgColor: tp.bgColor(),
+        secondaryBgColor: tp.secondaryBgColor(),
+        sectionBgColor: tp.sectionBgColor(),
+        textColor: tp.textColor(),
+        hintColor: tp.hintColor(),
+        buttonColor: tp.buttonColor(),
+      });
+    // Telegram's header and the overscroll behind the page in the page's colour, as on its own
+    // settings screens (by key, so both follow a change of Telegram's theme).
+    if (tp.secondaryBgColor()) {
+      for (const set of [sdk.miniApp.setHeaderColor, sdk.miniApp.setBgColor]) {
+        try {
+          if (set.isAvailable()) set('secondary_bg_color');
+        } catch {
+          // An older client: its own colours stay.
+        }
+      }
+    }
     let initDataRaw: string | null = raw;
     try {
       initDataRaw ??= sdk.retrieveRawInitData() ?? null;

@@ -1,0 +1,54 @@
+// @vitest-environment happy-dom
+import AppBar from '@mui/material/AppBar';
+import CssBaseline from '@mui/material/CssBaseline';
+import { ThemeProvider } from '@mui/material/styles';
+import { act, createElement } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildTheme, safeInset } from './theme';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+let root: Root | null = null;
+afterEach(async () => {
+  if (root) await act(async () => root!.unmount());
+  root = null;
+  document.body.innerHTML = '';
+});
+
+/** The CSS the theme puts in the page for CssBaseline and an app bar, minified as emotion writes it. */
+async function renderedCss(theme: ReturnType<typeof buildTheme>) {
+  root = createRoot(document.body.appendChild(document.createElement('div')));
+  await act(async () => root!.render(createElement(ThemeProvider, { theme }, createElement(CssBaseline), createElement(AppBar, { position: 'sticky' }))));
+  return [...document.head.querySelectorAll('style')].map((s) => s.textContent).join('\n');
+}
+
+describe('the theme', () => {
+  it('gives the page and cards the colours it is built with', () => {
+    const theme = buildTheme('dark', { bg: '#1c1c1d', paper: '#2c2c2e' });
+    expect(theme.palette.background.default).toBe('#1c1c1d');
+    expect(theme.palette.background.paper).toBe('#2c2c2e');
+  });
+
+  it('its page colours win over index.html’s first-paint ones (html[data-theme…] body), as Telegram’s dark theme needs', async () => {
+    const css = await renderedCss(buildTheme('dark', { bg: '#1c1c1d', paper: '#2c2c2e', text: '#ffffff' }));
+    expect(css).toContain('html[data-theme] body,html:not([data-theme]) body{background-color:#1c1c1d;color:#ffffff;}');
+    // Telegram's section colour as it is: no overlay lightening raised surfaces.
+    expect(css).toMatch(/MuiPaper-root[^{]*\{[^}]*background-image:none/);
+  });
+
+  it('keeps the layout clear of the device’s and Telegram’s safe areas, each 0px when unset', async () => {
+    expect(safeInset('bottom')).toBe(
+      'calc(max(env(safe-area-inset-bottom, 0px), var(--tg-viewport-safe-area-inset-bottom, 0px)) + var(--tg-viewport-content-safe-area-inset-bottom, 0px))',
+    );
+    const css = await renderedCss(buildTheme('light'));
+    // The app shell: Telegram's top (no app bar there), every other side in full.
+    expect(css).toContain(
+      `#root>div{padding-top:calc(var(--tg-viewport-safe-area-inset-top, 0px) + var(--tg-viewport-content-safe-area-inset-top, 0px));padding-right:${safeInset('right')};padding-bottom:${safeInset('bottom')};padding-left:${safeInset('left')};}`,
+    );
+    // The app bar outside Telegram reaches under the status bar.
+    expect(css.split('\n').find((rule) => /MuiAppBar-root\{/.test(rule))).toContain(`padding-top:${safeInset('top')};`);
+    // The app's own colours keep their dialogs' raised look.
+    expect(buildTheme('dark').components?.MuiPaper).toBeUndefined();
+  });
+});
