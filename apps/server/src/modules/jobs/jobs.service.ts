@@ -37,6 +37,13 @@ export interface RegisterOptions {
    * jobs (a player's sign-in code).
    */
   lane?: string;
+  /**
+   * How long a claim of this kind lasts (default the queue's `leaseMs`): for a handler bounded by
+   * timeouts of its own (a mail, an SMS, a webhook), a job that a stopped process left running is
+   * taken again this soon instead of after the queue's five minutes. A lane claims with the longest
+   * lease of its kinds.
+   */
+  leaseMs?: number;
 }
 
 export const DEFAULT_LANE = 'default';
@@ -146,7 +153,7 @@ export class JobQueue {
   readonly #log: Logger;
   readonly #now: () => Date;
   readonly #o: Required<Omit<JobsOptions, 'db' | 'log' | 'now'>>;
-  readonly #handlers = new Map<string, { run: JobHandler<never>; everyMs?: number; scrubOnFail?: boolean; lane: string }>();
+  readonly #handlers = new Map<string, { run: JobHandler<never>; everyMs?: number; scrubOnFail?: boolean; lane: string; leaseMs?: number }>();
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #waiter = new Waiter();
   #abort = new AbortController();
@@ -174,7 +181,7 @@ export class JobQueue {
 
   /** Registers the handler of a kind; a worker only claims kinds it has handlers for. */
   register<P>(kind: string, handler: JobHandler<P>, o: RegisterOptions = {}) {
-    this.#handlers.set(kind, { run: handler as JobHandler<never>, scrubOnFail: o.scrubOnFail, lane: o.lane ?? DEFAULT_LANE });
+    this.#handlers.set(kind, { run: handler as JobHandler<never>, scrubOnFail: o.scrubOnFail, lane: o.lane ?? DEFAULT_LANE, leaseMs: o.leaseMs });
   }
 
   /** A kind that runs every `everyMs`, on one process at a time; scheduled by `start`. */
@@ -286,10 +293,11 @@ export class JobQueue {
   async #runOne(kinds = [...this.#handlers.keys()], fromLoop = false): Promise<boolean> {
     const claim = `${this.#o.name}:${randomUUID()}`;
     const at = this.#now();
+    const leaseMs = Math.max(...kinds.map((k) => this.#handlers.get(k)?.leaseMs ?? this.#o.leaseMs));
     const job = await repo.claim(this.#db, {
       kinds,
       now: at,
-      leaseUntil: new Date(at.getTime() + this.#o.leaseMs),
+      leaseUntil: new Date(at.getTime() + leaseMs),
       claim,
     });
     if (!job) return false;
@@ -306,7 +314,7 @@ export class JobQueue {
     }
     const run = this.#handlers.get(job.kind)!.run as JobHandler;
     // On this process's clock (the lease was set on the queue's, which tests may move).
-    const persistUntil = Date.now() + this.#o.leaseMs - Math.min(PERSIST_MARGIN_MS, this.#o.leaseMs / 10);
+    const persistUntil = Date.now() + leaseMs - Math.min(PERSIST_MARGIN_MS, leaseMs / 10);
     const persist = <T>(write: () => Promise<T>) => this.#persist(write, persistUntil);
     let outcome: Outcome;
     try {

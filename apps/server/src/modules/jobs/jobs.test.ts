@@ -300,6 +300,24 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     expect(await rowsOf(db)).toEqual([]);
   });
 
+  it("takes over a kind with a lease of its own (a mail's send) once that lease ends, not the queue's", async () => {
+    const clock = testClock();
+    const dead = createJobs({ db: db.kysely, now: clock.now, leaseMs: 5 * 60_000 });
+    dead.register('mail', () => new Promise<void>(() => {}), { leaseMs: 90_000 });
+    const alive = createJobs({ db: db.kysely, now: clock.now, leaseMs: 5 * 60_000 });
+    let ran = 0;
+    alive.register('mail', async () => void (ran += 1), { leaseMs: 90_000 });
+    await alive.enqueue(db.kysely, 'mail', {});
+    void dead.runDue();
+    await expect.poll(async () => (await rowsOf(db))[0]?.state).toBe('running');
+    clock.advance(90_000 - 1);
+    expect(await alive.runDue()).toBe(0);
+    clock.advance(1);
+    expect(await alive.runDue()).toBe(1);
+    expect(ran).toBe(1);
+    expect(await rowsOf(db)).toEqual([]);
+  });
+
   it('schedules a recurring job once however many workers start, and its next run when it ends', async () => {
     const clock = testClock();
     const make = () => {

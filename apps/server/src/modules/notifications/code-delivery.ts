@@ -16,6 +16,11 @@ export const MESSAGE_LANE = 'messages';
 export const MESSAGE_WORKERS = 2;
 /** Sends tried per message; with the queue's back-off (1 s, 2 s, 4 s …) they span about eight minutes. */
 const MESSAGE_ATTEMPTS = 10;
+/**
+ * A send is bounded by its transport's timeouts (SMTP 10 + 10 + 20 s, the SMS gateway 10 s): a code a
+ * stopped process left half-sent is taken again after this, not after the queue's five minutes.
+ */
+const MESSAGE_LEASE_MS = 90_000;
 /** A message that carries no code (the "you already have an account" note) is given up after this long. */
 const NOTE_MAX_AGE_MS = 60 * 60_000;
 
@@ -154,7 +159,7 @@ export function createCodeDelivery(deps: CodeDeliveryDeps): CodeDelivery {
       await jobs.enqueue(db, MESSAGE_JOB, job, { maxAttempts: MESSAGE_ATTEMPTS, maxAgeMs: exp !== null ? Math.max(1, exp - at) : NOTE_MAX_AGE_MS });
     },
     register() {
-      jobs.register<MessageJob>(MESSAGE_JOB, run, { scrubOnFail: true, lane: MESSAGE_LANE });
+      jobs.register<MessageJob>(MESSAGE_JOB, run, { scrubOnFail: true, lane: MESSAGE_LANE, leaseMs: MESSAGE_LEASE_MS });
     },
     settle: () => Promise.all([...inFlight]).then(() => undefined),
     close: () => mail?.close(),

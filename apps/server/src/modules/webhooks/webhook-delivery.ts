@@ -136,5 +136,6 @@ export function registerWebhookDelivery(jobs: Pick<JobQueue, 'register'>, o: Del
     }
     await repo.finish(o.db, id, { status: 'pending', attempts, statusCode, error, nextAttemptAt: next });
     throw new RetryAfter(gap, error);
-  }, { lane: WEBHOOK_LANE });
+    // A delivery is bounded by its timeout (plus the DNS check): one a stopped process left is taken again a minute after it.
+  }, { lane: WEBHOOK_LANE, leaseMs: send.timeoutMs + 60_000 });
 }
