@@ -306,7 +306,13 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     dead.register('mail', () => new Promise<void>(() => {}), { leaseMs: 90_000 });
     const alive = createJobs({ db: db.kysely, now: clock.now, leaseMs: 5 * 60_000 });
     let ran = 0;
-    alive.register('mail', async () => void (ran += 1), { leaseMs: 90_000 });
+    alive.register(
+      'mail',
+      async () => {
+        ran += 1;
+      },
+      { leaseMs: 90_000 },
+    );
     await alive.enqueue(db.kysely, 'mail', {});
     void dead.runDue();
     await expect.poll(async () => (await rowsOf(db))[0]?.state).toBe('running');
