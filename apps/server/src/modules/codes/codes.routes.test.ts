@@ -421,5 +421,18 @@ describe.each(DB_KINDS)('gift codes on %s', (kind) => {
       expect(tried.json().status).toBe('cancelled');
       await expectAudit();
     });
+
+    it('answers a cancel retried with its Idempotency-Key after a lost answer with the first answer, and refunds once', async () => {
+      const before = await balanceOf(seller.id);
+      const issued = (await issue(seller, sellerWallet.id, 2 * KK)).json();
+      const keyed = () =>
+        t.app.inject({ method: 'POST', url: `/api/codes/${issued.code_id}/cancel`, headers: { ...seller.auth, 'idempotency-key': `c-${issued.code_id}` } });
+      expect((await keyed()).json()).toEqual({ success: issued.code_id, summa: issued.summa });
+      const retry = await keyed();
+      expect(retry.statusCode).toBe(200);
+      expect(retry.json()).toEqual({ success: issued.code_id, summa: issued.summa });
+      expect(await balanceOf(seller.id)).toBe(before);
+      await expectAudit();
+    });
   });
 });

@@ -49,7 +49,7 @@ export const codesRoutes =
     app.post(
       cancelCode.path,
       { ...authFirst, schema: { params: cancelCode.params, response: { 200: cancelCode.response } } },
-      async (request) => codes.cancelCode(await requireSignedIn(request), request.params.id),
+      async (request) => codes.cancelCode(await requireSignedIn(request), request.params.id, idempotencyKey(request)),
     );
     app.get(myCodes.path, { ...authFirst, schema: { querystring: myCodes.query, response: { 200: myCodes.response } } }, async (request) => {
       const caller = await requireSignedIn(request);

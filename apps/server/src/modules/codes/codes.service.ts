@@ -173,22 +173,31 @@ export function createCodesService(deps: CodesServiceDeps) {
     return { kind: 'conflict', code, incidentId };
   }
 
-  /** The issuer's cancel: the code leaves 'active' once and its price goes back to the wallet that paid. */
-  async function cancelOne(caller: Caller, codeId: number) {
-    const ownerId = caller.user.id;
-    const out = await db.transaction().execute(async (trx) => {
-      const [code] = await repo.cancelOwnCodes(trx, ownerId, [codeId], ownerId);
-      if (!code) {
-        const own = await repo.ownCode(trx, ownerId, codeId);
-        if (!own) throw codeNotFound();
-        throw codeNotActive(own.status);
-      }
-      const posted = await post(trx, { kind: 'code_cancel', refType: 'code', refId: code.id, actorUserId: ownerId, legs: refundLegs([code]) });
-      await webhooks.record(trx, ownerId, 'code.cancelled', { code: toCodeEvent(code) });
-      return { code, events: [...balanceEvents(ownerId, posted.wallets), ...leftEvents(code)] };
+  /**
+   * The issuer's cancel: the code leaves 'active' once and its price goes back to the wallet that paid.
+   * With an Idempotency-Key a retry after a lost answer gets the first answer (`answerOf` the
+   * cancelled code) instead of 409 «already cancelled».
+   */
+  function cancelOne<A>(caller: Caller, codeId: number, answerOf: (code: CodeRow) => A, idem?: IdempotencyKey): Promise<A> {
+    return once(async () => {
+      const ownerId = caller.user.id;
+      const out = await db.transaction().execute(async (trx) => {
+        await claimKey(trx, ownerId, idem);
+        const [code] = await repo.cancelOwnCodes(trx, ownerId, [codeId], ownerId);
+        if (!code) {
+          const own = await repo.ownCode(trx, ownerId, codeId);
+          if (!own) throw codeNotFound();
+          throw codeNotActive(own.status);
+        }
+        const posted = await post(trx, { kind: 'code_cancel', refType: 'code', refId: code.id, actorUserId: ownerId, legs: refundLegs([code]) });
+        await webhooks.record(trx, ownerId, 'code.cancelled', { code: toCodeEvent(code) });
+        const answer = answerOf(code);
+        await storeKey(trx, ownerId, idem, answer);
+        return { answer, events: [...balanceEvents(ownerId, posted.wallets), ...leftEvents(code)] };
+      });
+      publish(out.events);
+      return out.answer;
     });
-    publish(out.events);
-    return out.code;
   }
 
   return {
@@ -305,15 +314,11 @@ export function createCodesService(deps: CodesServiceDeps) {
       return { data: rows.map(toCode), total };
     },
 
-    async cancelCode(caller: Caller, codeId: number) {
-      const code = await cancelOne(caller, codeId);
-      return { success: code.id, summa: toNumber(code.price) };
-    },
+    cancelCode: (caller: Caller, codeId: number, idem?: IdempotencyKey) =>
+      cancelOne(caller, codeId, (code) => ({ success: code.id, summa: toNumber(code.price) }), idem),
 
     /** The seller API's cancel: the same cancel, answered with the cancelled code. */
-    async cancelOwn(caller: Caller, codeId: number) {
-      return toSellerCode(await cancelOne(caller, codeId));
-    },
+    cancelOwn: (caller: Caller, codeId: number, idem?: IdempotencyKey) => cancelOne(caller, codeId, toSellerCode, idem),
 
     /**
      * The seller API's issue: `count` codes of one nominal in one transaction and one posting, at

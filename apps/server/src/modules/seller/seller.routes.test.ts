@@ -136,6 +136,21 @@ describe.each(DB_KINDS)('the seller API on %s', (kind) => {
     const again = await call('DELETE', `/api/v1/codes/${body.codes[0]!.id}`, keyAuth(k.key));
     expect(again.statusCode).toBe(409);
     expect(await balance(wallet.id)).toBe(before - 2 * price);
+
+    // With an Idempotency-Key, the retry of a cancel whose answer was lost gets that answer, not 409; the refund stays one.
+    const id = body.codes[1]!.id;
+    const keyed = () => call('DELETE', `/api/v1/codes/${id}`, keyAuth(k.key, { 'idempotency-key': `cancel-${id}` }));
+    const first = await keyed();
+    expect(first.statusCode).toBe(200);
+    const retry = await keyed();
+    expect(retry.statusCode).toBe(200);
+    expect(retry.json()).toEqual(first.json());
+    expect(retry.json()).toMatchObject({ id, status: 'cancelled' });
+    expect(await balance(wallet.id)).toBe(before - price);
+    // The same key for another code is another request: 409, nothing moves.
+    const reused = await call('DELETE', `/api/v1/codes/${body.codes[2]!.id}`, keyAuth(k.key, { 'idempotency-key': `cancel-${id}` }));
+    expect(reused.statusCode).toBe(409);
+    expect(await balance(wallet.id)).toBe(before - price);
     await expectAudit();
   });
 

@@ -66,6 +66,6 @@ export const v1Routes =
     );
     app.get(v1GetCode.path, { schema: { params: v1GetCode.params, response: { 200: v1GetCode.response } } }, async (r) => codes.getOwn(caller(r), r.params.id));
     app.delete(v1CancelCode.path, { schema: { params: v1CancelCode.params, response: { 200: v1CancelCode.response } } }, async (r) =>
-      codes.cancelOwn(caller(r), r.params.id),
+      codes.cancelOwn(caller(r), r.params.id, idempotencyKey(r)),
     );
   };

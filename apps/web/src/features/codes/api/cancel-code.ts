@@ -8,11 +8,15 @@ import { ref } from './ref';
 
 const call = ref<typeof cancelCode>('POST', '/api/codes/:id/cancel');
 
-/** The issuer cancels an unactivated code; its price comes back to the balance. */
+/**
+ * The issuer cancels an unactivated code; its price comes back to the balance. The dialog's
+ * Idempotency-Key lets a retry after a lost answer learn the refund instead of «already cancelled».
+ */
 export function useCancelCode() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (code: { id: number; gamesserver_id: number }) => request(call, { params: { id: code.id } }),
+    mutationFn: (code: { id: number; gamesserver_id: number; idempotencyKey: string }) =>
+      request(call, { params: { id: code.id }, idempotencyKey: code.idempotencyKey }),
     onSuccess: (_r, code) => {
       updateAuthPriceData(qc, code.gamesserver_id, (d) => withoutCode(withCodeStatus(d, code.id, 'cancelled'), code.id));
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });

@@ -13,6 +13,7 @@ import { type DialogState, useUi } from '../../../lib/ui-store';
 import { useCancelCode } from '../api/cancel-code';
 import { useRevealCodes } from '../api/price-data';
 import { aden, adenShort, alertContent, CODE_STATUS, dateTime } from './code-format';
+import { useRequestKey } from '../../../hooks/use-request-key';
 
 const MONO = 'ui-monospace, "SF Mono", Menlo, Consolas, monospace';
 
@@ -112,6 +113,7 @@ export function CancelCodeDialog() {
   const snackbar = useUi((s) => s.showSnackbar);
   const alert = useUi((s) => s.alert);
   const cancel = useCancelCode();
+  const keys = useRequestKey();
   const open = dialog.name === 'cancel_code';
   const d = open ? (dialog as Extract<DialogState, { name: 'cancel_code' }>) : null;
   return (
@@ -130,13 +132,15 @@ export function CancelCodeDialog() {
             onClick={() =>
               d &&
               cancel.mutate(
-                { id: d.codeId, gamesserver_id: d.gameServerId },
+                { id: d.codeId, gamesserver_id: d.gameServerId, idempotencyKey: keys.keyFor(`cancel:${d.codeId}`) },
                 {
                   onSuccess: (r) => {
+                    keys.renew();
                     close();
                     snackbar(`Код отменён, на баланс вернулось ${aden(r.summa)}`);
                   },
                   onError: (err) => {
+                    keys.failed(err);
                     const { text, errors } = alertContent(err);
                     alert(text, errors, ALERT_TIMEOUT_MS);
                   },
