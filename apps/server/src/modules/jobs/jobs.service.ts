@@ -293,7 +293,7 @@ export class JobQueue {
   async #runOne(kinds = [...this.#handlers.keys()], fromLoop = false): Promise<boolean> {
     const claim = `${this.#o.name}:${randomUUID()}`;
     const at = this.#now();
-    const leaseMs = Math.max(...kinds.map((k) => this.#handlers.get(k)?.leaseMs ?? this.#o.leaseMs));
+    const leaseMs = kinds.length === 0 ? this.#o.leaseMs : Math.max(...kinds.map((k) => this.#handlers.get(k)?.leaseMs ?? this.#o.leaseMs));
     const job = await repo.claim(this.#db, {
       kinds,
       now: at,
