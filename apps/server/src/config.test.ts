@@ -26,10 +26,13 @@ describe('settings', () => {
     expect(refusal({ SECRET_KEY: 'my-real-secret-key-only-31-char' })).toBe('Invalid setting SECRET_KEY=(hidden, 31 characters): не короче 32 символов');
     expect(refusal({ ADMIN_EMAIL: 'a@b.ru', ADMIN_PASSWORD: 'short' })).toMatch(/^Invalid setting ADMIN_PASSWORD=\(hidden, 5 characters\): /);
     const db = refusal({ DATABASE_URL: 'postgresql+psycopg://app:DbPa55word@db/adena' });
-    expect(db).toMatch(/^Invalid setting DATABASE_URL="postgresql\+psycopg:\/\/app:\*\*\*@db\/adena": /);
+    expect(db).toMatch(/^Invalid setting DATABASE_URL="postgresql\+psycopg:\/\/\*\*\*@db\/adena": /);
     const smtp = refusal({ SMTP_URL: 'smtp+starttls://mailer:SmtpPa55@mail.example.com' });
-    expect(smtp).toMatch(/^Invalid setting SMTP_URL="smtp\+starttls:\/\/mailer:\*\*\*@mail\.example\.com": /);
-    for (const text of [db, smtp]) expect(text).not.toMatch(/Pa55/);
+    expect(smtp).toMatch(/^Invalid setting SMTP_URL="smtp\+starttls:\/\/\*\*\*@mail\.example\.com": /);
+    // Passwords with `/` or `@` in them (base64, generated ones).
+    const slash = refusal({ DATABASE_URL: 'postgresql+psycopg://app:Db/Pa55@x@db/adena' });
+    const sms = refusal({ SMS_API_URL: 'https://u:Sms/Pa55@sms.example/x y', SMS_API_KEY: 'k' });
+    for (const text of [db, smtp, slash, sms]) expect(text).not.toMatch(/Pa55/);
   });
 
   it('needs the admin email and password together', () => {

@@ -127,10 +127,13 @@ export class ConfigError extends Error {}
 /** Settings whose value is a secret: a refusal names them but never shows the value (it reaches the logs). */
 const SECRET_SETTINGS = new Set(['SECRET_KEY', 'ADMIN_PASSWORD', 'SMS_API_KEY', 'DISCORD_CLIENT_SECRET', 'TELEGRAM_BOT_TOKEN']);
 
-/** A refused value as the start-up error may show it: secrets hidden, a URL's password masked. */
+/**
+ * A refused value as the start-up error may show it: secrets hidden, and a URL's credentials (all
+ * between `://` and the last `@`: a password may hold `/` or `@`) masked.
+ */
 function shown(name: string, value: string) {
   if (SECRET_SETTINGS.has(name)) return `(hidden, ${value.length} characters)`;
-  return JSON.stringify(value.replace(/(\/\/[^/:@\s]*):[^@/\s]*@/g, '$1:***@'));
+  return JSON.stringify(value.replace(/:\/\/[^]*@/, '://***@'));
 }
 
 /** Reads the environment once; nothing else in the server touches process.env. */

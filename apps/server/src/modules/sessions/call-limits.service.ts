@@ -11,6 +11,8 @@ interface Entry {
   pending: number;
   /** Hits of this window on their way to the database (counted until the sync answers). */
   sending: number;
+  /** Which local window the counts belong to: raised when `hit` starts a new one (the database's start may differ). */
+  gen: number;
   cold: boolean;
 }
 
@@ -37,11 +39,11 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
   let down = false;
 
   async function sync(keys: string[]) {
-    const batch: Array<{ key: string; hits: number; entry: Entry; windowStart: number }> = [];
+    const batch: Array<{ key: string; hits: number; entry: Entry; gen: number }> = [];
     for (const key of keys) {
       const entry = entries.get(key);
       if (!entry || entry.pending === 0) continue;
-      batch.push({ key, hits: entry.pending, entry, windowStart: entry.windowStart });
+      batch.push({ key, hits: entry.pending, entry, gen: entry.gen });
       entry.sending += entry.pending;
       entry.pending = 0;
     }
@@ -50,7 +52,7 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
       const totals = await repo.addHits(db, batch, windowMs, new Date());
       const byKey = new Map(totals.map((t) => [t.key, t]));
       for (const b of batch) {
-        if (b.entry.windowStart === b.windowStart) b.entry.sending -= b.hits;
+        if (b.entry.gen === b.gen) b.entry.sending -= b.hits;
         const t = byKey.get(b.key);
         if (!t) continue;
         const start = t.windowStart.getTime();
@@ -66,7 +68,7 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
       // The database being away must not turn every call into an error: count locally meanwhile,
       // each hit in its own window (a window that has ended meanwhile takes its hits with it).
       for (const b of batch) {
-        if (b.entry.windowStart !== b.windowStart) continue;
+        if (b.entry.gen !== b.gen) continue;
         b.entry.sending -= b.hits;
         b.entry.pending += b.hits;
       }
@@ -103,9 +105,10 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
       entry.synced = 0;
       entry.pending = 0;
       entry.sending = 0;
+      entry.gen += 1;
     }
     if (!entry) {
-      entry = { windowStart: now, synced: 0, pending: 0, sending: 0, cold: true };
+      entry = { windowStart: now, synced: 0, pending: 0, sending: 0, gen: 0, cold: true };
       entries.set(key, entry);
     }
     entry.pending += 1;
@@ -116,7 +119,9 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
       flushAll(now);
       return verdict(entry, max);
     }
-    if ((entry.cold || (entry.synced + entry.sending + entry.pending) * 2 >= max) && now >= offlineUntil) {
+    // While the database is away only the once-a-second batch asks it again (a sync that hangs on a
+    // connect timeout holds no call); its success ends the outage.
+    if ((entry.cold || (entry.synced + entry.sending + entry.pending) * 2 >= max) && !down && now >= offlineUntil) {
       const e = entry;
       return sync([key]).then(() => verdict(e, max));
     }
