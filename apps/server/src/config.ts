@@ -133,7 +133,7 @@ const SECRET_SETTINGS = new Set(['SECRET_KEY', 'ADMIN_PASSWORD', 'SMS_API_KEY', 
  */
 function shown(name: string, value: string) {
   if (SECRET_SETTINGS.has(name)) return `(hidden, ${value.length} characters)`;
-  return JSON.stringify(value.replace(/:\/\/[^]*@/, '://***@'));
+  return JSON.stringify(value.replace(/:\/\/[\s\S]*@/, '://***@'));
 }
 
 /** Reads the environment once; nothing else in the server touches process.env. */
