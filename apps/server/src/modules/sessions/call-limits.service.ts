@@ -31,11 +31,10 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
   let lastFlush = 0;
   let flushing: Promise<void> | null = null;
   /**
-   * After a failed sync nothing waits on the database until this moment: calls are answered from the
-   * local counts and only the once-a-second batch tries again (a host that drops packets would
+   * After a failed sync nothing waits on the database until a sync succeeds: calls are answered from
+   * the local counts and only the once-a-second batch tries again (a host that drops packets would
    * otherwise hold every call of a new address for the connect timeout, /api/health included).
    */
-  let offlineUntil = 0;
   let down = false;
 
   async function sync(keys: string[]) {
@@ -72,7 +71,6 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
         b.entry.sending -= b.hits;
         b.entry.pending += b.hits;
       }
-      offlineUntil = Date.now() + CALL_LIMIT_SYNC_MS;
       // One line per outage, not one per call.
       if (!down) log.warn({ err }, 'call limits: sync failed, counting in this process until the database is back');
       down = true;
@@ -121,7 +119,7 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
     }
     // While the database is away only the once-a-second batch asks it again (a sync that hangs on a
     // connect timeout holds no call); its success ends the outage.
-    if ((entry.cold || (entry.synced + entry.sending + entry.pending) * 2 >= max) && !down && now >= offlineUntil) {
+    if ((entry.cold || (entry.synced + entry.sending + entry.pending) * 2 >= max) && !down) {
       const e = entry;
       return sync([key]).then(() => verdict(e, max));
     }
