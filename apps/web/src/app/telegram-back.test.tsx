@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AppDialog } from '../components/app-dialog';
 import type { TelegramEnv } from '../lib/telegram';
 import { useUi } from '../lib/ui-store';
+import { settle } from '../test/dom';
 import { TelegramBridge, TelegramProvider } from './telegram';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -69,7 +70,6 @@ const pressBack = () =>
   act(async () => {
     for (const cb of tg.onBack) cb();
   });
-const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
 
 describe('inside Telegram, the back button closes an open dialog instead of the mini app', () => {
   let root: Root | null = null;

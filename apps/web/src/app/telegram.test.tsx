@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vite
 import { MUTATION_DEFAULTS } from '../lib/query-client';
 import type { TelegramEnv } from '../lib/telegram';
 import { useUi } from '../lib/ui-store';
+import { answer, settle } from '../test/dom';
 import { TelegramBridge, TelegramProvider } from './telegram';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -30,13 +31,11 @@ vi.mock('../lib/telegram', async (importOriginal) => {
   return { ...actual, isTelegramLaunch: () => true, loadTelegram: async () => env };
 });
 
-const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 const signedIn = () =>
   answer(200, {
     access_token: 'fresh-token',
     user: { id: 5, name: 'Ася', email: null, phone: null, admin: false, vip: false, vip_until: null, telegram_linked: true, created_at: '2026-11-01T00:00:00Z' },
   });
-const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
 const snackbarText = () => useUi.getState().snackbar.text;
 
 describe('the mini app signs in once with its launch data', () => {

@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { answer, settle } from '../../../test/dom';
 import { RequestsQueue } from './requests-queue';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -29,8 +30,6 @@ const pending: AdminRequest = {
   claimed_at: null,
   claim_lapses_at: null,
 };
-const answer = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
-const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
 /** The select whose label reads `label`: its shown value. */
 const selectOf = (label: string) =>
   [...document.querySelectorAll<HTMLElement>('[role="combobox"]')].find((c) => document.getElementById(c.getAttribute('aria-labelledby') ?? '')?.textContent === label)!;
@@ -53,7 +52,7 @@ describe('the operators’ queue filters', () => {
       'fetch',
       vi.fn(async (url: string) => {
         asked.push(url);
-        return answer({ data: [listed], total: 1 });
+        return answer(200, { data: [listed], total: 1 });
       }),
     );
     const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });

@@ -1,10 +1,10 @@
 // @vitest-environment happy-dom
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, createElement } from 'react';
-import { createRoot } from 'react-dom/client';
+import { QueryClient } from '@tanstack/react-query';
+import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { tokenStore } from '../../../lib/api-client';
 import { userQueryOptions } from '../../../lib/session';
+import { answer, renderHook } from '../../../test/dom';
 import { useCodeVerificationRegister } from './code-verification-register';
 import { useCreateNewPassword } from './create-new-password';
 import { useLogin } from './login';
@@ -13,18 +13,6 @@ import { useResetPasswordCodeCheck } from './reset-password-code-check';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-async function renderHook<T>(qc: QueryClient, hook: () => T) {
-  const result: { current: T | null } = { current: null };
-  function Probe() {
-    result.current = hook();
-    return null;
-  }
-  const root = createRoot(document.createElement('div'));
-  await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(Probe))));
-  return { result: result as { current: T }, unmount: () => act(() => root.unmount()) };
-}
-
-const answer = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
 const user = { id: 5, name: 'Ася', email: 'a@example.com', phone: null, admin: false, vip: false, vip_until: null, telegram_linked: false, created_at: '2026-11-01T00:00:00Z' };
 const sent = (fetch: ReturnType<typeof vi.fn>) => {
   const [url, init] = fetch.mock.calls[0] as unknown as [string, RequestInit];
@@ -41,7 +29,7 @@ describe('the sign-in calls pick the method’s path and start the session', () 
 
   it('a phone sign-in goes to phone_login without a bearer and keeps the token and the user', async () => {
     tokenStore.set('stale');
-    const fetch = vi.fn(async () => answer({ access_token: 'fresh', user }));
+    const fetch = vi.fn(async () => answer(200, { access_token: 'fresh', user }));
     vi.stubGlobal('fetch', fetch);
     const { result, unmount } = await renderHook(qc, useLogin);
     await act(() => result.current.mutateAsync({ phone: '+79000000000', password: 'secret123' }));
@@ -52,14 +40,14 @@ describe('the sign-in calls pick the method’s path and start the session', () 
   });
 
   it('sign-up answers the flow’s token, and its code check sends it under the method’s own name', async () => {
-    const fetch = vi.fn(async () => answer({ phone_token: 'flow-1' }));
+    const fetch = vi.fn(async () => answer(200, { phone_token: 'flow-1' }));
     vi.stubGlobal('fetch', fetch);
     const register = await renderHook(qc, useRegister);
     const token = await act(() => register.result.current.mutateAsync({ phone: '+79000000000', password: 'secret123', password_confirmation: 'secret123', name: undefined }));
     expect(token).toBe('flow-1');
     expect(sent(fetch).url).toBe('/api/phone_register');
 
-    const verify = vi.fn(async () => answer({ access_token: 'fresh', user }));
+    const verify = vi.fn(async () => answer(200, { access_token: 'fresh', user }));
     vi.stubGlobal('fetch', verify);
     const check = await renderHook(qc, useCodeVerificationRegister);
     await act(() => check.result.current.mutateAsync({ method: 'phone', token: 'flow-1', code: '123456' }));
@@ -70,14 +58,14 @@ describe('the sign-in calls pick the method’s path and start the session', () 
   });
 
   it('a reset’s code check answers the new_password_token, which is the bearer of the new password', async () => {
-    const fetch = vi.fn(async () => answer({ new_password_token: 'np-1' }));
+    const fetch = vi.fn(async () => answer(200, { new_password_token: 'np-1' }));
     vi.stubGlobal('fetch', fetch);
     const check = await renderHook(qc, useResetPasswordCodeCheck);
     const token = await act(() => check.result.current.mutateAsync({ method: 'email', token: 'reset-1', code: '123456' }));
     expect(token).toBe('np-1');
     expect(sent(fetch)).toMatchObject({ url: '/api/email_reset_password_code_check', body: { email_reset_password_token: 'reset-1', code: '123456' } });
 
-    const create = vi.fn(async () => answer({ access_token: 'fresh', user }));
+    const create = vi.fn(async () => answer(200, { access_token: 'fresh', user }));
     vi.stubGlobal('fetch', create);
     const set = await renderHook(qc, useCreateNewPassword);
     await act(() => set.result.current.mutateAsync({ method: 'email', body: { password: 'secret123', password_confirmation: 'secret123' }, newPasswordToken: 'np-1' }));

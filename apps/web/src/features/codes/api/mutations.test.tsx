@@ -1,30 +1,16 @@
 // @vitest-environment happy-dom
 import type { AuthPriceData } from '@adena/contract';
 import type { Wallet } from '@adena/contract/lite';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, createElement } from 'react';
-import { createRoot } from 'react-dom/client';
+import { QueryClient } from '@tanstack/react-query';
+import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { walletsQueryOptions } from '../../../lib/wallets';
+import { answer, renderHook } from '../../../test/dom';
 import { useActivationCode } from './activation-code';
 import { priceDataQueryOptions } from './price-data';
 import { useShowCode } from './show-code';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-/** Runs a hook inside a QueryClientProvider and hands back its latest value. */
-async function renderHook<T>(qc: QueryClient, hook: () => T) {
-  const result: { current: T | null } = { current: null };
-  function Probe() {
-    result.current = hook();
-    return null;
-  }
-  const root = createRoot(document.createElement('div'));
-  await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(Probe))));
-  return { result: result as { current: T }, unmount: () => act(() => root.unmount()) };
-}
-
-const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
 const data = (): AuthPriceData => ({
   id: 1,

@@ -4,12 +4,10 @@ import { act, createElement } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
+import { answer, settle } from '../../../test/dom';
 import { CancelCodeDialog } from './my-codes-list';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
 
 describe('cancelling a code after a lost answer', () => {
   afterEach(() => {

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { userQueryOptions } from '../../../lib/session';
 import { useStepUp } from '../../../lib/step-up';
 import { useUi } from '../../../lib/ui-store';
+import { answer, settle } from '../../../test/dom';
 import { SubscribeTelegramDialog } from './subscribe-telegram-dialog';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -24,8 +25,6 @@ const user: User = {
   telegram_linked: true,
   created_at: '2026-11-01T00:00:00Z',
 } as User;
-const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
 const dialogText = () => document.querySelector('[data-testid="subscribe-telegram-dialog"]')?.textContent ?? '';
 const button = (name: string) => [...document.querySelectorAll('button')].find((b) => b.textContent === name);
 

@@ -5,24 +5,18 @@ import { act, createElement } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
+import { answer, settle, type } from '../../../test/dom';
 import { EditUserVariantDialog, UserVariantDialog } from './user-variant-dialogs';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 const server = { id: 1, name: 'Scryde x50', min_nominal: 100_000 } as Gamesserver;
-const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 
-/** Types into a React-controlled input as a person does (the value setter React watches, then `input`). */
-function type(input: HTMLInputElement, text: string) {
-  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, text);
-  input.dispatchEvent(new Event('input', { bubbles: true }));
-}
 const byLabel = (label: string) => {
   const l = [...document.querySelectorAll('label')].find((x) => x.textContent?.startsWith(label));
   return document.getElementById(l!.htmlFor) as HTMLInputElement;
 };
 const submit = () => document.getElementById('user-variant-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
-const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
 
 describe('the own-nominal batch dialog after a lost answer', () => {
   afterEach(() => {

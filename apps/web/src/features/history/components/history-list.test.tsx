@@ -6,12 +6,11 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { userQueryOptions } from '../../../lib/session';
 import { walletsQueryOptions } from '../../../lib/wallets';
+import { answer, settle } from '../../../test/dom';
 import { HistoryList } from './history-list';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-const answer = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
-const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
 const user = { id: 5, name: 'Ася', admin: false, created_at: '2026-11-01T00:00:00Z' } as User;
 const wallet = (gamesserver_id: number, gamesserver: string, new_message: boolean): Wallet => ({
   id: gamesserver_id * 10,
@@ -39,8 +38,8 @@ describe('the History tab of one server', () => {
     vi.stubGlobal(
       'fetch',
       vi.fn(async (url: string) => {
-        if (url.startsWith('/api/get_user_input_output_balance')) return answer({ data: [], total: 0 });
-        if (url.startsWith('/api/wallets')) return answer(wallets);
+        if (url.startsWith('/api/get_user_input_output_balance')) return answer(200, { data: [], total: 0 });
+        if (url.startsWith('/api/wallets')) return answer(200, wallets);
         throw new Error(`unexpected ${url}`);
       }),
     );

@@ -4,12 +4,10 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { answer, settle } from '../../../test/dom';
 import { StatementView } from './statement-view';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
-
-const answer = (body: unknown) => new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
-const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
 
 const entry = (id: number, amount: number, currency_type: 1 | 2, balance_after: number): StatementEntry => ({
   id,
@@ -38,8 +36,8 @@ describe('the statement', () => {
     vi.stubGlobal(
       'fetch',
       vi.fn(async (url: string) => {
-        if (url.startsWith('/api/statement')) return answer({ data: entries, total: entries.length });
-        if (url.startsWith('/api/gamesservers')) return answer([]);
+        if (url.startsWith('/api/statement')) return answer(200, { data: entries, total: entries.length });
+        if (url.startsWith('/api/gamesservers')) return answer(200, []);
         throw new Error(`unexpected ${url}`);
       }),
     );

@@ -1,31 +1,18 @@
 // @vitest-environment happy-dom
 import type { Wallet } from '@adena/contract/lite';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, createElement } from 'react';
-import { createRoot } from 'react-dom/client';
+import { QueryClient } from '@tanstack/react-query';
+import { act } from 'react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { bumpBalanceEpoch } from '../../../lib/balance-epoch';
 import { allHistoryKey } from '../../../lib/requests-history';
 import { walletsQueryOptions } from '../../../lib/wallets';
+import { answer, renderHook } from '../../../test/dom';
 import { useDownBalanceUser } from './down-balance-user';
 import { useSaveNick } from './save-nick';
 import { useUpBalanceUser } from './up-balance-user';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-/** Runs a hook inside a QueryClientProvider and hands back its latest value. */
-async function renderHook<T>(qc: QueryClient, hook: () => T) {
-  const result: { current: T | null } = { current: null };
-  function Probe() {
-    result.current = hook();
-    return null;
-  }
-  const root = createRoot(document.createElement('div'));
-  await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(Probe))));
-  return { result: result as { current: T }, unmount: () => act(() => root.unmount()) };
-}
-
-const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
 const sent = (fetch: ReturnType<typeof vi.fn>) => {
   const [url, init] = fetch.mock.calls[0] as unknown as [string, RequestInit];
   return { url, body: JSON.parse(String(init.body)), key: new Headers(init.headers).get('Idempotency-Key') };

@@ -5,6 +5,7 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
+import { answer, settle, type } from '../../../test/dom';
 import { PutDialog } from './put-dialog';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -17,15 +18,8 @@ const server = {
   cashier_nick: 'Кассир',
   limits: { input: { '1': limit, '2': coins }, output: { '1': limit, '2': coins } },
 } as unknown as Gamesserver;
-const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
 const nbsp = (s: string | null | undefined) => (s ?? '').replace(/\u00a0/g, ' ');
 
-/** Types into a React-controlled input as a person does (the value setter React watches, then `input`). */
-function type(input: HTMLInputElement, text: string) {
-  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, text);
-  input.dispatchEvent(new Event('input', { bubbles: true }));
-}
 const amountInput = () => document.querySelector<HTMLInputElement>('[data-testid="amount-input"]')!;
 const helperOf = (input: HTMLInputElement) => nbsp(document.getElementById(input.getAttribute('aria-describedby') ?? '')?.textContent);
 const dialogText = () => nbsp(document.querySelector('[data-testid="put-dialog"]')?.textContent);

@@ -1,0 +1,27 @@
+import { type QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, createElement } from 'react';
+import { createRoot } from 'react-dom/client';
+
+/** A JSON response with the given status, as a stubbed `fetch` returns it. */
+export const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+
+/** Lets stubbed fetches resolve and React commit what they caused. */
+export const settle = () => act(async () => new Promise((r) => setTimeout(r, 20)));
+
+/** Types into a React-controlled input as a person does (the value setter React watches, then `input`). */
+export function type(input: HTMLInputElement, text: string) {
+  Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, text);
+  input.dispatchEvent(new Event('input', { bubbles: true }));
+}
+
+/** Runs a hook inside a QueryClientProvider and hands back its latest value. */
+export async function renderHook<T>(qc: QueryClient, hook: () => T) {
+  const result: { current: T | null } = { current: null };
+  function Probe() {
+    result.current = hook();
+    return null;
+  }
+  const root = createRoot(document.createElement('div'));
+  await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(Probe))));
+  return { result: result as { current: T }, unmount: () => act(() => root.unmount()) };
+}
