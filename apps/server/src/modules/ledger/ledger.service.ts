@@ -41,7 +41,8 @@ export interface PostResult {
  * Records one balanced movement of value inside the caller's transaction, in one round trip to
  * ledger_post (db/functions/ledger.sql), which owns every rule of a posting: legs on one account
  * are summed, wallets are locked in ascending id, accounts are found or created, a wallet leg that
- * would go below zero fails the posting with INSUFFICIENT_BALANCE (409 with low_cap), and the
+ * would go below zero fails the posting with INSUFFICIENT_BALANCE (409 with low_cap), one that would
+ * pass the API's largest amount with CONFLICT (409), and the
  * transaction and its entries are written. With request_open, which calls ledger_post, this is
  * the only code that changes a balance. Legs may come in any order.
  */
@@ -80,6 +81,8 @@ export function rethrowMoneyError(err: unknown): never {
       throw new AppError('UNAUTHENTICATED');
     case 'AW409':
       throw new AppError('INSUFFICIENT_BALANCE', { body: { low_cap: true }, errors: { amount: ['Недостаточно средств на балансе'] } });
+    case 'AW413':
+      throw new AppError('CONFLICT', { message: 'Баланс кошелька превысил бы допустимый предел', errors: { amount: ['Слишком большая сумма для этого кошелька'] } });
     case 'AW404':
       throw new AppError('NOT_FOUND', { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
     case 'AW423':

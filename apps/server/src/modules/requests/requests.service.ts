@@ -15,7 +15,6 @@ import { toAdminRequest, toDashboard, toRequest, toRequestStatusEvent, toUserCar
 import { stepUpRefused } from '../two-factor/two-factor.service';
 import { type AdminRequestRow, type QueueFilters, requestsRepository as repo, type Tx } from './requests.repository';
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 const notFound = () => new AppError('NOT_FOUND', { message: 'Заявка не найдена', errors: { id: ['Заявка не найдена'] } });
 const notPending = (status: string) =>
@@ -228,10 +227,6 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
         if (r.user_id === caller.user.id) throw ownRequestRefused();
         await shift?.guardDecision(trx, r, caller);
         if (r.type === 'input') {
-          const w = await repo.walletBalances(trx, r.wallet_id);
-          if ((r.currency_type === 1 ? w.balance : w.balance_second) + r.amount > MAX_SAFE) {
-            throw new AppError('CONFLICT', { message: 'Баланс игрока превысил бы допустимый предел', errors: { amount: ['Слишком большая сумма'] } });
-          }
           await post(trx, {
             kind: 'deposit',
             refType: 'balance_request',
