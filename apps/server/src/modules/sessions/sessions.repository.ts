@@ -195,8 +195,12 @@ export const sessionsRepository = {
     return row !== undefined;
   },
 
-  /** Ends every session of the user but one; answers the ended ones' ids. */
+  /**
+   * Ends every session of the user but one, and every sign-in still waiting for its second factor
+   * (someone who had the password must not finish one afterwards); answers the ended sessions' ids.
+   */
   async deleteOtherSessions(q: Queryable, userId: number, keepSessionId: number) {
+    await q.deleteFrom('two_factor_challenges').where('user_id', '=', userId).execute();
     const rows = await q
       .deleteFrom('tokens')
       .where('user_id', '=', userId)
@@ -264,8 +268,12 @@ export const sessionsRepository = {
     return row?.id ?? null;
   },
 
-  /** Every session, socket token and pending new-password token of the user; answers the ended sessions' ids. */
+  /**
+   * Every session, socket token and pending new-password token of the user, and every sign-in
+   * waiting for its second factor; answers the ended sessions' ids.
+   */
   async deleteAllTokens(q: Queryable, userId: number) {
+    await q.deleteFrom('two_factor_challenges').where('user_id', '=', userId).execute();
     const rows = await q.deleteFrom('tokens').where('user_id', '=', userId).returning(['id', 'kind']).execute();
     return rows.filter((r) => r.kind === 'access').map((r) => r.id);
   },

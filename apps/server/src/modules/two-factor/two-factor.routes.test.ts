@@ -209,6 +209,34 @@ describe.each(DB_KINDS)('TOTP on %s', (kind) => {
     expect((await post('/api/login', { email: p.email, password: PASSWORD })).statusCode).toBe(401);
   });
 
+  it('a sign-in waiting for its code ends when the owner changes the password, ends other sessions or resets it', async () => {
+    const p = await withTotp();
+    const finish = (token: string, code: string) => post('/api/2fa/verify', { two_factor_token: token, code });
+    const pendingOf = async (password: string) => (await post('/api/login', { email: p.email, password })).json().two_factor_token as string;
+    const NEW = 'brand new pass 9';
+    // Someone with the password and a recovery code stops at the code step; the owner changes the password.
+    const beforeChange = await pendingOf(PASSWORD);
+    const changed = await post('/api/change_password', { password: PASSWORD, new_password: NEW, new_password_confirmation: NEW }, { token: p.access_token });
+    expect(changed.statusCode).toBe(200);
+    expect((await finish(beforeChange, p.recovery[0]!)).statusCode).toBe(401);
+    // The same after «Завершить другие сеансы».
+    const beforeEndOthers = await pendingOf(NEW);
+    expect((await post('/api/sessions/end_others', {}, { token: changed.json().access_token })).statusCode).toBe(200);
+    expect((await finish(beforeEndOthers, p.recovery[1]!)).statusCode).toBe(401);
+    // And after a reset finished with the code.
+    const beforeReset = await pendingOf(NEW);
+    const start = await post('/api/email_reset_password_code_date', { email: p.email });
+    const mail = await world.smtp.next(p.email, 2);
+    const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: mail.code });
+    const asked = await post('/api/email_create_new_password', { password: 'newest pass 42', password_confirmation: 'newest pass 42' }, { token: check.json().new_password_token });
+    expect((await finish(asked.json().two_factor_token, codeAt(p.secret, 30))).statusCode).toBe(200);
+    expect((await finish(beforeReset, p.recovery[2]!)).statusCode).toBe(401);
+    // The owner still signs in, with the same kind of code the others were refused.
+    const owner = await finish(await pendingOf('newest pass 42'), p.recovery[3]!);
+    expect(owner.statusCode).toBe(200);
+    expect((await me(owner.json().access_token)).statusCode).toBe(200);
+  });
+
   it('counts wrong codes per user before checking them: parallel guesses over many pending sign-ins check at most ten', async () => {
     const p = await withTotp();
     const tokens: string[] = [];
