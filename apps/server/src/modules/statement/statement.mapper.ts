@@ -1,6 +1,7 @@
 import type { StatementEntry, StatementKind } from '@adena/contract';
 import { CURRENCIES } from '@adena/contract';
 import { toNumber } from '../../lib/money';
+import { maskSert } from '../../lib/sert';
 import type { StatementRow } from './statement.repository';
 
 /**
@@ -25,9 +26,12 @@ const KINDS: Record<string, StatementKind> = {
 
 export const statementKind = (txKind: string): StatementKind => KINDS[txKind] ?? 'adjustment';
 
-/** The Russian line of an entry: what happened, with the request's or code's number. */
-export function describe(r: Pick<StatementRow, 'tx_kind' | 'ref_id'>): string {
-  const n = r.ref_id === null ? '' : ` №${r.ref_id}`;
+/**
+ * The Russian line of an entry: what happened, with the request's or set's number, or the code's
+ * text masked as «Мои коды» shows it (the player never sees a code's id).
+ */
+export function describe(r: Pick<StatementRow, 'tx_kind' | 'ref_id' | 'sert'>): string {
+  const n = r.sert ? ` ${maskSert(r.sert)}` : r.ref_id === null ? '' : ` №${r.ref_id}`;
   switch (r.tx_kind) {
     case 'deposit':
       return `Пополнение через кассира, заявка${n}`;

@@ -10,6 +10,8 @@ export interface StatementRow {
   tx_kind: string;
   ref_type: string | null;
   ref_id: bigint | null;
+  /** The gift code's text when the entry is about one code (ref_type 'code'); masked by the mapper. */
+  sert: string | null;
   currency_type: 1 | 2;
   amount: bigint;
   balance_after: bigint;
@@ -51,7 +53,9 @@ export const statementRepository = {
       base
         .innerJoin('ledger_transactions as t', 't.id', 'e.transaction_id')
         .innerJoin('gamesservers as g', 'g.id', 'w.gamesserver_id')
+        .leftJoin('codes as c', (j) => j.on('t.ref_type', '=', 'code').on(sql`c.id`, '=', sql`t.ref_id`))
         .select([
+          'c.sert',
           'e.id',
           'e.created_at as at',
           't.kind as tx_kind',

@@ -105,7 +105,7 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
 
   describe('GET /api/statement', () => {
     it('lists every kind after its action, newest first, and adds up to the wallets', async () => {
-      const { p, other } = await storyPlayer();
+      const { p, other, codes } = await storyPlayer();
       const all = await everything(p);
       const kinds = new Set(all.map((e) => e.kind));
       expect([...kinds].sort()).toEqual(
@@ -115,6 +115,14 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
       expect(all[0]).toMatchObject({ kind: 'vip', currency_type: 2, amount: -300, balance_after: 600, description: 'Покупка VIP-статуса' });
       const reject = all.find((e) => e.description.startsWith('Возврат: вывод отклонён'));
       expect(reject).toMatchObject({ kind: 'withdrawal_refund', amount: 5 * KK });
+      // A code is named by its text masked as «Мои коды» shows it, never by an id the player does not see, nor in full.
+      const masked = (sert: string) => sert.replace(/^(ADN-\w{4})-\w{4}-\w{4}-/, '$1-****-****-');
+      expect(all.filter((e) => e.kind.startsWith('code_')).map((e) => e.description)).toEqual([
+        `Активация кода ${masked(codes.c3.sert)}`,
+        `Покупка кода ${masked(codes.c2.sert)}`,
+        `Возврат за отменённый код ${masked(codes.c1.sert)}`,
+        `Покупка кода ${masked(codes.c1.sert)}`,
+      ]);
 
       // Per wallet and currency: the signed amounts sum to the balance, and each balance_after is the running sum.
       for (const sid of [serverId, otherServerId]) {
