@@ -338,6 +338,6 @@ describe('the admin area', () => {
     server.app.deps.system.gameServersChanged();
     const p = await openAs(server, browser, player, '/', { gamesserverId: servers[0]!.id });
     contexts.push(p.context);
-    await expect.poll(() => p.page.getByTestId('median-processing').textContent(), { timeout: 10_000 }).toMatch(/^обычно обрабатываем за ~\d+ мин$/);
+    await expect.poll(() => p.page.getByTestId('median-processing').textContent(), { timeout: 10_000 }).toMatch(/^Обычно обрабатываем за ~\d+ мин$/);
   });
 });

@@ -68,7 +68,7 @@ describe('a player’s sessions and password, in the profile', () => {
     const sessions = desk.page.getByTestId('session');
     await expect.poll(() => sessions.count()).toBe(3); // the factory's, the phone's and this one
     const current = sessions.filter({ hasText: 'Этот сеанс' });
-    await expect.poll(() => current.textContent()).toContain('Вход по email и паролю');
+    await expect.poll(() => current.textContent()).toContain('Вход по почте и паролю');
     const iphone = sessions.filter({ hasText: 'Safari на iPhone' });
     expect(await iphone.count()).toBe(1);
 

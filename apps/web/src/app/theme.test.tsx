@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import AppBar from '@mui/material/AppBar';
 import CssBaseline from '@mui/material/CssBaseline';
-import { ThemeProvider } from '@mui/material/styles';
+import { getContrastRatio, ThemeProvider } from '@mui/material/styles';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -28,6 +28,19 @@ describe('the theme', () => {
     const theme = buildTheme('dark', { bg: '#1c1c1d', paper: '#2c2c2e' });
     expect(theme.palette.background.default).toBe('#1c1c1d');
     expect(theme.palette.background.paper).toBe('#2c2c2e');
+  });
+
+  it('puts text of at least 4.5:1 on filled colours: dark on the light warning orange and the dark error red, white where it reads', () => {
+    const [light, dark] = [buildTheme('light').palette, buildTheme('dark').palette];
+    for (const c of [light.warning, dark.error, dark.warning]) expect(getContrastRatio(c.main, c.contrastText)).toBeGreaterThanOrEqual(4.5);
+    expect(light.warning.contrastText).toBe('rgba(0, 0, 0, 0.87)');
+    expect(dark.error.contrastText).toBe('rgba(0, 0, 0, 0.87)');
+    expect(light.error.contrastText).toBe('#fff');
+    expect(light.primary.contrastText).toBe('#fff');
+  });
+
+  it('inside Telegram, its button colour carries its own button text colour, as Telegram’s buttons do', () => {
+    expect(buildTheme('light', { primary: '#2481cc', primaryText: '#ffffff' }).palette.primary).toMatchObject({ main: '#2481cc', contrastText: '#ffffff' });
   });
 
   it('its page colours win over index.html’s first-paint ones (html[data-theme…] body), as Telegram’s dark theme needs', async () => {

@@ -32,12 +32,16 @@ const TELEGRAM_TOP = 'calc(var(--tg-viewport-safe-area-inset-top, 0px) + var(--t
 
 const SAFE_PADDING = { paddingTop: safeInset('top'), paddingRight: safeInset('right'), paddingBottom: safeInset('bottom'), paddingLeft: safeInset('left') };
 
-export function buildTheme(mode: PaletteMode, overrides?: { bg?: string; paper?: string; text?: string; primary?: string }) {
+export function buildTheme(mode: PaletteMode, overrides?: { bg?: string; paper?: string; text?: string; primary?: string; primaryText?: string }) {
   const dark = mode === 'dark';
   return createTheme({
     palette: {
       mode,
-      primary: { main: overrides?.primary ?? (dark ? '#e0b252' : '#8a5a00') },
+      // WCAG AA for text on a filled colour: MUI's default (3) keeps white on the light theme's warning
+      // orange and the dark theme's error red, both below 4.5:1; with 4.5 it picks dark text there.
+      contrastThreshold: 4.5,
+      // Inside Telegram its button colour with its own text colour on it, as Telegram's buttons are.
+      primary: { main: overrides?.primary ?? (dark ? '#e0b252' : '#8a5a00'), ...(overrides?.primary && overrides.primaryText ? { contrastText: overrides.primaryText } : {}) },
       secondary: { main: dark ? '#7fb4ff' : '#1d4ea8' },
       background: {
         default: overrides?.bg ?? (dark ? '#0f1216' : '#f6f3ec'),

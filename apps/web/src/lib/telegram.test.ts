@@ -15,13 +15,14 @@ describe('Telegram theme parameters laid out as Telegram lays out its own settin
   });
 
   it('passes the text, hint and button colours on', () => {
-    expect(telegramTheme(false, { ...IOS_LIGHT, textColor: '#000000', hintColor: '#999999', buttonColor: '#2481cc' })).toEqual({
+    expect(telegramTheme(false, { ...IOS_LIGHT, textColor: '#000000', hintColor: '#999999', buttonColor: '#2481cc', buttonTextColor: '#ffffff' })).toEqual({
       isDark: false,
       bg: '#efeff3',
       paper: '#ffffff',
       text: '#000000',
       hint: '#999999',
       primary: '#2481cc',
+      primaryText: '#ffffff',
     });
   });
 

@@ -14,6 +14,8 @@ export interface TelegramTheme {
   text?: string;
   hint?: string;
   primary?: string;
+  /** Text on the primary colour (Telegram's button_text_color). */
+  primaryText?: string;
 }
 
 /** The theme parameters Telegram passes (by the SDK's names); a client may leave any out. */
@@ -24,6 +26,7 @@ export interface TelegramThemeParams {
   textColor?: string;
   hintColor?: string;
   buttonColor?: string;
+  buttonTextColor?: string;
 }
 
 const sameColor = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
@@ -40,7 +43,7 @@ export function telegramTheme(isDark: boolean, p: TelegramThemeParams): Telegram
   if (bg && paper && sameColor(bg, paper)) {
     paper = [p.bgColor, p.sectionBgColor, p.secondaryBgColor].find((c) => c !== undefined && !sameColor(c, bg)) ?? paper;
   }
-  return { isDark, bg, paper, text: p.textColor, hint: p.hintColor, primary: p.buttonColor };
+  return { isDark, bg, paper, text: p.textColor, hint: p.hintColor, primary: p.buttonColor, primaryText: p.buttonTextColor };
 }
 
 /**
@@ -187,6 +190,7 @@ export function loadTelegram(): Promise<TelegramEnv | null> {
         textColor: tp.textColor(),
         hintColor: tp.hintColor(),
         buttonColor: tp.buttonColor(),
+        buttonTextColor: tp.buttonTextColor(),
       });
     // Telegram's header and the overscroll behind the page in the page's colour, as on its own
     // settings screens (by key, so both follow a change of Telegram's theme).

@@ -34,6 +34,10 @@ describe('amounts are shown for ru-RU', () => {
   it('groups thousands with a no-break space', () => {
     expect(formatAmount(1_234_567).replace(/\s/g, ' ')).toBe('1 234 567');
   });
+  it('writes a negative amount with a minus sign, not a hyphen', () => {
+    expect(formatAmount(-555_000_000)).toBe('\u2212555\u00a0000\u00a0000');
+    expect(formatAmount(-5n)).toBe('\u22125');
+  });
   it('uses кк shorthand where it is exact', () => {
     expect(formatShort(1_500_000)).toBe('1,5кк');
     expect(formatShort(2_000_000_000)).toBe('2ккк');

@@ -2,8 +2,11 @@ import { formatAmount as groupDigits } from '@adena/contract/lite';
 
 const short = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 2 });
 
-/** 1234567 → «1 234 567»: the contract's grouping with the no-break space ru-RU uses, so a number never wraps. */
-export const formatAmount = (n: number | bigint) => groupDigits(n, '\u00a0');
+/**
+ * 1234567 → «1 234 567»: the contract's grouping with the no-break space ru-RU uses, so a number never
+ * wraps; a negative one (a cash account's balance) with a true minus, «−5 000», as the statement writes it.
+ */
+export const formatAmount = (n: number | bigint): string => (n < 0 ? `\u2212${groupDigits(-n, '\u00a0')}` : groupDigits(n, '\u00a0'));
 
 /**
  * Players' shorthand: 1 500 000 → «1,5кк», 2 000 000 000 → «2ккк». Amounts under a

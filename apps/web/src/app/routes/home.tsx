@@ -73,7 +73,12 @@ export function HomeRoute() {
       {tab === 'history' &&
         (isSignedIn ? <HistoryList gameServerId={server?.id ?? null} /> : <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>)}
       {tab === 'statement' &&
-        (isSignedIn ? <StatementView initialServerId={null} /> : <Alert severity="info">Войдите, чтобы увидеть выписку по балансу.</Alert>)}
+        (isSignedIn ? (
+          // Starts at the server picked above and follows it; «Все серверы» stays a choice inside.
+          <StatementView key={server?.id ?? 'all'} initialServerId={server?.id ?? null} />
+        ) : (
+          <Alert severity="info">Войдите, чтобы увидеть выписку по балансу.</Alert>
+        ))}
     </Stack>
   );
 }

@@ -20,7 +20,7 @@ import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 import { AUDIT_PAGE_SIZE, type AuditFilters, useAdminAuditLog } from '../api/audit-log';
-import { AUDIT_ACTIONS, auditActionLabel } from '../utils/actions';
+import { AUDIT_ACTIONS, AUDIT_FIELDS, auditActionLabel } from '../utils/actions';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 
@@ -33,16 +33,17 @@ const ENTITIES: Record<string, string> = {
 };
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-const show = (v: unknown) =>
-  v === null || v === undefined
-    ? '—'
-    : typeof v === 'string' && ISO.test(v)
-      ? dateTime.format(new Date(v))
-      : typeof v === 'object'
-        ? JSON.stringify(v)
-        : String(v);
+function show(v: unknown) {
+  if (v === null || v === undefined) return '—';
+  if (typeof v === 'boolean') return v ? 'да' : 'нет';
+  if (typeof v === 'string' && ISO.test(v)) return dateTime.format(new Date(v));
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
 
-/** Only what changed: «code_fee_bp: 300 → 450»; a creation or a note lists what was written. */
+/**
+ * Only what changed: «Комиссия за код, б.п.: 300 → 450»; a creation or a note lists what was written.
+ * A field the list does not know yet shows as its key.
+ */
 function Changes({ e }: { e: AdminAuditEntry }) {
   const before = (e.before ?? {}) as Record<string, unknown>;
   const after = (e.after ?? {}) as Record<string, unknown>;
@@ -55,7 +56,7 @@ function Changes({ e }: { e: AdminAuditEntry }) {
     <Box component="ul" sx={{ m: 0, pl: 2, fontSize: '0.875rem', wordBreak: 'break-word' }}>
       {keys.slice(0, created ? 6 : 20).map((k) => (
         <li key={k}>
-          <code>{k}</code>: {created ? show(after[k]) : `${show(before[k])} → ${show(after[k])}`}
+          {AUDIT_FIELDS[k] ?? <code>{k}</code>}: {created ? show(after[k]) : `${show(before[k])} → ${show(after[k])}`}
         </li>
       ))}
       {created && keys.length > 6 && <li>…и ещё {keys.length - 6}</li>}
@@ -138,9 +139,6 @@ export function AdminAuditLog() {
                     </TableCell>
                     <TableCell>
                       {auditActionLabel(e.action)}
-                      <Typography variant="body2" color="text.secondary">
-                        {e.action}
-                      </Typography>
                     </TableCell>
                     <TableCell sx={{ whiteSpace: 'nowrap' }}>{entityLink(e)}</TableCell>
                     <TableCell>

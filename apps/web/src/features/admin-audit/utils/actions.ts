@@ -23,3 +23,44 @@ export const AUDIT_ACTIONS: Record<string, string> = {
 
 /** An action in words; one the list does not know yet shows as it is. */
 export const auditActionLabel = (action: string) => AUDIT_ACTIONS[action] ?? action;
+
+/**
+ * The fields the server keeps in an entry's before and after (the user's audit view and what a
+ * rescue revoked, a game server's settings, a request's claim and decision, a code's cancel, an
+ * incident's note), in operators' words.
+ */
+export const AUDIT_FIELDS: Record<string, string> = {
+  admin: 'Админ',
+  vip_until: 'VIP до',
+  blocked_at: 'Заблокирован',
+  two_factor: 'Вход с кодом',
+  reason: 'Причина',
+  api_keys_revoked: 'Отозвано ключей продавца',
+  passkeys_removed: 'Удалено ключей доступа',
+  telegram_chat_unlinked: 'Чат Telegram отвязан',
+  webhook_removed: 'Вебхук удалён',
+  discord_unlinked: 'Discord отвязан',
+  id: 'id',
+  name: 'Название',
+  cashier_nick: 'Ник кассира',
+  limits: 'Лимиты',
+  code_fee_bp: 'Комиссия за код, б.п.',
+  vip_code_fee_bp: 'Комиссия для VIP, б.п.',
+  min_nominal: 'Минимальный номинал',
+  standard_nominals: 'Стандартные номиналы',
+  vip_price: 'Цена VIP в монетах',
+  vip_period_days: 'Срок VIP, дней',
+  active: 'Виден игрокам',
+  sort_order: 'Порядок',
+  created_at: 'Создан',
+  updated_at: 'Изменён',
+  claimed_by: 'В работе у',
+  claimed_at: 'Взята в работу',
+  status: 'Статус',
+  amount: 'Сумма',
+  comment: 'Комментарий',
+  processed_by: 'Обработал',
+  refunded: 'Возвращено',
+  wallet_id: 'Кошелёк',
+  note: 'Заметка',
+};

@@ -15,16 +15,10 @@ import { ApiError } from '../../../lib/api-client';
 import { formatAmount } from '../../../utils/format-amount';
 import { amountText } from '../../../utils/plural';
 import { useAdminDashboard } from '../api/dashboard';
-import { useMinutesSince } from '../../../hooks/use-minutes-since';
+import { minutesText, useMinutesSince } from '../../../hooks/use-minutes-since';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
-
-export function minutesText(min: number) {
-  if (min < 60) return `${min} мин`;
-  const h = Math.floor(min / 60);
-  return h < 48 ? `${h} ч ${min % 60} мин` : `${Math.floor(h / 24)} дн ${h % 24} ч`;
-}
 
 function Tile({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {
   return (

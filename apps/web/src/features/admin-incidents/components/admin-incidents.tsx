@@ -97,7 +97,7 @@ export function AdminIncidents({ servers }: { servers: Gamesserver[] }) {
           label="id владельца кода"
           value={f.user_id ?? ''}
           onChange={(e) => set({ user_id: /^\d+$/.test(e.target.value) ? Number(e.target.value) : undefined })}
-          sx={{ width: 170 }}
+          sx={{ width: 200 }}
         />
       </Stack>
       {isPending ? (

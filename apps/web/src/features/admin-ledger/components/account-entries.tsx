@@ -53,7 +53,8 @@ export function AccountEntries({ id }: { id: number }) {
           )}
         </Typography>
         <Typography variant="h2" component="p" sx={{ mt: 1 }}>
-          Остаток по журналу: {amountText(a.balance, a.currency_type, '\u00a0')}
+          Остаток по журналу: {a.balance < 0 && '\u2212'}
+          {amountText(Math.abs(a.balance), a.currency_type, '\u00a0')}
         </Typography>
         {a.kind === 'cash' && (
           <Typography variant="body2" color="text.secondary">

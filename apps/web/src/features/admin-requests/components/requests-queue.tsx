@@ -17,9 +17,9 @@ import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { amountText } from '../../../utils/plural';
 import { type QueueFilters, useAdminRequests, useClaimRenewal, useProcessRequest } from '../api/requests';
-import { useMinutesSince } from '../../../hooks/use-minutes-since';
+import { minutesText, useMinutesSince } from '../../../hooks/use-minutes-since';
 import { usePassed } from '../../../hooks/use-passed';
-import { claimLapseText, completeQuestion, minutesText, queueOrderText } from '../utils/queue-texts';
+import { claimLapseText, completeQuestion, queueOrderText } from '../utils/queue-texts';
 
 const STATUS_LABEL = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
@@ -67,7 +67,7 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
             {amountText(r.amount, r.currency_type, '\u00a0')}
           </Typography>
           <Typography variant="body2">
-            {r.gamesserver}: {deposit ? 'игрок' : 'передать игроку'} <b>{r.nick}</b>
+            {r.gamesserver}: {deposit ? 'персонаж' : 'передать персонажу'} <b>{r.nick}</b>
             <CopyButton text={r.nick} label={`Скопировать ник ${r.nick}`} />
             {deposit && <> → кассир <b>{r.cashier_nick}</b></>}
           </Typography>

@@ -1,6 +1,6 @@
 import type { AdminRequest } from '@adena/contract';
 import { describe, expect, it } from 'vitest';
-import { minutesSince } from '../../../hooks/use-minutes-since';
+import { minutesSince, minutesText } from '../../../hooks/use-minutes-since';
 import { completeQuestion, queueOrderText, claimLapseText } from './queue-texts';
 
 const request = (patch: Partial<AdminRequest>) =>
@@ -12,8 +12,8 @@ describe('the operator’s «Выполнить заявку?» question', () =>
     [request({ currency_type: 2, amount: 2 }), 'Кассир AdenaKassa2 получил 2\u00a0монеты эйнхасад от Hero на Scryde x50: баланс игрока пополнится.'],
     [request({ currency_type: 1, amount: 1_000_001 }), 'Кассир AdenaKassa2 получил 1\u00a0000\u00a0001\u00a0адену от Hero на Scryde x50: баланс игрока пополнится.'],
     [request({ currency_type: 1, amount: 5_000_000 }), 'Кассир AdenaKassa2 получил 5\u00a0000\u00a0000\u00a0аден от Hero на Scryde x50: баланс игрока пополнится.'],
-    [request({ type: 'output', currency_type: 2, amount: 1 }), 'Вы передали игроку Hero на Scryde x50 1\u00a0монету эйнхасад: удержанная сумма спишется.'],
-    [request({ type: 'output', currency_type: 1, amount: 21 }), 'Вы передали игроку Hero на Scryde x50 21\u00a0адену: удержанная сумма спишется.'],
+    [request({ type: 'output', currency_type: 2, amount: 1 }), 'Вы передали персонажу Hero на Scryde x50 1\u00a0монету эйнхасад: удержанная сумма спишется.'],
+    [request({ type: 'output', currency_type: 1, amount: 21 }), 'Вы передали персонажу Hero на Scryde x50 21\u00a0адену: удержанная сумма спишется.'],
   ])('%# puts the amount in the accusative', (r, text) => expect(completeQuestion(r)).toBe(text));
 });
 
@@ -32,6 +32,14 @@ describe('minutes a request has waited', () => {
     expect(minutesSince(created, at(599))).toBe(9);
     expect(minutesSince(created, at(600))).toBe(10);
     expect(minutesSince(created, at(-30))).toBe(0);
+  });
+
+  it('says «меньше минуты» under a minute, not «0 мин», then minutes, hours and days, as the queue and the dashboard both say them', () => {
+    expect(minutesText(0)).toBe('меньше минуты');
+    expect(minutesText(1)).toBe('1 мин');
+    expect(minutesText(59)).toBe('59 мин');
+    expect(minutesText(125)).toBe('2 ч 5 мин');
+    expect(minutesText(3 * 24 * 60 + 4 * 60)).toBe('3 дн 4 ч');
   });
 });
 

@@ -1,4 +1,5 @@
 import type { AdminRequest } from '@adena/contract';
+import { minutesText } from '../../../hooks/use-minutes-since';
 import { amountText } from '../../../utils/plural';
 import type { QueueFilters } from '../api/requests';
 
@@ -12,7 +13,7 @@ export function completeQuestion(r: Pick<AdminRequest, 'type' | 'amount' | 'curr
   const amount = amountText(r.amount, r.currency_type, NBSP, 'acc');
   return r.type === 'input'
     ? `Кассир ${r.cashier_nick} получил ${amount} от ${r.nick} на ${r.gamesserver}: баланс игрока пополнится.`
-    : `Вы передали игроку ${r.nick} на ${r.gamesserver} ${amount}: удержанная сумма спишется.`;
+    : `Вы передали персонажу ${r.nick} на ${r.gamesserver} ${amount}: удержанная сумма спишется.`;
 }
 
 /**
@@ -23,10 +24,6 @@ export function queueOrderText(status: QueueFilters['status']) {
   if (status === 'pending') return 'Сначала VIP, затем по времени создания.';
   if (status) return 'Сначала новые.';
   return 'Сначала ожидающие (VIP, затем по времени создания), потом обработанные — новые выше.';
-}
-
-export function minutesText(min: number) {
-  return min < 60 ? `${min} мин` : `${Math.floor(min / 60)} ч ${min % 60} мин`;
 }
 
 const clock = new Intl.DateTimeFormat('ru-RU', { timeStyle: 'short' });

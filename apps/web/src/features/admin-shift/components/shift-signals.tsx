@@ -53,11 +53,13 @@ export function ShiftSignals({ created, live }: { created: number; live: boolean
     };
   }, [on, pending]);
 
+  // ml 0: FormControlLabel's own negative margin would put the switch left of the page's edge.
   return (
     <FormControlLabel
       control={<Switch size="small" checked={on} onChange={(e) => setOn(e.target.checked)} />}
       label={live ? 'Звук и счётчик во вкладке · очередь в реальном времени' : 'Звук и счётчик во вкладке · связь восстанавливается'}
       slotProps={{ typography: { variant: 'body2', color: 'text.secondary' } }}
+      sx={{ ml: 0 }}
       data-testid="shift-signals"
     />
   );

@@ -1,3 +1,4 @@
+import { FIELD_MESSAGES } from '@adena/contract';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
@@ -23,6 +24,13 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
   // The server's refusal of a password (a common one) applies to the password it was sent, not to a new one being typed.
   const [sentPassword, setSentPassword] = useState('');
   const passwordError = f.fieldError('password') && (values.password === sentPassword || !sentPassword) ? f.fieldError('password') : undefined;
+  // «Пароли не совпадают» as soon as both are typed and differ (not only on «Получить код»), and gone once they match.
+  const confirmationError =
+    values.password && values.password_confirmation
+      ? values.password !== values.password_confirmation
+        ? FIELD_MESSAGES.passwordMismatch
+        : undefined
+      : f.fieldError('password_confirmation');
   const register = useRegister();
   const verifyCode = useCodeVerificationRegister();
   const newToken = useNewTokenRegister();
@@ -123,8 +131,8 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
           autoComplete="new-password"
           value={values.password_confirmation}
           onChange={set('password_confirmation')}
-          error={Boolean(f.fieldError('password_confirmation'))}
-          helperText={f.fieldError('password_confirmation')}
+          error={Boolean(confirmationError)}
+          helperText={confirmationError}
         />
         <Button type="submit" variant="contained" size="large" disabled={busy}>
           Получить код

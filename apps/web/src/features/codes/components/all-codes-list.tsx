@@ -7,7 +7,7 @@ import Pagination from '@mui/material/Pagination';
 import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import { useState } from 'react';
+import { type ReactNode, useState } from 'react';
 import { useMyCodes } from '../api/my-codes';
 import { CodeItem } from './my-codes-list';
 import { needsStepUp } from '../../../lib/step-up';
@@ -75,15 +75,21 @@ function AllCodes({ gameServerId }: { gameServerId: number }) {
   );
 }
 
-/** Below the open codes: the whole list, activated and cancelled ones included, on demand. */
-export function AllCodesList({ gameServerId }: { gameServerId: number }) {
+/**
+ * Below the open codes: the whole list, activated and cancelled ones included, on demand. Expanded, it
+ * takes the open codes' place: the whole list holds them too, and each code shows once.
+ */
+export function AllCodesList({ gameServerId, openCodes }: { gameServerId: number; openCodes: ReactNode }) {
   const [open, setOpen] = useState(false);
   return (
-    <Stack spacing={1.5}>
-      <Button variant="text" onClick={() => setOpen((o) => !o)} sx={{ alignSelf: 'flex-start' }} aria-expanded={open} data-testid="all-codes-toggle">
-        {open ? 'Свернуть список всех кодов' : 'Все мои коды, вместе с активированными и отменёнными'}
-      </Button>
-      {open && <AllCodes gameServerId={gameServerId} />}
-    </Stack>
+    <>
+      {!open && openCodes}
+      <Stack spacing={1.5}>
+        <Button variant="text" onClick={() => setOpen((o) => !o)} sx={{ alignSelf: 'flex-start' }} aria-expanded={open} data-testid="all-codes-toggle">
+          {open ? 'Свернуть список всех кодов' : 'Все мои коды, вместе с активированными и отменёнными'}
+        </Button>
+        {open && <AllCodes gameServerId={gameServerId} />}
+      </Stack>
+    </>
   );
 }

@@ -54,7 +54,7 @@ function NominalTile({ nominal, price, onClick }: { nominal: number; price: numb
   return (
     <ButtonBase
       onClick={onClick}
-      aria-label={`Показать код на ${aden(nominal)} за ${aden(price)}`}
+      aria-label={`Купить код на ${aden(nominal)} за ${aden(price)}`}
       data-testid="nominal"
       sx={{
         display: 'flex',
@@ -77,7 +77,7 @@ function NominalTile({ nominal, price, onClick }: { nominal: number; price: numb
         цена {aden(price)}
       </Typography>
       <Typography variant="body2" sx={{ color: 'primary.main', fontWeight: 600, mt: 0.5 }}>
-        Показать код
+        Купить код
       </Typography>
     </ButtonBase>
   );
@@ -174,8 +174,10 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
 
       {isSignedIn && (
         <Section title="Мои коды" testId="my-codes-section" action={isTelegram ? <RealtimeIndicator withText /> : undefined}>
-          {auth ? <MyCodesList codes={mergedCodes(auth)} gameServerId={server.id} /> : <Skeleton variant="rounded" height={80} />}
-          <AllCodesList gameServerId={server.id} />
+          <AllCodesList
+            gameServerId={server.id}
+            openCodes={auth ? <MyCodesList codes={mergedCodes(auth)} gameServerId={server.id} /> : <Skeleton variant="rounded" height={80} />}
+          />
         </Section>
       )}
 

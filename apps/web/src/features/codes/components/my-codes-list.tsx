@@ -46,7 +46,8 @@ export function CodeItem({ code }: { code: Code }) {
         >
           {code.sert}
         </Typography>
-        {code.sert && !code.sert_masked && <CopyButton text={code.sert} label="Скопировать код" />}
+        {/* Only an open code is worth passing on: an activated or cancelled one no longer works. */}
+        {code.status === 'active' && code.sert && !code.sert_masked && <CopyButton text={code.sert} label="Скопировать код" />}
       </Stack>
       <Typography variant="body2" color="text.secondary">
         {dateTime.format(new Date(code.created_at))}
@@ -91,7 +92,7 @@ export function MyCodesList({ codes, gameServerId }: { codes: Code[]; gameServer
   if (codes.length === 0) {
     return (
       <Typography color="text.secondary" data-testid="my-codes-empty">
-        Открытых кодов нет. Нажмите «Показать код» у номинала — код появится здесь.
+        Открытых кодов нет. Нажмите «Купить код» у номинала — код появится здесь.
       </Typography>
     );
   }

@@ -44,7 +44,7 @@ describe('paid dialogs after a lost answer', () => {
     document.body.innerHTML = '';
   });
 
-  it('«Показать код»: closing and opening the same code again keeps its key, so it is paid once; another nominal is another purchase', async () => {
+  it('«Купить код»: closing and opening the same code again keeps its key, so it is paid once; another nominal is another purchase', async () => {
     const { keys, lost } = network(() => answer(200, { success: true, sert: 'ABCD-EFGH', status: 'active', summa: 1_020_000, code_id: 7 }));
     const root = await mount(createElement(ShowCodeDialog, { walletId: 5, balance: 10_000_000 }));
     const code = { name: 'show_code', gameServerId: 1, nominal: 1_000_000, price: 1_020_000 } as const;
@@ -79,7 +79,7 @@ describe('paid dialogs after a lost answer', () => {
     await act(async () => root.unmount());
   });
 
-  it('«Показать код» after the fee changed: nothing charged, the dialog states the new price, and the next press confirms that one', async () => {
+  it('«Купить код» after the fee changed: nothing charged, the dialog states the new price, and the next press confirms that one', async () => {
     const bodies: Array<{ price?: number }> = [];
     let call = 0;
     vi.stubGlobal(

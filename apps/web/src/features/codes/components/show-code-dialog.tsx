@@ -36,7 +36,7 @@ export function SertBox({ sert }: { sert: string }) {
 }
 
 /**
- * 'Показать код': first a confirmation that states the price, then the revealed `sert`.
+ * 'Купить код': first a confirmation that states the price, then the revealed `sert`.
  * The wallet id comes with the signed-in price data.
  */
 export function ShowCodeDialog({ walletId, balance }: { walletId: number | null; balance: number | null }) {
@@ -110,7 +110,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
     <AppDialog
       open={open}
       onClose={finish}
-      title={revealed ? 'Ваш код' : d ? `Показать код на ${adenShort(d.nominal)}?` : ''}
+      title={revealed ? 'Ваш код' : d ? `Купить код на ${adenShort(d.nominal)}?` : ''}
       testId="show-code-dialog"
       actions={
         revealed ? (

@@ -1,6 +1,7 @@
 import { HISTORY_PAGE_SIZE, type Request } from '@adena/contract/lite';
 import DeleteOutline from '@mui/icons-material/DeleteOutlineOutlined';
 import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Chip from '@mui/material/Chip';
 import IconButton from '@mui/material/IconButton';
@@ -62,7 +63,10 @@ function HistoryItem({ item }: { item: Request }) {
         </Typography>
         <Typography variant="body2" color="text.secondary">
           {item.gamesserver} · {item.nick ?? '—'}
-          {incoming && item.status === 'pending' && item.cashier_nick ? ` → кассир ${item.cashier_nick}` : ''} · {dateFormat.format(new Date(item.created_at))}
+          {incoming && item.status === 'pending' && item.cashier_nick ? ` → кассир ${item.cashier_nick}` : ''} ·{' '}
+          <Box component="span" sx={{ whiteSpace: 'nowrap' }}>
+            {dateFormat.format(new Date(item.created_at))}
+          </Box>
         </Typography>
         {item.comment && (
           <Typography variant="body2" color="text.secondary">
@@ -72,7 +76,14 @@ function HistoryItem({ item }: { item: Request }) {
       </Stack>
       {item.status === 'pending' ? (
         <>
-          <Button size="small" color="error" disabled={cancel.isPending} onClick={() => setConfirming(true)} aria-label={`Отменить заявку №${item.id}`}>
+          <Button
+            size="small"
+            color="error"
+            disabled={cancel.isPending}
+            onClick={() => setConfirming(true)}
+            aria-label={`Отменить заявку №${item.id}`}
+            sx={{ flexShrink: 0 }}
+          >
             Отменить
           </Button>
           <AppDialog

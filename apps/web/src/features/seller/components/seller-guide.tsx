@@ -89,7 +89,7 @@ export function SellerGuide() {
         </Typography>
         <Stack direction="row" sx={{ gap: 1, flexWrap: 'wrap' }}>
           <Button variant="contained" component={RouterLink} href="/profile">
-            Создать ключ
+            Создать ключ в профиле
           </Button>
           <Button variant="outlined" href="/api/docs/" target="_blank" rel="noopener">
             Справочник API

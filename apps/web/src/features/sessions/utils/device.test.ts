@@ -22,7 +22,7 @@ describe('deviceName', () => {
 describe('methodText', () => {
   // Every `method` the server writes to a session (grep `method:` and SessionMethod in apps/server/src).
   it.each([
-    ['email', 'Вход по email и паролю'],
+    ['email', 'Вход по почте и паролю'],
     ['phone', 'Вход по телефону и паролю'],
     ['discord', 'Вход через Discord'],
     ['telegram', 'Вход через Telegram'],

@@ -40,7 +40,7 @@ export function deviceName(userAgent: string | null): string {
  * `unknown`: a session older than the column.
  */
 const METHODS: Record<string, string> = {
-  email: 'по email и паролю',
+  email: 'по почте и паролю',
   phone: 'по телефону и паролю',
   discord: 'через Discord',
   telegram: 'через Telegram',

@@ -1,6 +1,7 @@
 import type { StatementEntry, StatementKind } from '@adena/contract/lite';
 import Download from '@mui/icons-material/FileDownloadOutlined';
 import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import List from '@mui/material/List';
 import ListItem from '@mui/material/ListItem';
@@ -42,7 +43,14 @@ function Entry({ e, server }: { e: StatementEntry; server: string | undefined })
         <Typography variant="body2">{e.description}</Typography>
         <Typography variant="body2" color="text.secondary">
           {dateFormat.format(new Date(e.at))}
-          {server ? ` · ${server}` : ''}
+          {server && (
+            <>
+              {' · '}
+              <Box component="span" sx={{ whiteSpace: 'nowrap' }}>
+                {server}
+              </Box>
+            </>
+          )}
         </Typography>
       </Stack>
       <Stack spacing={0.25} sx={{ alignItems: 'flex-end', textAlign: 'right', flexShrink: 0 }}>
@@ -101,9 +109,9 @@ export function StatementView({ initialServerId }: { initialServerId: number | n
           aria-label="Валюта"
           sx={{ flexShrink: 0 }}
         >
-          <ToggleButton value={0}>Всё</ToggleButton>
+          <ToggleButton value={0}>Все</ToggleButton>
           <ToggleButton value={1}>Адена</ToggleButton>
-          <ToggleButton value={2}>Монеты</ToggleButton>
+          <ToggleButton value={2}>Монеты эйнхасад</ToggleButton>
         </ToggleButtonGroup>
         <Button
           variant="outlined"

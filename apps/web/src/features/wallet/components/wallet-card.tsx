@@ -120,7 +120,7 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
           </Stack>
           {server?.median_processing_minutes != null && (
             <Typography variant="body2" color="text.secondary" sx={{ textAlign: 'center' }} data-testid="median-processing">
-              обычно обрабатываем за ~{server.median_processing_minutes} мин
+              Обычно обрабатываем за ~{server.median_processing_minutes} мин
             </Typography>
           )}
         </Stack>

@@ -1,0 +1,71 @@
+// @vitest-environment happy-dom
+import type { AdminAuditEntry } from '@adena/contract';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, createElement } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { answer, settle } from '../../../test/dom';
+import { AdminAuditLog } from './admin-audit-log';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const entry = (id: number, action: string, before: unknown, after: unknown): AdminAuditEntry => ({
+  id,
+  admin_id: 1,
+  admin_name: 'Анна',
+  admin_email: null,
+  action,
+  entity_type: 'user',
+  entity_id: '7',
+  before,
+  after,
+  created_at: '2026-11-01T12:00:00Z',
+});
+
+describe('the audit log', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    if (root) await act(async () => root!.unmount());
+    root = null;
+    vi.unstubAllGlobals();
+    document.body.innerHTML = '';
+    localStorage.clear();
+  });
+
+  it('names actions and fields in Russian, says booleans as «да»/«нет», and shows a key it does not know as it is', async () => {
+    const entries = [
+      entry(
+        1,
+        'user.two_factor_off',
+        { admin: false, two_factor: true },
+        { admin: false, two_factor: false, webhook_removed: false, reason: 'Потерял телефон' },
+      ),
+      entry(2, 'user.something_new', { brand_new_field: 1 }, { brand_new_field: 2 }),
+    ];
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url.startsWith('/api/admin/audit_log')) return answer(200, { data: entries, total: entries.length });
+        throw new Error(`unexpected ${url}`);
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminAuditLog))));
+    await settle();
+
+    const rows = [...document.querySelectorAll('[data-testid="audit-row"]')];
+    expect(rows).toHaveLength(2);
+    const cells = (row: Element) => [...row.querySelectorAll('td')].map((td) => td.textContent);
+    const [known, unknown] = rows.map(cells);
+    expect(known?.[2]).toBe('Вход с кодом отключён');
+    expect([...rows[0]!.querySelectorAll('li')].map((li) => li.textContent)).toEqual([
+      'Вход с кодом: да → нет',
+      'Вебхук удалён: — → нет',
+      'Причина: — → Потерял телефон',
+    ]);
+    expect(unknown?.[2]).toBe('user.something_new');
+    expect(rows[1]!.querySelector('li')?.textContent).toBe('brand_new_field: 1 → 2');
+  });
+});
