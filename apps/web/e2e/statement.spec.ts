@@ -175,6 +175,14 @@ describe('the statement, all my codes and decisions that announce themselves', (
         await shot(s, 'statement');
 
         await s.getByRole('tab', { name: 'Коды' }).click();
+        await s.getByTestId('my-codes-section').getByTestId('my-code').first().waitFor();
+        await s.waitForLoadState('networkidle');
+        await shot(s, 'codes-tab');
+        await s.getByTestId('nominal').nth(1).click();
+        await s.getByRole('dialog').waitFor();
+        await shot(s, 'codes-dialog', false);
+        await s.keyboard.press('Escape');
+        await s.getByRole('dialog').waitFor({ state: 'hidden' });
         await s.getByTestId('all-codes-toggle').click();
         await s.getByTestId('all-codes').getByTestId('my-code').first().waitFor();
         await s.waitForLoadState('networkidle');

@@ -54,4 +54,22 @@ describe('the statement', () => {
     });
     expect(shown).toEqual(['+301 монета эйнхасад', '+2 монеты эйнхасад', '−5 аден', '+21 адена', '+1 000 000 аден']);
   });
+
+  it('keeps a gift code in a line on one line (it does not break at its dashes)', async () => {
+    const entries = [{ ...entry(1, -5, 1, 995), kind: 'code_purchase' as const, description: 'Покупка кода ADN-7KQ2-****-****-H3RC' }];
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => (url.startsWith('/api/statement') ? answer(200, { data: entries, total: 1 }) : answer(200, []))),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(StatementView, { initialServerId: null }))));
+    await settle();
+
+    const code = [...document.querySelectorAll('[data-testid="statement-entry"] span')].find((s) => s.textContent === 'ADN-7KQ2-****-****-H3RC');
+    expect(code).toBeDefined();
+    expect(getComputedStyle(code!).whiteSpace).toBe('nowrap');
+    expect(code!.parentElement!.textContent).toBe('Покупка кода ADN-7KQ2-****-****-H3RC');
+  });
 });

@@ -34,13 +34,26 @@ const KIND_LABEL: Record<StatementKind, string> = {
 
 const dateFormat = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 
+/** A gift code in a line («ADN-7KQ2-****-****-H3RC») stays on one line instead of breaking at its dashes. */
+function unbrokenCodes(text: string) {
+  return text.split(/(ADN-[\w*-]+)/).map((part, i) =>
+    i % 2 === 1 ? (
+      <Box component="span" key={part} sx={{ whiteSpace: 'nowrap' }}>
+        {part}
+      </Box>
+    ) : (
+      part
+    ),
+  );
+}
+
 function Entry({ e, server }: { e: StatementEntry; server: string | undefined }) {
   const credit = e.amount > 0;
   return (
     <ListItem divider data-testid="statement-entry" data-kind={e.kind} sx={{ px: 0, alignItems: 'flex-start', gap: 1.5 }}>
       <Stack spacing={0.25} sx={{ flexGrow: 1, minWidth: 0 }}>
         <Typography sx={{ fontWeight: 600 }}>{KIND_LABEL[e.kind]}</Typography>
-        <Typography variant="body2">{e.description}</Typography>
+        <Typography variant="body2">{unbrokenCodes(e.description)}</Typography>
         <Typography variant="body2" color="text.secondary">
           {dateFormat.format(new Date(e.at))}
           {server && (
