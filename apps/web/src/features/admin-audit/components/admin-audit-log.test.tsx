@@ -41,6 +41,8 @@ describe('the audit log', () => {
         { admin: false, two_factor: false, webhook_removed: false, reason: 'Потерял телефон' },
       ),
       entry(2, 'user.something_new', { brand_new_field: 1 }, { brand_new_field: 2 }),
+      { ...entry(3, 'request.reject', { status: 'pending' }, { status: 'rejected' }), entity_type: 'balance_request' },
+      { ...entry(4, 'code.cancel', { status: 'active' }, { status: 'cancelled' }), entity_type: 'code' },
     ];
     localStorage.setItem('access_token', 'token');
     vi.stubGlobal(
@@ -56,7 +58,7 @@ describe('the audit log', () => {
     await settle();
 
     const rows = [...document.querySelectorAll('[data-testid="audit-row"]')];
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(4);
     const cells = (row: Element) => [...row.querySelectorAll('td')].map((td) => td.textContent);
     const [known, unknown] = rows.map(cells);
     expect(known?.[2]).toBe('Вход с кодом отключён');
@@ -67,5 +69,8 @@ describe('the audit log', () => {
     ]);
     expect(unknown?.[2]).toBe('user.something_new');
     expect(rows[1]!.querySelector('li')?.textContent).toBe('brand_new_field: 1 → 2');
+    // A status in words that agree with its object: a request is «отменена», a code «отменён».
+    expect(rows[2]!.querySelector('li')?.textContent).toBe('Статус: ожидает → отклонена');
+    expect(rows[3]!.querySelector('li')?.textContent).toBe('Статус: активен → отменён');
   });
 });

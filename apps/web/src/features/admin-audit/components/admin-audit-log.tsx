@@ -20,7 +20,7 @@ import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 import { AUDIT_PAGE_SIZE, type AuditFilters, useAdminAuditLog } from '../api/audit-log';
-import { AUDIT_ACTIONS, AUDIT_FIELDS, auditActionLabel } from '../utils/actions';
+import { AUDIT_ACTIONS, AUDIT_FIELDS, AUDIT_STATUSES, auditActionLabel } from '../utils/actions';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 
@@ -33,8 +33,9 @@ const ENTITIES: Record<string, string> = {
 };
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-function show(v: unknown) {
+function show(e: AdminAuditEntry, k: string, v: unknown) {
   if (v === null || v === undefined) return '—';
+  if (k === 'status' && typeof v === 'string') return AUDIT_STATUSES[e.entity_type]?.[v] ?? v;
   if (typeof v === 'boolean') return v ? 'да' : 'нет';
   if (typeof v === 'string' && ISO.test(v)) return dateTime.format(new Date(v));
   return typeof v === 'object' ? JSON.stringify(v) : String(v);
@@ -56,7 +57,7 @@ function Changes({ e }: { e: AdminAuditEntry }) {
     <Box component="ul" sx={{ m: 0, pl: 2, fontSize: '0.875rem', wordBreak: 'break-word' }}>
       {keys.slice(0, created ? 6 : 20).map((k) => (
         <li key={k}>
-          {AUDIT_FIELDS[k] ?? <code>{k}</code>}: {created ? show(after[k]) : `${show(before[k])} → ${show(after[k])}`}
+          {AUDIT_FIELDS[k] ?? <code>{k}</code>}: {created ? show(e, k, after[k]) : `${show(e, k, before[k])} → ${show(e, k, after[k])}`}
         </li>
       ))}
       {created && keys.length > 6 && <li>…и ещё {keys.length - 6}</li>}

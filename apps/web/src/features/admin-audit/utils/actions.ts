@@ -64,3 +64,9 @@ export const AUDIT_FIELDS: Record<string, string> = {
   wallet_id: 'Кошелёк',
   note: 'Заметка',
 };
+
+/** The statuses an entry's `status` field holds, by the entry's object, in operators' words. */
+export const AUDIT_STATUSES: Record<string, Record<string, string>> = {
+  balance_request: { pending: 'ожидает', completed: 'выполнена', rejected: 'отклонена', cancelled: 'отменена' },
+  code: { active: 'активен', activated: 'активирован', cancelled: 'отменён' },
+};
