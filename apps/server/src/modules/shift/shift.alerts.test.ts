@@ -138,6 +138,41 @@ describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
     expect(await chatOf((await t.db.kysely.selectFrom('users').select('id').where('name', '=', 'Анна').executeTakeFirstOrThrow()).id)).not.toBeNull();
   });
 
+  it('an alert waiting out a 429 is dropped when its operator is demoted, blocked or unlinked meanwhile', async () => {
+    const vip = await createUser(t.db.kysely);
+    await t.db.kysely.updateTable('users').set({ vip_until: new Date(now().getTime() + 30 * 86_400_000) }).where('id', '=', vip.id).execute();
+    await createWallet(t.db.kysely, vip.id, serverId, 'VipFour');
+    const cases: Array<[string, object, object | null]> = [
+      ['demoted', { admin: false }, { admin: true }],
+      ['blocked', { blocked_at: new Date() }, { blocked_at: null }],
+      ['unlinked', { telegram_chat_id: null }, null],
+    ];
+    for (const [what, lose, restore] of cases) {
+      bot.rateLimitOnce(40);
+      const id = await deposit(vip, 3_000_000);
+      const about = (m: { text: string }) => m.text.startsWith(`VIP-заявка №${id}`);
+      const refused = await waitFor(async () => {
+        const rows = await t.db.kysely.selectFrom('jobs').select(['payload', 'last_error', 'state']).where('kind', '=', 'operators.alert').execute();
+        return rows.find((r) => r.state === 'pending' && r.last_error?.includes('429'));
+      }, `the refused alert back in the queue (${what})`);
+      const { userId, chatId } = refused.payload as { userId: number; chatId: string };
+      await t.db.kysely.updateTable('users').set(lose).where('id', '=', userId).execute();
+      offsetMs += 41_000;
+      await waitFor(async () => {
+        const left = await t.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'operators.alert').where('state', 'in', ['pending', 'running']).execute();
+        return left.length === 0 && bot.sent.filter(about).length === 1 ? true : undefined;
+      }, `the alert's retry (${what})`);
+      // The other operator was told; the one who lost the role, never.
+      expect(bot.sent.filter(about).map((m) => m.chat_id)).toHaveLength(1);
+      expect(bot.sent.filter((m) => about(m) && m.chat_id === Number(chatId))).toEqual([]);
+      await t.db.kysely
+        .updateTable('users')
+        .set(restore ?? { telegram_chat_id: BigInt(chatId) })
+        .where('id', '=', userId)
+        .execute();
+    }
+  });
+
   async function serverName() {
     return (await t.db.kysely.selectFrom('gamesservers').select('name').where('id', '=', serverId).executeTakeFirstOrThrow()).name;
   }

@@ -194,6 +194,19 @@ export const shiftRepository = {
       .execute() as Promise<Array<{ id: number; chatId: bigint }>>;
   },
 
+  /** Whether the chat is still the linked chat of a live operator (not blocked, not demoted, not unlinked). */
+  async isOperatorChat(q: Q, userId: number, chatId: bigint) {
+    const row = await q
+      .selectFrom('users')
+      .select('id')
+      .where('id', '=', userId)
+      .where('admin', '=', true)
+      .where('blocked_at', 'is', null)
+      .where('telegram_chat_id', '=', chatId)
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+
   // ── the shift report ──
 
   /** Per operator who decided requests in [from, to): counts by type and outcome, and the median claim → decision of their own claims. */

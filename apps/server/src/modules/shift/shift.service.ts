@@ -291,6 +291,9 @@ export function createShiftService(d: ShiftDeps) {
     registerJobs() {
       d.jobs.register<AlertPayload>(ALERT_SEND_KIND, async (p) => {
         if (!d.bot.enabled) return;
+        // A retry may come an hour later: by then the operator may be blocked, demoted or unlinked, and
+        // the request's details are no longer theirs to read.
+        if (p.userId === undefined || !(await repo.isOperatorChat(d.db, p.userId, BigInt(p.chatId)))) return;
         const r = await d.bot.sendMessage(BigInt(p.chatId), p.text);
         // Telegram's 429 names when to try again; sooner would be refused again.
         if (r.retryAfterMs !== undefined) throw new RetryAfter(r.retryAfterMs, r.error);
