@@ -40,6 +40,11 @@ export const telegramSubscriptionsRepository = {
       .executeTakeFirst();
   },
 
+  /** Drops the user's link tokens not used yet (a chat was just linked with another). */
+  dropUnusedLinkTokens(q: Q, userId: number) {
+    return q.deleteFrom('telegram_link_tokens').where('user_id', '=', userId).where('used_at', 'is', null).execute();
+  },
+
   /**
    * Unlinks the user's chat, drops their unused link tokens and their notices still waiting to be
    * sent (to the chat that is no longer theirs); whether a chat was linked.

@@ -72,17 +72,26 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
       let reply: string;
       if (command.kind === 'start') {
         // The token is spent only with the chat linked: when linking fails, Telegram delivers the
-        // update again (the webhook answered an error) and the same link still works.
+        // update again (the webhook answered an error) and the same link still works. The user's other
+        // links die with it (an old one left open elsewhere must not move the notices later), and a
+        // chat that loses the notices is told, as on an unlink from the site.
         const token = command.token;
         const owner = token
           ? await db.transaction().execute(async (trx) => {
               const o = await repo.consumeLinkToken(trx, hashToken(token));
-              if (o) await repo.setChat(trx, o.userId, command.chatId);
-              return o;
+              if (!o) return undefined;
+              const previous = await repo.chatOf(trx, o.userId);
+              await repo.dropUnusedLinkTokens(trx, o.userId);
+              await repo.setChat(trx, o.userId, command.chatId);
+              return { ...o, previous: previous === null || BigInt(previous) === command.chatId ? null : BigInt(previous) };
             })
           : undefined;
         if (owner) {
           reply = 'Готово: уведомления о балансе будут приходить сюда. Отключить — команда /stop.';
+          if (owner.previous !== null && bot.enabled) {
+            const r = await bot.sendMessage(owner.previous, 'Уведомления кошелька перенесены в другой чат Telegram. Если это сделали не вы, смените пароль на сайте.');
+            if (!r.ok) log.warn({ error: r.error }, 'telegram moved notice failed');
+          }
         } else if (token) {
           reply = `Ссылка устарела или уже использована. Откройте на сайте ${linkSteps(bot.siteUrl)}`;
         } else {

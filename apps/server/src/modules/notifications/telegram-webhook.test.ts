@@ -98,6 +98,27 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
     expect((await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', u.id).executeTakeFirstOrThrow()).telegram_chat_id).toBeNull();
   });
 
+  it('one link used ends the others: an old link opened later in another chat moves nothing; a new one moves the notices and tells the old chat', async () => {
+    const u = await createUser(t.db.kysely);
+    const tokenOf = async () => /start=(.+)$/.exec((await t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: u.auth })).json().url)![1]!;
+    const chat = async () => (await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', u.id).executeTakeFirstOrThrow()).telegram_chat_id;
+    const older = await tokenOf(); // the dialog opened on another device, or left open on a shared computer
+    const mine = await tokenOf();
+    await webhook(`/start ${mine}`, 555001);
+    expect(await chat()).toBe(555001n);
+
+    await webhook(`/start ${older}`, 555002);
+    expect(await chat()).toBe(555001n);
+    expect(bot.sent.at(-1)).toMatchObject({ chat_id: 555002, text: expect.stringContaining('устарела') });
+
+    // The owner links another chat on purpose with a fresh link: the first chat hears that the notices left it.
+    await webhook(`/start ${await tokenOf()}`, 555003);
+    expect(await chat()).toBe(555003n);
+    expect(bot.sent.filter((m) => m.chat_id === 555001).at(-1)?.text).toBe(
+      'Уведомления кошелька перенесены в другой чат Telegram. Если это сделали не вы, смените пароль на сайте.',
+    );
+  });
+
   it("a TOTP player's link to the bot needs the code: a stolen session cannot tie the thief's chat to the owner's notices", async () => {
     const u = await createUser(t.db.kysely, { totp: true });
     const link = (headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: { ...u.auth, ...headers } });
