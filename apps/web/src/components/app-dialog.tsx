@@ -10,14 +10,33 @@ import { useBackClosesDialog } from '../lib/telegram-back';
 /**
  * SPEC.md section 9: dialogs at most 500 px wide, full screen on extra-small displays. Inside
  * Telegram the mini app's back button closes the top one through its onClose (lib/telegram-back).
+ * `keepOnBackdrop`: a click beside the dialog does not close it (it holds what the operator typed);
+ * Escape, the back button and the dialog's own buttons still do.
  */
-export function AppDialog(props: { open: boolean; onClose(): void; title: ReactNode; children?: ReactNode; actions?: ReactNode; testId?: string }) {
+export function AppDialog(props: {
+  open: boolean;
+  onClose(): void;
+  title: ReactNode;
+  children?: ReactNode;
+  actions?: ReactNode;
+  testId?: string;
+  keepOnBackdrop?: boolean;
+}) {
   const theme = useTheme();
   const fullScreen = useMediaQuery(theme.breakpoints.down('sm'));
   const titleId = useId();
   useBackClosesDialog(props.open, props.onClose);
   return (
-    <Dialog open={props.open} onClose={props.onClose} fullScreen={fullScreen} aria-labelledby={titleId} data-testid={props.testId}>
+    <Dialog
+      open={props.open}
+      onClose={(_e, reason) => {
+        if (props.keepOnBackdrop && reason === 'backdropClick') return;
+        props.onClose();
+      }}
+      fullScreen={fullScreen}
+      aria-labelledby={titleId}
+      data-testid={props.testId}
+    >
       <DialogTitle id={titleId}>{props.title}</DialogTitle>
       {props.children !== undefined && <DialogContent>{props.children}</DialogContent>}
       {props.actions && <DialogActions sx={{ px: 3, pb: 2 }}>{props.actions}</DialogActions>}

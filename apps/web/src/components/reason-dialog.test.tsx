@@ -1,8 +1,9 @@
 // @vitest-environment happy-dom
-import { act, createElement } from 'react';
+import { act, createElement, useState } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../lib/api-client';
+import { settle } from '../test/dom';
 import { ReasonDialog } from './reason-dialog';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -72,5 +73,110 @@ describe('an operator’s reason dialog refused by the server', () => {
     await open(new ApiError(0, { message: 'Нет связи с сервером' }));
     expect(alertText()).toBe('Нет связи с сервером');
     expect(helperText()).toBeNull();
+  });
+});
+
+describe('a reason the operator typed', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    if (root) await act(async () => root!.unmount());
+    root = null;
+    document.body.innerHTML = '';
+  });
+
+  const field = () => document.querySelector<HTMLTextAreaElement>('[data-testid="reason-test-dialog"] textarea:not([aria-hidden])')!;
+  const typeReason = (text: string) => {
+    Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(field(), text);
+    field().dispatchEvent(new Event('input', { bubbles: true }));
+  };
+  // MUI closes a dialog on a press and release on the area around it (the container, not the paper).
+  const clickBeside = () => {
+    const container = dialog()!.querySelector('.MuiDialog-container')!;
+    container.dispatchEvent(new MouseEvent('mousedown', { bubbles: true }));
+    container.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+  };
+  const pressEscape = () => dialog()!.querySelector('[role="dialog"]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true }));
+
+  async function mount(submit: (text: string) => Promise<unknown>) {
+    let setOpen: (open: boolean) => void = () => {};
+    let setTitle: (title: string) => void = () => {};
+    const onClose = vi.fn();
+    function Host() {
+      const [open, set] = useState(true);
+      const [title, retitle] = useState('Отклонить заявку №7');
+      setOpen = set;
+      setTitle = retitle;
+      return createElement(ReasonDialog, {
+        open,
+        onClose: () => {
+          onClose();
+          set(false);
+        },
+        title,
+        testId: 'reason-test-dialog',
+        explanation: 'Причину увидит игрок.',
+        label: 'Причина',
+        confirmLabel: 'Отклонить',
+        pending: false,
+        submit,
+      });
+    }
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(Host)));
+    return {
+      onClose,
+      reopen: (title?: string) =>
+        act(async () => {
+          if (title) setTitle(title);
+          setOpen(true);
+        }),
+    };
+  }
+
+  it('survives a click beside the dialog and Escape, and is cleared by a successful submit', async () => {
+    const submit = vi.fn(() => Promise.resolve());
+    const { onClose, reopen } = await mount(submit);
+    await act(async () => typeReason('Ник не совпадает'));
+
+    await act(async () => clickBeside());
+    await settle();
+    expect(onClose).not.toHaveBeenCalled();
+    expect(field().value).toBe('Ник не совпадает');
+
+    await act(async () => pressEscape());
+    await settle();
+    expect(onClose).toHaveBeenCalledTimes(1);
+    await reopen();
+    expect(field().value).toBe('Ник не совпадает');
+
+    await act(async () => button('Отклонить').click());
+    await settle();
+    expect(submit).toHaveBeenCalledWith('Ник не совпадает');
+    expect(onClose).toHaveBeenCalledTimes(2);
+    await reopen();
+    expect(field().value).toBe('');
+  });
+
+  it('belongs to its item: the dialog opened for another request starts empty, and the first one’s reason waits for it', async () => {
+    const submit = vi.fn(() => Promise.resolve());
+    const { reopen } = await mount(submit);
+    await act(async () => typeReason('Ник не совпадает'));
+    await act(async () => pressEscape());
+    await settle();
+
+    await reopen('Отклонить заявку №8');
+    expect(field().value).toBe('');
+    await act(async () => pressEscape());
+    await settle();
+    await reopen('Отклонить заявку №7');
+    expect(field().value).toBe('Ник не совпадает');
+    expect(submit).not.toHaveBeenCalled();
+  });
+
+  it('an empty dialog still closes on a click beside it', async () => {
+    const { onClose } = await mount(() => Promise.resolve());
+    await act(async () => clickBeside());
+    await settle();
+    expect(onClose).toHaveBeenCalledTimes(1);
   });
 });

@@ -12,7 +12,7 @@ import { AppDialog } from './app-dialog';
  * block a user, close an incident). The server's 422 lands under the field (`field` names it); any
  * other refusal (a 409 on `id`: another operator decided the request first) is said above it, so the
  * operator sees why the dialog stayed open. `submit` resolves when the action is done; the dialog
- * then clears itself and closes.
+ * then clears itself and closes. A click beside it never drops a typed reason.
  */
 export function ReasonDialog(props: {
   open: boolean;
@@ -31,19 +31,29 @@ export function ReasonDialog(props: {
   pending: boolean;
   submit(text: string): Promise<unknown>;
 }) {
-  const [text, setText] = useState('');
+  // The typed reason belongs to what the dialog is about (its title names the request, code, incident
+  // or user): opened for another one, it starts empty, so a reason is never sent for the wrong item.
+  const [draft, setDraft] = useState({ about: props.title, text: '' });
+  const text = draft.about === props.title ? draft.text : '';
+  const setText = (value: string) => setDraft({ about: props.title, text: value });
   const f = useFormErrors();
   const field = props.field ?? 'reason';
-  const close = () => {
-    setText('');
+  // Escape (or Telegram's back button) only hides the dialog: the typed reason waits for the next
+  // opening for the same item. «Отмена» and a successful submit clear it.
+  const hide = () => {
     f.clear();
     props.onClose();
+  };
+  const close = () => {
+    setText('');
+    hide();
   };
   const error = f.fieldError(field);
   return (
     <AppDialog
       open={props.open}
-      onClose={close}
+      onClose={hide}
+      keepOnBackdrop={text !== ''}
       title={props.title}
       testId={props.testId}
       actions={

@@ -13,13 +13,14 @@ import { RequestsQueue } from '../../features/admin-requests/components/requests
 import { ShiftReport } from '../../features/admin-shift/components/shift-report';
 import { ShiftSignals } from '../../features/admin-shift/components/shift-signals';
 import { useOperatorsFeed } from '../../lib/operators-feed';
+import { useAdminGamesservers } from '../../features/admin-servers/api/servers';
 import { AdminServers } from '../../features/admin-servers/components/admin-servers';
 import { AdminUsers } from '../../features/admin-users/components/admin-users';
 import { UserDetails } from '../../features/admin-users/components/user-details';
 import { AdminSessionCheck } from '../../features/two-factor/components/admin-session-check';
 import { AdminTwoFactorWalkthrough } from '../../features/two-factor/components/admin-two-factor-walkthrough';
 import { useUser } from '../../lib/session';
-import { gamesserversQueryOptions, useGamesservers } from '../../lib/gamesservers';
+import { gamesserversQueryOptions } from '../../lib/gamesservers';
 import { NotFoundRoute } from './not-found';
 
 const ADMIN_WIDTH = 'min(1240px, calc(100vw - 64px))';
@@ -47,7 +48,8 @@ export default function AdminRoutes() {
 }
 
 function AdminArea({ userId }: { userId: number }) {
-  const { data: servers = [] } = useGamesservers();
+  // The filters offer hidden servers too: the public list holds the active ones only.
+  const { data: servers = [] } = useAdminGamesservers();
   const qc = useQueryClient();
   // A server edit changes what players see; this tab's own copy of the public list follows at once.
   const serversChanged = () => void qc.invalidateQueries({ queryKey: gamesserversQueryOptions().queryKey });

@@ -57,7 +57,7 @@ function ResolveDialog({ incident, onClose }: { incident: AdminCodeIncident | nu
 }
 
 /** Codes tried again after activation or cancel: the list with filters, each closed with a note. */
-export function AdminIncidents({ servers }: { servers: Gamesserver[] }) {
+export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, 'id' | 'name'>> }) {
   const [f, setF] = useState<IncidentFilters>({ state: 'all', page: 1 });
   const [resolving, setResolving] = useState<AdminCodeIncident | null>(null);
   const { data, isPending, isError, error } = useAdminIncidents(f);

@@ -183,7 +183,7 @@ function CompleteDialog({ target, onClose }: { target: AdminRequest | null; onCl
   );
 }
 
-export function RequestsQueue({ servers, meId, live = false }: { servers: Gamesserver[]; meId: number; live?: boolean }) {
+export function RequestsQueue({ servers, meId, live = false }: { servers: Array<Pick<Gamesserver, 'id' | 'name'>>; meId: number; live?: boolean }) {
   const [filters, setFilters] = useState<QueueFilters>({ status: 'pending', page: 1 });
   const [rejecting, setRejecting] = useState<AdminRequest | null>(null);
   const [completing, setCompleting] = useState<AdminRequest | null>(null);

@@ -17,6 +17,7 @@ import TableRow from '@mui/material/TableRow';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
+import { AppDialog } from '../../../components/app-dialog';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
@@ -27,12 +28,18 @@ import { scrollsSideways } from '../../../components/scrolls-sideways';
 const pct = (bp: number) => `${(bp / 100).toLocaleString('ru-RU')}%`;
 const range = (l: { min: number; max: number }) => `${formatShort(l.min)}–${formatShort(l.max)}`;
 
-/** Every game server, inactive ones too: settings at a glance, edit, show or hide at once. */
+/** Every game server, inactive ones too: settings at a glance, edit, show or hide (after a confirmation). */
 export function AdminServers({ onChanged }: { onChanged?: () => void }) {
   const { data, isPending, isError, error } = useAdminGamesservers();
   const { update } = useSaveGamesserver(onChanged);
   const alert = useUi((s) => s.alert);
   const [editing, setEditing] = useState<AdminGamesserver | 'new' | null>(null);
+  // Hiding a server refuses its requests and codes for every player at once, so the switch asks first.
+  const [toggling, setToggling] = useState<AdminGamesserver | null>(null);
+  const toggle = (s: AdminGamesserver) => {
+    setToggling(null);
+    update.mutate({ id: s.id, body: { active: !s.active } }, { onError: (err) => alert(err instanceof ApiError ? err.message : 'Не удалось сохранить') });
+  };
 
   return (
     <Stack spacing={2} data-view="admin-servers">
@@ -90,12 +97,7 @@ export function AdminServers({ onChanged }: { onChanged?: () => void }) {
                       checked={s.active}
                       disabled={update.isPending}
                       slotProps={{ input: { 'aria-label': `${s.name}: виден игрокам` } }}
-                      onChange={(e) =>
-                        update.mutate(
-                          { id: s.id, body: { active: e.target.checked } },
-                          { onError: (err) => alert(err instanceof ApiError ? err.message : 'Не удалось сохранить') },
-                        )
-                      }
+                      onChange={() => setToggling(s)}
                     />
                   </TableCell>
                   <TableCell>
@@ -111,6 +113,28 @@ export function AdminServers({ onChanged }: { onChanged?: () => void }) {
           </Table>
         </Paper>
       )}
+      <AppDialog
+        open={toggling !== null}
+        onClose={() => setToggling(null)}
+        title={toggling ? `${toggling.active ? 'Скрыть' : 'Показать'} сервер ${toggling.name}?` : ''}
+        testId="server-visibility-dialog"
+        actions={
+          <>
+            <Button onClick={() => setToggling(null)}>Отмена</Button>
+            <Button variant="contained" color={toggling?.active ? 'error' : 'primary'} disabled={update.isPending} onClick={() => toggling && toggle(toggling)}>
+              {toggling ? (toggling.active ? 'Скрыть' : 'Показать') : ''}
+            </Button>
+          </>
+        }
+      >
+        {toggling && (
+          <Typography>
+            {toggling.active
+              ? 'Игроки перестанут его видеть, заявки и активации кодов на нём будут отклонены.'
+              : 'Игроки снова увидят его и смогут подавать заявки и активировать коды.'}
+          </Typography>
+        )}
+      </AppDialog>
       <ServerFormDialog
         open={editing !== null}
         server={editing === 'new' ? null : editing}

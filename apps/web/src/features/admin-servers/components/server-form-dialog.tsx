@@ -98,7 +98,12 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
   const errors = useFormErrors();
   const { create, update } = useSaveGamesserver(onChanged);
   const showSnackbar = useUi((s) => s.showSnackbar);
-  const set = (patch: Partial<FormState>) => setF((x) => ({ ...x, ...patch }));
+  // Once anything was changed, a click beside the form no longer throws the edits away.
+  const [changed, setChanged] = useState(false);
+  const set = (patch: Partial<FormState>) => {
+    setChanged(true);
+    setF((x) => ({ ...x, ...patch }));
+  };
   const err = (name: string) =>
     errors.fieldError(name) ?? (name === 'standard_nominals' ? Object.entries(errors.errors).find(([k]) => k.startsWith('standard_nominals.'))?.[1][0] : undefined);
   const pending = create.isPending || update.isPending;
@@ -135,6 +140,7 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
     <AppDialog
       open
       onClose={onClose}
+      keepOnBackdrop={changed}
       title={server ? `Сервер «${server.name}»` : 'Новый игровой сервер'}
       testId="server-form-dialog"
       actions={

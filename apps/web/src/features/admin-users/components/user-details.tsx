@@ -16,12 +16,11 @@ import Typography from '@mui/material/Typography';
 import { type ReactNode, useState } from 'react';
 import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
-import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { amountText, currencyWord } from '../../../utils/plural';
-import { useAdminUser, useUserActions } from '../api/users';
+import { useAdminUser } from '../api/users';
 import { UserChips } from './admin-users';
-import { AdminRoleDialog, BlockDialog, TwoFactorOffDialog, VipDialog } from './user-dialogs';
+import { AdminRoleDialog, BlockDialog, TwoFactorOffDialog, UnblockDialog, VipDialog } from './user-dialogs';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 import { accountKeyLabel, refTypeLabel, signedAmount, transactionKindLabel } from '../../../utils/ledger-labels';
 
@@ -91,9 +90,7 @@ function EntriesTable({ entries }: { entries: AdminLedgerEntry[] }) {
 /** One user's card: who they are, their wallets, requests, codes and ledger entries, and the admin's actions. */
 export function UserDetails({ id, currentUserId }: { id: number; currentUserId: number | null }) {
   const { data, isPending, isError, error } = useAdminUser(id);
-  const { unblock } = useUserActions(id);
-  const alert = useUi((s) => s.alert);
-  const [dialog, setDialog] = useState<'block' | 'stolen' | 'vip' | 'admin' | 'two-factor' | null>(null);
+  const [dialog, setDialog] = useState<'block' | 'stolen' | 'unblock' | 'vip' | 'admin' | 'two-factor' | null>(null);
 
   if (isPending) return <Skeleton variant="rounded" height={320} />;
   if (isError) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить пользователя'}</Alert>;
@@ -143,11 +140,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
                 <Button variant="outlined" color="error" onClick={() => setDialog('stolen')}>
                   Аккаунт угнан…
                 </Button>
-                <Button
-                  variant="contained"
-                  disabled={unblock.isPending}
-                  onClick={() => unblock.mutate(undefined, { onError: (e) => alert(e.message) })}
-                >
+                <Button variant="contained" onClick={() => setDialog('unblock')}>
                   Разблокировать
                 </Button>
               </>
@@ -289,6 +282,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
 
       <BlockDialog user={user} open={dialog === 'block'} onClose={() => setDialog(null)} />
       <BlockDialog user={user} stolen open={dialog === 'stolen'} onClose={() => setDialog(null)} />
+      <UnblockDialog user={user} open={dialog === 'unblock'} onClose={() => setDialog(null)} />
       {dialog === 'vip' && <VipDialog user={user} open onClose={() => setDialog(null)} />}
       <AdminRoleDialog user={user} open={dialog === 'admin'} onClose={() => setDialog(null)} />
       <TwoFactorOffDialog user={user} open={dialog === 'two-factor'} onClose={() => setDialog(null)} />

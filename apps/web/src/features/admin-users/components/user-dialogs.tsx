@@ -16,7 +16,8 @@ const userLabel = (u: AdminUser) => {
   const who = u.name || u.email || u.phone;
   return who ? `«${who}»` : `id ${u.id}`;
 };
-const isoDay = (d: Date) => d.toISOString().slice(0, 10);
+// The day in the operator's own time zone (YYYY-MM-DD), as the date field shows it and saving reads it.
+const isoDay = (d: Date) => new Intl.DateTimeFormat('en-CA').format(d);
 
 const STOLEN_LEFTOVERS = 'ключи продавца, ключи доступа (passkeys), вебхук и чат Telegram для уведомлений';
 
@@ -64,6 +65,33 @@ export function BlockDialog({ user, open, onClose, stolen: alreadyBlocked = fals
         })
       }
     />
+  );
+}
+
+export function UnblockDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
+  const { unblock } = useUserActions(user.id);
+  const alert = useUi((s) => s.alert);
+  return (
+    <AppDialog
+      open={open}
+      onClose={onClose}
+      title={`Разблокировать пользователя ${userLabel(user)}?`}
+      testId="unblock-dialog"
+      actions={
+        <>
+          <Button onClick={onClose}>Отмена</Button>
+          <Button
+            variant="contained"
+            disabled={unblock.isPending}
+            onClick={() => unblock.mutate(undefined, { onSuccess: onClose, onError: (e) => alert(e.message) })}
+          >
+            Разблокировать
+          </Button>
+        </>
+      }
+    >
+      <Typography>Он снова сможет войти и распоряжаться своими кошельками и кодами.</Typography>
+    </AppDialog>
   );
 }
 
