@@ -27,8 +27,8 @@ $$;
 -- wallet's row stays locked from its UPDATE to COMMIT and parallel postings on one wallet queue on
 -- it: the transaction row is written and every account found or created first. A wallet leg is a
 -- guarded UPDATE of the cached balance that refuses to go below zero (AW409, before the CHECK
--- would) or above the API's largest amount (AW413; refunds too, so no answer ever carries a
--- balance a client cannot read). Answers one row per touched wallet with its balances after the posting (or one row
+-- would) or a credit that would take it above the API's largest amount (AW413; refunds too, so no
+-- answer ever carries a balance a client cannot read). Answers one row per touched wallet with its balances after the posting (or one row
 -- with NULL wallet when none was touched).
 CREATE OR REPLACE FUNCTION ledger_post(
   p_kind text, p_ref_type text, p_ref_id bigint, p_actor integer,
@@ -85,7 +85,7 @@ BEGIN
       IF p_currencies[wl] = 1 THEN
         WITH w AS (
           UPDATE wallets w SET balance = w.balance + p_amounts[wl]
-           WHERE w.id = p_wallets[wl] AND w.balance + p_amounts[wl] BETWEEN 0 AND 9007199254740991
+           WHERE w.id = p_wallets[wl] AND w.balance + p_amounts[wl] >= 0 AND (p_amounts[wl] < 0 OR w.balance + p_amounts[wl] <= 9007199254740991)
            RETURNING w.id, w.gamesserver_id, w.balance, w.balance_second, w.telegram_price
         ), e AS (
           INSERT INTO ledger_entries (transaction_id, account_id, amount, balance_after)
@@ -96,7 +96,7 @@ BEGIN
       ELSE
         WITH w AS (
           UPDATE wallets w SET balance_second = w.balance_second + p_amounts[wl]
-           WHERE w.id = p_wallets[wl] AND w.balance_second + p_amounts[wl] BETWEEN 0 AND 9007199254740991
+           WHERE w.id = p_wallets[wl] AND w.balance_second + p_amounts[wl] >= 0 AND (p_amounts[wl] < 0 OR w.balance_second + p_amounts[wl] <= 9007199254740991)
            RETURNING w.id, w.gamesserver_id, w.balance, w.balance_second, w.telegram_price
         ), e AS (
           INSERT INTO ledger_entries (transaction_id, account_id, amount, balance_after)
@@ -167,10 +167,10 @@ BEGIN
     IF l_kinds[i] = 'wallet' THEN
       IF l_currencies[i] = 1 THEN
         UPDATE wallets w SET balance = w.balance + l_amounts[i]
-          WHERE w.id = l_wallets[i] AND w.balance + l_amounts[i] BETWEEN 0 AND 9007199254740991 RETURNING w.balance INTO after;
+          WHERE w.id = l_wallets[i] AND w.balance + l_amounts[i] >= 0 AND (l_amounts[i] < 0 OR w.balance + l_amounts[i] <= 9007199254740991) RETURNING w.balance INTO after;
       ELSE
         UPDATE wallets w SET balance_second = w.balance_second + l_amounts[i]
-          WHERE w.id = l_wallets[i] AND w.balance_second + l_amounts[i] BETWEEN 0 AND 9007199254740991 RETURNING w.balance_second INTO after;
+          WHERE w.id = l_wallets[i] AND w.balance_second + l_amounts[i] >= 0 AND (l_amounts[i] < 0 OR w.balance_second + l_amounts[i] <= 9007199254740991) RETURNING w.balance_second INTO after;
       END IF;
       IF NOT FOUND AND l_amounts[i] > 0 THEN
         RAISE EXCEPTION 'BALANCE_LIMIT' USING ERRCODE = 'AW413', DETAIL = l_keys[i];

@@ -82,7 +82,8 @@ export function rethrowMoneyError(err: unknown): never {
     case 'AW409':
       throw new AppError('INSUFFICIENT_BALANCE', { body: { low_cap: true }, errors: { amount: ['Недостаточно средств на балансе'] } });
     case 'AW413':
-      throw new AppError('CONFLICT', { message: 'Баланс кошелька превысил бы допустимый предел', errors: { amount: ['Слишком большая сумма для этого кошелька'] } });
+      // No field: the dialogs that can meet it (a refund, a deposit's completion) have no amount field to put it under.
+      throw new AppError('CONFLICT', { message: 'Баланс кошелька превысил бы допустимый предел' });
     case 'AW404':
       throw new AppError('NOT_FOUND', { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
     case 'AW423':

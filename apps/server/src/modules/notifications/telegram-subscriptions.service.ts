@@ -89,7 +89,7 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
         if (owner) {
           reply = 'Готово: уведомления о балансе будут приходить сюда. Отключить — команда /stop.';
           if (owner.previous !== null && bot.enabled) {
-            const r = await bot.sendMessage(owner.previous, 'Уведомления кошелька перенесены в другой чат Telegram. Если это сделали не вы, смените пароль на сайте.');
+            const r = await bot.sendMessage(owner.previous, 'Уведомления кошелька перенесены в другой чат Telegram. Если это сделали не вы, отключите их на сайте («Уведомления в Telegram» на вкладке «Коды») и смените пароль.');
             if (!r.ok) log.warn({ error: r.error }, 'telegram moved notice failed');
           }
         } else if (token) {

@@ -115,7 +115,7 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
     await webhook(`/start ${await tokenOf()}`, 555003);
     expect(await chat()).toBe(555003n);
     expect(bot.sent.filter((m) => m.chat_id === 555001).at(-1)?.text).toBe(
-      'Уведомления кошелька перенесены в другой чат Telegram. Если это сделали не вы, смените пароль на сайте.',
+      'Уведомления кошелька перенесены в другой чат Telegram. Если это сделали не вы, отключите их на сайте («Уведомления в Telegram» на вкладке «Коды») и смените пароль.',
     );
   });
 

@@ -91,10 +91,6 @@ export const requestsRepository = {
     return db.selectFrom('balance_requests').select(['status']).where('id', '=', id).where('user_id', '=', ownerId).executeTakeFirst();
   },
 
-  walletBalances(db: Q, walletId: number) {
-    return db.selectFrom('wallets').select(['balance', 'balance_second']).where('id', '=', walletId).executeTakeFirstOrThrow();
-  },
-
   /** The user's newest requests, hidden ones included (the admin's user card). */
   ofUser(db: Q, userId: number, limit: number) {
     return db

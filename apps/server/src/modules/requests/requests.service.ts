@@ -15,7 +15,6 @@ import { toAdminRequest, toDashboard, toRequest, toRequestStatusEvent, toUserCar
 import { stepUpRefused } from '../two-factor/two-factor.service';
 import { type AdminRequestRow, type QueueFilters, requestsRepository as repo, type Tx } from './requests.repository';
 
-
 const notFound = () => new AppError('NOT_FOUND', { message: 'Заявка не найдена', errors: { id: ['Заявка не найдена'] } });
 const notPending = (status: string) =>
   new AppError('REQUEST_NOT_PENDING', {

@@ -147,9 +147,16 @@ describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
       ['blocked', { blocked_at: new Date() }, { blocked_at: null }],
       ['unlinked', { telegram_chat_id: null }, null],
     ];
+    // Only this request's VIP alerts may meet the 429: the clock is minutes ahead of the database's after
+    // the first test, so every pending request would be overdue at the next scan. Each round starts with
+    // no scan due and no alert on its way, and every pending request already counted as alerted.
+    const noOverdue = () => t.db.kysely.updateTable('balance_requests').set({ overdue_alerted_at: new Date() }).where('status', '=', 'pending').execute();
     for (const [what, lose, restore] of cases) {
+      await noOverdue();
+      await scanAfter(0);
       bot.rateLimitOnce(40);
       const id = await deposit(vip, 3_000_000);
+      await noOverdue();
       const about = (m: { text: string }) => m.text.startsWith(`VIP-заявка №${id}`);
       const refused = await waitFor(async () => {
         const rows = await t.db.kysely.selectFrom('jobs').select(['payload', 'last_error', 'state']).where('kind', '=', 'operators.alert').execute();

@@ -18,6 +18,9 @@ import { useAdminDashboard } from '../api/dashboard';
 import { minutesText, useMinutesSince } from '../../../hooks/use-minutes-since';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 
+/** A median in minutes: «~3 мин», and no «~» before «меньше минуты». */
+const approx = (m: number) => (m < 1 ? minutesText(m) : `~${minutesText(m)}`);
+
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 
 function Tile({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {
@@ -94,7 +97,7 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
         </Tile>
         <Tile title="Медиана обработки за 24 ч" testId="dashboard-median">
           <Typography variant="h2" component="p">
-            {data.median_all_minutes === null ? '—' : `~${minutesText(data.median_all_minutes)}`}
+            {data.median_all_minutes === null ? '—' : approx(data.median_all_minutes)}
           </Typography>
           <Typography variant="body2" color="text.secondary">
             обработано заявок: {data.processed_24h}
@@ -151,7 +154,7 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
                         нет данных
                       </Box>
                     ) : (
-                      `~${minutesText(m.minutes)} (${m.processed})`
+                      `${approx(m.minutes)} (${m.processed})`
                     )}
                   </TableCell>
                 </TableRow>

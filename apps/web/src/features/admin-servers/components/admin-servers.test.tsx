@@ -74,7 +74,7 @@ describe('the game servers screen', () => {
     await settle();
     expect(updates).toEqual([]);
     expect(visibilityDialog()?.textContent).toContain('Скрыть сервер Scryde x50?');
-    expect(visibilityDialog()?.textContent).toContain('Игроки перестанут его видеть, заявки и активации кодов на нём будут отклонены.');
+    expect(visibilityDialog()?.textContent).toContain('Игроки перестанут его видеть, новые заявки и активации кодов на нём будут отклоняться.');
 
     await act(async () => button('Отмена', visibilityDialog()!).click());
     await settle();

@@ -17,7 +17,7 @@ const userLabel = (u: AdminUser) => {
   return who ? `«${who}»` : `id ${u.id}`;
 };
 // The day in the operator's own time zone (YYYY-MM-DD), as the date field shows it and saving reads it.
-const isoDay = (d: Date) => new Intl.DateTimeFormat('en-CA').format(d);
+const isoDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
 const STOLEN_LEFTOVERS = 'ключи продавца, ключи доступа (passkeys), вебхук и чат Telegram для уведомлений';
 
