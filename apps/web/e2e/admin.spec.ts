@@ -252,6 +252,14 @@ describe('the admin area', () => {
     await a.page.getByTestId('admin-server-row').first().waitFor();
     expect(await a.page.getByTestId('admin-server-row').count()).toBe(servers.length);
     await shot(a.page, 'admin-servers');
+    // Hiding a server asks first; «Отмена» leaves it visible.
+    await a.page.getByLabel(`${servers[0]!.name}: виден игрокам`).click();
+    const hide = a.page.getByTestId('server-visibility-dialog');
+    await hide.getByText('новые заявки и активации кодов на нём будут отклоняться').waitFor();
+    await a.page.screenshot({ path: join(SCREENSHOTS, 'admin-server-hide.png'), animations: 'disabled' });
+    await hide.getByRole('button', { name: 'Отмена' }).click();
+    await hide.waitFor({ state: 'hidden' });
+    expect(await a.page.getByLabel(`${servers[0]!.name}: виден игрокам`).isChecked()).toBe(true);
     await a.page.getByRole('button', { name: 'Добавить сервер' }).click();
     const form = a.page.getByTestId('server-form-dialog');
     await form.getByLabel('Название').fill('Новый x3');
