@@ -28,8 +28,8 @@ $$;
 -- it: the transaction row is written and every account found or created first. A wallet leg is a
 -- guarded UPDATE of the cached balance that refuses to go below zero (AW409, before the CHECK
 -- would) or a credit that would take it above the API's largest amount (AW413; refunds too, so no
--- answer ever carries a balance a client cannot read). Answers one row per touched wallet with its balances after the posting (or one row
--- with NULL wallet when none was touched).
+-- answer ever carries a balance a client cannot read). Answers one row per touched wallet with its
+-- balances after the posting (or one row with NULL wallet when none was touched).
 CREATE OR REPLACE FUNCTION ledger_post(
   p_kind text, p_ref_type text, p_ref_id bigint, p_actor integer,
   p_kinds text[], p_servers integer[], p_currencies smallint[], p_wallets integer[], p_amounts bigint[]
