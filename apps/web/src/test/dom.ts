@@ -1,6 +1,7 @@
 import { type QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
-import { createRoot } from 'react-dom/client';
+import { createRoot, type Root } from 'react-dom/client';
+import { vi } from 'vitest';
 
 /** A JSON response with the given status, as a stubbed `fetch` returns it. */
 export const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
@@ -24,4 +25,12 @@ export async function renderHook<T>(qc: QueryClient, hook: () => T) {
   const root = createRoot(document.createElement('div'));
   await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(Probe))));
   return { result: result as { current: T }, unmount: () => act(() => root.unmount()) };
+}
+
+/** A test's afterEach: unmounts what it rendered, drops stubbed globals, empties the page and storage. */
+export async function cleanup(root: Root | null) {
+  if (root) await act(async () => root.unmount());
+  vi.unstubAllGlobals();
+  document.body.innerHTML = '';
+  localStorage.clear();
 }

@@ -4,7 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { answer, settle } from '../../../test/dom';
+import { answer, cleanup, settle } from '../../../test/dom';
 import { AdminAuditLog } from './admin-audit-log';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -25,11 +25,8 @@ const entry = (id: number, action: string, before: unknown, after: unknown): Adm
 describe('the audit log', () => {
   let root: Root | null = null;
   afterEach(async () => {
-    if (root) await act(async () => root!.unmount());
+    await cleanup(root);
     root = null;
-    vi.unstubAllGlobals();
-    document.body.innerHTML = '';
-    localStorage.clear();
   });
 
   it('names actions and fields in Russian, says booleans as «да»/«нет», and shows a key it does not know as it is', async () => {

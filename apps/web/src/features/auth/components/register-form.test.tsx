@@ -3,7 +3,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type } from '../../../test/dom';
+import { cleanup, type } from '../../../test/dom';
 import { RegisterForm } from './register-form';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -11,10 +11,8 @@ import { RegisterForm } from './register-form';
 describe('the sign-up form', () => {
   let root: Root | null = null;
   afterEach(async () => {
-    if (root) await act(async () => root!.unmount());
+    await cleanup(root);
     root = null;
-    vi.unstubAllGlobals();
-    document.body.innerHTML = '';
   });
 
   it('says «Пароли не совпадают» under the repeat as soon as both are typed and differ, before any submit, and drops it once they match', async () => {

@@ -4,7 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { answer, settle } from '../../../test/dom';
+import { answer, cleanup, settle } from '../../../test/dom';
 import { AllCodesList } from './all-codes-list';
 import { MyCodesList } from './my-codes-list';
 
@@ -25,11 +25,8 @@ const code = (id: number, status: Code['status']): Code => ({
 describe('my codes', () => {
   let root: Root | null = null;
   afterEach(async () => {
-    if (root) await act(async () => root!.unmount());
+    await cleanup(root);
     root = null;
-    vi.unstubAllGlobals();
-    document.body.innerHTML = '';
-    localStorage.clear();
   });
 
   it('expanded, the whole list takes the open codes’ place: each code once, the copy button on the active one only', async () => {
