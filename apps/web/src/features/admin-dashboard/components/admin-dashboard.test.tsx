@@ -3,6 +3,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { cleanup } from '../../../test/dom';
 import { AdminDashboard } from './admin-dashboard';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -21,12 +22,9 @@ const tile = () => document.querySelector('[data-testid="dashboard-oldest"]')?.t
 describe('the dashboard’s «Дольше всех ждёт»', () => {
   let root: Root | null = null;
   afterEach(async () => {
-    if (root) await act(async () => root!.unmount());
+    await cleanup(root);
     root = null;
     vi.useRealTimers();
-    vi.unstubAllGlobals();
-    document.body.innerHTML = '';
-    localStorage.clear();
   });
 
   it('counts whole minutes like the queue’s card and turns to the next one on time, between two readings', async () => {

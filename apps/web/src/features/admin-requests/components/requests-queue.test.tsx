@@ -4,7 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { answer, settle } from '../../../test/dom';
+import { answer, cleanup, settle } from '../../../test/dom';
 import { RequestsQueue } from './requests-queue';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -37,12 +37,9 @@ const selectOf = (label: string) =>
 describe('the operators’ queue filters', () => {
   let root: Root | null = null;
   afterEach(async () => {
-    if (root) await act(async () => root!.unmount());
+    await cleanup(root);
     root = null;
     vi.useRealTimers();
-    vi.unstubAllGlobals();
-    document.body.innerHTML = '';
-    localStorage.clear();
   });
 
   async function open(listed: AdminRequest = pending) {

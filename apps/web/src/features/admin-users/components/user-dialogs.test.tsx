@@ -4,7 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { answer, settle } from '../../../test/dom';
+import { answer, cleanup, settle } from '../../../test/dom';
 import { VipDialog } from './user-dialogs';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -38,12 +38,9 @@ const button = (name: string) => [...document.querySelectorAll('button')].find((
 describe('the admin VIP dialog', () => {
   let root: Root | null = null;
   afterEach(async () => {
-    if (root) await act(async () => root!.unmount());
+    await cleanup(root);
     root = null;
-    vi.unstubAllGlobals();
     vi.useRealTimers();
-    document.body.innerHTML = '';
-    localStorage.clear();
   });
   afterAll(() => {
     if (previousTz === undefined) delete process.env.TZ;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { userQueryOptions } from '../../../lib/session';
 import { useStepUp } from '../../../lib/step-up';
 import { useUi } from '../../../lib/ui-store';
-import { answer, settle } from '../../../test/dom';
+import { answer, cleanup, settle } from '../../../test/dom';
 import { SubscribeTelegramDialog } from './subscribe-telegram-dialog';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -31,12 +31,9 @@ const button = (name: string) => [...document.querySelectorAll('button')].find((
 describe('the Telegram notices dialog when the link cannot be read', () => {
   let root: Root | null = null;
   afterEach(async () => {
-    if (root) await act(async () => root!.unmount());
+    await cleanup(root);
     root = null;
-    vi.unstubAllGlobals();
     useUi.getState().closeDialog();
-    document.body.innerHTML = '';
-    localStorage.clear();
   });
 
   async function openWith(linkAnswers: Array<() => Response | Promise<Response>>, telegramPrice: number | null = null) {

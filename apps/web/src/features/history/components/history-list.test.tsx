@@ -6,7 +6,7 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { userQueryOptions } from '../../../lib/session';
 import { walletsQueryOptions } from '../../../lib/wallets';
-import { answer, settle } from '../../../test/dom';
+import { answer, cleanup, settle } from '../../../test/dom';
 import { HistoryList } from './history-list';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -26,11 +26,8 @@ const notice = () => document.querySelector('[data-testid="history-unread-elsewh
 describe('the History tab of one server', () => {
   let root: Root | null = null;
   afterEach(async () => {
-    if (root) await act(async () => root!.unmount());
+    await cleanup(root);
     root = null;
-    vi.unstubAllGlobals();
-    document.body.innerHTML = '';
-    localStorage.clear();
   });
 
   async function show(gameServerId: number, wallets: Wallet[]) {

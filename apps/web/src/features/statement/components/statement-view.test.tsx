@@ -4,7 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { answer, settle } from '../../../test/dom';
+import { answer, cleanup, settle } from '../../../test/dom';
 import { StatementView } from './statement-view';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -23,11 +23,8 @@ const entry = (id: number, amount: number, currency_type: 1 | 2, balance_after: 
 describe('the statement', () => {
   let root: Root | null = null;
   afterEach(async () => {
-    if (root) await act(async () => root!.unmount());
+    await cleanup(root);
     root = null;
-    vi.unstubAllGlobals();
-    document.body.innerHTML = '';
-    localStorage.clear();
   });
 
   it('names each amount’s currency in the form that agrees with it: +301 монета эйнхасад, +2 монеты, −5 аден, +21 адена', async () => {

@@ -5,7 +5,7 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
-import { answer, settle, type } from '../../../test/dom';
+import { answer, cleanup, settle, type } from '../../../test/dom';
 import { PutDialog } from './put-dialog';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -27,12 +27,9 @@ const dialogText = () => nbsp(document.querySelector('[data-testid="put-dialog"]
 describe('the deposit dialog', () => {
   let root: Root | null = null;
   afterEach(async () => {
-    if (root) await act(async () => root!.unmount());
+    await cleanup(root);
     root = null;
-    vi.unstubAllGlobals();
     useUi.getState().closeDialog();
-    document.body.innerHTML = '';
-    localStorage.clear();
   });
 
   async function open(currency: 1 | 2, nick: string | null) {
