@@ -7,6 +7,12 @@ describe('settings', () => {
     expect(c).toMatchObject({ PORT: 3000, DATA_DIR: './data', DEMO_SERVERS: true });
     // No DATABASE_URL: the embedded database.
     expect(c.DATABASE_URL).toBeUndefined();
+    expect(c.DATABASE_POOL_SIZE).toBe(20);
+  });
+
+  it('refuses a database pool too small for a transaction and a read beside it', () => {
+    expect(() => loadConfig({ DATABASE_POOL_SIZE: '1' })).toThrow(/^Invalid setting DATABASE_POOL_SIZE="1"/);
+    expect(loadConfig({ DATABASE_POOL_SIZE: '4' }).DATABASE_POOL_SIZE).toBe(4);
   });
 
   it('refuses a bad port with one line naming the setting', () => {

@@ -86,8 +86,10 @@ describe('the server process', () => {
         client.pipe(up).pipe(client);
       });
       const ports = [await freePort(), await freePort()];
+      const metricsPort = await freePort();
       const env = (port: number) => ({ PORT: String(port), DATABASE_URL: `postgres://postgres@127.0.0.1:${relayPort}/${name}`, LOG_LEVEL: 'warn' });
-      const procs = ports.map((port) => start(env(port)));
+      // The first keeps a pool of 3 connections (DATABASE_POOL_SIZE), the second the default.
+      const procs = [start({ ...env(ports[0]), DATABASE_POOL_SIZE: '3', METRICS_PORT: String(metricsPort) }), start(env(ports[1]))];
       try {
         await expect.poll(() => procs.every((p) => p.output().includes('database unreachable')), { timeout: 60_000, interval: 200 }).toBe(true);
         await new Promise<void>((r) => relay.listen(relayPort, '127.0.0.1', r));
@@ -97,6 +99,8 @@ describe('the server process', () => {
             .toBe(200);
         }
         for (const p of procs) expect(p.child.exitCode).toBeNull();
+        const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+        expect(metrics).toMatch(/^adena_db_pool_connections\{state="max"\} 3$/m);
         const servers = (await (await fetch(`http://127.0.0.1:${ports[1]}/api/gamesservers`)).json()) as unknown[];
         expect(servers).toHaveLength(DEMO_SERVERS.length);
         for (const p of procs) p.child.kill('SIGTERM');

@@ -28,7 +28,7 @@ async function main() {
       process.exit(1);
     }
   }
-  const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR });
+  const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolSize: config.DATABASE_POOL_SIZE });
   await untilReachable(
     async () => {
       await migrate(db.kysely);
