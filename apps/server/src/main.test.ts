@@ -85,7 +85,7 @@ describe('the server process', () => {
         }
         client.pipe(up).pipe(client);
       });
-      const ports = [await freePort(), await freePort()];
+      const ports = [await freePort(), await freePort()] as const;
       const metricsPort = await freePort();
       const env = (port: number) => ({ PORT: String(port), DATABASE_URL: `postgres://postgres@127.0.0.1:${relayPort}/${name}`, LOG_LEVEL: 'warn' });
       // The first keeps a pool of 3 connections (DATABASE_POOL_SIZE), the second the default.
