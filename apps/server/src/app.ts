@@ -6,6 +6,7 @@ import { errorMessage, installRussianZodErrors } from '@adena/contract';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import type { Config } from './config';
 import type { Db } from './db/client';
 import type { Trx } from './db/schema';
@@ -139,7 +140,12 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
       securityHeaders(request, reply);
     }),
   }).withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(validatorCompiler);
+  // Fastify hands a request without a body to the validator as null; the contract's optional bodies
+  // (`z.object(…).optional()`) mean "may be left out", so a POST with no body at all passes as one.
+  app.setValidatorCompiler<z.ZodType>((route) => {
+    const validate = validatorCompiler(route);
+    return route.httpPart === 'body' ? (data: unknown) => validate(data === null ? undefined : data) : validate;
+  });
   app.setSerializerCompiler(createSerializerCompiler({ check: config.NODE_ENV !== 'production' }));
 
   registerErrorHandling(app);

@@ -31,10 +31,11 @@ function cbor(value: number | string | Uint8Array | Map<number | string, unknown
 const b64url = (b: Uint8Array | string) => Buffer.from(b).toString('base64url');
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest();
 
-export function softAuthenticator(rp = { id: 'localhost', origin: 'http://localhost:3000' }) {
+/** `idBytes`: the credential id's length (16 by default; an authenticator may make one up to 1023 bytes, a forged one longer). */
+export function softAuthenticator(rp = { id: 'localhost', origin: 'http://localhost:3000' }, { idBytes = 16 } = {}) {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const jwk = publicKey.export({ format: 'jwk' });
-  const credentialId = randomBytes(16);
+  const credentialId = randomBytes(idBytes);
   let counter = 0;
   let userHandle = '';
   const clientData = (type: string, challenge: string) => b64url(JSON.stringify({ type, challenge, origin: rp.origin, crossOrigin: false }));

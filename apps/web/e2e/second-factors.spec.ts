@@ -232,8 +232,28 @@ describe('second factors in the browser', () => {
       options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
     });
     await page.getByLabel('Название (необязательно)').fill('Ноутбук');
+    // Without TOTP the current password is asked: a stolen session alone cannot leave itself a passkey.
+    await page.getByTestId('passkey-password').fill('не тот пароль');
+    await page.getByRole('button', { name: 'Добавить ключ доступа' }).click();
+    await page.getByText('Неверный текущий пароль').waitFor();
+    expect(await db().selectFrom('passkeys').select('id').where('user_id', '=', u.id).execute()).toEqual([]);
+    await page.getByTestId('passkey-password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Добавить ключ доступа' }).click();
     await page.getByTestId('passkeys-list').getByText('Ноутбук').waitFor();
+    expect(await page.getByTestId('passkey-password').inputValue()).toBe('');
+    for (const width of [390, 1280]) {
+      for (const colorScheme of ['light', 'dark'] as const) {
+        const shot = await openAs(u.token, '/profile', { width, colorScheme });
+        const section = shot.page.locator('section[aria-labelledby="passkeys-title"]');
+        await section.getByText('Ноутбук').waitFor();
+        await shot.page.getByTestId('passkey-password').fill('не тот пароль');
+        await section.getByRole('button', { name: 'Добавить ключ доступа' }).click();
+        await section.getByText('Неверный текущий пароль').waitFor();
+        await section.scrollIntoViewIfNeeded();
+        await section.screenshot({ path: `${SCREENSHOTS}/passkeys-password-${width}-${colorScheme}.png` });
+        await shot.context.close();
+      }
+    }
     expect(await db().selectFrom('passkeys').select('name').where('user_id', '=', u.id).execute()).toEqual([{ name: 'Ноутбук' }]);
 
     await page.evaluate(() => localStorage.clear());

@@ -91,6 +91,12 @@ const WebAuthnResponseSchema = z
 export const passkeyRegisterOptions = defineCall({
   method: 'POST',
   path: '/api/passkeys/register/options',
+  /**
+   * `password` (README "Second factors"): an account with a password and without TOTP gives it, so a
+   * stolen session alone cannot leave itself a passkey. With TOTP on the code is asked instead
+   * (`X-Two-Factor-Code`); accounts without a password leave it out.
+   */
+  body: z.object({ password: z.string().max(128, M.passwordLong).optional() }).optional(),
   response: z.record(z.string(), z.unknown()),
 });
 export const passkeyRegisterVerify = defineCall({

@@ -1,6 +1,7 @@
 import { PASSKEYS_MAX, TWO_FACTOR_MESSAGES } from '@adena/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, TEST_TOTP_SECRET } from '../../../test/factories';
+import { hashPassword } from '../../lib/password';
 import { totpCode } from '../two-factor/totp';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { softAuthenticator } from '../../../test/webauthn';
@@ -48,6 +49,29 @@ describe.each(DB_KINDS)('passkeys on %s', (kind) => {
     expect(await challenges()).toHaveLength(1);
   });
 
+  it('asks the current password of an account without TOTP: a stolen session cannot leave itself a passkey that outlives a password change', async () => {
+    const owner = await createUser(t.db.kysely);
+    await t.db.kysely.updateTable('users').set({ password_hash: await hashPassword('Owner-Pa55word') }).where('id', '=', owner.id).execute();
+    const challenges = () => t.db.kysely.selectFrom('webauthn_challenges').select('challenge').where('user_id', '=', owner.id).execute();
+    // The thief holds a copy of the owner's session, not the password.
+    for (const [payload, message] of [
+      [undefined, 'Введите текущий пароль'],
+      [{}, 'Введите текущий пароль'],
+      [{ password: 'guess-1234' }, 'Неверный текущий пароль'],
+    ] as const) {
+      const refused = await call('POST', '/api/passkeys/register/options', owner.auth, payload);
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json().errors.password).toEqual([message]);
+    }
+    expect(await challenges()).toEqual([]);
+    // The owner, who knows it, adds one.
+    const key = softAuthenticator();
+    const options = await call('POST', '/api/passkeys/register/options', owner.auth, { password: 'Owner-Pa55word' });
+    expect(options.statusCode).toBe(200);
+    expect((await call('POST', '/api/passkeys/register/verify', owner.auth, { response: key.register(options.json()) })).statusCode).toBe(200);
+    expect(await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', owner.id).execute()).toHaveLength(1);
+  });
+
   it('asks a TOTP user for the code before a passkey is removed (a stolen session cannot strip them)', async () => {
     const u = await createUser(t.db.kysely, { totp: true });
     const key = await t.db.kysely
@@ -88,6 +112,26 @@ describe.each(DB_KINDS)('passkeys on %s', (kind) => {
     const res = await call('POST', '/api/passkeys/login/verify', {}, { response: forged });
     expect([401, 422]).toContain(res.statusCode);
     expect(await t.db.kysely.selectFrom('webauthn_challenges').select('challenge').where('challenge', '=', challenge).execute()).toEqual([]);
+  });
+
+  it('refuses a signed credential id the response does not name, and keeps only known transport names (422 or 200, never 500)', async () => {
+    const u = await createUser(t.db.kysely);
+    const stored = () => t.db.kysely.selectFrom('passkeys').select(['credential_id', 'transports']).where('user_id', '=', u.id).execute();
+    const options = async () => (await call('POST', '/api/passkeys/register/options', u.auth)).json();
+    // An id of 3 000 bytes inside the signed data, under a short one the contract lets through.
+    for (const idBytes of [3000, 40]) {
+      const response = { ...softAuthenticator(undefined, { idBytes }).register(await options()), id: 'short', rawId: 'short' };
+      const res = await call('POST', '/api/passkeys/register/verify', u.auth, { response });
+      expect([res.statusCode, res.json().message]).toEqual([422, TWO_FACTOR_MESSAGES.passkeyInvalid]);
+    }
+    expect(await stored()).toEqual([]);
+    for (const transports of ['internal', [['a'], 'b'], ['usb', { a: 1 }, 'x'.repeat(20_000), 'nfc']]) {
+      const key = softAuthenticator();
+      const response = key.register(await options());
+      const res = await call('POST', '/api/passkeys/register/verify', u.auth, { response: { ...response, response: { ...response.response, transports } } });
+      expect(res.statusCode).toBe(200);
+    }
+    expect((await stored()).map((p) => p.transports)).toEqual(expect.arrayContaining([[], [], ['usb', 'nfc']]));
   });
 
   it("lists and deletes only the owner's passkeys", async () => {

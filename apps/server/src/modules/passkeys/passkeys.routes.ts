@@ -22,15 +22,20 @@ export const passkeysRoutes =
       fixed ? { id: fixed.hostname, origin: fixed.origin } : { id: request.hostname, origin: `${request.protocol}://${request.host}` };
     const authFirst = { onRequest: async (request: FastifyRequest) => void (await requireSignedIn(request)) };
 
-    // A passkey signs in alone (both factors): with TOTP on, adding one asks for the code, or a stolen
-    // session could leave itself a way in that outlives logout and a password change; an account with
-    // neither TOTP nor a password needs a fresh Discord or Telegram sign-in instead. The challenge
+    // A passkey signs in alone (both factors): with TOTP on, adding one asks for the code, without it
+    // the current password, or a stolen session could leave itself a way in that outlives logout and a
+    // password change; an account with neither TOTP nor a password needs a fresh Discord or Telegram
+    // sign-in instead. The challenge
     // the verify step needs is only handed out here, to the user it is stored for.
-    app.post(passkeyRegisterOptions.path, { ...authFirst, schema: { response: { 200: passkeyRegisterOptions.response } } }, async (request) => {
-      const caller = await requireSignedIn(request);
-      await twoFactor.requirePasskeyAddition(caller, request.headers['x-two-factor-code']);
-      return passkeys.registerOptions(caller, rpOf(request));
-    });
+    app.post(
+      passkeyRegisterOptions.path,
+      { ...authFirst, schema: { body: passkeyRegisterOptions.body, response: { 200: passkeyRegisterOptions.response } } },
+      async (request) => {
+        const caller = await requireSignedIn(request);
+        await twoFactor.requirePasskeyAddition(caller, request.headers['x-two-factor-code'], request.body?.password);
+        return passkeys.registerOptions(caller, rpOf(request));
+      },
+    );
     app.post(
       passkeyRegisterVerify.path,
       { ...authFirst, schema: { body: passkeyRegisterVerify.body, response: { 200: passkeyRegisterVerify.response } } },

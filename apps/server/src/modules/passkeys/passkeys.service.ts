@@ -16,6 +16,8 @@ import { toPasskey } from './passkeys.mapper';
 import { passkeysRepository as repo } from './passkeys.repository';
 
 const CHALLENGE_TTL_MS = 5 * 60_000;
+/** WebAuthn's transport names (level 3, with the older `cable`): anything else a client sends is dropped. */
+const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);
 const RP_NAME = 'Адена Кошелёк';
 
 /** The relying party of one request: PUBLIC_URL's host, else the request's (routes decide). */
@@ -87,6 +89,10 @@ export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
       }).catch(() => null);
       if (!result?.verified) throw invalid();
       const { credential } = result.registrationInfo;
+      // The id inside the signed authenticator data must be the one the response names (which the
+      // contract bounds); transports are the browser's hints, kept only when they are known names.
+      if (credential.id !== (response as { id?: unknown }).id) throw invalid();
+      const transports = Array.isArray(credential.transports) ? credential.transports.filter((t) => typeof t === 'string' && TRANSPORTS.has(t)).slice(0, TRANSPORTS.size) : [];
       const row = await db.transaction().execute(async (trx) => {
         // The user's row, held for update first, so ceremonies finishing at once count one after the other
         // (the live-session check below only shares it, and shared holds do not wait for each other).
@@ -101,7 +107,7 @@ export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
             credential_id: credential.id,
             public_key: credential.publicKey,
             counter: credential.counter,
-            transports: credential.transports ?? [],
+            transports,
             name: name || `Ключ доступа ${count + 1}`,
           })
           .catch((err: { code?: string }) => {

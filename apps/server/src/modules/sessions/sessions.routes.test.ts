@@ -113,6 +113,9 @@ describe.each(DB_KINDS)('sessions on %s', (kind) => {
       expect((await me(keep)).statusCode).toBe(200);
       expect((await me(bystander.access_token)).statusCode).toBe(200);
       expect((await call('POST', '/api/sessions/end_others', keep, {})).json()).toEqual({ ended: 0 });
+      // The body is optional: a POST with none at all (curl -X POST, another program) is the same call.
+      const bare = await call('POST', '/api/sessions/end_others', keep);
+      expect([bare.statusCode, bare.json()]).toEqual([200, { ended: 0 }]);
       expect((await call('POST', '/api/sessions/end_others', undefined, {})).statusCode).toBe(401);
     });
   });

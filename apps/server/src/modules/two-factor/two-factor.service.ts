@@ -228,12 +228,14 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
      */
     requireStepUp,
     /**
-     * Adding a passkey: with TOTP on the code (step-up); an account with neither TOTP nor a password
-     * signed in with Discord or Telegram within FRESH_SIGN_IN_MS, or a stolen session could leave itself
-     * a passkey that no reset removes (such an account has none).
+     * Adding a passkey: with TOTP on the code (step-up); without it the current password (422, the
+     * shared 5 wrong a quarter of an hour), or a stolen session could leave itself a passkey that
+     * outlives a password change and «Завершить другие сеансы»; an account with neither TOTP nor a
+     * password signed in with Discord or Telegram within FRESH_SIGN_IN_MS (it has no reset either).
      */
-    async requirePasskeyAddition(caller: Caller, header: string | string[] | undefined) {
+    async requirePasskeyAddition(caller: Caller, header: string | string[] | undefined, password: string | undefined) {
       if (caller.user.totp_secret) return requireStepUp(caller, header);
+      await currentPassword.check(caller.user, password, { optional: true });
       await requireFreshSignIn(caller, T.freshSignInPasskey);
     },
 

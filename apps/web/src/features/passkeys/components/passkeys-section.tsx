@@ -13,26 +13,49 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
+import { useFormErrors } from '../../../hooks/use-form-errors';
 import { ApiError } from '../../../lib/api-client';
+import { useUser } from '../../../lib/session';
 import { usePasskeyDelete } from '../api/passkey-delete';
 import { usePasskeyRegister } from '../api/passkey-register';
 import { usePasskeys } from '../api/passkeys-list';
 
 const dateOf = (iso: string) => new Date(iso).toLocaleDateString('ru-RU', { day: 'numeric', month: 'long', year: 'numeric' });
 
-/** The profile's passkeys: list, add with a name, remove. A passkey signs in without a password or code. */
+/**
+ * The profile's passkeys: list, add with a name, remove. A passkey signs in without a password or code,
+ * so adding one asks for the TOTP code (the step-up prompt) or, without TOTP, the current password.
+ */
 export function PasskeysSection() {
   const { data: keys = [] } = usePasskeys();
+  const { user } = useUser();
   const register = usePasskeyRegister();
   const remove = usePasskeyDelete();
+  const f = useFormErrors();
   const [name, setName] = useState('');
+  const [password, setPassword] = useState('');
+  const askPassword = user?.two_factor === false;
   const error = register.error
     ? register.error instanceof ApiError
-      ? register.error.message
+      ? f.fieldError('password')
+        ? null
+        : register.error.message
       : (register.error as Error).name === 'NotAllowedError'
         ? 'Добавление ключа отменено'
         : 'Браузер не смог создать ключ доступа'
     : null;
+  function add() {
+    f.clear();
+    register.mutateAsync({ name: name.trim() || undefined, password: (askPassword && password) || undefined }).then(
+      () => {
+        setName('');
+        setPassword('');
+      },
+      (err: unknown) => {
+        if (err instanceof ApiError && err.fieldErrors.password) f.fromError(err);
+      },
+    );
+  }
   return (
     <Paper variant="outlined" component="section" aria-labelledby="passkeys-title" sx={{ p: { xs: 2, sm: 3 } }}>
       <Stack spacing={1.5}>
@@ -65,16 +88,27 @@ export function PasskeysSection() {
             {TWO_FACTOR_MESSAGES.passkeysMax}
           </Typography>
         ) : (
-        <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
-          <TextField size="small" sx={{ minWidth: { sm: 280 } }} label="Название (необязательно)" value={name} onChange={(e) => setName(e.target.value)} slotProps={{ htmlInput: { maxLength: 64 } }} />
-          <Button
-            variant="outlined"
-            startIcon={<KeyIcon />}
-            disabled={register.isPending}
-            onClick={() => register.mutateAsync(name.trim() || undefined).then(() => setName(''), () => undefined)}
-          >
-            Добавить ключ доступа
-          </Button>
+        <Stack spacing={1.5}>
+          {askPassword && (
+            <TextField
+              size="small"
+              sx={{ maxWidth: { sm: 280 } }}
+              label="Текущий пароль"
+              type="password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              autoComplete="current-password"
+              slotProps={{ htmlInput: { 'data-testid': 'passkey-password', maxLength: 128 } }}
+              error={Boolean(f.fieldError('password'))}
+              helperText={f.fieldError('password') ?? 'Если пароля у аккаунта нет (вход через Discord или Telegram), оставьте пустым'}
+            />
+          )}
+          <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
+            <TextField size="small" sx={{ minWidth: { sm: 280 } }} label="Название (необязательно)" value={name} onChange={(e) => setName(e.target.value)} slotProps={{ htmlInput: { maxLength: 64 } }} />
+            <Button variant="outlined" startIcon={<KeyIcon />} disabled={register.isPending} onClick={add}>
+              Добавить ключ доступа
+            </Button>
+          </Stack>
         </Stack>
         )}
       </Stack>
