@@ -1,7 +1,7 @@
 import TextField from '@mui/material/TextField';
 import { useId } from 'react';
 import { formatAmount } from '../utils/format-amount';
-import { parseAmount } from '../utils/parse-amount';
+import { amountTooBig, parseAmount } from '../utils/parse-amount';
 import { currencyWord } from '../utils/plural';
 
 /** An amount input that understands players' shorthand (1,5кк or 1.5кк) and shows what it read. */
@@ -17,22 +17,28 @@ export function AmountField(props: {
 }) {
   const id = useId();
   const parsed = props.value.trim() ? parseAmount(props.value) : null;
-  const helper =
-    props.error ??
-    (props.value.trim() === ''
-      ? props.hint
+  // What is wrong with the text typed, in the server's words for the same refusal («Слишком большая сумма», «…больше нуля»).
+  const problem =
+    props.value.trim() === ''
+      ? null
       : parsed === null
-        ? props.unit === 1
-          ? 'Введите целое число, например 1500000 или 1,5кк'
-          : 'Введите целое число монет, например 150'
-        : `= ${formatAmount(parsed)} ${currencyWord(parsed, props.unit)}`);
+        ? amountTooBig(props.value)
+          ? 'Слишком большая сумма'
+          : props.unit === 1
+            ? 'Введите целое число, например 1500000 или 1,5кк'
+            : 'Введите целое число монет, например 150'
+        : parsed === 0
+          ? 'Сумма должна быть больше нуля'
+          : null;
+  const helper =
+    props.error ?? (props.value.trim() === '' ? props.hint : (problem ?? `= ${formatAmount(parsed ?? 0)} ${currencyWord(parsed ?? 0, props.unit)}`));
   return (
     <TextField
       id={id}
       label={props.label}
       value={props.value}
       onChange={(e) => props.onChange(e.target.value)}
-      error={Boolean(props.error) || (props.value.trim() !== '' && parsed === null)}
+      error={Boolean(props.error) || problem !== null}
       helperText={helper}
       autoFocus={props.autoFocus}
       autoComplete="off"

@@ -2,6 +2,7 @@ import { type QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { vi } from 'vitest';
+import { useRequestKeys } from '../hooks/use-request-key';
 
 /** A JSON response with the given status, as a stubbed `fetch` returns it. */
 export const answer = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
@@ -27,10 +28,11 @@ export async function renderHook<T>(qc: QueryClient, hook: () => T) {
   return { result: result as { current: T }, unmount: () => act(() => root.unmount()) };
 }
 
-/** A test's afterEach: unmounts what it rendered, drops stubbed globals, empties the page and storage. */
+/** A test's afterEach: unmounts what it rendered, drops stubbed globals, empties the page and storage, forgets the request keys kept in doubt. */
 export async function cleanup(root: Root | null) {
   if (root) await act(async () => root.unmount());
   vi.unstubAllGlobals();
   document.body.innerHTML = '';
   localStorage.clear();
+  useRequestKeys.setState({ kept: {} });
 }

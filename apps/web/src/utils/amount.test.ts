@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatAmount, formatShort } from './format-amount';
-import { parseAmount } from './parse-amount';
+import { amountTooBig, parseAmount } from './parse-amount';
 import { plural } from './plural';
 
 describe('parseAmount reads players’ shorthand', () => {
@@ -28,6 +28,11 @@ describe('parseAmount reads players’ shorthand', () => {
   it.each(['', 'abc', '1.5', '10,25', '-5', '1кккк', '0.0000001кк', '1e6', '9999999999999999', '9.999.999.999.999.999'])('refuses %j', (text) =>
     expect(parseAmount(text)).toBeNull(),
   );
+
+  it('tells an amount too large to send (above 2^53 − 1) from text that is no amount', () => {
+    expect(['9007199254740992', '9.999.999.999.999.999', '10000000ккк'].map(amountTooBig)).toEqual([true, true, true]);
+    expect(['9007199254740991', '1.5', 'abc', '', '0'].map(amountTooBig)).toEqual([false, false, false, false, false]);
+  });
 });
 
 describe('amounts are shown for ru-RU', () => {

@@ -75,6 +75,21 @@ describe('realtime events change the query cache by SPEC.md section 4', () => {
     expect(cached().wallet).toEqual({ id: 7, balance: 4_000_000, balance_second: 41 });
   });
 
+  it('balance wins over a wallets or price-data read already on its way: that older answer does not overwrite the event’s balance', async () => {
+    const walletsKey = walletsQueryOptions().queryKey;
+    let answerWallets!: (w: Wallet[]) => void;
+    let answerPrices!: (d: AuthPriceData) => void;
+    // A refetch on focus (or a resync) left before the event; the server read 5 000 000 then.
+    const walletsRead = qc.fetchQuery({ queryKey: walletsKey, queryFn: () => new Promise<Wallet[]>((r) => (answerWallets = r)) });
+    const pricesRead = qc.fetchQuery({ queryKey: authKey, queryFn: () => new Promise<AuthPriceData>((r) => (answerPrices = r)) });
+    applyRealtimeMessage(qc, msg('balance', { gamesserver_id: 1, balance: 7_000_000, balance_second: 0 }), effects);
+    answerWallets([wallet(1, 5_000_000), wallet(2, 200)]);
+    answerPrices(priceData({ wallet: { id: 7, balance: 5_000_000, balance_second: 0 } }));
+    await Promise.allSettled([walletsRead, pricesRead]);
+    expect(qc.getQueryData(walletsKey)?.find((w) => w.gamesserver_id === 1)?.balance).toBe(7_000_000);
+    expect(cached().wallet.balance).toBe(7_000_000);
+  });
+
   it('balance reads the history again: an operator’s completion changed a request’s status', () => {
     const page = historyQueryOptions(1, null).queryKey;
     qc.setQueryData(page, { data: [], total: 0 });

@@ -33,12 +33,13 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
       const key = walletsQueryOptions().queryKey;
       const wallets = qc.getQueryData(key);
       if (wallets?.some((w) => w.gamesserver_id === gamesserver_id)) {
-        qc.setQueryData(key, wallets.map((w) => (w.gamesserver_id === gamesserver_id ? { ...w, balance, balance_second } : w)));
+        newerThanReads(qc, key, () => qc.setQueryData(key, wallets.map((w) => (w.gamesserver_id === gamesserver_id ? { ...w, balance, balance_second } : w))));
       } else {
         // A wallet this page has not seen yet (created by the change itself): fetch the list.
         void qc.invalidateQueries({ queryKey: key });
       }
-      updateAuthPriceData(qc, gamesserver_id, (d) => withWalletBalance(d, balance, balance_second));
+      const priceKey = priceDataQueryOptions(gamesserver_id, true).queryKey;
+      newerThanReads(qc, priceKey, () => updateAuthPriceData(qc, gamesserver_id, (d) => withWalletBalance(d, balance, balance_second)));
       // Every operator decision on a request ends with this event, even one that moves no balance (a
       // rejected deposit, a paid-out withdrawal): a status in the history changed too (the event does
       // not say which one, so the open pages are read again).
@@ -94,6 +95,19 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
     case 'test':
       return;
   }
+}
+
+/**
+ * Writes an event's news into a cached answer that a read still in flight (a refetch on focus, a
+ * resync, the one after a withdrawal) would otherwise overwrite with what the server said before the
+ * event: that read is cancelled (its cache state reverted) before the write, and made again after it,
+ * so the figure shown is the event's until a read made after the event comes back.
+ */
+function newerThanReads(qc: QueryClient, queryKey: readonly unknown[], write: () => void) {
+  const reading = qc.isFetching({ queryKey, exact: true }) > 0;
+  if (reading) void qc.cancelQueries({ queryKey, exact: true });
+  write();
+  if (reading) void qc.invalidateQueries({ queryKey, exact: true });
 }
 
 /**

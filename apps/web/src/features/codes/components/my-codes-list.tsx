@@ -114,7 +114,7 @@ export function CancelCodeDialog() {
   const snackbar = useUi((s) => s.showSnackbar);
   const alert = useUi((s) => s.alert);
   const cancel = useCancelCode();
-  const keys = useRequestKey();
+  const keys = useRequestKey('code_cancel');
   const open = dialog.name === 'cancel_code';
   const d = open ? (dialog as Extract<DialogState, { name: 'cancel_code' }>) : null;
   return (
@@ -130,24 +130,27 @@ export function CancelCodeDialog() {
             color="error"
             variant="contained"
             disabled={cancel.isPending}
-            onClick={() =>
-              d &&
-              cancel.mutate(
-                { id: d.codeId, gamesserver_id: d.gameServerId, idempotencyKey: keys.keyFor(`cancel:${d.codeId}`) },
-                {
-                  onSuccess: (r) => {
-                    keys.renew();
-                    close();
+            onClick={() => {
+              if (!d) return;
+              // Whether this code's dialog is still open: an answer that comes after it was closed closes or opens nothing else.
+              const stillOpen = () => {
+                const now = useUi.getState().dialog;
+                return now.name === 'cancel_code' && now.codeId === d.codeId;
+              };
+              void keys
+                .send(`${d.codeId}`, (idempotencyKey) => cancel.mutateAsync({ id: d.codeId, gamesserver_id: d.gameServerId, idempotencyKey }))
+                .then(
+                  (r) => {
+                    if (stillOpen()) close();
                     snackbar(`Код отменён, на баланс вернулось ${aden(r.summa)}`);
                   },
-                  onError: (err) => {
-                    keys.failed(err);
+                  (err: unknown) => {
+                    if (!stillOpen()) return;
                     const { text, errors } = alertContent(err);
                     alert(text, errors, ALERT_TIMEOUT_MS);
                   },
-                },
-              )
-            }
+                );
+            }}
           >
             Отменить код
           </Button>

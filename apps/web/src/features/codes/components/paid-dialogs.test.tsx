@@ -5,7 +5,7 @@ import { act, createElement, type ReactElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
-import { answer, settle } from '../../../test/dom';
+import { answer, cleanup, settle } from '../../../test/dom';
 import { ShowCodeDialog } from './show-code-dialog';
 import { VipDialog } from './vip-dialog';
 
@@ -38,10 +38,9 @@ async function mount(element: ReactElement): Promise<Root> {
 }
 
 describe('paid dialogs after a lost answer', () => {
-  afterEach(() => {
-    vi.unstubAllGlobals();
-    useUi.getState().closeDialog();
-    document.body.innerHTML = '';
+  afterEach(async () => {
+    await cleanup(null);
+    useUi.setState({ dialog: { name: 'none' }, queued: null });
   });
 
   it('«Купить код»: closing and opening the same code again keeps its key, so it is paid once; another nominal is another purchase', async () => {
@@ -106,25 +105,107 @@ describe('paid dialogs after a lost answer', () => {
     await act(async () => root.unmount());
   });
 
+  /** A purchase whose first call hangs until the test settles it; later calls go through. */
+  function stalled() {
+    const keys: string[] = [];
+    const first: { resolve(r: Response): void; reject(e: unknown): void }[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit) => {
+        if (init.method !== 'POST') return answer(404, { message: 'Не найдено' });
+        keys.push(new Headers(init.headers).get('Idempotency-Key') ?? '');
+        if (keys.length === 1) return new Promise<Response>((resolve, reject) => first.push({ resolve, reject }));
+        return bought();
+      }),
+    );
+    return { keys, first: () => first[0]! };
+  }
+  const bought = () => answer(200, { success: true, sert: 'ABCD-EFGH', status: 'active', summa: 1_020_000, code_id: 7 });
+  const code = { name: 'show_code', gameServerId: 1, nominal: 1_000_000, price: 1_020_000 } as const;
+
+  it('«Купить код» closed while the purchase runs keeps its key: its answer lost, buying the same code again reveals that one instead of paying twice', async () => {
+    const net = stalled();
+    const root = await mount(createElement(ShowCodeDialog, { walletId: 5, balance: 10_000_000 }));
+    await act(async () => useUi.getState().openDialog({ ...code }));
+    await act(async () => button('Оплатить').click());
+    await act(async () => button('Отмена').click());
+    expect(useUi.getState().dialog.name).toBe('none');
+    await act(async () => net.first().reject(new TypeError('Failed to fetch')));
+    await settle();
+
+    await act(async () => useUi.getState().openDialog({ ...code }));
+    await act(async () => button('Оплатить').click());
+    await settle();
+    expect(net.keys).toHaveLength(2);
+    expect(net.keys[1]).toBe(net.keys[0]);
+    expect(document.querySelector('[data-testid="revealed-sert"]')?.textContent).toBe('ABCD-EFGH');
+    await act(async () => root.unmount());
+  });
+
+  it('«Купить код» answered after it was closed: a notice says the code is bought, the dialog opened meanwhile stays, and the next purchase takes a new key', async () => {
+    const net = stalled();
+    const root = await mount(createElement(ShowCodeDialog, { walletId: 5, balance: 10_000_000 }));
+    await act(async () => useUi.getState().openDialog({ ...code }));
+    await act(async () => button('Оплатить').click());
+    await act(async () => button('Отмена').click());
+    await act(async () => useUi.getState().openDialog({ name: 'vip' }));
+    await act(async () => net.first().resolve(bought()));
+    await settle();
+    expect(useUi.getState().dialog.name).toBe('vip');
+    expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Код на 1кк аден куплен: он в списке «Мои коды»');
+
+    await act(async () => useUi.getState().openDialog({ ...code }));
+    await act(async () => button('Оплатить').click());
+    await settle();
+    expect(net.keys[1]).not.toBe(net.keys[0]);
+    await act(async () => root.unmount());
+  });
+
+  it('«Купить код» whose answer was lost keeps its key when the codes tab is mounted again (a server or tab switch)', async () => {
+    const { keys, lost } = network(() => bought());
+    const first = await mount(createElement(ShowCodeDialog, { walletId: 5, balance: 10_000_000 }));
+    await act(async () => useUi.getState().openDialog({ ...code }));
+    await act(async () => button('Оплатить').click());
+    await settle();
+    await act(async () => useUi.getState().closeDialog());
+    await act(async () => first.unmount());
+
+    const again = await mount(createElement(ShowCodeDialog, { walletId: 5, balance: 10_000_000 }));
+    await act(async () => useUi.getState().openDialog({ ...code }));
+    lost.now = false;
+    await act(async () => button('Оплатить').click());
+    await settle();
+    expect(keys[1]).toBe(keys[0]);
+    await act(async () => again.unmount());
+  });
+
   it('VIP: the same months after a lost answer keep the key across closing; other months are another purchase, not a 409', async () => {
     const server = { id: 1, name: 'Scryde x50', vip_price: 100, vip_period_days: 30, vip_code_fee_bp: 100, code_fee_bp: 200 } as Gamesserver;
     const { keys, lost } = network(() => answer(200, { success: { id: 1, vip: true, vip_until: '2027-01-01T00:00:00.000Z' } }));
     const root = await mount(createElement(VipDialog, { server, coinBalance: 1_000 }));
+    // A lost answer's alert replaces the VIP dialog: the player closes it and opens VIP again.
+    const again = () =>
+      act(async () => {
+        useUi.getState().closeDialog();
+        useUi.getState().openDialog({ name: 'vip' });
+      });
     await act(async () => useUi.getState().openDialog({ name: 'vip' }));
     await act(async () => button('Купить').click());
     await settle();
-    await act(async () => button('Закрыть').click());
-    await act(async () => useUi.getState().openDialog({ name: 'vip' }));
+    expect(useUi.getState().dialog.name).toBe('alert');
+    await again();
     await act(async () => button('Купить').click());
     await settle();
     expect(keys).toHaveLength(2);
     expect(keys[1]).toBe(keys[0]);
 
+    await again();
     await act(async () => button('3 месяца').click());
     await act(async () => button('Купить').click());
     await settle();
     expect(keys[2]).not.toBe(keys[0]);
 
+    await again();
     lost.now = false;
     await act(async () => button('Купить').click());
     await settle();

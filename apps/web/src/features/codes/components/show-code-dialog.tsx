@@ -44,10 +44,12 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
   const close = useUi((s) => s.closeDialog);
   const openDialog = useUi((s) => s.openDialog);
   const alert = useUi((s) => s.alert);
+  const snackbar = useUi((s) => s.showSnackbar);
   const show = useShowCode();
-  // After a lost answer (the code may have been issued and paid) the same purchase keeps its key across
-  // closing and opening again, so trying again reveals that code instead of paying for a second one.
-  const keys = useRequestKey();
+  // While a purchase is in doubt (still running, or its answer lost: the code may have been issued and
+  // paid) the same purchase keeps its key across closing, opening again and a remount, so trying again
+  // reveals that code instead of paying for a second one.
+  const keys = useRequestKey('show_code');
   const [revealed, setRevealed] = useState<{ sert: string; nominal: number; summa: number } | null>(null);
   // Step-up: with TOTP on the server answers two_factor_required; the code is asked in this dialog.
   const [askCode, setAskCode] = useState<string | null>(null);
@@ -64,32 +66,36 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
   const d = open ? dialog : last;
 
   const finish = () => {
-    if (!keys.uncertain) keys.renew();
-    show.reset();
+    // Not while the purchase runs: its answer is still awaited (and the button stays disabled until it comes).
+    if (!show.isPending) show.reset();
     close();
   };
 
   const confirm = () => {
     if (!d || walletId === null) return;
-    show.mutate(
-      {
-        gameServerId: d.gameServerId,
-        walletId,
-        nominal: d.nominal,
-        userVariantId: d.userVariantId,
-        price: d.price,
-        idempotencyKey: keys.keyFor(`${d.gameServerId}:${walletId}:${d.nominal}:${d.userVariantId ?? ''}:${d.price}`),
-        twoFactorCode: askCode !== null ? code.trim() : undefined,
-      },
-      {
-        onSuccess: (r) => {
-          // The answer arrived: the next purchase is a new one even if this dialog is closed by
-          // something else (another dialog replacing it) rather than by its own button.
-          keys.renew();
-          setRevealed({ sert: r.sert, nominal: d.nominal, summa: r.summa });
+    const opening = useUi.getState().dialog;
+    void keys
+      .send(`${d.gameServerId}:${walletId}:${d.nominal}:${d.userVariantId ?? ''}:${d.price}`, (idempotencyKey) =>
+        show.mutateAsync({
+          gameServerId: d.gameServerId,
+          walletId,
+          nominal: d.nominal,
+          userVariantId: d.userVariantId,
+          price: d.price,
+          idempotencyKey,
+          twoFactorCode: askCode !== null ? code.trim() : undefined,
+        }),
+      )
+      .then(
+        (r) => {
+          // Shown in this dialog if it is open (even opened again: the code is paid for, and showing it
+          // keeps the player from buying a second); an answer that comes after it was closed is said in a notice.
+          if (useUi.getState().dialog.name === 'show_code') setRevealed({ sert: r.sert, nominal: d.nominal, summa: r.summa });
+          else snackbar(`Код на ${adenShort(d.nominal)} куплен: он в списке «Мои коды»`);
         },
-        onError: (err) => {
-          keys.failed(err);
+        (err: unknown) => {
+          // The player closed this opening meanwhile: the key's fate is recorded, nothing else opens over what they do now.
+          if (useUi.getState().dialog !== opening) return;
           if (err instanceof ApiError && err.body.two_factor_required) {
             setAskCode(err.message);
             setCode('');
@@ -101,8 +107,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
           const { text, errors } = alertContent(err);
           alert(text, errors, ALERT_TIMEOUT_MS);
         },
-      },
-    );
+      );
   };
 
   const short = d !== null && balance !== null && balance < d.price;

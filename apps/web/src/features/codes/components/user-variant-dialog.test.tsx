@@ -5,7 +5,7 @@ import { act, createElement } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
-import { answer, settle, type } from '../../../test/dom';
+import { answer, cleanup, settle, type } from '../../../test/dom';
 import { EditUserVariantDialog, UserVariantDialog } from './user-variant-dialogs';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -19,9 +19,9 @@ const byLabel = (label: string) => {
 const submit = () => document.getElementById('user-variant-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
 
 describe('the own-nominal batch dialog after a lost answer', () => {
-  afterEach(() => {
-    vi.unstubAllGlobals();
-    document.body.innerHTML = '';
+  afterEach(async () => {
+    await cleanup(null);
+    useUi.setState({ dialog: { name: 'none' }, queued: null });
   });
 
   it('keeps the batch and its key across closing and opening again, so the same batch is not charged twice; another count is a new key', async () => {
@@ -131,6 +131,79 @@ describe('the own-nominal batch dialog after a lost answer', () => {
     expect(sent[0]!.key).not.toBe('');
     expect(sent[1]!.key).toBe(sent[0]!.key);
     expect(useUi.getState().dialog).toEqual({ name: 'delete_success', summa: 3_060_000 });
+    await act(async () => root.unmount());
+  });
+
+  it('closed while the batch is being created, it keeps the batch and its key: its answer lost, the same batch sent again is charged once', async () => {
+    localStorage.setItem('access_token', 'token');
+    const keys: string[] = [];
+    const first: Array<(e: unknown) => void> = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit) => {
+        keys.push(new Headers(init.headers).get('Idempotency-Key') ?? '');
+        if (keys.length === 1) return new Promise<Response>((_resolve, reject) => first.push(reject));
+        return answer(200, { success: true, summa: 3_060_000, count: 3, nominal: 1_000_000, codes: [] });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(UserVariantDialog, { server, feeBp: 200 }))));
+    await act(async () => useUi.getState().openDialog({ name: 'user_variant' }));
+    await act(async () => {
+      type(byLabel('Номинал кода'), '1кк');
+      type(byLabel('Количество кодов'), '3');
+    });
+    await act(async () => submit());
+    const cancel = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Отмена')!;
+    await act(async () => cancel.click());
+    await act(async () => first[0]!(new TypeError('Failed to fetch')));
+    await settle();
+
+    await act(async () => useUi.getState().openDialog({ name: 'user_variant' }));
+    expect(byLabel('Номинал кода').value).toBe('1кк');
+    expect(byLabel('Количество кодов').value).toBe('3');
+    await act(async () => submit());
+    await settle();
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    expect(useUi.getState().dialog.name).toBe('create_success');
+    await act(async () => root.unmount());
+  });
+
+  it('an edit whose answer was lost keeps its key after the dialog closed (its form unmounts) and opened again', async () => {
+    localStorage.setItem('access_token', 'token');
+    const keys: string[] = [];
+    let lost = true;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit) => {
+        keys.push(new Headers(init.headers).get('Idempotency-Key') ?? '');
+        if (lost) throw new TypeError('Failed to fetch');
+        return answer(200, { success: true, summa: 1_020_000, count: 4, nominal: 1_000_000 });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(EditUserVariantDialog, { server, feeBp: 200 }))));
+    const edit = { name: 'edit_user_variant', userVariantId: 9, nominal: 1_000_000, count: 3, initialTotalAden: 3_060_000 } as const;
+    const save = () => document.getElementById('edit-variant-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true }));
+    await act(async () => useUi.getState().openDialog({ ...edit }));
+    await act(async () => type(byLabel('Количество кодов'), '4'));
+    await act(async () => save());
+    await settle();
+    await act(async () => useUi.getState().closeDialog());
+    await settle();
+
+    await act(async () => useUi.getState().openDialog({ ...edit }));
+    await act(async () => type(byLabel('Количество кодов'), '4'));
+    lost = false;
+    await act(async () => save());
+    await settle();
+    expect(keys).toHaveLength(2);
+    expect(keys[1]).toBe(keys[0]);
+    expect(useUi.getState().dialog.name).toBe('none');
+    expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Вариант изменён: 4 кода по 1кк аден');
     await act(async () => root.unmount());
   });
 });

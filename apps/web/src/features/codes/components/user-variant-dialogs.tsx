@@ -119,21 +119,24 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
   const open = useUi((s) => s.dialog.name === 'user_variant');
   const close = useUi((s) => s.closeDialog);
   const openDialog = useUi((s) => s.openDialog);
+  const snackbar = useUi((s) => s.showSnackbar);
   const create = useCreatePricekod();
   const f = useFormErrors();
-  // As the money form: after a lost answer the batch and its key stay for the next opening.
-  const keys = useRequestKey();
+  // As the money form: while a batch is in doubt (still running, or its answer lost) the batch and its
+  // key stay for the next opening, and the key also across a remount (a server or tab switch).
+  const keys = useRequestKey('variant_create');
   const form = useVariantForm(null);
   const startOver = () => {
     form.setNominal('');
     form.setCount('1');
-    keys.renew();
   };
   const reset = () => {
     if (!keys.uncertain) startOver();
     f.clear();
     close();
   };
+  // Whether this dialog is still open: an answer that comes after it was closed opens nothing over what the player does now.
+  const stillOpen = () => useUi.getState().dialog.name === 'user_variant';
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     f.clear();
@@ -141,20 +144,20 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
     if (!body) return;
     // The price per code the dialog states: if the fee changed meanwhile the server refuses instead of charging another.
     const price = estimatePrice(body.nominal, feeBp);
-    create.mutate(
-      { ...body, price, idempotencyKey: keys.keyFor(`${body.gamesserver_id}:${body.nominal}:${body.count}:${price}`) },
-      {
-        onSuccess: (r) => {
+    void keys
+      .send(`${body.gamesserver_id}:${body.nominal}:${body.count}:${price}`, (idempotencyKey) => create.mutateAsync({ ...body, price, idempotencyKey }))
+      .then(
+        (r) => {
           startOver();
-          openDialog({ name: 'create_success', summa: r.summa, count: r.count, nominal: r.nominal });
+          if (stillOpen()) openDialog({ name: 'create_success', summa: r.summa, count: r.count, nominal: r.nominal });
+          else snackbar(`Создано ${codesCount(r.count)} по ${adenShort(r.nominal)}: они в списке «Мои коды»`);
         },
-        onError: (err) => {
-          keys.failed(err);
+        (err: unknown) => {
+          if (!stillOpen()) return;
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
           f.fromError(err);
         },
-      },
-    );
+      );
   };
   return (
     <AppDialog
@@ -190,10 +193,16 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
   const del = useDeletePricekod();
   const f = useFormErrors();
   const form = useVariantForm({ nominal: d.nominal, count: d.count });
-  const keys = useRequestKey();
+  // Kept outside this form, which unmounts when the dialog closes: an edit or a deletion in doubt keeps its key for the next opening.
+  const keys = useRequestKey('variant_edit');
   const [confirmDelete, setConfirmDelete] = useState(false);
   const newTotal = form.parsedNominal && form.parsedCount ? estimatePrice(form.parsedNominal, feeBp) * form.parsedCount : null;
   const diff = newTotal === null ? null : newTotal - d.initialTotalAden;
+  // Whether this variant's dialog is still open: an answer that comes after it was closed closes or opens nothing else.
+  const stillOpen = () => {
+    const now = useUi.getState().dialog;
+    return now.name === 'edit_user_variant' && now.userVariantId === d.userVariantId;
+  };
 
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
@@ -201,36 +210,34 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
     const body = f.validate(createPricekod.body, { gamesserver_id: server.id, nominal: form.parsedNominal ?? undefined, count: form.parsedCount ?? undefined });
     if (!body) return;
     const price = estimatePrice(body.nominal, feeBp);
-    update.mutate(
-      { ...body, id: d.userVariantId, price, idempotencyKey: keys.keyFor(`${d.userVariantId}:${body.nominal}:${body.count}:${price}`) },
-      {
-        onSuccess: (r) => {
-          keys.renew();
-          close();
+    void keys
+      .send(`${d.userVariantId}:${body.nominal}:${body.count}:${price}`, (idempotencyKey) =>
+        update.mutateAsync({ ...body, id: d.userVariantId, price, idempotencyKey }),
+      )
+      .then(
+        (r) => {
+          if (stillOpen()) close();
           snackbar(`Вариант изменён: ${codesCount(r.count)} по ${adenShort(r.nominal)}`);
         },
-        onError: (err) => {
-          keys.failed(err);
+        (err: unknown) => {
+          if (!stillOpen()) return;
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
           f.fromError(err);
         },
-      },
-    );
+      );
   };
   const remove = () =>
-    del.mutate(
-      { id: d.userVariantId, gamesserver_id: server.id, idempotencyKey: keys.keyFor(`delete:${d.userVariantId}`) },
-      {
-        onSuccess: (r) => {
-          keys.renew();
-          openDialog({ name: 'delete_success', summa: r.summa });
+    void keys
+      .send(`delete:${d.userVariantId}`, (idempotencyKey) => del.mutateAsync({ id: d.userVariantId, gamesserver_id: server.id, idempotencyKey }))
+      .then(
+        (r) => {
+          if (stillOpen()) openDialog({ name: 'delete_success', summa: r.summa });
+          else snackbar(`Вариант удалён, на баланс вернулось ${aden(r.summa)}`);
         },
-        onError: (err) => {
-          keys.failed(err);
-          f.fromError(err);
+        (err: unknown) => {
+          if (stillOpen()) f.fromError(err);
         },
-      },
-    );
+      );
 
   return (
     <>

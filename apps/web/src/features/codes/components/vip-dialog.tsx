@@ -33,7 +33,8 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
   const buy = useBuyVip();
   const [count, setCount] = useState<number>(1);
   // After a lost answer the same purchase keeps its key (answered from the first try); other months or another server is another purchase.
-  const keys = useRequestKey();
+  const keys = useRequestKey('vip');
+  const stillOpen = () => useUi.getState().dialog.name === 'vip';
   // vip_period_days is the period vip_price pays for; a month is that period.
   const total = server.vip_price * count;
   const short = coinBalance !== null && coinBalance < total;
@@ -50,22 +51,21 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
             variant="contained"
             disabled={buy.isPending}
             onClick={() =>
-              buy.mutate(
-                { months: count, gamesserver_id: server.id, idempotencyKey: keys.keyFor(`${server.id}:${count}`) },
-                {
-                  onSuccess: (r) => {
-                    keys.renew();
-                    close();
+              void keys
+                .send(`${server.id}:${count}`, (idempotencyKey) => buy.mutateAsync({ months: count, gamesserver_id: server.id, idempotencyKey }))
+                .then(
+                  (r) => {
+                    // Answered after the player closed it: only the notice, no other dialog is closed.
+                    if (stillOpen()) close();
                     snackbar(r.success.vip_until ? `VIP действует до ${dateOnly.format(new Date(r.success.vip_until))}` : 'VIP подключён');
                   },
-                  onError: (err) => {
-                    keys.failed(err);
+                  (err: unknown) => {
+                    if (!stillOpen()) return;
                     if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 2 });
                     const { text, errors } = alertContent(err);
                     alert(text, errors, ALERT_TIMEOUT_MS);
                   },
-                },
-              )
+                )
             }
           >
             {user?.vip ? 'Продлить' : 'Купить'} за {formatAmount(total)} {plural(total, ['монету', 'монеты', 'монет'])}

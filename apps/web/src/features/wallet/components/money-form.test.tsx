@@ -18,11 +18,13 @@ async function form(failure: unknown, closesOnSuccess = false, later: unknown[] 
   const send = vi.fn(async (_amount: number, key: string) => {
     keys.push(key);
     if (keys.length <= failures.length) throw failures[keys.length - 1];
-    if (closesOnSuccess) state.current!.clear();
   });
+  const onSent = () => {
+    if (closesOnSuccess) state.current!.clear();
+  };
   const state: { current: MoneyFormState | null } = { current: null };
   function Probe() {
-    state.current = useMoneyForm({ gameServerId: 1, currency: 1, nick: 'Hero', send });
+    state.current = useMoneyForm({ operation: 'take', gameServerId: 1, currency: 1, nick: 'Hero', send, onSent });
     return null;
   }
   const root = createRoot(document.createElement('div'));

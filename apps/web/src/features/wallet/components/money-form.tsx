@@ -10,6 +10,7 @@ import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { amountText, currencyWord } from '../../../utils/plural';
 import { parseAmount } from '../../../utils/parse-amount';
 import { useSaveNick } from '../api/save-nick';
+import type { DialogState } from '../../../lib/ui-store';
 import { useRequestKey } from '../../../hooks/use-request-key';
 
 type Direction = 'input' | 'output';
@@ -31,52 +32,59 @@ const AMOUNT_HINT: Record<CurrencyType, string> = {
 /**
  * The state of the put and take form: the amount as typed, the nick when the wallet has none (on a
  * phone the dialog covers the card's own nick field, and the request needs it: the operator finds
- * the transfer by it), this opening's idempotency key, and the errors on their fields.
+ * the transfer by it), the Idempotency-Key of what it sends (kept while in doubt, in
+ * hooks/use-request-key.ts), and the errors on their fields.
  */
-export function useMoneyForm(options: {
+export function useMoneyForm<T>(options: {
+  /** What the request is for (the Idempotency-Key's operation): 'put' or 'take'. */
+  operation: 'put' | 'take';
   gameServerId: number;
   /** With the server and the amount, what the key was sent for: another of them is another request. */
   currency: CurrencyType;
   nick: string | null;
-  /** Makes the request with the amount read from the players' shorthand. */
-  send(amount: number, idempotencyKey: string): Promise<void>;
+  /** Makes the request with the amount read from the players' shorthand (only the call: what follows goes in onSent). */
+  send(amount: number, idempotencyKey: string): Promise<T>;
+  /**
+   * The request went through. Called after its key was dropped (so `clear` empties the fields), and
+   * also when the answer comes after the dialog was closed: it must not close or replace a dialog
+   * opened meanwhile.
+   */
+  onSent(result: T, amount: number): void;
   /** Takes an error over (true), or leaves it to be shown on the fields (false). */
   onError?(err: unknown, amount: number): boolean;
 }) {
-  const { gameServerId, currency, nick, send, onError } = options;
+  const { operation, gameServerId, currency, nick, send, onSent, onError } = options;
   const errors = useFormErrors();
   const [amountText, setAmountText] = useState('');
   const [nickText, setNickText] = useState('');
   const [busy, setBusy] = useState(false);
-  const keys = useRequestKey();
+  const keys = useRequestKey(operation);
   const saveNick = useSaveNick();
 
   /**
-   * Empties the fields and takes a new key, for the next opening; after a try whose answer was lost
-   * it keeps both, so sending the same again is answered from the first try instead of moving money twice.
+   * Empties the fields for the next opening; while the last request is in doubt (still running, or
+   * its answer lost) it keeps them, and its key stays kept, so sending the same again is answered
+   * from the first try instead of moving money twice.
    */
   const clear = () => {
     errors.clear();
     if (keys.uncertain) return;
     setAmountText('');
     setNickText('');
-    keys.renew();
   };
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
     errors.clear();
     const amount = parseAmount(amountText);
-    if (amount === null) return;
+    if (amount === null || amount <= 0) return;
     setBusy(true);
     try {
       // The nick typed here is saved first; its 422 lands on the nick field.
       if (!nick) await saveNick.mutateAsync({ gameServerId, nick: nickText.trim() });
-      await send(amount, keys.keyFor(`${gameServerId}:${currency}:${amount}`));
-      // Done: the next request is a new one even if this form stays open.
-      keys.renew();
+      const result = await keys.send(`${gameServerId}:${currency}:${amount}`, (key) => send(amount, key));
+      onSent(result, amount);
     } catch (err) {
-      keys.failed(err);
       if (!onError?.(err, amount)) errors.fromError(err, nick ? ['amount'] : ['amount', 'nick']);
     } finally {
       setBusy(false);
@@ -98,11 +106,23 @@ export function useMoneyForm(options: {
     errors,
     clear,
     submit,
-    canSubmit: !busy && parseAmount(amountText) !== null && (Boolean(nick) || nickText.trim() !== ''),
+    canSubmit: !busy && (parseAmount(amountText) ?? 0) > 0 && (Boolean(nick) || nickText.trim() !== ''),
   };
 }
 
-export type MoneyFormState = ReturnType<typeof useMoneyForm>;
+/**
+ * The server a put or take dialog acts on: the one the page showed when this opening began, kept
+ * until the next opening, so a server chosen meanwhile in another tab never moves the request, its
+ * limits or its title (the page also holds its choice while a dialog is open: selected-server.ts).
+ */
+export function useServerAtOpening(open: boolean, dialog: DialogState, server: Gamesserver): Gamesserver {
+  const [opening, setOpening] = useState<{ dialog: DialogState; server: Gamesserver } | null>(null);
+  if (open && opening?.dialog !== dialog) setOpening({ dialog, server });
+  // The page's copy while it is the same server: its limits are the freshest read.
+  return !opening || opening.server.id === server.id ? server : opening.server;
+}
+
+export type MoneyFormState = ReturnType<typeof useMoneyForm<unknown>>;
 
 /** The form the put and take dialogs share: the nick when missing, the amount, the limits (and what is available), then the dialog's own note. */
 export function MoneyForm(props: {

@@ -56,6 +56,37 @@ describe('the deposit dialog', () => {
     expect(amountInput().getAttribute('aria-invalid')).toBe('false');
   });
 
+  it('refuses 0 and an amount too large to send before asking the server, in the words the server uses; the title names the server', async () => {
+    await open(1, 'Hero');
+    expect(document.querySelector('[data-testid="put-dialog"] h2')?.textContent).toBe('Пополнить адену — Scryde x50');
+    const create = () => [...document.querySelectorAll('[data-testid="put-dialog"] button')].find((b) => b.textContent === 'Создать заявку') as HTMLButtonElement;
+    await act(async () => type(amountInput(), '0'));
+    expect(helperOf(amountInput())).toBe('Сумма должна быть больше нуля');
+    expect(amountInput().getAttribute('aria-invalid')).toBe('true');
+    expect(create().disabled).toBe(true);
+    await act(async () => type(amountInput(), '9007199254740992'));
+    expect(helperOf(amountInput())).toBe('Слишком большая сумма');
+    expect(create().disabled).toBe(true);
+    await act(async () => type(amountInput(), '1кк'));
+    expect(create().disabled).toBe(false);
+  });
+
+  it('a deposit answered after its dialog was closed opens or closes nothing, and says whom to transfer the amount to', async () => {
+    await open(1, 'Hero');
+    let deliver!: (r: Response) => void;
+    vi.stubGlobal('fetch', vi.fn(() => new Promise<Response>((r) => (deliver = r))));
+    await act(async () => type(amountInput(), '1,5кк'));
+    await act(async () => void document.getElementById('put-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
+    const cancel = [...document.querySelectorAll('[data-testid="put-dialog"] button')].find((b) => b.textContent === 'Отмена') as HTMLElement;
+    await act(async () => cancel.click());
+    await act(async () => useUi.getState().openDialog({ name: 'vip' }));
+    const request = { id: 12, type: 'input', currency_type: 1, amount: 1_500_000, status: 'pending', gamesserver_id: 1, gamesserver: 'Scryde x50', nick: 'Hero', cashier_nick: 'Кассир' };
+    await act(async () => deliver(answer(200, { success: request })));
+    await settle();
+    expect(useUi.getState().dialog.name).toBe('vip');
+    expect(nbsp(useUi.getState().snackbar.text)).toBe('Заявка №12 создана: передайте 1 500 000 аден персонажу Кассир');
+  });
+
   it('speaks of coins of Einhasad when they are deposited: no adena, no кк', async () => {
     await open(2, null);
     const text = dialogText();

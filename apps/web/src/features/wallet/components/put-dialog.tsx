@@ -7,9 +7,9 @@ import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
 import { useUi } from '../../../lib/ui-store';
-import { amountText, } from '../../../utils/plural';
+import { amountText } from '../../../utils/plural';
 import { useUpBalanceUser } from '../api/up-balance-user';
-import { MoneyForm, useMoneyForm } from './money-form';
+import { MoneyForm, useMoneyForm, useServerAtOpening } from './money-form';
 
 /** A deposit: the request first, then the cashier's nick to transfer the amount to in the game. */
 export function PutDialog({ server, nick }: { server: Gamesserver; nick: string | null }) {
@@ -17,15 +17,21 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
   const close = useUi((s) => s.closeDialog);
   const open = dialog.name === 'put';
   const currency: CurrencyType = open ? dialog.currency : 1;
+  const target = useServerAtOpening(open, dialog, server);
+  const snackbar = useUi((s) => s.showSnackbar);
   const deposit = useUpBalanceUser();
   const [created, setCreated] = useState<Request | null>(null);
   const form = useMoneyForm({
-    gameServerId: server.id,
+    operation: 'put',
+    gameServerId: target.id,
     currency,
     nick,
-    send: async (amount, idempotencyKey) => {
-      const r = await deposit.mutateAsync({ gameServerId: server.id, currency, amount, idempotencyKey });
-      setCreated(r.success);
+    send: (amount, idempotencyKey) => deposit.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey }),
+    onSent: (r) => {
+      if (useUi.getState().dialog.name === 'put') return setCreated(r.success);
+      // Answered after the dialog was closed: the request exists, and the player still has to transfer the amount.
+      form.clear();
+      snackbar(`Заявка №${r.success.id} создана: передайте ${amountText(r.success.amount, r.success.currency_type, '\u00a0', 'acc')} персонажу ${r.success.cashier_nick}`);
     },
   });
 
@@ -39,7 +45,7 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
     <AppDialog
       open={open}
       onClose={reset}
-      title={currency === 1 ? 'Пополнить адену' : 'Пополнить монеты эйнхасад'}
+      title={`${currency === 1 ? 'Пополнить адену' : 'Пополнить монеты эйнхасад'} — ${target.name}`}
       testId="put-dialog"
       actions={
         created ? (
@@ -60,7 +66,7 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
         <Stack spacing={2}>
           <Alert severity="success">Заявка №{created.id} создана.</Alert>
           <Typography>
-            Передайте в игре <b>{amountText(created.amount, currency, '\u00a0', 'acc')}</b> персонажу
+            Передайте в игре <b>{amountText(created.amount, created.currency_type, '\u00a0', 'acc')}</b> персонажу
           </Typography>
           <Stack direction="row" spacing={1} sx={{ alignItems: 'center' }}>
             <Typography variant="h2" component="p" data-testid="cashier-nick">
@@ -69,21 +75,21 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
             <CopyButton text={created.cashier_nick ?? ''} label="Скопировать ник кассира" />
           </Stack>
           <Typography color="text.secondary">
-            с персонажа <b>{created.nick}</b> на сервере {server.name}. Баланс пополнится, когда оператор подтвердит передачу.
+            с персонажа <b>{created.nick}</b> на сервере {created.gamesserver}. Баланс пополнится, когда оператор подтвердит передачу.
           </Typography>
         </Stack>
       ) : (
         <MoneyForm
           id="put-form"
           form={form}
-          server={server}
+          server={target}
           direction="input"
           currency={currency}
           nick={nick}
           nickHelper={`Ваш персонаж на этом сервере: с него вы передадите ${currency === 1 ? 'адену' : 'монеты эйнхасад'}, по нему оператор найдёт передачу`}
         >
           <Typography variant="body2" color="text.secondary">
-            Кассир на сервере {server.name}: <b data-testid="dialog-cashier-nick">{server.cashier_nick}</b>. Создайте заявку, затем передайте
+            Кассир на сервере {target.name}: <b data-testid="dialog-cashier-nick">{target.cashier_nick}</b>. Создайте заявку, затем передайте
             ему сумму в игре — баланс пополнится, когда оператор подтвердит передачу.
           </Typography>
         </MoneyForm>

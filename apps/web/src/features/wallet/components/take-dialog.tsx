@@ -7,7 +7,7 @@ import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { amountText, } from '../../../utils/plural';
 import { useDownBalanceUser } from '../api/down-balance-user';
-import { MoneyForm, useMoneyForm } from './money-form';
+import { MoneyForm, useMoneyForm, useServerAtOpening } from './money-form';
 import { TwoFactorCodeField } from '../../../components/two-factor-code-field';
 
 /** A withdrawal: held at once; a refusal for want of balance opens the low-capacity dialog instead. */
@@ -18,17 +18,24 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
   const snackbar = useUi((s) => s.showSnackbar);
   const open = dialog.name === 'take';
   const currency: CurrencyType = open ? dialog.currency : 1;
+  const target = useServerAtOpening(open, dialog, server);
   const withdraw = useDownBalanceUser();
   // Step-up: with TOTP on the server answers two_factor_required; the code is asked here, in the same dialog.
   const [askCode, setAskCode] = useState(false);
   const [code, setCode] = useState('');
   const form = useMoneyForm({
-    gameServerId: server.id,
+    operation: 'take',
+    gameServerId: target.id,
     currency,
     nick,
-    send: async (amount, idempotencyKey) => {
-      const r = await withdraw.mutateAsync({ gameServerId: server.id, currency, amount, idempotencyKey, twoFactorCode: askCode ? code.trim() : undefined });
-      reset();
+    send: (amount, idempotencyKey) =>
+      withdraw.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey, twoFactorCode: askCode ? code.trim() : undefined }),
+    onSent: (r) => {
+      form.clear();
+      setAskCode(false);
+      setCode('');
+      // An answer that comes after the player closed this dialog closes only this one, never a dialog opened meanwhile.
+      if (useUi.getState().dialog.name === 'take') close();
       snackbar(`Заявка на вывод ${amountText(r.success.enter_currency, currency, '\u00a0', 'gen')} создана`);
     },
     onError: (err, amount) => {
@@ -39,7 +46,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
       }
       if (!(err instanceof ApiError && err.body.low_cap)) return false;
       form.clear();
-      openDialog({ name: 'low_capacity', currency, amount, available: available ?? undefined });
+      if (useUi.getState().dialog.name === 'take') openDialog({ name: 'low_capacity', currency, amount, available: available ?? undefined });
       return true;
     },
   });
@@ -55,7 +62,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
     <AppDialog
       open={open}
       onClose={reset}
-      title={currency === 1 ? 'Вывести адену' : 'Вывести монеты эйнхасад'}
+      title={`${currency === 1 ? 'Вывести адену' : 'Вывести монеты эйнхасад'} — ${target.name}`}
       testId="take-dialog"
       actions={
         <>
@@ -69,7 +76,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
       <MoneyForm
         id="take-form"
         form={form}
-        server={server}
+        server={target}
         direction="output"
         currency={currency}
         nick={nick}

@@ -1,0 +1,209 @@
+// @vitest-environment happy-dom
+import type { Gamesserver } from '@adena/contract/lite';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, createElement, type ReactElement } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { useUi } from '../../../lib/ui-store';
+import { answer, cleanup, settle, type } from '../../../test/dom';
+import { useSelectedGameServerId } from '../../servers/selected-server';
+import { MoneyDialogs } from './money-dialogs';
+import { TakeDialog } from './take-dialog';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const limit = { min: 1_000_000, max: 5_000_000_000 };
+const coins = { min: 1, max: 100_000 };
+const limits = { input: { '1': limit, '2': coins }, output: { '1': limit, '2': coins } };
+const scryde = { id: 1, name: 'Scryde x50', cashier_nick: 'Кассир', limits } as unknown as Gamesserver;
+const asterios = { id: 2, name: 'Asterios x5', cashier_nick: 'Казначей', limits } as unknown as Gamesserver;
+const servers = [scryde, asterios];
+const withdrawal = answer(200, { success: { id: 3, enter_currency: 1_500_000 } });
+
+/**
+ * Every money call's key and body. A call is answered by the next of `plan`: 'hang' waits for the
+ * test (`release`), 'lost' has no connection, 'ok' goes through; reads find nothing.
+ */
+function network(...plan: Array<'hang' | 'lost' | 'ok'>) {
+  const sent: Array<{ key: string; body: { gamesserver_id: number; amount: number } }> = [];
+  const hung: { resolve(r: Response): void; reject(e: unknown): void }[] = [];
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (_url: string, init: RequestInit) => {
+      if (init.method !== 'POST') return answer(404, { message: 'Не найдено' });
+      sent.push({ key: new Headers(init.headers).get('Idempotency-Key') ?? '', body: JSON.parse(String(init.body)) });
+      const next = plan.shift() ?? 'ok';
+      if (next === 'lost') throw new TypeError('Failed to fetch');
+      if (next === 'hang') return new Promise<Response>((resolve, reject) => hung.push({ resolve, reject }));
+      return withdrawal.clone();
+    }),
+  );
+  return { sent, keys: () => sent.map((s) => s.key), plan, hung };
+}
+
+const inTake = (selector: string) => document.querySelector<HTMLElement>(`[data-testid="take-dialog"] ${selector}`);
+const amountInput = () => inTake('[data-testid="amount-input"]') as HTMLInputElement;
+const button = (dialog: string, text: string) => [...document.querySelectorAll(`[data-testid="${dialog}"] button`)].find((b) => b.textContent === text) as HTMLElement;
+const title = () => inTake('h2')?.textContent;
+const submitTake = async () => {
+  await act(async () => void document.getElementById('take-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
+  await settle();
+};
+const openTake = () => act(async () => useUi.getState().openDialog({ name: 'take', currency: 1 }));
+const typeAmount = (text: string) => act(async () => type(amountInput(), text));
+
+describe('the withdrawal dialog and its Idempotency-Key', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+    useUi.setState({ dialog: { name: 'none' }, queued: null });
+  });
+
+  async function mount(element: () => ReactElement) {
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    const render = () => act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, element())));
+    await render();
+    return render;
+  }
+
+  const dialogs = () => createElement(MoneyDialogs, { server: scryde, nick: 'Hero', balances: { 1: 10_000_000, 2: 0 } });
+
+  it('closed while the withdrawal runs, it keeps the amount and the key: sent again after the answer was lost, it is one withdrawal', async () => {
+    const net = network('hang', 'ok');
+    await mount(dialogs);
+    await openTake();
+    await typeAmount('1,5кк');
+    await submitTake();
+    expect(net.sent).toHaveLength(1);
+
+    // A stalled connection: the player gives up with «Отмена» before any answer, and then it is lost.
+    await act(async () => button('take-dialog', 'Отмена').click());
+    expect(useUi.getState().dialog.name).toBe('none');
+    await act(async () => net.hung[0]!.reject(new TypeError('Failed to fetch')));
+    await settle();
+
+    await openTake();
+    expect(amountInput().value).toBe('1,5кк');
+    await submitTake();
+    expect(net.sent).toHaveLength(2);
+    expect(net.sent[1]!.body).toEqual(net.sent[0]!.body);
+    expect(net.keys()[1]).toBe(net.keys()[0]);
+  });
+
+  it('answered after it was closed, the withdrawal closes no other dialog, says it was made, and the next one takes a new key', async () => {
+    const net = network('hang', 'ok');
+    await mount(dialogs);
+    await openTake();
+    await typeAmount('1,5кк');
+    await submitTake();
+    await act(async () => button('take-dialog', 'Отмена').click());
+    await act(async () => useUi.getState().openDialog({ name: 'put', currency: 1 }));
+
+    await act(async () => net.hung[0]!.resolve(withdrawal.clone()));
+    await settle();
+    expect(useUi.getState().dialog.name).toBe('put');
+    expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Заявка на вывод 1 500 000 аден создана');
+
+    // Its answer is known: the next opening starts empty, and the same amount again is a new withdrawal.
+    await act(async () => useUi.getState().closeDialog());
+    await openTake();
+    expect(amountInput().value).toBe('');
+    await typeAmount('1,5кк');
+    await submitTake();
+    expect(net.keys()[1]).not.toBe(net.keys()[0]);
+  });
+
+  it('a withdrawal whose answer was lost keeps its key when the dialog is unmounted (a tab switch) and mounted again; another amount is another key', async () => {
+    const net = network('lost', 'lost', 'ok', 'ok', 'ok');
+    let shown = true;
+    const render = await mount(() => (shown ? dialogs() : createElement('div')));
+    await openTake();
+    await typeAmount('1,5кк');
+    await submitTake();
+    await act(async () => button('take-dialog', 'Отмена').click());
+    // «История» and back: the wallet card and its dialogs unmount and mount again.
+    shown = false;
+    await render();
+    shown = true;
+    await render();
+
+    await openTake();
+    await typeAmount('1,5кк');
+    await submitTake();
+    expect(net.keys()[1]).toBe(net.keys()[0]);
+    // Another amount is another withdrawal…
+    await typeAmount('2кк');
+    await submitTake();
+    expect(net.keys()[2]).not.toBe(net.keys()[0]);
+    // …while the one in doubt keeps its key until its answer is known; then the same amount is a new one.
+    await openTake();
+    await typeAmount('1,5кк');
+    await submitTake();
+    expect(net.keys()[3]).toBe(net.keys()[0]);
+    await openTake();
+    await typeAmount('1,5кк');
+    await submitTake();
+    expect(net.keys()[4]).not.toBe(net.keys()[0]);
+  });
+
+  it('stays on the server it was opened for, which its title names, whatever server the page shows meanwhile', async () => {
+    const net = network('ok');
+    let server = scryde;
+    const render = await mount(() => createElement(TakeDialog, { server, nick: 'Hero', available: 10_000_000 }));
+    await openTake();
+    expect(title()).toBe('Вывести адену — Scryde x50');
+    await typeAmount('1,5кк');
+    server = asterios;
+    await render();
+    expect(title()).toBe('Вывести адену — Scryde x50');
+    await submitTake();
+    expect(net.sent[0]!.body).toMatchObject({ gamesserver_id: 1, amount: 1_500_000 });
+  });
+
+  it('another tab choosing another server moves the page only once no dialog is open: an open withdrawal goes to its own server', async () => {
+    const net = network('ok');
+    localStorage.setItem('gamesserver_id', '1');
+    function Page({ tick }: { tick: number }) {
+      const [id] = useSelectedGameServerId();
+      const server = servers.find((s) => s.id === id);
+      return createElement(
+        'div',
+        { 'data-tick': tick },
+        createElement('h1', { 'data-testid': 'page-server' }, server?.name),
+        createElement(MoneyDialogs, { server, nick: 'Hero', balances: { 1: 10_000_000, 2: 0 } }),
+      );
+    }
+    let tick = 0;
+    const render = await mount(() => createElement(Page, { tick }));
+    const pageServer = () => document.querySelector('[data-testid="page-server"]')?.textContent;
+    const otherTabChooses = (id: string) =>
+      act(async () => {
+        localStorage.setItem('gamesserver_id', id);
+        window.dispatchEvent(new StorageEvent('storage', { key: 'gamesserver_id', newValue: id }));
+      });
+
+    // No dialog open: the page follows at once.
+    await otherTabChooses('2');
+    expect(pageServer()).toBe('Asterios x5');
+    await otherTabChooses('1');
+    expect(pageServer()).toBe('Scryde x50');
+
+    await openTake();
+    await typeAmount('1,5кк');
+    await otherTabChooses('2');
+    // Anything that renders the page again (a balance event, a refetch on focus) does not move it either.
+    tick += 1;
+    await render();
+    expect(pageServer()).toBe('Scryde x50');
+    expect(title()).toBe('Вывести адену — Scryde x50');
+    await submitTake();
+    expect(net.sent[0]!.body).toMatchObject({ gamesserver_id: 1, amount: 1_500_000 });
+
+    // The withdrawal went through and the dialog closed: now the page follows the other tab.
+    expect(useUi.getState().dialog.name).toBe('none');
+    expect(pageServer()).toBe('Asterios x5');
+  });
+});
