@@ -6,7 +6,6 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
 import { answer, cleanup, settle, type } from '../../../test/dom';
-import { useSelectedGameServerId } from '../../servers/selected-server';
 import { MoneyDialogs } from './money-dialogs';
 import { TakeDialog } from './take-dialog';
 
@@ -17,7 +16,6 @@ const coins = { min: 1, max: 100_000 };
 const limits = { input: { '1': limit, '2': coins }, output: { '1': limit, '2': coins } };
 const scryde = { id: 1, name: 'Scryde x50', cashier_nick: 'Кассир', limits } as unknown as Gamesserver;
 const asterios = { id: 2, name: 'Asterios x5', cashier_nick: 'Казначей', limits } as unknown as Gamesserver;
-const servers = [scryde, asterios];
 const withdrawal = answer(200, { success: { id: 3, enter_currency: 1_500_000 } });
 
 /**
@@ -161,49 +159,5 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
     expect(title()).toBe('Вывести адену — Scryde x50');
     await submitTake();
     expect(net.sent[0]!.body).toMatchObject({ gamesserver_id: 1, amount: 1_500_000 });
-  });
-
-  it('another tab choosing another server moves the page only once no dialog is open: an open withdrawal goes to its own server', async () => {
-    const net = network('ok');
-    localStorage.setItem('gamesserver_id', '1');
-    function Page({ tick }: { tick: number }) {
-      const [id] = useSelectedGameServerId();
-      const server = servers.find((s) => s.id === id);
-      return createElement(
-        'div',
-        { 'data-tick': tick },
-        createElement('h1', { 'data-testid': 'page-server' }, server?.name),
-        createElement(MoneyDialogs, { server, nick: 'Hero', balances: { 1: 10_000_000, 2: 0 } }),
-      );
-    }
-    let tick = 0;
-    const render = await mount(() => createElement(Page, { tick }));
-    const pageServer = () => document.querySelector('[data-testid="page-server"]')?.textContent;
-    const otherTabChooses = (id: string) =>
-      act(async () => {
-        localStorage.setItem('gamesserver_id', id);
-        window.dispatchEvent(new StorageEvent('storage', { key: 'gamesserver_id', newValue: id }));
-      });
-
-    // No dialog open: the page follows at once.
-    await otherTabChooses('2');
-    expect(pageServer()).toBe('Asterios x5');
-    await otherTabChooses('1');
-    expect(pageServer()).toBe('Scryde x50');
-
-    await openTake();
-    await typeAmount('1,5кк');
-    await otherTabChooses('2');
-    // Anything that renders the page again (a balance event, a refetch on focus) does not move it either.
-    tick += 1;
-    await render();
-    expect(pageServer()).toBe('Scryde x50');
-    expect(title()).toBe('Вывести адену — Scryde x50');
-    await submitTake();
-    expect(net.sent[0]!.body).toMatchObject({ gamesserver_id: 1, amount: 1_500_000 });
-
-    // The withdrawal went through and the dialog closed: now the page follows the other tab.
-    expect(useUi.getState().dialog.name).toBe('none');
-    expect(pageServer()).toBe('Asterios x5');
   });
 });
