@@ -274,7 +274,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   });
 
   // Operations: readiness (/api/ready, draining), metrics on METRICS_PORT (decision record 0020).
-  const readiness = createReadiness({ db: kysely });
+  const readiness = createReadiness({ db: kysely, pgPool: db.pgPool });
   const metrics = createMetrics({ db: kysely, poolStats: db.poolStats, openSockets: () => realtime.io.engine.clientsCount, log: app.log });
   let metricsPort: number | null = null;
   // Synchronous hooks on every request (decision record 0027): an async one costs a promise each.

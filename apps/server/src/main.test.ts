@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +54,10 @@ describe('the server process', () => {
           .catch(() => undefined);
       }
       expect(health).toEqual({ status: 'ok', ok: true, db: 'pglite' });
+      // The process runs under umask 077: the lock file it writes and the folders PGlite makes are its
+      // user's alone (PGlite's own files are 0666, kept from other users by its 0700 folders).
+      const modeOf = (path: string) => statSync(join(dataDir, path)).mode & 0o777;
+      expect([modeOf('adena.lock'), modeOf('pglite'), modeOf('pglite/base'), modeOf('pglite/global')]).toEqual([0o600, 0o700, 0o700, 0o700]);
       const servers = (await (await fetch(`http://127.0.0.1:${port}/api/gamesservers`)).json()) as unknown[];
       expect(servers.length).toBeGreaterThan(0);
       p.child.kill('SIGTERM');

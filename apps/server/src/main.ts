@@ -7,6 +7,9 @@ import { DataDirLocked, lockDataDir } from './lib/data-dir-lock';
 import { ensureAdmin, seedDemoServers } from './modules/system/seed';
 
 async function main() {
+  // Files this process and its children create are its user's alone (0600, folders 0700): PGlite's
+  // folders, the outbox and the lock file in DATA_DIR hold or guard secrets.
+  process.umask(0o077);
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();

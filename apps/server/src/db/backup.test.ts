@@ -1,17 +1,51 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../test/factories';
 import { createTestApp, createTestDb, pgAdminUrl, type TestDb } from '../../test/harness';
 import { auditLedger } from '../modules/ledger/ledger.service';
-import { BackupError, backup, backupKindOf, restore } from './backup';
+import { BackupError, backup, backupKindOf, restore, splitPassword } from './backup';
 import { createDb, type Db } from './client';
 import { migrate } from './migrate';
 
 const KK = 1_000_000n;
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '../../../..');
+
+/** A file's or folder's permission bits. */
+const modeOf = (path: string) => statSync(path).mode & 0o777;
+
+/**
+ * A PG_BIN_DIR whose pg_dump and pg_restore only record what they were given (arguments, PGPASSWORD,
+ * their umask, the mode of the file they write into) in `record`, and pg_dump writes a file that
+ * passes for a dump.
+ */
+function fakePgBin(root: string) {
+  const bin = join(root, 'bin');
+  const record = join(root, 'record');
+  mkdirSync(bin, { recursive: true });
+  mkdirSync(record, { recursive: true });
+  for (const tool of ['pg_dump', 'pg_restore']) {
+    const script = [
+      '#!/bin/sh',
+      `out=${record}/${tool}`,
+      'printf \'%s\\n\' "$@" > "$out.argv"',
+      'if env | grep -q ^PGPASSWORD=; then printf %s "$PGPASSWORD"; else printf "(unset)"; fi > "$out.password"',
+      'umask > "$out.umask"',
+      'for a in "$@"; do case "$a" in --file=*) f=$(printf %s "$a" | cut -c8-); stat -c %a "$f" > "$out.filemode"; printf PGDMP-fake > "$f";; esac; done',
+      '',
+    ].join('\n');
+    writeFileSync(join(bin, tool), script);
+    chmodSync(join(bin, tool), 0o755);
+  }
+  const read = (tool: string, what: string) => readFileSync(join(record, `${tool}.${what}`), 'utf8');
+  return { bin, argv: (tool: string) => read(tool, 'argv').trimEnd().split('\n'), read };
+}
 
 /** Users, wallets with their balances, codes, and the ledger, as plain rows in a stable order. */
 async function snapshot(db: Db) {
@@ -80,12 +114,16 @@ describe('backup and restore', () => {
     const made = await backup({ dataDir: source }, file);
     expect(made.kind).toBe('pglite');
     expect(backupKindOf(file)).toBe('pglite');
+    // Its owner's alone, whatever the umask (this test runner's is 022).
+    expect(modeOf(file)).toBe(0o600);
 
     await expect(restore({ dataDir: source }, file)).rejects.toThrow(/already holds a database; restore only into an empty DATA_DIR$/);
     await expect(restore({ dataDir: join(dir, 'x'), databaseUrl: 'postgres://nowhere/x' }, file)).rejects.toThrow(/backup of the embedded database/);
 
     const target = join(dir, 'target');
     expect(await restore({ dataDir: target }, file)).toEqual({ kind: 'pglite' });
+    // A DATA_DIR made by the restore, and its database folder, are their owner's alone.
+    expect([modeOf(target), modeOf(join(target, 'pglite'))]).toEqual([0o700, 0o700]);
     const restored = await createDb({ dataDir: target });
     try {
       await expectSameAfterRestore(before, restored);
@@ -109,6 +147,7 @@ describe('backup and restore', () => {
       const file = join(dir, 'pg.backup');
       expect((await backup({ databaseUrl: db.url, dataDir: '' }, file)).kind).toBe('postgres');
       expect(backupKindOf(file)).toBe('postgres');
+      expect(modeOf(file)).toBe(0o600);
 
       await expect(restore({ databaseUrl: db.url, dataDir: '' }, file)).rejects.toThrow(
         new BackupError('the database at DATABASE_URL is not empty; restore only into a new, empty database'),
@@ -132,4 +171,95 @@ describe('backup and restore', () => {
       await admin.end();
     }
   }, 120_000);
+});
+
+describe('the database password and pg_dump / pg_restore', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'adena-pgpass-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('takes the password out of the URL, decoded as libpq reads it', () => {
+    expect(splitPassword('postgres://adena:hunter2@db:5432/adena')).toEqual({ url: 'postgres://adena@db:5432/adena', password: 'hunter2' });
+    expect(splitPassword('postgresql://adena:p%40ss%3Aw%2Frd@db/adena?sslmode=require')).toEqual({
+      url: 'postgresql://adena@db/adena?sslmode=require',
+      password: 'p@ss:w/rd',
+    });
+    expect(splitPassword('postgres://:secret@db/adena')).toEqual({ url: 'postgres://db/adena', password: 'secret' });
+    expect(splitPassword('postgres://adena@db/adena?sslmode=require&password=a%26b&application_name=x')).toEqual({
+      url: 'postgres://adena@db/adena?sslmode=require&application_name=x',
+      password: 'a&b',
+    });
+    expect(splitPassword('postgres://adena@db/adena?password=x')).toEqual({ url: 'postgres://adena@db/adena', password: 'x' });
+    expect(splitPassword('postgres://adena:a@db/adena?password=b')).toEqual({ url: 'postgres://adena@db/adena', password: 'b' });
+    expect(splitPassword('postgres://adena:pa/ss@w@db/adena')).toEqual({ url: 'postgres://adena@db/adena', password: 'pa/ss@w' });
+    expect(splitPassword('postgres://adena@db/adena')).toEqual({ url: 'postgres://adena@db/adena' });
+    expect(splitPassword('postgres:///adena?host=/run/postgresql')).toEqual({ url: 'postgres:///adena?host=/run/postgresql' });
+  });
+
+  it('gives it to pg_dump and pg_restore in PGPASSWORD, never on their command line', async () => {
+    const fake = fakePgBin(join(dir, 'inproc'));
+    const file = join(dir, 'fake.backup');
+    const databaseUrl = 'postgres://adena:hunter%402@127.0.0.1:1/adena?sslmode=disable';
+    expect(await backup({ databaseUrl, dataDir: '', pgBinDir: fake.bin }, file)).toEqual({ kind: 'postgres', bytes: 10 });
+    expect(fake.argv('pg_dump')).toEqual([
+      '--format=custom',
+      '--no-owner',
+      '--no-privileges',
+      `--file=${file}.partial`,
+      '--dbname=postgres://adena@127.0.0.1:1/adena?sslmode=disable',
+    ]);
+    expect(fake.read('pg_dump', 'password')).toBe('hunter@2');
+    // The file pg_dump wrote into was 0600 from the start, and stays so.
+    expect(fake.read('pg_dump', 'filemode').trim()).toBe('600');
+    expect(modeOf(file)).toBe(0o600);
+
+    // pg_restore: into an empty database of the test cluster (which trusts, so any password goes).
+    const adminUrl = pgAdminUrl();
+    const name = `e_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE template0`);
+      const target = new URL(adminUrl.replace(/\/postgres$/, `/${name}`));
+      target.password = 'p%40ss word';
+      await restore({ databaseUrl: target.href, dataDir: '', pgBinDir: fake.bin }, file);
+      target.password = '';
+      expect(fake.argv('pg_restore')).toEqual(['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', `--dbname=${target.href}`, file]);
+      expect(fake.read('pg_restore', 'password')).toBe('p@ss word');
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+      await admin.end();
+    }
+    // No password in the URL: none is set, an operator's own PGPASSWORD is left as it is.
+    await backup({ databaseUrl: 'postgres://adena@127.0.0.1:1/adena', dataDir: '', pgBinDir: fake.bin }, file);
+    expect(fake.argv('pg_dump').at(-1)).toBe('--dbname=postgres://adena@127.0.0.1:1/adena');
+    expect(fake.read('pg_dump', 'password')).toBe(process.env.PGPASSWORD ?? '(unset)');
+  });
+
+  it('npm run backup: the password reaches pg_dump in PGPASSWORD only, and the CLI and pg_dump run under umask 077', async () => {
+    const fake = fakePgBin(join(dir, 'cli'));
+    const file = join(dir, 'cli.backup');
+    const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, '../ops/cli.ts'), 'backup', file], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'postgres://adena:hunter2@127.0.0.1:1/adena', PG_BIN_DIR: fake.bin },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      out += d;
+    });
+    const code = await new Promise<number | null>((r) => child.on('exit', r));
+    expect(out.trim()).toBe(`backup of the PostgreSQL database written to ${file} (10 bytes)`);
+    expect(code).toBe(0);
+    expect(fake.argv('pg_dump').join(' ')).not.toContain('hunter2');
+    expect(fake.argv('pg_dump').at(-1)).toBe('--dbname=postgres://adena@127.0.0.1:1/adena');
+    expect(fake.read('pg_dump', 'password')).toBe('hunter2');
+    expect(fake.read('pg_dump', 'umask').trim()).toBe('0077');
+    expect(modeOf(file)).toBe(0o600);
+  }, 60_000);
 });

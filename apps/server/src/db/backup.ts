@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, closeSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { privateFolder } from '../lib/data-dir-lock';
 
 /** A refusal or failure to print as one line. */
 export class BackupError extends Error {}
@@ -48,9 +49,57 @@ function pgTool(name: 'pg_dump' | 'pg_restore', binDir: string | undefined): str
   return versions[0] ? join(base, versions[0], 'bin', name) : name;
 }
 
-function runTool(cmd: string, args: string[]): Promise<void> {
+/**
+ * DATABASE_URL without its password, and the password apart (percent-decoded, as libpq reads it):
+ * pg_dump and pg_restore get the URL on their command line, which every local user can read (ps,
+ * /proc/PID/cmdline), and the password in PGPASSWORD, which only the same user can
+ * (/proc/PID/environ). The credentials are what stands between `://` and the last `@` before the
+ * query string (as config.ts masks them: a password may hold `@` or `/`), the password what follows
+ * their first `:`; a `password=` of the query string is taken out too.
+ */
+export function splitPassword(url: string): { url: string; password?: string } {
+  const decode = (v: string) => {
+    try {
+      return decodeURIComponent(v);
+    } catch {
+      return v;
+    }
+  };
+  let password: string | undefined;
+  let rest = url;
+  const m = /^([a-z][a-z0-9+.-]*:\/\/)([^?]*)@/i.exec(rest);
+  if (m) {
+    const [whole, scheme, userinfo] = m as unknown as [string, string, string];
+    const colon = userinfo.indexOf(':');
+    if (colon >= 0) {
+      password = decode(userinfo.slice(colon + 1));
+      const user = userinfo.slice(0, colon);
+      rest = `${scheme}${user ? `${user}@` : ''}${rest.slice(whole.length)}`;
+    }
+  }
+  // libpq lets the query string's password win over the one before the host.
+  const q = rest.indexOf('?');
+  if (q >= 0) {
+    const params = rest.slice(q + 1).split('&');
+    const kept = params.filter((p) => {
+      if (!p.startsWith('password=')) return true;
+      password = decode(p.slice('password='.length));
+      return false;
+    });
+    rest = kept.length ? `${rest.slice(0, q)}?${kept.join('&')}` : rest.slice(0, q);
+  }
+  return password === undefined ? { url: rest } : { url: rest, password };
+}
+
+/** `--dbname=` for pg_dump and pg_restore, and the environment that carries its password. */
+function connection(databaseUrl: string): { arg: string; env: NodeJS.ProcessEnv } {
+  const { url, password } = splitPassword(databaseUrl);
+  return { arg: `--dbname=${url}`, env: password === undefined ? process.env : { ...process.env, PGPASSWORD: password } };
+}
+
+function runTool(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
     let err = '';
     child.stderr.on('data', (d) => {
       err += d;
@@ -69,13 +118,24 @@ function runTool(cmd: string, args: string[]): Promise<void> {
  * Writes a consistent copy of the configured database to `file`: pg_dump's custom format (one
  * snapshot) for PostgreSQL, PGlite's own tarball of its data folder for the embedded one (the
  * caller holds the DATA_DIR lock, so no server writes meanwhile). Written aside, then renamed.
+ * The file holds secrets (gift-code serts, TOTP secrets, webhook signing secrets, maybe the
+ * sealing key), so only its owner may read it: mode 0600 from its creation, whatever the umask.
  */
 export async function backup(target: BackupTarget, file: string): Promise<{ kind: BackupKind; bytes: number }> {
   const partial = `${file}.partial`;
   rmSync(partial, { force: true });
   try {
+    // Made here, new (never someone else's file or link put in its place) and with mode 0600;
+    // pg_dump and PGlite write into it and keep that mode.
+    try {
+      closeSync(openSync(partial, 'wx', 0o600));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new BackupError(`${partial} appeared as the backup began: is another backup writing the same file?`);
+      throw err;
+    }
     if (target.databaseUrl) {
-      await runTool(pgTool('pg_dump', target.pgBinDir), ['--format=custom', '--no-owner', '--no-privileges', `--file=${partial}`, `--dbname=${target.databaseUrl}`]);
+      const { arg, env } = connection(target.databaseUrl);
+      await runTool(pgTool('pg_dump', target.pgBinDir), ['--format=custom', '--no-owner', '--no-privileges', `--file=${partial}`, arg], env);
     } else {
       const dir = pgliteDir(target.dataDir);
       if (!existsSync(join(dir, 'PG_VERSION'))) throw new BackupError(`DATA_DIR ${resolve(target.dataDir)} holds no database to back up`);
@@ -87,6 +147,8 @@ export async function backup(target: BackupTarget, file: string): Promise<{ kind
         await db.close();
       }
     }
+    // And again before it takes its name, should a tool have made the file anew instead.
+    chmodSync(partial, 0o600);
     renameSync(partial, file);
   } finally {
     rmSync(partial, { force: true });
@@ -130,14 +192,15 @@ export async function restore(target: BackupTarget, file: string): Promise<{ kin
     if (!(await postgresIsEmpty(target.databaseUrl))) {
       throw new BackupError('the database at DATABASE_URL is not empty; restore only into a new, empty database');
     }
-    await runTool(pgTool('pg_restore', target.pgBinDir), ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', `--dbname=${target.databaseUrl}`, file]);
+    const { arg, env } = connection(target.databaseUrl);
+    await runTool(pgTool('pg_restore', target.pgBinDir), ['--no-owner', '--no-privileges', '--exit-on-error', '--single-transaction', arg, file], env);
     return { kind };
   }
   const dir = pgliteDir(target.dataDir);
   if (existsSync(dir) && readdirSync(dir).length > 0) {
     throw new BackupError(`DATA_DIR ${resolve(target.dataDir)} already holds a database; restore only into an empty DATA_DIR`);
   }
-  mkdirSync(dir, { recursive: true });
+  privateFolder(dir);
   try {
     const db = await PGlite.create(dir, { loadDataDir: new Blob([readFileSync(file)]) });
     try {

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -7,6 +6,7 @@ import pg from 'pg';
 import { type ChangeFeed, pgliteChangeFeed, postgresChangeFeed } from './changes';
 import { PGlitePool } from './pglite-pool';
 import type { Database } from './schema';
+import { privateFolder } from '../lib/data-dir-lock';
 
 export type DbKind = 'pglite' | 'postgres';
 /** A client checked out of the PostgreSQL pool (the realtime adapter's LISTEN connection). */
@@ -188,7 +188,7 @@ export async function createDb(opts: DbOptions): Promise<Db> {
   let dataDir = opts.dataDir;
   if (!dataDir.startsWith('memory://')) {
     dataDir = resolve(dataDir, 'pglite');
-    mkdirSync(dataDir, { recursive: true });
+    privateFolder(dataDir);
   }
   const pglite = await PGlite.create(dataDir, { parsers: { [INT8_OID]: toBigInt } });
   const pglitePool = new PGlitePool(pglite);

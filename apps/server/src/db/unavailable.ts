@@ -13,8 +13,16 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     // by the pool's statement_timeout (db/client.ts): its transaction rolled back, a retry is safe.
     // So is 40P01, a deadlock PostgreSQL broke by rolling this transaction back (lock orders are
     // kept so that none should happen; should one, the caller gets 503 and retries, not a 500).
+    // 57P03 (cannot connect now: the server is starting, or recovering after a crash) is in 57P0x.
+    // 53300 (too many connections): the server's max_connections, or a role's or database's
+    // CONNECTION LIMIT, is reached; no connection was made, so nothing ran, and it passes as
+    // connections are given back (N processes × DATABASE_POOL_SIZE, the LISTEN connections and a
+    // pg_dump share that limit). 25006 (read-only transaction): a write reached a server that takes
+    // none, as during a failover onto a standby not yet promoted; the statement was refused and its
+    // transaction rolled back. The one read-only transaction of the code (the ledger audit) writes
+    // nothing, so 25006 never means a mistake of ours.
     if (/^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)$/.test(code)) return true;
-    if (/^(08...|57P0[1-4]|57014|40P01)$/.test(code)) return true;
+    if (/^(08...|57P0[1-4]|57014|40P01|53300|25006)$/.test(code)) return true;
   }
   if (typeof message === 'string') {
     // node-postgres' own words for a connection it lost or could not make in time.

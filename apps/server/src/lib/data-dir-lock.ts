@@ -1,4 +1,4 @@
-import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -64,6 +64,24 @@ function createWith(path: string, content: string): boolean {
 }
 
 /**
+ * Makes `dir` a folder of the app's that only its user may enter, mode 0700: the embedded
+ * database's and the outbox's (PGlite writes its files 0666 whatever the umask, so the folder is
+ * what keeps other local users out of the ledger). Parents it has to create get 0700 too (a new
+ * DATA_DIR); an existing parent keeps its mode (DATA_DIR may be the operator's). `dir` itself,
+ * existing with a looser mode (made by an earlier version), is tightened; one owned by another
+ * user is left as it is.
+ */
+export function privateFolder(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if ((statSync(dir).mode & 0o077) === 0) return;
+  try {
+    chmodSync(dir, 0o700);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') throw err;
+  }
+}
+
+/**
  * Makes this process the only one using the embedded database in `dataDir`: PGlite keeps no lock
  * of its own, and two processes writing one data folder corrupt it. The lock is a file naming the
  * holder's pid and host; a file left by a process that no longer runs on this host is taken over.
@@ -71,7 +89,8 @@ function createWith(path: string, content: string): boolean {
  */
 export function lockDataDir(dataDir: string): DataDirLock {
   const dir = resolve(dataDir);
-  mkdirSync(dir, { recursive: true });
+  // A DATA_DIR made here is this user's alone (0700); an existing one keeps its mode.
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const path = join(dir, LOCK_FILE);
   const mine = JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() } satisfies Holder);
 

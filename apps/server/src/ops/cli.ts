@@ -12,6 +12,9 @@ const USAGE = 'usage: npm run backup -- FILE | npm run restore -- FILE';
  * or 1.
  */
 async function main(argv: string[]): Promise<number> {
+  // Files this process and pg_dump / pg_restore create are this user's alone (0600, folders 0700):
+  // a backup holds gift-code serts, TOTP and webhook secrets; a restored DATA_DIR holds the ledger.
+  process.umask(0o077);
   const [command, file, ...extra] = argv;
   if ((command !== 'backup' && command !== 'restore') || !file || extra.length > 0) {
     console.error(USAGE);

@@ -1,3 +1,5 @@
+import type { Db } from '../../db/client';
+import { pingOnOwnConnection } from '../../db/ping';
 import { type OperationsDb, operationsRepository as repo } from './operations.repository';
 
 const PING_TIMEOUT_MS = 2000;
@@ -8,8 +10,18 @@ export type Readiness = { ready: true } | { ready: false; status: 'unavailable' 
  * Whether a balancer should send this process traffic: not while it drains after SIGTERM, not
  * while its database does not answer. Asked on every GET /api/ready, so it recovers by itself
  * the moment the database does.
+ *
+ * On PostgreSQL the ping runs on a connection of its own, made for it and closed after, never on
+ * one of the pool's: a pool busy with slow calls is load, not an outage, and a ping queued behind
+ * them would time out and take every process out of the balancer at once in a spike. The fresh
+ * connection still fails within the 2 s when the database is down, unreachable or silent, or
+ * refuses connections (53300 at its connection limit, as it then refuses this process's new ones
+ * too). It costs one short connection per check, and needs the server to have a slot to spare
+ * beyond the pools (max_connections above processes × DATABASE_POOL_SIZE plus a few). On
+ * PGlite (one in-process session, nothing to reach) the ping goes through the pool as before.
  */
-export function createReadiness({ db }: { db: OperationsDb }) {
+export function createReadiness({ db, pgPool }: { db: OperationsDb; pgPool?: Db['pgPool'] }) {
+  const ping = pgPool ? () => pingOnOwnConnection(pgPool, PING_TIMEOUT_MS) : () => repo.ping(db);
   let draining = false;
   return {
     /** SIGTERM: from now on /api/ready answers 503; the process keeps serving. */
@@ -26,7 +38,7 @@ export function createReadiness({ db }: { db: OperationsDb }) {
         timer = setTimeout(() => reject(new Error('database ping timed out')), PING_TIMEOUT_MS);
       });
       try {
-        await Promise.race([repo.ping(db), timeout]);
+        await Promise.race([ping(), timeout]);
         return { ready: true };
       } catch {
         return { ready: false, status: 'unavailable' };

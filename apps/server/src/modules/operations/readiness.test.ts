@@ -1,0 +1,71 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentCut } from '../../../test/fakes/silent-relay';
+import { createTestApp, createTestDb, type TestApp, type TestDb } from '../../../test/harness';
+import { createDb } from '../../db/client';
+
+const readyOf = async (t: { app: TestApp['app'] }) => {
+  const started = Date.now();
+  const res = await t.app.inject({ method: 'GET', url: '/api/ready' });
+  return { status: res.statusCode, ms: Date.now() - started };
+};
+
+// /api/ready says whether the database answers, not whether this process's pool has a free slot.
+describe('readiness on PostgreSQL', () => {
+  let db: TestDb;
+  let t: TestApp;
+  beforeAll(async () => {
+    db = await createTestDb('postgres', 3);
+    t = await createTestApp('postgres', { db });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await db?.close();
+  });
+
+  it('stays 200, at once, while every connection of a pool of 3 is busy with slow statements', async () => {
+    expect((await readyOf(t)).status).toBe(200);
+    const slow = Array.from({ length: 3 }, () => sql`SELECT pg_sleep(3)`.execute(db.kysely));
+    try {
+      // Every slot taken (the realtime adapter may hold one for good), and calls queue for one.
+      await expect.poll(() => db.poolStats()).toMatchObject({ total: 3, idle: 0 });
+      await expect.poll(() => db.poolStats()!.waiting).toBeGreaterThan(0);
+      const r = await readyOf(t);
+      expect(r.status).toBe(200);
+      expect(r.ms).toBeLessThan(1_500);
+      expect(db.poolStats()!.waiting).toBeGreaterThan(0); // still busy when readiness answered
+    } finally {
+      await Promise.all(slow);
+    }
+    // The ping's connection is not kept: only the pool's and the LISTEN connections remain.
+    await expect
+      .poll(async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT 1' AND state = 'idle'`.execute(db.kysely)).rows[0]!.n)
+      .toBe(0);
+  }, 30_000);
+});
+
+describe('readiness when PostgreSQL goes silent (a network cut), and comes back', () => {
+  it('answers 503 within its 2 s limit while nothing passes, and 200 again once it does', async () => {
+    const db = await createTestDb('postgres');
+    const relay = await silentCut(new URL(db.url!));
+    const cut = await createDb({ databaseUrl: relay.url, dataDir: '', poolSize: 3 });
+    const t = await createTestApp('postgres', { db: cut, seed: false });
+    let heal: (() => void) | undefined;
+    try {
+      expect((await readyOf(t)).status).toBe(200);
+      heal = relay.cut();
+      const r = await readyOf(t);
+      expect(r.status).toBe(503);
+      expect(r.ms).toBeLessThan(3_000);
+      heal();
+      heal = undefined;
+      await expect.poll(async () => (await readyOf(t)).status).toBe(200);
+    } finally {
+      heal?.();
+      await t.close();
+      await cut.close();
+      await relay.close();
+      await db.close();
+    }
+  }, 30_000);
+});
