@@ -189,7 +189,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   // sellers' webhooks (decision record 0022) are sent through it. Seller API keys are built before
   // the accounts too: a password reset revokes them.
   // Lanes: sign-in codes and sellers' webhooks each have workers of their own (decision record 0016).
-  const jobs = createJobs({ db: db.kysely, log: app.log, now, lanes: { [MESSAGE_LANE]: MESSAGE_WORKERS, [WEBHOOK_LANE]: WEBHOOK_WORKERS } });
+  const jobs = createJobs({ db: db.kysely, log: app.log, dbNow: opts.now, lanes: { [MESSAGE_LANE]: MESSAGE_WORKERS, [WEBHOOK_LANE]: WEBHOOK_WORKERS } });
   const apiKeys = createApiKeysService({
     db: db.kysely,
     rate: { limit: Math.max(1, Math.round(DEFAULT_KEY_RATE.limit * config.RATE_LIMIT_SCALE)), windowMs: DEFAULT_KEY_RATE.windowMs },

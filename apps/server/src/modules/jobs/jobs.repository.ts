@@ -6,15 +6,29 @@ import '../../db/tables/jobs';
 export type Q = Kysely<Database> | Transaction<Database>;
 export type JobsDb = Kysely<Database>;
 
+/**
+ * The moment the queue's times are computed from: undefined is the database's clock (`now()`), the
+ * same for every process sharing it (decision record 0016); a Date is a test's clock (`JobsOptions.dbNow`).
+ */
+export type At = Date | undefined;
+
+/** `at` as SQL: `now()`, or the test's moment. */
+const nowOf = (at: At) => (at === undefined ? sql<Date>`now()` : sql<Date>`${at}::timestamptz`);
+/** `ms` after `at`, computed by the database. */
+const after = (at: At, ms: number) => sql<Date>`(${nowOf(at)} + make_interval(secs => ${ms}::float8 / 1000))`;
+
 export interface NewJob {
   kind: string;
   payload: unknown;
   key: string | null;
   group: string | null;
-  runAt: Date;
+  /** Due at this moment; null: `delayMs` after `at`. */
+  runAt: Date | null;
+  delayMs: number;
   maxAttempts: number;
-  giveUpAt: Date;
-  createdAt: Date;
+  /** A failure later than this long after `at` is final. */
+  maxAgeMs: number;
+  at: At;
 }
 
 export interface ClaimedJob {
@@ -34,8 +48,8 @@ export const jobsRepository = {
   async insert(q: Q, job: NewJob): Promise<bigint | null> {
     const r = await sql<{ id: bigint }>`
       INSERT INTO jobs (kind, payload, key, grp, run_at, max_attempts, give_up_at, created_at)
-      VALUES (${job.kind}, ${JSON.stringify(job.payload ?? null)}::jsonb, ${job.key}, ${job.group}, ${job.runAt}, ${job.maxAttempts},
-              ${job.giveUpAt}, ${job.createdAt})
+      VALUES (${job.kind}, ${JSON.stringify(job.payload ?? null)}::jsonb, ${job.key}, ${job.group},
+              ${job.runAt === null ? after(job.at, job.delayMs) : job.runAt}, ${job.maxAttempts}, ${after(job.at, job.maxAgeMs)}, ${nowOf(job.at)})
       ON CONFLICT (key) WHERE key IS NOT NULL AND state IN ('pending', 'running') DO NOTHING
       RETURNING id`.execute(q);
     return r.rows[0]?.id ?? null;
@@ -46,21 +60,24 @@ export const jobsRepository = {
    * one whose lease ended (its process died), and of a group (`grp`) only its first due job while
    * none of it runs, so a group's jobs run one at a time. SKIP LOCKED lets parallel workers pass over the row
    * another worker is claiming instead of waiting for it; the claim token and the new lease are
-   * written in the same statement, so the claim is committed when this returns.
+   * written in the same statement, so the claim is committed when this returns. "Due" and the lease's
+   * end are both the database's time (`c.at` only in tests): a process whose clock is ahead of
+   * another's by more than a lease must not see that one's running job as abandoned.
    */
-  async claim(q: Q, c: { kinds: string[]; now: Date; leaseUntil: Date; claim: string }): Promise<ClaimedJob | undefined> {
+  async claim(q: Q, c: { kinds: string[]; at: At; leaseMs: number; claim: string }): Promise<ClaimedJob | undefined> {
     if (c.kinds.length === 0) return undefined;
+    const now = nowOf(c.at);
     const r = await sql<ClaimedJob>`
-      UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, claim = ${c.claim}, run_at = ${c.leaseUntil}
+      UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, claim = ${c.claim}, run_at = ${after(c.at, c.leaseMs)}
       FROM (
         SELECT id FROM jobs
-        WHERE state IN ('pending', 'running') AND run_at <= ${c.now} AND kind IN (${sql.join(c.kinds)})
+        WHERE state IN ('pending', 'running') AND run_at <= ${now} AND kind IN (${sql.join(c.kinds)})
           -- A job of a group only while none of the group runs under a live lease, and only the group's
           -- first due job: two workers claiming at once both pick that one, and SKIP LOCKED leaves the
           -- second without any job of the group rather than with the next one.
           AND (grp IS NULL OR (
-            NOT EXISTS (SELECT FROM jobs r WHERE r.grp = jobs.grp AND r.state = 'running' AND r.run_at > ${c.now})
-            AND id = (SELECT min(h.id) FROM jobs h WHERE h.grp = jobs.grp AND h.state IN ('pending', 'running') AND h.run_at <= ${c.now})))
+            NOT EXISTS (SELECT FROM jobs r WHERE r.grp = jobs.grp AND r.state = 'running' AND r.run_at > ${now})
+            AND id = (SELECT min(h.id) FROM jobs h WHERE h.grp = jobs.grp AND h.state IN ('pending', 'running') AND h.run_at <= ${now})))
         ORDER BY run_at, id LIMIT 1
         FOR UPDATE SKIP LOCKED
       ) due
@@ -75,32 +92,42 @@ export const jobsRepository = {
     return r.numDeletedRows > 0n;
   },
 
-  async retry(q: Q, id: bigint, claim: string, runAt: Date, error: string): Promise<boolean> {
+  /**
+   * Hands a failed job back to be tried `delayMs` from now (the database's now), unless that is past
+   * its `give_up_at`: the new due time, 'late' (the caller fails it instead), or null when the claim
+   * is no longer this worker's.
+   */
+  async retry(q: Q, id: bigint, claim: string, delayMs: number, error: string, at: At): Promise<Date | 'late' | null> {
+    const r = await sql<{ next: Date; retried: boolean }>`
+      WITH mine AS (SELECT id, ${after(at, delayMs)} AS next FROM jobs WHERE id = ${id} AND claim = ${claim}),
+      retried AS (
+        UPDATE jobs j SET state = 'pending', run_at = mine.next, claim = NULL, last_error = ${error}
+        FROM mine
+        WHERE j.id = mine.id AND j.claim = ${claim} AND mine.next <= j.give_up_at
+        RETURNING j.id
+      )
+      SELECT mine.next, EXISTS (SELECT FROM retried) AS retried FROM mine`.execute(q);
+    const row = r.rows[0];
+    if (!row) return null;
+    return row.retried ? row.next : 'late';
+  },
+
+  /** Hands a claimed job back untouched: due again at once (the database's now), and this claim's try not counted. */
+  async release(q: Q, id: bigint, claim: string, at: At): Promise<boolean> {
     const r = await q
       .updateTable('jobs')
-      .set({ state: 'pending', run_at: runAt, claim: null, last_error: error })
+      .set((eb) => ({ state: 'pending', run_at: nowOf(at), claim: null, attempts: eb('attempts', '-', 1) }))
       .where('id', '=', id)
       .where('claim', '=', claim)
       .executeTakeFirst();
     return r.numUpdatedRows > 0n;
   },
 
-  /** Hands a claimed job back untouched: due again at `runAt`, and this claim's try not counted. */
-  async release(q: Q, id: bigint, claim: string, runAt: Date): Promise<boolean> {
+  /** `scrub`: the payload is replaced by `{}` (a secret, even sealed, is not kept in a failed row). `failed_at` is the database's now. */
+  async fail(q: Q, id: bigint, claim: string, at: At, error: string, scrub = false): Promise<boolean> {
     const r = await q
       .updateTable('jobs')
-      .set((eb) => ({ state: 'pending', run_at: runAt, claim: null, attempts: eb('attempts', '-', 1) }))
-      .where('id', '=', id)
-      .where('claim', '=', claim)
-      .executeTakeFirst();
-    return r.numUpdatedRows > 0n;
-  },
-
-  /** `scrub`: the payload is replaced by `{}` (a secret, even sealed, is not kept in a failed row). */
-  async fail(q: Q, id: bigint, claim: string, at: Date, error: string, scrub = false): Promise<boolean> {
-    const r = await q
-      .updateTable('jobs')
-      .set({ state: 'failed', failed_at: at, claim: null, last_error: error, ...(scrub ? { payload: '{}' } : {}) })
+      .set({ state: 'failed', failed_at: nowOf(at), claim: null, last_error: error, ...(scrub ? { payload: '{}' } : {}) })
       .where('id', '=', id)
       .where('claim', '=', claim)
       .executeTakeFirst();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ClaimedJob, type JobsDb, jobsRepository as repo, type Q } from './jobs.repository';
+import { type At, type ClaimedJob, type JobsDb, jobsRepository as repo, type Q } from './jobs.repository';
 
 /**
  * Thrown by a handler to be run again after exactly `ms` (for example Telegram's `retry_after`),
@@ -67,14 +67,16 @@ export interface JobContext {
 export type JobHandler<P = unknown> = (payload: P, ctx: JobContext) => Promise<void>;
 
 export interface EnqueueOptions {
-  /** Not before this moment (default: now). */
+  /** Not before this long after the database's now (default 0: due at once). */
+  delayMs?: number;
+  /** Not before this moment, compared with the database's clock (instead of `delayMs`). */
   runAt?: Date;
   /** While a pending or running job has this key, enqueueing another with it does nothing. */
   key?: string;
   /** Jobs of one group run one at a time (one seller's webhook deliveries): a group cannot take every worker of its lane. */
   group?: string;
   maxAttempts?: number;
-  /** A failure later than this long after enqueueing is final (default one day). */
+  /** A failure later than this long after enqueueing (the database's now) is final (default one day). */
   maxAgeMs?: number;
 }
 
@@ -87,8 +89,18 @@ interface Logger {
 export interface JobsOptions {
   db: JobsDb;
   log?: Logger;
-  /** The clock every time in the queue is read from; tests pass a controllable one. */
+  /**
+   * This process's clock, for the one thing measured on it: how long `ctx.persist` keeps trying
+   * (a duration, so its offset does not matter). No job time comes from it: when a job is due, a
+   * lease's end, a retry and `failed_at` are the database's `now()`, the same for every process
+   * sharing the database, so a process whose clock is ahead does not take another's running job.
+   */
   now?: () => Date;
+  /**
+   * Tests only: stands in for the database's `now()` in every job time the queue writes or compares,
+   * so a test moves time instead of waiting. Never set in production (app.ts passes only a test's clock).
+   */
+  dbNow?: () => Date;
   /** How long an idle worker waits before it looks again. */
   pollMs?: number;
   /** How long a claim lasts; a job running longer may be taken again by another worker. */
@@ -147,12 +159,15 @@ const everyKey = (kind: string) => `every:${kind}`;
  * attempts or the age are used up, then marks the row failed. Recurring work (`every`) is a job
  * that enqueues its next run under a fixed key when it finishes, so one schedule exists however
  * many processes share the database. Kinds are run by their lane's workers (`RegisterOptions.lane`).
+ * Every job time (when it is due, a lease's end, a retry, `failed_at`) is computed by the database from
+ * its own `now()`, so processes whose clocks disagree still agree on whose lease is live.
  */
 export class JobQueue {
   readonly #db: JobsDb;
   readonly #log: Logger;
   readonly #now: () => Date;
-  readonly #o: Required<Omit<JobsOptions, 'db' | 'log' | 'now'>>;
+  readonly #dbNow: (() => Date) | undefined;
+  readonly #o: Required<Omit<JobsOptions, 'db' | 'log' | 'now' | 'dbNow'>>;
   readonly #handlers = new Map<string, { run: JobHandler<never>; everyMs?: number; scrubOnFail?: boolean; lane: string; leaseMs?: number }>();
   readonly #inFlight = new Set<Promise<unknown>>();
   readonly #waiter = new Waiter();
@@ -165,6 +180,7 @@ export class JobQueue {
     this.#db = opts.db;
     this.#log = opts.log ?? silent;
     this.#now = opts.now ?? (() => new Date());
+    this.#dbNow = opts.dbNow;
     this.#o = {
       pollMs: opts.pollMs ?? 1000,
       leaseMs: opts.leaseMs ?? 5 * 60_000,
@@ -191,16 +207,16 @@ export class JobQueue {
 
   /** The new job's id, or null when a live job holds the key. Outside a transaction it wakes this process's workers. */
   async enqueue(q: Q, kind: string, payload: unknown = {}, o: EnqueueOptions = {}): Promise<bigint | null> {
-    const at = this.#now();
     const id = await repo.insert(q, {
       kind,
       payload,
       key: o.key ?? null,
       group: o.group ?? null,
-      runAt: o.runAt ?? at,
+      runAt: o.runAt ?? null,
+      delayMs: o.delayMs ?? 0,
       maxAttempts: o.maxAttempts ?? this.#o.maxAttempts,
-      giveUpAt: new Date(at.getTime() + (o.maxAgeMs ?? this.#o.maxAgeMs)),
-      createdAt: at,
+      maxAgeMs: o.maxAgeMs ?? this.#o.maxAgeMs,
+      at: this.#at(),
     });
     if (id !== null && !q.isTransaction) this.wake();
     return id;
@@ -256,6 +272,11 @@ export class JobQueue {
     this.#loops = [];
   }
 
+  /** The moment job times are computed from: undefined is the database's `now()`; a test's clock when given. */
+  #at(): At {
+    return this.#dbNow?.();
+  }
+
   #tracked<T>(p: Promise<T>): Promise<T> {
     this.#inFlight.add(p);
     const forget = () => this.#inFlight.delete(p);
@@ -292,19 +313,13 @@ export class JobQueue {
   /** Claims one due job of the given kinds (default: every kind) and runs it; false when none was due. */
   async #runOne(kinds = [...this.#handlers.keys()], fromLoop = false): Promise<boolean> {
     const claim = `${this.#o.name}:${randomUUID()}`;
-    const at = this.#now();
     const leaseMs = kinds.length === 0 ? this.#o.leaseMs : Math.max(...kinds.map((k) => this.#handlers.get(k)?.leaseMs ?? this.#o.leaseMs));
-    const job = await repo.claim(this.#db, {
-      kinds,
-      now: at,
-      leaseUntil: new Date(at.getTime() + leaseMs),
-      claim,
-    });
+    const job = await repo.claim(this.#db, { kinds, at: this.#at(), leaseMs, claim });
     if (!job) return false;
     if (fromLoop && !this.#running) {
       // stop() came while the loop's claim was on its way (its signal is already aborted): the job goes back
       // as it was, due at once for another process, instead of starting only to be cut off.
-      await repo.release(this.#db, job.id, claim, at);
+      await repo.release(this.#db, job.id, claim, this.#at());
       return true;
     }
     if (job.attempts > job.max_attempts) {
@@ -313,8 +328,9 @@ export class JobQueue {
       return true;
     }
     const run = this.#handlers.get(job.kind)!.run as JobHandler;
-    // On this process's clock (the lease was set on the queue's, which tests may move).
-    const persistUntil = Date.now() + leaseMs - Math.min(PERSIST_MARGIN_MS, leaseMs / 10);
+    // Measured on this process's clock from just after the claim: the lease's end is the database's
+    // time, which this process does not read, but both clocks run at the same rate.
+    const persistUntil = this.#now().getTime() + leaseMs - Math.min(PERSIST_MARGIN_MS, leaseMs / 10);
     const persist = <T>(write: () => Promise<T>) => this.#persist(write, persistUntil);
     let outcome: Outcome;
     try {
@@ -334,7 +350,7 @@ export class JobQueue {
       try {
         return await write();
       } catch (err) {
-        if (this.#abort.signal.aborted || Date.now() + delay >= until) throw err;
+        if (this.#abort.signal.aborted || this.#now().getTime() + delay >= until) throw err;
         this.#log.warn({ err: messageOf(err) }, 'job queue: cannot record a finished job yet; trying again');
         await sleep(delay, undefined, { signal: this.#abort.signal }).catch(() => undefined);
         delay = Math.min(delay * 2, PERSIST_MAX_DELAY_MS);
@@ -345,9 +361,8 @@ export class JobQueue {
   /** Ends a claimed job: deleted, retried later or failed; a recurring one enqueues its next run in the same transaction. */
   async #settle(job: ClaimedJob, claim: string, outcome: Outcome, persist: JobContext['persist'] = (write) => write()) {
     const { everyMs, scrubOnFail = false } = this.#handlers.get(job.kind) ?? {};
-    const at = this.#now();
     const scheduleNext = async (trx: Q) => {
-      if (everyMs !== undefined) await this.enqueue(trx, job.kind, job.payload, { key: everyKey(job.kind), runAt: new Date(at.getTime() + everyMs) });
+      if (everyMs !== undefined) await this.enqueue(trx, job.kind, job.payload, { key: everyKey(job.kind), delayMs: everyMs });
     };
     if (outcome.ok) {
       // The job did its work (a message may be out): its removal outlasts a short outage rather than letting it run again.
@@ -360,17 +375,23 @@ export class JobQueue {
     }
     const error = messageOf(outcome.error);
     const delay = outcome.error instanceof RetryAfter ? outcome.error.ms : this.#backoff(job.attempts);
-    const retryAt = new Date(at.getTime() + delay);
     const about = { job: String(job.id), kind: job.kind, attempt: job.attempts, err: error };
     const final = outcome.error instanceof GiveUp;
-    if (!final && job.attempts < job.max_attempts && retryAt <= job.give_up_at) {
-      this.#log.warn({ ...about, retryAt: retryAt.toISOString() }, 'job failed; retrying');
-      await repo.retry(this.#db, job.id, claim, retryAt, error);
-      return;
+    if (!final && job.attempts < job.max_attempts) {
+      // Due again `delay` after the database's now, unless that is past the job's give_up_at ('late').
+      const retryAt = await repo.retry(this.#db, job.id, claim, delay, error, this.#at());
+      if (retryAt === null) {
+        this.#log.warn(about, 'job failed after its lease ended; another worker may run it again');
+        return;
+      }
+      if (retryAt !== 'late') {
+        this.#log.warn({ ...about, retryAt: retryAt.toISOString() }, 'job failed; retrying');
+        return;
+      }
     }
     this.#log.error(about, 'job failed for good');
     await repo.transaction(this.#db, async (trx) => {
-      if (await repo.fail(trx, job.id, claim, at, error, scrubOnFail)) await scheduleNext(trx);
+      if (await repo.fail(trx, job.id, claim, this.#at(), error, scrubOnFail)) await scheduleNext(trx);
     });
   }
 

@@ -65,6 +65,90 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     expect(byWorker.reduce((a, b) => a + b, 0)).toBe(40);
   });
 
+  it("runs a job once although another process's clock is ahead by more than its lease: the lease is the database's time", async () => {
+    // Review finding: process B's clock is 120 s ahead of A's (a host without NTP, a VM resumed from
+    // suspend) and the job's lease is 90 s. On A's lease written by A's clock, B saw it already ended.
+    const other: Db = kind === 'postgres' ? await createDb({ databaseUrl: db.url, dataDir: '', poolSize: 4 }) : db;
+    let runs = 0;
+    let running = 0;
+    let maxRunning = 0;
+    let release!: () => void;
+    const blocked = new Promise<void>((r) => {
+      release = r;
+    });
+    const processOn = (on: Db, now: () => Date) => {
+      const jobs = createJobs({ db: on.kysely, now, pollMs: 10, stopGraceMs: 1_000 });
+      jobs.register(
+        'mail',
+        async () => {
+          runs += 1;
+          running += 1;
+          maxRunning = Math.max(maxRunning, running);
+          try {
+            await blocked;
+          } finally {
+            running -= 1;
+          }
+        },
+        { leaseMs: 90_000 },
+      );
+      return jobs;
+    };
+    const a = processOn(db, () => new Date());
+    const b = processOn(other, () => new Date(Date.now() + 120_000));
+    try {
+      await a.enqueue(db.kysely, 'mail', {});
+      const first = a.runDue();
+      await expect.poll(() => runs).toBe(1);
+      // A runs it; B's worker starts and polls every 10 ms while A's handler blocks.
+      await b.start();
+      await sleep(500);
+      release();
+      await first;
+    } finally {
+      release();
+      await b.stop();
+      if (other !== db) await other.close();
+    }
+    expect({ runs, maxRunning }).toEqual({ runs: 1, maxRunning: 1 });
+    expect(await rowsOf(db)).toEqual([]);
+  });
+
+  it("dates a job by the database's clock whoever enqueues, claims or retries it", async () => {
+    const dbNow = async () => (await sql<{ now: Date }>`SELECT now() AS now`.execute(db.kysely)).rows[0]!.now.getTime();
+    const ahead = createJobs({ db: db.kysely, now: () => new Date(Date.now() + 120_000), leaseMs: 90_000 });
+    const behind = createJobs({ db: db.kysely, now: () => new Date(Date.now() - 120_000), leaseMs: 90_000 });
+    let calls = 0;
+    let leaseLeft = 0;
+    for (const q of [ahead, behind]) {
+      q.register('limited', async (_p, ctx) => {
+        calls += 1;
+        const [row] = await rowsOf(db);
+        leaseLeft = row!.run_at.getTime() - (await dbNow());
+        if (ctx.attempt === 1) throw new RetryAfter(60_000);
+      });
+    }
+    const before = await dbNow();
+    await ahead.enqueue(db.kysely, 'limited', {}, { maxAgeMs: 3_600_000 });
+    const [enqueued] = await rowsOf(db);
+    // Due at once, and its age counted, from the database's now, not from the enqueuing process's clock two minutes on.
+    expect(enqueued!.run_at.getTime()).toBeGreaterThanOrEqual(before);
+    expect(enqueued!.run_at.getTime()).toBeLessThanOrEqual(await dbNow());
+    expect(enqueued!.created_at).toEqual(enqueued!.run_at);
+    expect(enqueued!.give_up_at.getTime() - enqueued!.created_at.getTime()).toBe(3_600_000);
+    // So a process whose clock is behind runs it at once; its lease is the database's now plus 90 s.
+    expect(await behind.runDue()).toBe(1);
+    expect(leaseLeft).toBeGreaterThan(85_000);
+    expect(leaseLeft).toBeLessThanOrEqual(90_000);
+    // Its retry is due 60 s after the database's now: a process ahead by two minutes does not run it early.
+    const [retried] = await rowsOf(db);
+    const wait = retried!.run_at.getTime() - (await dbNow());
+    expect(wait).toBeGreaterThan(55_000);
+    expect(wait).toBeLessThanOrEqual(60_000);
+    expect(await ahead.runDue()).toBe(0);
+    expect(calls).toBe(1);
+  });
+
   it('runs each lane on workers of its own: a job stuck in one lane does not hold up another lane or the default one', async () => {
     const jobs = createJobs({ db: db.kysely, pollMs: 10, stopGraceMs: 100, lanes: { slow: 1 } });
     let release!: () => void;
@@ -143,7 +227,7 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
 
   it('retries a failing job after growing gaps until it succeeds, then deletes it', async () => {
     const clock = testClock();
-    const jobs = createJobs({ db: db.kysely, now: clock.now, backoffBaseMs: 1000 });
+    const jobs = createJobs({ db: db.kysely, dbNow: clock.now, backoffBaseMs: 1000 });
     const attempts: { attempt: number; at: number }[] = [];
     jobs.register('flaky', async (_p, ctx) => {
       attempts.push({ attempt: ctx.attempt, at: clock.now().getTime() });
@@ -198,7 +282,7 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
 
   it('honours RetryAfter instead of the back-off', async () => {
     const clock = testClock();
-    const jobs = createJobs({ db: db.kysely, now: clock.now, backoffBaseMs: 1000 });
+    const jobs = createJobs({ db: db.kysely, dbNow: clock.now, backoffBaseMs: 1000 });
     let calls = 0;
     jobs.register('limited', async () => {
       calls += 1;
@@ -218,7 +302,7 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
 
   it('marks a job failed after its last attempt or when its next try would be too late', async () => {
     const clock = testClock();
-    const jobs = createJobs({ db: db.kysely, now: clock.now, backoffBaseMs: 1000 });
+    const jobs = createJobs({ db: db.kysely, dbNow: clock.now, backoffBaseMs: 1000 });
     jobs.register('broken', async () => {
       throw new Error('nope');
     });
@@ -238,7 +322,7 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
 
   it('fails a job at once on GiveUp, and clears a secret kind\'s payload when it fails', async () => {
     const clock = testClock();
-    const jobs = createJobs({ db: db.kysely, now: clock.now, backoffBaseMs: 1000 });
+    const jobs = createJobs({ db: db.kysely, dbNow: clock.now, backoffBaseMs: 1000 });
     jobs.register('refused', async () => {
       throw new GiveUp('550 no such mailbox');
     });
@@ -262,7 +346,7 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
 
   it('keeps one live job per key and runs a job enqueued in a transaction only after COMMIT', async () => {
     const clock = testClock();
-    const jobs = createJobs({ db: db.kysely, now: clock.now });
+    const jobs = createJobs({ db: db.kysely, dbNow: clock.now });
     const seen: unknown[] = [];
     jobs.register('once', async (p) => {
       seen.push(p);
@@ -283,9 +367,9 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
 
   it('takes over a job whose worker died once its lease ends', async () => {
     const clock = testClock();
-    const dead = createJobs({ db: db.kysely, now: clock.now, leaseMs: 60_000 });
+    const dead = createJobs({ db: db.kysely, dbNow: clock.now, leaseMs: 60_000 });
     dead.register('work', () => new Promise<void>(() => {}));
-    const alive = createJobs({ db: db.kysely, now: clock.now, leaseMs: 60_000 });
+    const alive = createJobs({ db: db.kysely, dbNow: clock.now, leaseMs: 60_000 });
     let ran = 0;
     alive.register('work', async () => {
       ran += 1;
@@ -302,9 +386,9 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
 
   it("takes over a kind with a lease of its own (a mail's send) once that lease ends, not the queue's", async () => {
     const clock = testClock();
-    const dead = createJobs({ db: db.kysely, now: clock.now, leaseMs: 5 * 60_000 });
+    const dead = createJobs({ db: db.kysely, dbNow: clock.now, leaseMs: 5 * 60_000 });
     dead.register('mail', () => new Promise<void>(() => {}), { leaseMs: 90_000 });
-    const alive = createJobs({ db: db.kysely, now: clock.now, leaseMs: 5 * 60_000 });
+    const alive = createJobs({ db: db.kysely, dbNow: clock.now, leaseMs: 5 * 60_000 });
     let ran = 0;
     alive.register(
       'mail',
@@ -327,7 +411,7 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
   it('schedules a recurring job once however many workers start, and its next run when it ends', async () => {
     const clock = testClock();
     const make = () => {
-      const jobs = createJobs({ db: db.kysely, now: clock.now, pollMs: 60_000 });
+      const jobs = createJobs({ db: db.kysely, dbNow: clock.now, pollMs: 60_000 });
       jobs.every('tick', 10 * 60_000, async () => {
         ticks += 1;
       });
@@ -419,7 +503,7 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
 
   it('does not wait past its grace for a handler that ignores the signal; the job keeps its claim for another process', async () => {
     const clock = testClock();
-    const stuck = createJobs({ db: db.kysely, pollMs: 10, stopGraceMs: 200, now: clock.now, leaseMs: 60_000 });
+    const stuck = createJobs({ db: db.kysely, pollMs: 10, stopGraceMs: 200, dbNow: clock.now, leaseMs: 60_000 });
     let started!: () => void;
     const running = new Promise<void>((r) => {
       started = r;
@@ -434,7 +518,7 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     await stuck.stop();
     expect((await rowsOf(db))[0]?.state).toBe('running');
     // Another process runs it once the lease ends.
-    const next = createJobs({ db: db.kysely, now: clock.now, leaseMs: 60_000 });
+    const next = createJobs({ db: db.kysely, dbNow: clock.now, leaseMs: 60_000 });
     let ran = 0;
     next.register('smtp', async () => {
       ran += 1;

@@ -19,6 +19,12 @@ const ago = (now: Date, ms: number) => new Date(now.getTime() - ms);
  * queries are kept here, with the recurring job, so one file lists everything purged.
  */
 export const purgeRepository = {
+  /** The database's clock: what every age below is measured from. */
+  async databaseNow(db: Kysely<Database>): Promise<Date> {
+    const r = await sql<{ now: Date }>`SELECT now() AS now`.execute(db);
+    return r.rows[0]!.now;
+  },
+
   /** Not sessions: the sessions sweep ends those and tells their sockets (decision record 0018). */
   async expiredTokens(db: Kysely<Database>, now: Date) {
     const r = await db.deleteFrom('tokens').where('kind', '<>', 'access').where('expires_at', '<', now).executeTakeFirst();

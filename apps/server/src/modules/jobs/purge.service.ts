@@ -18,12 +18,16 @@ export interface PurgeCounts {
   logs: number;
 }
 
-export function createPurge(deps: { db: JobsDb; now?: () => Date }) {
-  const now = deps.now ?? (() => new Date());
+/**
+ * `dbNow`, tests only: stands in for the database's clock. Without it every age is measured from the
+ * database's `now()`, which every process sharing the database agrees on (the jobs' `failed_at` is
+ * written on it too), not from the clock of whichever process the purge job happens to run on.
+ */
+export function createPurge(deps: { db: JobsDb; dbNow?: () => Date }) {
   return {
     /** Deletes every expired session, one-time code flow, idempotency key and the like, and old log rows. */
     async run(): Promise<PurgeCounts> {
-      const at = now();
+      const at = deps.dbNow?.() ?? (await repo.databaseNow(deps.db));
       return {
         tokens: await repo.expiredTokens(deps.db, at),
         authFlows: await repo.expiredAuthFlows(deps.db, at),

@@ -66,8 +66,8 @@ describe.each(DB_KINDS)('purge of expired rows on %s', (kind) => {
     await k.insertInto('rate_limits').values({ key: 'recent', hits: 1, window_start: at(-HOUR) }).execute();
     await k.insertInto('rate_limits').values({ key: 'stale', hits: 1, window_start: at(-2 * DAY) }).execute();
 
-    const jobs = createJobs({ db: k, now: () => NOW });
-    schedulePurge(jobs, createPurge({ db: k, now: () => NOW }));
+    const jobs = createJobs({ db: k, dbNow: () => NOW });
+    schedulePurge(jobs, createPurge({ db: k, dbNow: () => NOW }));
     await jobs.start();
     await jobs.stop();
     await jobs.runDue();
@@ -100,7 +100,7 @@ describe.each(DB_KINDS)('purge of expired rows on %s', (kind) => {
         .execute();
     await failed(at(-31 * DAY));
     await failed(at(-29 * DAY));
-    const counts = await createPurge({ db: k, now: () => NOW }).run();
+    const counts = await createPurge({ db: k, dbNow: () => NOW }).run();
     expect(counts.failedJobs).toBe(1);
     expect(await k.selectFrom('jobs').select('failed_at').execute()).toEqual([{ failed_at: at(-29 * DAY) }]);
   });
@@ -141,7 +141,7 @@ describe.each(DB_KINDS)('purge of expired rows on %s', (kind) => {
     await call(at(-91 * DAY));
     await call(at(-89 * DAY));
 
-    const counts = await createPurge({ db: k, now: () => NOW }).run();
+    const counts = await createPurge({ db: k, dbNow: () => NOW }).run();
     expect(counts.logs).toBe(6);
     const left = async (table: 'code_attempts' | 'telegram_notices' | 'webhook_deliveries' | 'api_key_calls', extra: 'code_id' | 'status' | 'path') =>
       (await k.selectFrom(table).select(['created_at', extra]).where('user_id', '=', user.id).orderBy('id').execute()).map((r) => [

@@ -64,7 +64,7 @@ describe('webhook deliveries against a local receiver (pglite)', () => {
     serverId = await firstServerId(t.db.kysely);
     base = await listen(rx.server);
     // The app's own worker runs only while it listens; this queue runs the same handler on a clock the test moves.
-    queue = createJobs({ db: t.db.kysely, now: () => new Date(nowMs) });
+    queue = createJobs({ db: t.db.kysely, dbNow: () => new Date(nowMs) });
     // 2 s to answer: the in-process receiver answers in milliseconds, but a loaded machine may stall for hundreds.
     registerWebhookDelivery(queue, { db: t.db.kysely, retryBaseMs: BASE, allowPrivate: true, timeoutMs: 2_000, now: () => new Date(nowMs) });
   });
@@ -367,7 +367,7 @@ describe('webhook addresses without WEBHOOK_ALLOW_PRIVATE (pglite)', () => {
       { address: '127.0.0.1', family: 4 },
     ];
     nowMs = Date.now() + 60_000;
-    const queue = createJobs({ db: t.db.kysely, now: () => new Date(nowMs) });
+    const queue = createJobs({ db: t.db.kysely, dbNow: () => new Date(nowMs) });
     registerWebhookDelivery(queue, { db: t.db.kysely, retryBaseMs: BASE, allowPrivate: false, resolve, now: () => new Date(nowMs) });
     await t.app.inject({ method: 'POST', url: '/api/webhook/test', headers: seller.auth });
     await queue.runDue();
