@@ -23,6 +23,9 @@ const adminIncidents = (q: Q) =>
     .innerJoin('users as owner', 'owner.id', 'i.user_id')
     .innerJoin('users as tried', 'tried.id', 'i.attempted_by');
 
+/** The newest incidents the owner's list shows; open ones older than these are listed too. */
+export const OWN_INCIDENTS_LISTED = 200;
+
 /**
  * Queries only. An incident is a code's issuer being told that someone else tried a code that
  * was no longer active. Every lookup of a user's incidents takes the owner (the issuer) first.
@@ -48,7 +51,12 @@ export const incidentsRepository = {
       .executeTakeFirst();
   },
 
-  listOwn(q: Q, ownerId: number) {
+  /**
+   * The owner's incidents, newest first: the newest `limit`, and every open one however old (the
+   * open count counts them all, and each must stay reachable to be acknowledged).
+   */
+  listOwn(q: Q, ownerId: number, limit = OWN_INCIDENTS_LISTED) {
+    const newest = q.selectFrom('code_incidents').select('id').where('user_id', '=', ownerId).orderBy('id', 'desc').limit(limit);
     return q
       .selectFrom('code_incidents as i')
       .innerJoin('codes as c', 'c.id', 'i.code_id')
@@ -65,8 +73,8 @@ export const incidentsRepository = {
         'i.created_at as createdAt',
       ])
       .where('i.user_id', '=', ownerId)
+      .where((eb) => eb.or([eb('i.acknowledged_at', 'is', null), eb('i.id', 'in', newest)]))
       .orderBy('i.id', 'desc')
-      .limit(200)
       .execute();
   },
 

@@ -110,21 +110,25 @@ function textCell(v: string): string {
 
 const BOM = '\ufeff';
 
-/** The file: a BOM (so Excel reads UTF-8), `;` between cells (Russian Excel's list separator), CRLF lines. */
-export function toCsv(rows: StatementRow[]): string {
-  const lines = [HEADERS.join(';')];
+/** The file's start: a BOM (so Excel reads UTF-8) and the header line. */
+export const csvHead = (): string => `${BOM}${HEADERS.join(';')}\r\n`;
+
+/** Rows as the file's lines, each ending in CRLF: `;` between cells (Russian Excel's list separator). */
+export function csvLines(rows: StatementRow[]): string {
+  let out = '';
   for (const r of rows) {
-    lines.push(
-      [
-        textCell(dateTime.format(new Date(r.at)).replace(',', '')),
-        textCell(r.gamesserver),
-        textCell(CURRENCIES[Number(r.currency_type) as 1 | 2].title),
-        textCell(KIND_TITLES[statementKind(r.tx_kind)]),
-        BigInt(r.amount).toString(),
-        BigInt(r.balance_after).toString(),
-        textCell(describe(r)),
-      ].join(';'),
-    );
+    out += `${[
+      textCell(dateTime.format(new Date(r.at)).replace(',', '')),
+      textCell(r.gamesserver),
+      textCell(CURRENCIES[Number(r.currency_type) as 1 | 2].title),
+      textCell(KIND_TITLES[statementKind(r.tx_kind)]),
+      BigInt(r.amount).toString(),
+      BigInt(r.balance_after).toString(),
+      textCell(describe(r)),
+    ].join(';')}\r\n`;
   }
-  return `${BOM}${lines.join('\r\n')}\r\n`;
+  return out;
 }
+
+/** The whole file at once (the streamed file is `csvHead()` then `csvLines` of each page). */
+export const toCsv = (rows: StatementRow[]): string => csvHead() + csvLines(rows);

@@ -174,7 +174,7 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
   });
 
   describe('GET /api/statement.csv', () => {
-    it('caps the files one user downloads (each reads up to 50 000 rows); another user still downloads', async () => {
+    it('caps the files one user downloads (each reads every entry of its period); another user still downloads', async () => {
       const p = await createUser(t.db.kysely);
       for (let i = 0; i < STATEMENT_FILES.limit; i++) expect((await call('GET', '/api/statement.csv', p)).statusCode).toBe(200);
       const refused = await call('GET', '/api/statement.csv', p);
