@@ -81,12 +81,14 @@ describe('a player’s sessions and password, in the profile', () => {
 
     // A wrong current password is refused under its field; the right one changes it.
     const tokenBefore = await storedToken(desk.page);
-    await desk.page.getByLabel('Текущий пароль').fill('not my password');
-    await desk.page.getByLabel('Новый пароль', { exact: true }).fill(NEW_PASSWORD);
-    await desk.page.getByLabel('Новый пароль ещё раз').fill(NEW_PASSWORD);
+    // The form, not the passkeys section below it, which asks for the current password too.
+    const changeForm = desk.page.getByRole('form', { name: 'Смена пароля' });
+    await changeForm.getByLabel('Текущий пароль').fill('not my password');
+    await changeForm.getByLabel('Новый пароль', { exact: true }).fill(NEW_PASSWORD);
+    await changeForm.getByLabel('Новый пароль ещё раз').fill(NEW_PASSWORD);
     await desk.page.getByRole('button', { name: 'Сменить пароль' }).click();
     await expect.poll(() => desk.page.getByText('Неверный текущий пароль').count()).toBe(1);
-    await desk.page.getByLabel('Текущий пароль').fill(PASSWORD);
+    await changeForm.getByLabel('Текущий пароль').fill(PASSWORD);
     await desk.page.getByRole('button', { name: 'Сменить пароль' }).click();
     await expect.poll(() => desk.page.getByText('Пароль изменён. Все другие сеансы завершены').count()).toBe(1);
     // Still signed in here, under a new token; every other session (the factory's) ended.
