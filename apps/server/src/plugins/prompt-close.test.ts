@@ -59,5 +59,6 @@ describe('closing the server (a deploy)', () => {
     expect(arriving.seen.text).toMatch(/^HTTP\/1\.1 200 /);
     expect(arriving.seen.text.toLowerCase()).toContain('connection: close');
     expect(arriving.seen.text).toContain('"cashier_nick":"AdenaKassa"');
-  });
+    // A fresh PGlite's migrations run inside the test: on a loaded machine they alone took most of the default 30 s.
+  }, 90_000);
 });
