@@ -92,6 +92,8 @@ export async function startServer(opts: { databaseUrl?: string; env?: Record<str
     // The call limits run as in production, but 100,000 times higher, so a benchmark measures the
     // same path (decision record 0019) without being refused.
     RATE_LIMIT_SCALE: '100000',
+    // DATABASE_POOL_SIZE=n in the bench's environment: the server's pool size (else its default, 8).
+    ...(process.env.DATABASE_POOL_SIZE ? { DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE } : {}),
     ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
     ...opts.env,
     // BENCH_CPU_PROF=dir: the server writes a V8 CPU profile there when it stops.

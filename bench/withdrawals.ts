@@ -7,7 +7,7 @@
 // them, pgbench on the same cluster: its TPC-B-like script (the issue's ceiling) before and after
 // the app cases, a minimal transaction of the same shape (one guarded UPDATE of a wallet's balance
 // and two INSERTs), and a replay of the app's own statement of one withdrawal, to tell the
-// database's share from Node's. The real server runs as its own process (pool of 20). The ledger audit (GET
+// database's share from Node's. The real server runs as its own process (DATABASE_POOL_SIZE from the environment, else its default). The ledger audit (GET
 // /api/admin/ledger/audit) and a money check (funding + completed deposits − held withdrawals = the
 // wallets' sum) run after the app cases, before pgbench writes anything. CPU ms per transaction of
 // the server, PostgreSQL and the load generators come from /proc.

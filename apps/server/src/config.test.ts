@@ -7,7 +7,7 @@ describe('settings', () => {
     expect(c).toMatchObject({ PORT: 3000, DATA_DIR: './data', DEMO_SERVERS: true });
     // No DATABASE_URL: the embedded database.
     expect(c.DATABASE_URL).toBeUndefined();
-    expect(c.DATABASE_POOL_SIZE).toBe(20);
+    expect(c.DATABASE_POOL_SIZE).toBe(8);
   });
 
   it('refuses a database pool too small for a transaction and a read beside it', () => {

@@ -48,7 +48,7 @@ export const ConfigSchema = z
         .optional(),
     ),
     // PostgreSQL only: connections this process keeps (one of them held by the realtime adapter); each process has its own.
-    DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(8),
     WEB_DIST: z.string().optional(),
     DEMO_SERVERS: boolish.default(true),
     ADMIN_EMAIL: optionalString.pipe(z.email().optional()),

@@ -119,6 +119,7 @@ export interface DbOptions {
   databaseUrl?: string;
   /** A folder for PGlite, or 'memory://' for a throwaway in-memory database. */
   dataDir: string;
+  /** PostgreSQL only: the most connections the pool keeps (default 8, as DATABASE_POOL_SIZE). */
   poolSize?: number;
   /** PostgreSQL only: the longest one statement may run (default 60 s); tests shorten it. */
   statementTimeoutMs?: number;
@@ -132,7 +133,7 @@ export async function createDb(opts: DbOptions): Promise<Db> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
-      max: opts.poolSize ?? 20,
+      max: opts.poolSize ?? 8,
       // While the database is away a checkout fails within this time instead of queueing forever
       // (the call answers 503, decision record 0020); connections are made again on demand.
       connectionTimeoutMillis: 5000,

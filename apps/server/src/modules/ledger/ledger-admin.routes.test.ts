@@ -1,7 +1,8 @@
 import type { AdminGamesserver } from '@adena/contract';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
-import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 import { auditLedger } from './ledger.service';
 
 describe.each(DB_KINDS)("the ledger's admin views on %s", (kind) => {
@@ -58,6 +59,25 @@ describe.each(DB_KINDS)("the ledger's admin views on %s", (kind) => {
       const res = await call('GET', '/api/admin/ledger/audit');
       expect(res.statusCode).toBe(200);
       expect(res.json()).toMatchObject({ ok: true, problems: [] });
+    });
+
+    it.runIf(kind === 'postgres')('runs one audit at a time per process: a burst of operators holds one pool connection, and each gets the verdict', async () => {
+      // Another session locks the ledger, so the audit's first read waits on it in PostgreSQL.
+      const lock = await holdLocks(t.db.kysely, (trx) => sql`LOCK TABLE ledger_entries IN ACCESS EXCLUSIVE MODE`.execute(trx));
+      const audits = Array.from({ length: 4 }, () => call('GET', '/api/admin/ledger/audit'));
+      try {
+        await expect.poll(() => lockWaits(t.db.kysely, '%ledger_entries%')).toBe(1);
+        await new Promise((r) => setTimeout(r, 300));
+        expect(await lockWaits(t.db.kysely, '%ledger_entries%')).toBe(1);
+        // The rest of the admin area still answers meanwhile.
+        expect((await call('GET', '/api/admin/gamesservers')).statusCode).toBe(200);
+      } finally {
+        await lock.release();
+      }
+      for (const res of await Promise.all(audits)) {
+        expect(res.statusCode).toBe(200);
+        expect(res.json()).toMatchObject({ ok: true, problems: [] });
+      }
     });
   });
 });

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client';
+import { coalesce } from '../../db/coalesce';
 import { AppError } from '../../lib/app-error';
 import { auditLedger } from './ledger.service';
 import { type LedgerTotals, toLedgerAccount, toLedgerEntry, toLedgerTotalsRow } from './ledger-admin.mapper';
@@ -7,6 +8,13 @@ import { createLedgerAdminRepository, type ServiceAccountKind } from './ledger-a
 /** The ledger as operators read it: totals per server and currency, any account's entries, the audit. */
 export function createLedgerAdminService({ db, clock = () => new Date() }: { db: Db['kysely']; clock?: () => Date }) {
   const repo = createLedgerAdminRepository(db);
+  /**
+   * The audit scans the whole ledger on a pool connection without the pool's statement limit, so a
+   * process runs one at a time: callers who arrive while one runs share the next, which starts
+   * after each of them arrived (db/coalesce.ts), and a burst of audits holds one connection, not
+   * the pool.
+   */
+  const audited = coalesce(async () => new Map([[0, await repo.wholeLedger((q) => auditLedger(q))]]), { maxInFlight: 1 });
 
   return {
     /** Per server and currency: what players hold, what is owed (wallets, held payouts, escrow), and the cash that balances it. */
@@ -56,7 +64,7 @@ export function createLedgerAdminService({ db, clock = () => new Date() }: { db:
     },
 
     /** Every invariant of the ledger, each violation in words, as of one moment. */
-    audit: () => repo.wholeLedger((q) => auditLedger(q)),
+    audit: async () => (await audited(0))!,
   };
 }
 
