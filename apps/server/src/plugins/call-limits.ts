@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { createCallLimitStore } from '../modules/sessions/call-limits.service';
 import type { RateLimitsQueryable } from '../modules/sessions/rate-limits.repository';
-import { tooMany } from '../modules/sessions/rate-limit.service';
+import { tooMany, waitText } from '../modules/sessions/rate-limit.service';
 import { apiPathOf } from './api-path';
 import { bearerHashOf } from './auth';
 import { addressKey } from '../lib/address-key';
@@ -53,4 +53,4 @@ export function callLimitsHook(
   return hook;
 }
 
-const refused = (s: number) => tooMany(s, `Слишком много запросов. Повторите через ${s} с`);
+const refused = (s: number) => tooMany(s, `Слишком много запросов. Повторите через ${waitText(s)}`);

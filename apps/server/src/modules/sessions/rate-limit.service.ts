@@ -15,8 +15,19 @@ export interface DelayRule {
   resetMs: number;
 }
 
-export const tooMany = (retryAfterS: number, message?: string) =>
-  new AppError('TOO_MANY_ATTEMPTS', { retryAfter: Math.max(1, Math.ceil(retryAfterS)), ...(message ? { message } : {}) });
+/** A wait in the words a person reads: «40 с», «15 мин», «2 ч» (rounded up; Retry-After keeps the seconds). */
+export function waitText(seconds: number) {
+  const s = Math.max(1, Math.ceil(seconds));
+  if (s < 60) return `${s} с`;
+  if (s < 3600) return `${Math.ceil(s / 60)} мин`;
+  return `${Math.ceil(s / 3600)} ч`;
+}
+
+/** 429 with Retry-After; without a message of its own it says how long to wait, not just «позже». */
+export const tooMany = (retryAfterS: number, message?: string) => {
+  const retryAfter = Math.max(1, Math.ceil(retryAfterS));
+  return new AppError('TOO_MANY_ATTEMPTS', { retryAfter, message: message ?? `Слишком много попыток. Попробуйте через ${waitText(retryAfter)}` });
+};
 
 /**
  * Fixed-window counters in the database, shared by every process. Two uses: `count` for

@@ -106,6 +106,8 @@ export function useMoneyForm<T>(options: {
     errors,
     clear,
     submit,
+    /** Something is typed: a click beside the dialog must not throw it away (Escape and «Отмена» still close). */
+    typed: amountText.trim() !== '' || nickText.trim() !== '',
     canSubmit: !busy && (parseAmount(amountText) ?? 0) > 0 && (Boolean(nick) || nickText.trim() !== ''),
   };
 }

@@ -87,6 +87,34 @@ describe('the deposit dialog', () => {
     expect(nbsp(useUi.getState().snackbar.text)).toBe('Заявка №12 создана: передайте 1 500 000 аден персонажу Кассир');
   });
 
+  it('a tap beside the dialog keeps what the player typed and the cashier to transfer to; beside an empty one it closes', async () => {
+    const tapBeside = () =>
+      act(async () => {
+        const container = document.querySelector('[data-testid="put-dialog"] .MuiDialog-container')!;
+        container.dispatchEvent(new MouseEvent('mousedown', { bubbles: true }));
+        container.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+      });
+    await open(1, 'Hero');
+    await act(async () => type(amountInput(), '1,5кк'));
+    await tapBeside();
+    expect(useUi.getState().dialog.name).toBe('put');
+    expect(amountInput().value).toBe('1,5кк');
+
+    const request = { id: 12, type: 'input', currency_type: 1, amount: 1_500_000, status: 'pending', gamesserver_id: 1, gamesserver: 'Scryde x50', nick: 'Hero', cashier_nick: 'Кассир' };
+    vi.stubGlobal('fetch', vi.fn(async () => answer(200, { success: request })));
+    await act(async () => void document.getElementById('put-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
+    await settle();
+    expect(document.querySelector('[data-testid="cashier-nick"]')?.textContent).toBe('Кассир');
+    await tapBeside();
+    expect(document.querySelector('[data-testid="cashier-nick"]')?.textContent).toBe('Кассир');
+
+    const done = [...document.querySelectorAll('[data-testid="put-dialog"] button')].find((b) => b.textContent === 'Готово') as HTMLElement;
+    await act(async () => done.click());
+    await act(async () => useUi.getState().openDialog({ name: 'put', currency: 1 }));
+    await tapBeside();
+    expect(useUi.getState().dialog.name).toBe('none');
+  });
+
   it('speaks of coins of Einhasad when they are deposited: no adena, no кк', async () => {
     await open(2, null);
     const text = dialogText();

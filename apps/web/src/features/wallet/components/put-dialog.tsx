@@ -45,6 +45,8 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
     <AppDialog
       open={open}
       onClose={reset}
+      // The typed amount, or the cashier's nick the player still has to transfer to, stays on a stray tap beside it.
+      keepOnBackdrop={created !== null || form.typed}
       title={`${currency === 1 ? 'Пополнить адену' : 'Пополнить монеты эйнхасад'} — ${target.name}`}
       testId="put-dialog"
       actions={

@@ -62,6 +62,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
     <AppDialog
       open={open}
       onClose={reset}
+      keepOnBackdrop={form.typed}
       title={`${currency === 1 ? 'Вывести адену' : 'Вывести монеты эйнхасад'} — ${target.name}`}
       testId="take-dialog"
       actions={
