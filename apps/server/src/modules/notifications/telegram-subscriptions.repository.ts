@@ -24,6 +24,10 @@ export const telegramSubscriptionsRepository = {
       .executeTakeFirst();
   },
 
+  async serverExists(q: Q, gameServerId: number) {
+    return (await q.selectFrom('gamesservers').select('id').where('id', '=', gameServerId).executeTakeFirst()) !== undefined;
+  },
+
   insertLinkToken(q: Q, userId: number, tokenHash: string, expiresAt: Date) {
     return q.insertInto('telegram_link_tokens').values({ token_hash: tokenHash, user_id: userId, expires_at: expiresAt }).execute();
   },

@@ -41,6 +41,13 @@ describe.each(DB_KINDS)('Telegram balance threshold on %s', (kind) => {
       expect((await call('POST', '/api/add_limit_otvetka/', seller, { gamesserver_id: serverId, telegram_price: 0 })).statusCode).toBe(422);
       expect((await call('POST', '/api/del_limit_otvetka/', seller, { gamesserver_id: serverId })).json()).toEqual({ success: null });
       expect((await call('GET', `/api/auth_varianty_adeny_za_kod/${serverId}`, seller)).json().telegram_price).toBeNull();
+      // Clearing again, or where the player has no wallet yet, is fine; a server that does not exist is 404.
+      expect((await call('POST', '/api/del_limit_otvetka/', seller, { gamesserver_id: serverId })).json()).toEqual({ success: null });
+      const newcomer = await createUser(t.db.kysely);
+      expect((await call('POST', '/api/del_limit_otvetka/', newcomer, { gamesserver_id: serverId })).json()).toEqual({ success: null });
+      const unknown = await call('POST', '/api/del_limit_otvetka/', seller, { gamesserver_id: 999_999 });
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.json()).toEqual({ message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
     });
 
     it('records a notice once per crossing even without a linked chat', async () => {

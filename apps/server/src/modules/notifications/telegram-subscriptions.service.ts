@@ -1,3 +1,4 @@
+import { AppError } from '../../lib/app-error';
 import type { Caller } from '../sessions/caller';
 import { hashToken, newToken } from '../../lib/tokens';
 import type { TelegramBot } from './telegram-bot';
@@ -36,8 +37,12 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
       return { success: value };
     },
 
+    /** Clearing where nothing is set succeeds (a wallet not made yet, a hidden server's wallet); an unknown server is 404. */
     async clearThreshold(caller: Caller, gameServerId: number) {
-      await repo.setThreshold(db, caller.user.id, gameServerId, null);
+      const cleared = await repo.setThreshold(db, caller.user.id, gameServerId, null);
+      if (!cleared && !(await repo.serverExists(db, gameServerId))) {
+        throw new AppError('NOT_FOUND', { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
+      }
       return { success: null };
     },
 
