@@ -136,6 +136,40 @@ describe('second factors in the browser', () => {
     await context.close();
   });
 
+  it('without TOTP a new API key asks for the current password; a wrong one is said under the field and makes no key', async () => {
+    const u = await playerWithPassword();
+    const { context, page } = await openAs(u.token, '/profile');
+    const section = page.locator('section[aria-labelledby="api-keys-title"]');
+    await section.getByLabel('Название ключа').fill('Магазин');
+    await section.getByTestId('api-key-password').fill('не тот пароль');
+    await section.getByRole('button', { name: 'Создать ключ' }).click();
+    await section.getByText('Неверный текущий пароль').waitFor();
+    expect(await db().selectFrom('api_keys').select('id').where('user_id', '=', u.id).execute()).toEqual([]);
+    if (SCREENSHOTS) {
+      // Another player, so the four wrong passwords of the pictures do not use up this one's five.
+      const pictured = await playerWithPassword();
+      for (const width of [390, 1280]) {
+        for (const colorScheme of ['light', 'dark'] as const) {
+          const shot = await openAs(pictured.token, '/profile', { width, colorScheme });
+          const shown = shot.page.locator('section[aria-labelledby="api-keys-title"]');
+          await shown.getByLabel('Название ключа').fill('Магазин');
+          await shown.getByTestId('api-key-password').fill('не тот пароль');
+          await shown.getByRole('button', { name: 'Создать ключ' }).click();
+          await shown.getByText('Неверный текущий пароль').waitFor();
+          await shown.scrollIntoViewIfNeeded();
+          await shown.screenshot({ path: `${SCREENSHOTS}/api-key-password-${width}-${colorScheme}.png` });
+          await shot.context.close();
+        }
+      }
+    }
+    await section.getByTestId('api-key-password').fill(PASSWORD);
+    await section.getByRole('button', { name: 'Создать ключ' }).click();
+    expect((await section.getByTestId('secret-value').textContent())!).toMatch(/^aw_/);
+    expect(await section.getByTestId('api-key-password').inputValue()).toBe('');
+    expect(await db().selectFrom('api_keys').select('name').where('user_id', '=', u.id).execute()).toEqual([{ name: 'Магазин' }]);
+    await context.close();
+  });
+
   it("open codes are masked until the player gives a code; then shown whole, with the copy button", async () => {
     const sid = await firstServerId(db());
     const u = await createUser(db(), { totp: true, name: 'Игрок Коды' });

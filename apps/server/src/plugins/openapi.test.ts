@@ -105,6 +105,13 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(doc.paths).filter((p) => !p.startsWith('/api/'))).toEqual([]);
   });
 
+  it('says what creating an API key asks for: the code with TOTP on, else the current password in its body', () => {
+    const create = doc.paths['/api/api_keys']!.post!;
+    expect(create.description).toMatch(/X-Two-Factor-Code/);
+    expect(create.description).toMatch(/`password`/);
+    expect(JSON.stringify(create)).toContain('"password"');
+  });
+
   it('serves a readable reference at /api/docs from this origin', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/docs/' });
     expect(res.statusCode).toBe(200);

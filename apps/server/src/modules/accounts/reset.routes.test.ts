@@ -49,8 +49,8 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       const auth = { authorization: `Bearer ${stolen}` };
       const inject = (method: 'GET' | 'POST' | 'PUT', url: string, headers: Record<string, string>, payload?: object) =>
         world.t.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
-      // The thief, holding the session, mints a seller key and adds a passkey of their own.
-      const key = (await inject('POST', '/api/api_keys', auth, { name: 'чужой' })).json().key as string;
+      // The thief, holding the session and the password, mints a seller key and adds a passkey of their own.
+      const key = (await inject('POST', '/api/api_keys', auth, { name: 'чужой', password: PASSWORD })).json().key as string;
       const userId = (await me(stolen)).json().id as number;
       await world.db.kysely
         .insertInto('passkeys')
@@ -142,12 +142,12 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: mail.code });
       const npt = check.json().new_password_token as string;
 
-      // The key's transaction is held just before its insert (on the per-user lock of the keys' cap);
-      // the owner's reset runs meanwhile. It must either wait for the key and revoke it, or end the
-      // session first so that the key is refused; without the user row held, the reset finished and
-      // the key was written afterwards, live.
+      // The thief holds the password too (without it the key is refused at once). The key's transaction
+      // is held just before its insert (on the per-user lock of the keys' cap); the owner's reset runs
+      // meanwhile. It must either wait for the key and revoke it, or end the session first so that the
+      // key is refused; without the user row held, the reset finished and the key was written afterwards, live.
       const hold = await holdLocks(world.db.kysely, (trx) => sql`SELECT pg_advisory_xact_lock(${KEYS_LOCK_SPACE}::int, ${userId}::int)`.execute(trx));
-      const minted = world.t.app.inject({ method: 'POST', url: '/api/api_keys', headers: { authorization: `Bearer ${stolen}` }, payload: { name: 'вор' } });
+      const minted = world.t.app.inject({ method: 'POST', url: '/api/api_keys', headers: { authorization: `Bearer ${stolen}` }, payload: { name: 'вор', password: PASSWORD } });
       await waitFor(async () => ((await lockWaits(world.db.kysely)) > 0 ? true : undefined), 'the key to wait on the cap lock');
       let resetDone = false;
       const reset = post('/api/email_create_new_password', { password: 'owner back in', password_confirmation: 'owner back in' }, { token: npt }).then((r) => {
@@ -171,7 +171,7 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
     it("an operator's block refuses the user's API keys while it lasts", async () => {
       const { access_token } = await registerByEmail();
       const auth = { authorization: `Bearer ${access_token}` };
-      const key = (await world.t.app.inject({ method: 'POST', url: '/api/api_keys', headers: auth, payload: { name: 'k' } })).json().key as string;
+      const key = (await world.t.app.inject({ method: 'POST', url: '/api/api_keys', headers: auth, payload: { name: 'k', password: PASSWORD } })).json().key as string;
       const userId = (await me(access_token)).json().id as number;
       const balance = () => world.t.app.inject({ method: 'GET', url: '/api/v1/balance?gamesserver_id=1', headers: { authorization: `Bearer ${key}` } });
       expect((await balance()).statusCode).toBe(200);

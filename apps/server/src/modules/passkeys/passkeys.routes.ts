@@ -13,7 +13,7 @@ export const passkeysRoutes =
     publicUrl,
   }: {
     passkeys: PasskeysService;
-    twoFactor: Pick<TwoFactorService, 'requireStepUp' | 'requirePasskeyAddition'>;
+    twoFactor: Pick<TwoFactorService, 'requireStepUp' | 'requireLastingAccessAddition'>;
     publicUrl: string | undefined;
   }): FastifyPluginAsyncZod =>
   async (app) => {
@@ -32,7 +32,7 @@ export const passkeysRoutes =
       { ...authFirst, schema: { body: passkeyRegisterOptions.body, response: { 200: passkeyRegisterOptions.response } } },
       async (request) => {
         const caller = await requireSignedIn(request);
-        await twoFactor.requirePasskeyAddition(caller, request.headers['x-two-factor-code'], request.body?.password);
+        await twoFactor.requireLastingAccessAddition(caller, 'passkey', request.headers['x-two-factor-code'], request.body?.password);
         return passkeys.registerOptions(caller, rpOf(request));
       },
     );

@@ -7,14 +7,16 @@ import type { ApiKeysService } from './api-keys.service';
 
 /** API keys, managed from the profile with the access token. */
 export const apiKeysRoutes =
-  ({ apiKeys, twoFactor }: { apiKeys: ApiKeysService; twoFactor: Pick<TwoFactorService, 'requireStepUp'> }): FastifyPluginAsyncZod =>
+  ({ apiKeys, twoFactor }: { apiKeys: ApiKeysService; twoFactor: Pick<TwoFactorService, 'requireLastingAccessAddition'> }): FastifyPluginAsyncZod =>
   async (app) => {
     const authFirst = { onRequest: async (request: FastifyRequest) => void (await requireSignedIn(request)) };
 
     app.post(createApiKey.path, { ...authFirst, schema: { body: createApiKey.body, response: { 200: createApiKey.response } } }, async (r) => {
-      // A key issues codes under /api/v1 with no second factor: with TOTP on, creating one takes a step-up.
+      // A key issues codes under /api/v1 with no second factor and outlives logout and a password
+      // change: with TOTP on, creating one takes the code; without it the current password, or for an
+      // account with neither a fresh Discord or Telegram sign-in (README "Second factors").
       const caller = await requireSignedIn(r);
-      await twoFactor.requireStepUp(caller, r.headers['x-two-factor-code']);
+      await twoFactor.requireLastingAccessAddition(caller, 'apiKey', r.headers['x-two-factor-code'], r.body.password);
       return apiKeys.create(caller, r.body.name);
     });
     app.get(listApiKeys.path, { ...authFirst, schema: { response: { 200: listApiKeys.response } } }, async (r) => apiKeys.list(await requireSignedIn(r)));

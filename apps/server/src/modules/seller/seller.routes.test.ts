@@ -1,9 +1,12 @@
-import type { SellerCode } from '@adena/contract';
+import { type SellerCode, TWO_FACTOR_MESSAGES } from '@adena/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { feeOf } from '../../lib/money';
+import { hashPassword } from '../../lib/password';
+import { hashToken, newToken } from '../../lib/tokens';
 import { auditLedger } from '../ledger/ledger.service';
+import { totpCode } from '../two-factor/totp';
 
 const KK = 1_000_000;
 type Player = Awaited<ReturnType<typeof createUser>>;
@@ -57,6 +60,68 @@ describe.each(DB_KINDS)('the seller API on %s', (kind) => {
     expect((await call('POST', '/api/api_keys', seller.auth, { name: '' })).statusCode).toBe(422);
     expect((await call('POST', '/api/api_keys', {}, { name: 'x' })).statusCode).toBe(401);
     expect((await call('GET', '/api/api_keys', {})).statusCode).toBe(401);
+  });
+
+  it("a stolen access token alone cannot create a key for a password account without TOTP; the owner's password does", async () => {
+    const owner = await createUser(t.db.kysely);
+    await t.db.kysely.updateTable('users').set({ password_hash: await hashPassword('Owner-Pa55word') }).where('id', '=', owner.id).execute();
+    const keysOf = () => t.db.kysely.selectFrom('api_keys').select(['id', 'revoked_at']).where('user_id', '=', owner.id).execute();
+    const before = await keysOf();
+    // The thief holds a copy of the owner's session, not the password: a key would issue codes from the
+    // balance and outlive logout, «Завершить другие сеансы» and a password change.
+    for (const [payload, message] of [
+      [{ name: 'вор' }, 'Введите текущий пароль'],
+      [{ name: 'вор', password: '' }, 'Введите текущий пароль'],
+      [{ name: 'вор', password: 'guess-1234' }, 'Неверный текущий пароль'],
+    ] as const) {
+      const refused = await call('POST', '/api/api_keys', owner.auth, payload);
+      expect(refused.statusCode).toBe(422);
+      expect(refused.json().errors.password).toEqual([message]);
+    }
+    expect(await keysOf()).toEqual(before);
+    // The wrong guess locked nothing: the owner still signs in with the password.
+    expect((await t.app.inject({ method: 'POST', url: '/api/login', payload: { email: owner.email, password: 'Owner-Pa55word' } })).statusCode).toBe(200);
+
+    const made = await call('POST', '/api/api_keys', owner.auth, { name: 'Магазин', password: 'Owner-Pa55word' });
+    expect(made.statusCode).toBe(200);
+    expect(made.json().key).toMatch(/^aw_/);
+    expect(await keysOf()).toEqual([{ id: made.json().id, revoked_at: null }]);
+  });
+
+  it('an account without a password or TOTP creates a key only from a fresh Discord or Telegram sign-in, not an old or a passkey session', async () => {
+    const owner = await createUser(t.db.kysely); // Telegram or Discord only: no password, no TOTP
+    const keysOf = async () => (await t.db.kysely.selectFrom('api_keys').select('id').where('user_id', '=', owner.id).execute()).length;
+    const setFreshness = (at: Date) => t.db.kysely.updateTable('tokens').set({ created_at: at }).where('token_hash', '=', hashToken(owner.token)).execute();
+    // The thief's copy of the session is an hour old.
+    await setFreshness(new Date(Date.now() - 60 * 60_000));
+    const stale = await call('POST', '/api/api_keys', owner.auth, { name: 'вор' });
+    expect(stale.statusCode).toBe(403);
+    expect(stale.json().message).toBe(TWO_FACTOR_MESSAGES.freshSignInApiKey);
+    // A session a passkey made a moment ago is not the account's own sign-in either.
+    const viaPasskey = newToken();
+    await t.db.kysely.insertInto('tokens').values({ user_id: owner.id, kind: 'access', token_hash: hashToken(viaPasskey), method: 'passkey' }).execute();
+    const passkeySession = await call('POST', '/api/api_keys', { authorization: `Bearer ${viaPasskey}` }, { name: 'вор' });
+    expect(passkeySession.statusCode).toBe(403);
+    expect(passkeySession.json().message).toBe(TWO_FACTOR_MESSAGES.freshSignInApiKey);
+    expect(await keysOf()).toBe(0);
+
+    // The owner signed in again a moment ago: the key is made, no password asked.
+    await setFreshness(new Date());
+    expect((await call('POST', '/api/api_keys', owner.auth, { name: 'Магазин' })).statusCode).toBe(200);
+    expect(await keysOf()).toBe(1);
+  });
+
+  it('a TOTP user is still asked for the code, which the password does not replace', async () => {
+    const u = await createUser(t.db.kysely, { totp: true });
+    await t.db.kysely.updateTable('users').set({ password_hash: await hashPassword('Totp-Pa55word') }).where('id', '=', u.id).execute();
+    for (const payload of [{ name: 'вор' }, { name: 'вор', password: 'Totp-Pa55word' }]) {
+      const refused = await call('POST', '/api/api_keys', u.auth, payload);
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toMatchObject({ two_factor_required: true });
+    }
+    expect(await t.db.kysely.selectFrom('api_keys').select('id').where('user_id', '=', u.id).execute()).toEqual([]);
+    const made = await call('POST', '/api/api_keys', { ...u.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) }, { name: 'Магазин' });
+    expect(made.statusCode).toBe(200);
   });
 
   it('answers v1 calls with a key, writes last use, and logs each call with the key id', async () => {

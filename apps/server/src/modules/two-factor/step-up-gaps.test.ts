@@ -112,6 +112,7 @@ describe.each(DB_KINDS)('step-up gaps on %s', (kind) => {
     await fund(t.db.kysely, w, 10n * BigInt(KK));
     expect((await call('POST', '/api/pricekods/', u.auth, { gamesserver_id: serverId, nominal: KK, count: 1 })).statusCode).toBe(200);
     expect((await call('GET', '/api/my_codes', u.auth)).statusCode).toBe(200);
+    // No password either (a fresh Telegram or Discord sign-in): an account with one gives it for a key (seller.routes.test.ts).
     expect((await call('POST', '/api/api_keys', u.auth, { name: 'k' })).statusCode).toBe(200);
   });
 

@@ -18,8 +18,14 @@ const RECOVERY_CODES = 10;
 export const CODE_FAILURES_PER_USER: RateRule = { limit: 10, windowMs: 15 * 60_000 };
 /** A read that shows gift codes (GET /my_codes) accepts a session that stepped up this recently. */
 export const STEP_UP_READ_MS = 10 * 60_000;
-/** An account without a password turns TOTP on only from a session signed in this recently. */
+/**
+ * An account without a password turns TOTP on, adds a passkey or creates an API key only from a
+ * session signed in this recently.
+ */
 export const FRESH_SIGN_IN_MS = 15 * 60_000;
+/** What requireLastingAccessAddition guards, and what its fresh sign-in refusal tells the user to do. */
+export type LastingAccess = 'passkey' | 'apiKey';
+const FRESH_SIGN_IN_MESSAGE: Record<LastingAccess, string> = { passkey: T.freshSignInPasskey, apiKey: T.freshSignInApiKey };
 
 export interface TwoFactorDeps {
   db: DbHandle;
@@ -228,15 +234,16 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
      */
     requireStepUp,
     /**
-     * Adding a passkey: with TOTP on the code (step-up); without it the current password (422, the
-     * shared 5 wrong a quarter of an hour), or a stolen session could leave itself a passkey that
-     * outlives a password change and «Завершить другие сеансы»; an account with neither TOTP nor a
-     * password signed in with Discord or Telegram within FRESH_SIGN_IN_MS (it has no reset either).
+     * Adding a way in that lasts beyond the session: a passkey (signs in alone) or a seller API key
+     * (issues codes under /api/v1). With TOTP on the code (step-up); without it the current password
+     * (422, the shared 5 wrong a quarter of an hour), or a stolen session could leave itself one that
+     * outlives logout, «Завершить другие сеансы» and a password change; an account with neither TOTP
+     * nor a password signed in with Discord or Telegram within FRESH_SIGN_IN_MS (it has no reset either).
      */
-    async requirePasskeyAddition(caller: Caller, header: string | string[] | undefined, password: string | undefined) {
+    async requireLastingAccessAddition(caller: Caller, what: LastingAccess, header: string | string[] | undefined, password: string | undefined) {
       if (caller.user.totp_secret) return requireStepUp(caller, header);
       await currentPassword.check(caller.user, password, { optional: true });
-      await requireFreshSignIn(caller, T.freshSignInPasskey);
+      await requireFreshSignIn(caller, FRESH_SIGN_IN_MESSAGE[what]);
     },
 
     /**

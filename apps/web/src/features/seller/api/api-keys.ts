@@ -1,4 +1,4 @@
-import { createApiKey, deleteApiKey, listApiKeys } from '@adena/contract';
+import { createApiKey, type CreateApiKeyBody, deleteApiKey, listApiKeys } from '@adena/contract';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 import { withStepUp } from '../../../lib/step-up';
@@ -9,8 +9,9 @@ export const useApiKeys = () => useQuery(apiKeysQueryOptions());
 export function useCreateApiKey() {
   const qc = useQueryClient();
   return useMutation({
-    // A key issues codes with no second factor: with TOTP on, creating one asks for the code.
-    mutationFn: (name: string) => withStepUp((twoFactorCode) => request(createApiKey, { body: { name }, twoFactorCode })),
+    // A key issues codes with no second factor: with TOTP on, creating one asks for the code; without
+    // it the body carries the current password (an account signed in by Discord or Telegram leaves it out).
+    mutationFn: (body: CreateApiKeyBody) => withStepUp((twoFactorCode) => request(createApiKey, { body, twoFactorCode })),
     onSuccess: () => qc.invalidateQueries({ queryKey: apiKeysQueryOptions().queryKey }),
   });
 }

@@ -9,30 +9,41 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { type FormEvent, useState } from 'react';
-import { ApiError } from '../../../lib/api-client';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { useUser } from '../../../lib/session';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from '../api/api-keys';
 import { dateTime, ShownOnce } from './shown-once';
 
-/** API keys: create with a name (shown once), list by prefix and last use, revoke. */
+/**
+ * API keys: create with a name (shown once), list by prefix and last use, revoke. A key issues codes
+ * and outlives logout and a password change, so creating one asks for the TOTP code (the step-up
+ * prompt) or, without TOTP, the current password (README "Second factors").
+ */
 export function ApiKeysSection() {
   const { data: keys, isPending } = useApiKeys();
+  const { user } = useUser();
   const create = useCreateApiKey();
   const revoke = useRevokeApiKey();
+  const f = useFormErrors();
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [password, setPassword] = useState('');
   const [fresh, setFresh] = useState<string | null>(null);
+  const askPassword = user?.two_factor === false;
+  // Refusals that name no field of this form (the cap of keys, a stale session) are said under the name.
+  const nameError = f.fieldError('name') ?? f.formError;
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const parsed = createApiKey.body.safeParse({ name });
-    if (!parsed.success) return setError(parsed.error.issues[0]?.message ?? 'Проверьте название');
-    setError(null);
+    f.clear();
+    const body = f.validate(createApiKey.body, { name, password: (askPassword && password) || undefined });
+    if (!body) return;
     try {
-      const k = await create.mutateAsync(parsed.data.name);
+      const k = await create.mutateAsync(body);
       setFresh(k.key);
       setName('');
+      setPassword('');
     } catch (err) {
-      setError(err instanceof ApiError ? (err.fieldErrors.name?.[0] ?? err.message) : 'Не удалось создать ключ');
+      f.fromError(err, ['name', 'password']);
     }
   };
 
@@ -45,20 +56,36 @@ export function ApiKeysSection() {
         Ключ открывает ваши коды программе продавца через /api/v1. Храните его как пароль; ненужный отзовите.
       </Typography>
       {fresh && <ShownOnce label="Новый ключ" value={fresh} onClose={() => setFresh(null)} />}
-      <Stack component="form" direction={{ xs: 'column', sm: 'row' }} spacing={1} onSubmit={submit} noValidate>
-        <TextField
-          size="small"
-          label="Название ключа"
-          placeholder="Например, FunPay-бот"
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          error={Boolean(error)}
-          helperText={error ?? ' '}
-          sx={{ flex: 1 }}
-        />
-        <Button type="submit" variant="contained" disabled={create.isPending} sx={{ alignSelf: { sm: 'flex-start' }, height: 40 }}>
-          Создать ключ
-        </Button>
+      <Stack component="form" spacing={1.5} onSubmit={submit} noValidate>
+        {askPassword && (
+          <TextField
+            size="small"
+            sx={{ maxWidth: { sm: 280 } }}
+            label="Текущий пароль"
+            type="password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            autoComplete="current-password"
+            slotProps={{ htmlInput: { 'data-testid': 'api-key-password', maxLength: 128 } }}
+            error={Boolean(f.fieldError('password'))}
+            helperText={f.fieldError('password') ?? 'Если пароля у аккаунта нет (вход через Discord или Telegram), оставьте пустым'}
+          />
+        )}
+        <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
+          <TextField
+            size="small"
+            label="Название ключа"
+            placeholder="Например, FunPay-бот"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            error={Boolean(nameError)}
+            helperText={nameError ?? ' '}
+            sx={{ flex: 1 }}
+          />
+          <Button type="submit" variant="contained" disabled={create.isPending} sx={{ alignSelf: { sm: 'flex-start' }, height: 40 }}>
+            Создать ключ
+          </Button>
+        </Stack>
       </Stack>
       {!isPending && keys?.length === 0 && <Alert severity="info">Ключей пока нет.</Alert>}
       {keys && keys.length > 0 && (

@@ -1,0 +1,98 @@
+// @vitest-environment happy-dom
+import type { User } from '@adena/contract/lite';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, createElement } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { userQueryOptions } from '../../../lib/session';
+import { answer, cleanup, settle, type } from '../../../test/dom';
+import { ApiKeysSection } from './api-keys-section';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const user = (twoFactor: boolean): User => ({
+  id: 5,
+  name: 'Продавец',
+  email: 'seller@example.com',
+  phone: null,
+  admin: false,
+  vip: false,
+  vip_until: null,
+  telegram_linked: false,
+  two_factor: twoFactor,
+  created_at: '2026-11-01T00:00:00Z',
+});
+const passwordField = () => document.querySelector<HTMLInputElement>('[data-testid="api-key-password"]');
+const nameField = () => [...document.querySelectorAll('input')].find((i) => i.placeholder === 'Например, FunPay-бот')!;
+const helperOf = (input: HTMLInputElement | null) => input?.closest('.MuiFormControl-root')?.querySelector('.MuiFormHelperText-root')?.textContent ?? null;
+const button = (name: string) => [...document.querySelectorAll('button')].find((b) => b.textContent === name)!;
+
+describe('creating an API key in the profile', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+
+  /** Renders the section for the user; each POST /api/api_keys takes the next answer, its body kept. */
+  async function render(who: User, creates: Array<() => Response>) {
+    localStorage.setItem('access_token', 'token');
+    const sent: unknown[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init: RequestInit) => {
+        if (url !== '/api/api_keys') throw new Error(`unexpected ${url}`);
+        if (init.method === 'GET') return answer(200, []);
+        sent.push(JSON.parse(String(init.body)));
+        return (creates.shift() ?? (() => answer(500, { message: 'unexpected' })))();
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    qc.setQueryData(userQueryOptions().queryKey, who);
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(ApiKeysSection))));
+    await settle();
+    return sent;
+  }
+  async function create(name: string, password?: string) {
+    await act(async () => type(nameField(), name));
+    if (password !== undefined) await act(async () => type(passwordField()!, password));
+    await act(async () => button('Создать ключ').click());
+    await settle();
+  }
+
+  it('without TOTP asks for the current password, sends it, and says a wrong one under the field', async () => {
+    const sent = await render(user(false), [
+      () => answer(422, { message: 'Проверьте поля', errors: { password: ['Неверный текущий пароль'] } }),
+      () => answer(200, { id: 1, name: 'Магазин', key: 'aw_new-key', created_at: '2026-11-27T10:00:00Z' }),
+    ]);
+    expect(passwordField()).not.toBeNull();
+    expect(passwordField()!.type).toBe('password');
+    expect(passwordField()!.getAttribute('autocomplete')).toBe('current-password');
+
+    await create('Магазин', 'не тот пароль');
+    expect(sent).toEqual([{ name: 'Магазин', password: 'не тот пароль' }]);
+    expect(helperOf(passwordField())).toBe('Неверный текущий пароль');
+    expect(helperOf(nameField())).not.toContain('Неверный');
+    expect(document.querySelector('[data-testid="secret-value"]')).toBeNull();
+
+    await create('Магазин', 'верный пароль');
+    expect(sent[1]).toEqual({ name: 'Магазин', password: 'верный пароль' });
+    expect(document.querySelector('[data-testid="secret-value"]')?.textContent).toBe('aw_new-key');
+    expect(passwordField()!.value).toBe('');
+  });
+
+  it('an account without a password leaves the field empty and sends none', async () => {
+    const sent = await render(user(false), [() => answer(200, { id: 2, name: 'Бот', key: 'aw_bot', created_at: '2026-11-27T10:00:00Z' })]);
+    await create('Бот');
+    expect(sent).toEqual([{ name: 'Бот' }]);
+    expect(document.querySelector('[data-testid="secret-value"]')?.textContent).toBe('aw_bot');
+  });
+
+  it('with TOTP on shows no password field and sends none (the code is asked in the step-up prompt)', async () => {
+    const sent = await render(user(true), [() => answer(200, { id: 3, name: 'Бот', key: 'aw_totp', created_at: '2026-11-27T10:00:00Z' })]);
+    expect(passwordField()).toBeNull();
+    await create('Бот');
+    expect(sent).toEqual([{ name: 'Бот' }]);
+  });
+});
