@@ -33,6 +33,7 @@ export function useResolveIncident() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (v: { id: number; note: string }) => request(adminResolveIncident, { params: { id: v.id }, body: { note: v.note } }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['admin', 'incident_resolutions'] }),
+    // Also after a refusal: a 409 means another operator closed it first, and their note replaces the button.
+    onSettled: () => qc.invalidateQueries({ queryKey: ['admin', 'incident_resolutions'] }),
   });
 }

@@ -1,0 +1,72 @@
+// @vitest-environment happy-dom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, createElement } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { answer, cleanup, settle } from '../../../test/dom';
+import { AdminIncidents } from './admin-incidents';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const person = (id: number, name: string) => ({ id, name, email: null });
+const incident = {
+  id: 7,
+  code_id: 3,
+  gamesserver_id: 1,
+  gamesserver: 'Scryde x50',
+  nominal: 5_000_000,
+  sert: 'AB12-****-****-CD34',
+  code_status: 'activated',
+  issuer: person(2, 'Продавец'),
+  attempted_by: person(4, 'Покупатель'),
+  attempt_ip: null,
+  acknowledged_at: null,
+  created_at: '2026-11-27T10:00:00Z',
+};
+const othersNote = { incident_id: 7, note: 'Вернули покупателю', resolved_by: 9, resolved_by_name: 'Оператор Б', resolved_at: '2026-11-27T10:05:00Z' };
+
+describe("the operators' incident list", () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+    vi.unstubAllGlobals();
+  });
+
+  it('an incident another operator closed first shows their note instead of the button after the 409', async () => {
+    let closedByOther = false;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        if (url.startsWith('/api/admin/code_incidents/7/resolve') && init?.method === 'POST') {
+          closedByOther = true;
+          return answer(409, { message: 'Инцидент уже закрыт' });
+        }
+        if (url.startsWith('/api/admin/code_incidents')) return answer(200, { data: [incident], total: 1 });
+        if (url.startsWith('/api/admin/incident_resolutions')) return answer(200, closedByOther ? [othersNote] : []);
+        throw new Error(`unexpected ${url}`);
+      }),
+    );
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminIncidents, { servers: [{ id: 1, name: 'Scryde x50' }] }))));
+    await settle();
+    await settle();
+    const closeButton = () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Закрыть с заметкой');
+    await act(async () => closeButton()!.click());
+    const dialog = document.querySelector('[data-testid="resolve-incident-dialog"]')!;
+    await act(async () => {
+      const note = dialog.querySelector('textarea')!;
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(note, 'Заблокировали продавца');
+      note.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    const confirm = [...dialog.querySelectorAll('button')].find((b) => b.textContent === 'Закрыть инцидент')!;
+    await act(async () => confirm.click());
+    await settle();
+    await settle();
+    expect(dialog.textContent).toContain('Инцидент уже закрыт');
+    expect(closeButton()).toBeUndefined();
+    expect(document.querySelector('[data-testid="incident-resolution"]')?.textContent).toContain('Вернули покупателю');
+  });
+});
