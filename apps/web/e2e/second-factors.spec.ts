@@ -170,6 +170,55 @@ describe('second factors in the browser', () => {
     await context.close();
   });
 
+  it('without TOTP the webhook asks for the current password to connect and for a new secret; a wrong one is said under the field and changes nothing', async () => {
+    const u = await playerWithPassword();
+    const hookOf = () => db().selectFrom('webhooks').select(['url', 'secret']).where('user_id', '=', u.id).execute();
+    const { context, page } = await openAs(u.token, '/profile');
+    const section = page.locator('section[aria-labelledby="webhook-title"]');
+    await section.getByLabel('Адрес (https://…)').fill('https://93.184.216.34/hook');
+    await section.getByTestId('webhook-password').fill('не тот пароль');
+    await section.getByRole('button', { name: 'Подключить вебхук' }).click();
+    await section.getByText('Неверный текущий пароль').waitFor();
+    expect(await hookOf()).toEqual([]);
+    if (SCREENSHOTS) {
+      // Another player, so the four wrong passwords of the pictures do not use up this one's five.
+      const pictured = await playerWithPassword();
+      for (const width of [390, 1280]) {
+        for (const colorScheme of ['light', 'dark'] as const) {
+          const shot = await openAs(pictured.token, '/profile', { width, colorScheme });
+          const shown = shot.page.locator('section[aria-labelledby="webhook-title"]');
+          await shown.getByLabel('Адрес (https://…)').fill('https://93.184.216.34/hook');
+          await shown.getByTestId('webhook-password').fill('не тот пароль');
+          await shown.getByRole('button', { name: 'Подключить вебхук' }).click();
+          await shown.getByText('Неверный текущий пароль').waitFor();
+          await shown.scrollIntoViewIfNeeded();
+          await shown.screenshot({ path: `${SCREENSHOTS}/webhook-password-${width}-${colorScheme}.png` });
+          await shot.context.close();
+        }
+      }
+    }
+    await section.getByTestId('webhook-password').fill(PASSWORD);
+    await section.getByRole('button', { name: 'Подключить вебхук' }).click();
+    const first = (await section.getByTestId('secret-value').textContent())!;
+    expect(first).toMatch(/^whsec_/);
+    expect(await section.getByTestId('webhook-password').inputValue()).toBe('');
+    expect(await hookOf()).toEqual([{ url: 'https://93.184.216.34/hook', secret: first }]);
+
+    // «Новый секрет» asks for it too: a wrong one leaves the secret as it was.
+    await section.getByTestId('webhook-password').fill('не тот пароль');
+    await section.getByRole('button', { name: 'Новый секрет' }).click();
+    await section.getByText('Неверный текущий пароль').waitFor();
+    expect(await hookOf()).toEqual([{ url: 'https://93.184.216.34/hook', secret: first }]);
+    await section.getByTestId('webhook-password').fill(PASSWORD);
+    await section.getByRole('button', { name: 'Новый секрет' }).click();
+    await expect.poll(() => section.getByTestId('secret-value').textContent()).not.toBe(first);
+    const rotated = (await section.getByTestId('secret-value').textContent())!;
+    expect(rotated).toMatch(/^whsec_/);
+    expect(await section.getByTestId('webhook-password').inputValue()).toBe('');
+    expect(await hookOf()).toEqual([{ url: 'https://93.184.216.34/hook', secret: rotated }]);
+    await context.close();
+  });
+
   it("open codes are masked until the player gives a code; then shown whole, with the copy button", async () => {
     const sid = await firstServerId(db());
     const u = await createUser(db(), { totp: true, name: 'Игрок Коды' });

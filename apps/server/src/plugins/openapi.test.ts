@@ -112,6 +112,14 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(create)).toContain('"password"');
   });
 
+  it('says what setting the webhook and rotating its secret ask for: the code with TOTP on, else the current password in the body', () => {
+    for (const call of [doc.paths['/api/webhook']!.put!, doc.paths['/api/webhook/rotate']!.post!]) {
+      expect(call.description).toMatch(/X-Two-Factor-Code/);
+      expect(call.description).toMatch(/`password`/);
+      expect(JSON.stringify(call)).toContain('"password"');
+    }
+  });
+
   it('serves a readable reference at /api/docs from this origin', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/docs/' });
     expect(res.statusCode).toBe(200);

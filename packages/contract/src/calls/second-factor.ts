@@ -26,6 +26,7 @@ export const TWO_FACTOR_MESSAGES = {
   freshSignIn: 'Выйдите и войдите снова через Telegram или Discord, затем включите вход с кодом в течение 15 минут',
   freshSignInPasskey: 'Выйдите и войдите снова через Telegram или Discord, затем добавьте ключ доступа в течение 15 минут',
   freshSignInApiKey: 'Выйдите и войдите снова через Telegram или Discord, затем создайте API-ключ в течение 15 минут',
+  freshSignInWebhook: 'Выйдите и войдите снова через Telegram или Discord, затем настройте вебхук в течение 15 минут',
   passkeyInvalid: 'Ключ доступа не подошёл. Попробуйте ещё раз',
   passkeyUnknown: 'Этот ключ доступа не зарегистрирован',
   passkeyName: 'Название не длиннее 64 символов',

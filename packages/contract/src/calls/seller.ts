@@ -126,6 +126,14 @@ export const WebhookUrlSchema = z
 export const WebhookSchema = z.object({ url: z.string(), events: z.array(WebhookEventSchema), created_at: TimestampSchema });
 export type Webhook = z.infer<typeof WebhookSchema>;
 
+/**
+ * `password` of PUT /webhook and POST /webhook/rotate (README "Second factors"): both answer the secret
+ * that signs events the seller's receiver trusts, and the endpoint outlives logout and a password change,
+ * so an account with a password and without TOTP gives it. With TOTP on the code is asked instead
+ * (`X-Two-Factor-Code`); accounts without a password leave it out.
+ */
+const WebhookPasswordSchema = z.string().max(128, M.passwordLong).optional();
+
 export const putWebhook = defineCall({
   method: 'PUT',
   path: '/api/webhook',
@@ -136,6 +144,7 @@ export const putWebhook = defineCall({
       .min(1, 'Выберите хотя бы одно событие')
       .max(WEBHOOK_EVENTS.length)
       .transform((v) => [...new Set(v)]),
+    password: WebhookPasswordSchema,
   }),
   response: z.object({ url: z.string(), events: z.array(WebhookEventSchema), secret: z.string() }),
 });
@@ -143,7 +152,14 @@ export type PutWebhookBody = z.input<typeof putWebhook.body>;
 
 export const getWebhook = defineCall({ method: 'GET', path: '/api/webhook', response: WebhookSchema.nullable() });
 export const deleteWebhook = defineCall({ method: 'DELETE', path: '/api/webhook', response: z.object({ success: z.literal(true) }) });
-export const rotateWebhookSecret = defineCall({ method: 'POST', path: '/api/webhook/rotate', response: z.object({ secret: z.string() }) });
+export const rotateWebhookSecret = defineCall({
+  method: 'POST',
+  path: '/api/webhook/rotate',
+  // Optional as a whole: a call with no body (a TOTP user's, an account without a password) still validates.
+  body: z.object({ password: WebhookPasswordSchema }).optional(),
+  response: z.object({ secret: z.string() }),
+});
+export type RotateWebhookSecretBody = z.infer<typeof rotateWebhookSecret.body>;
 
 export const WebhookDeliverySchema = z.object({
   id: z.number().int(),

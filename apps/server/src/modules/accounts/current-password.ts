@@ -5,8 +5,9 @@ import type { RateLimiter, RateRule } from '../sessions/rate-limit.service';
 
 /**
  * Wrong current passwords per account, over every call that asks for it (password change, turning
- * TOTP on, adding a passkey, creating an API key): whoever holds a stolen session cannot use them to
- * guess the password (the login's own limit is per address; this one is per signed-in account).
+ * TOTP on, adding a passkey, creating an API key, setting the webhook or rotating its secret): whoever
+ * holds a stolen session cannot use them to guess the password (the login's own limit is per address;
+ * this one is per signed-in account).
  */
 const WRONG_CURRENT_PASSWORD: RateRule = { limit: 5, windowMs: 15 * 60_000 };
 const NO_PASSWORD = 'У аккаунта нет пароля: вы входите через Discord или Telegram';

@@ -59,8 +59,8 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       expect((await inject('GET', '/api/v1/balance?gamesserver_id=1', { authorization: `Bearer ${key}` })).statusCode).not.toBe(401);
       // …and linked their own Telegram chat, which would go on hearing of the owner's balance and requests.
       await world.db.kysely.updateTable('users').set({ telegram_chat_id: 555000222n }).where('id', '=', userId).execute();
-      // …and pointed the seller's webhook at their own server: its secret would stay theirs after the owner's next PUT.
-      const hook = await inject('PUT', '/api/webhook', auth, { url: 'https://93.184.216.34/thief', events: ['code.activated', 'request.completed'] });
+      // …and pointed the seller's webhook at their own server (the password again): its secret would stay theirs after the owner's next PUT.
+      const hook = await inject('PUT', '/api/webhook', auth, { url: 'https://93.184.216.34/thief', events: ['code.activated', 'request.completed'], password: PASSWORD });
       expect(hook.statusCode).toBe(200);
       const waiting = await world.db.kysely
         .insertInto('webhook_deliveries')
@@ -84,7 +84,8 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       const left = await world.db.kysely.selectFrom('webhook_deliveries').select('status').where('id', '=', waiting.id).executeTakeFirstOrThrow();
       expect(left.status).toBe('failed');
       // The owner's own endpoint gets a secret of its own, not the thief's.
-      const own = await inject('PUT', '/api/webhook', mine, { url: 'https://93.184.216.34/owner', events: ['code.activated'] });
+      const own = await inject('PUT', '/api/webhook', mine, { url: 'https://93.184.216.34/owner', events: ['code.activated'], password: 'owner back in' });
+      expect(own.statusCode).toBe(200);
       expect(own.json().secret).not.toBe(hook.json().secret);
       expect((await me(stolen)).statusCode).toBe(401);
     });

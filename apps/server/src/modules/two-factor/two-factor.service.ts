@@ -19,13 +19,17 @@ export const CODE_FAILURES_PER_USER: RateRule = { limit: 10, windowMs: 15 * 60_0
 /** A read that shows gift codes (GET /my_codes) accepts a session that stepped up this recently. */
 export const STEP_UP_READ_MS = 10 * 60_000;
 /**
- * An account without a password turns TOTP on, adds a passkey or creates an API key only from a
- * session signed in this recently.
+ * An account without a password turns TOTP on, adds a passkey, creates an API key or sets its webhook
+ * only from a session signed in this recently.
  */
 export const FRESH_SIGN_IN_MS = 15 * 60_000;
 /** What requireLastingAccessAddition guards, and what its fresh sign-in refusal tells the user to do. */
-export type LastingAccess = 'passkey' | 'apiKey';
-const FRESH_SIGN_IN_MESSAGE: Record<LastingAccess, string> = { passkey: T.freshSignInPasskey, apiKey: T.freshSignInApiKey };
+export type LastingAccess = 'passkey' | 'apiKey' | 'webhook';
+const FRESH_SIGN_IN_MESSAGE: Record<LastingAccess, string> = {
+  passkey: T.freshSignInPasskey,
+  apiKey: T.freshSignInApiKey,
+  webhook: T.freshSignInWebhook,
+};
 
 export interface TwoFactorDeps {
   db: DbHandle;
@@ -234,9 +238,11 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
      */
     requireStepUp,
     /**
-     * Adding a way in that lasts beyond the session: a passkey (signs in alone) or a seller API key
-     * (issues codes under /api/v1). With TOTP on the code (step-up); without it the current password
-     * (422, the shared 5 wrong a quarter of an hour), or a stolen session could leave itself one that
+     * Adding a way in that lasts beyond the session: a passkey (signs in alone), a seller API key
+     * (issues codes under /api/v1) or the seller's webhook (setting or rotating it answers the secret
+     * that signs events, and its endpoint hears of every order). With TOTP on the code (step-up);
+     * without it the current password (422, the shared 5 wrong a quarter of an hour), or a stolen
+     * session could leave itself one that
      * outlives logout, «Завершить другие сеансы» and a password change; an account with neither TOTP
      * nor a password signed in with Discord or Telegram within FRESH_SIGN_IN_MS (it has no reset either).
      */

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { WebhookDelivery } from '@adena/contract';
+import { TWO_FACTOR_MESSAGES, type WebhookDelivery } from '@adena/contract';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
@@ -7,6 +7,8 @@ import { closeServer, listen, readBody } from '../../../test/fakes/http';
 import { startSmtp } from '../../../test/fakes/smtp';
 import { waitFor } from '../../../test/fakes/wait-for';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { hashPassword } from '../../lib/password';
+import { hashToken, newToken } from '../../lib/tokens';
 import { createJobs, type JobQueue } from '../jobs/jobs.service';
 import { totpCode } from '../two-factor/totp';
 import { isPrivateAddress, refusedAtSetup, type Resolve } from './address-guard';
@@ -553,6 +555,7 @@ describe.each(DB_KINDS)('a TOTP seller\u2019s webhook secret on %s', (kind) => {
 
   it('setting the endpoint and rotating its secret ask for the code: a stolen session neither reads nor replaces the secret', async () => {
     const seller = await createUser(t.db.kysely, { totp: true });
+    await t.db.kysely.updateTable('users').set({ password_hash: await hashPassword('Totp-Pa55word') }).where('id', '=', seller.id).execute();
     const call = (method: 'PUT' | 'POST', url: string, headers: Record<string, string> = {}, payload?: object) =>
       t.app.inject({ method, url, headers: { ...seller.auth, ...headers }, ...(payload ? { payload } : {}) });
     const code = async () => {
@@ -575,6 +578,16 @@ describe.each(DB_KINDS)('a TOTP seller\u2019s webhook secret on %s', (kind) => {
       expect(rotated.statusCode).toBe(403);
       expect(rotated.body).not.toContain('whsec_');
     }
+    // The password does not replace the code.
+    const withPassword = [
+      await call('PUT', '/api/webhook', {}, { url: 'http://127.0.0.1:9/thief', events: ['code.activated'], password: 'Totp-Pa55word' }),
+      await call('POST', '/api/webhook/rotate', {}, { password: 'Totp-Pa55word' }),
+    ];
+    for (const refused of withPassword) {
+      expect(refused.statusCode).toBe(403);
+      expect(refused.json()).toMatchObject({ two_factor_required: true });
+      expect(refused.body).not.toContain('whsec_');
+    }
     expect(await stored()).toBe(secret);
     expect((await t.app.inject({ method: 'GET', url: '/api/webhook', headers: seller.auth })).json().url).toBe('http://127.0.0.1:9/hook');
 
@@ -583,5 +596,97 @@ describe.each(DB_KINDS)('a TOTP seller\u2019s webhook secret on %s', (kind) => {
     expect(rotated.statusCode).toBe(200);
     expect(rotated.json().secret).not.toBe(secret);
     expect(await stored()).toBe(rotated.json().secret);
+  });
+});
+
+describe.each(DB_KINDS)('a seller\u2019s webhook secret without TOTP on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+  });
+  afterAll(() => t.close());
+
+  const hookOf = (userId: number) => t.db.kysely.selectFrom('webhooks').select(['url', 'events', 'secret']).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const call = (method: 'GET' | 'PUT' | 'POST', url: string, headers: Record<string, string>, payload?: object) =>
+    t.app.inject({ method, url, headers, ...(payload ? { payload } : {}) });
+
+  it("a stolen access token alone neither reads nor replaces the secret of a password account without TOTP; the owner's password does", async () => {
+    const owner = await createUser(t.db.kysely);
+    await t.db.kysely.updateTable('users').set({ password_hash: await hashPassword('Owner-Pa55word') }).where('id', '=', owner.id).execute();
+    const set = await call('PUT', '/api/webhook', owner.auth, { url: 'http://127.0.0.1:9/hook', events: ['code.activated'], password: 'Owner-Pa55word' });
+    expect(set.statusCode).toBe(200);
+    const before = await hookOf(owner.id);
+    expect(before.secret).toBe(set.json().secret);
+
+    // The thief holds a copy of the owner's session, not the password. Setting the same URL again would
+    // answer the secret (to sign fake events to the owner's receiver); another URL would send the owner's
+    // orders to the thief's server, and either outlives logout, «Завершить другие сеансы» and a password change.
+    for (const [password, message] of [
+      [undefined, 'Введите текущий пароль'],
+      ['', 'Введите текущий пароль'],
+      ['guess-1234', 'Неверный текущий пароль'],
+    ] as const) {
+      const given = password === undefined ? {} : { password };
+      for (const url of ['http://127.0.0.1:9/hook', 'http://127.0.0.1:9/thief']) {
+        const put = await call('PUT', '/api/webhook', owner.auth, { url, events: ['code.activated', 'request.completed'], ...given });
+        expect(put.statusCode, `${url} ${password}`).toBe(422);
+        expect(put.json().errors.password).toEqual([message]);
+        expect(put.body).not.toContain('whsec_');
+      }
+      const rotated = await call('POST', '/api/webhook/rotate', owner.auth, password === undefined ? undefined : given);
+      expect(rotated.statusCode, String(password)).toBe(422);
+      expect(rotated.json().errors.password).toEqual([message]);
+      expect(rotated.body).not.toContain('whsec_');
+    }
+    const emptyBody = await call('POST', '/api/webhook/rotate', owner.auth, {});
+    expect(emptyBody.statusCode).toBe(422);
+    expect(emptyBody.json().errors.password).toEqual(['Введите текущий пароль']);
+    expect(await hookOf(owner.id)).toEqual(before);
+    expect((await call('GET', '/api/webhook', owner.auth)).json()).toMatchObject({ url: 'http://127.0.0.1:9/hook', events: ['code.activated'] });
+    // The wrong guesses locked nothing: the owner still signs in with the password.
+    expect((await t.app.inject({ method: 'POST', url: '/api/login', payload: { email: owner.email, password: 'Owner-Pa55word' } })).statusCode).toBe(200);
+
+    // The owner, with the password, changes the events (the secret stays) and rotates the secret.
+    const changed = await call('PUT', '/api/webhook', owner.auth, { url: 'http://127.0.0.1:9/hook', events: ['code.cancelled'], password: 'Owner-Pa55word' });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.json()).toEqual({ url: 'http://127.0.0.1:9/hook', events: ['code.cancelled'], secret: before.secret });
+    const rotated = await call('POST', '/api/webhook/rotate', owner.auth, { password: 'Owner-Pa55word' });
+    expect(rotated.statusCode).toBe(200);
+    expect(rotated.json().secret).not.toBe(before.secret);
+    expect(await hookOf(owner.id)).toMatchObject({ events: ['code.cancelled'], secret: rotated.json().secret });
+  });
+
+  it('an account without a password or TOTP sets the webhook and rotates its secret only from a fresh Discord or Telegram sign-in, not an old or a passkey session', async () => {
+    const owner = await createUser(t.db.kysely); // Telegram or Discord only: no password, no TOTP
+    const setFreshness = (at: Date) => t.db.kysely.updateTable('tokens').set({ created_at: at }).where('token_hash', '=', hashToken(owner.token)).execute();
+    // Signed in a moment ago: no password asked.
+    const set = await call('PUT', '/api/webhook', owner.auth, { url: 'http://127.0.0.1:9/hook', events: ['code.activated'] });
+    expect(set.statusCode).toBe(200);
+    const before = await hookOf(owner.id);
+
+    // The thief's copy of the session is an hour old; a session a passkey made a moment ago is not the
+    // account's own sign-in either.
+    await setFreshness(new Date(Date.now() - 60 * 60_000));
+    const viaPasskey = newToken();
+    await t.db.kysely.insertInto('tokens').values({ user_id: owner.id, kind: 'access', token_hash: hashToken(viaPasskey), method: 'passkey' }).execute();
+    for (const auth of [owner.auth, { authorization: `Bearer ${viaPasskey}` }]) {
+      for (const refused of [
+        await call('PUT', '/api/webhook', auth, { url: 'http://127.0.0.1:9/hook', events: ['code.activated'] }),
+        await call('PUT', '/api/webhook', auth, { url: 'http://127.0.0.1:9/thief', events: ['code.activated'] }),
+        await call('POST', '/api/webhook/rotate', auth),
+      ]) {
+        expect(refused.statusCode).toBe(403);
+        expect(refused.json().message).toBe(TWO_FACTOR_MESSAGES.freshSignInWebhook);
+        expect(refused.body).not.toContain('whsec_');
+      }
+    }
+    expect(await hookOf(owner.id)).toEqual(before);
+
+    // The owner signed in again a moment ago: the secret is replaced, no password asked.
+    await setFreshness(new Date());
+    const rotated = await call('POST', '/api/webhook/rotate', owner.auth);
+    expect(rotated.statusCode).toBe(200);
+    expect(await hookOf(owner.id)).toMatchObject({ url: 'http://127.0.0.1:9/hook', secret: rotated.json().secret });
+    expect(rotated.json().secret).not.toBe(before.secret);
   });
 });

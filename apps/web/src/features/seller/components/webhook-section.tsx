@@ -16,7 +16,8 @@ import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { type FormEvent, useEffect, useState } from 'react';
-import { ApiError } from '../../../lib/api-client';
+import { useFormErrors } from '../../../hooks/use-form-errors';
+import { useUser } from '../../../lib/session';
 import { useWebhook, useWebhookActions, useWebhookDeliveries } from '../api/webhook';
 import { dateTime, ShownOnce } from './shown-once';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
@@ -28,17 +29,28 @@ const EVENT_TEXT: Record<WebhookEvent, string> = {
   'request.rejected': 'Заявка отклонена',
   ping: 'Проверка (ping)',
 };
+/** The fields this form shows its errors under; any other is said above the buttons. */
+const FIELDS = ['url', 'events', 'password'] as const;
 const STATUS = { pending: ['Ждёт повтора', 'warning'], delivered: ['Доставлено', 'success'], failed: ['Не доставлено', 'error'] } as const;
 
-/** The webhook: URL and events, its secret (shown when set or rotated), a test send and the delivery log. */
+/**
+ * The webhook: URL and events, its secret (shown when set or rotated), a test send and the delivery log.
+ * Saving and «Новый секрет» answer the secret that signs events, and the endpoint outlives logout and a
+ * password change, so both ask for the TOTP code (the step-up prompt) or, without TOTP, the current
+ * password (README "Second factors").
+ */
 export function WebhookSection() {
   const { data: hook, isPending } = useWebhook();
+  const { user } = useUser();
   const { save, remove, rotate, test } = useWebhookActions();
   const deliveries = useWebhookDeliveries();
+  const f = useFormErrors();
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<WebhookEvent[]>(['code.activated', 'code.cancelled']);
-  const [errors, setErrors] = useState<Record<string, string | undefined>>({});
+  const [password, setPassword] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
+  const askPassword = user?.two_factor === false;
+  const givenPassword = (askPassword && password) || undefined;
 
   useEffect(() => {
     if (hook) {
@@ -49,17 +61,24 @@ export function WebhookSection() {
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const parsed = putWebhook.body.safeParse({ url, events });
-    if (!parsed.success) {
-      setErrors(Object.fromEntries(parsed.error.issues.map((i) => [String(i.path[0]), i.message])));
-      return;
-    }
-    setErrors({});
+    f.clear();
+    const body = f.validate(putWebhook.body, { url, events, password: givenPassword });
+    if (!body) return;
     try {
-      const saved = await save.mutateAsync({ url, events });
+      const saved = await save.mutateAsync(body);
       if (!hook) setSecret(saved.secret);
+      setPassword('');
     } catch (err) {
-      if (err instanceof ApiError) setErrors({ url: err.fieldErrors.url?.[0], events: err.fieldErrors.events?.[0], form: err.fieldErrors.url ? undefined : err.message });
+      f.fromError(err, FIELDS);
+    }
+  };
+  const newSecret = async () => {
+    f.clear();
+    try {
+      setSecret((await rotate.mutateAsync(givenPassword === undefined ? undefined : { password: givenPassword })).secret);
+      setPassword('');
+    } catch (err) {
+      f.fromError(err, FIELDS);
     }
   };
   const toggle = (ev: WebhookEvent) => setEvents((cur) => (cur.includes(ev) ? cur.filter((x) => x !== ev) : [...cur, ev]));
@@ -81,8 +100,8 @@ export function WebhookSection() {
             label="Адрес (https://…)"
             value={url}
             onChange={(e) => setUrl(e.target.value)}
-            error={Boolean(errors.url)}
-            helperText={errors.url ?? ' '}
+            error={Boolean(f.fieldError('url'))}
+            helperText={f.fieldError('url') ?? ' '}
             inputMode="url"
           />
           <FormGroup row aria-label="События">
@@ -90,8 +109,22 @@ export function WebhookSection() {
               <FormControlLabel key={ev} control={<Checkbox size="small" checked={events.includes(ev)} onChange={() => toggle(ev)} />} label={EVENT_TEXT[ev]} />
             ))}
           </FormGroup>
-          {errors.events && <FormHelperText error>{errors.events}</FormHelperText>}
-          {errors.form && <Alert severity="error">{errors.form}</Alert>}
+          {f.fieldError('events') && <FormHelperText error>{f.fieldError('events')}</FormHelperText>}
+          {askPassword && (
+            <TextField
+              size="small"
+              sx={{ maxWidth: { sm: 280 } }}
+              label="Текущий пароль"
+              type="password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              autoComplete="current-password"
+              slotProps={{ htmlInput: { 'data-testid': 'webhook-password', maxLength: 128 } }}
+              error={Boolean(f.fieldError('password'))}
+              helperText={f.fieldError('password') ?? 'Если пароля у аккаунта нет (вход через Discord или Telegram), оставьте пустым'}
+            />
+          )}
+          {f.formError && <Alert severity="error">{f.formError}</Alert>}
           <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 1 }}>
             <Button type="submit" variant="contained" disabled={save.isPending}>
               {hook ? 'Сохранить' : 'Подключить вебхук'}
@@ -101,7 +134,7 @@ export function WebhookSection() {
                 <Button variant="outlined" onClick={() => test.mutate()} disabled={test.isPending}>
                   Отправить тест
                 </Button>
-                <Button onClick={async () => setSecret((await rotate.mutateAsync()).secret)} disabled={rotate.isPending}>
+                <Button onClick={newSecret} disabled={rotate.isPending}>
                   Новый секрет
                 </Button>
                 <Button color="error" onClick={() => remove.mutate()} disabled={remove.isPending}>

@@ -1,0 +1,149 @@
+// @vitest-environment happy-dom
+import type { User } from '@adena/contract/lite';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, createElement } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { userQueryOptions } from '../../../lib/session';
+import { answer, cleanup, settle, type } from '../../../test/dom';
+import { WebhookSection } from './webhook-section';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const user = (twoFactor: boolean): User => ({
+  id: 5,
+  name: 'Продавец',
+  email: 'seller@example.com',
+  phone: null,
+  admin: false,
+  vip: false,
+  vip_until: null,
+  telegram_linked: false,
+  two_factor: twoFactor,
+  created_at: '2026-11-01T00:00:00Z',
+});
+const HOOK = { url: 'https://shop.example/hook', events: ['code.activated', 'code.cancelled'], created_at: '2026-11-27T10:00:00Z' };
+const passwordField = () => document.querySelector<HTMLInputElement>('[data-testid="webhook-password"]');
+const urlField = () => {
+  const label = [...document.querySelectorAll('label')].find((l) => l.textContent?.startsWith('Адрес'))!;
+  return document.getElementById(label.htmlFor) as HTMLInputElement;
+};
+const helperOf = (input: HTMLInputElement | null) => input?.closest('.MuiFormControl-root')?.querySelector('.MuiFormHelperText-root')?.textContent ?? null;
+const button = (name: string) => [...document.querySelectorAll('button')].find((b) => b.textContent === name)!;
+const shownSecret = () => document.querySelector('[data-testid="secret-value"]')?.textContent ?? null;
+const alerts = () => [...document.querySelectorAll('.MuiAlert-message')].map((a) => a.textContent);
+
+describe('the webhook form in the profile', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+
+  /**
+   * Renders the section for the user with the endpoint already set (or not); each PUT /api/webhook and
+   * POST /api/webhook/rotate takes the next answer of its list, its body kept.
+   */
+  async function render(who: User, hook: typeof HOOK | null, answers: { put?: Array<() => Response>; rotate?: Array<() => Response> }) {
+    localStorage.setItem('access_token', 'token');
+    const sent: { put: unknown[]; rotate: unknown[] } = { put: [], rotate: [] };
+    let current = hook;
+    const next = (list: Array<() => Response> | undefined) => (list?.shift() ?? (() => answer(500, { message: 'unexpected' })))();
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init: RequestInit) => {
+        if (url === '/api/user') return answer(200, who);
+        if (url === '/api/webhook/deliveries') return answer(200, []);
+        if (url === '/api/webhook' && init.method === 'GET') return answer(200, current);
+        if (url === '/api/webhook' && init.method === 'PUT') {
+          const body = JSON.parse(String(init.body)) as { url: string; events: string[] };
+          sent.put.push(body);
+          const res = next(answers.put);
+          if (res.ok) current = { url: body.url, events: body.events, created_at: HOOK.created_at };
+          return res;
+        }
+        if (url === '/api/webhook/rotate' && init.method === 'POST') {
+          sent.rotate.push(JSON.parse(String(init.body)));
+          return next(answers.rotate);
+        }
+        throw new Error(`unexpected ${init.method} ${url}`);
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    qc.setQueryData(userQueryOptions().queryKey, who);
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(WebhookSection))));
+    await settle();
+    return sent;
+  }
+  async function press(name: string, password?: string) {
+    if (password !== undefined) await act(async () => type(passwordField()!, password));
+    await act(async () => button(name).click());
+    await settle();
+  }
+
+  it('without TOTP asks for the current password to connect, sends it, and says a wrong one under the field', async () => {
+    const sent = await render(user(false), null, {
+      put: [
+        () => answer(422, { message: 'Проверьте поля', errors: { password: ['Неверный текущий пароль'] } }),
+        () => answer(200, { url: 'https://shop.example/hook', events: ['code.activated', 'code.cancelled'], secret: 'whsec_new' }),
+      ],
+    });
+    expect(passwordField()).not.toBeNull();
+    expect(passwordField()!.type).toBe('password');
+    expect(passwordField()!.getAttribute('autocomplete')).toBe('current-password');
+    expect(helperOf(passwordField())).toMatch(/Discord или Telegram/);
+
+    await act(async () => type(urlField(), 'https://shop.example/hook'));
+    await press('Подключить вебхук', 'не тот пароль');
+    expect(sent.put).toEqual([{ url: 'https://shop.example/hook', events: ['code.activated', 'code.cancelled'], password: 'не тот пароль' }]);
+    expect(helperOf(passwordField())).toBe('Неверный текущий пароль');
+    expect(helperOf(urlField())).not.toContain('Неверный');
+    expect(alerts()).toEqual([]);
+    expect(shownSecret()).toBeNull();
+
+    await press('Подключить вебхук', 'верный пароль');
+    expect(sent.put[1]).toEqual({ url: 'https://shop.example/hook', events: ['code.activated', 'code.cancelled'], password: 'верный пароль' });
+    expect(shownSecret()).toBe('whsec_new');
+    expect(passwordField()!.value).toBe('');
+  });
+
+  it('without TOTP «Новый секрет» sends the current password too; a wrong one is said under the field, the right one shows the new secret', async () => {
+    const sent = await render(user(false), HOOK, {
+      rotate: [() => answer(422, { message: 'Проверьте поля', errors: { password: ['Неверный текущий пароль'] } }), () => answer(200, { secret: 'whsec_rotated' })],
+    });
+    await press('Новый секрет', 'не тот пароль');
+    expect(sent.rotate).toEqual([{ password: 'не тот пароль' }]);
+    expect(helperOf(passwordField())).toBe('Неверный текущий пароль');
+    expect(shownSecret()).toBeNull();
+
+    await press('Новый секрет', 'верный пароль');
+    expect(sent.rotate[1]).toEqual({ password: 'верный пароль' });
+    expect(shownSecret()).toBe('whsec_rotated');
+    expect(passwordField()!.value).toBe('');
+    expect(helperOf(passwordField())).toMatch(/оставьте пустым/);
+  });
+
+  it('an account without a password leaves the field empty and sends none; a stale sign-in is told what to do', async () => {
+    const fresh = 'Выйдите и войдите снова через Telegram или Discord, затем настройте вебхук в течение 15 минут';
+    const sent = await render(user(false), HOOK, {
+      put: [() => answer(200, { ...HOOK, secret: 'whsec_kept' })],
+      rotate: [() => answer(403, { message: fresh })],
+    });
+    await press('Сохранить');
+    expect(sent.put).toEqual([{ url: HOOK.url, events: HOOK.events }]);
+    await press('Новый секрет');
+    expect(sent.rotate).toEqual([{}]);
+    expect(alerts()).toContain(fresh);
+    expect(shownSecret()).toBeNull();
+  });
+
+  it('with TOTP on shows no password field and sends none (the code is asked in the step-up prompt)', async () => {
+    const sent = await render(user(true), HOOK, { put: [() => answer(200, { ...HOOK, secret: 'whsec_kept' })], rotate: [() => answer(200, { secret: 'whsec_totp' })] });
+    expect(passwordField()).toBeNull();
+    await press('Сохранить');
+    await press('Новый секрет');
+    expect(sent).toEqual({ put: [{ url: HOOK.url, events: HOOK.events }], rotate: [{}] });
+    expect(shownSecret()).toBe('whsec_totp');
+  });
+});
