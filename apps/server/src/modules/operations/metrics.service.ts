@@ -17,6 +17,8 @@ export interface MetricsDeps {
   /** Socket.IO connections this process holds. */
   openSockets: () => number;
   log: { warn(obj: object, msg: string): void };
+  /** How long a scrape waits for the database's figures before answering without them (adena_db_up 0). */
+  dbReadBoundMs?: number;
 }
 
 const CURRENCY = { 1: 'adena', 2: 'coins' } as const;
@@ -28,7 +30,7 @@ const CURRENCY = { 1: 'adena', 2: 'coins' } as const;
  * when Prometheus scrapes, so every process reports the same shared truth and nothing is kept
  * between scrapes. A scrape while the database is away reports the process's own figures only.
  */
-export function createMetrics({ db, poolStats, openSockets, log }: MetricsDeps) {
+export function createMetrics({ db, poolStats, openSockets, log, dbReadBoundMs = 5_000 }: MetricsDeps) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -88,6 +90,31 @@ export function createMetrics({ db, poolStats, openSockets, log }: MetricsDeps) 
     }
   }
 
+  /**
+   * One read of the database's figures at a time: scrapes arriving meanwhile share it, and none waits
+   * longer than dbReadBoundMs (a slow or locked database then reads adena_db_up 0). Before, every scrape
+   * (each Prometheus, every 15 s) held three pool connections for as long as the database took, so a
+   * slow database piled scrapes up until they filled the pool the players' calls need.
+   */
+  let reading: Promise<void> | null = null;
+  async function readDatabaseBounded() {
+    reading ??= readDatabase().finally(() => {
+      reading = null;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), dbReadBoundMs);
+    });
+    try {
+      if ((await Promise.race([reading, bound])) === 'late') {
+        dbUp.set(0);
+        log.warn({ boundMs: dbReadBoundMs }, 'metrics: database figures late; answered without them');
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   let server: Server | null = null;
   return {
     /** Called once per answered request (onResponse). `route` is the route's pattern, never the raw URL. */
@@ -95,7 +122,7 @@ export function createMetrics({ db, poolStats, openSockets, log }: MetricsDeps) 
       requests.observe(route, method, status, seconds);
     },
     async text() {
-      await readDatabase();
+      await readDatabaseBounded();
       return registry.metrics();
     },
     contentType: registry.contentType,

@@ -1,11 +1,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../app';
 import { createDb } from '../../db/client';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
-import { createTestApp, DB_KINDS, type TestApp, testConfig } from '../../../test/harness';
+import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp, testConfig } from '../../../test/harness';
 import { freePort } from '../../../test/pg-cluster';
 
 describe.each(DB_KINDS)('operations on %s', (kind) => {
@@ -67,6 +68,26 @@ describe.each(DB_KINDS)('operations on %s', (kind) => {
     expect((await fetch(`http://127.0.0.1:${publicPort}/metrics`)).headers.get('content-type')).not.toMatch(/openmetrics|version=0\.0\.4/);
     expect((await fetch(`http://127.0.0.1:${port}/other`)).status).toBe(404);
   });
+
+  it.runIf(kind === 'postgres')('scrapes of a locked database share one read and answer within the bound with adena_db_up 0', async () => {
+    const port = t.app.deps.metricsPort();
+    const lock = await holdLocks(t.db.kysely, (trx) => sql`LOCK TABLE ledger_transactions IN ACCESS EXCLUSIVE MODE`.execute(trx));
+    try {
+      const scrapes = Array.from({ length: 4 }, () => fetch(`http://127.0.0.1:${port}/metrics`).then(async (r) => ({ status: r.status, text: await r.text() })));
+      await expect.poll(() => lockWaits(t.db.kysely, '%ledger_transactions%')).toBe(1);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await lockWaits(t.db.kysely, '%ledger_transactions%')).toBe(1);
+      for (const scrape of await Promise.all(scrapes)) {
+        expect(scrape.status).toBe(200);
+        expect(scrape.text).toMatch(/adena_db_up 0/);
+      }
+      // Players' calls are served meanwhile.
+      expect((await t.app.inject({ method: 'GET', url: '/api/gamesservers' })).statusCode).toBe(200);
+    } finally {
+      await lock.release();
+    }
+    await expect.poll(async () => (await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).match(/adena_db_up (\d)/)?.[1]).toBe('1');
+  }, 30_000);
 
   it('turns /api/ready to 503 at once when draining, and keeps serving every other call', async () => {
     t.app.deps.readiness.drain();
