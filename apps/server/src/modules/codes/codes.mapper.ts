@@ -8,6 +8,7 @@ import type { IssueInput } from './codes.service';
 import { toPricekod } from '../user-variants/user-variants.mapper';
 import type { AttemptRow, CodeRow, GameServerRow, LedgerEntryRow, OwnerCodeRow, PriceDataRow } from './codes.repository';
 
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
 /** A realtime event waiting for COMMIT. */
@@ -51,10 +52,13 @@ export const toCodeEvent = (c: CodeRow) => {
 /** The server and its standard nominals at the given fee: the part of price data anyone may see. */
 function toPublicPriceData(server: Pick<GameServerRow, 'id' | 'name' | 'standard_nominals' | 'min_nominal'>, feeBp: number) {
   const nominals = [...server.standard_nominals].map((n) => BigInt(n)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  // A nominal whose price no JSON number carries (stored before the operators' form refused it) is
+  // left out rather than failing the page for every player of the server; no code of it could be bought anyway.
+  const priced = nominals.map((n) => ({ n, price: n + feeOf(n, feeBp) })).filter((p) => p.price <= MAX_SAFE);
   return {
     id: server.id,
     gamesserver: { id: server.id, name: server.name },
-    standard_nominals: nominals.map((n) => ({ nominal: toNumber(n), price: toNumber(n + feeOf(n, feeBp)) })),
+    standard_nominals: priced.map((p) => ({ nominal: toNumber(p.n), price: toNumber(p.price) })),
     code_fee_bp: feeBp,
     min_nominal: toNumber(server.min_nominal),
   };

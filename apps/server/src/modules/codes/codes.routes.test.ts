@@ -60,6 +60,26 @@ describe.each(DB_KINDS)('gift codes on %s', (kind) => {
       expect((await call('GET', '/api/varianty_adeny_za_kod/abc', null)).statusCode).toBe(422);
     });
 
+    it('leaves out a stored standard nominal whose price with the fee no JSON number carries, rather than answer 500', async () => {
+      const { standard_nominals: kept } = await t.db.kysely.selectFrom('gamesservers').select('standard_nominals').where('id', '=', serverId).executeTakeFirstOrThrow();
+      // As an operator's form could save it before the form checked the price (9e15 plus 3 % is past 2^53 − 1).
+      await t.db.kysely
+        .updateTable('gamesservers')
+        .set({ standard_nominals: JSON.stringify([KK, 9_000_000_000_000_000]) })
+        .where('id', '=', serverId)
+        .execute();
+      try {
+        const anon = await call('GET', `/api/varianty_adeny_za_kod/${serverId}`, null);
+        expect(anon.statusCode).toBe(200);
+        expect((anon.json() as PriceData).standard_nominals).toEqual([{ nominal: KK, price: price(KK, 300) }]);
+        const own = await call('GET', `/api/auth_varianty_adeny_za_kod/${serverId}`, seller);
+        expect(own.statusCode).toBe(200);
+        expect((own.json() as AuthPriceData).standard_nominals).toEqual([{ nominal: KK, price: price(KK, 300) }]);
+      } finally {
+        await t.db.kysely.updateTable('gamesservers').set({ standard_nominals: JSON.stringify(kept) }).where('id', '=', serverId).execute();
+      }
+    });
+
     it("shows a signed-in player their wallet, nick, limit and own open codes with sert", async () => {
       const issued = (await issue(seller, sellerWallet.id, 5 * KK)).json();
       const res = await call('GET', `/api/auth_varianty_adeny_za_kod/${serverId}`, seller);

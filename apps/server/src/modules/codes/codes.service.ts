@@ -236,11 +236,11 @@ export function createCodesService(deps: CodesServiceDeps) {
           }
           const server = await activeGameServer(trx, wallet.gameServerId);
           checkNominal(server, nominal);
+          const fee = feeOf(nominal, feeBpFor(caller.user, server, clock()));
           const userVariantId =
             input.userVariantId === undefined
               ? null
-              : await userVariants.lockForNewCode(trx, ownerId, input.userVariantId, { walletId: wallet.id, gameServerId: server.id, nominal });
-          const fee = feeOf(nominal, feeBpFor(caller.user, server, clock()));
+              : await userVariants.lockForNewCode(trx, ownerId, input.userVariantId, { walletId: wallet.id, gameServerId: server.id, nominal, price: nominal + fee });
           checkTotal(nominal + fee);
           // The fee may have changed since the player's page showed the price (an operator's setting, VIP ending).
           checkConfirmedPrice(input.price, nominal + fee);

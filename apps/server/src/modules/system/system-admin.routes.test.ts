@@ -123,6 +123,35 @@ describe.each(DB_KINDS)("the operators' game servers on %s", (kind) => {
       expect(pub.map((s: { name: string }) => s.name)).toContain('Asterios x5');
     });
 
+    it('refuses a standard nominal whose price with the fee no JSON number carries, on create, on edit and on a fee change alone', async () => {
+      const huge = 9_000_000_000_000_000;
+      const tooBig = /^Цена кода на .+ с комиссией была бы слишком большой/;
+      const created = await call('POST', '/api/admin/gamesservers', { ...newServer('Huge x1'), code_fee_bp: 300, standard_nominals: [KK, huge] });
+      expect(created.statusCode).toBe(422);
+      expect(created.json().errors.standard_nominals[0]).toMatch(tooBig);
+      expect(await t.db.kysely.selectFrom('gamesservers').select('id').where('name', '=', 'Huge x1').execute()).toEqual([]);
+
+      const id = await firstServerId(t.db.kysely);
+      const edited = await call('PUT', `/api/admin/gamesservers/${id}`, { standard_nominals: [KK, huge] });
+      expect(edited.statusCode).toBe(422);
+      expect(edited.json().errors.standard_nominals[0]).toMatch(tooBig);
+      // Price data stays whole for everyone.
+      expect((await t.app.inject({ method: 'GET', url: `/api/varianty_adeny_za_kod/${id}` })).statusCode).toBe(200);
+
+      // Without a fee the nominal's price fits; raising the fee alone would push it past 2^53 − 1.
+      const free = await call('POST', '/api/admin/gamesservers', { ...newServer('Free x1'), code_fee_bp: 0, vip_code_fee_bp: 0, standard_nominals: [KK, huge] });
+      expect(free.statusCode).toBe(200);
+      const freeId = free.json().success.id;
+      const fee = await call('PUT', `/api/admin/gamesservers/${freeId}`, { code_fee_bp: 300 });
+      expect(fee.statusCode).toBe(422);
+      expect(fee.json().errors.standard_nominals[0]).toMatch(tooBig);
+      const row = await t.db.kysely.selectFrom('gamesservers').select('code_fee_bp').where('id', '=', freeId).executeTakeFirstOrThrow();
+      expect(row.code_fee_bp).toBe(0);
+      // A fee under which the price still fits (9e15 + 4.5e12 < 2^53 − 1) is taken.
+      expect((await call('PUT', `/api/admin/gamesservers/${freeId}`, { code_fee_bp: 5 })).statusCode).toBe(200);
+      await call('PUT', `/api/admin/gamesservers/${freeId}`, { active: false });
+    });
+
     it('answers 404 for a server that does not exist', async () => {
       expect((await call('PUT', '/api/admin/gamesservers/999999', { code_fee_bp: 1 })).statusCode).toBe(404);
     });

@@ -1,6 +1,7 @@
-import { type AdminGamesserver, type GamesserverInput, GamesserverInputSchema, zodIssuesToErrors } from '@adena/contract';
+import { type AdminGamesserver, adenaText, type GamesserverInput, GamesserverInputSchema, zodIssuesToErrors } from '@adena/contract';
 import type { Db } from '../../db/client';
 import { AppError } from '../../lib/app-error';
+import { feeOf } from '../../lib/money';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { Caller } from '../sessions/caller';
 import { toAdminGamesserver, toGameServerValues } from './system.mapper';
@@ -16,6 +17,22 @@ export interface SystemAdminServiceDeps {
 const nameTaken = () =>
   new AppError('CONFLICT', { message: 'Сервер с таким названием уже есть', errors: { name: ['Сервер с таким названием уже есть'] } });
 const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23505';
+/**
+ * Every standard nominal's price at the server's fee must be a JSON number: price data shows it to
+ * everyone, so one that does not fit would break the page for all players. The VIP fee is never
+ * above the fee, so the fee's price is the largest. The fee maths is the server's, hence here and
+ * not in the contract's schema; it runs on the merged record, so a change of the fee alone is checked too.
+ */
+function checkStandardPrices(s: Pick<GamesserverInput, 'standard_nominals' | 'code_fee_bp'>) {
+  const tooBig = s.standard_nominals.filter((n) => BigInt(n) + feeOf(BigInt(n), s.code_fee_bp) > BigInt(Number.MAX_SAFE_INTEGER));
+  if (tooBig.length === 0) return;
+  throw new AppError('VALIDATION', {
+    errors: {
+      standard_nominals: tooBig.map((n) => `Цена кода на ${adenaText(n)} с комиссией была бы слишком большой: уменьшите номинал или комиссию`),
+    },
+  });
+}
+
 const withoutTimes = ({ created_at: _c, updated_at: _u, ...rest }: AdminGamesserver) => rest;
 
 /**
@@ -31,6 +48,7 @@ export function createSystemAdminService({ db, audit, system }: SystemAdminServi
     },
 
     async create(caller: Caller, input: GamesserverInput) {
+      checkStandardPrices(input);
       const row = await repo
         .transaction(async (trx) => {
           if (await repo.serverNameTaken(trx, input.name)) throw nameTaken();
@@ -61,6 +79,7 @@ export function createSystemAdminService({ db, audit, system }: SystemAdminServi
           // The cross-field rules (min ≤ max, VIP fee ≤ fee, nominals ≥ minimum) hold for the merged record.
           const merged = GamesserverInputSchema.safeParse({ ...before, ...patch });
           if (!merged.success) throw new AppError('VALIDATION', { errors: zodIssuesToErrors(merged.error.issues) });
+          checkStandardPrices(merged.data);
           if (merged.data.name.toLowerCase() !== current.name.toLowerCase() && (await repo.serverNameTaken(trx, merged.data.name, id))) {
             throw nameTaken();
           }

@@ -31,6 +31,18 @@ export const userVariantsRepository = {
       .executeTakeFirst();
   },
 
+  /** The open codes of the owner's variant: how many, and what their removal would refund. */
+  async openTotals(q: Q, ownerId: number, id: number) {
+    const row = await q
+      .selectFrom('codes')
+      .select([sql<string>`count(*)`.as('count'), sql<string>`coalesce(sum(price), 0)`.as('price')])
+      .where('user_id', '=', ownerId)
+      .where('pricekod_id', '=', id)
+      .where('status', '=', 'active')
+      .executeTakeFirstOrThrow();
+    return { count: Number(row.count), price: BigInt(row.price) };
+  },
+
   update(q: Q, ownerId: number, id: number, set: { nominal?: bigint; deleted?: boolean }) {
     return q
       .updateTable('pricekods')

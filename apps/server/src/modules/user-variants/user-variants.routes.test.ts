@@ -119,6 +119,65 @@ describe.each(DB_KINDS)('user variants on %s', (kind) => {
       await call('DELETE', `/api/pricekods/${c.success.id}`, seller);
     });
 
+    it('refuses a code added through show_code to a batch that already holds 100 open codes, as an edit refuses 101', async () => {
+      const p = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, p.id, serverId);
+      const one = price(KK, 300);
+      await fund(t.db.kysely, w, BigInt(101 * one));
+      const created = await call('POST', '/api/pricekods/', p, { gamesserver_id: serverId, nominal: KK, count: 100 });
+      expect(created.statusCode).toBe(200);
+      const id = created.json().success.id;
+      const res = await issue(p, w.id, KK, { pricekod_id: id });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors.pricekod_id).toEqual(['Не больше 100 кодов']);
+      expect(await balanceOf(p.id)).toBe(one);
+      const data: AuthPriceData = (await call('GET', `/api/auth_varianty_adeny_za_kod/${serverId}`, p)).json();
+      expect(data.pricekods.find((v) => v.id === id)).toMatchObject({ open_count: 100 });
+      // One activated leaves room for one more.
+      const [first] = data.svoy_variant_kods.filter((k) => k.pricekod_id === id);
+      expect((await call('POST', '/api/activation_code/', buyer, { sert: first!.sert })).statusCode).toBe(200);
+      expect((await issue(p, w.id, KK, { pricekod_id: id })).statusCode).toBe(200);
+      expect((await call('DELETE', `/api/pricekods/${id}`, p)).json().summa).toBe(100 * one);
+      await expectAudit();
+    });
+
+    it('refuses a code added through show_code that would make the batch refund more than a JSON number carries', async () => {
+      const big = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, big.id, serverId);
+      const nominal = 4e15;
+      const p = BigInt(price(nominal, 300));
+      await fund(t.db.kysely, w, 2n * p);
+      const created = await call('POST', '/api/pricekods/', big, { gamesserver_id: serverId, nominal, count: 2 });
+      expect(created.statusCode).toBe(200);
+      const id = created.json().success.id;
+      await fund(t.db.kysely, w, p);
+      // A third code fits the balance, but the batch's removal would then refund 3p, past 2^53 − 1.
+      const third = await issue(big, w.id, nominal, { pricekod_id: id });
+      expect(third.statusCode).toBe(422);
+      expect(third.json().errors.pricekod_id).toEqual(['Слишком большая сумма']);
+      expect(await balanceOf(big.id)).toBe(Number(p));
+      const data: AuthPriceData = (await call('GET', `/api/auth_varianty_adeny_za_kod/${serverId}`, big)).json();
+      expect(data.pricekods.find((v) => v.id === id)).toMatchObject({ open_count: 2 });
+      await expectAudit();
+    });
+
+    it("answers show_code's pricekod_id of another player or of a deleted batch with 404 on pricekod_id", async () => {
+      const c = (await call('POST', '/api/pricekods/', seller, { gamesserver_id: serverId, nominal: 3 * KK, count: 1 })).json();
+      const buyerWallet = await createWallet(t.db.kysely, buyer.id, serverId);
+      await fund(t.db.kysely, buyerWallet, 10n * BigInt(KK));
+      const foreign = await issue(buyer, buyerWallet.id, 3 * KK, { pricekod_id: c.success.id });
+      expect(foreign.statusCode).toBe(404);
+      expect(foreign.json().errors).toEqual({ pricekod_id: ['Вариант не найден'] });
+      expect((await call('DELETE', `/api/pricekods/${c.success.id}`, seller)).statusCode).toBe(200);
+      const deleted = await issue(seller, sellerWallet.id, 3 * KK, { pricekod_id: c.success.id });
+      expect(deleted.statusCode).toBe(404);
+      expect(deleted.json().errors).toEqual({ pricekod_id: ['Вариант не найден'] });
+      // The batch's own calls name it by `id`, in their path.
+      const again = await call('DELETE', `/api/pricekods/${c.success.id}`, seller);
+      expect(again.statusCode).toBe(404);
+      expect(again.json().errors).toEqual({ id: ['Вариант не найден'] });
+    });
+
     it('refuses an edit whose batch would hold more than a JSON number carries, though each step fit the balance (its removal refunds it all)', async () => {
       const big = await createUser(t.db.kysely);
       const w = await createWallet(t.db.kysely, big.id, serverId);

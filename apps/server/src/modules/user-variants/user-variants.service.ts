@@ -34,7 +34,9 @@ export interface UserVariantInput {
   price?: number;
 }
 
-const userVariantNotFound = () => new AppError('NOT_FOUND', { message: 'Вариант не найден', errors: { id: ['Вариант не найден'] } });
+/** `field`: where the request names the variant (`id` in the path of its own calls, `pricekod_id` in show_code's body). */
+const userVariantNotFound = (field = 'id') => new AppError('NOT_FOUND', { message: 'Вариант не найден', errors: { [field]: ['Вариант не найден'] } });
+const tooManyCodes = (field: string) => new AppError('VALIDATION', { errors: { [field]: [`Не больше ${MAX_BATCH} кодов`] } });
 
 export interface UserVariantsDeps {
   db: UserVariantsDb;
@@ -109,15 +111,21 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
 
     /**
      * In show_code's transaction: the variant a new code joins, which must be the owner's, live, of
-     * that wallet, server and nominal. Locked, so the new code queues behind an edit or delete.
+     * that wallet, server and nominal. Locked, so the new code queues behind an edit or delete, and
+     * the batch's limits hold as an edit checks them: at most MAX_BATCH open codes, and an open total
+     * (what deleting the batch refunds in one answer) that a JSON number carries.
      */
-    async lockForNewCode(trx: UserVariantsTrx, ownerId: number, id: number, code: { walletId: number; gameServerId: number; nominal: bigint }) {
+    async lockForNewCode(trx: UserVariantsTrx, ownerId: number, id: number, code: { walletId: number; gameServerId: number; nominal: bigint; price: bigint }) {
       const variant = await repo.lockOwn(trx, ownerId, id);
-      if (!variant || variant.gameServerId !== code.gameServerId) throw userVariantNotFound();
+      if (!variant || variant.gameServerId !== code.gameServerId) throw userVariantNotFound('pricekod_id');
       if (variant.nominal !== code.nominal) {
         throw new AppError('VALIDATION', { errors: { nominal: [`Номинал варианта — ${adenaText(variant.nominal)}`] } });
       }
-      if (variant.walletId !== code.walletId) throw userVariantNotFound();
+      if (variant.walletId !== code.walletId) throw userVariantNotFound('pricekod_id');
+      // Counted under the variant's lock: every code that joins a batch passes it, so none joins meanwhile.
+      const open = await repo.openTotals(trx, ownerId, variant.id);
+      if (open.count + 1 > MAX_BATCH) throw tooManyCodes('pricekod_id');
+      checkTotal(open.price + code.price, 'pricekod_id');
       return variant.id;
     },
 
@@ -185,7 +193,7 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
           const toIssue = BigInt(sameNominal ? Math.max(0, input.count - open.length) : input.count);
           // The batch's whole open total, not only what this edit adds: its removal refunds all of it in one answer.
           checkTotal((nominal + fee) * BigInt(input.count));
-          if (input.count > MAX_BATCH) throw new AppError('VALIDATION', { errors: { count: [`Не больше ${MAX_BATCH} кодов`] } });
+          if (input.count > MAX_BATCH) throw tooManyCodes('count');
 
           const refunded = await cancelSome(trx, ownerId, variant, toCancel);
           const charged = await issueMore(trx, caller.user, variant, { nominal, fee }, toIssue);

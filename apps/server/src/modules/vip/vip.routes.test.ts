@@ -62,5 +62,21 @@ describe.each(DB_KINDS)('VIP on %s', (kind) => {
       expect((await call('POST', '/api/vip/', u, { months: 0 })).statusCode).toBe(422);
       await expectAudit();
     });
+
+    it('says not enough coins under months, the field the request has, whether the server is chosen or not', async () => {
+      const u = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, u.id, serverId);
+      await fund(t.db.kysely, w, 100n, 2);
+      const expected = { low_cap: true, errors: { months: ['Недостаточно монет Эйнхасад для покупки VIP'] } };
+      const chosen = await call('POST', '/api/vip/', u, { months: 1, gamesserver_id: serverId });
+      expect(chosen.statusCode).toBe(409);
+      expect(chosen.json()).toMatchObject(expected);
+      expect(chosen.json().errors).not.toHaveProperty('amount');
+      const any = await call('POST', '/api/vip/', u, { months: 1 });
+      expect(any.statusCode).toBe(409);
+      expect(any.json()).toMatchObject(expected);
+      expect(await balanceOf(u.id, 2)).toBe(100);
+      await expectAudit();
+    });
   });
 });

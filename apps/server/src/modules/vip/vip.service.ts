@@ -61,6 +61,10 @@ export function createVipService({ db, realtime, clock = () => new Date() }: { d
               { account: walletAccount(wallet.id, server.id, 2), amount: -total },
               { account: serviceAccount('fees', server.id, 2), amount: total },
             ],
+          }).catch((err: unknown) => {
+            // The ledger refuses a chosen server's coins that fall short, naming its own `amount`; this
+            // request's field is `months`, as when no server's coins cover the price.
+            throw err instanceof AppError && err.code === 'INSUFFICIENT_BALANCE' ? notEnoughCoins() : err;
           });
           const user = await repo.extendVip(trx, userId, server.vip_period_days * input.months);
           const answer = toVipAnswer(user, clock());
