@@ -13,6 +13,7 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
+import { CurrentPasswordField } from '../../../components/current-password-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { ApiError } from '../../../lib/api-client';
 import { useUser } from '../../../lib/session';
@@ -90,18 +91,7 @@ export function PasskeysSection() {
         ) : (
         <Stack spacing={1.5}>
           {askPassword && (
-            <TextField
-              size="small"
-              sx={{ maxWidth: { sm: 280 } }}
-              label="Текущий пароль"
-              type="password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              autoComplete="current-password"
-              slotProps={{ htmlInput: { 'data-testid': 'passkey-password', maxLength: 128 } }}
-              error={Boolean(f.fieldError('password'))}
-              helperText={f.fieldError('password') ?? 'Если пароля у аккаунта нет (вход через Discord или Telegram), оставьте пустым'}
-            />
+            <CurrentPasswordField compact testId="passkey-password" value={password} onChange={setPassword} error={f.fieldError('password')} />
           )}
           <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
             <TextField size="small" sx={{ minWidth: { sm: 280 } }} label="Название (необязательно)" value={name} onChange={(e) => setName(e.target.value)} slotProps={{ htmlInput: { maxLength: 64 } }} />

@@ -9,6 +9,7 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { type FormEvent, useState } from 'react';
+import { CurrentPasswordField } from '../../../components/current-password-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUser } from '../../../lib/session';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from '../api/api-keys';
@@ -58,18 +59,7 @@ export function ApiKeysSection() {
       {fresh && <ShownOnce label="Новый ключ" value={fresh} onClose={() => setFresh(null)} />}
       <Stack component="form" spacing={1.5} onSubmit={submit} noValidate>
         {askPassword && (
-          <TextField
-            size="small"
-            sx={{ maxWidth: { sm: 280 } }}
-            label="Текущий пароль"
-            type="password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-            autoComplete="current-password"
-            slotProps={{ htmlInput: { 'data-testid': 'api-key-password', maxLength: 128 } }}
-            error={Boolean(f.fieldError('password'))}
-            helperText={f.fieldError('password') ?? 'Если пароля у аккаунта нет (вход через Discord или Telegram), оставьте пустым'}
-          />
+          <CurrentPasswordField compact testId="api-key-password" value={password} onChange={setPassword} error={f.fieldError('password')} />
         )}
         <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
           <TextField

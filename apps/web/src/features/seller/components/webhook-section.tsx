@@ -16,6 +16,7 @@ import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { type FormEvent, useEffect, useState } from 'react';
+import { CurrentPasswordField } from '../../../components/current-password-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUser } from '../../../lib/session';
 import { useWebhook, useWebhookActions, useWebhookDeliveries } from '../api/webhook';
@@ -111,18 +112,7 @@ export function WebhookSection() {
           </FormGroup>
           {f.fieldError('events') && <FormHelperText error>{f.fieldError('events')}</FormHelperText>}
           {askPassword && (
-            <TextField
-              size="small"
-              sx={{ maxWidth: { sm: 280 } }}
-              label="Текущий пароль"
-              type="password"
-              value={password}
-              onChange={(e) => setPassword(e.target.value)}
-              autoComplete="current-password"
-              slotProps={{ htmlInput: { 'data-testid': 'webhook-password', maxLength: 128 } }}
-              error={Boolean(f.fieldError('password'))}
-              helperText={f.fieldError('password') ?? 'Если пароля у аккаунта нет (вход через Discord или Telegram), оставьте пустым'}
-            />
+            <CurrentPasswordField compact testId="webhook-password" value={password} onChange={setPassword} error={f.fieldError('password')} />
           )}
           {f.formError && <Alert severity="error">{f.formError}</Alert>}
           <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 1 }}>

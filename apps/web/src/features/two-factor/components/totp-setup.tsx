@@ -6,6 +6,7 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { CurrentPasswordField } from '../../../components/current-password-field';
 import { userQueryOptions } from '../../../lib/session';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useTwoFactorEnable, twoFactorEnableBody } from '../api/two-factor-enable';
@@ -105,16 +106,7 @@ export function TotpSetup({ onDone }: { onDone(): void }) {
         error={Boolean(f.fieldError('code'))}
         helperText={f.fieldError('code')}
       />
-      <TextField
-        label="Текущий пароль"
-        type="password"
-        value={password}
-        onChange={(e) => setPassword(e.target.value)}
-        autoComplete="current-password"
-        slotProps={{ htmlInput: { 'data-testid': 'totp-enable-password' } }}
-        error={Boolean(f.fieldError('password'))}
-        helperText={f.fieldError('password') ?? 'Если пароля у аккаунта нет (вход через Discord или Telegram), оставьте пустым'}
-      />
+      <CurrentPasswordField testId="totp-enable-password" value={password} onChange={setPassword} error={f.fieldError('password')} />
       <Button type="submit" variant="contained" disabled={enable.isPending}>
         Включить
       </Button>
