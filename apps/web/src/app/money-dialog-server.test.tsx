@@ -1,13 +1,12 @@
 // @vitest-environment happy-dom
 import type { Gamesserver } from '@adena/contract/lite';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement, type ReactElement } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
+import type { Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useSelectedGameServerId } from '../features/servers/selected-server';
 import { MoneyDialogs } from '../features/wallet/components/money-dialogs';
 import { useUi } from '../lib/ui-store';
-import { answer, cleanup, settle, type } from '../test/dom';
+import { answer, cleanup, mountWithQuery, settle, type } from '../test/dom';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -50,12 +49,9 @@ describe('the page’s game server and an open money dialog', () => {
   });
 
   async function mount(element: () => ReactElement) {
-    localStorage.setItem('access_token', 'token');
-    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
-    root = createRoot(document.body.appendChild(document.createElement('div')));
-    const render = () => act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, element())));
-    await render();
-    return render;
+    const mounted = await mountWithQuery(element);
+    root = mounted.root;
+    return mounted.render;
   }
 
   it('another tab choosing another server moves the page only once no dialog is open: an open withdrawal goes to its own server', async () => {

@@ -1,5 +1,5 @@
-import { type QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, createElement } from 'react';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, createElement, type ReactElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { vi } from 'vitest';
 import { useRequestKeys } from '../hooks/use-request-key';
@@ -35,4 +35,18 @@ export async function cleanup(root: Root | null) {
   document.body.innerHTML = '';
   localStorage.clear();
   useRequestKeys.setState({ kept: {} });
+}
+
+/**
+ * Renders `element()` into the page inside a QueryClientProvider, signed in, with mutations sent even
+ * while the browser looks offline. `render()` renders it again (a changed prop, a remount's test);
+ * the test's afterEach passes `root` to cleanup.
+ */
+export async function mountWithQuery(element: () => ReactElement) {
+  localStorage.setItem('access_token', 'token');
+  const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+  const root = createRoot(document.body.appendChild(document.createElement('div')));
+  const render = () => act(async () => root.render(createElement(QueryClientProvider, { client: qc }, element())));
+  await render();
+  return { root, render };
 }

@@ -1,11 +1,10 @@
 // @vitest-environment happy-dom
 import type { Gamesserver } from '@adena/contract/lite';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement, type ReactElement } from 'react';
-import { createRoot, type Root } from 'react-dom/client';
+import type { Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
-import { answer, cleanup, settle, type } from '../../../test/dom';
+import { answer, cleanup, mountWithQuery, settle, type } from '../../../test/dom';
 import { MoneyDialogs } from './money-dialogs';
 import { TakeDialog } from './take-dialog';
 
@@ -59,12 +58,9 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
   });
 
   async function mount(element: () => ReactElement) {
-    localStorage.setItem('access_token', 'token');
-    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
-    root = createRoot(document.body.appendChild(document.createElement('div')));
-    const render = () => act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, element())));
-    await render();
-    return render;
+    const mounted = await mountWithQuery(element);
+    root = mounted.root;
+    return mounted.render;
   }
 
   const dialogs = () => createElement(MoneyDialogs, { server: scryde, nick: 'Hero', balances: { 1: 10_000_000, 2: 0 } });
