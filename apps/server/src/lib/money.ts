@@ -1,6 +1,9 @@
+/** The largest amount the API carries (PRODUCT.md section 2): a JSON number's exact integers. */
+export const MAX_SAFE_AMOUNT = BigInt(Number.MAX_SAFE_INTEGER);
+
 /** Amounts are bigint from SQL to the service; they become JSON numbers only at the contract edge. */
 export function toNumber(v: bigint): number {
-  if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < BigInt(Number.MIN_SAFE_INTEGER)) {
+  if (v > MAX_SAFE_AMOUNT || v < -MAX_SAFE_AMOUNT) {
     throw new RangeError(`amount ${v} is beyond what JSON carries exactly`);
   }
   return Number(v);

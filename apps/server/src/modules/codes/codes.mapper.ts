@@ -1,5 +1,5 @@
 import type { AdminCode, AdminLedgerEntry, AuthPriceData, Code, PriceData, RealtimeEvents, SellerCode } from '@adena/contract';
-import { feeOf, toNumber } from '../../lib/money';
+import { feeOf, MAX_SAFE_AMOUNT, toNumber } from '../../lib/money';
 import { maskSert } from '../../lib/sert';
 import type { RealtimeEventName } from '../../plugins/realtime';
 import { toAdminPerson as person } from '../incidents/incidents.mapper';
@@ -8,7 +8,6 @@ import type { IssueInput } from './codes.service';
 import { toPricekod } from '../user-variants/user-variants.mapper';
 import type { AttemptRow, CodeRow, GameServerRow, LedgerEntryRow, OwnerCodeRow, PriceDataRow } from './codes.repository';
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
 /** A realtime event waiting for COMMIT. */
@@ -54,7 +53,7 @@ function toPublicPriceData(server: Pick<GameServerRow, 'id' | 'name' | 'standard
   const nominals = [...server.standard_nominals].map((n) => BigInt(n)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   // A nominal whose price no JSON number carries (stored before the operators' form refused it) is
   // left out rather than failing the page for every player of the server; no code of it could be bought anyway.
-  const priced = nominals.map((n) => ({ n, price: n + feeOf(n, feeBp) })).filter((p) => p.price <= MAX_SAFE);
+  const priced = nominals.map((n) => ({ n, price: n + feeOf(n, feeBp) })).filter((p) => p.price <= MAX_SAFE_AMOUNT);
   return {
     id: server.id,
     gamesserver: { id: server.id, name: server.name },

@@ -1,7 +1,7 @@
 import { adenaText } from '@adena/contract';
 import { AppError } from '../../lib/app-error';
 import { newSert } from '../../lib/sert';
-import { toNumber } from '../../lib/money';
+import { MAX_SAFE_AMOUNT, toNumber } from '../../lib/money';
 import { type Leg, serviceAccount, walletAccount } from '../ledger/ledger.service';
 import type { User } from '../sessions/caller';
 import { type CodeRow, type CodesTrx, codesRepository as repo, type GameServerRow, type Q } from './codes.repository';
@@ -12,7 +12,6 @@ import { type CodeRow, type CodesTrx, codesRepository as repo, type GameServerRo
  * Every call that takes a transaction runs inside the caller's.
  */
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 /** Open codes a user variant may hold. */
 export const MAX_BATCH = 100;
 
@@ -64,7 +63,7 @@ export function checkConfirmedPrice(confirmed: number | undefined, price: bigint
 
 /** A total the wire can carry as a JSON number. */
 export function checkTotal(total: bigint, field = 'nominal') {
-  if (total > MAX_SAFE) throw new AppError('VALIDATION', { errors: { [field]: ['Слишком большая сумма'] } });
+  if (total > MAX_SAFE_AMOUNT) throw new AppError('VALIDATION', { errors: { [field]: ['Слишком большая сумма'] } });
 }
 
 export interface NewCode {

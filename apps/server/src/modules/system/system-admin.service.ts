@@ -1,7 +1,7 @@
 import { type AdminGamesserver, adenaText, type GamesserverInput, GamesserverInputSchema, zodIssuesToErrors } from '@adena/contract';
 import type { Db } from '../../db/client';
 import { AppError } from '../../lib/app-error';
-import { feeOf } from '../../lib/money';
+import { feeOf, MAX_SAFE_AMOUNT } from '../../lib/money';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { Caller } from '../sessions/caller';
 import { toAdminGamesserver, toGameServerValues } from './system.mapper';
@@ -24,7 +24,7 @@ const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.
  * not in the contract's schema; it runs on the merged record, so a change of the fee alone is checked too.
  */
 function checkStandardPrices(s: Pick<GamesserverInput, 'standard_nominals' | 'code_fee_bp'>) {
-  const tooBig = s.standard_nominals.filter((n) => BigInt(n) + feeOf(BigInt(n), s.code_fee_bp) > BigInt(Number.MAX_SAFE_INTEGER));
+  const tooBig = s.standard_nominals.filter((n) => BigInt(n) + feeOf(BigInt(n), s.code_fee_bp) > MAX_SAFE_AMOUNT);
   if (tooBig.length === 0) return;
   throw new AppError('VALIDATION', {
     errors: {

@@ -1,5 +1,6 @@
 import { AppError } from '../../lib/app-error';
 import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
+import { MAX_SAFE_AMOUNT } from '../../lib/money';
 import type { Realtime } from '../../plugins/realtime';
 import { balanceEvents, type Outgoing } from '../codes/codes.mapper';
 import { post, serviceAccount, walletAccount } from '../ledger/ledger.service';
@@ -7,7 +8,6 @@ import type { Caller } from '../sessions/caller';
 import { toVipAnswer } from './vip.mapper';
 import { type VipDb, type VipServerRow, type VipTrx, type VipWalletRow, vipRepository as repo } from './vip.repository';
 
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 export interface VipPurchase {
   months: number;
@@ -51,7 +51,7 @@ export function createVipService({ db, realtime, clock = () => new Date() }: { d
           const { server, wallet } = await payer(trx, userId, input, months);
           if (!server || !wallet) throw notEnoughCoins();
           const total = server.vip_price * months;
-          if (total > MAX_SAFE) throw new AppError('VALIDATION', { errors: { months: ['Слишком большая сумма'] } });
+          if (total > MAX_SAFE_AMOUNT) throw new AppError('VALIDATION', { errors: { months: ['Слишком большая сумма'] } });
           const posted = await post(trx, {
             kind: 'vip_purchase',
             refType: 'user',
