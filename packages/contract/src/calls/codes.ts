@@ -225,6 +225,12 @@ export const vip = defineCall({
     /** Whose coins pay; without it, the first server (in display order) whose coin balance covers the price. */
     gamesserver_id: IdSchema.optional(),
     months: z.number({ error: 'Укажите срок в месяцах' }).int('Срок — целое число месяцев').min(1, 'Не меньше 1 месяца').max(12, 'Не больше 12 месяцев'),
+    /**
+     * The coins and the days the player confirmed (beyond PRODUCT.md): when the server's VIP price or
+     * period differs now, 409 with the current `price` and `days`, and nothing is charged.
+     */
+    price: AmountSchema.optional(),
+    days: z.number({ error: 'Укажите срок в днях' }).int('Целое число дней').min(1, 'Не меньше 1 дня').optional(),
   }),
   response: z.object({ success: UserSchema }),
 });

@@ -6,7 +6,9 @@ import { toUser } from '../accounts/accounts.mapper';
 export const toVipAnswer = (user: User, now: Date): { success: WireUser } => ({ success: toUser(user, now) });
 
 /** The body in the domain's words. */
-export const fromVipBody = (b: { months: number; gamesserver_id?: number }) => ({
+export const fromVipBody = (b: { months: number; gamesserver_id?: number; price?: number; days?: number }) => ({
   months: b.months,
   ...(b.gamesserver_id !== undefined ? { gameServerId: b.gamesserver_id } : {}),
+  ...(b.price !== undefined ? { price: b.price } : {}),
+  ...(b.days !== undefined ? { days: b.days } : {}),
 });

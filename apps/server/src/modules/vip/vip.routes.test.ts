@@ -78,5 +78,40 @@ describe.each(DB_KINDS)('VIP on %s', (kind) => {
       expect(await balanceOf(u.id, 2)).toBe(100);
       await expectAudit();
     });
+
+    it('charges only the price and period the player confirmed: changed terms are 409 with the new ones, nothing taken', async () => {
+      const u = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, u.id, serverId);
+      await fund(t.db.kysely, w, 1000n, 2);
+      const terms = (vip_price: number, vip_period_days: number) =>
+        t.db.kysely.updateTable('gamesservers').set({ vip_price: BigInt(vip_price), vip_period_days }).where('id', '=', serverId).execute();
+      const vipUntil = async () => (await t.db.kysely.selectFrom('users').select('vip_until').where('id', '=', u.id).executeTakeFirstOrThrow()).vip_until;
+      // The dialog showed 2 months for 600 coins and 60 days; an operator then raised the price, then cut the period.
+      const shown = { months: 2, gamesserver_id: serverId, price: 600, days: 60 };
+      try {
+        await terms(400, 30);
+        const dearer = await call('POST', '/api/vip/', u, shown);
+        expect(dearer.statusCode).toBe(409);
+        expect(dearer.json()).toMatchObject({ price: 800, days: 60, message: 'Условия VIP изменились: теперь 800 монет эйнхасад за 60 дней. Проверьте и оплатите ещё раз' });
+        await terms(300, 7);
+        const shorter = await call('POST', '/api/vip/', u, shown);
+        expect(shorter.statusCode).toBe(409);
+        expect(shorter.json()).toMatchObject({ price: 600, days: 14 });
+        // Even without a server chosen, the one whose coins pay is checked against what was confirmed.
+        expect((await call('POST', '/api/vip/', u, { months: 2, price: 600, days: 60 })).json()).toMatchObject({ price: 600, days: 14 });
+        expect(await balanceOf(u.id, 2)).toBe(1000);
+        expect(await vipUntil()).toBeNull();
+        // A price above the balance is named before the shortfall, so the player sees what changed.
+        await terms(600, 30);
+        expect((await call('POST', '/api/vip/', u, shown)).json()).toMatchObject({ price: 1200, days: 60 });
+        await terms(300, 30);
+        const ok = await call('POST', '/api/vip/', u, shown);
+        expect(ok.statusCode).toBe(200);
+        expect(await balanceOf(u.id, 2)).toBe(400);
+      } finally {
+        await terms(300, 30);
+      }
+      await expectAudit();
+    });
   });
 });

@@ -1,6 +1,7 @@
+import { amountText, plural } from '@adena/contract';
 import { AppError } from '../../lib/app-error';
 import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
-import { MAX_SAFE_AMOUNT } from '../../lib/money';
+import { MAX_SAFE_AMOUNT, toNumber } from '../../lib/money';
 import type { Realtime } from '../../plugins/realtime';
 import { balanceEvents, type Outgoing } from '../codes/codes.mapper';
 import { post, serviceAccount, walletAccount } from '../ledger/ledger.service';
@@ -13,6 +14,9 @@ export interface VipPurchase {
   months: number;
   /** Whose coins pay; without it, the first server in display order whose coins cover the price. */
   gameServerId?: number;
+  /** The coins and days the caller confirmed; other ones now are refused rather than charged. */
+  price?: number;
+  days?: number;
 }
 
 const gameServerNotFound = () =>
@@ -23,6 +27,20 @@ const notEnoughCoins = () =>
     body: { low_cap: true },
     errors: { months: ['Недостаточно монет Эйнхасад для покупки VIP'] },
   });
+
+/**
+ * The price and period the caller confirmed, when given: others now (an operator changed the server's
+ * settings since the dialog was read) are 409 with the current `price` and `days`, and nothing is charged.
+ */
+function checkConfirmedTerms(input: VipPurchase, price: bigint, days: number) {
+  const samePrice = input.price === undefined || BigInt(input.price) === price;
+  const sameDays = input.days === undefined || input.days === days;
+  if (samePrice && sameDays) return;
+  throw new AppError('CONFLICT', {
+    message: `Условия VIP изменились: теперь ${amountText(price, 2)} за ${days} ${plural(days, ['день', 'дня', 'дней'])}. Проверьте и оплатите ещё раз`,
+    body: { price: toNumber(price), days },
+  });
+}
 
 /** VIP bought with a server's second currency (coins of Einhasad), at that server's price and period. */
 export function createVipService({ db, realtime, clock = () => new Date() }: { db: VipDb; realtime: Pick<Realtime, 'publish'>; clock?: () => Date }) {
@@ -49,9 +67,12 @@ export function createVipService({ db, realtime, clock = () => new Date() }: { d
         const out = await db.transaction().execute(async (trx) => {
           await claimKey(trx, userId, idem);
           const { server, wallet } = await payer(trx, userId, input, months);
-          if (!server || !wallet) throw notEnoughCoins();
+          if (!server) throw notEnoughCoins();
           const total = server.vip_price * months;
           if (total > MAX_SAFE_AMOUNT) throw new AppError('VALIDATION', { errors: { months: ['Слишком большая сумма'] } });
+          // Before the balance: a player short of coins at a changed price hears the new price first.
+          checkConfirmedTerms(input, total, server.vip_period_days * input.months);
+          if (!wallet) throw notEnoughCoins();
           const posted = await post(trx, {
             kind: 'vip_purchase',
             refType: 'user',

@@ -12,7 +12,7 @@ const call = ref<typeof vip>('POST', '/api/vip/');
 export function useBuyVip() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: ({ idempotencyKey, ...body }: { months: number; gamesserver_id?: number; idempotencyKey: string }) =>
+    mutationFn: ({ idempotencyKey, ...body }: { months: number; gamesserver_id?: number; price?: number; days?: number; idempotencyKey: string }) =>
       request(call, { body, idempotencyKey }),
     onSuccess: (r) => {
       qc.setQueryData(userQueryOptions().queryKey, r.success);

@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement, type ReactElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { useGamesservers } from '../../../lib/gamesservers';
 import { useUi } from '../../../lib/ui-store';
 import { answer, cleanup, settle } from '../../../test/dom';
 import { ShowCodeDialog } from './show-code-dialog';
@@ -102,6 +103,45 @@ describe('paid dialogs after a lost answer', () => {
     await settle();
     expect(bodies[1]!.price).toBe(1_050_000);
     expect(document.querySelector('[data-testid="revealed-sert"]')?.textContent).toBe('ABCD-EFGH');
+    await act(async () => root.unmount());
+  });
+
+  it('VIP after an operator changed its price: nothing charged, the dialog states the new price, and the next press confirms that one', async () => {
+    const bodies: Array<{ price?: number; days?: number }> = [];
+    let vipPrice = 100;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init: RequestInit) => {
+        if (String(url).includes('/api/gamesservers')) {
+          return answer(200, [{ id: 1, name: 'Scryde x50', vip_price: vipPrice, vip_period_days: 30, vip_code_fee_bp: 100, code_fee_bp: 200 }]);
+        }
+        if (init.method !== 'POST') return answer(404, { message: 'Не найдено' });
+        bodies.push(JSON.parse(String(init.body)));
+        if (bodies.length === 1) {
+          vipPrice = 150;
+          return answer(409, { message: 'Условия VIP изменились: теперь 150 монет эйнхасад за 30 дней. Проверьте и оплатите ещё раз', price: 150, days: 30 });
+        }
+        return answer(200, { success: { id: 1, vip: true, vip_until: '2027-01-01T00:00:00.000Z' } });
+      }),
+    );
+    // As on the codes tab: the dialog's server is the one the list of servers says now.
+    function Host() {
+      const server = useGamesservers().data?.[0];
+      return server ? createElement(VipDialog, { server, coinBalance: 1_000 }) : null;
+    }
+    const root = await mount(createElement(Host));
+    await settle();
+    await act(async () => useUi.getState().openDialog({ name: 'vip' }));
+    await act(async () => button('Купить').click());
+    await settle();
+    expect(bodies[0]).toMatchObject({ months: 1, price: 100, days: 30 });
+    expect(useUi.getState().dialog).toMatchObject({ name: 'alert', text: expect.stringContaining('Условия VIP изменились') });
+    await act(async () => useUi.getState().openDialog({ name: 'vip' }));
+    expect(button('Купить').textContent?.replace(/\u00a0/g, ' ')).toBe('Купить за 150 монет');
+    await act(async () => button('Купить').click());
+    await settle();
+    expect(bodies[1]).toMatchObject({ months: 1, price: 150, days: 30 });
+    expect(useUi.getState().dialog.name).toBe('none');
     await act(async () => root.unmount());
   });
 

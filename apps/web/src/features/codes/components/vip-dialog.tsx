@@ -6,6 +6,7 @@ import Stack from '@mui/material/Stack';
 import ToggleButton from '@mui/material/ToggleButton';
 import ToggleButtonGroup from '@mui/material/ToggleButtonGroup';
 import Typography from '@mui/material/Typography';
+import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useRequestKey } from '../../../hooks/use-request-key';
 import { AppDialog } from '../../../components/app-dialog';
@@ -14,6 +15,8 @@ import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { amountText, plural } from '../../../utils/plural';
 import { useUser } from '../../../lib/session';
+import { gamesserversQueryOptions } from '../../../lib/gamesservers';
+import { isPriceChange } from '../api/create-pricekod';
 import { useBuyVip } from '../api/vip';
 import { alertContent, dateOnly } from './code-format';
 
@@ -31,12 +34,14 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
   const alert = useUi((s) => s.alert);
   const { user } = useUser();
   const buy = useBuyVip();
+  const qc = useQueryClient();
   const [count, setCount] = useState<number>(1);
   // After a lost answer the same purchase keeps its key (answered from the first try); other months or another server is another purchase.
   const keys = useRequestKey('vip');
   const stillOpen = () => useUi.getState().dialog.name === 'vip';
   // vip_period_days is the period vip_price pays for; a month is that period.
   const total = server.vip_price * count;
+  const days = server.vip_period_days * count;
   const short = coinBalance !== null && coinBalance < total;
   return (
     <AppDialog
@@ -52,7 +57,9 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
             disabled={buy.isPending}
             onClick={() =>
               void keys
-                .send(`${server.id}:${count}`, (idempotencyKey) => buy.mutateAsync({ months: count, gamesserver_id: server.id, idempotencyKey }))
+                .send(`${server.id}:${count}:${total}:${days}`, (idempotencyKey) =>
+                  buy.mutateAsync({ months: count, gamesserver_id: server.id, price: total, days, idempotencyKey }),
+                )
                 .then(
                   (r) => {
                     // Answered after the player closed it: only the notice, no other dialog is closed.
@@ -62,6 +69,9 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
                   (err: unknown) => {
                     if (!stillOpen()) return;
                     if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 2 });
+                    // An operator changed the price or period since the dialog was read: nothing was
+                    // charged; the server's terms are read again, so the dialog states the new ones.
+                    if (isPriceChange(err)) void qc.invalidateQueries({ queryKey: gamesserversQueryOptions().queryKey });
                     const { text, errors } = alertContent(err);
                     alert(text, errors, ALERT_TIMEOUT_MS);
                   },
