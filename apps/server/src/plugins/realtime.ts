@@ -220,8 +220,16 @@ export function createRealtime(
    * (decision record 0029). Nothing is relayed while no peer can hear it (decision record 0014).
    */
   let pending: RelayedMessage[] | null = null;
+  /**
+   * To this process's sockets on the event's channel. Socket.IO encodes a packet before it looks for
+   * the room's sockets, so an event for a channel nobody here holds (most players have no page open;
+   * the operators' feed with no operator on this process) is dropped before that cost.
+   */
+  function emitLocal(message: RelayedMessage) {
+    if (io.of('/').adapter.rooms.get(message.channel)?.size) io.local.to(message.channel).emit('message', message);
+  }
   function send(message: RelayedMessage) {
-    io.local.to(message.channel).emit('message', message);
+    emitLocal(message);
     if (!pgPool) return;
     if (pending) {
       pending.push(message);
@@ -241,7 +249,7 @@ export function createRealtime(
   }
   // Another process's events: to our sockets on their channels (a user's channel holds only the owner's sockets).
   io.on(RELAY, (batch: RelayedMessage[]) => {
-    for (const message of batch) io.local.to(message.channel).emit('message', message);
+    for (const message of batch) emitLocal(message);
   });
 
   return {
