@@ -31,8 +31,11 @@ function cbor(value: number | string | Uint8Array | Map<number | string, unknown
 const b64url = (b: Uint8Array | string) => Buffer.from(b).toString('base64url');
 const sha256 = (b: Uint8Array | string) => createHash('sha256').update(b).digest();
 
-/** `idBytes`: the credential id's length (16 by default; an authenticator may make one up to 1023 bytes, a forged one longer). */
-export function softAuthenticator(rp = { id: 'localhost', origin: 'http://localhost:3000' }, { idBytes = 16 } = {}) {
+/**
+ * `idBytes`: the credential id's length (16 by default; an authenticator may make one up to 1023 bytes, a forged one longer).
+ * `keepsCounter: false`: every signature counts 0, as synced passkeys (most phones' and password managers') do.
+ */
+export function softAuthenticator(rp = { id: 'localhost', origin: 'http://localhost:3000' }, { idBytes = 16, keepsCounter = true } = {}) {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const jwk = publicKey.export({ format: 'jwk' });
   const credentialId = randomBytes(idBytes);
@@ -74,7 +77,7 @@ export function softAuthenticator(rp = { id: 'localhost', origin: 'http://localh
     },
     /** The answer to `POST /passkeys/login/options`'s options. */
     assert(options: { challenge: string }) {
-      counter += 1;
+      if (keepsCounter) counter += 1;
       const authenticatorData = Buffer.concat([sha256(rp.id), Buffer.from([0x05]), count()]);
       const clientDataJSON = clientData('webauthn.get', options.challenge);
       const signature = sign('sha256', Buffer.concat([authenticatorData, sha256(Buffer.from(clientDataJSON, 'base64url'))]), privateKey);

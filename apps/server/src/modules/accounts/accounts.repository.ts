@@ -149,6 +149,11 @@ export const accountsRepository = {
     return q.updateTable('auth_flows').set(set).where('id', '=', id).execute();
   },
 
+  /** The user's reset flows still open are used up: their codes open nothing any more. */
+  closeResetFlows(q: Q, userId: number) {
+    return q.updateTable('auth_flows').set({ consumed_at: sql`now()` }).where('user_id', '=', userId).where('purpose', '=', 'reset').where('consumed_at', 'is', null).execute();
+  },
+
   /** Flows an hour past expiry are of no use; swept as new flows start. */
   async sweepFlows(q: Q, now: Date) {
     await q

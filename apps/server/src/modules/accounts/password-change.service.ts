@@ -24,8 +24,12 @@ export function createPasswordChangeService(deps: PasswordChangeDeps) {
       refuseCommonPassword(input.newPassword, 'new_password');
       const passwordHash = await hashPassword(input.newPassword);
       const { user, token, ended } = await inTransaction(db, async (trx) => {
-        const kept = await sessions.keepOnlyThisSession(caller, trx);
+        // The user's row first: a sign-in with the old password still running then either finished
+        // before (its session ends below) or finds the password changed (sessions.issueAccessToken).
         const updated = await repo.updateUser(trx, caller.user.id, { password_hash: passwordHash });
+        const kept = await sessions.keepOnlyThisSession(caller, trx);
+        // A reset started before the change (its code seen by someone else) no longer sets a password.
+        await repo.closeResetFlows(trx, caller.user.id);
         return { user: updated, ...kept };
       });
       await currentPassword.forget(caller.user.id);

@@ -42,6 +42,8 @@ export function createResetService(deps: ResetDeps) {
   async function apply(trx: Tx, userId: number, passwordHash: string) {
     await repo.updateUser(trx, userId, { password_hash: passwordHash });
     const endedIds = await sessions.endAllSessions(userId, trx);
+    // Another reset of this account still open (its code seen by someone else) no longer sets a password.
+    await repo.closeResetFlows(trx, userId);
     await deps.revokeLeftovers?.(userId, trx);
     return endedIds;
   }

@@ -14,7 +14,7 @@ export function createSignIn(deps: { sessions: Pick<SessionsService, 'issueAcces
     // A TOTP user's browser is remembered (its own reset minute and wrong-code allowance) only by a
     // sign-in that showed the second factor: a Telegram one is not asked for it.
     const remember = !user.totp_secret || origin.method === 'two_factor' || origin.method === 'passkey';
-    const token = await deps.sessions.issueAccessToken(user.id, q, remember ? origin : { ...origin, client: { ...origin.client, browser: null } });
+    const token = await deps.sessions.issueAccessToken(user, q, remember ? origin : { ...origin, client: { ...origin.client, browser: null } });
     return { access_token: token, user: toUser(user, deps.now()) };
   };
 }

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import '../../db/tables/second-factors';
 import type { Database } from '../../db/schema';
 
@@ -37,13 +37,17 @@ export const passkeysRepository = {
     return q.selectFrom('passkeys').selectAll().where('credential_id', '=', credentialId).executeTakeFirst();
   },
 
-  /** The counter only moves forward: a cloned authenticator replaying an old counter loses. */
+  /**
+   * The counter only moves forward: a cloned authenticator replaying an old counter loses. An
+   * authenticator that keeps none (always 0) passes; false when the counter went back or the passkey
+   * is gone (its owner deleted it, or a reset did, during the ceremony).
+   */
   async advanceCounter(q: Q, id: number, counter: number, at: Date) {
     const res = await q
       .updateTable('passkeys')
-      .set({ counter, last_used_at: at })
+      .set({ counter: sql<bigint>`GREATEST(counter, ${BigInt(counter)})`, last_used_at: at })
       .where('id', '=', id)
-      .where((eb) => eb.or([eb('counter', '<', BigInt(counter)), eb('counter', '=', 0n)]))
+      .where((eb) => eb.or([eb('counter', '<', BigInt(counter)), eb('counter', '=', 0n), eb.val(counter === 0)]))
       .executeTakeFirst();
     return res.numUpdatedRows > 0n;
   },

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, TEST_TOTP_SECRET } from '../../../test/factories';
 import { hashPassword } from '../../lib/password';
 import { totpCode } from '../two-factor/totp';
-import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { waitFor } from '../../../test/fakes/wait-for';
+import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 import { softAuthenticator } from '../../../test/webauthn';
 
 /**
@@ -230,5 +231,27 @@ describe.each(DB_KINDS)('passkeys on %s', (kind) => {
     expect(enable.json().message).toBe(TWO_FACTOR_MESSAGES.freshSignIn);
     expect(await call('POST', '/api/passkeys/register/options', passkeySession).then((r) => r.statusCode)).toBe(403);
     expect((await call('GET', '/api/user', owner.auth)).json().two_factor).toBe(false);
+  });
+
+  it.runIf(kind === 'postgres')('a passkey its owner deletes while a sign-in with it is under way signs nobody in, even one that keeps no counter', async () => {
+    const u = await createUser(t.db.kysely);
+    // A synced passkey: its signatures all count 0, so the counter check cannot notice anything.
+    const synced = softAuthenticator(undefined, { keepsCounter: false });
+    const options = await call('POST', '/api/passkeys/register/options', u.auth);
+    expect((await call('POST', '/api/passkeys/register/verify', u.auth, { response: synced.register(options.json()) })).statusCode).toBe(200);
+    const passkeyId = (await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', u.id).executeTakeFirstOrThrow()).id;
+    const first = await call('POST', '/api/passkeys/login/verify', {}, { response: synced.assert((await call('POST', '/api/passkeys/login/options')).json()) });
+    expect(first.statusCode).toBe(200);
+    const sessions = async () => (await t.db.kysely.selectFrom('tokens').select('id').where('user_id', '=', u.id).where('kind', '=', 'access').execute()).length;
+    const before = await sessions();
+    // The owner's delete (DELETE /passkeys/{id}'s statement) has run and not yet committed when the sign-in, past its signature check, reaches the passkey's row.
+    const hold = await holdLocks(t.db.kysely, (trx) => trx.deleteFrom('passkeys').where('id', '=', passkeyId).execute());
+    const signIn = call('POST', '/api/passkeys/login/verify', {}, { response: synced.assert((await call('POST', '/api/passkeys/login/options')).json()) });
+    await waitFor(async () => ((await lockWaits(t.db.kysely, '%passkeys%')) === 1 ? true : undefined), 'the sign-in waiting for the passkey row');
+    await hold.release();
+    const late = await signIn;
+    expect(late.statusCode).toBe(422);
+    expect(late.json()).not.toHaveProperty('access_token');
+    expect(await sessions()).toBe(before);
   });
 });

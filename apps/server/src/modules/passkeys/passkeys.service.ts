@@ -155,7 +155,7 @@ export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
       return repo.transaction(db, async (trx) => {
         // A counter that did not move forward (when the authenticator keeps one) is a cloned key.
         const counter = result.authenticationInfo.newCounter;
-        if (!(await repo.advanceCounter(trx, passkey.id, counter, now())) && counter !== 0) throw invalid();
+        if (!(await repo.advanceCounter(trx, passkey.id, counter, now()))) throw invalid();
         return issue(trx, user, { method: 'passkey', client });
       });
     },

@@ -149,21 +149,26 @@ export const sessionsRepository = {
     return q.isTransaction ? run(q) : q.transaction().execute(run);
   },
 
-  /** A new session (an access token) with its hard end, idle window and where it was signed in from. */
-  async insertSession(q: Queryable, s: { userId: number; tokenHash: string; expiresAt: Date; idleSeconds: number; method: string; ip: string | null; userAgent: string | null }) {
-    await q
-      .insertInto('tokens')
-      .values({
-        user_id: s.userId,
-        kind: 'access',
-        token_hash: s.tokenHash,
-        expires_at: s.expiresAt,
-        idle_seconds: s.idleSeconds,
-        method: s.method,
-        ip: s.ip,
-        user_agent: s.userAgent,
-      })
-      .execute();
+  /**
+   * A new session (an access token) with its hard end, idle window and where it was signed in from,
+   * only while the user is unblocked and still has the password hash the sign-in was checked against;
+   * false when not. The user's row is locked FOR SHARE for the statement: a reset, a password change or
+   * a block (each writes that row before it ends the sessions) either commits first, and this finds
+   * the row changed, or waits until this session exists, and ends it.
+   */
+  async insertSession(
+    q: Queryable,
+    s: { userId: number; passwordHash: string | null; tokenHash: string; expiresAt: Date; idleSeconds: number; method: string; ip: string | null; userAgent: string | null },
+  ): Promise<boolean> {
+    const { rows } = await sql<{ id: number }>`
+      INSERT INTO tokens (user_id, kind, token_hash, expires_at, idle_seconds, method, ip, user_agent)
+      SELECT u.id, 'access', ${s.tokenHash}::text, ${s.expiresAt}::timestamptz, ${s.idleSeconds}::integer,
+             ${s.method}::text, ${s.ip}::text, ${s.userAgent}::text
+        FROM users u
+       WHERE u.id = ${s.userId} AND u.blocked_at IS NULL AND u.password_hash IS NOT DISTINCT FROM ${s.passwordHash}::text
+         FOR SHARE
+      RETURNING id`.execute(q);
+    return rows.length > 0;
   },
 
   /** The user's live sessions, most recently seen first. */
@@ -272,6 +277,11 @@ export const sessionsRepository = {
    * Every session, socket token and pending new-password token of the user, and every sign-in
    * waiting for its second factor; answers the ended sessions' ids.
    */
+  /** The user's tokens of one kind, gone (a password change: a reset's new-password tokens). */
+  async deleteTokensOfKind(q: Queryable, userId: number, kind: TokenKind) {
+    await q.deleteFrom('tokens').where('user_id', '=', userId).where('kind', '=', kind).execute();
+  },
+
   async deleteAllTokens(q: Queryable, userId: number) {
     await q.deleteFrom('two_factor_challenges').where('user_id', '=', userId).execute();
     const rows = await q.deleteFrom('tokens').where('user_id', '=', userId).returning(['id', 'kind']).execute();

@@ -38,6 +38,8 @@ export interface SessionsDeps {
 }
 /** A statement download link is opened at once; it works once. */
 const DOWNLOAD_TOKEN_TTL_MS = 2 * 60_000;
+/** A sign-in whose account changed its password or was blocked while it was checked. */
+const SIGN_IN_OVERTAKEN = 'Пароль или доступ к аккаунту изменились, пока шёл вход. Войдите снова';
 
 /**
  * Tokens and the caller behind them. Tokens are stored only as their SHA-256; the functions that
@@ -88,11 +90,17 @@ export function createSessionsService(deps: SessionsDeps) {
       return token ? repo.takeRealtimeToken(db, hashToken(token)) : Promise.resolve(null);
     },
 
-    /** A new session for the user; returns its access token in clear, once. */
-    async issueAccessToken(userId: number, q: Queryable, origin: SessionOrigin): Promise<string> {
+    /**
+     * A new session for the user; returns its access token in clear, once. `user` is the row the
+     * sign-in was checked against: when its password has changed or it was blocked since (a reset,
+     * a password change or an operator's block raced this sign-in), no session starts (401), so
+     * nothing signed in with the old password outlives the change.
+     */
+    async issueAccessToken(user: Pick<User, 'id' | 'password_hash'>, q: Queryable, origin: SessionOrigin): Promise<string> {
       const token = newToken();
-      await repo.insertSession(q, {
-        userId,
+      const started = await repo.insertSession(q, {
+        userId: user.id,
+        passwordHash: user.password_hash,
         tokenHash: hashToken(token),
         expiresAt: new Date(now().getTime() + maxMs),
         idleSeconds,
@@ -100,7 +108,8 @@ export function createSessionsService(deps: SessionsDeps) {
         ip: origin.client.ip,
         userAgent: origin.client.userAgent ?? null,
       });
-      if (origin.client.browser) await repo.rememberBrowser(q, userId, origin.client.browser);
+      if (!started) throw new AppError('UNAUTHENTICATED', { message: SIGN_IN_OVERTAKEN });
+      if (origin.client.browser) await repo.rememberBrowser(q, user.id, origin.client.browser);
       return token;
     },
 
@@ -145,11 +154,13 @@ export function createSessionsService(deps: SessionsDeps) {
     endAllSessions: (userId: number, q: Queryable = db) => repo.deleteAllTokens(q, userId),
 
     /**
-     * Password change, inside its transaction: every other session of the caller ends and this one
-     * goes on under a new token (its sockets stay). Answers the token and the ended sessions' ids.
+     * Password change, inside its transaction: every other session of the caller ends, with any reset's
+     * new-password token, and this one goes on under a new token (its sockets stay). Answers the token and the ended sessions' ids.
      */
     async keepOnlyThisSession(caller: SessionCaller, q: Queryable) {
       const ended = await repo.deleteOtherSessions(q, caller.user.id, caller.sessionId);
+      // A reset's step 3 still to come (someone who saw its code) no longer sets a password.
+      await repo.deleteTokensOfKind(q, caller.user.id, 'new_password');
       // The other browsers' sign-ins may have been a thief's: they no longer count as the owner's.
       await repo.forgetBrowsers(q, caller.user.id, caller.browser ?? null);
       const token = newToken();

@@ -225,8 +225,10 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
         // A reset that waited for this code happens now, before the new session starts.
         const endedIds = challenge.new_password_hash ? await resets.apply(trx, user.id, challenge.new_password_hash) : [];
         if (challenge.link_discord_id) await links.discord(trx, user.id, challenge.link_discord_id);
+        // The session starts against the password just set by a waiting reset (issueAccessToken checks it).
+        const signedIn = challenge.new_password_hash ? { ...user, password_hash: challenge.new_password_hash } : user;
         // The session is named after the second step: the first one's method is not kept with the challenge.
-        return { answer: await issue(trx, user, { method: 'two_factor', client }), ended: endedIds };
+        return { answer: await issue(trx, signedIn, { method: 'two_factor', client }), ended: endedIds };
       });
       if (ended.length > 0) resets.announce(ended);
       return answer;

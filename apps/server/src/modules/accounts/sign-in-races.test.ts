@@ -1,0 +1,129 @@
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { PASSWORD, type AccountsWorld as World, useAccountsWorld } from '../../../test/accounts-app';
+import { DB_KINDS } from '../../../test/harness';
+
+/**
+ * A thief who knows the old password signs in again and again; the owner resets or changes it. A
+ * sign-in whose password was checked before the change and whose session would start after it must
+ * start none: the change is the owner's way out. The test holds such a sign-in right after its
+ * password check, lets the owner's change finish, then lets the sign-in go on.
+ */
+const pause = vi.hoisted(() => ({ next: null as null | { reached: () => void; until: Promise<void> } }));
+vi.mock('../../lib/password', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../lib/password')>();
+  return {
+    ...real,
+    async verifyPassword(hash: string | null, password: string) {
+      const ok = await real.verifyPassword(hash, password);
+      const p = pause.next;
+      if (ok && p) {
+        pause.next = null;
+        p.reached();
+        await p.until;
+      }
+      return ok;
+    },
+  };
+});
+
+/** The next password that checks out waits there until `go()`; `atGate` resolves when one does. */
+function holdNextGoodPassword() {
+  let go!: () => void;
+  let reached!: () => void;
+  const until = new Promise<void>((r) => {
+    go = r;
+  });
+  const atGate = new Promise<void>((r) => {
+    reached = r;
+  });
+  pause.next = { reached, until };
+  return { atGate, go };
+}
+
+const OVERTAKEN = 'Пароль или доступ к аккаунту изменились, пока шёл вход. Войдите снова';
+
+describe.each(DB_KINDS)('sign-ins racing a password change on %s', (kind) => {
+  const { world, post, me, ageFlows, registerByEmail } = useAccountsWorld(kind);
+  let smtp: World['smtp'];
+  beforeAll(() => {
+    ({ smtp } = world);
+  });
+  const sessionsOf = async (userId: number) =>
+    (await world.db.kysely.selectFrom('tokens').select('id').where('user_id', '=', userId).where('kind', '=', 'access').execute()).length;
+
+  async function reset(email: string, nth: number, password: string) {
+    const start = await post('/api/email_reset_password_code_date', { email });
+    expect(start.statusCode).toBe(200);
+    const mail = await smtp.next(email, nth);
+    const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: mail.code });
+    expect(check.statusCode).toBe(200);
+    const created = await post('/api/email_create_new_password', { password, password_confirmation: password }, { token: check.json().new_password_token });
+    expect(created.statusCode).toBe(200);
+    return created.json().access_token as string;
+  }
+
+  it("a sign-in with the old password under way while the owner resets it starts no session; the owner's new one works", async () => {
+    const { email, user } = await registerByEmail();
+    const held = holdNextGoodPassword();
+    const thief = post('/api/login', { email, password: PASSWORD });
+    await held.atGate;
+    const owner = await reset(email, 2, 'owner took it back');
+    held.go();
+    const late = await thief;
+    expect(late.statusCode).toBe(401);
+    expect(late.json().message).toBe(OVERTAKEN);
+    expect(late.json()).not.toHaveProperty('access_token');
+    expect(await sessionsOf(user.id)).toBe(1);
+    expect((await me(owner)).statusCode).toBe(200);
+  });
+
+  it('a sign-in with the old password under way while the owner changes it starts no session; the owner stays signed in', async () => {
+    const { email, user, access_token } = await registerByEmail();
+    const held = holdNextGoodPassword();
+    const thief = post('/api/login', { email, password: PASSWORD });
+    await held.atGate;
+    const changed = await post('/api/change_password', { password: PASSWORD, new_password: 'owner changed it', new_password_confirmation: 'owner changed it' }, { token: access_token });
+    expect(changed.statusCode).toBe(200);
+    held.go();
+    const late = await thief;
+    expect(late.statusCode).toBe(401);
+    expect(late.json().message).toBe(OVERTAKEN);
+    expect(await sessionsOf(user.id)).toBe(1);
+    expect((await me(changed.json().access_token)).statusCode).toBe(200);
+    expect((await post('/api/login', { email, password: 'owner changed it' })).statusCode).toBe(200);
+  });
+
+  it("a reset code someone else saw opens nothing once the owner's own reset is done", async () => {
+    const { email } = await registerByEmail();
+    // Someone glimpses the code of a reset they asked for (a mailbox left open, an SMS preview)…
+    const seen = await post('/api/email_reset_password_code_date', { email });
+    const seenCode = (await smtp.next(email, 2)).code;
+    await ageFlows(email);
+    // …and the owner resets the password with a code of their own.
+    const owner = await reset(email, 3, 'owner took it back');
+    const late = await post('/api/email_reset_password_code_check', { email_reset_password_token: seen.json().email_reset_password_token, code: seenCode });
+    expect(late.statusCode).toBe(422);
+    expect(late.json().errors.code).toEqual(['Код устарел или уже использован. Запросите новый код']);
+    expect((await me(owner)).statusCode).toBe(200);
+    expect((await post('/api/login', { email, password: 'owner took it back' })).statusCode).toBe(200);
+  });
+
+  it("a reset's last step still to come opens nothing once the owner has changed the password", async () => {
+    const { email, access_token } = await registerByEmail();
+    const start = await post('/api/email_reset_password_code_date', { email });
+    const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: (await smtp.next(email, 2)).code });
+    const newPasswordToken = check.json().new_password_token as string;
+    // An open flow not yet checked is closed too.
+    await ageFlows(email);
+    const other = await post('/api/email_reset_password_code_date', { email });
+    const otherCode = (await smtp.next(email, 3)).code;
+    const changed = await post('/api/change_password', { password: PASSWORD, new_password: 'owner changed it', new_password_confirmation: 'owner changed it' }, { token: access_token });
+    expect(changed.statusCode).toBe(200);
+    const late = await post('/api/email_create_new_password', { password: 'someone else now', password_confirmation: 'someone else now' }, { token: newPasswordToken });
+    expect(late.statusCode).toBe(401);
+    const lateCheck = await post('/api/email_reset_password_code_check', { email_reset_password_token: other.json().email_reset_password_token, code: otherCode });
+    expect(lateCheck.statusCode).toBe(422);
+    expect((await me(changed.json().access_token)).statusCode).toBe(200);
+    expect((await post('/api/login', { email, password: 'owner changed it' })).statusCode).toBe(200);
+  });
+});
