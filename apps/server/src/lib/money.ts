@@ -9,6 +9,14 @@ export function toNumber(v: bigint): number {
   return Number(v);
 }
 
+/**
+ * A figure summed over many wallets or requests (the operators' totals, a service account's balance):
+ * no single movement bounds it, so past ±(2^53 − 1) it stays at that bound, the largest integer the
+ * contract carries, rather than a refusal that would blank the operators' screen (README "Rules").
+ * Amounts of one movement or one wallet use toNumber.
+ */
+export const toFigure = (v: bigint): number => Number(v > MAX_SAFE_AMOUNT ? MAX_SAFE_AMOUNT : v < -MAX_SAFE_AMOUNT ? -MAX_SAFE_AMOUNT : v);
+
 /** Fee in basis points, rounded up to a whole adena (PRODUCT.md section 5). */
 export function feeOf(nominal: bigint, feeBp: number): bigint {
   const numerator = nominal * BigInt(feeBp);

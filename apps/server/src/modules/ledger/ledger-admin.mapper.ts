@@ -1,5 +1,5 @@
 import type { AdminLedgerAccount, AdminLedgerEntry, LedgerTotalsRow } from '@adena/contract';
-import { toNumber } from '../../lib/money';
+import { toFigure, toNumber } from '../../lib/money';
 import type { AccountRow, EntryRow } from './ledger-admin.repository';
 
 export const toLedgerEntry = (e: EntryRow): AdminLedgerEntry => ({
@@ -14,7 +14,7 @@ export const toLedgerEntry = (e: EntryRow): AdminLedgerEntry => ({
   gamesserver_id: e.gamesserver_id,
   currency_type: Number(e.currency_type) as 1 | 2,
   amount: toNumber(e.amount),
-  balance_after: e.balance_after === null ? null : toNumber(e.balance_after),
+  balance_after: e.balance_after === null ? null : toFigure(e.balance_after),
   created_at: e.created_at.toISOString(),
 });
 
@@ -27,7 +27,7 @@ export const toLedgerAccount = (a: AccountRow): AdminLedgerAccount => ({
   currency_type: Number(a.currency_type) as 1 | 2,
   wallet_id: a.wallet_id,
   user_id: a.user_id ?? null,
-  balance: toNumber(a.balance),
+  balance: toFigure(a.balance),
 });
 
 /** One server and currency of the ledger's totals, in the service's terms. */
@@ -48,11 +48,11 @@ export const toLedgerTotalsRow = (t: LedgerTotals): LedgerTotalsRow => ({
   gamesserver_id: t.gameServerId,
   gamesserver: t.gameServer,
   currency_type: t.currency,
-  wallets: toNumber(t.wallets),
-  payout: toNumber(t.payout),
-  escrow: toNumber(t.escrow),
-  fees: toNumber(t.fees),
-  cash: toNumber(t.cash),
-  owed: toNumber(t.owed),
+  wallets: toFigure(t.wallets),
+  payout: toFigure(t.payout),
+  escrow: toFigure(t.escrow),
+  fees: toFigure(t.fees),
+  cash: toFigure(t.cash),
+  owed: toFigure(t.owed),
   accounts: t.accounts,
 });

@@ -36,6 +36,41 @@ describe.each(DB_KINDS)("the ledger's admin views on %s", (kind) => {
       expect((await auditLedger(t.db.kysely)).ok).toBe(true);
     });
 
+    it('totals, a service account and its entries past 2^53 − 1 summed over many wallets: the largest figure the API carries, never a 500', async () => {
+      const model = await t.db.kysely.selectFrom('gamesservers').selectAll().where('id', '=', await firstServerId(t.db.kysely)).executeTakeFirstOrThrow();
+      const server = await t.db.kysely
+        .insertInto('gamesservers')
+        .values({ name: 'Огромный x100000', active: false, sort_order: 998, cashier_nick: model.cashier_nick, limits: JSON.stringify(model.limits) as never, min_nominal: model.min_nominal })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const MAX = BigInt(Number.MAX_SAFE_INTEGER);
+      // Each wallet holds the most one may; the cash account that paid them has given out twice that.
+      for (const _ of [1, 2]) await fund(t.db.kysely, await createWallet(t.db.kysely, (await createUser(t.db.kysely)).id, server.id), MAX);
+      // Two pending deposits of the most one may ask for, waiting on the operators' dashboard.
+      const [a, b] = await Promise.all([createUser(t.db.kysely), createUser(t.db.kysely)]);
+      for (const p of [a, b]) {
+        const w = await createWallet(t.db.kysely, p.id, server.id);
+        await t.db.kysely
+          .insertInto('balance_requests')
+          .values({ user_id: p.id, wallet_id: w.id, gamesserver_id: server.id, type: 'input', currency_type: 1, amount: MAX, nick: 'Hero', cashier_nick: 'Kassa' })
+          .execute();
+      }
+      // 2 × MAX is more than a JSON number carries exactly: the figure stops at MAX.
+      const twice = Number(MAX);
+      const totals = await call('GET', '/api/admin/ledger/totals');
+      expect(totals.statusCode).toBe(200);
+      const row = totals.json().data.find((r: { gamesserver_id: number; currency_type: number }) => r.gamesserver_id === server.id && r.currency_type === 1);
+      expect(row).toMatchObject({ wallets: twice, cash: -twice, owed: twice });
+      const entries = await call('GET', `/api/admin/ledger/accounts/${row.accounts.cash}/entries`);
+      expect(entries.statusCode).toBe(200);
+      expect(entries.json().account.balance).toBe(-twice);
+      expect(entries.json().data.map((e: { amount: number }) => e.amount)).toEqual([-Number(MAX), -Number(MAX)]);
+      const dashboard = await call('GET', '/api/admin/dashboard');
+      expect(dashboard.statusCode).toBe(200);
+      expect(dashboard.json().pending.find((p: { gamesserver_id: number }) => p.gamesserver_id === server.id)).toMatchObject({ count: 2, sum: twice });
+      expect((await auditLedger(t.db.kysely)).ok).toBe(true);
+    });
+
     it("pages any account's entries, newest first, with its balance", async () => {
       const server = await firstServerId(t.db.kysely);
       const p = await createUser(t.db.kysely);

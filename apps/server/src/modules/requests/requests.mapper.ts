@@ -1,5 +1,5 @@
 import type { AdminRequest, Request, RequestStatusEvent } from '@adena/contract';
-import { toNumber } from '../../lib/money';
+import { toFigure, toNumber } from '../../lib/money';
 import type { AdminRequestRow, PendingGroup, RequestRow, requestsRepository } from './requests.repository';
 
 const iso = (d: Date | string) => new Date(d).toISOString();
@@ -75,7 +75,7 @@ export function toDashboard({ pending, oldest, medians, servers, now }: Dashboar
       currency_type: Number(p.currency_type) as 1 | 2,
       type: p.type,
       count: toNumber(BigInt(p.n)),
-      sum: toNumber(BigInt(p.s)),
+      sum: toFigure(BigInt(p.s)),
       oldest_created_at: new Date(p.oldest).toISOString(),
     })),
     oldest: oldest
