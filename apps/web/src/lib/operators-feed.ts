@@ -36,11 +36,17 @@ export function useOperatorsFeed(handlers: { onMessage(m: OperatorMessage): void
     });
     socket.on('disconnect', () => setLive(false));
     // A refused handshake (token expired meanwhile) is retried by Socket.IO only after a disconnect.
+    // The retry is dropped with the page: a socket connected after it would have no listeners.
+    let retry: ReturnType<typeof setTimeout> | undefined;
     socket.on('connect_error', () => {
       setLive(false);
-      if (!socket.active) setTimeout(() => socket.connect(), 5_000);
+      if (!socket.active) {
+        clearTimeout(retry);
+        retry = setTimeout(() => socket.connect(), 5_000);
+      }
     });
     return () => {
+      clearTimeout(retry);
       socket.removeAllListeners();
       socket.disconnect();
     };

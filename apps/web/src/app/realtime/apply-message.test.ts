@@ -1,13 +1,13 @@
 // @vitest-environment happy-dom
 import type { AuthPriceData, Code } from '@adena/contract';
 import type { RealtimeMessage, Wallet } from '@adena/contract/lite';
-import { QueryClient } from '@tanstack/react-query';
+import { QueryClient, QueryObserver } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
 import { errorUserCodeQueryOptions } from '../../features/codes/api/get-error-user-code';
 import { priceDataQueryOptions } from '../../features/codes/api/price-data';
 import { historyQueryOptions } from '../../lib/requests-history';
 import { walletsQueryOptions } from '../../lib/wallets';
-import { applyRealtimeMessage, type RealtimeEffects, resync } from './apply-message';
+import { applyRealtimeMessage, type RealtimeEffects, resync, SETTLE_MS } from './apply-message';
 
 const code = (id: number, extra: Partial<Code> = {}): Code => ({
   id,
@@ -88,6 +88,41 @@ describe('realtime events change the query cache by SPEC.md section 4', () => {
     await Promise.allSettled([walletsRead, pricesRead]);
     expect(qc.getQueryData(walletsKey)?.find((w) => w.gamesserver_id === 1)?.balance).toBe(7_000_000);
     expect(cached().wallet.balance).toBe(7_000_000);
+  });
+
+  it('balance events that arrive out of order (sent by two server processes) are put right by a read a moment after the last', async () => {
+    vi.useFakeTimers();
+    try {
+      const walletsKey = walletsQueryOptions().queryKey;
+      // The server's truth after both changes: 80 (100 first, then 80).
+      const reads = vi.fn(async () => [wallet(1, 80), wallet(2, 200)]);
+      const unsubscribe = new QueryObserver(qc, { queryKey: walletsKey, queryFn: reads }).subscribe(() => {});
+      await vi.advanceTimersByTimeAsync(0);
+      const before = reads.mock.calls.length;
+      applyRealtimeMessage(qc, msg('balance', { gamesserver_id: 1, balance: 80, balance_second: 0 }), effects);
+      applyRealtimeMessage(qc, msg('balance', { gamesserver_id: 1, balance: 100, balance_second: 0 }), effects);
+      expect(qc.getQueryData(walletsKey)?.[0]?.balance).toBe(100);
+      await vi.advanceTimersByTimeAsync(SETTLE_MS);
+      expect(reads.mock.calls.length).toBe(before + 1);
+      expect(qc.getQueryData(walletsKey)?.[0]?.balance).toBe(80);
+      expect(qc.getQueryState(authKey)?.isInvalidated).toBe(true);
+      unsubscribe();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a del_sert that overtakes its sert leaves the code listed only until the price data is read again', async () => {
+    vi.useFakeTimers();
+    try {
+      applyRealtimeMessage(qc, msg('del_sert', { gamesserver_id: 1, del_sert: 30 }), effects);
+      applyRealtimeMessage(qc, msg('sert', { gamesserver_id: 1, code_id: 30, nominal: 1_000_000, sert: 'ADN-30' }), effects);
+      expect(qc.getQueryState(authKey)?.isInvalidated).toBe(false);
+      await vi.advanceTimersByTimeAsync(SETTLE_MS);
+      expect(qc.getQueryState(authKey)?.isInvalidated).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('balance reads the history again: an operator’s completion changed a request’s status', () => {

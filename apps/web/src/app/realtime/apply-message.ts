@@ -40,6 +40,8 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
       }
       const priceKey = priceDataQueryOptions(gamesserver_id, true).queryKey;
       newerThanReads(qc, priceKey, () => updateAuthPriceData(qc, gamesserver_id, (d) => withWalletBalance(d, balance, balance_second)));
+      readAgainSoon(qc, key);
+      readAgainSoon(qc, priceKey);
       // Every operator decision on a request ends with this event, even one that moves no balance (a
       // rejected deposit, a paid-out withdrawal): a status in the history changed too (the event does
       // not say which one, so the open pages are read again).
@@ -63,6 +65,7 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
       const code = before && [...before.kods, ...before.svoy_variant_kods].find((c) => c.id === code_id);
       updateAuthPriceData(qc, gamesserver_id, (d) => withCodeStatus(d, code_id, code_status));
       readBatchesAgainIfUnknown(qc, gamesserver_id, before, code_id);
+      readAgainSoon(qc, priceDataQueryOptions(gamesserver_id, true).queryKey);
       void qc.invalidateQueries({ queryKey: allMyCodesKey });
       if (code && code.status !== code_status && code_status === 'activated') effects.notify(`Ваш код на ${adenaText(code.nominal, '\u00a0')} активирован`);
       return;
@@ -70,6 +73,7 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
     case 'sert': {
       const { gamesserver_id, code_id, nominal, sert, sert_masked } = msg.data;
       updateAuthPriceData(qc, gamesserver_id, (d) => withCode(d, codeEntry(d, { id: code_id, nominal, sert, sert_masked })));
+      readAgainSoon(qc, priceDataQueryOptions(gamesserver_id, true).queryKey);
       void qc.invalidateQueries({ queryKey: allMyCodesKey });
       return;
     }
@@ -77,6 +81,7 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
       const { gamesserver_id, del_sert } = msg.data;
       readBatchesAgainIfUnknown(qc, gamesserver_id, qc.getQueryData(priceDataQueryOptions(gamesserver_id, true).queryKey), del_sert);
       updateAuthPriceData(qc, gamesserver_id, (d) => withoutCode(d, del_sert));
+      readAgainSoon(qc, priceDataQueryOptions(gamesserver_id, true).queryKey);
       void qc.invalidateQueries({ queryKey: allMyCodesKey });
       return;
     }
@@ -108,6 +113,29 @@ function newerThanReads(qc: QueryClient, queryKey: readonly unknown[], write: ()
   if (reading) void qc.cancelQueries({ queryKey, exact: true });
   write();
   if (reading) void qc.invalidateQueries({ queryKey, exact: true });
+}
+
+/**
+ * A user's events can come from several server processes: each sends its own sockets' events at once
+ * and the others' through PostgreSQL, so two changes made one after the other (two operators deciding
+ * on one player, codes activated on two processes) may arrive the other way round, and the older
+ * figure would stay shown. The event is shown at once; a read made SETTLE_MS after the last event for
+ * the same answer puts right one that came out of order.
+ */
+export const SETTLE_MS = 1_500;
+const settling = new WeakMap<QueryClient, Map<string, ReturnType<typeof setTimeout>>>();
+function readAgainSoon(qc: QueryClient, queryKey: readonly unknown[]) {
+  const timers = settling.get(qc) ?? new Map<string, ReturnType<typeof setTimeout>>();
+  settling.set(qc, timers);
+  const id = JSON.stringify(queryKey);
+  clearTimeout(timers.get(id));
+  timers.set(
+    id,
+    setTimeout(() => {
+      timers.delete(id);
+      void qc.invalidateQueries({ queryKey, exact: true });
+    }, SETTLE_MS),
+  );
 }
 
 /**

@@ -1,0 +1,51 @@
+// @vitest-environment happy-dom
+import { EventEmitter } from 'node:events';
+import { QueryClient } from '@tanstack/react-query';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { renderHook } from '../test/dom';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+// socket.io-client stands in as a socket whose handshake the server refused (its token expired).
+class FakeSocket extends EventEmitter {
+  active = false;
+  connects = 0;
+  connect() {
+    this.connects += 1;
+  }
+  disconnect() {}
+}
+const sockets: FakeSocket[] = [];
+vi.mock('socket.io-client', () => ({
+  io: () => {
+    const s = new FakeSocket();
+    sockets.push(s);
+    return s;
+  },
+}));
+vi.mock('./api-client', () => ({ request: async () => ({ token: 'rt' }) }));
+
+const { useOperatorsFeed } = await import('./operators-feed');
+
+describe("the operators' feed", () => {
+  afterEach(() => {
+    sockets.length = 0;
+    vi.useRealTimers();
+  });
+
+  it('retries a refused handshake while the admin page is open, and not after it is left', async () => {
+    vi.useFakeTimers();
+    const handlers = { onMessage: () => {}, onResync: () => {} };
+    const open = await renderHook(new QueryClient(), () => useOperatorsFeed(handlers));
+    const socket = sockets[0]!;
+    socket.emit('connect_error', new Error('refused'));
+    await vi.advanceTimersByTimeAsync(6_000);
+    expect(socket.connects).toBe(1);
+
+    socket.emit('connect_error', new Error('refused'));
+    await open.unmount();
+    await vi.advanceTimersByTimeAsync(6_000);
+    // A socket connected after the page is gone would stay open with nobody listening.
+    expect(socket.connects).toBe(1);
+  });
+});
