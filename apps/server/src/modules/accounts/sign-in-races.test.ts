@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { PASSWORD, type AccountsWorld as World, useAccountsWorld } from '../../../test/accounts-app';
+import { TEST_TOTP_SECRET } from '../../../test/factories';
 import { DB_KINDS } from '../../../test/harness';
+import { totpCode } from '../two-factor/totp';
 
 /**
  * A thief who knows the old password signs in again and again; the owner resets or changes it. A
@@ -91,6 +93,27 @@ describe.each(DB_KINDS)('sign-ins racing a password change on %s', (kind) => {
     expect(await sessionsOf(user.id)).toBe(1);
     expect((await me(changed.json().access_token)).statusCode).toBe(200);
     expect((await post('/api/login', { email, password: 'owner changed it' })).statusCode).toBe(200);
+  });
+
+  it('with TOTP on, a sign-in under way while the owner resets the password gets no pending second step either', async () => {
+    const { email, user } = await registerByEmail();
+    await world.db.kysely.updateTable('users').set({ totp_secret: TEST_TOTP_SECRET }).where('id', '=', user.id).execute();
+    const held = holdNextGoodPassword();
+    const thief = post('/api/login', { email, password: PASSWORD });
+    await held.atGate;
+    // The owner's reset waits for the code from the authenticator, then happens.
+    const start = await post('/api/email_reset_password_code_date', { email });
+    const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: (await smtp.next(email, 2)).code });
+    const asked = await post('/api/email_create_new_password', { password: 'owner took it back', password_confirmation: 'owner took it back' }, { token: check.json().new_password_token });
+    expect(asked.json().two_factor_required).toBe(true);
+    const owner = await post('/api/2fa/verify', { two_factor_token: asked.json().two_factor_token, code: totpCode(TEST_TOTP_SECRET, new Date()) });
+    expect(owner.statusCode).toBe(200);
+    held.go();
+    const late = await thief;
+    expect(late.statusCode).toBe(401);
+    expect(late.json()).not.toHaveProperty('two_factor_token');
+    expect(await world.db.kysely.selectFrom('two_factor_challenges').select('token_hash').where('user_id', '=', user.id).execute()).toEqual([]);
+    expect((await me(owner.json().access_token)).statusCode).toBe(200);
   });
 
   it("a reset code someone else saw opens nothing once the owner's own reset is done", async () => {

@@ -39,7 +39,7 @@ export interface SessionsDeps {
 /** A statement download link is opened at once; it works once. */
 const DOWNLOAD_TOKEN_TTL_MS = 2 * 60_000;
 /** A sign-in whose account changed its password or was blocked while it was checked. */
-const SIGN_IN_OVERTAKEN = 'Пароль или доступ к аккаунту изменились, пока шёл вход. Войдите снова';
+export const SIGN_IN_OVERTAKEN = 'Пароль или доступ к аккаунту изменились, пока шёл вход. Войдите снова';
 
 /**
  * Tokens and the caller behind them. Tokens are stored only as their SHA-256; the functions that

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
 import '../../db/tables/second-factors';
 import type { Database } from '../../db/schema';
 
@@ -68,17 +68,20 @@ export const twoFactorRepository = {
     return res.numUpdatedRows > 0n;
   },
 
-  insertChallenge(q: Q, userId: number, tokenHash: string, expiresAt: Date, pending: PendingOnCode = {}) {
-    return q
-      .insertInto('two_factor_challenges')
-      .values({
-        user_id: userId,
-        token_hash: tokenHash,
-        expires_at: expiresAt,
-        new_password_hash: pending.newPasswordHash ?? null,
-        link_discord_id: pending.linkDiscordId ?? null,
-      })
-      .execute();
+  /**
+   * A pending sign-in, only while the user is unblocked and has the password hash the first step was
+   * checked against (`passwordHash`, the row as read): false when a reset, a password change or a block
+   * came in between (the user's row is locked FOR SHARE for the statement, as a session's insert is).
+   */
+  async insertChallenge(q: Q, user: { id: number; password_hash: string | null }, tokenHash: string, expiresAt: Date, pending: PendingOnCode = {}) {
+    const { rows } = await sql<{ token_hash: string }>`
+      INSERT INTO two_factor_challenges (user_id, token_hash, expires_at, new_password_hash, link_discord_id)
+      SELECT u.id, ${tokenHash}::text, ${expiresAt}::timestamptz, ${pending.newPasswordHash ?? null}::text, ${pending.linkDiscordId ?? null}::text
+        FROM users u
+       WHERE u.id = ${user.id} AND u.blocked_at IS NULL AND u.password_hash IS NOT DISTINCT FROM ${user.password_hash}::text
+         FOR SHARE
+      RETURNING token_hash`.execute(q);
+    return rows.length > 0;
   },
 
   /**

@@ -5,7 +5,7 @@ import { AppError, fieldError } from '../../lib/app-error';
 import { type IdempotencyKey, keyAnswered } from '../../lib/idempotency';
 import { hashToken, newToken } from '../../lib/tokens';
 import type { Caller, Client, User } from '../sessions/caller';
-import type { SessionOrigin } from '../sessions/sessions.service';
+import { SIGN_IN_OVERTAKEN, type SessionOrigin } from '../sessions/sessions.service';
 import type { RateLimiter, RateRule } from '../sessions/rate-limit.service';
 import { newRecoveryCode, newTotpSecret, otpauthUrl, totpStep } from './totp';
 import { twoFactorRepository as repo } from './two-factor.repository';
@@ -190,7 +190,10 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     async signInAsking(q: Trx | DbHandle, user: User, origin: SessionOrigin, pending: { linkDiscordId?: string } = {}): Promise<SignInResponse> {
       if (!user.totp_secret) return issue(q, user, origin);
       const token = newToken();
-      await repo.insertChallenge(q, user.id, hashToken(token), new Date(now().getTime() + CHALLENGE_TTL_MS), pending);
+      // Nor does a pending sign-in begin once the password changed meanwhile (sessions.issueAccessToken).
+      if (!(await repo.insertChallenge(q, user, hashToken(token), new Date(now().getTime() + CHALLENGE_TTL_MS), pending))) {
+        throw new AppError('UNAUTHENTICATED', { message: SIGN_IN_OVERTAKEN });
+      }
       return { two_factor_required: true, two_factor_token: token };
     },
 
@@ -201,7 +204,9 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
      */
     async askBeforeReset(q: Trx | DbHandle, user: User, passwordHash: string): Promise<SignInResponse> {
       const token = newToken();
-      await repo.insertChallenge(q, user.id, hashToken(token), new Date(now().getTime() + CHALLENGE_TTL_MS), { newPasswordHash: passwordHash });
+      if (!(await repo.insertChallenge(q, user, hashToken(token), new Date(now().getTime() + CHALLENGE_TTL_MS), { newPasswordHash: passwordHash }))) {
+        throw new AppError('UNAUTHENTICATED', { message: SIGN_IN_OVERTAKEN });
+      }
       return { two_factor_required: true, two_factor_token: token };
     },
 
