@@ -239,8 +239,9 @@ export const sessionsRepository = {
     return rows;
   },
 
-  insertToken(q: Queryable, userId: number, kind: TokenKind, tokenHash: string, expiresAt: Date | null) {
-    return q.insertInto('tokens').values({ user_id: userId, kind, token_hash: tokenHash, expires_at: expiresAt }).execute();
+  /** `sessionId`: the session the token was asked from; it ends with that session (ON DELETE CASCADE). */
+  insertToken(q: Queryable, userId: number, kind: TokenKind, tokenHash: string, expiresAt: Date | null, sessionId: number | null = null) {
+    return q.insertInto('tokens').values({ user_id: userId, kind, token_hash: tokenHash, expires_at: expiresAt, session_id: sessionId }).execute();
   },
 
   /** Whether a live token of that kind exists, whoever's it is and blocked or not (the caller decides what a block means). */

@@ -122,11 +122,14 @@ export function createSessionsService(deps: SessionsDeps) {
       return { token, expiresAt };
     },
 
-    /** A one-time token for a download link (the statement's CSV in Telegram); returns it in clear, once. */
+    /**
+     * A one-time token for a download link (the statement's CSV in Telegram); returns it in clear, once.
+     * It belongs to the caller's session: a logout, a revoke or a password change ends it too.
+     */
     async issueDownloadToken(caller: Caller): Promise<{ token: string; expiresAt: Date }> {
       const token = newToken();
       const expiresAt = new Date(now().getTime() + DOWNLOAD_TOKEN_TTL_MS);
-      await repo.insertToken(db, caller.user.id, 'download', hashToken(token), expiresAt);
+      await repo.insertToken(db, caller.user.id, 'download', hashToken(token), expiresAt, caller.sessionId);
       return { token, expiresAt };
     },
 

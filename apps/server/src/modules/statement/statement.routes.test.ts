@@ -253,6 +253,15 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
       expect((await call('GET', `/api/statement.csv?token=${socketToken}`)).statusCode).toBe(401);
     });
 
+    it('a download link asked from a session that has ended since opens nothing (a logout, a revoke, a password change)', async () => {
+      const { p } = await storyPlayer();
+      const { token } = await ok('POST', '/api/statement/download_token', p, {});
+      expect((await call('GET', '/api/logout', p)).statusCode).toBe(200);
+      const late = await t.app.inject({ method: 'GET', url: `/api/statement.csv?token=${token}` });
+      expect(late.statusCode).toBe(401);
+      expect(late.json().message).toBe('Ссылка на выписку устарела: скачайте файл ещё раз');
+    });
+
     it('answers 401 without a bearer or token and 422 to bad dates', async () => {
       expect((await call('GET', '/api/statement.csv')).statusCode).toBe(401);
       const p = await createUser(t.db.kysely);
