@@ -113,6 +113,11 @@ export function registerWebhookDelivery(jobs: Pick<JobQueue, 'register'>, o: Del
       await repo.finish(o.db, id, { status: 'failed', attempts, statusCode: null, error: 'event unsubscribed', nextAttemptAt: null });
       return;
     }
+    // A first try (or a retry) that comes past the three days, after an outage or behind a backlog, is not sent.
+    if (now().getTime() > new Date(d.created_at).getTime() + WEBHOOK_MAX_AGE_MS) {
+      await repo.finish(o.db, id, { status: 'failed', attempts: attempts - 1, statusCode: null, error: 'expired', nextAttemptAt: null });
+      return;
+    }
     const timestamp = Math.floor(now().getTime() / 1000);
     const msgId = webhookId(d.id);
     const sent = await post(

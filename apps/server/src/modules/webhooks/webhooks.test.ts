@@ -178,6 +178,16 @@ describe('webhook deliveries against a local receiver (pglite)', () => {
     expect(rx.hits).toHaveLength(n);
   });
 
+  it('does not send an event whose first try comes more than three days after it (every process was down)', async () => {
+    const seller = await createUser(t.db.kysely);
+    await setWebhook(seller, ['ping']);
+    await call('POST', '/api/webhook/test', seller);
+    nowMs += 4 * 24 * 60 * 60_000;
+    await queue.runDue();
+    expect(rx.hits).toHaveLength(0);
+    expect((await log(seller))[0]).toMatchObject({ status: 'failed', attempts: 0 });
+  });
+
   it('counts a receiver that does not answer in time as a failure', async () => {
     const seller = await createUser(t.db.kysely);
     await setWebhook(seller, ['ping']);
