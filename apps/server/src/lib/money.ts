@@ -10,10 +10,10 @@ export function toNumber(v: bigint): number {
 }
 
 /**
- * A figure summed over many wallets or requests (the operators' totals, a service account's balance):
- * no single movement bounds it, so past ±(2^53 − 1) it stays at that bound, the largest integer the
- * contract carries, rather than a refusal that would blank the operators' screen (README "Rules").
- * Amounts of one movement or one wallet use toNumber.
+ * A figure no movement's limit bounds (the operators' totals and a service account's balance, summed
+ * over many wallets or requests; a batch's price at a fee raised since it was made): past ±(2^53 − 1) it
+ * stays at that bound, the largest integer the contract carries, rather than a refusal that would blank
+ * the whole screen (README "Rules"). Amounts of one movement or one wallet use toNumber.
  */
 export const toFigure = (v: bigint): number => Number(v > MAX_SAFE_AMOUNT ? MAX_SAFE_AMOUNT : v < -MAX_SAFE_AMOUNT ? -MAX_SAFE_AMOUNT : v);
 

@@ -201,6 +201,31 @@ describe.each(DB_KINDS)('user variants on %s', (kind) => {
       await expectAudit();
     });
 
+    it('a batch priced past what a JSON number carries once the fee was raised still shows on the page, and comes back whole when deleted', async () => {
+      const big = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, big.id, serverId);
+      const nominal = 8_700_000_000_000_000;
+      const paid = BigInt(price(nominal, 300));
+      await fund(t.db.kysely, w, paid);
+      const created = await call('POST', '/api/pricekods/', big, { gamesserver_id: serverId, nominal, count: 1 });
+      expect(created.statusCode).toBe(200);
+      const id = created.json().success.id;
+      // An operator raises the fee (a VIP period running out does the same): one more code would now cost past 2^53 − 1.
+      await t.db.kysely.updateTable('gamesservers').set({ code_fee_bp: 500 }).where('id', '=', serverId).execute();
+      try {
+        const page = await call('GET', `/api/auth_varianty_adeny_za_kod/${serverId}`, big);
+        expect(page.statusCode).toBe(200);
+        expect(page.json().pricekods.find((v: { id: number }) => v.id === id)).toMatchObject({ nominal, price: Number.MAX_SAFE_INTEGER, open_count: 1 });
+        const removed = await call('DELETE', `/api/pricekods/${id}`, big);
+        expect(removed.statusCode).toBe(200);
+        expect(removed.json().summa).toBe(Number(paid));
+        expect(await balanceOf(big.id)).toBe(Number(paid));
+      } finally {
+        await t.db.kysely.updateTable('gamesservers').set({ code_fee_bp: 300 }).where('id', '=', serverId).execute();
+      }
+      await expectAudit();
+    });
+
     it('charges a batch at the price per code the player confirmed or not at all: after a fee change, 409 with the new price', async () => {
       const p = await createUser(t.db.kysely);
       const w = await createWallet(t.db.kysely, p.id, serverId);
