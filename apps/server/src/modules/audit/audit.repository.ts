@@ -27,6 +27,11 @@ export type AuditRow = Selectable<AdminAuditLogTable> & { admin_name: string; ad
 
 /** The operators' audit log: the only code that writes its rows. */
 export const auditRepository = {
+  /** The acting operator's row, share-locked to the end of the change's transaction. */
+  holdActor(trx: Queryable, adminId: number) {
+    return trx.selectFrom('users').select(['admin', 'blocked_at']).where('id', '=', adminId).forShare().executeTakeFirst();
+  },
+
   insert(trx: Queryable, a: AuditEntry) {
     return trx
       .insertInto('admin_audit_log')

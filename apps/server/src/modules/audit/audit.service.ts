@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client';
+import { AppError } from '../../lib/app-error';
 import { toAuditEntry } from './audit.mapper';
 import { type AuditEntry, type AuditFilters, auditRepository as repo, type Queryable } from './audit.repository';
 
@@ -10,8 +11,16 @@ export type { AuditEntry, AuditFilters } from './audit.repository';
  */
 export function createAuditService({ db }: { db: Db['kysely'] }) {
   return {
-    record(trx: Queryable, entry: AuditEntry) {
-      return repo.insert(trx, entry).then(() => undefined);
+    /**
+     * Also the last check of every operator's act: the operator's row is share-locked and must still be
+     * an unblocked admin, or the whole change is refused (403) and rolls back. A block or demotion
+     * writes that row first, so an act that was waiting on another lock meanwhile (a code's cancel, an
+     * incident's close, a server's settings) either commits before it or is refused after it.
+     */
+    async record(trx: Queryable, entry: AuditEntry) {
+      const actor = await repo.holdActor(trx, entry.adminId);
+      if (!actor?.admin || actor.blocked_at) throw new AppError('FORBIDDEN');
+      await repo.insert(trx, entry);
     },
 
     async list(f: AuditFilters) {

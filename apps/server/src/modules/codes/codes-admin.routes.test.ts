@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
-import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { waitFor } from '../../../test/fakes/wait-for';
+import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 import { auditLedger } from '../ledger/ledger.service';
 
 const KK = 1_000_000;
@@ -40,6 +41,25 @@ describe.each(DB_KINDS)('gift codes for operators on %s', (kind) => {
   afterAll(() => t.close());
 
   describe('admin', () => {
+    it.runIf(kind === 'postgres')('an operator blocked while their cancel waits on the code is refused: the code stays active, nothing is refunded or audited', async () => {
+      const rogue = await createUser(t.db.kysely, { admin: true });
+      const other = await createUser(t.db.kysely, { admin: true });
+      const issued = (await issue(seller, sellerWallet.id, 2 * KK)).json();
+      const before = await balanceOf(seller.id);
+      // The buyer's activation holds the code's row while the rogue's cancel comes in behind it…
+      const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('codes').select('id').where('id', '=', issued.code_id).forUpdate().execute());
+      const cancel = call('POST', `/api/admin/codes/${issued.code_id}/cancel`, rogue, { reason: 'по просьбе' });
+      await waitFor(async () => ((await lockWaits(t.db.kysely, '%codes%')) === 1 ? true : undefined), 'the cancel waiting for the code');
+      // …and another operator blocks the rogue meanwhile.
+      expect((await call('POST', `/api/admin/users/${rogue.id}/block`, other, { reason: 'злоупотребление' })).statusCode).toBe(200);
+      await hold.release();
+      expect((await cancel).statusCode).toBe(403);
+      expect((await t.db.kysely.selectFrom('codes').select('status').where('id', '=', issued.code_id).executeTakeFirstOrThrow()).status).toBe('active');
+      expect(await balanceOf(seller.id)).toBe(before);
+      expect(await t.db.kysely.selectFrom('admin_audit_log').select('id').where('admin_id', '=', rogue.id).execute()).toEqual([]);
+      await expectAudit();
+    });
+
     it('lists incidents, looks a code up by sert or id with its story, and cancels it with a refund', async () => {
       const admin = await createUser(t.db.kysely, { admin: true });
       const issued = (await issue(seller, sellerWallet.id, 4 * KK)).json();
