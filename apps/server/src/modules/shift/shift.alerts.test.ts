@@ -180,6 +180,34 @@ describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
     }
   });
 
+  it('an alert waiting out a 429 is dropped when the player cancelled the request meanwhile: it is no longer news', async () => {
+    const vip = await createUser(t.db.kysely);
+    await t.db.kysely.updateTable('users').set({ vip_until: new Date(now().getTime() + 30 * 86_400_000) }).where('id', '=', vip.id).execute();
+    await createWallet(t.db.kysely, vip.id, serverId, 'VipFive');
+    // As above: only this request's VIP alerts may meet the 429.
+    const noOverdue = () => t.db.kysely.updateTable('balance_requests').set({ overdue_alerted_at: new Date() }).where('status', '=', 'pending').execute();
+    await noOverdue();
+    await scanAfter(0);
+    bot.rateLimitOnce(40);
+    const id = await deposit(vip, 3_000_000);
+    await noOverdue();
+    const about = (m: { text: string }) => m.text.startsWith(`VIP-заявка №${id}`);
+    const refused = await waitFor(async () => {
+      const rows = await t.db.kysely.selectFrom('jobs').select(['payload', 'last_error', 'state']).where('kind', '=', 'operators.alert').execute();
+      return rows.find((r) => r.state === 'pending' && r.last_error?.includes('429'));
+    }, 'the refused alert back in the queue');
+    const cancelled = await t.app.inject({ method: 'POST', url: '/api/delete_request/', headers: vip.auth, payload: { id } });
+    expect(cancelled.statusCode).toBe(200);
+    offsetMs += 41_000;
+    await waitFor(async () => {
+      const left = await t.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'operators.alert').where('state', 'in', ['pending', 'running']).execute();
+      return left.length === 0 ? true : undefined;
+    }, "the alert's retry");
+    const { chatId } = refused.payload as { chatId: string };
+    expect(bot.sent.filter((m) => about(m) && m.chat_id === Number(chatId))).toEqual([]);
+    expect(bot.sent.filter(about)).toHaveLength(1);
+  });
+
   async function serverName() {
     return (await t.db.kysely.selectFrom('gamesservers').select('name').where('id', '=', serverId).executeTakeFirstOrThrow()).name;
   }

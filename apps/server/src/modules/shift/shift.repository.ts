@@ -195,6 +195,11 @@ export const shiftRepository = {
   },
 
   /** Whether the chat is still the linked chat of a live operator (not blocked, not demoted, not unlinked). */
+  /** A request's status, or undefined when there is no such request. */
+  async statusOf(q: Q, id: number) {
+    return (await q.selectFrom('balance_requests').select('status').where('id', '=', id).executeTakeFirst())?.status;
+  },
+
   async isOperatorChat(q: Q, userId: number, chatId: bigint) {
     const row = await q
       .selectFrom('users')

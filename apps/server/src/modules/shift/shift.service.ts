@@ -39,6 +39,8 @@ interface AlertPayload {
   text: string;
   /** The operator the chat is linked to (jobs queued before it was added have none). */
   userId?: number;
+  /** The request it is about (jobs queued before it was added have none). */
+  requestId?: number;
 }
 
 const notFound = () => new AppError('NOT_FOUND', { message: 'Заявка не найдена', errors: { id: ['Заявка не найдена'] } });
@@ -95,7 +97,8 @@ export function createShiftService(d: ShiftDeps) {
       const waited = Math.max(0, Math.floor((at.getTime() - new Date(r.created_at).getTime()) / 60_000));
       const text = alertText(kind, r, waited);
       for (const c of chats) {
-        await d.jobs.enqueue(trx, ALERT_SEND_KIND, { chatId: String(c.chatId), text, userId: c.id } satisfies AlertPayload, { key: `alert:${kind}:${r.id}:${c.id}` });
+        const payload: AlertPayload = { chatId: String(c.chatId), text, userId: c.id, requestId: r.id };
+        await d.jobs.enqueue(trx, ALERT_SEND_KIND, payload, { key: `alert:${kind}:${r.id}:${c.id}` });
       }
     }
   }
@@ -294,6 +297,8 @@ export function createShiftService(d: ShiftDeps) {
         // A retry may come an hour later: by then the operator may be blocked, demoted or unlinked, and
         // the request's details are no longer theirs to read.
         if (p.userId === undefined || !(await repo.isOperatorChat(d.db, p.userId, BigInt(p.chatId)))) return;
+        // Nor is a request already decided or cancelled news by then (a retry after Telegram's 429).
+        if (p.requestId !== undefined && (await repo.statusOf(d.db, p.requestId)) !== 'pending') return;
         const r = await d.bot.sendMessage(BigInt(p.chatId), p.text);
         // Telegram's 429 names when to try again; sooner would be refused again.
         if (r.retryAfterMs !== undefined) throw new RetryAfter(r.retryAfterMs, r.error);
