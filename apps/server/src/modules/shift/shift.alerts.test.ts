@@ -138,37 +138,55 @@ describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
     expect(await chatOf((await t.db.kysely.selectFrom('users').select('id').where('name', '=', 'Анна').executeTakeFirstOrThrow()).id)).not.toBeNull();
   });
 
-  it('an alert waiting out a 429 is dropped when its operator is demoted, blocked or unlinked meanwhile', async () => {
+  /** A VIP player with a wallet, whose deposits alert the operators at once. */
+  async function vipPlayer(nick: string) {
     const vip = await createUser(t.db.kysely);
     await t.db.kysely.updateTable('users').set({ vip_until: new Date(now().getTime() + 30 * 86_400_000) }).where('id', '=', vip.id).execute();
-    await createWallet(t.db.kysely, vip.id, serverId, 'VipFour');
+    await createWallet(t.db.kysely, vip.id, serverId, nick);
+    return vip;
+  }
+
+  /**
+   * A VIP deposit whose alert to one operator meets Telegram's 429 and waits in the queue. Only this
+   * request's VIP alerts may meet the 429: the clock is minutes ahead of the database's after the first
+   * test, so every pending request would be overdue at the next scan. Each round starts with no scan due
+   * and no alert on its way, and every pending request already counted as alerted.
+   */
+  async function depositMeeting429(vip: User, what: string) {
+    const noOverdue = () => t.db.kysely.updateTable('balance_requests').set({ overdue_alerted_at: new Date() }).where('status', '=', 'pending').execute();
+    await noOverdue();
+    await scanAfter(0);
+    bot.rateLimitOnce(40);
+    const id = await deposit(vip, 3_000_000);
+    await noOverdue();
+    const refused = await waitFor(async () => {
+      const rows = await t.db.kysely.selectFrom('jobs').select(['payload', 'last_error', 'state']).where('kind', '=', 'operators.alert').execute();
+      return rows.find((r) => r.state === 'pending' && r.last_error?.includes('429'));
+    }, `the refused alert back in the queue (${what})`);
+    const { userId, chatId } = refused.payload as { userId: number; chatId: string };
+    return { id, userId, chatId, about: (m: { text: string }) => m.text.startsWith(`VIP-заявка №${id}`) };
+  }
+
+  /** Lets Telegram's 40 s pass and waits until no alert is left in the queue. */
+  async function retryAlerts(what: string) {
+    offsetMs += 41_000;
+    await waitFor(async () => {
+      const left = await t.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'operators.alert').where('state', 'in', ['pending', 'running']).execute();
+      return left.length === 0 ? true : undefined;
+    }, `the alert's retry (${what})`);
+  }
+
+  it('an alert waiting out a 429 is dropped when its operator is demoted, blocked or unlinked meanwhile', async () => {
+    const vip = await vipPlayer('VipFour');
     const cases: Array<[string, object, object | null]> = [
       ['demoted', { admin: false }, { admin: true }],
       ['blocked', { blocked_at: new Date() }, { blocked_at: null }],
       ['unlinked', { telegram_chat_id: null }, null],
     ];
-    // Only this request's VIP alerts may meet the 429: the clock is minutes ahead of the database's after
-    // the first test, so every pending request would be overdue at the next scan. Each round starts with
-    // no scan due and no alert on its way, and every pending request already counted as alerted.
-    const noOverdue = () => t.db.kysely.updateTable('balance_requests').set({ overdue_alerted_at: new Date() }).where('status', '=', 'pending').execute();
     for (const [what, lose, restore] of cases) {
-      await noOverdue();
-      await scanAfter(0);
-      bot.rateLimitOnce(40);
-      const id = await deposit(vip, 3_000_000);
-      await noOverdue();
-      const about = (m: { text: string }) => m.text.startsWith(`VIP-заявка №${id}`);
-      const refused = await waitFor(async () => {
-        const rows = await t.db.kysely.selectFrom('jobs').select(['payload', 'last_error', 'state']).where('kind', '=', 'operators.alert').execute();
-        return rows.find((r) => r.state === 'pending' && r.last_error?.includes('429'));
-      }, `the refused alert back in the queue (${what})`);
-      const { userId, chatId } = refused.payload as { userId: number; chatId: string };
+      const { userId, chatId, about } = await depositMeeting429(vip, what);
       await t.db.kysely.updateTable('users').set(lose).where('id', '=', userId).execute();
-      offsetMs += 41_000;
-      await waitFor(async () => {
-        const left = await t.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'operators.alert').where('state', 'in', ['pending', 'running']).execute();
-        return left.length === 0 && bot.sent.filter(about).length === 1 ? true : undefined;
-      }, `the alert's retry (${what})`);
+      await retryAlerts(what);
       // The other operator was told; the one who lost the role, never.
       expect(bot.sent.filter(about).map((m) => m.chat_id)).toHaveLength(1);
       expect(bot.sent.filter((m) => about(m) && m.chat_id === Number(chatId))).toEqual([]);
@@ -181,29 +199,11 @@ describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
   });
 
   it('an alert waiting out a 429 is dropped when the player cancelled the request meanwhile: it is no longer news', async () => {
-    const vip = await createUser(t.db.kysely);
-    await t.db.kysely.updateTable('users').set({ vip_until: new Date(now().getTime() + 30 * 86_400_000) }).where('id', '=', vip.id).execute();
-    await createWallet(t.db.kysely, vip.id, serverId, 'VipFive');
-    // As above: only this request's VIP alerts may meet the 429.
-    const noOverdue = () => t.db.kysely.updateTable('balance_requests').set({ overdue_alerted_at: new Date() }).where('status', '=', 'pending').execute();
-    await noOverdue();
-    await scanAfter(0);
-    bot.rateLimitOnce(40);
-    const id = await deposit(vip, 3_000_000);
-    await noOverdue();
-    const about = (m: { text: string }) => m.text.startsWith(`VIP-заявка №${id}`);
-    const refused = await waitFor(async () => {
-      const rows = await t.db.kysely.selectFrom('jobs').select(['payload', 'last_error', 'state']).where('kind', '=', 'operators.alert').execute();
-      return rows.find((r) => r.state === 'pending' && r.last_error?.includes('429'));
-    }, 'the refused alert back in the queue');
+    const vip = await vipPlayer('VipFive');
+    const { id, chatId, about } = await depositMeeting429(vip, 'cancelled');
     const cancelled = await t.app.inject({ method: 'POST', url: '/api/delete_request/', headers: vip.auth, payload: { id } });
     expect(cancelled.statusCode).toBe(200);
-    offsetMs += 41_000;
-    await waitFor(async () => {
-      const left = await t.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'operators.alert').where('state', 'in', ['pending', 'running']).execute();
-      return left.length === 0 ? true : undefined;
-    }, "the alert's retry");
-    const { chatId } = refused.payload as { chatId: string };
+    await retryAlerts('cancelled');
     expect(bot.sent.filter((m) => about(m) && m.chat_id === Number(chatId))).toEqual([]);
     expect(bot.sent.filter(about)).toHaveLength(1);
   });
