@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
-import { afterEach, describe, expect, it } from 'vitest';
-import { loadTelegram, SAFE_AREA_VARS, telegramTheme } from './telegram';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { downloadOrOpen, loadTelegram, SAFE_AREA_VARS, telegramTheme } from './telegram';
 
 // Theme parameters as Telegram's clients send them (iOS light and dark, Android dark).
 const IOS_LIGHT = { bgColor: '#ffffff', secondaryBgColor: '#efeff3', sectionBgColor: '#ffffff' };
@@ -80,5 +80,23 @@ describe('a Telegram launch', () => {
     expect(cssVar('--tg-viewport-height')).toBe('');
     expect(events).toContainEqual({ type: 'web_app_set_header_color', data: { color_key: 'secondary_bg_color' } });
     expect(events).toContainEqual({ type: 'web_app_set_background_color', data: { color: '#efeff3' } });
+  });
+});
+
+describe("the statement's download inside Telegram", () => {
+  class Refused extends Error {}
+  const settle = () => new Promise((r) => setTimeout(r, 0));
+
+  it("the player's «Отмена» in Telegram's prompt opens nothing; a client that could not ask opens the link instead", async () => {
+    const open = vi.fn();
+    downloadOrOpen(() => Promise.reject(new Refused('User denied the action')), open, (e) => e instanceof Refused);
+    await settle();
+    expect(open).not.toHaveBeenCalled();
+    downloadOrOpen(() => Promise.reject(new Error('timeout')), open, (e) => e instanceof Refused);
+    await settle();
+    expect(open).toHaveBeenCalledTimes(1);
+    downloadOrOpen(() => undefined, open, (e) => e instanceof Refused);
+    await settle();
+    expect(open).toHaveBeenCalledTimes(1);
   });
 });

@@ -224,7 +224,11 @@ export function loadTelegram(): Promise<TelegramEnv | null> {
       onThemeChange: (cb) => sdk.themeParams.state.sub(() => cb(readTheme())),
       downloadFile(url, fileName) {
         if (!sdk.downloadFile.isAvailable()) return false;
-        void Promise.resolve(sdk.downloadFile(url, fileName)).catch(() => window.open(url, '_blank'));
+        downloadOrOpen(
+          () => sdk.downloadFile(url, fileName),
+          () => window.open(url, '_blank'),
+          (err) => err instanceof sdk.AccessDeniedError,
+        );
         return true;
       },
       openTelegramLink(url) {
@@ -278,3 +282,16 @@ export const declineTelegramSwitch = (telegramId: string) => {
     // nothing to keep
   }
 };
+
+/**
+ * Telegram's download prompt: the player's «Отмена» (the SDK's AccessDeniedError) ends it there; only
+ * a client that could not ask (an old client, a failed request) opens the link in the browser instead.
+ * Before, a cancel opened the file anyway and spent its one-time link.
+ */
+export function downloadOrOpen(download: () => unknown, open: () => void, refusedByPlayer: (err: unknown) => boolean) {
+  void Promise.resolve()
+    .then(download)
+    .catch((err: unknown) => {
+      if (!refusedByPlayer(err)) open();
+    });
+}

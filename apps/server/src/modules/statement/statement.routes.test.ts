@@ -253,6 +253,16 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
       expect((await call('GET', `/api/statement.csv?token=${socketToken}`)).statusCode).toBe(401);
     });
 
+    it('a HEAD of a download link (a client that looks before it fetches) does not spend it', async () => {
+      const { p } = await storyPlayer();
+      const { token } = await ok('POST', '/api/statement/download_token', p, {});
+      const look = await t.app.inject({ method: 'HEAD', url: `/api/statement.csv?token=${token}` });
+      expect(look.statusCode).not.toBe(200);
+      const fetched = await t.app.inject({ method: 'GET', url: `/api/statement.csv?token=${token}` });
+      expect(fetched.statusCode).toBe(200);
+      expect(fetched.headers['content-type']).toBe('text/csv; charset=utf-8');
+    });
+
     it('a download link asked from a session that has ended since opens nothing (a logout, a revoke, a password change)', async () => {
       const { p } = await storyPlayer();
       const { token } = await ok('POST', '/api/statement/download_token', p, {});

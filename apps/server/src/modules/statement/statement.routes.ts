@@ -26,7 +26,9 @@ export const statementRoutes =
       },
     );
 
-    app.get(statementCsv.path, { schema: { querystring: statementCsv.query } }, async (request, reply) => {
+    // No HEAD: Fastify answers HEAD through the GET handler, which would spend a one-time link on a
+    // client that only looks before it fetches (a download manager, a link preview).
+    app.get(statementCsv.path, { exposeHeadRoute: false, schema: { querystring: statementCsv.query } }, async (request, reply) => {
       const user = await service.csvUser(() => requireSignedIn(request), request.query.token);
       const { body, fileName } = await service.csv(user, request.query);
       return reply
