@@ -48,6 +48,9 @@ describe('amounts are shown for ru-RU', () => {
     expect(formatShort(2_000_000_000)).toBe('2ккк');
     expect(formatShort(1_234_567).replace(/\s/g, ' ')).toBe('1 234 567');
     expect(formatShort(999)).toBe('999');
+    // Near the largest amount a float division rounds: exactness is decided on the integer.
+    expect(formatShort(9_007_199_240_000_001).replace(/\s/g, ' ')).toBe('9 007 199 240 000 001');
+    expect(formatShort(9_007_199_240_000_000).replace(/\s/g, ' ')).toBe('9 007 199,24ккк');
   });
   it('picks Russian plural forms', () => {
     const forms = ['код', 'кода', 'кодов'] as const;

@@ -19,8 +19,9 @@ export function formatShort(n: number): string {
     [1e6, 'кк'],
   ] as const) {
     if (abs >= size) {
-      const value = n / size;
-      if (Math.round(value * 100) / 100 === value) return `${short.format(value)}${suffix}`;
+      // Exact in whole hundredths of the unit, decided on the integer: near 2^53 the division itself
+      // rounds, and 9 007 199 240 000 001 would read «9 007 199,24ккк».
+      if (abs % (size / 100) === 0) return `${short.format(n / size)}${suffix}`;
       return formatAmount(n);
     }
   }

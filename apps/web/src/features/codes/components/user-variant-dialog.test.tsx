@@ -171,6 +171,17 @@ describe('the own-nominal batch dialog after a lost answer', () => {
     await act(async () => root.unmount());
   });
 
+  it('the deletion warning agrees with the count: one code «перестанет», its price comes back', async () => {
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient();
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(EditUserVariantDialog, { server, feeBp: 200 }))));
+    await act(async () => useUi.getState().openDialog({ name: 'edit_user_variant', userVariantId: 9, nominal: 1_000_000, count: 1, initialTotalAden: 1_020_000 }));
+    await act(async () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Удалить вариант')!.click());
+    expect(document.body.textContent?.replace(/\u00a0/g, ' ')).toContain('Удалить вариант? 1 код перестанет действовать, его цена вернётся на баланс.');
+    await act(async () => root.unmount());
+  });
+
   it('an edit whose answer was lost keeps its key after the dialog closed (its form unmounts) and opened again', async () => {
     localStorage.setItem('access_token', 'token');
     const keys: string[] = [];

@@ -18,6 +18,7 @@ import { useFormErrors } from '../../../hooks/use-form-errors';
 import { ApiError } from '../../../lib/api-client';
 import { type DialogState, useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
+import { plural } from '../../../utils/plural';
 import { parseAmount } from '../../../utils/parse-amount';
 import { useCreatePricekod } from '../api/create-pricekod';
 import { useDeletePricekod } from '../api/delete-pricekod';
@@ -150,7 +151,7 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
         (r) => {
           startOver();
           if (stillOpen()) openDialog({ name: 'create_success', summa: r.summa, count: r.count, nominal: r.nominal });
-          else snackbar(`Создано ${codesCount(r.count)} по ${adenShort(r.nominal)}: они в списке «Мои коды»`);
+          else snackbar(`${plural(r.count, ['Создан', 'Создано', 'Создано'])} ${codesCount(r.count)} по ${adenShort(r.nominal)}: ${plural(r.count, ['он', 'они', 'они'])} в списке «Мои коды»`);
         },
         (err: unknown) => {
           if (!stillOpen()) return;
@@ -267,7 +268,8 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
               </Stack>
             }
           >
-            Удалить вариант? {codesCount(d.count)} перестанут действовать, их цена вернётся на баланс.
+            Удалить вариант? {codesCount(d.count)} {plural(d.count, ['перестанет', 'перестанут', 'перестанут'])} действовать,{' '}
+            {plural(d.count, ['его', 'их', 'их'])} цена вернётся на баланс.
           </Alert>
         ) : (
           <Button color="error" sx={{ alignSelf: 'flex-start' }} onClick={() => setConfirmDelete(true)}>
@@ -316,7 +318,7 @@ export function CreateSuccessDialog() {
       {d && (
         <Stack spacing={1}>
           <Typography>
-            Создано <b>{codesCount(d.count)}</b> номиналом <b>{aden(d.nominal)}</b>.
+            {plural(d.count, ['Создан', 'Создано', 'Создано'])} <b>{codesCount(d.count)}</b> номиналом <b>{aden(d.nominal)}</b>.
           </Typography>
           <Typography>
             С баланса списано <b data-testid="create-success-summa">{aden(d.summa)}</b>.

@@ -10,7 +10,7 @@ import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { amountText, currencyWord } from '../../../utils/plural';
 import { parseAmount } from '../../../utils/parse-amount';
 import { useSaveNick } from '../api/save-nick';
-import type { DialogState } from '../../../lib/ui-store';
+import { type DialogState, useUi } from '../../../lib/ui-store';
 import { useRequestKey } from '../../../hooks/use-request-key';
 
 type Direction = 'input' | 'output';
@@ -117,6 +117,15 @@ export function useMoneyForm<T>(options: {
  * until the next opening, so a server chosen meanwhile in another tab never moves the request, its
  * limits or its title (the page also holds its choice while a dialog is open: selected-server.ts).
  */
+/** The opening of a money dialog a request was sent from (its dialog object, new at each opening) and its server. */
+export interface SentFrom {
+  opening: DialogState;
+  serverName: string;
+}
+
+/** Whether that opening is still the dialog shown: a late answer acts on it, never on one opened since. */
+export const stillOpen = (from: SentFrom | null) => from !== null && useUi.getState().dialog === from.opening;
+
 export function useServerAtOpening(open: boolean, dialog: DialogState, server: Gamesserver): Gamesserver {
   const [opening, setOpening] = useState<{ dialog: DialogState; server: Gamesserver } | null>(null);
   if (open && opening?.dialog !== dialog) setOpening({ dialog, server });

@@ -84,7 +84,7 @@ describe('the deposit dialog', () => {
     await act(async () => deliver(answer(200, { success: request })));
     await settle();
     expect(useUi.getState().dialog.name).toBe('vip');
-    expect(nbsp(useUi.getState().snackbar.text)).toBe('Заявка №12 создана: передайте 1 500 000 аден персонажу Кассир');
+    expect(nbsp(useUi.getState().snackbar.text)).toBe('Заявка №12 создана: передайте 1 500 000 аден персонажу Кассир на Scryde x50');
   });
 
   it('a tap beside the dialog keeps what the player typed and the cashier to transfer to; beside an empty one it closes', async () => {

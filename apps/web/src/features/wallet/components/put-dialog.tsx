@@ -3,13 +3,13 @@ import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
 import { useUi } from '../../../lib/ui-store';
 import { amountText } from '../../../utils/plural';
 import { useUpBalanceUser } from '../api/up-balance-user';
-import { MoneyForm, useMoneyForm, useServerAtOpening } from './money-form';
+import { MoneyForm, type SentFrom, stillOpen, useMoneyForm, useServerAtOpening } from './money-form';
 
 /** A deposit: the request first, then the cashier's nick to transfer the amount to in the game. */
 export function PutDialog({ server, nick }: { server: Gamesserver; nick: string | null }) {
@@ -20,18 +20,27 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
   const target = useServerAtOpening(open, dialog, server);
   const snackbar = useUi((s) => s.showSnackbar);
   const deposit = useUpBalanceUser();
+  // The opening a deposit was sent from (the dialog object, new at each opening) and its server.
+  const sentFrom = useRef<SentFrom | null>(null);
   const [created, setCreated] = useState<Request | null>(null);
   const form = useMoneyForm({
     operation: 'put',
     gameServerId: target.id,
     currency,
     nick,
-    send: (amount, idempotencyKey) => deposit.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey }),
+    send: (amount, idempotencyKey) => {
+      sentFrom.current = { opening: useUi.getState().dialog, serverName: target.name };
+      return deposit.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey });
+    },
     onSent: (r) => {
-      if (useUi.getState().dialog.name === 'put') return setCreated(r.success);
-      // Answered after the dialog was closed: the request exists, and the player still has to transfer the amount.
-      form.clear();
-      snackbar(`Заявка №${r.success.id} создана: передайте ${amountText(r.success.amount, r.success.currency_type, '\u00a0', 'acc')} персонажу ${r.success.cashier_nick}`);
+      const from = sentFrom.current;
+      if (stillOpen(from)) return setCreated(r.success);
+      if (useUi.getState().dialog.name !== 'put') form.clear();
+      // Answered after this opening was closed (maybe opened again for another server): the request
+      // exists, and the player still has to transfer the amount, on the server it was made for.
+      snackbar(
+        `Заявка №${r.success.id} создана: передайте ${amountText(r.success.amount, r.success.currency_type, '\u00a0', 'acc')} персонажу ${r.success.cashier_nick} на ${from?.serverName ?? target.name}`,
+      );
     },
   });
 

@@ -87,6 +87,28 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
     expect(net.keys()[1]).toBe(net.keys()[0]);
   });
 
+  it('answered after the player moved to another server and opened a withdrawal there, it leaves that dialog and its amount alone and names its own server', async () => {
+    const net = network('hang', 'ok');
+    let server = scryde;
+    const render = await mount(() => createElement(MoneyDialogs, { server, nick: 'Hero', balances: { 1: 10_000_000, 2: 0 } }));
+    await openTake();
+    await typeAmount('1,5кк');
+    await submitTake();
+    await act(async () => button('take-dialog', 'Отмена').click());
+    server = asterios;
+    await render();
+    await openTake();
+    expect(title()).toBe('Вывести адену — Asterios x5');
+    await typeAmount('3кк');
+
+    await act(async () => net.hung[0]!.resolve(withdrawal.clone()));
+    await settle();
+    expect(useUi.getState().dialog.name).toBe('take');
+    expect(title()).toBe('Вывести адену — Asterios x5');
+    expect(amountInput().value).toBe('3кк');
+    expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Заявка на вывод 1 500 000 аден на Scryde x50 создана');
+  });
+
   it('answered after it was closed, the withdrawal closes no other dialog, says it was made, and the next one takes a new key', async () => {
     const net = network('hang', 'ok');
     await mount(dialogs);
@@ -99,7 +121,7 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
     await act(async () => net.hung[0]!.resolve(withdrawal.clone()));
     await settle();
     expect(useUi.getState().dialog.name).toBe('put');
-    expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Заявка на вывод 1 500 000 аден создана');
+    expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Заявка на вывод 1 500 000 аден на Scryde x50 создана');
 
     // Its answer is known: the next opening starts empty, and the same amount again is a new withdrawal.
     await act(async () => useUi.getState().closeDialog());

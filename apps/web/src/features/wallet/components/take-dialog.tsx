@@ -1,13 +1,13 @@
 import type { CurrencyType, Gamesserver } from '@adena/contract/lite';
 import Button from '@mui/material/Button';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import Typography from '@mui/material/Typography';
 import { AppDialog } from '../../../components/app-dialog';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { amountText, } from '../../../utils/plural';
 import { useDownBalanceUser } from '../api/down-balance-user';
-import { MoneyForm, useMoneyForm, useServerAtOpening } from './money-form';
+import { MoneyForm, type SentFrom, stillOpen, useMoneyForm, useServerAtOpening } from './money-form';
 import { TwoFactorCodeField } from '../../../components/two-factor-code-field';
 
 /** A withdrawal: held at once; a refusal for want of balance opens the low-capacity dialog instead. */
@@ -20,6 +20,8 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
   const currency: CurrencyType = open ? dialog.currency : 1;
   const target = useServerAtOpening(open, dialog, server);
   const withdraw = useDownBalanceUser();
+  // The opening a withdrawal was sent from (the dialog object, new at each opening) and its server.
+  const sentFrom = useRef<SentFrom | null>(null);
   // Step-up: with TOTP on the server answers two_factor_required; the code is asked here, in the same dialog.
   const [askCode, setAskCode] = useState(false);
   const [code, setCode] = useState('');
@@ -28,15 +30,25 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
     gameServerId: target.id,
     currency,
     nick,
-    send: (amount, idempotencyKey) =>
-      withdraw.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey, twoFactorCode: askCode ? code.trim() : undefined }),
+    send: (amount, idempotencyKey) => {
+      sentFrom.current = { opening: useUi.getState().dialog, serverName: target.name };
+      return withdraw.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey, twoFactorCode: askCode ? code.trim() : undefined });
+    },
     onSent: (r) => {
+      const from = sentFrom.current;
+      const made = amountText(r.success.enter_currency, currency, '\u00a0', 'gen');
+      // An answer that comes after the player closed this opening (and maybe opened it again for another
+      // server and typed another amount) leaves what is open now alone and says which server it was for.
+      if (!stillOpen(from)) {
+        // The form is emptied only when no withdrawal dialog is open now: one opened since holds what the player typed there.
+        if (useUi.getState().dialog.name !== 'take') form.clear();
+        return snackbar(`Заявка на вывод ${made} на ${from?.serverName ?? target.name} создана`);
+      }
       form.clear();
       setAskCode(false);
       setCode('');
-      // An answer that comes after the player closed this dialog closes only this one, never a dialog opened meanwhile.
-      if (useUi.getState().dialog.name === 'take') close();
-      snackbar(`Заявка на вывод ${amountText(r.success.enter_currency, currency, '\u00a0', 'gen')} создана`);
+      close();
+      snackbar(`Заявка на вывод ${made} создана`);
     },
     onError: (err, amount) => {
       if (err instanceof ApiError && err.body.two_factor_required) {
@@ -45,8 +57,9 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
         return false;
       }
       if (!(err instanceof ApiError && err.body.low_cap)) return false;
+      if (!stillOpen(sentFrom.current)) return true;
       form.clear();
-      if (useUi.getState().dialog.name === 'take') openDialog({ name: 'low_capacity', currency, amount, available: available ?? undefined });
+      openDialog({ name: 'low_capacity', currency, amount, available: available ?? undefined });
       return true;
     },
   });
