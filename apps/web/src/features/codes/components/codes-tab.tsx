@@ -186,7 +186,7 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
           <Typography color="text.secondary">
             Нужен другой номинал или сразу много кодов? Создайте вариант: от {adenShort(server.min_nominal)}, до 100 кодов за раз.
           </Typography>
-          {auth ? <UserVariantsList userVariants={auth.pricekods} /> : <Skeleton variant="rounded" height={40} />}
+          {auth ? <UserVariantsList userVariants={auth.pricekods} codes={auth.svoy_variant_kods} /> : <Skeleton variant="rounded" height={40} />}
         </Section>
       )}
 

@@ -6,7 +6,7 @@ import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
 import { answer, cleanup, settle, type } from '../../../test/dom';
-import { EditUserVariantDialog, UserVariantDialog } from './user-variant-dialogs';
+import { EditUserVariantDialog, paidForOpenCodes, UserVariantDialog } from './user-variant-dialogs';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -169,6 +169,16 @@ describe('the own-nominal batch dialog after a lost answer', () => {
     expect(keys[1]).toBe(keys[0]);
     expect(useUi.getState().dialog.name).toBe('create_success');
     await act(async () => root.unmount());
+  });
+
+  it('«Изменить» starts from what the open codes were paid, not from today\'s price after a fee change', () => {
+    // Made at a 2% fee (1 020 000 a code); the player then bought VIP, and a code costs 1 010 000 today.
+    const batch = { id: 5, gamesserver_id: 1, nominal: 1_000_000, price: 1_010_000, count: 3, open_count: 2, created_at: '2026-11-01T10:00:00.000Z' };
+    const code = (id: number, status: 'active' | 'activated') =>
+      ({ id, nominal: 1_000_000, price: 1_020_000, status, sert: `ADN-${id}`, gamesserver_id: 1, pricekod_id: 5, created_at: batch.created_at, activated_at: null }) as const;
+    expect(paidForOpenCodes(batch, [code(1, 'active'), code(2, 'active'), code(3, 'activated')])).toBe(2_040_000);
+    // A page that does not list every open code of the batch: SPEC.md's price × count.
+    expect(paidForOpenCodes(batch, [code(1, 'active')])).toBe(2_020_000);
   });
 
   it('the deletion warning agrees with the count: one code «перестанет», its price comes back', async () => {

@@ -1,4 +1,4 @@
-import { createPricekod, type Pricekod } from '@adena/contract';
+import { type Code, createPricekod, type Pricekod } from '@adena/contract';
 import type { Gamesserver } from '@adena/contract/lite';
 import Add from '@mui/icons-material/Add';
 import EditOutlined from '@mui/icons-material/EditOutlined';
@@ -26,8 +26,19 @@ import { useUpdatePricekod } from '../api/update-pricekod';
 import { aden, adenShort, codesCount, estimatePrice } from './code-format';
 import { useRequestKey } from '../../../hooks/use-request-key';
 
-/** The user's variants on this server, each with its open and total count. */
-export function UserVariantsList({ userVariants }: { userVariants: Pricekod[] }) {
+/**
+ * What a batch's open codes were paid: their own prices, as charged when they were issued, which an
+ * edit or deletion refunds. The price of a code today (`price`, at today's fee) differs once the fee
+ * changed (an operator's setting, VIP bought or ended). SPEC.md's price × count is the fallback when
+ * the page does not list every open code of the batch (it lists the newest OPEN_CODES_LIMIT).
+ */
+export function paidForOpenCodes(p: Pricekod, codes: Code[]): number {
+  const open = codes.filter((c) => c.pricekod_id === p.id && c.status === 'active');
+  return open.length === p.open_count ? open.reduce((sum, c) => sum + c.price, 0) : p.price * p.open_count;
+}
+
+/** The user's variants on this server, each with its open and total count; `codes`: the page's open codes of variants. */
+export function UserVariantsList({ userVariants, codes }: { userVariants: Pricekod[]; codes: Code[] }) {
   const openDialog = useUi((s) => s.openDialog);
   return (
     <Stack spacing={1}>
@@ -52,8 +63,8 @@ export function UserVariantsList({ userVariants }: { userVariants: Pricekod[] })
                       userVariantId: p.id,
                       nominal: p.nominal,
                       count: p.open_count,
-                      // SPEC.md section 3: initialTotalAden = price × count (the codes the edit can still change).
-                      initialTotalAden: p.price * p.open_count,
+                      // SPEC.md section 3's initialTotalAden: what the codes the edit can still change cost.
+                      initialTotalAden: paidForOpenCodes(p, codes),
                     })
                   }
                 >
