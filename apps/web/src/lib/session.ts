@@ -2,6 +2,7 @@ import { type AuthResponse, routes, type User } from '@adena/contract/lite';
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { ApiError, request, tokenStore } from './api-client';
 import { forgetAll, recallWhileOffline, remember } from './last-known';
+import { useRequestKeys } from '../hooks/use-request-key';
 
 export const userQueryOptions = () =>
   queryOptions({
@@ -40,6 +41,8 @@ export function startSession(qc: QueryClient, auth: AuthResponse) {
 export function endSession(qc: QueryClient) {
   tokenStore.clear();
   forgetAll();
+  // The Idempotency-Keys (and amounts) of this user's requests in doubt: the next user of this tab starts clean.
+  useRequestKeys.setState({ kept: {} });
   qc.setQueryData(userQueryOptions().queryKey, null);
   qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'user' && q.queryKey[0] !== 'gamesservers' });
 }
