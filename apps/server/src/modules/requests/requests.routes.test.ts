@@ -2,7 +2,8 @@ import { currencyWord, formatAmount } from '@adena/contract';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
-import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { waitFor } from '../../../test/fakes/wait-for';
+import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 import { hashToken, newToken } from '../../lib/tokens';
 import { auditLedger } from '../ledger/ledger.service';
 
@@ -37,6 +38,23 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
   afterAll(() => t.close());
 
   describe('deposits', () => {
+    it.runIf(kind === 'postgres')('a decision committed while the history is read is on the page or keeps History\'s dot lit, never lost unseen', async () => {
+      const p = await playerWith();
+      const req = (await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 3 * KK, currency_type: 1 })).json().success;
+      await t.db.kysely.updateTable('wallets').set({ new_message: true }).where('user_id', '=', p.id).execute();
+      // An operator's rejection has written the request and the player's dot, and has not committed yet.
+      const hold = await holdLocks(t.db.kysely, async (trx) => {
+        await trx.updateTable('balance_requests').set({ status: 'rejected', comment: 'Перевода нет', processed_at: new Date() }).where('id', '=', req.id).execute();
+        await trx.updateTable('wallets').set({ new_message: true }).where('user_id', '=', p.id).execute();
+      });
+      const reading = call('GET', `/api/get_user_input_output_balance?gamesserver_id=${serverId}`, p);
+      await waitFor(async () => ((await lockWaits(t.db.kysely, '%wallets%')) === 1 ? true : undefined), 'the history call waiting for the wallet');
+      await hold.release();
+      const page = (await reading).json();
+      const shown = page.data.find((r: { id: number }) => r.id === req.id)?.status === 'rejected';
+      expect(shown || (await wallet(p.id)).new_message).toBe(true);
+    });
+
     it('is pending with the cashier nick until an operator completes it, then credits once', async () => {
       const p = await playerWith();
       const res = await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 3 * KK, currency_type: 1 });

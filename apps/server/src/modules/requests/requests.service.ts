@@ -193,9 +193,10 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
     },
 
     async history(caller: Caller, q: { page: number; perPage: number; gameServerId?: number }) {
-      const { rows, total } = await repo.history(db, caller.user.id, q);
-      // Reading the history is reading the notices of finished requests.
+      // Reading the history is reading the notices of finished requests. Cleared before the page is read:
+      // a decision committed in between is then on the page, or lights the dot again, never lost unseen.
       await repo.clearMessages(db, caller.user.id, q.gameServerId);
+      const { rows, total } = await repo.history(db, caller.user.id, q);
       return { data: rows.map(toRequest), total };
     },
 
