@@ -78,6 +78,7 @@ export function useMoneyForm<T>(options: {
     errors.clear();
     const amount = parseAmount(amountText);
     if (amount === null || amount <= 0) return;
+    const opening = useUi.getState().dialog;
     setBusy(true);
     try {
       // The nick typed here is saved first; its 422 lands on the nick field.
@@ -85,6 +86,9 @@ export function useMoneyForm<T>(options: {
       const result = await keys.send(`${gameServerId}:${currency}:${amount}`, (key) => send(amount, key));
       onSent(result, amount);
     } catch (err) {
+      // A refusal that comes after this opening was closed (the dialog maybe opened again since, for
+      // another server or amount) is not shown on what is open now.
+      if (useUi.getState().dialog !== opening) return;
       if (!onError?.(err, amount)) errors.fromError(err, nick ? ['amount'] : ['amount', 'nick']);
     } finally {
       setBusy(false);

@@ -109,6 +109,20 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
     expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Заявка на вывод 1 500 000 аден на Scryde x50 создана');
   });
 
+  it('a refusal that comes after the dialog was closed is not shown in the next opening', async () => {
+    const net = network('hang', 'ok');
+    await mount(dialogs);
+    await openTake();
+    await typeAmount('1,5кк');
+    await submitTake();
+    await act(async () => button('take-dialog', 'Отмена').click());
+    await openTake();
+    await act(async () => net.hung[0]!.resolve(answer(422, { message: 'Ошибка', errors: { amount: ['Вывод не больше 1 000 000 аден за заявку'] } })));
+    await settle();
+    expect(useUi.getState().dialog.name).toBe('take');
+    expect(document.querySelector('[data-testid="take-dialog"]')?.textContent).not.toContain('Вывод не больше');
+  });
+
   it('answered after it was closed, the withdrawal closes no other dialog, says it was made, and the next one takes a new key', async () => {
     const net = network('hang', 'ok');
     await mount(dialogs);

@@ -57,7 +57,6 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
         return false;
       }
       if (!(err instanceof ApiError && err.body.low_cap)) return false;
-      if (!stillOpen(sentFrom.current)) return true;
       form.clear();
       openDialog({ name: 'low_capacity', currency, amount, available: available ?? undefined });
       return true;
