@@ -103,10 +103,10 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
       await limiter.sweep(at);
       // limitSend looked first; this decides, with the address's flows locked from the look to the
       // insert, so that parallel requests cannot each open a flow within the minute.
-      await inTransaction(db, async (trx) => {
+      const { id } = await inTransaction(db, async (trx) => {
         await repo.lockAddress(trx, values.purpose, values.channel, values.address);
         await refuseWithinMinute(trx, values.purpose, values.channel, values.address, values.knownBrowser ?? null);
-        await repo.insertFlow(trx, {
+        return repo.insertFlow(trx, {
           token_hash: hashToken(token),
           purpose: values.purpose,
           channel: values.channel,
@@ -120,7 +120,7 @@ export function createCodeFlows(deps: { db: Pool; limiter: RateLimiter; limits: 
           browser_hash: values.knownBrowser ?? null,
         });
       });
-      return { token, code, expiresAt };
+      return { token, code, expiresAt, flowId: id };
     },
 
     /**

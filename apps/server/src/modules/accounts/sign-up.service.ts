@@ -69,7 +69,7 @@ export function createSignUpService(deps: SignUpDeps) {
         expires_at: expiresAt,
         last_sent_at: at,
       });
-      return { token, code, address: flow.address, expiresAt };
+      return { token, code, address: flow.address, expiresAt, flowId: flow.id };
     });
 
   return {
@@ -81,7 +81,7 @@ export function createSignUpService(deps: SignUpDeps) {
       // Hashed for both kinds of address, so neither answers faster.
       const passwordHash = await hashPassword(input.password);
       const existing = await findByAddress(db, method, input.address);
-      const { token, code, expiresAt } = await flows.openFlow({
+      const { token, code, expiresAt, flowId } = await flows.openFlow({
         purpose: 'register',
         channel,
         address: input.address,
@@ -91,7 +91,7 @@ export function createSignUpService(deps: SignUpDeps) {
       });
       // The note to a registered address carries no code; it is sealed, enqueued and dropped when late alike.
       const message = code ? texts.registerCode(channel, input.address, code) : texts.alreadyRegistered(channel, input.address, publicUrl);
-      await delivery.deliver({ channel, message, expiresAt });
+      await delivery.deliver({ channel, message, expiresAt, replaces: `register:${flowId}` });
       return token;
     },
 
@@ -109,7 +109,7 @@ export function createSignUpService(deps: SignUpDeps) {
       }
       const { token, code, expiresAt } = result;
       const message = code ? texts.registerCode(channel, result.address, code) : texts.alreadyRegistered(channel, result.address, publicUrl);
-      await delivery.deliver({ channel, message, expiresAt });
+      await delivery.deliver({ channel, message, expiresAt, replaces: `register:${result.flowId}` });
       return token;
     },
 

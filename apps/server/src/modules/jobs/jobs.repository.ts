@@ -55,6 +55,12 @@ export const jobsRepository = {
     return r.rows[0]?.id ?? null;
   },
 
+  /** Deletes the pending (not yet running) jobs of a kind whose payload's `ref` is this; how many. */
+  async deletePendingByRef(q: Q, kind: string, ref: string): Promise<number> {
+    const r = await sql`DELETE FROM jobs WHERE kind = ${kind} AND state = 'pending' AND payload->>'ref' = ${ref}`.execute(q);
+    return Number(r.numAffectedRows ?? 0);
+  },
+
   /**
    * Takes the earliest due job of the given kinds: a pending one whose time has come, or a running
    * one whose lease ended (its process died), and of a group (`grp`) only its first due job while

@@ -222,6 +222,14 @@ export class JobQueue {
     return id;
   }
 
+  /**
+   * Withdraws the jobs of a kind not yet started whose payload names this `ref` (a message replaced by a
+   * newer one); a job already running is left to finish.
+   */
+  cancelPending(q: Q, kind: string, ref: string): Promise<number> {
+    return repo.deletePendingByRef(q, kind, ref);
+  }
+
   /** Makes idle workers of this process look for due jobs at once (call it after a COMMIT that enqueued). */
   wake() {
     this.#waiter.wake();

@@ -97,6 +97,24 @@ describe.each(DB_KINDS)('mail and SMS codes through the job queue on %s', (kind)
     }
   });
 
+  it('a resend withdraws the first code while it waits for a retry: only the new code arrives, and it works', async () => {
+    const to = email();
+    smtp.refuseNext(421);
+    const start = await post('/api/email_register', { email: to, password: PASSWORD, password_confirmation: PASSWORD });
+    expect(await runDue()).toBe(1);
+    expect((await rows())[0]).toMatchObject({ state: 'pending', attempts: 1 });
+    // A minute later the player asks again; the first message is still waiting for its retry.
+    clock.advance(61_000);
+    const resend = await post('/api/new_token_email_register', { email_token: start.json().email_token });
+    expect(resend.statusCode).toBe(200);
+    clock.advance(5_000);
+    while ((await runDue()) > 0);
+    const mails = mailsTo(to);
+    expect(mails).toHaveLength(1);
+    const done = await post('/api/code_verification_email_register', { email_token: resend.json().email_token, code: mails[0]!.code });
+    expect(done.statusCode).toBe(200);
+  });
+
   it('an SMS the gateway answers with 503 is sent again and arrives exactly once', async () => {
     const to = phone();
     sms.failNextWith(503);

@@ -30,6 +30,8 @@ export interface MessageJob {
   exp: number | null;
   /** `lib/sealed.ts` box of the OutgoingMessage without its `code` field, or of null (nothing to send). */
   box: string;
+  /** The code's flow (`Delivery.replaces`): a newer message of it withdraws this one while unsent. */
+  ref?: string;
 }
 
 export interface Delivery {
@@ -38,6 +40,12 @@ export interface Delivery {
   message: OutgoingMessage | null;
   /** When the code in the message stops working; a job still unsent then is dropped. */
   expiresAt?: Date;
+  /**
+   * The flow whose code this message carries: a resend's new code withdraws the flow's earlier message
+   * while it waits for a retry (an SMTP 4xx), so the stale code cannot arrive after the new one and
+   * spend one of the player's tries.
+   */
+  replaces?: string;
 }
 
 export interface CodeDelivery {
@@ -61,7 +69,7 @@ export interface CodeDeliveryDeps {
   sms: SmsGateway | null;
   outbox: Outbox;
   log: FastifyBaseLogger;
-  jobs: Pick<Jobs, 'enqueue' | 'register'>;
+  jobs: Pick<Jobs, 'enqueue' | 'register' | 'cancelPending'>;
   db: SecretKeysDb;
   /** SECRET_KEY; when unset the messages key is a random one kept in the database (secret_keys). */
   secretKey: string | undefined;
@@ -146,7 +154,7 @@ export function createCodeDelivery(deps: CodeDeliveryDeps): CodeDelivery {
   }
 
   return {
-    async deliver({ channel, message, expiresAt }) {
+    async deliver({ channel, message, expiresAt, replaces }) {
       if (!configured(channel)) {
         if (message) toOutbox(message);
         return;
@@ -155,7 +163,8 @@ export function createCodeDelivery(deps: CodeDeliveryDeps): CodeDelivery {
       const inner = message ? { to: message.to, channel: message.channel, subject: message.subject, text: message.text } : null;
       const at = now().getTime();
       const exp = expiresAt ? expiresAt.getTime() : null;
-      const job: MessageJob = { exp, box: (await sealerOf()).seal(inner, AAD) };
+      const job: MessageJob = { exp, box: (await sealerOf()).seal(inner, AAD), ...(replaces ? { ref: replaces } : {}) };
+      if (replaces) await jobs.cancelPending(db, MESSAGE_JOB, replaces);
       await jobs.enqueue(db, MESSAGE_JOB, job, { maxAttempts: MESSAGE_ATTEMPTS, maxAgeMs: exp !== null ? Math.max(1, exp - at) : NOTE_MAX_AGE_MS });
     },
     register() {
