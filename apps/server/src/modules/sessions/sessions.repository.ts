@@ -188,16 +188,15 @@ export const sessionsRepository = {
     return rows;
   },
 
-  /** Ends one session of the user; says whether there was one (another user's id finds nothing). */
+  /**
+   * Ends one live session of the user; says whether there was one (another user's id finds nothing, and
+   * so does one already past its end that the sweep has not removed yet).
+   */
   async deleteSession(q: Queryable, userId: number, sessionId: number) {
-    const row = await q
-      .deleteFrom('tokens')
-      .where('user_id', '=', userId)
-      .where('id', '=', sessionId)
-      .where('kind', '=', 'access')
-      .returning('id')
-      .executeTakeFirst();
-    return row !== undefined;
+    const { rows } = await sql<{ id: number }>`
+      DELETE FROM tokens t WHERE t.user_id = ${userId} AND t.id = ${sessionId} AND t.kind = 'access' AND ${notEnded}
+      RETURNING t.id`.execute(q);
+    return rows.length > 0;
   },
 
   /**

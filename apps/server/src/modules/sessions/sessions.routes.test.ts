@@ -100,6 +100,13 @@ describe.each(DB_KINDS)('sessions on %s', (kind) => {
       expect((await call('DELETE', '/api/sessions/abc', first)).statusCode).toBe(422);
       expect((await call('DELETE', `/api/sessions/${victimSession}`)).statusCode).toBe(401);
       expect((await me(victim.access_token)).statusCode).toBe(200);
+
+      // A session already past its idle end, not yet swept, is ended too: 404, as the list no longer shows it.
+      const third = await login(email);
+      const thirdId = await sessionIdOf(third);
+      await world.db.kysely.updateTable('tokens').set({ last_seen_at: new Date(Date.now() - 25 * 3600_000) }).where('id', '=', thirdId).execute();
+      expect((await me(third)).statusCode).toBe(401);
+      expect((await call('DELETE', `/api/sessions/${thirdId}`, first)).statusCode).toBe(404);
     });
 
     it('ends every other session of the caller, and nobody else’s', async () => {

@@ -30,6 +30,11 @@ export async function ensureWallet(db: Q, userId: number, gameServerId: number) 
     .executeTakeFirstOrThrow();
 }
 
+/** The nick of the service's cashier character on a server. */
+export async function cashierNickOf(db: Q, gameServerId: number) {
+  return (await db.selectFrom('gamesservers').select('cashier_nick').where('id', '=', gameServerId).executeTakeFirst())?.cashier_nick ?? null;
+}
+
 export function findWallet(db: Q, userId: number, walletId: number) {
   return db.selectFrom('wallets').selectAll().where('user_id', '=', userId).where('id', '=', walletId).executeTakeFirst();
 }

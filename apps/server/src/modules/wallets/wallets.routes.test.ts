@@ -70,5 +70,17 @@ describe.each(DB_KINDS)('wallets on %s', (kind) => {
       expect(unknown.statusCode).toBe(404);
       expect(unknown.json().errors.gamesserver_id).toEqual(['Игровой сервер не найден']);
     });
+
+    it("refuses the cashier's own nick, in any letter case: no deposit «from the cashier to the cashier»", async () => {
+      const p = await createUser(t.db.kysely);
+      const { cashier_nick } = await t.db.kysely.selectFrom('gamesservers').select('cashier_nick').where('id', '=', serverId).executeTakeFirstOrThrow();
+      for (const nick of [cashier_nick, cashier_nick.toUpperCase()]) {
+        const refused = await call('POST', '/api/save_nick/', p, { gamesserver_id: serverId, nick });
+        expect(refused.statusCode).toBe(422);
+        expect(refused.json().errors.nick).toEqual(['Это ник кассира сервиса: укажите ник своего персонажа']);
+      }
+      const wallet = await t.db.kysely.selectFrom('wallets').select('nick').where('user_id', '=', p.id).where('gamesserver_id', '=', serverId).executeTakeFirst();
+      expect(wallet?.nick ?? null).toBeNull();
+    });
   });
 });

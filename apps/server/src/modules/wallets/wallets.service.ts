@@ -3,10 +3,13 @@ import { coalesce } from '../../db/coalesce';
 import { toNumber } from '../../lib/money';
 import type { Caller } from '../sessions/caller';
 import { toAdminWallet, toWallet } from './wallets.mapper';
-import { activeWalletsOf, ensureWallet, type WalletRow, setNick, userWalletsWithAccounts } from './wallets.repository';
+import { activeWalletsOf, cashierNickOf, ensureWallet, type WalletRow, setNick, userWalletsWithAccounts } from './wallets.repository';
+import { AppError } from '../../lib/app-error';
 
 /** For other modules' transactions: the caller's wallet on an active server, created on first use; and a wallet by owner and id. */
 export { ensureWallet, findWallet } from './wallets.repository';
+
+const CASHIER_NICK = 'Это ник кассира сервиса: укажите ник своего персонажа';
 
 /** A player's wallets and the nick of their character on a server. */
 export function createWalletsService({ db }: { db: Db['kysely'] }) {
@@ -34,6 +37,12 @@ export function createWalletsService({ db }: { db: Db['kysely'] }) {
      */
     async saveNick(caller: Caller, input: { gameServerId: number; nick: string }, confirmChange: () => Promise<void>) {
       const wallet = await ensureWallet(db, caller.user.id, input.gameServerId);
+      // The service's own character: a deposit "from the cashier to the cashier" would let a player pass
+      // off adena the cashier already holds as their transfer.
+      const cashier = await cashierNickOf(db, input.gameServerId);
+      if (cashier && cashier.toLocaleLowerCase('ru') === input.nick.toLocaleLowerCase('ru')) {
+        throw new AppError('VALIDATION', { errors: { nick: [CASHIER_NICK] } });
+      }
       if (wallet.nick && wallet.nick !== input.nick) await confirmChange();
       await setNick(db, caller.user.id, wallet.id, input.nick);
       return input.nick;

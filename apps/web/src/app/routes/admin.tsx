@@ -35,10 +35,17 @@ function WithId({ render }: { render(id: number): ReactNode }) {
 /** SPEC.md section 2: the admin area. Loaded on demand and only for operators (AdminGate in router.tsx). */
 export default function AdminRoutes() {
   const { user } = useUser();
+  // Once begun, the walkthrough stays until the operator has seen the recovery codes («Я сохранил коды»):
+  // the user object read again meanwhile (on return to the tab) already says TOTP is on, and showing
+  // the area then would take the codes off the screen for good.
+  const [setup, setSetup] = useState<'none' | 'shown' | 'done'>('none');
   // AdminGate (router.tsx) renders this only for operators; the check here only narrows the type.
   if (!user?.admin) return null;
   // Admin calls refuse an operator without TOTP (two_factor_setup_required): set it up first.
-  if (!user.two_factor) return <AdminTwoFactorWalkthrough />;
+  if (!user.two_factor && setup === 'none') setSetup('shown');
+  if (setup === 'shown' || (!user.two_factor && setup === 'none')) return <AdminTwoFactorWalkthrough onDone={() => setSetup('done')} />;
+  // Codes seen, the user object not read again yet.
+  if (!user.two_factor) return null;
   // A session that never showed the code (a Telegram sign-in) gives it once before the area (and its live channel) starts.
   return (
     <AdminSessionCheck>

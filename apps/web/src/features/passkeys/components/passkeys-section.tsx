@@ -17,6 +17,7 @@ import { CurrentPasswordField } from '../../../components/current-password-field
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { ApiError } from '../../../lib/api-client';
 import { useUser } from '../../../lib/session';
+import { needsStepUp } from '../../../lib/step-up';
 import { usePasskeyDelete } from '../api/passkey-delete';
 import { usePasskeyRegister } from '../api/passkey-register';
 import { usePasskeys } from '../api/passkeys-list';
@@ -45,6 +46,13 @@ export function PasskeysSection() {
         ? 'Добавление ключа отменено'
         : 'Браузер не смог создать ключ доступа'
     : null;
+  // A refused removal is said (a 429, a key already gone, no connection); a step-up prompt the player cancelled is not.
+  const removeError =
+    remove.error && !needsStepUp(remove.error)
+      ? remove.error instanceof ApiError
+        ? remove.error.message
+        : 'Нет связи: ключ не удалён. Попробуйте ещё раз'
+      : null;
   function add() {
     f.clear();
     register.mutateAsync({ name: name.trim() || undefined, password: (askPassword && password) || undefined }).then(
@@ -70,7 +78,7 @@ export function PasskeysSection() {
               <ListItem
                 key={k.id}
                 secondaryAction={
-                  <IconButton edge="end" aria-label={`Удалить ключ «${k.name}»`} onClick={() => remove.mutate(k.id)}>
+                  <IconButton edge="end" aria-label={`Удалить ключ «${k.name}»`} disabled={remove.isPending} onClick={() => remove.mutate(k.id)}>
                     <DeleteIcon />
                   </IconButton>
                 }
@@ -82,6 +90,11 @@ export function PasskeysSection() {
               </ListItem>
             ))}
           </List>
+        )}
+        {removeError && (
+          <Alert severity="error" data-testid="passkey-remove-error">
+            {removeError}
+          </Alert>
         )}
         {error && <Alert severity="error">{error}</Alert>}
         {keys.length >= PASSKEYS_MAX ? (

@@ -5,7 +5,7 @@ import Typography from '@mui/material/Typography';
 import { TotpSetup } from './totp-setup';
 
 /** An operator without TOTP: admin calls answer two_factor_setup_required until it is on, so the area starts here. */
-export function AdminTwoFactorWalkthrough() {
+export function AdminTwoFactorWalkthrough({ onDone }: { onDone: () => void }) {
   return (
     <Paper variant="outlined" sx={{ p: { xs: 2, sm: 3 }, maxWidth: 640, mx: 'auto' }} data-view="admin-two-factor-setup">
       <Stack spacing={2}>
@@ -14,7 +14,7 @@ export function AdminTwoFactorWalkthrough() {
           Операторы зачисляют и выводят деньги игроков, поэтому админка открывается только со вторым фактором: кодом из
           приложения-аутентификатора. Это займёт минуту.
         </Alert>
-        <TotpSetup onDone={() => undefined} />
+        <TotpSetup onDone={onDone} />
       </Stack>
     </Paper>
   );
