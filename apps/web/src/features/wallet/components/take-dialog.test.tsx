@@ -64,6 +64,13 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
   }
 
   const dialogs = () => createElement(MoneyDialogs, { server: scryde, nick: 'Hero', balances: { 1: 10_000_000, 2: 0 } });
+  /** A 1,5кк withdrawal sent, and its dialog closed with «Отмена» before any answer. */
+  const sendThenCancel = async () => {
+    await openTake();
+    await typeAmount('1,5кк');
+    await submitTake();
+    await act(async () => button('take-dialog', 'Отмена').click());
+  };
 
   it('closed while the withdrawal runs, it keeps the amount and the key: sent again after the answer was lost, it is one withdrawal', async () => {
     const net = network('hang', 'ok');
@@ -91,10 +98,7 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
     const net = network('hang', 'ok');
     let server = scryde;
     const render = await mount(() => createElement(MoneyDialogs, { server, nick: 'Hero', balances: { 1: 10_000_000, 2: 0 } }));
-    await openTake();
-    await typeAmount('1,5кк');
-    await submitTake();
-    await act(async () => button('take-dialog', 'Отмена').click());
+    await sendThenCancel();
     server = asterios;
     await render();
     await openTake();
@@ -112,10 +116,7 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
   it('a refusal that comes after the dialog was closed is not shown in the next opening', async () => {
     const net = network('hang', 'ok');
     await mount(dialogs);
-    await openTake();
-    await typeAmount('1,5кк');
-    await submitTake();
-    await act(async () => button('take-dialog', 'Отмена').click());
+    await sendThenCancel();
     await openTake();
     await act(async () => net.hung[0]!.resolve(answer(422, { message: 'Ошибка', errors: { amount: ['Вывод не больше 1 000 000 аден за заявку'] } })));
     await settle();
@@ -126,10 +127,7 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
   it('answered after it was closed, the withdrawal closes no other dialog, says it was made, and the next one takes a new key', async () => {
     const net = network('hang', 'ok');
     await mount(dialogs);
-    await openTake();
-    await typeAmount('1,5кк');
-    await submitTake();
-    await act(async () => button('take-dialog', 'Отмена').click());
+    await sendThenCancel();
     await act(async () => useUi.getState().openDialog({ name: 'put', currency: 1 }));
 
     await act(async () => net.hung[0]!.resolve(withdrawal.clone()));
@@ -150,10 +148,7 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
     const net = network('lost', 'lost', 'ok', 'ok', 'ok');
     let shown = true;
     const render = await mount(() => (shown ? dialogs() : createElement('div')));
-    await openTake();
-    await typeAmount('1,5кк');
-    await submitTake();
-    await act(async () => button('take-dialog', 'Отмена').click());
+    await sendThenCancel();
     // «История» and back: the wallet card and its dialogs unmount and mount again.
     shown = false;
     await render();
