@@ -57,7 +57,9 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
             disabled={buy.isPending}
             onClick={() =>
               void keys
-                .send(`${server.id}:${count}:${total}:${days}`, (idempotencyKey) =>
+                // The key names the server and months, not the terms: after a lost answer that went through, a retry
+                // at terms read again since is answered from the first try (or refused), never charged twice.
+                .send(`${server.id}:${count}`, (idempotencyKey) =>
                   buy.mutateAsync({ months: count, gamesserver_id: server.id, price: total, days, idempotencyKey }),
                 )
                 .then(
