@@ -1,3 +1,4 @@
+import type { User } from '@adena/contract/lite';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement, type ReactElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
@@ -50,3 +51,17 @@ export async function mountWithQuery(element: () => ReactElement) {
   await render();
   return { root, render };
 }
+
+/** A signed-in player as `GET /api/user` answers it, with or without TOTP on. */
+export const playerUser = (twoFactor: boolean): User => ({
+  id: 5,
+  name: 'Продавец',
+  email: 'seller@example.com',
+  phone: null,
+  admin: false,
+  vip: false,
+  vip_until: null,
+  telegram_linked: false,
+  two_factor: twoFactor,
+  created_at: '2026-11-01T00:00:00Z',
+});

@@ -5,23 +5,11 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { userQueryOptions } from '../../../lib/session';
-import { answer, cleanup, settle, type } from '../../../test/dom';
+import { answer, cleanup, playerUser, settle, type } from '../../../test/dom';
 import { ApiKeysSection } from './api-keys-section';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-const user = (twoFactor: boolean): User => ({
-  id: 5,
-  name: 'Продавец',
-  email: 'seller@example.com',
-  phone: null,
-  admin: false,
-  vip: false,
-  vip_until: null,
-  telegram_linked: false,
-  two_factor: twoFactor,
-  created_at: '2026-11-01T00:00:00Z',
-});
 const passwordField = () => document.querySelector<HTMLInputElement>('[data-testid="api-key-password"]');
 const nameField = () => [...document.querySelectorAll('input')].find((i) => i.placeholder === 'Например, FunPay-бот')!;
 const helperOf = (input: HTMLInputElement | null) => input?.closest('.MuiFormControl-root')?.querySelector('.MuiFormHelperText-root')?.textContent ?? null;
@@ -62,7 +50,7 @@ describe('creating an API key in the profile', () => {
   }
 
   it('without TOTP asks for the current password, sends it, and says a wrong one under the field', async () => {
-    const sent = await render(user(false), [
+    const sent = await render(playerUser(false), [
       () => answer(422, { message: 'Проверьте поля', errors: { password: ['Неверный текущий пароль'] } }),
       () => answer(200, { id: 1, name: 'Магазин', key: 'aw_new-key', created_at: '2026-11-27T10:00:00Z' }),
     ]);
@@ -83,14 +71,14 @@ describe('creating an API key in the profile', () => {
   });
 
   it('an account without a password leaves the field empty and sends none', async () => {
-    const sent = await render(user(false), [() => answer(200, { id: 2, name: 'Бот', key: 'aw_bot', created_at: '2026-11-27T10:00:00Z' })]);
+    const sent = await render(playerUser(false), [() => answer(200, { id: 2, name: 'Бот', key: 'aw_bot', created_at: '2026-11-27T10:00:00Z' })]);
     await create('Бот');
     expect(sent).toEqual([{ name: 'Бот' }]);
     expect(document.querySelector('[data-testid="secret-value"]')?.textContent).toBe('aw_bot');
   });
 
   it('with TOTP on shows no password field and sends none (the code is asked in the step-up prompt)', async () => {
-    const sent = await render(user(true), [() => answer(200, { id: 3, name: 'Бот', key: 'aw_totp', created_at: '2026-11-27T10:00:00Z' })]);
+    const sent = await render(playerUser(true), [() => answer(200, { id: 3, name: 'Бот', key: 'aw_totp', created_at: '2026-11-27T10:00:00Z' })]);
     expect(passwordField()).toBeNull();
     await create('Бот');
     expect(sent).toEqual([{ name: 'Бот' }]);

@@ -5,23 +5,11 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { userQueryOptions } from '../../../lib/session';
-import { answer, cleanup, settle, type } from '../../../test/dom';
+import { answer, cleanup, playerUser, settle, type } from '../../../test/dom';
 import { WebhookSection } from './webhook-section';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-const user = (twoFactor: boolean): User => ({
-  id: 5,
-  name: 'Продавец',
-  email: 'seller@example.com',
-  phone: null,
-  admin: false,
-  vip: false,
-  vip_until: null,
-  telegram_linked: false,
-  two_factor: twoFactor,
-  created_at: '2026-11-01T00:00:00Z',
-});
 const HOOK = { url: 'https://shop.example/hook', events: ['code.activated', 'code.cancelled'], created_at: '2026-11-27T10:00:00Z' };
 const passwordField = () => document.querySelector<HTMLInputElement>('[data-testid="webhook-password"]');
 const urlField = () => {
@@ -83,7 +71,7 @@ describe('the webhook form in the profile', () => {
   }
 
   it('without TOTP asks for the current password to connect, sends it, and says a wrong one under the field', async () => {
-    const sent = await render(user(false), null, {
+    const sent = await render(playerUser(false), null, {
       put: [
         () => answer(422, { message: 'Проверьте поля', errors: { password: ['Неверный текущий пароль'] } }),
         () => answer(200, { url: 'https://shop.example/hook', events: ['code.activated', 'code.cancelled'], secret: 'whsec_new' }),
@@ -109,7 +97,7 @@ describe('the webhook form in the profile', () => {
   });
 
   it('without TOTP «Новый секрет» sends the current password too; a wrong one is said under the field, the right one shows the new secret', async () => {
-    const sent = await render(user(false), HOOK, {
+    const sent = await render(playerUser(false), HOOK, {
       rotate: [() => answer(422, { message: 'Проверьте поля', errors: { password: ['Неверный текущий пароль'] } }), () => answer(200, { secret: 'whsec_rotated' })],
     });
     await press('Новый секрет', 'не тот пароль');
@@ -126,7 +114,7 @@ describe('the webhook form in the profile', () => {
 
   it('an account without a password leaves the field empty and sends none; a stale sign-in is told what to do', async () => {
     const fresh = 'Выйдите и войдите снова через Telegram или Discord, затем настройте вебхук в течение 15 минут';
-    const sent = await render(user(false), HOOK, {
+    const sent = await render(playerUser(false), HOOK, {
       put: [() => answer(200, { ...HOOK, secret: 'whsec_kept' })],
       rotate: [() => answer(403, { message: fresh })],
     });
@@ -139,7 +127,7 @@ describe('the webhook form in the profile', () => {
   });
 
   it('with TOTP on shows no password field and sends none (the code is asked in the step-up prompt)', async () => {
-    const sent = await render(user(true), HOOK, { put: [() => answer(200, { ...HOOK, secret: 'whsec_kept' })], rotate: [() => answer(200, { secret: 'whsec_totp' })] });
+    const sent = await render(playerUser(true), HOOK, { put: [() => answer(200, { ...HOOK, secret: 'whsec_kept' })], rotate: [() => answer(200, { secret: 'whsec_totp' })] });
     expect(passwordField()).toBeNull();
     await press('Сохранить');
     await press('Новый секрет');
