@@ -113,6 +113,22 @@ export const purgeRepository = {
     return n;
   },
 
+  /**
+   * A seller's delivery still pending `horizonMs` after its event has lost its job: the job failed
+   * for good (its result could not be recorded while the database was away, or the processes running
+   * it kept stopping) after the delivery's own three days. It is marked failed, so the seller's
+   * delivery log shows its end and the log purge takes it after 30 days.
+   */
+  async abandonedDeliveries(db: Kysely<Database>, now: Date, horizonMs: number) {
+    const r = await db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', last_error: 'expired', next_attempt_at: null })
+      .where('status', '=', 'pending')
+      .where('created_at', '<', ago(now, horizonMs))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  },
+
   /** Failed jobs are kept a month for operators to read. */
   async oldFailedJobs(db: Kysely<Database>, now: Date) {
     const r = await db

@@ -1,9 +1,12 @@
 import type { Jobs } from './jobs.service';
 import type { JobsDb } from './jobs.repository';
+import { WEBHOOK_MAX_AGE_MS } from '../webhooks/webhook-delivery';
 import { purgeRepository as repo } from './purge.repository';
 
 export const PURGE_KIND = 'purge.expired';
 const PURGE_EVERY_MS = 10 * 60_000;
+/** A webhook delivery's job is given up a minute after the delivery's three days; a day later nothing can still be sending it. */
+const ABANDONED_DELIVERY_MS = WEBHOOK_MAX_AGE_MS + 24 * 60 * 60_000;
 
 export interface PurgeCounts {
   tokens: number;
@@ -15,6 +18,7 @@ export interface PurgeCounts {
   failedJobs: number;
   secondFactorChallenges: number;
   knownBrowsers: number;
+  abandonedDeliveries: number;
   logs: number;
 }
 
@@ -38,6 +42,7 @@ export function createPurge(deps: { db: JobsDb; dbNow?: () => Date }) {
         failedJobs: await repo.oldFailedJobs(deps.db, at),
         secondFactorChallenges: await repo.expiredSecondFactorChallenges(deps.db, at),
         knownBrowsers: await repo.forgottenBrowsers(deps.db, at),
+        abandonedDeliveries: await repo.abandonedDeliveries(deps.db, at, ABANDONED_DELIVERY_MS),
         logs: await repo.oldLogs(deps.db, at),
       };
     },

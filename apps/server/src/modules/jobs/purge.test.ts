@@ -135,7 +135,7 @@ describe.each(DB_KINDS)('purge of expired rows on %s', (kind) => {
     await delivery('delivered', at(-31 * DAY));
     await delivery('failed', at(-31 * DAY));
     await delivery('delivered', at(-29 * DAY));
-    await delivery('pending', at(-31 * DAY));
+    await delivery('pending', at(-2 * DAY)); // still being retried
     const call = (created: Date) =>
       k.insertInto('api_key_calls').values({ api_key_id: 1, user_id: user.id, method: 'GET', path: '/api/v1/balance', status_code: 200, created_at: created }).execute();
     await call(at(-91 * DAY));
@@ -158,7 +158,7 @@ describe.each(DB_KINDS)('purge of expired rows on %s', (kind) => {
     ]);
     expect(await left('webhook_deliveries', 'status')).toEqual([
       [at(-29 * DAY), 'delivered'],
-      [at(-31 * DAY), 'pending'],
+      [at(-2 * DAY), 'pending'],
     ]);
     expect(await left('api_key_calls', 'path')).toEqual([[at(-89 * DAY), '/api/v1/balance']]);
 
@@ -166,5 +166,24 @@ describe.each(DB_KINDS)('purge of expired rows on %s', (kind) => {
     for (let i = 0; i < 5; i++) await attempt(null, at(-(40 + i) * DAY));
     expect(await purgeRepository.oldLogs(k, NOW, 2)).toBe(5);
     expect((await left('code_attempts', 'code_id')).map(([created]) => created)).toEqual([at(-29 * DAY), at(-400 * DAY)]);
+  });
+
+  it('marks failed a webhook delivery left pending a day past its three days, whose job is gone', async () => {
+    const k = db.kysely;
+    const user = await createUser(k);
+    const delivery = (status: 'pending' | 'delivered', created: Date) =>
+      k.insertInto('webhook_deliveries').values({ user_id: user.id, type: 'ping', body: '{}', status, created_at: created, next_attempt_at: created }).returning('id').executeTakeFirstOrThrow();
+    const retried = await delivery('pending', at(-(3 * DAY + 23 * HOUR)));
+    const lost = await delivery('pending', at(-(4 * DAY + HOUR)));
+    const delivered = await delivery('delivered', at(-5 * DAY));
+
+    const counts = await createPurge({ db: k, dbNow: () => NOW }).run();
+    expect(counts.abandonedDeliveries).toBe(1);
+    const rows = await k.selectFrom('webhook_deliveries').select(['id', 'status', 'last_error', 'next_attempt_at']).where('user_id', '=', user.id).orderBy('id').execute();
+    expect(rows).toEqual([
+      { id: retried.id, status: 'pending', last_error: null, next_attempt_at: at(-(3 * DAY + 23 * HOUR)) },
+      { id: lost.id, status: 'failed', last_error: 'expired', next_attempt_at: null },
+      { id: delivered.id, status: 'delivered', last_error: null, next_attempt_at: at(-5 * DAY) },
+    ]);
   });
 });
