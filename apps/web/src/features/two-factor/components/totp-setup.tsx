@@ -35,7 +35,7 @@ function Qr({ value }: { value: string }) {
  * TOTP setup: QR and secret text, then the first code; then the recovery codes, once.
  * Used in the profile's dialog and in the operators' walkthrough.
  */
-export function TotpSetup({ onDone }: { onDone(): void }) {
+export function TotpSetup({ onDone, onCodesShown }: { onDone(): void; onCodesShown?(): void }) {
   const setup = useTwoFactorSetup();
   const enable = useTwoFactorEnable();
   const qc = useQueryClient();
@@ -48,6 +48,12 @@ export function TotpSetup({ onDone }: { onDone(): void }) {
     started.current = true;
     setup.mutate();
   }, [setup]);
+  const shown = enable.data !== undefined;
+  const latestShown = useRef(onCodesShown);
+  latestShown.current = onCodesShown;
+  useEffect(() => {
+    if (shown) latestShown.current?.();
+  }, [shown]);
 
   if (enable.data) {
     return (

@@ -20,15 +20,22 @@ import { TotpSetup } from './totp-setup';
 export function TwoFactorSection() {
   const { user } = useUser();
   const [open, setOpen] = useState<'setup' | 'disable' | null>(null);
+  // The recovery codes are on screen: they are shown once, so only «Я сохранил коды» closes the dialog.
+  const [codesShown, setCodesShown] = useState(false);
   const fullScreen = useMediaQuery('(max-width:600px)');
   const qc = useQueryClient();
   // However the setup dialog closes, the user object is read again (TOTP may be on now).
   const closeSetup = () => {
     setOpen(null);
+    setCodesShown(false);
     void qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });
   };
+  // A tap beside the dialog, Escape or Telegram's back button, which would lose the codes unseen.
+  const dismissSetup = () => {
+    if (!codesShown) closeSetup();
+  };
   // MUI's own dialogs here, not AppDialog: Telegram's back button closes them the same way.
-  useBackClosesDialog(open === 'setup', closeSetup);
+  useBackClosesDialog(open === 'setup', dismissSetup);
   useBackClosesDialog(open === 'disable', () => setOpen(null));
   if (!user) return null;
   return (
@@ -54,12 +61,14 @@ export function TwoFactorSection() {
           )}
         </div>
       </Stack>
-      <Dialog open={open === 'setup'} onClose={closeSetup} fullScreen={fullScreen} maxWidth="sm" fullWidth>
+      <Dialog open={open === 'setup'} onClose={dismissSetup} fullScreen={fullScreen} maxWidth="sm" fullWidth>
         <DialogTitle>Вход с кодом из приложения</DialogTitle>
-        <DialogContent>{open === 'setup' && <TotpSetup onDone={closeSetup} />}</DialogContent>
-        <DialogActions>
-          <Button onClick={closeSetup}>Закрыть</Button>
-        </DialogActions>
+        <DialogContent>{open === 'setup' && <TotpSetup onDone={closeSetup} onCodesShown={() => setCodesShown(true)} />}</DialogContent>
+        {!codesShown && (
+          <DialogActions>
+            <Button onClick={closeSetup}>Закрыть</Button>
+          </DialogActions>
+        )}
       </Dialog>
       <Dialog open={open === 'disable'} onClose={() => setOpen(null)} maxWidth="xs" fullWidth>
         {open === 'disable' && <DisableForm onClose={() => setOpen(null)} />}

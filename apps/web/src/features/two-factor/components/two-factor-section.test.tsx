@@ -1,0 +1,69 @@
+// @vitest-environment happy-dom
+import { act, createElement } from 'react';
+import type { Root } from 'react-dom/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { closeTopDialog } from '../../../lib/telegram-back';
+import { answer, cleanup, mountWithQuery, playerUser, settle, type } from '../../../test/dom';
+import { TwoFactorSection } from './two-factor-section';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+// happy-dom has no 2D canvas to draw the QR code on.
+vi.mock('qrcode', () => ({ toCanvas: async () => undefined }));
+
+const button = (text: string) => [...document.querySelectorAll('button')].find((b) => b.textContent === text);
+const codes = () => document.querySelector('[data-testid="recovery-codes"]');
+const backdrop = () => document.querySelector('.MuiBackdrop-root') as HTMLElement;
+
+describe("the profile's TOTP setup dialog", () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+
+  it('stays open over the recovery codes whatever is tapped beside it, until «Я сохранил коды»', async () => {
+    let twoFactor = false;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        const path = new URL(String(url), 'http://localhost').pathname;
+        if (path === '/api/user') return answer(200, playerUser(twoFactor));
+        if (path === '/api/2fa/setup') return answer(200, { secret: 'JBSWY3DPEHPK3PXP', otpauth_url: 'otpauth://totp/Adena:p?secret=JBSWY3DPEHPK3PXP' });
+        if (path === '/api/2fa/enable') {
+          twoFactor = true;
+          return answer(200, { enabled: true, recovery_codes: ['aaaa-bbbb', 'cccc-dddd'] });
+        }
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    ({ root } = await mountWithQuery(() => createElement(TwoFactorSection)));
+    await settle();
+
+    // Before the codes, a tap beside the dialog closes it as ever.
+    await act(async () => button('Включить')!.click());
+    await settle();
+    expect(document.querySelector('[data-testid="totp-secret"]')).not.toBeNull();
+    await act(async () => backdrop().click());
+    await settle();
+    expect(document.querySelector('[data-testid="totp-secret"]')).toBeNull();
+
+    await act(async () => button('Включить')!.click());
+    await settle();
+    await act(async () => type(document.querySelector('[data-testid="totp-enable-code"]') as HTMLInputElement, '123456'));
+    await act(async () => [...document.querySelectorAll('form button')].find((b) => b.textContent === 'Включить')!.dispatchEvent(new MouseEvent('click', { bubbles: true })));
+    await settle();
+    expect(codes()).not.toBeNull();
+    expect(button('Закрыть')).toBeUndefined();
+
+    await act(async () => backdrop().click());
+    await act(async () => document.querySelector('[role="dialog"]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })));
+    await act(async () => void closeTopDialog());
+    await settle();
+    expect(codes()).not.toBeNull();
+
+    await act(async () => button('Я сохранил коды')!.click());
+    await settle();
+    expect(codes()).toBeNull();
+    expect(button('Выключить')).toBeDefined();
+  });
+});
