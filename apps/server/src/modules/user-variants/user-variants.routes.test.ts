@@ -201,6 +201,34 @@ describe.each(DB_KINDS)('user variants on %s', (kind) => {
       await expectAudit();
     });
 
+    it('counts the codes an edit keeps at what they were paid: after a fee cut, a batch its removal could not refund is refused', async () => {
+      const big = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, big.id, serverId);
+      const nominal = 4e15;
+      await t.db.kysely.updateTable('gamesservers').set({ code_fee_bp: 10000 }).where('id', '=', serverId).execute();
+      try {
+        await fund(t.db.kysely, w, 8_000_000_000_000_000n);
+        const created = await call('POST', '/api/pricekods/', big, { gamesserver_id: serverId, nominal, count: 1 });
+        expect(created.json().summa).toBe(8e15);
+        const id = created.json().success.id;
+        // The fee is cut to nothing: a second code costs 4e15, but the first stays paid at 8e15.
+        // Refused before the balance is looked at (before, it was checked as 2 × 4e15 and charged when funded).
+        await t.db.kysely.updateTable('gamesservers').set({ code_fee_bp: 0 }).where('id', '=', serverId).execute();
+        const grown = await call('PUT', `/api/pricekods/${id}`, big, { gamesserver_id: serverId, nominal, count: 2 });
+        expect(grown.statusCode).toBe(422);
+        expect(grown.json().errors.nominal).toEqual(['Слишком большая сумма']);
+        expect(await balanceOf(big.id)).toBe(0);
+        // The batch still comes back whole.
+        const removed = await call('DELETE', `/api/pricekods/${id}`, big);
+        expect(removed.statusCode).toBe(200);
+        expect(removed.json().summa).toBe(8e15);
+        expect(await balanceOf(big.id)).toBe(8e15);
+      } finally {
+        await t.db.kysely.updateTable('gamesservers').set({ code_fee_bp: 300 }).where('id', '=', serverId).execute();
+      }
+      await expectAudit();
+    });
+
     it('a batch priced past what a JSON number carries once the fee was raised still shows on the page, and comes back whole when deleted', async () => {
       const big = await createUser(t.db.kysely);
       const w = await createWallet(t.db.kysely, big.id, serverId);

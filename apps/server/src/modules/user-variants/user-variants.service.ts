@@ -192,7 +192,9 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
           const toCancel = sameNominal ? open.slice(input.count) : open;
           const toIssue = BigInt(sameNominal ? Math.max(0, input.count - open.length) : input.count);
           // The batch's whole open total, not only what this edit adds: its removal refunds all of it in one answer.
-          checkTotal((nominal + fee) * BigInt(input.count));
+          // The codes kept are counted at what they were paid, which a fee changed since may put above today's price.
+          const kept = sameNominal ? open.slice(0, input.count) : [];
+          checkTotal(kept.reduce((sum, c) => sum + c.price, 0n) + (nominal + fee) * BigInt(input.count - kept.length));
           if (input.count > MAX_BATCH) throw tooManyCodes('count');
 
           const refunded = await cancelSome(trx, ownerId, variant, toCancel);
