@@ -6,6 +6,7 @@ import { AppError } from '../../lib/app-error';
 import type { RateLimiter } from '../sessions/rate-limit.service';
 import type { JobQueue } from '../jobs/jobs.service';
 import type { Caller } from '../sessions/caller';
+import { requireLiveSession } from '../sessions/live-session';
 import { dnsResolve, hostOf, isPrivateAddress, refusedAtSetup, type Resolve } from './address-guard';
 import { WEBHOOK_JOB, WEBHOOK_MAX_AGE_MS } from './webhook-delivery';
 import { toDelivery, toWebhook } from './webhooks.mapper';
@@ -109,7 +110,12 @@ export function createWebhooksService({
         const url = new URL(input.url);
         if (refusedAtSetup(url) || (await resolvesPrivate(url))) throw privateRefused();
       }
-      const w = await repo.upsert(db, caller.user.id, { url: input.url, events: input.events, secret: newWebhookSecret() });
+      // Saved only while the session is still live: a recovery (reset, block, TOTP rescue) that ran during
+      // the DNS check above has removed the endpoints and ended the sessions; this one must not outlive it.
+      const w = await db.transaction().execute(async (trx) => {
+        await requireLiveSession(trx, caller);
+        return repo.upsert(trx, caller.user.id, { url: input.url, events: input.events, secret: newWebhookSecret() });
+      });
       return { url: w.url, events: w.events as WebhookEvent[], secret: w.secret };
     },
 

@@ -368,6 +368,33 @@ describe('webhook addresses without WEBHOOK_ALLOW_PRIVATE (pglite)', () => {
     expect((await webhooks.put(caller, { url: 'https://not-yet.example/hook', events: ['ping'] })).url).toBe('https://not-yet.example/hook');
   });
 
+  it('saves no endpoint for a session a recovery ended while the name was being looked up', async () => {
+    const seller = await createUser(t.db.kysely);
+    const user = await t.db.kysely.selectFrom('users').selectAll().where('id', '=', seller.id).executeTakeFirstOrThrow();
+    const session = await t.db.kysely.selectFrom('tokens').select('id').where('user_id', '=', seller.id).where('kind', '=', 'access').executeTakeFirstOrThrow();
+    let looked!: () => void;
+    const lookingUp = new Promise<void>((r) => {
+      looked = r;
+    });
+    let answer!: () => void;
+    const held = new Promise<void>((r) => {
+      answer = r;
+    });
+    const resolve: Resolve = async () => {
+      looked();
+      await held;
+      return [{ address: '93.184.216.34', family: 4 }];
+    };
+    const webhooks = createWebhooksService({ db: t.db.kysely, jobs: { enqueue: async () => null }, allowPrivate: false, resolve });
+    const saving = webhooks.put({ user, sessionId: session.id, ip: null }, { url: 'https://thief.example/hook', events: ['code.activated'] });
+    await lookingUp;
+    // The owner's reset (or an operator's block of the stolen account) ends the session meanwhile.
+    await t.db.kysely.deleteFrom('tokens').where('id', '=', session.id).execute();
+    answer();
+    await expect(saving).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(await t.db.kysely.selectFrom('webhooks').select('url').where('user_id', '=', seller.id).execute()).toEqual([]);
+  });
+
   it('refuses at delivery time a name that resolves to a private address, and sends nothing', async () => {
     const seller = await createUser(t.db.kysely);
     // When it was saved, the name resolved to a public address only (its answer changes later: DNS rebinding).
