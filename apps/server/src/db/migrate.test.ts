@@ -35,4 +35,13 @@ describe('migrate on pglite', () => {
     expect(await found('live', 'access')).toEqual([]);
     await expect(sql`SELECT caller_id('live')`.execute(db.kysely)).rejects.toMatchObject({ code: 'AW401' });
   });
+
+  it("finds a user by a linked Telegram chat through an index (a bot's `/stop` is anyone's to send)", async () => {
+    const plan = await db.kysely.transaction().execute(async (trx) => {
+      await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+      const r = await sql<{ 'QUERY PLAN': string }>`EXPLAIN UPDATE users SET telegram_chat_id = NULL WHERE telegram_chat_id = ${42}`.execute(trx);
+      return r.rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toContain('users_telegram_chat');
+  });
 });

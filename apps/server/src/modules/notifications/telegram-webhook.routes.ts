@@ -71,13 +71,21 @@ export const telegramWebhookRoutes =
   async (app) => {
     const secret = bot.webhookSecret;
     if (!secret) return;
-    app.post(TELEGRAM_WEBHOOK_PATH, { bodyLimit: 256 * 1024 }, async (request, reply) => {
-      if (!isTelegramDelivery(request, secret)) {
-        return reply.status(404).send({ message: 'Не найдено' });
-      }
-      const parsed = TelegramUpdateSchema.safeParse(request.body);
-      const command = parsed.success ? toBotCommand(parsed.data) : null;
-      if (command) await subscriptions.handleCommand(command);
-      return { ok: true };
-    });
+    app.post(
+      TELEGRAM_WEBHOOK_PATH,
+      {
+        bodyLimit: 256 * 1024,
+        // Before the body is read: a caller without the secret learns nothing of the endpoint (a broken or
+        // oversized body would otherwise answer 422 or 413 instead of 404).
+        onRequest: async (request, reply) => {
+          if (!isTelegramDelivery(request, secret)) return reply.status(404).send({ message: 'Не найдено' });
+        },
+      },
+      async (request) => {
+        const parsed = TelegramUpdateSchema.safeParse(request.body);
+        const command = parsed.success ? toBotCommand(parsed.data) : null;
+        if (command) await subscriptions.handleCommand(command);
+        return { ok: true };
+      },
+    );
   };
