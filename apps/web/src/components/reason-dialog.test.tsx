@@ -3,6 +3,7 @@ import { act, createElement, useState } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../lib/api-client';
+import { useUi } from '../lib/ui-store';
 import { settle } from '../test/dom';
 import { ReasonDialog } from './reason-dialog';
 
@@ -35,7 +36,6 @@ describe('an operator’s reason dialog refused by the server', () => {
           label: 'Причина',
           field,
           confirmLabel: 'Отклонить',
-          pending: false,
           submit: () => Promise.reject(failure),
         }),
       ),
@@ -117,7 +117,6 @@ describe('a reason the operator typed', () => {
         explanation: 'Причину увидит игрок.',
         label: 'Причина',
         confirmLabel: 'Отклонить',
-        pending: false,
         submit,
       });
     }
@@ -178,5 +177,37 @@ describe('a reason the operator typed', () => {
     await act(async () => clickBeside());
     await settle();
     expect(onClose).toHaveBeenCalledTimes(1);
+  });
+
+  it('a late answer acts only on its own opening: the dialog since opened for another request keeps its reason, a late refusal names its request', async () => {
+    const answers: Array<{ ok(): void; fail(e: unknown): void }> = [];
+    const submit = vi.fn(
+      () =>
+        new Promise<void>((ok, fail) => {
+          answers.push({ ok, fail });
+        }),
+    );
+    const { onClose, reopen } = await mount(submit);
+    await act(async () => typeReason('Ник не совпадает'));
+    await act(async () => button('Отклонить').click());
+    // The answer is slow: the operator presses «Отмена» and turns to request №8.
+    await act(async () => button('Отмена').click());
+    await reopen('Отклонить заявку №8');
+    await act(async () => typeReason('Сумма не пришла'));
+    expect(button('Отклонить').disabled).toBe(false);
+
+    await act(async () => answers[0]!.ok());
+    await settle();
+    expect(onClose).toHaveBeenCalledTimes(1);
+    expect(dialog()?.querySelector('h2')?.textContent).toBe('Отклонить заявку №8');
+    expect(field().value).toBe('Сумма не пришла');
+
+    await act(async () => button('Отклонить').click());
+    await act(async () => button('Отмена').click());
+    await reopen('Отклонить заявку №9');
+    await act(async () => answers[1]!.fail(new ApiError(409, { message: 'Заявка уже обработана', errors: { id: ['Заявка уже обработана'] } })));
+    await settle();
+    expect(alertText()).toBeNull();
+    expect(useUi.getState().dialog).toMatchObject({ name: 'alert', text: 'Отклонить заявку №8: Заявка уже обработана' });
   });
 });

@@ -1,10 +1,13 @@
+import { errorMessage } from '@adena/contract/lite';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { type ReactNode, useState } from 'react';
+import { type ReactNode, useRef, useState } from 'react';
 import { useFormErrors } from '../hooks/use-form-errors';
+import { ApiError } from '../lib/api-client';
+import { useUi } from '../lib/ui-store';
 import { AppDialog } from './app-dialog';
 
 /**
@@ -12,7 +15,10 @@ import { AppDialog } from './app-dialog';
  * block a user, close an incident). The server's 422 lands under the field (`field` names it); any
  * other refusal (a 409 on `id`: another operator decided the request first) is said above it, so the
  * operator sees why the dialog stayed open. `submit` resolves when the action is done; the dialog
- * then clears itself and closes. A click beside it never drops a typed reason.
+ * then clears itself and closes. A click beside it never drops a typed reason. An answer that comes
+ * after the dialog was closed, or opened for another item, acts on nothing on screen: a refusal is said
+ * in an alert that names its item (the dialog's title), and the confirm button waits only for its own
+ * opening's call.
  */
 export function ReasonDialog(props: {
   open: boolean;
@@ -28,9 +34,18 @@ export function ReasonDialog(props: {
   minRows?: number;
   /** Shown under the field (a choice that goes with the reason). */
   extra?: ReactNode;
-  pending: boolean;
   submit(text: string): Promise<unknown>;
 }) {
+  const alert = useUi((s) => s.alert);
+  // Each opening (opened, or showing another item) gets a number; an answer acts only on its own.
+  const openings = useRef({ n: 0, open: false, title: '' });
+  const o = openings.current;
+  if (props.open && (!o.open || o.title !== props.title)) o.n += 1;
+  o.open = props.open;
+  o.title = props.title;
+  const opening = o.n;
+  const stillShown = (n: number) => openings.current.open && openings.current.n === n;
+  const [sending, setSending] = useState<number | null>(null);
   // The typed reason belongs to what the dialog is about (its title names the request, code, incident
   // or user): opened for another one, it starts empty, so a reason is never sent for the wrong item.
   const [draft, setDraft] = useState({ about: props.title, text: '' });
@@ -62,10 +77,24 @@ export function ReasonDialog(props: {
           <Button
             color={props.danger ? 'error' : 'primary'}
             variant="contained"
-            disabled={props.pending}
+            disabled={sending === opening}
             onClick={() => {
               f.clear();
-              props.submit(text).then(close, (e: unknown) => f.fromError(e, [field]));
+              const about = props.title;
+              setSending(opening);
+              props
+                .submit(text)
+                .then(
+                  () => {
+                    if (stillShown(opening)) close();
+                    else setDraft((d) => (d.about === about ? { about, text: '' } : d));
+                  },
+                  (e: unknown) => {
+                    if (stillShown(opening)) f.fromError(e, [field]);
+                    else alert(`${about.replace(/\?$/, '')}: ${e instanceof ApiError ? e.message : errorMessage('INTERNAL')}`);
+                  },
+                )
+                .finally(() => setSending((n) => (n === opening ? null : n)));
             }}
           >
             {props.confirmLabel}

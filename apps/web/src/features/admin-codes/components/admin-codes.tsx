@@ -71,9 +71,8 @@ function CancelDialog({ code, open, onClose }: { code: AdminCode; open: boolean;
       cancelLabel="Не отменять"
       confirmLabel="Отменить код"
       danger
-      pending={cancel.isPending}
       submit={(reason) =>
-        cancel.mutateAsync({ id: code.id, reason }).then((r) => showSnackbar(`Код отменён, владельцу возвращено ${aden(r.summa)}`))
+        cancel.mutateAsync({ id: code.id, reason }).then((r) => showSnackbar(`Код №${code.id} отменён, владельцу возвращено ${aden(r.summa)}`))
       }
     />
   );

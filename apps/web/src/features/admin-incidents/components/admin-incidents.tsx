@@ -50,8 +50,7 @@ function ResolveDialog({ incident, onClose }: { incident: AdminCodeIncident | nu
       field="note"
       confirmLabel="Закрыть инцидент"
       minRows={3}
-      pending={resolve.isPending}
-      submit={(note) => (incident ? resolve.mutateAsync({ id: incident.id, note }).then(() => showSnackbar('Инцидент закрыт')) : Promise.resolve())}
+      submit={(note) => (incident ? resolve.mutateAsync({ id: incident.id, note }).then(() => showSnackbar(`Инцидент №${incident.id} закрыт`)) : Promise.resolve())}
     />
   );
 }

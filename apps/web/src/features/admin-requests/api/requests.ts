@@ -11,11 +11,14 @@ export interface QueueFilters {
   page: number;
 }
 
+/** Requests on one page of the queue. */
+export const PAGE_SIZE = 20;
+
 /** `live`: the operators' channel is up and refreshes the queue itself; polling is the fallback while it is down. */
 export const adminRequestsQueryOptions = (filters: QueueFilters, live = false) =>
   queryOptions({
     queryKey: ['admin', 'requests', filters],
-    queryFn: () => request(adminRequests, { query: { ...filters, per_page: 20 } }),
+    queryFn: () => request(adminRequests, { query: { ...filters, per_page: PAGE_SIZE } }),
     placeholderData: keepPreviousData,
     // Operators work a shift from this page: new requests show up without a reload.
     refetchInterval: live ? false : 5_000,

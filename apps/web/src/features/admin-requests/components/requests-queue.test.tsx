@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { useUi } from '../../../lib/ui-store';
 import { answer, cleanup, settle } from '../../../test/dom';
 import { RequestsQueue } from './requests-queue';
 
@@ -101,5 +102,72 @@ describe('the operators’ queue filters', () => {
     vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
     await open();
     expect(document.querySelector('[data-testid="admin-request"]')?.textContent).toContain('ждёт 9 мин');
+  });
+});
+
+describe('the operators’ queue as the live feed and the server change it', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+
+  async function open(respond: (url: URL) => Response | Promise<Response>) {
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => respond(new URL(String(url), 'http://localhost'))),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(RequestsQueue, { servers: [], meId: 1, live: true }))));
+    await settle();
+    return qc;
+  }
+  const cards = () => [...document.querySelectorAll('[data-testid="admin-request"]')].map((c) => c.querySelector('p')?.textContent);
+  const refresh = (qc: QueryClient) => act(async () => qc.invalidateQueries({ queryKey: ['admin', 'requests'] }));
+
+  it('a page emptied by other operators’ decisions moves to the last page there is', async () => {
+    let total = 21;
+    const ids = () => Array.from({ length: total }, (_, i) => 100 + i);
+    const qc = await open((url) => {
+      const page = Number(url.searchParams.get('page'));
+      const data = ids().slice((page - 1) * 20, page * 20).map((id) => ({ ...pending, id }));
+      return answer(200, { data, total });
+    });
+    expect(cards()).toHaveLength(20);
+    await act(async () => document.querySelector<HTMLButtonElement>('button[aria-label="Go to page 2"]')!.click());
+    await settle();
+    expect(cards()).toEqual(['Пополнение №120']);
+    // Another operator decides one: the feed refreshes the queue, and page 2 is no more.
+    total = 20;
+    await refresh(qc);
+    await settle();
+    expect(cards()).toHaveLength(20);
+    expect(cards()[0]).toBe('Пополнение №100');
+  });
+
+  it('a refresh that fails says so above the queue it could not refresh, which stays', async () => {
+    let down = false;
+    const qc = await open(() => (down ? answer(503, { message: 'Сервис временно недоступен' }) : answer(200, { data: [pending], total: 1 })));
+    expect(cards()).toEqual(['Пополнение №7']);
+    down = true;
+    await refresh(qc);
+    await settle();
+    expect(document.querySelector('[role="alert"]')?.textContent).toBe('Сервис временно недоступен');
+    expect(cards()).toEqual(['Пополнение №7']);
+  });
+
+  it('a completion refused after the dialog closed names its request', async () => {
+    await open((url) =>
+      url.pathname.endsWith('/complete')
+        ? answer(409, { message: 'Заявка уже обработана', errors: { id: ['Заявка уже обработана'] } })
+        : answer(200, { data: [pending], total: 1 }),
+    );
+    const card = document.querySelector('[data-testid="admin-request"]')!;
+    await act(async () => card.querySelector<HTMLButtonElement>('button.MuiButton-contained')!.click());
+    await act(async () => document.querySelector<HTMLButtonElement>('[data-testid="complete-dialog"] button.MuiButton-contained')!.click());
+    await settle();
+    expect(useUi.getState().dialog).toMatchObject({ name: 'alert', text: 'Заявка №7: Заявка уже обработана' });
   });
 });

@@ -9,14 +9,14 @@ import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
 import { ReasonDialog } from '../../../components/reason-dialog';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { amountText } from '../../../utils/plural';
-import { type QueueFilters, useAdminRequests, useClaimRenewal, useProcessRequest } from '../api/requests';
+import { PAGE_SIZE, type QueueFilters, useAdminRequests, useClaimRenewal, useProcessRequest } from '../api/requests';
 import { minutesText, useMinutesSince } from '../../../hooks/use-minutes-since';
 import { usePassed } from '../../../hooks/use-passed';
 import { claimLapseText, completeQuestion, queueOrderText } from '../utils/queue-texts';
@@ -41,8 +41,9 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
   useClaimRenewal(r.id, mine && r.status === 'pending');
   const waited = useMinutesSince(r.status === 'pending' ? r.created_at : null);
   const claimAge = useMinutesSince(r.status === 'pending' && othersStanding ? r.claimed_at : null);
-  const failed = (fallback: string) => (err: unknown) => alert(err instanceof ApiError ? err.message : fallback);
-  const releaseIt = () => release.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} снова свободна`), failed('Не удалось отпустить заявку'));
+  // Said with the request's number: the answer may come after the operator has turned to another card.
+  const failed = (fallback: string) => (err: unknown) => alert(`Заявка №${r.id}: ${err instanceof ApiError ? err.message : fallback}`);
+  const releaseIt = () => release.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} снова свободна`), failed('не удалось отпустить'));
   return (
     <Paper variant="outlined" sx={{ p: 2 }} data-testid="admin-request">
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ justifyContent: 'space-between' }}>
@@ -93,7 +94,7 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
               <Button
                 variant="outlined"
                 disabled={claim.isPending}
-                onClick={() => claim.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} у вас в работе`), failed('Не удалось взять заявку'))}
+                onClick={() => claim.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} у вас в работе`), failed('не удалось взять'))}
               >
                 Взять в работу
               </Button>
@@ -139,7 +140,6 @@ function RejectDialog({ target, onClose }: { target: AdminRequest | null; onClos
       label="Причина"
       confirmLabel="Отклонить"
       danger
-      pending={reject.isPending}
       submit={(reason) =>
         target ? reject.mutateAsync({ id: target.id, reason }).then(() => snackbar(`Заявка №${target.id} отклонена`)) : Promise.resolve()
       }
@@ -160,7 +160,7 @@ function CompleteDialog({ target, onClose }: { target: AdminRequest | null; onCl
     // arrives, and the snackbar must still say it is done.
     complete.mutateAsync(r.id).then(
       () => snackbar(`Заявка №${r.id} выполнена`),
-      (err: unknown) => alert(err instanceof ApiError ? err.message : 'Не удалось выполнить заявку'),
+      (err: unknown) => alert(`Заявка №${r.id}: ${err instanceof ApiError ? err.message : 'не удалось выполнить'}`),
     );
   };
   return (
@@ -189,6 +189,11 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Array<
   const [completing, setCompleting] = useState<AdminRequest | null>(null);
   const { data, isPending, isError, error } = useAdminRequests(filters, live);
   const set = (patch: Partial<QueueFilters>) => setFilters((f) => ({ ...f, ...patch, page: patch.page ?? 1 }));
+  // A page the live feed emptied (its requests decided by others) moves to the last page there still is.
+  const lastPage = data ? Math.max(1, Math.ceil(data.total / PAGE_SIZE)) : null;
+  useEffect(() => {
+    if (lastPage !== null && data?.data.length === 0 && filters.page > lastPage) setFilters((f) => ({ ...f, page: lastPage }));
+  }, [lastPage, data, filters.page]);
   const select = (label: string, value: string, options: Array<[string, string]>, onChange: (v: string) => void) => (
     // «Все» is the empty value: displayEmpty shows it, and the label stays above it rather than over it.
     <TextField
@@ -220,11 +225,11 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Array<
           set({ currency_type: v ? (Number(v) as 1 | 2) : undefined }),
         )}
       </Stack>
+      {/* A failed refresh is said above the queue it could not refresh, which stays on screen. */}
+      {isError && <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить заявки'}</Alert>}
       {isPending ? (
-        <Skeleton variant="rounded" height={200} />
-      ) : isError ? (
-        <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить заявки'}</Alert>
-      ) : data.total === 0 ? (
+        !isError && <Skeleton variant="rounded" height={200} />
+      ) : data === undefined ? null : data.total === 0 ? (
         <Typography color="text.secondary">Заявок нет.</Typography>
       ) : (
         <>
@@ -234,7 +239,9 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Array<
           {data.data.map((r) => (
             <RequestCard key={r.id} r={r} meId={meId} onReject={setRejecting} onComplete={setCompleting} />
           ))}
-          {data.total > 20 && <Pagination count={Math.ceil(data.total / 20)} page={filters.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />}
+          {(data.total > PAGE_SIZE || filters.page > 1) && (
+            <Pagination count={lastPage ?? 1} page={filters.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />
+          )}
         </>
       )}
       <RejectDialog target={rejecting} onClose={() => setRejecting(null)} />

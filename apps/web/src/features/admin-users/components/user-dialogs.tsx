@@ -55,7 +55,6 @@ export function BlockDialog({ user, open, onClose, stolen: alreadyBlocked = fals
       }
       confirmLabel={alreadyBlocked ? 'Удалить' : 'Заблокировать'}
       danger
-      pending={block.isPending}
       submit={(reason) =>
         block.mutateAsync({ reason, revokeKeys: stolen }).then(() => {
           setTicked(false);
@@ -108,7 +107,6 @@ export function TwoFactorOffDialog({ user, open, onClose }: { user: AdminUser; o
       label="Причина и как проверен владелец"
       confirmLabel="Отключить"
       danger
-      pending={twoFactorOff.isPending}
       submit={(reason) => twoFactorOff.mutateAsync(reason).then(() => showSnackbar('Вход с кодом отключён, сеансы пользователя завершены'))}
     />
   );
