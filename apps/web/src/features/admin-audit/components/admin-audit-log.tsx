@@ -18,6 +18,7 @@ import Typography from '@mui/material/Typography';
 import { useDeferredValue, useState } from 'react';
 import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
+import { IdFilterField } from '../../../components/id-filter-field';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 import { AUDIT_PAGE_SIZE, type AuditFilters, useAdminAuditLog } from '../api/audit-log';
 import { AUDIT_ACTIONS, AUDIT_FIELDS, AUDIT_STATUSES, auditActionLabel } from '../utils/actions';
@@ -83,13 +84,7 @@ export function AdminAuditLog() {
     <Stack spacing={2} data-view="admin-audit">
       <Typography variant="h1">Журнал действий</Typography>
       <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap' }}>
-        <TextField
-          size="small"
-          label="id администратора"
-          value={f.admin_id ?? ''}
-          onChange={(e) => set({ admin_id: /^\d+$/.test(e.target.value) ? Number(e.target.value) : undefined })}
-          sx={{ width: 190 }}
-        />
+        <IdFilterField label="id администратора" value={f.admin_id} onChange={(admin_id) => set({ admin_id })} width={190} />
         <TextField select size="small" label="Объект" value={f.entity_type ?? ''} onChange={(e) => set({ entity_type: e.target.value || undefined })} sx={{ minWidth: 170 }}>
           <MenuItem value="">Все</MenuItem>
           {Object.entries(ENTITIES).map(([v, l]) => (

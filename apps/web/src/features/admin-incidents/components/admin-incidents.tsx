@@ -21,6 +21,7 @@ import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { INCIDENTS_PAGE_SIZE, type IncidentFilters, useAdminIncidents, useIncidentResolutions, useResolveIncident } from '../api/incidents';
+import { IdFilterField } from '../../../components/id-filter-field';
 import { ReasonDialog } from '../../../components/reason-dialog';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 
@@ -91,13 +92,7 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
             </MenuItem>
           ))}
         </TextField>
-        <TextField
-          size="small"
-          label="id владельца кода"
-          value={f.user_id ?? ''}
-          onChange={(e) => set({ user_id: /^\d+$/.test(e.target.value) ? Number(e.target.value) : undefined })}
-          sx={{ width: 200 }}
-        />
+        <IdFilterField label="id владельца кода" value={f.user_id} onChange={(user_id) => set({ user_id })} width={200} />
       </Stack>
       {isPending ? (
         <Skeleton variant="rounded" height={240} />
