@@ -15,10 +15,11 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { useDeferredValue, useState } from 'react';
+import { useDeferredValue } from 'react';
 import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
-import { IdFilterField } from '../../../components/id-filter-field';
+import { IdFilterField, parseId } from '../../../components/id-filter-field';
+import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-in-url';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 import { AUDIT_PAGE_SIZE, type AuditFilters, useAdminAuditLog } from '../api/audit-log';
 import { AUDIT_ACTIONS, AUDIT_FIELDS, AUDIT_STATUSES, auditActionLabel } from '../utils/actions';
@@ -75,7 +76,16 @@ function entityLink(e: AdminAuditEntry) {
 
 /** Every admin action: who, when, what, before and after. Read-only. */
 export function AdminAuditLog() {
-  const [f, setF] = useState<AuditFilters>({ page: 1 });
+  const [f, setF] = useFiltersInUrl<AuditFilters>(
+    (p) => ({
+      admin_id: parseId(p.get('admin_id') ?? '') ?? undefined,
+      entity_type: oneOf(p.get('entity_type'), Object.keys(ENTITIES)),
+      entity_id: p.get('entity_id')?.trim().slice(0, 100) || undefined,
+      action: oneOf(p.get('action'), Object.keys(AUDIT_ACTIONS)),
+      page: pageFromUrl(p.get('page')),
+    }),
+    (x) => ({ admin_id: x.admin_id, entity_type: x.entity_type, entity_id: x.entity_id, action: x.action, page: x.page > 1 ? x.page : undefined }),
+  );
   const deferred = useDeferredValue(f);
   const { data, isPending, isError, error } = useAdminAuditLog(deferred);
   const set = (patch: Partial<AuditFilters>) => setF((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));

@@ -21,7 +21,8 @@ import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { INCIDENTS_PAGE_SIZE, type IncidentFilters, useAdminIncidents, useIncidentResolutions, useResolveIncident } from '../api/incidents';
-import { IdFilterField } from '../../../components/id-filter-field';
+import { IdFilterField, parseId } from '../../../components/id-filter-field';
+import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-in-url';
 import { ReasonDialog } from '../../../components/reason-dialog';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 
@@ -56,9 +57,19 @@ function ResolveDialog({ incident, onClose }: { incident: AdminCodeIncident | nu
   );
 }
 
+const STATES = ['all', 'open', 'acknowledged'] as const;
+
 /** Codes tried again after activation or cancel: the list with filters, each closed with a note. */
 export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, 'id' | 'name'>> }) {
-  const [f, setF] = useState<IncidentFilters>({ state: 'all', page: 1 });
+  const [f, setF] = useFiltersInUrl<IncidentFilters>(
+    (p) => ({
+      state: oneOf(p.get('state'), STATES) ?? 'all',
+      gamesserver_id: parseId(p.get('gamesserver_id') ?? '') ?? undefined,
+      user_id: parseId(p.get('user_id') ?? '') ?? undefined,
+      page: pageFromUrl(p.get('page')),
+    }),
+    (x) => ({ state: x.state === 'all' ? undefined : x.state, gamesserver_id: x.gamesserver_id, user_id: x.user_id, page: x.page > 1 ? x.page : undefined }),
+  );
   const [resolving, setResolving] = useState<AdminCodeIncident | null>(null);
   const { data, isPending, isError, error } = useAdminIncidents(f);
   const resolutions = useIncidentResolutions(data?.data.map((i) => i.id) ?? []);

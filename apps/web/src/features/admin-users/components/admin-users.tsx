@@ -3,6 +3,7 @@ import Search from '@mui/icons-material/Search';
 import Alert from '@mui/material/Alert';
 import Chip from '@mui/material/Chip';
 import InputAdornment from '@mui/material/InputAdornment';
+import Link from '@mui/material/Link';
 import MenuItem from '@mui/material/MenuItem';
 import Pagination from '@mui/material/Pagination';
 import Paper from '@mui/material/Paper';
@@ -15,8 +16,9 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { useDeferredValue, useState } from 'react';
-import { Link as RouterLink } from 'wouter';
+import { useDeferredValue } from 'react';
+import { Link as RouterLink, useLocation } from 'wouter';
+import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-in-url';
 import { ApiError } from '../../../lib/api-client';
 import { USERS_PAGE_SIZE, type UserSearch, useAdminUsers } from '../api/users';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
@@ -33,9 +35,15 @@ export function UserChips({ u }: { u: AdminUser }) {
   );
 }
 
+const ROLES = ['admin', 'vip', 'blocked'] as const;
+
 /** Search by email, phone, name, id, Telegram or Discord id; each row opens the user's card. */
 export function AdminUsers() {
-  const [s, setS] = useState<UserSearch>({ q: '', page: 1 });
+  const [s, setS] = useFiltersInUrl<UserSearch>(
+    (p) => ({ q: p.get('q') ?? '', role: oneOf(p.get('role'), ROLES), page: pageFromUrl(p.get('page')) }),
+    (x) => ({ q: x.q, role: x.role, page: x.page > 1 ? x.page : undefined }),
+  );
+  const [, navigate] = useLocation();
   const deferred = useDeferredValue(s);
   const { data, isPending, isError, error } = useAdminUsers(deferred);
   const set = (patch: Partial<UserSearch>) => setS((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
@@ -84,16 +92,15 @@ export function AdminUsers() {
               </TableHead>
               <TableBody>
                 {data.data.map((u) => (
-                  <TableRow
-                    key={u.id}
-                    hover
-                    component={RouterLink}
-                    to={`/admin/users/${u.id}`}
-                    data-testid="admin-user-row"
-                    sx={{ textDecoration: 'none', cursor: 'pointer' }}
-                  >
+                  // A click anywhere on the row opens the card; the name is the link (keyboard, a new tab). The row
+                  // itself stays a <tr>: an <a> row put its cells outside any valid table structure.
+                  <TableRow key={u.id} hover onClick={() => navigate(`/admin/users/${u.id}`)} data-testid="admin-user-row" sx={{ cursor: 'pointer' }}>
                     <TableCell>{u.id}</TableCell>
-                    <TableCell>{u.name || <Typography component="span" color="text.disabled">без имени</Typography>}</TableCell>
+                    <TableCell>
+                      <Link component={RouterLink} to={`/admin/users/${u.id}`} onClick={(e: React.MouseEvent) => e.stopPropagation()}>
+                        {u.name || 'без имени'}
+                      </Link>
+                    </TableCell>
                     <TableCell>
                       {u.email ?? ''}
                       {u.email && u.phone ? <br /> : null}
