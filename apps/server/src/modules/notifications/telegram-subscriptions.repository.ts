@@ -32,6 +32,17 @@ export const telegramSubscriptionsRepository = {
     return q.insertInto('telegram_link_tokens').values({ token_hash: tokenHash, user_id: userId, expires_at: expiresAt }).execute();
   },
 
+  /**
+   * Before a link token is used: locks the row of the user it belongs to, so the link's transaction
+   * takes the user's row before their link tokens, as a reset or a block does (user row, then
+   * `unlinkUser`). Taking the token first deadlocked with a reset, or with another of the user's links
+   * used at the same moment (each then dropping the other's token).
+   */
+  async lockOwnerOfLinkToken(q: Q, tokenHash: string) {
+    const t = await q.selectFrom('telegram_link_tokens').select('user_id').where('token_hash', '=', tokenHash).executeTakeFirst();
+    if (t) await sql`SELECT 1 FROM users WHERE id = ${t.user_id} FOR NO KEY UPDATE`.execute(q);
+  },
+
   /** Uses a live link token once; the user it belongs to, or nothing. */
   consumeLinkToken(q: Q, tokenHash: string) {
     return q

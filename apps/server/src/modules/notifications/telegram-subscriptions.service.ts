@@ -83,6 +83,7 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
         const token = command.token;
         const owner = token
           ? await db.transaction().execute(async (trx) => {
+              await repo.lockOwnerOfLinkToken(trx, hashToken(token));
               const o = await repo.consumeLinkToken(trx, hashToken(token));
               if (!o) return undefined;
               const previous = await repo.chatOf(trx, o.userId);
