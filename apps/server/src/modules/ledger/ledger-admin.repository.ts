@@ -21,23 +21,37 @@ export function createLedgerAdminRepository(db: Kysely<Database>) {
         });
     },
 
-    /** Every game server, inactive ones too, in the players' order. */
-    gameServers() {
-      return db.selectFrom('gamesservers').select(['id', 'name']).orderBy('sort_order').orderBy('id').execute();
+    /**
+     * `fn`'s reads see one moment of the database (REPEATABLE READ, read-only), under the pool's usual
+     * statement limit: the totals' three reads must not straddle a movement that commits between them.
+     */
+    snapshot<T>(fn: (q: Kysely<Database>) => Promise<T>) {
+      return db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute(async (trx) => {
+          await sql`SET TRANSACTION READ ONLY`.execute(trx);
+          return fn(trx);
+        });
     },
 
-    async serviceTotals() {
+    /** Every game server, inactive ones too, in the players' order. */
+    gameServers(q: Kysely<Database> = db) {
+      return q.selectFrom('gamesservers').select(['id', 'name']).orderBy('sort_order').orderBy('id').execute();
+    },
+
+    async serviceTotals(q: Kysely<Database> = db) {
       const r = await sql<{ gamesserver_id: number; currency_type: 1 | 2; kind: ServiceAccountKind; account_id: number; total: bigint }>`
         SELECT a.gamesserver_id, a.currency_type, a.kind, a.id AS account_id,
                coalesce((SELECT sum(e.amount) FROM ledger_entries e WHERE e.account_id = a.id), 0)::bigint AS total
-        FROM ledger_accounts a WHERE a.kind <> 'wallet'`.execute(db);
+        FROM ledger_accounts a WHERE a.kind <> 'wallet'`.execute(q);
       return r.rows;
     },
 
-    async walletTotals() {
+    async walletTotals(q: Kysely<Database> = db) {
       const r = await sql<{ gamesserver_id: number; balance: bigint; balance_second: bigint }>`
         SELECT gamesserver_id, coalesce(sum(balance), 0)::bigint AS balance, coalesce(sum(balance_second), 0)::bigint AS balance_second
-        FROM wallets GROUP BY gamesserver_id`.execute(db);
+        FROM wallets GROUP BY gamesserver_id`.execute(q);
       return r.rows;
     },
 

@@ -19,7 +19,8 @@ export function createLedgerAdminService({ db, clock = () => new Date() }: { db:
   return {
     /** Per server and currency: what players hold, what is owed (wallets, held payouts, escrow), and the cash that balances it. */
     async totals() {
-      const [servers, service, wallets] = await Promise.all([repo.gameServers(), repo.serviceTotals(), repo.walletTotals()]);
+      // One snapshot: read at different moments, a movement between the reads showed an imbalance that was not there.
+      const [servers, service, wallets] = await repo.snapshot(async (q) => [await repo.gameServers(q), await repo.serviceTotals(q), await repo.walletTotals(q)] as const);
       const data: LedgerTotals[] = [];
       for (const s of servers) {
         for (const currency of [1, 2] as const) {
