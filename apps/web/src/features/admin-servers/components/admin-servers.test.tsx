@@ -93,4 +93,14 @@ describe('the game servers screen', () => {
     expect(formDialog()).not.toBeNull();
     expect(name().value).toBe('Scryde x100');
   });
+
+  it('an edit sends only what the operator changed: a server hidden meanwhile by another operator stays hidden', async () => {
+    const updates = await open();
+    await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Изменить Scryde x50"]')!.click());
+    const cashier = () => [...formDialog()!.querySelectorAll('input')].find((i) => i.value === 'Кассир')!;
+    await act(async () => type(cashier(), 'НовыйКассир'));
+    await act(async () => button('Сохранить', formDialog()!).click());
+    await settle();
+    expect(updates).toEqual([{ cashier_nick: 'НовыйКассир' }]);
+  });
 });

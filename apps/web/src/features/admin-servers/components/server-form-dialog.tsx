@@ -86,6 +86,21 @@ function toInput(f: FormState): unknown {
   };
 }
 
+/**
+ * An edit sends only what the operator changed here (limits as a whole): a field sent as the form read
+ * it would put back what another operator changed since, the server's visibility above all (hidden meanwhile,
+ * shown again by a save of the cashier's nick). Compared with the server as the form opened.
+ */
+function changedFields(input: GamesserverInput, server: AdminGamesserver): Partial<GamesserverInput> {
+  const before = GamesserverInputSchema.safeParse(toInput(toForm(server)));
+  if (!before.success) return input;
+  const changed: Partial<GamesserverInput> = {};
+  for (const key of Object.keys(input) as Array<keyof GamesserverInput>) {
+    if (JSON.stringify(input[key]) !== JSON.stringify(before.data[key])) Object.assign(changed, { [key]: input[key] });
+  }
+  return changed;
+}
+
 const percent = (bp: string) => (/^\d+$/.test(bp.trim()) ? `= ${(Number(bp) / 100).toLocaleString('ru-RU')}%` : '100 б.п. = 1%');
 
 /** Create (server null) or edit a game server; every rule is the contract's, checked here and on the server. */
@@ -110,8 +125,13 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
 
   const submit = () => {
     errors.clear();
-    const body: GamesserverInput | null = errors.validate(GamesserverInputSchema, toInput(f));
-    if (!body) return;
+    const input: GamesserverInput | null = errors.validate(GamesserverInputSchema, toInput(f));
+    if (!input) return;
+    const changed = server ? changedFields(input, server) : null;
+    if (changed && Object.keys(changed).length === 0) {
+      onClose();
+      return;
+    }
     const done = {
       onSuccess: () => {
         showSnackbar(server ? 'Настройки сервера сохранены' : 'Сервер добавлен');
@@ -119,8 +139,8 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
       },
       onError: (e: unknown) => errors.fromError(e),
     };
-    if (server) update.mutate({ id: server.id, body }, done);
-    else create.mutate(body, done);
+    if (server && changed) update.mutate({ id: server.id, body: changed }, done);
+    else create.mutate(input, done);
   };
 
   const text = (name: keyof Omit<FormState, 'limits' | 'active'>, label: string, helper?: string, extra?: object) => (
