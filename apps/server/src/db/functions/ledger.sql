@@ -68,7 +68,8 @@ BEGIN
   -- accounts do not exist yet goes on to the general path with its transaction row, which
   -- creates them.
   IF array_length(p_kinds, 1) = 2 AND (p_kinds[1] = 'wallet') <> (p_kinds[2] = 'wallet')
-     AND p_amounts[1] = -p_amounts[2] AND p_amounts[1] <> 0 THEN
+     AND p_amounts[1] = -p_amounts[2] AND p_amounts[1] <> 0
+     AND p_servers[1] = p_servers[2] AND p_currencies[1] = p_currencies[2] THEN
     wl := CASE WHEN p_kinds[1] = 'wallet' THEN 1 ELSE 2 END;
     sl := 3 - wl;
     wkey := ledger_account_key('wallet', p_servers[wl], p_currencies[wl], p_wallets[wl]);
@@ -142,7 +143,11 @@ BEGIN
       FROM unnest(l_keys, l_kinds, l_servers, l_currencies, l_wallets, l_amounts) WITH ORDINALITY AS t(k, d, s, c, w, m, o)
      WHERE t.m <> 0;
   END IF;
-  IF n < 2 OR total <> 0 THEN
+  -- Value stays on its game server and in its currency: the legs balance per server and currency,
+  -- not only in all (adena on one server against coins or another server's cash would pass that).
+  IF n < 2 OR total <> 0 OR EXISTS (
+    SELECT 1 FROM unnest(l_servers, l_currencies, l_amounts) AS t(s, c, m) GROUP BY t.s, t.c HAVING sum(t.m) <> 0
+  ) THEN
     RAISE EXCEPTION 'ledger posting % does not balance', p_kind USING ERRCODE = '23514';
   END IF;
   IF tx IS NULL THEN

@@ -38,10 +38,22 @@ export const ledgerRepository = {
     return (await rows<{ t: string | null }>(db, sql`SELECT to_regclass(${name})::text AS t`))[0]?.t != null;
   },
 
+  /** Per transaction, game server and currency: value never moves between servers or currencies. */
   unbalancedTransactions: (db: DbHandle) =>
-    rows<{ id: bigint; s: bigint }>(
+    rows<{ id: bigint; gamesserver_id: number; currency_type: number; s: bigint }>(
       db,
-      sql`SELECT transaction_id AS id, sum(amount) AS s FROM ledger_entries GROUP BY transaction_id HAVING sum(amount) <> 0`,
+      sql`SELECT e.transaction_id AS id, a.gamesserver_id, a.currency_type, sum(e.amount) AS s
+        FROM ledger_entries e JOIN ledger_accounts a ON a.id = e.account_id
+        GROUP BY e.transaction_id, a.gamesserver_id, a.currency_type HAVING sum(e.amount) <> 0
+        ORDER BY 1, 2, 3`,
+    ),
+
+  /** A wallet's accounts are on the wallet's own game server. */
+  walletAccountsOnOtherServers: (db: DbHandle) =>
+    rows<{ account_id: number; wallet_id: number }>(
+      db,
+      sql`SELECT a.id AS account_id, w.id AS wallet_id FROM ledger_accounts a JOIN wallets w ON w.id = a.wallet_id
+        WHERE a.gamesserver_id <> w.gamesserver_id`,
     ),
 
   transactionsWithFewEntries: (db: DbHandle) =>

@@ -159,6 +159,41 @@ describe.each(DB_KINDS)('ledger on %s', (kind) => {
     await expect(sql`UPDATE wallets SET balance = -1 WHERE id = ${wallet.id}`.execute(db.kysely)).rejects.toThrow(/check/i);
   });
 
+  it('keeps value on its game server and in its currency: a posting balanced only in all is refused, and the audit sees one written past it', async () => {
+    const server = wallet.gamesserver_id;
+    const other = (await db.kysely.selectFrom('gamesservers').select('id').where('id', '<>', server).executeTakeFirstOrThrow()).id;
+    const count = async () => Number((await db.kysely.selectFrom('ledger_entries').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    const before = await count();
+    const attempt = (legs: Parameters<typeof post>[1]['legs']) => db.kysely.transaction().execute((trx) => post(trx, { kind: 'test_funding', legs }));
+    // Two legs (the common path) and three (the general one), across currencies and across servers.
+    await expect(attempt([{ account: walletAccount(wallet.id, server, 1), amount: 100n }, { account: serviceAccount('cash', server, 2), amount: -100n }])).rejects.toThrow(/does not balance/);
+    await expect(attempt([{ account: walletAccount(wallet.id, server, 1), amount: 100n }, { account: serviceAccount('cash', other, 1), amount: -100n }])).rejects.toThrow(/does not balance/);
+    await expect(
+      attempt([
+        { account: walletAccount(wallet.id, server, 1), amount: 100n },
+        { account: serviceAccount('cash', server, 1), amount: -60n },
+        { account: serviceAccount('fees', other, 1), amount: -40n },
+      ]),
+    ).rejects.toThrow(/does not balance/);
+    expect(await count()).toBe(before);
+    expect(await auditLedger(db.kysely)).toMatchObject({ ok: true });
+
+    // Written around ledger_post (the entries' own trigger checks only the sum): the audit names it.
+    await db.kysely.transaction().execute(async (trx) => {
+      const t = await trx.insertInto('ledger_transactions').values({ kind: 'forged' }).returning('id').executeTakeFirstOrThrow();
+      const accounts = await trx.selectFrom('ledger_accounts').select(['id', 'currency_type']).where('gamesserver_id', '=', server).where('kind', '=', 'cash').execute();
+      const [a1, a2] = [accounts.find((a) => Number(a.currency_type) === 1)!, accounts.find((a) => Number(a.currency_type) === 2)!];
+      await sql`INSERT INTO ledger_entries (transaction_id, account_id, amount) VALUES (${t.id}, ${a1.id}, 5), (${t.id}, ${a2.id}, -5)`.execute(trx);
+      const audit = await auditLedger(trx);
+      expect(audit.ok).toBe(false);
+      expect(audit.problems).toEqual([
+        `проводка ${t.id} не сбалансирована на сервере ${server} в валюте 1: сумма 5`,
+        `проводка ${t.id} не сбалансирована на сервере ${server} в валюте 2: сумма -5`,
+      ]);
+      throw new Error('rolled back');
+    }).catch((err: Error) => expect(err.message).toBe('rolled back'));
+  });
+
   it('refuses references to rows that do not exist, and the removal of any row money refers to', async () => {
     const other = await createUser(db.kysely);
     const otherServer = (await db.kysely.selectFrom('gamesservers').select('id').where('id', '<>', wallet.gamesserver_id).executeTakeFirstOrThrow()).id;

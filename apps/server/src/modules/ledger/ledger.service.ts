@@ -123,7 +123,10 @@ export interface AuditResult {
 export async function auditLedger(db: DbHandle): Promise<AuditResult> {
   const problems: string[] = [];
   for (const r of await repo.unbalancedTransactions(db)) {
-    problems.push(`проводка ${r.id} не сбалансирована: сумма ${r.s}`);
+    problems.push(`проводка ${r.id} не сбалансирована на сервере ${r.gamesserver_id} в валюте ${r.currency_type}: сумма ${r.s}`);
+  }
+  for (const r of await repo.walletAccountsOnOtherServers(db)) {
+    problems.push(`счёт ${r.account_id} кошелька ${r.wallet_id} числится на другом игровом сервере`);
   }
   for (const r of await repo.transactionsWithFewEntries(db)) {
     problems.push(`проводка ${r.id} имеет ${r.n} записей (нужно не меньше двух)`);
