@@ -5,7 +5,7 @@ import { walletsQueryOptions } from '../../../lib/wallets';
 import { balanceEpoch } from '../../../lib/balance-epoch';
 import { codeEntry, updateAuthPriceData, withCode, withCodeStatus, withWalletBalance } from './price-data-cache';
 import { isAuthPriceData, priceDataQueryOptions } from './price-data';
-import { isPriceChange } from './create-pricekod';
+import { isPriceChange, refreshPrices } from './create-pricekod';
 import { ref } from './ref';
 
 const call = ref<typeof showCode>('POST', '/api/show_code/');
@@ -54,9 +54,7 @@ export function useShowCode() {
     },
     onError: (err, input) => {
       // The fee changed since the page was read: the prices on it are stale.
-      if (isPriceChange(err)) {
-        void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gameServerId, true).queryKey });
-      }
+      if (isPriceChange(err)) refreshPrices(qc, input.gameServerId);
       const status = err instanceof ApiError ? err.body.status : undefined;
       if (input.codeId !== undefined && (status === 'active' || status === 'activated' || status === 'cancelled')) {
         updateAuthPriceData(qc, input.gameServerId, (d) => withCodeStatus(d, input.codeId!, status));

@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 import { withStepUp } from '../../../lib/step-up';
 import { walletsQueryOptions } from '../../../lib/wallets';
-import { isPriceChange, type PricekodInput } from './create-pricekod';
+import { isPriceChange, type PricekodInput, refreshPrices } from './create-pricekod';
 import { priceDataQueryOptions } from './price-data';
 import { ref } from './ref';
 
@@ -20,7 +20,7 @@ export function useUpdatePricekod() {
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
     },
     onError: (err, input) => {
-      if (isPriceChange(err)) void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gamesserver_id, true).queryKey });
+      if (isPriceChange(err)) refreshPrices(qc, input.gamesserver_id);
     },
   });
 }

@@ -32,7 +32,17 @@ export function ErrorCodeDialog() {
           <Button
             variant="contained"
             disabled={!open || ack.isPending || Boolean(incident?.acknowledged_at)}
-            onClick={() => open && ack.mutate(dialog.incidentId, { onSuccess: close })}
+            onClick={() => {
+              if (!open) return;
+              const id = dialog.incidentId;
+              // Closes only this incident's dialog: after «Позже», the answer leaves whatever is open now alone.
+              ack.mutate(id, {
+                onSuccess: () => {
+                  const now = useUi.getState().dialog;
+                  if (now.name === 'error_code' && now.incidentId === id) close();
+                },
+              });
+            }}
           >
             Понятно
           </Button>

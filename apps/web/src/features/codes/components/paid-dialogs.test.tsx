@@ -201,6 +201,37 @@ describe('paid dialogs after a lost answer', () => {
     await act(async () => root.unmount());
   });
 
+  it('«Купить код» answered after the player turned to another nominal: that confirmation stays, and a notice says the first code is bought', async () => {
+    const net = stalled();
+    const root = await mount(createElement(ShowCodeDialog, { walletId: 5, balance: 10_000_000 }));
+    await act(async () => useUi.getState().openDialog({ ...code }));
+    await act(async () => button('Оплатить').click());
+    await act(async () => button('Отмена').click());
+    await act(async () => useUi.getState().openDialog({ ...code, nominal: 5_000_000, price: 5_100_000 }));
+    await act(async () => net.first().resolve(bought()));
+    await settle();
+    expect(document.querySelector('[data-testid="revealed-sert"]')).toBeNull();
+    expect(document.querySelector('[data-testid="show-code-dialog"] h2')?.textContent?.replace(/\u00a0/g, ' ')).toBe('Купить код на 5кк аден?');
+    expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Код на 1кк аден куплен: он в списке «Мои коды»');
+    await act(async () => root.unmount());
+  });
+
+  it('«Купить код» answered after its codes tab was left for another server: a notice says the code is bought', async () => {
+    const net = stalled();
+    const first = await mount(createElement(ShowCodeDialog, { walletId: 5, balance: 10_000_000 }));
+    await act(async () => useUi.getState().openDialog({ ...code }));
+    await act(async () => button('Оплатить').click());
+    await act(async () => first.unmount());
+    // The other server's tab opens the same dialog kind for its own code.
+    const other = await mount(createElement(ShowCodeDialog, { walletId: 6, balance: 10_000_000 }));
+    await act(async () => useUi.getState().openDialog({ ...code, gameServerId: 2 }));
+    await act(async () => net.first().resolve(bought()));
+    await settle();
+    expect(document.querySelector('[data-testid="revealed-sert"]')).toBeNull();
+    expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Код на 1кк аден куплен: он в списке «Мои коды»');
+    await act(async () => other.unmount());
+  });
+
   it('«Купить код» whose answer was lost keeps its key when the codes tab is mounted again (a server or tab switch)', async () => {
     const { keys, lost } = network(() => bought());
     const first = await mount(createElement(ShowCodeDialog, { walletId: 5, balance: 10_000_000 }));

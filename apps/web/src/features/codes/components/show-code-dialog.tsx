@@ -4,7 +4,7 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useRequestKey } from '../../../hooks/use-request-key';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
@@ -64,6 +64,13 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
     setCode('');
   }
   const d = open ? dialog : last;
+  const mounted = useRef(false);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
 
   const finish = () => {
     // Not while the purchase runs: its answer is still awaited (and the button stays disabled until it comes).
@@ -90,7 +97,11 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
         (r) => {
           // Shown in this dialog if it is open (even opened again: the code is paid for, and showing it
           // keeps the player from buying a second); an answer that comes after it was closed is said in a notice.
-          if (useUi.getState().dialog.name === 'show_code') setRevealed({ sert: r.sert, nominal: d.nominal, summa: r.summa });
+          // Only over the same code (server, nominal, batch): a dialog since opened for another nominal, or this
+          // one gone with its codes tab (another server chosen), gets the notice instead.
+          const now = useUi.getState().dialog;
+          const same = now.name === 'show_code' && now.gameServerId === d.gameServerId && now.nominal === d.nominal && now.userVariantId === d.userVariantId;
+          if (same && mounted.current) setRevealed({ sert: r.sert, nominal: d.nominal, summa: r.summa });
           else snackbar(`Код на ${adenShort(d.nominal)} куплен: он в списке «Мои коды»`);
         },
         (err: unknown) => {

@@ -59,7 +59,7 @@ function ThresholdForm({ server, telegramPrice, delivery }: { server: Gamesserve
         if (amount === null) return;
         add.mutate(
           { gamesserver_id: server.id, telegram_price: amount },
-          { onSuccess: (r) => snackbar(saved(r.success)), onError: (err) => f.fromError(err) },
+          { onSuccess: (r) => snackbar(saved(r.success)), onError: (err) => f.fromError(err, ['telegram_price']) },
         );
       }}
     >
@@ -96,7 +96,7 @@ function ThresholdForm({ server, telegramPrice, delivery }: { server: Gamesserve
                     setText('');
                     snackbar(delivery === 'unavailable' ? 'Порог удалён' : 'Уведомления о балансе отключены');
                   },
-                  onError: (err) => f.fromError(err),
+                  onError: (err) => f.fromError(err, ['telegram_price']),
                 },
               )
             }

@@ -4,8 +4,10 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { gamesserversQueryOptions } from '../../../lib/gamesservers';
+import { userQueryOptions } from '../../../lib/session';
 import { useUi } from '../../../lib/ui-store';
-import { answer, cleanup, settle, type } from '../../../test/dom';
+import { answer, cleanup, playerUser, settle, type } from '../../../test/dom';
 import { EditUserVariantDialog, paidForOpenCodes, UserVariantDialog } from './user-variant-dialogs';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -90,6 +92,8 @@ describe('the own-nominal batch dialog after a lost answer', () => {
     );
     const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
     const root = createRoot(document.body.appendChild(document.createElement('div')));
+    qc.setQueryData(gamesserversQueryOptions().queryKey, [{ ...server, code_fee_bp: 300 }]);
+    qc.setQueryData(userQueryOptions().queryKey, playerUser(false));
     await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(UserVariantDialog, { server, feeBp: 300 }))));
     await act(async () => useUi.getState().openDialog({ name: 'user_variant' }));
     await act(async () => {
@@ -101,6 +105,10 @@ describe('the own-nominal batch dialog after a lost answer', () => {
     expect(bodies[0]).toMatchObject({ nominal: 1_000_000, price: 1_030_000 });
     expect(document.querySelector('[data-testid="user-variant-dialog"]')?.textContent).toContain('Цена кода изменилась');
     expect(useUi.getState().dialog.name).toBe('user_variant');
+    // What the dialog's fee is worked out from (the server's fees, the player's VIP) is read again, not only
+    // the price data: otherwise it states and sends the old price again and again.
+    expect(qc.getQueryState(gamesserversQueryOptions().queryKey)?.isInvalidated).toBe(true);
+    expect(qc.getQueryState(userQueryOptions().queryKey)?.isInvalidated).toBe(true);
     await act(async () => root.unmount());
   });
 
@@ -225,6 +233,23 @@ describe('the own-nominal batch dialog after a lost answer', () => {
     expect(keys[1]).toBe(keys[0]);
     expect(useUi.getState().dialog.name).toBe('none');
     expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Вариант изменён: 4 кода по 1кк аден');
+    await act(async () => root.unmount());
+  });
+
+  it('an edit of a batch deleted meanwhile (another tab) says so above the fields, instead of nothing', async () => {
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => answer(404, { message: 'Вариант не найден', errors: { id: ['Вариант не найден'] } })),
+    );
+    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(EditUserVariantDialog, { server, feeBp: 200 }))));
+    await act(async () => useUi.getState().openDialog({ name: 'edit_user_variant', userVariantId: 9, nominal: 1_000_000, count: 3, initialTotalAden: 3_060_000 }));
+    await act(async () => type(byLabel('Количество кодов'), '4'));
+    await act(async () => document.getElementById('edit-variant-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
+    await settle();
+    expect(document.querySelector('[data-testid="edit-user-variant-dialog"] [role="alert"]')?.textContent).toBe('Вариант не найден');
     await act(async () => root.unmount());
   });
 });

@@ -82,6 +82,9 @@ export function UserVariantsList({ userVariants, codes }: { userVariants: Pricek
   );
 }
 
+/** The fields the batch forms show: a refusal on any other (the batch gone, another server) is said above them. */
+const SHOWN = ['nominal', 'count'];
+
 function useVariantForm(initial: { nominal: number; count: number } | null) {
   const [nominal, setNominal] = useState(initial ? String(initial.nominal) : '');
   const [count, setCount] = useState(initial ? String(initial.count) : '1');
@@ -167,7 +170,7 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
         (err: unknown) => {
           if (!stillOpen()) return;
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
-          f.fromError(err);
+          f.fromError(err, SHOWN);
         },
       );
   };
@@ -234,7 +237,7 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
         (err: unknown) => {
           if (!stillOpen()) return;
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
-          f.fromError(err);
+          f.fromError(err, SHOWN);
         },
       );
   };
@@ -247,7 +250,7 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
           else snackbar(`Вариант удалён, на баланс вернулось ${aden(r.summa)}`);
         },
         (err: unknown) => {
-          if (stillOpen()) f.fromError(err);
+          if (stillOpen()) f.fromError(err, SHOWN);
         },
       );
 
