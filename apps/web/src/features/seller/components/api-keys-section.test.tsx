@@ -83,4 +83,35 @@ describe('creating an API key in the profile', () => {
     await create('Бот');
     expect(sent).toEqual([{ name: 'Бот' }]);
   });
+
+  it('«Отозвать» asks first, naming the key, and says so when the key was not revoked', async () => {
+    localStorage.setItem('access_token', 'token');
+    const revoked: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init: RequestInit) => {
+        if (url === '/api/api_keys' && init.method === 'GET') {
+          return answer(200, [{ id: 3, name: 'FunPay-бот', prefix: 'aw_live_ab12', created_at: '2026-11-01T00:00:00Z', last_used_at: null }]);
+        }
+        if (url === '/api/api_keys/3' && init.method === 'DELETE') {
+          revoked.push(url);
+          return answer(503, { message: 'Сервис временно недоступен' });
+        }
+        throw new Error(`unexpected ${init.method} ${url}`);
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    qc.setQueryData(userQueryOptions().queryKey, playerUser(true));
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(ApiKeysSection))));
+    await settle();
+    await act(async () => button('Отозвать').click());
+    const dialog = () => document.querySelector('[data-testid="api-key-revoke-dialog"]');
+    expect(dialog()?.textContent).toContain('Отозвать ключ «FunPay-бот»?');
+    expect(revoked).toEqual([]);
+    await act(async () => [...dialog()!.querySelectorAll('button')].find((b) => b.textContent === 'Отозвать')!.click());
+    await settle();
+    expect(revoked).toHaveLength(1);
+    expect([...document.querySelectorAll('.MuiAlert-message')].map((a) => a.textContent)).toContain('Ключ «FunPay-бот» не отозван: Сервис временно недоступен');
+  });
 });

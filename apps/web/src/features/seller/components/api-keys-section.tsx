@@ -1,4 +1,4 @@
-import { createApiKey } from '@adena/contract';
+import { createApiKey, errorMessage } from '@adena/contract';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import List from '@mui/material/List';
@@ -9,8 +9,10 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { type FormEvent, useState } from 'react';
+import { AppDialog } from '../../../components/app-dialog';
 import { CurrentPasswordField } from '../../../components/current-password-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
+import { ApiError } from '../../../lib/api-client';
 import { useUser } from '../../../lib/session';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from '../api/api-keys';
 import { dateTime, ShownOnce } from './shown-once';
@@ -30,6 +32,16 @@ export function ApiKeysSection() {
   const [password, setPassword] = useState('');
   const [fresh, setFresh] = useState<string | null>(null);
   const askPassword = user?.two_factor === false;
+  const [revoking, setRevoking] = useState<{ id: number; name: string } | null>(null);
+  const [revokeError, setRevokeError] = useState<string | null>(null);
+  const revokeIt = () => {
+    if (!revoking) return;
+    const k = revoking;
+    setRevoking(null);
+    setRevokeError(null);
+    // A refusal (no connection, a 503) is said: the seller must not believe a leaked key is revoked.
+    revoke.mutate(k.id, { onError: (err) => setRevokeError(`Ключ «${k.name}» не отозван: ${err instanceof ApiError ? err.message : errorMessage('INTERNAL')}`) });
+  };
   // Refusals that name no field of this form (the cap of keys, a stale session) are said under the name.
   const nameError = f.fieldError('name') ?? f.formError;
 
@@ -85,7 +97,7 @@ export function ApiKeysSection() {
               <ListItem
                 key={k.id}
                 secondaryAction={
-                  <Button color="error" size="small" onClick={() => revoke.mutate(k.id)} disabled={revoke.isPending}>
+                  <Button color="error" size="small" onClick={() => setRevoking({ id: k.id, name: k.name })} disabled={revoke.isPending}>
                     Отозвать
                   </Button>
                 }
@@ -100,6 +112,27 @@ export function ApiKeysSection() {
           </List>
         </Paper>
       )}
+      {revokeError && (
+        <Alert severity="error" onClose={() => setRevokeError(null)}>
+          {revokeError}
+        </Alert>
+      )}
+      <AppDialog
+        open={revoking !== null}
+        onClose={() => setRevoking(null)}
+        title={revoking ? `Отозвать ключ «${revoking.name}»?` : ''}
+        testId="api-key-revoke-dialog"
+        actions={
+          <>
+            <Button onClick={() => setRevoking(null)}>Отмена</Button>
+            <Button color="error" variant="contained" onClick={revokeIt}>
+              Отозвать
+            </Button>
+          </>
+        }
+      >
+        <Typography>Программа, которая работает с этим ключом, сразу перестанет получать доступ к вашим кодам. Вернуть ключ нельзя — только создать новый.</Typography>
+      </AppDialog>
     </Stack>
   );
 }

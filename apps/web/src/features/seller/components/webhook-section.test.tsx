@@ -32,7 +32,11 @@ describe('the webhook form in the profile', () => {
    * Renders the section for the user with the endpoint already set (or not); each PUT /api/webhook and
    * POST /api/webhook/rotate takes the next answer of its list, its body kept.
    */
-  async function render(who: User, hook: typeof HOOK | null, answers: { put?: Array<() => Response>; rotate?: Array<() => Response> }) {
+  async function render(
+    who: User,
+    hook: typeof HOOK | null,
+    answers: { put?: Array<() => Response>; rotate?: Array<() => Response>; test?: Array<() => Response>; remove?: Array<() => Response> },
+  ) {
     localStorage.setItem('access_token', 'token');
     const sent: { put: unknown[]; rotate: unknown[] } = { put: [], rotate: [] };
     let current = hook;
@@ -48,6 +52,12 @@ describe('the webhook form in the profile', () => {
           sent.put.push(body);
           const res = next(answers.put);
           if (res.ok) current = { url: body.url, events: body.events, created_at: HOOK.created_at };
+          return res;
+        }
+        if (url === '/api/webhook/test' && init.method === 'POST') return next(answers.test);
+        if (url === '/api/webhook' && init.method === 'DELETE') {
+          const res = next(answers.remove);
+          if (res.ok) current = null;
           return res;
         }
         if (url === '/api/webhook/rotate' && init.method === 'POST') {
@@ -133,5 +143,31 @@ describe('the webhook form in the profile', () => {
     await press('Новый секрет');
     expect(sent).toEqual({ put: [{ url: HOOK.url, events: HOOK.events }], rotate: [{}] });
     expect(shownSecret()).toBe('whsec_totp');
+  });
+
+  it('«Отправить тест» and «Отключить» say why they were refused; «Отключить» asks first and takes the shown secret away', async () => {
+    await render(playerUser(true), HOOK, {
+      test: [() => answer(429, { message: 'Слишком много попыток. Попробуйте через 10 минут' })],
+      rotate: [() => answer(200, { secret: 'whsec_rotated' })],
+      remove: [() => answer(503, { message: 'Сервис временно недоступен' }), () => answer(200, { success: true })],
+    });
+    await press('Отправить тест');
+    expect(alerts()).toContain('Слишком много попыток. Попробуйте через 10 минут');
+
+    await press('Новый секрет');
+    expect(shownSecret()).toBe('whsec_rotated');
+    await press('Отключить');
+    const dialog = () => document.querySelector('[data-testid="webhook-remove-dialog"]');
+    expect(dialog()?.textContent).toContain('Отключить вебхук?');
+    await act(async () => [...dialog()!.querySelectorAll('button')].find((b) => b.textContent === 'Отключить')!.click());
+    await settle();
+    expect(alerts()).toContain('Сервис временно недоступен');
+    expect(shownSecret()).toBe('whsec_rotated');
+
+    await press('Отключить');
+    await act(async () => [...dialog()!.querySelectorAll('button')].find((b) => b.textContent === 'Отключить')!.click());
+    await settle();
+    expect(shownSecret()).toBeNull();
+    expect(button('Подключить вебхук')).toBeDefined();
   });
 });

@@ -16,6 +16,7 @@ import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { type FormEvent, useEffect, useState } from 'react';
+import { AppDialog } from '../../../components/app-dialog';
 import { CurrentPasswordField } from '../../../components/current-password-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUser } from '../../../lib/session';
@@ -82,6 +83,24 @@ export function WebhookSection() {
       f.fromError(err, FIELDS);
     }
   };
+  // «Отправить тест» (10 in 10 minutes) and «Отключить» say why they were refused, where the form says it.
+  const sendTest = () => {
+    f.clear();
+    test.mutate(undefined, { onError: (err) => f.fromError(err, FIELDS) });
+  };
+  const [confirmRemove, setConfirmRemove] = useState(false);
+  const removeIt = () => {
+    f.clear();
+    setConfirmRemove(false);
+    remove.mutate(undefined, {
+      // The secret shown belongs to the endpoint just removed: it signs nothing any more.
+      onSuccess: () => {
+        setSecret(null);
+        setUrl('');
+      },
+      onError: (err) => f.fromError(err, FIELDS),
+    });
+  };
   const toggle = (ev: WebhookEvent) => setEvents((cur) => (cur.includes(ev) ? cur.filter((x) => x !== ev) : [...cur, ev]));
 
   return (
@@ -121,13 +140,13 @@ export function WebhookSection() {
             </Button>
             {hook && (
               <>
-                <Button variant="outlined" onClick={() => test.mutate()} disabled={test.isPending}>
+                <Button variant="outlined" onClick={sendTest} disabled={test.isPending}>
                   Отправить тест
                 </Button>
                 <Button onClick={newSecret} disabled={rotate.isPending}>
                   Новый секрет
                 </Button>
-                <Button color="error" onClick={() => remove.mutate()} disabled={remove.isPending}>
+                <Button color="error" onClick={() => setConfirmRemove(true)} disabled={remove.isPending}>
                   Отключить
                 </Button>
               </>
@@ -135,6 +154,25 @@ export function WebhookSection() {
           </Stack>
         </Stack>
       )}
+      <AppDialog
+        open={confirmRemove}
+        onClose={() => setConfirmRemove(false)}
+        title="Отключить вебхук?"
+        testId="webhook-remove-dialog"
+        actions={
+          <>
+            <Button onClick={() => setConfirmRemove(false)}>Отмена</Button>
+            <Button color="error" variant="contained" onClick={removeIt}>
+              Отключить
+            </Button>
+          </>
+        }
+      >
+        <Typography>
+          События перестанут приходить на {hook?.url}, а доставки, которые ждут повтора, не будут отправлены. Подключить вебхук снова можно в любой момент — с
+          новым секретом.
+        </Typography>
+      </AppDialog>
       {hook && (
         <>
           <Typography variant="h3" sx={{ fontSize: 16, pt: 1 }}>
