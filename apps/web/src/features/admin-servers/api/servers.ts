@@ -1,4 +1,4 @@
-import { adminCreateGamesserver, adminGamesservers, adminUpdateGamesserver, type GamesserverInput } from '@adena/contract';
+import { adminCreateGamesserver, adminGamesservers, adminLedgerTotals, adminUpdateGamesserver, type GamesserverInput } from '@adena/contract';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 
@@ -6,6 +6,21 @@ export const adminGamesserversQueryOptions = () =>
   queryOptions({ queryKey: ['admin', 'gamesservers'], queryFn: () => request(adminGamesservers), staleTime: 0 });
 
 export const useAdminGamesservers = () => useQuery(adminGamesserversQueryOptions());
+
+/**
+ * What players hold on a server, per currency (the ledger's totals: wallets, withdrawals held, open
+ * codes), read when an operator is about to hide it: hidden, its wallets leave the players' list and
+ * no withdrawal can be filed there.
+ */
+export function useServerHoldings(serverId: number | null) {
+  return useQuery({
+    queryKey: ['admin', 'ledger', 'totals'],
+    queryFn: () => request(adminLedgerTotals),
+    enabled: serverId !== null,
+    staleTime: 0,
+    select: (t) => t.data.filter((r) => r.gamesserver_id === serverId),
+  });
+}
 
 /** `onChanged` lets the route refresh what players see (the public server list) without this feature knowing it. */
 export function useSaveGamesserver(onChanged?: () => void) {

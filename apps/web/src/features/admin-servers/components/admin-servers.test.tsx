@@ -51,6 +51,10 @@ describe('the game servers screen', () => {
       'fetch',
       vi.fn(async (url: string, init?: RequestInit) => {
         if (url === '/api/admin/gamesservers') return answer(200, [server]);
+        if (url === '/api/admin/ledger/totals') {
+          const row = (currency_type: 1 | 2, owed: number) => ({ gamesserver_id: server.id, gamesserver: server.name, currency_type, owed });
+          return answer(200, { data: [row(1, 50_000_000), row(2, 120), { ...row(1, 7), gamesserver_id: 99 }], computed_at: '2026-11-27T10:00:00Z' });
+        }
         if (url === `/api/admin/gamesservers/${server.id}` && init?.method === 'PUT') {
           updates.push(JSON.parse(String(init.body)));
           return answer(200, { success: { ...server, active: false } });
@@ -72,6 +76,10 @@ describe('the game servers screen', () => {
     expect(updates).toEqual([]);
     expect(visibilityDialog()?.textContent).toContain('Скрыть сервер Scryde x50?');
     expect(visibilityDialog()?.textContent).toContain('Игроки перестанут его видеть, новые заявки и активации кодов на нём будут отклоняться.');
+    // What players hold there, which they could not withdraw while it is hidden.
+    expect(visibilityDialog()?.querySelector('[data-testid="server-holdings"]')?.textContent?.replace(/\u00a0/g, ' ')).toContain(
+      'Игроки держат на нём 50 000 000 аден и 120 монет',
+    );
 
     await act(async () => button('Отмена', visibilityDialog()!).click());
     await settle();

@@ -21,12 +21,29 @@ import { AppDialog } from '../../../components/app-dialog';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
-import { useAdminGamesservers, useSaveGamesserver } from '../api/servers';
+import { useAdminGamesservers, useServerHoldings, useSaveGamesserver } from '../api/servers';
 import { ServerFormDialog } from './server-form-dialog';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 
 const pct = (bp: number) => `${(bp / 100).toLocaleString('ru-RU')}%`;
 const range = (l: { min: number; max: number }) => `${formatShort(l.min)}–${formatShort(l.max)}`;
+
+/** In the hide dialog: what players hold there, which they cannot withdraw while it is hidden. */
+function Holdings({ serverId }: { serverId: number }) {
+  const { data, isPending, isError } = useServerHoldings(serverId);
+  if (isPending) return <Skeleton variant="text" data-testid="server-holdings-loading" />;
+  if (isError) return <Alert severity="warning">Не удалось узнать, сколько игроки держат на этом сервере.</Alert>;
+  const of = (currency: 1 | 2) => data.find((r) => r.currency_type === currency)?.owed ?? 0;
+  const aden = of(1);
+  const coins = of(2);
+  if (aden === 0 && coins === 0) return <Typography color="text.secondary">Денег игроков на нём нет.</Typography>;
+  return (
+    <Alert severity="warning" data-testid="server-holdings" sx={{ mt: 1.5 }}>
+      Игроки держат на нём {formatAmount(aden)} аден и {formatAmount(coins)} монет (на кошельках, в заявках на вывод и в неактивированных кодах). Пока
+      сервер скрыт, вывести их они не смогут.
+    </Alert>
+  );
+}
 
 /** Every game server, inactive ones too: settings at a glance, edit, show or hide (after a confirmation). */
 export function AdminServers({ onChanged }: { onChanged?: () => void }) {
@@ -134,6 +151,7 @@ export function AdminServers({ onChanged }: { onChanged?: () => void }) {
               : 'Игроки снова увидят его и смогут подавать заявки и активировать коды.'}
           </Typography>
         )}
+        {toggling?.active && <Holdings serverId={toggling.id} />}
       </AppDialog>
       <ServerFormDialog
         open={editing !== null}
