@@ -61,19 +61,49 @@ export const telegramNoticesRepository = {
       .executeTakeFirst();
   },
 
-  /** Notices left pending between `from` and `to` (their process stopped before the job was written or run). */
-  async stalePending(db: NoticesDb, from: Date, to: Date, limit: number) {
+  /**
+   * Notices left pending between `from` and `to` with no job (their process stopped before the job was
+   * written): not those whose job is waiting (a 429's retry_after), which would fill the batch and hide
+   * the lost ones behind them, nor those whose job gave up (`abandonedNotices` ends those).
+   */
+  async stalePending(db: NoticesDb, from: Date, to: Date, limit: number, jobKeyPrefix: string) {
     const rows = await db
-      .selectFrom('telegram_notices')
-      .select('id')
-      .where('status', '=', 'pending')
-      .where('chat_id', 'is not', null)
-      .where('created_at', '>', from)
-      .where('created_at', '<', to)
-      .orderBy('id')
+      .selectFrom('telegram_notices as n')
+      .select('n.id')
+      .where('n.status', '=', 'pending')
+      .where('n.chat_id', 'is not', null)
+      .where('n.created_at', '>', from)
+      .where('n.created_at', '<', to)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('jobs as j').select('j.id').where(sql<boolean>`j.key = ${jobKeyPrefix} || n.id::text`))),
+      )
+      .orderBy('n.id')
       .limit(limit)
       .execute();
     return rows.map((r) => BigInt(r.id));
+  },
+
+  /**
+   * Pending notices nothing will send: their job gave up (failed for good: the database was away for
+   * all its tries, or its processes kept stopping), or they are older than the sweep looks back with no
+   * live job. Marked failed, so a notice is tried at most its job's attempts and the log purge takes it.
+   */
+  async abandonedNotices(db: NoticesDb, before: Date, jobKeyPrefix: string) {
+    const r = await db
+      .updateTable('telegram_notices as n')
+      .set({ status: 'failed', error: 'gave up' })
+      .where('n.status', '=', 'pending')
+      .where(({ or, and, not, exists, selectFrom }) =>
+        and([
+          not(exists(selectFrom('jobs as j').select('j.id').where(sql<boolean>`j.key = ${jobKeyPrefix} || n.id::text`).where('j.state', 'in', ['pending', 'running']))),
+          or([
+            sql<boolean>`n.created_at < ${before}`,
+            exists(selectFrom('jobs as j').select('j.id').where(sql<boolean>`j.key = ${jobKeyPrefix} || n.id::text`).where('j.state', '=', 'failed')),
+          ]),
+        ]),
+      )
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows);
   },
 
   finish(q: NoticesDb | NoticesTrx, id: bigint, status: Exclude<TelegramNoticeStatus, 'pending'>, error: string | null) {

@@ -35,7 +35,8 @@ const SWEEP_EVERY_MS = 60_000;
 const SWEEP_AFTER_MS = 30_000;
 const SWEEP_WITHIN_MS = 24 * 60 * 60_000;
 
-const jobKey = (id: bigint) => `telegram-notice:${id}`;
+const JOB_KEY_PREFIX = 'telegram-notice:';
+const jobKey = (id: bigint) => `${JOB_KEY_PREFIX}${id}`;
 
 /**
  * The balance threshold notices, for every module that debits a wallet: `recordBalanceDrop` in
@@ -45,7 +46,8 @@ const jobKey = (id: bigint) => `telegram-notice:${id}`;
  * Telegram's 429 is honoured through `RetryAfter(retry_after)`, a network failure or 5xx backs
  * off, a 4xx is final (a 403 or `chat not found` also unlinks the chat). A notice goes only to
  * the chat its user has linked at send time. A sweep every minute enqueues notices left pending
- * by a process that stopped before it enqueued them. A send is marked right after Telegram
+ * by a process that stopped before it enqueued them, and marks failed those nothing will send (their
+ * job gave up, or older than a day with no job). A send is marked right after Telegram
  * accepts it, tried again while the database is away (JobContext.persist); a process dying between
  * the two, or an outage longer than the job's lease, sends it again (at-least-once).
  */
@@ -92,7 +94,8 @@ export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date
 
   async function sweep() {
     const at = now().getTime();
-    const ids = await repo.stalePending(db, new Date(at - SWEEP_WITHIN_MS), new Date(at - SWEEP_AFTER_MS), 500);
+    await repo.abandonedNotices(db, new Date(at - SWEEP_WITHIN_MS), JOB_KEY_PREFIX);
+    const ids = await repo.stalePending(db, new Date(at - SWEEP_WITHIN_MS), new Date(at - SWEEP_AFTER_MS), 500, JOB_KEY_PREFIX);
     for (const id of ids) await enqueue(db, id);
   }
 

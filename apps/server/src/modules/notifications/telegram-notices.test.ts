@@ -144,6 +144,48 @@ describe.each(DB_KINDS)('Telegram notices through the job queue on %s', (kind) =
     expect(await noticesOf(u.id)).toEqual([{ status: 'sent', error: null }]);
   });
 
+  it("the sweep looks past notices whose job waits out a 429, and ends a notice whose job gave up instead of trying it again", async () => {
+    // One notice waits out Telegram's 429 (its job is live); another lost its job; a third's job failed for good.
+    const waiting = await noticeWaitingOut429(555_011);
+    const lost = await playerWithLimit(555_012);
+    await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: lost.auth, payload: { gamesserver_id: serverId, amount: 6 * KK } });
+    const lostNotice = await t.db.kysely.selectFrom('telegram_notices').select('id').where('user_id', '=', lost.id).executeTakeFirstOrThrow();
+    await waitFor(
+      async () => ((await t.db.kysely.selectFrom('jobs').select('id').where(sql<boolean>`key = ${`telegram-notice:${lostNotice.id}`}`).executeTakeFirst()) ? true : undefined),
+      'the notice job',
+    );
+    await t.db.kysely.deleteFrom('jobs').where(sql<boolean>`key = ${`telegram-notice:${lostNotice.id}`}`).execute();
+    const gaveUp = await playerWithLimit(555_013);
+    await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: gaveUp.auth, payload: { gamesserver_id: serverId, amount: 6 * KK } });
+    const gaveUpNotice = await t.db.kysely.selectFrom('telegram_notices').select('id').where('user_id', '=', gaveUp.id).executeTakeFirstOrThrow();
+    const jobOf = async (id: number | bigint) =>
+      (await t.db.kysely.selectFrom('jobs').select('id').where(sql<boolean>`key = ${`telegram-notice:${id}`}`).executeTakeFirst()) ? true : undefined;
+    // A withdrawal's notice is enqueued just after its COMMIT.
+    await waitFor(() => jobOf(gaveUpNotice.id), 'the notice job');
+    await t.db.kysely
+      .updateTable('jobs')
+      .set({ state: 'failed', failed_at: new Date(), last_error: 'the database was away' })
+      .where(sql<boolean>`key = ${`telegram-notice:${gaveUpNotice.id}`}`)
+      .execute();
+    await sql`UPDATE telegram_notices SET created_at = now() - interval '2 minutes' WHERE user_id IN (${waiting.id}, ${lost.id}, ${gaveUp.id})`.execute(t.db.kysely);
+
+    // A batch of one: the waiting notice (the oldest) no longer takes it.
+    const from = new Date(Date.now() - 24 * 60 * 60_000);
+    const to = new Date(Date.now() - 30_000);
+    expect(await telegramNoticesRepository.stalePending(t.db.kysely, from, to, 1, 'telegram-notice:')).toEqual([BigInt(lostNotice.id)]);
+
+    await t.db.kysely.deleteFrom('jobs').where('kind', '=', 'telegram.notice-sweep').execute();
+    await t.app.deps.jobs.enqueue(t.db.kysely, 'telegram.notice-sweep', {});
+    await t.app.deps.jobs.runDue();
+    expect(sentTo(555_012)).toHaveLength(1);
+    expect(await noticesOf(lost.id)).toEqual([{ status: 'sent', error: null }]);
+    expect(await noticesOf(gaveUp.id)).toEqual([{ status: 'failed', error: 'gave up' }]);
+    expect(sentTo(555_013)).toHaveLength(0);
+    expect(await noticesOf(waiting.id)).toEqual([{ status: 'pending', error: null }]);
+    // The next tests count the notice jobs from none.
+    await t.db.kysely.deleteFrom('jobs').where('kind', '=', NOTICE_JOB).execute();
+  });
+
   it('a notice waiting out a 429 is not sent after the player turned notices off on the site: the chat hears only that they are off', async () => {
     const chat = 555_101;
     const u = await noticeWaitingOut429(chat);
