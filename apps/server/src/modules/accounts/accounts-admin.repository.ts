@@ -82,7 +82,10 @@ export function createAccountsAdminRepository(db: Kysely<Database>) {
     /**
      * Locks the operator's row and the user's, always in id order (two operators changing each
      * other lock the same two rows in the same order, so one waits for the other instead of a
-     * deadlock), and returns both as they are now.
+     * deadlock), and returns both as they are now. FOR NO KEY UPDATE, not FOR UPDATE: nothing here
+     * changes a user's id, and FOR UPDATE also waits for the foreign-key checks (FOR KEY SHARE) of
+     * writes that refer to the user: the same operator completing the player's request (their own row
+     * held FOR SHARE, then a wallet row or ledger entry of the player written) deadlocked with it.
      */
     async lockPair(trx: Queryable, operatorId: number, id: number) {
       const rows = await trx
@@ -90,7 +93,7 @@ export function createAccountsAdminRepository(db: Kysely<Database>) {
         .selectAll()
         .where('id', 'in', [operatorId, id])
         .orderBy('id')
-        .forUpdate()
+        .forNoKeyUpdate()
         .execute();
       return { operator: rows.find((u) => u.id === operatorId), user: rows.find((u) => u.id === id) };
     },

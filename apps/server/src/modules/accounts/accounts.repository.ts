@@ -59,7 +59,7 @@ export const accountsRepository = {
    * can be linked while it is).
    */
   async unlinkDiscordForGood(trx: Tx, userId: number) {
-    const user = await trx.selectFrom('users').select(['discord_id', 'discord_linked_by_email', 'email', 'phone']).where('id', '=', userId).forUpdate().executeTakeFirst();
+    const user = await trx.selectFrom('users').select(['discord_id', 'discord_linked_by_email', 'email', 'phone']).where('id', '=', userId).forNoKeyUpdate().executeTakeFirst();
     if (!user?.discord_id || !user.discord_linked_by_email || (user.email === null && user.phone === null)) return null;
     await trx.updateTable('users').set({ discord_id: null, discord_linked_by_email: false, updated_at: new Date() }).where('id', '=', userId).execute();
     await trx.insertInto('discord_link_refusals').values({ user_id: userId, discord_id: user.discord_id }).onConflict((oc) => oc.doNothing()).execute();

@@ -8,9 +8,9 @@ type Q = Kysely<Database> | Transaction<Database>;
 export const passkeysRepository = {
   transaction: <T>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(fn),
 
-  /** Holds the user's row for update until the transaction ends. */
+  /** Holds the user's row for update until the transaction ends (not its key: writes referring to the user go on). */
   async holdUser(trx: Transaction<Database>, userId: number) {
-    await trx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+    await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
   },
 
   ofUser(q: Q, userId: number) {
