@@ -40,7 +40,7 @@ describe('a filter by a record’s number', () => {
     // A stray letter: the field keeps it and says so; the list stays filtered by 12.
     await act(async () => type(input(), '12з'));
     expect(input().value).toBe('12з');
-    expect(helper()).toBe('Номер: целое число от 1');
+    expect(helper()).toBe('id — целое число от 1');
     expect(input().getAttribute('aria-invalid')).toBe('true');
     expect(filters).toEqual([12]);
     // 0 and a number past what the server takes are not sent either.

@@ -35,7 +35,7 @@ export function IdFilterField({ label, value, onChange, width }: { label: string
         if (next !== value) onChange(next);
       }}
       error={bad}
-      helperText={bad ? 'Номер: целое число от 1' : undefined}
+      helperText={bad ? 'id — целое число от 1' : undefined}
       slotProps={{ htmlInput: { inputMode: 'numeric' } }}
       sx={{ width }}
     />

@@ -36,6 +36,7 @@ describe('an operator’s reason dialog refused by the server', () => {
           label: 'Причина',
           field,
           confirmLabel: 'Отклонить',
+          refusedTitle: 'Заявка №7 не отклонена',
           submit: () => Promise.reject(failure),
         }),
       ),
@@ -117,6 +118,7 @@ describe('a reason the operator typed', () => {
         explanation: 'Причину увидит игрок.',
         label: 'Причина',
         confirmLabel: 'Отклонить',
+        refusedTitle: `${title.replace('Отклонить заявку', 'Заявка')} не отклонена`,
         submit,
       });
     }
@@ -208,6 +210,6 @@ describe('a reason the operator typed', () => {
     await act(async () => answers[1]!.fail(new ApiError(409, { message: 'Заявка уже обработана', errors: { id: ['Заявка уже обработана'] } })));
     await settle();
     expect(alertText()).toBeNull();
-    expect(useUi.getState().dialog).toMatchObject({ name: 'alert', text: 'Отклонить заявку №8: Заявка уже обработана' });
+    expect(useUi.getState().dialog).toMatchObject({ name: 'alert', text: 'Заявка №8 не отклонена', errors: ['Заявка уже обработана'] });
   });
 });

@@ -17,7 +17,7 @@ import { AppDialog } from './app-dialog';
  * operator sees why the dialog stayed open. `submit` resolves when the action is done; the dialog
  * then clears itself and closes. A click beside it never drops a typed reason. An answer that comes
  * after the dialog was closed, or opened for another item, acts on nothing on screen: a refusal is said
- * in an alert that names its item (the dialog's title), and the confirm button waits only for its own
+ * in an alert that names its item (`refusedTitle`), and the confirm button waits only for its own
  * opening's call.
  */
 export function ReasonDialog(props: {
@@ -35,6 +35,8 @@ export function ReasonDialog(props: {
   /** Shown under the field (a choice that goes with the reason). */
   extra?: ReactNode;
   submit(text: string): Promise<unknown>;
+  /** Said when the answer comes after the dialog was closed and is a refusal: «Заявка №7 не отклонена». */
+  refusedTitle: string;
 }) {
   const alert = useUi((s) => s.alert);
   // Each opening (opened, or showing another item) gets a number; an answer acts only on its own.
@@ -81,6 +83,7 @@ export function ReasonDialog(props: {
             onClick={() => {
               f.clear();
               const about = props.title;
+              const refused = props.refusedTitle;
               setSending(opening);
               props
                 .submit(text)
@@ -91,7 +94,7 @@ export function ReasonDialog(props: {
                   },
                   (e: unknown) => {
                     if (stillShown(opening)) f.fromError(e, [field]);
-                    else alert(`${about.replace(/\?$/, '')}: ${e instanceof ApiError ? e.message : errorMessage('INTERNAL')}`);
+                    else alert(refused, [e instanceof ApiError ? e.message : errorMessage('INTERNAL')]);
                   },
                 )
                 .finally(() => setSending((n) => (n === opening ? null : n)));

@@ -65,6 +65,7 @@ function CancelDialog({ code, open, onClose }: { code: AdminCode; open: boolean;
       open={open}
       onClose={onClose}
       title={`Отменить код №${code.id}?`}
+      refusedTitle={`Код №${code.id} не отменён`}
       testId="admin-cancel-code-dialog"
       explanation={`Код перестанет действовать, а его цена ${aden(code.price)} вернётся на кошелёк владельца (${code.issuer.name || code.issuer.email}) на ${code.gamesserver}.`}
       label="Причина (для журнала)"

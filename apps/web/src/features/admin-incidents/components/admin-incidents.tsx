@@ -46,6 +46,7 @@ function ResolveDialog({ incident, onClose }: { incident: AdminCodeIncident | nu
       open={incident !== null}
       onClose={onClose}
       title={incident ? `Закрыть инцидент №${incident.id}` : ''}
+      refusedTitle={incident ? `Инцидент №${incident.id} не закрыт` : ''}
       testId="resolve-incident-dialog"
       explanation="Что выяснили и что сделали: заметку увидят другие операторы, игроки её не видят."
       label="Заметка"

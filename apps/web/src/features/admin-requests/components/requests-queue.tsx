@@ -135,6 +135,7 @@ function RejectDialog({ target, onClose }: { target: AdminRequest | null; onClos
       open={target !== null}
       onClose={onClose}
       title={target ? `Отклонить заявку №${target.id}` : ''}
+      refusedTitle={target ? `Заявка №${target.id} не отклонена` : ''}
       testId="reject-dialog"
       explanation={`${target?.type === 'output' ? 'Удержанная сумма вернётся на баланс игрока.' : 'Баланс игрока не изменится.'} Причину увидит игрок.`}
       label="Причина"

@@ -78,7 +78,7 @@ describe('the game servers screen', () => {
     expect(visibilityDialog()?.textContent).toContain('Игроки перестанут его видеть, новые заявки и активации кодов на нём будут отклоняться.');
     // What players hold there, which they could not withdraw while it is hidden.
     expect(visibilityDialog()?.querySelector('[data-testid="server-holdings"]')?.textContent?.replace(/\u00a0/g, ' ')).toContain(
-      'Игроки держат на нём 50 000 000 аден и 120 монет',
+      'Игроки держат на нём 50 000 000 аден и 120 монет эйнхасад',
     );
 
     await act(async () => button('Отмена', visibilityDialog()!).click());

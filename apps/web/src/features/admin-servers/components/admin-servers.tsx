@@ -21,6 +21,7 @@ import { AppDialog } from '../../../components/app-dialog';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
+import { amountText } from '../../../utils/plural';
 import { useAdminGamesservers, useServerHoldings, useSaveGamesserver } from '../api/servers';
 import { ServerFormDialog } from './server-form-dialog';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
@@ -28,19 +29,20 @@ import { scrollsSideways } from '../../../components/scrolls-sideways';
 const pct = (bp: number) => `${(bp / 100).toLocaleString('ru-RU')}%`;
 const range = (l: { min: number; max: number }) => `${formatShort(l.min)}–${formatShort(l.max)}`;
 
-/** In the hide dialog: what players hold there, which they cannot withdraw while it is hidden. */
+/** In the hide dialog: what players hold there, which they cannot file withdrawals of while it is hidden. */
 function Holdings({ serverId }: { serverId: number }) {
   const { data, isPending, isError } = useServerHoldings(serverId);
   if (isPending) return <Skeleton variant="text" data-testid="server-holdings-loading" />;
-  if (isError) return <Alert severity="warning">Не удалось узнать, сколько игроки держат на этом сервере.</Alert>;
-  const of = (currency: 1 | 2) => data.find((r) => r.currency_type === currency)?.owed ?? 0;
-  const aden = of(1);
-  const coins = of(2);
-  if (aden === 0 && coins === 0) return <Typography color="text.secondary">Денег игроков на нём нет.</Typography>;
+  if (isError) return <Alert severity="warning" sx={{ mt: 1.5 }}>Не удалось узнать, сколько игроки держат на этом сервере.</Alert>;
+  const held = ([1, 2] as const)
+    .map((currency) => ({ currency, owed: data.find((r) => r.currency_type === currency)?.owed ?? 0 }))
+    .filter((h) => h.owed > 0)
+    .map((h) => amountText(h.owed, h.currency, '\u00a0', 'acc'));
+  if (held.length === 0) return <Typography sx={{ mt: 1.5 }} color="text.secondary">Денег игроков на нём нет.</Typography>;
   return (
     <Alert severity="warning" data-testid="server-holdings" sx={{ mt: 1.5 }}>
-      Игроки держат на нём {formatAmount(aden)} аден и {formatAmount(coins)} монет (на кошельках, в заявках на вывод и в неактивированных кодах). Пока
-      сервер скрыт, вывести их они не смогут.
+      Игроки держат на нём {held.join(' и ')} — на кошельках, в заявках на вывод и в неактивированных кодах. Пока сервер скрыт, новые заявки на вывод
+      подать нельзя.
     </Alert>
   );
 }

@@ -38,6 +38,7 @@ export function BlockDialog({ user, open, onClose, stolen: alreadyBlocked = fals
         onClose();
       }}
       title={alreadyBlocked ? `Аккаунт ${userLabel(user)} угнан?` : `Заблокировать ${userLabel(user)}?`}
+      refusedTitle={alreadyBlocked ? `Ключи ${userLabel(user)} не удалены` : `${userLabel(user)} не заблокирован`}
       testId="block-dialog"
       explanation={
         alreadyBlocked
@@ -102,6 +103,7 @@ export function TwoFactorOffDialog({ user, open, onClose }: { user: AdminUser; o
       open={open}
       onClose={onClose}
       title={`Отключить вход с кодом для ${userLabel(user)}?`}
+      refusedTitle={`Вход с кодом для ${userLabel(user)} не отключён`}
       testId="two-factor-off-dialog"
       explanation="Только когда вы убедились, что просит владелец (потерял телефон с приложением или нашёл в аккаунте чужой код). Резервные коды, ключи продавца, ключи доступа (passkeys), вебхук и чат Telegram для уведомлений удалятся, все сеансы завершатся; войти можно будет паролем, вход с кодом владелец включит снова в профиле. Подтвердите своим кодом."
       label="Причина и как проверен владелец"

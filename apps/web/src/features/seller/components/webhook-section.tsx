@@ -1,5 +1,6 @@
 import { putWebhook, WEBHOOK_EVENTS, type WebhookEvent } from '@adena/contract';
 import Alert from '@mui/material/Alert';
+import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Checkbox from '@mui/material/Checkbox';
 import Chip from '@mui/material/Chip';
@@ -169,7 +170,11 @@ export function WebhookSection() {
         }
       >
         <Typography>
-          События перестанут приходить на {hook?.url}, а доставки, которые ждут повтора, не будут отправлены. Подключить вебхук снова можно в любой момент — с
+          События перестанут приходить на{' '}
+          <Box component="span" sx={{ overflowWrap: 'anywhere' }}>
+            {hook?.url}
+          </Box>
+          , а доставки, которые ждут повтора, не будут отправлены. Подключить вебхук снова можно в любой момент — с
           новым секретом.
         </Typography>
       </AppDialog>

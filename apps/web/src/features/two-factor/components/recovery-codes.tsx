@@ -21,12 +21,12 @@ export function RecoveryCodes({ codes }: { codes: string[] }) {
   return (
     <Stack spacing={2}>
       <Alert severity="warning">
-        Сохраните резервные коды: они показываются один раз. Если телефон потеряется, каждый код заменит код из приложения один раз.
+        Сохраните резервные коды: они показываются один раз. Если телефон потеряется, войдите с любым из них — каждый код работает только один раз.
       </Alert>
       <Box
         component="ol"
         data-testid="recovery-codes"
-        sx={{ m: 0, pl: 3, display: 'grid', gridTemplateColumns: { xs: '1fr 1fr' }, columnGap: 3, fontFamily: 'monospace', fontSize: 16 }}
+        sx={{ m: 0, pl: 4, display: 'grid', gridTemplateColumns: { xs: '1fr 1fr' }, columnGap: 3, fontFamily: 'monospace', fontSize: 16 }}
       >
         {codes.map((c) => (
           <li key={c}>{c}</li>
