@@ -117,3 +117,28 @@ describe.each(DB_KINDS)('a flood of refused calls on %s', (kind) => {
     }
   });
 });
+
+describe.each(DB_KINDS)('two processes on %s', (kind) => {
+  it('a key one process knew from an earlier window, spent since by another, is refused at once in the new window', async () => {
+    const db = await createTestDb(kind);
+    try {
+      // Seconds of margin: B's calls and A's must fall in one window of the database even on a stalled machine.
+      const windowMs = 4_000;
+      const a = createCallLimitStore(db.kysely, quiet, windowMs);
+      const b = createCallLimitStore(db.kysely, quiet, windowMs);
+      const key = 'call:token:shared';
+      expect(await settle(a.hit(key, 10))).toBe(0);
+      await a.flush();
+      // The next window: process B spends the whole allowance, and its counts reach the database.
+      await sleep(windowMs + 100);
+      const spent: number[] = [];
+      for (let i = 0; i < 10; i++) spent.push(await settle(b.hit(key, 10)));
+      expect(spent).toEqual(new Array(10).fill(0));
+      await b.flush();
+      // Process A's first call of the window asks the database instead of counting from its own zero.
+      expect(await settle(a.hit(key, 10))).toBeGreaterThan(0);
+    } finally {
+      await db.close();
+    }
+  });
+});

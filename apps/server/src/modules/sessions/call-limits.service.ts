@@ -104,6 +104,9 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
       entry.pending = 0;
       entry.sending = 0;
       entry.gen += 1;
+      // Its first call asks the database, as a new key's does: another process may have spent the new
+      // window already, which this one, knowing the key only from an earlier window, would not see.
+      entry.cold = true;
     }
     if (!entry) {
       entry = { windowStart: now, synced: 0, pending: 0, sending: 0, gen: 0, cold: true };
