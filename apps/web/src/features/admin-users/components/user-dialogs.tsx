@@ -175,7 +175,11 @@ export function VipDialog({ user, open, onClose }: { user: AdminUser; open: bool
 export function AdminRoleDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
   const { setAdmin } = useUserActions(user.id);
   const alert = useUi((s) => s.alert);
-  const grant = !user.admin;
+  // Fixed when the dialog opens: the card read again after the change (while the dialog fades out) must
+  // not turn «Сделать» into «Снять» under a second click.
+  const [asked, setAsked] = useState<{ open: boolean; grant: boolean }>({ open, grant: !user.admin });
+  if (open !== asked.open) setAsked({ open, grant: open ? !user.admin : asked.grant });
+  const grant = open && !asked.open ? !user.admin : asked.grant;
   return (
     <AppDialog
       open={open}
@@ -187,7 +191,7 @@ export function AdminRoleDialog({ user, open, onClose }: { user: AdminUser; open
           <Button
             variant="contained"
             color={grant ? 'primary' : 'error'}
-            disabled={setAdmin.isPending}
+            disabled={setAdmin.isPending || grant === user.admin}
             onClick={() => setAdmin.mutate(grant, { onSuccess: onClose, onError: (e) => alert(e.message) })}
           >
             {grant ? 'Сделать' : 'Снять'}
