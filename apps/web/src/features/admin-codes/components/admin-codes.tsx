@@ -95,6 +95,13 @@ export function AdminCodes() {
   const [params, setParams] = useSearchParams();
   const lookup = lookupOf(params);
   const [text, setText] = useState(() => params.get('sert') ?? params.get('id') ?? '');
+  // Back and Forward (or an incident's link) change the address: the box shows the code the page shows.
+  const searched = params.get('sert') ?? params.get('id') ?? '';
+  const [shownFor, setShownFor] = useState(searched);
+  if (searched !== shownFor) {
+    setShownFor(searched);
+    setText(searched);
+  }
   const [cancelling, setCancelling] = useState(false);
   const { data, isFetching, isError, error } = useAdminCode(lookup);
   const find = () => {
