@@ -142,7 +142,8 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
         <Typography color="text.secondary">
           Код — это сертификат на адену: передайте его другу или покупателю, и он активирует его на своём кошельке на {server.name}.
         </Typography>
-        {q.isError ? (
+        {/* A failed refresh (a restart of the service) keeps the prices read before: they are checked when paid anyway. */}
+        {q.isError && !q.data ? (
           <Alert severity="error">Не удалось загрузить коды. Обновите страницу.</Alert>
         ) : (
           <Box sx={{ display: 'grid', gridTemplateColumns: { xs: 'repeat(2, minmax(0, 1fr))', sm: 'repeat(3, minmax(0, 1fr))' }, gap: 1.5 }}>
