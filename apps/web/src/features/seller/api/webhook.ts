@@ -21,8 +21,22 @@ export const webhookDeliveriesQueryOptions = () =>
     queryKey: ['seller', 'webhook', 'deliveries'],
     queryFn: () => request(webhookDeliveries),
     staleTime: 0,
-    refetchInterval: (q) => (q.state.data?.some((d) => d.status === 'pending') ? 2000 : false),
+    refetchInterval: (q) => nextLogRead(q.state.data, Date.now()),
   });
+
+/**
+ * When the delivery log is read again while a delivery waits: 2 s after its next try is due (a new
+ * delivery's first try, a retry seconds away), else every 30 s. The retries of a dead endpoint run for
+ * three days with hours between them; reading every 2 s all that time was a call per 2 s for nothing.
+ */
+export function nextLogRead(log: Array<{ status: string; next_attempt_at: string | null }> | undefined, now: number): number | false {
+  const due = (log ?? [])
+    .filter((d) => d.status === 'pending')
+    .map((d) => (d.next_attempt_at ? new Date(d.next_attempt_at).getTime() : now));
+  if (due.length === 0) return false;
+  const soonest = Math.min(...due);
+  return Math.min(30_000, Math.max(2_000, soonest - now + 2_000));
+}
 export const useWebhookDeliveries = () => useQuery(webhookDeliveriesQueryOptions());
 
 export function useWebhookActions() {
