@@ -69,4 +69,23 @@ describe("the operators' incident list", () => {
     expect(closeButton()).toBeUndefined();
     expect(document.querySelector('[data-testid="incident-resolution"]')?.textContent).toContain('Вернули покупателю');
   });
+
+  it('notes that could not be read offer no close button (it may be closed already) and say so', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url.startsWith('/api/admin/code_incidents')) return answer(200, { data: [incident], total: 1 });
+        if (url.startsWith('/api/admin/incident_resolutions')) return answer(503, { message: 'Сервис временно недоступен' });
+        throw new Error(`unexpected ${url}`);
+      }),
+    );
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminIncidents, { servers: [{ id: 1, name: 'Scryde x50' }] }))));
+    await settle();
+    await settle();
+    expect([...document.querySelectorAll('button')].find((b) => b.textContent === 'Закрыть с заметкой')).toBeUndefined();
+    expect(document.querySelector('[data-testid="incident-resolution-unknown"]')?.textContent).toBe('Заметки не загрузились');
+  });
 });

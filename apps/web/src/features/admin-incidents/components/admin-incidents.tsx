@@ -164,7 +164,12 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
                               {note.resolved_by_name || `админ ${note.resolved_by}`} · {dateTime.format(new Date(note.resolved_at))}
                             </Typography>
                           </Stack>
-                        ) : resolutions.isPending ? null : (
+                        ) : resolutions.isPending ? null : resolutions.isError && !resolutions.data ? (
+                          // Unknown whether it is closed: no button that may close it twice.
+                          <Typography variant="body2" color="text.secondary" data-testid="incident-resolution-unknown">
+                            Заметки не загрузились
+                          </Typography>
+                        ) : (
                           <Button size="small" variant="outlined" onClick={() => setResolving(i)}>
                             Закрыть с заметкой
                           </Button>
