@@ -127,6 +127,13 @@ describe.each(DB_KINDS)('Discord and Telegram sign-in on %s', (kind) => {
       expect(row.telegram_id).toBe(5550001n);
     });
 
+    it('a long name is cut between characters, never inside an emoji', async () => {
+      const name = `${'а'.repeat(63)}🙂🙂`;
+      const res = await post('/api/telegram_auth', signWidget({ id: 5550009, first_name: name, auth_date: now() }, BOT_TOKEN));
+      expect(res.statusCode).toBe(200);
+      expect(res.json().user.name).toBe(`${'а'.repeat(63)}🙂`);
+    });
+
     it('refuses forged and stale widget logins', async () => {
       const good = signWidget({ id: 5550002, first_name: 'A', auth_date: now() }, BOT_TOKEN);
       const forged = await post('/api/telegram_auth', { ...good, id: 5550003 });

@@ -12,6 +12,8 @@ import { addressKey } from '../../lib/address-key';
 
 /** A name from Discord or Telegram without control and format characters (a NUL would not even store). */
 const printable = (name: string) => name.replace(/[\p{Cc}\p{Cf}]/gu, '').trim();
+/** The first `max` characters (code points: an emoji is not cut in half into a stray surrogate, stored as «�»). */
+const cut = (name: string, max: number) => Array.from(name).slice(0, max).join('');
 
 const OAUTH_STATE_TTL_MS = 10 * 60_000;
 
@@ -131,7 +133,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
     const created = await repo.insertUser(trx, {
       discord_id: profile.id,
       email: verifiedEmail,
-      name: printable(profile.global_name || profile.username || '').slice(0, 64) || `Игрок ${profile.id.slice(-4)}`,
+      name: cut(printable(profile.global_name || profile.username || ''), 64) || `Игрок ${profile.id.slice(-4)}`,
     });
     return { user: created, link: false };
   }
@@ -163,7 +165,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
     if (existing) return existing;
     const name = printable([id.firstName, id.lastName].filter(Boolean).join(' ')) || printable(id.username ?? '') || `Игрок ${id.id.slice(-4)}`;
     // Two first sign-ins at once: the loser of the insert reads the winner's row.
-    const created = await repo.insertTelegramUser(trx, { telegram_id: telegramId, name: name.slice(0, 64) });
+    const created = await repo.insertTelegramUser(trx, { telegram_id: telegramId, name: cut(name, 64) });
     return created ?? (await repo.findUserByTelegramId(trx, telegramId))!;
   }
 
