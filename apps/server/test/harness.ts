@@ -101,28 +101,31 @@ export async function realtimeListening(db: Db, count: number) {
   }
 }
 
+/** A point a race test opens when it chooses: `await g.opened` waits there until `g.open()`. */
+export function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((r) => {
+    open = r;
+  });
+  return { opened, open };
+}
+
 /**
  * Holds the locks `take` takes, in a transaction of its own, until `release()`: a race test pauses a
  * call inside its transaction at the lock it needs next. Resolves once the locks are held.
  */
 export async function holdLocks(db: Db['kysely'], take: (trx: Transaction<Database>) => Promise<unknown>) {
-  let release!: () => void;
-  const released = new Promise<void>((r) => {
-    release = r;
-  });
-  let held!: () => void;
-  const holding = new Promise<void>((r) => {
-    held = r;
-  });
+  const released = gate();
+  const held = gate();
   const done = db.transaction().execute(async (trx) => {
     await take(trx);
-    held();
-    await released;
+    held.open();
+    await released.opened;
   });
-  await Promise.race([holding, done]);
+  await Promise.race([held.opened, done]);
   return {
     async release() {
-      release();
+      released.open();
       await done;
     },
   };

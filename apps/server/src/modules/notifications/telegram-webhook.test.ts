@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { startFakeBotApi, waitFor } from '../../../test/fakes/telegram-bot-api';
-import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { createTestApp, DB_KINDS, gate, type TestApp } from '../../../test/harness';
 import { hashToken } from '../../lib/tokens';
 import { totpCode } from '../two-factor/totp';
 import { webhookSecretOf } from './telegram-bot';
@@ -104,22 +104,16 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
   it.skipIf(kind === 'pglite')("a /start link used while the owner's reset holds their row waits for the reset before it takes the link (the reset's order: no deadlock)", async () => {
     const u = await createUser(t.db.kysely);
     const token = /start=(.+)$/.exec((await t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: u.auth })).json().url)![1]!;
-    let release!: () => void;
-    const released = new Promise<void>((r) => {
-      release = r;
-    });
-    let holding!: () => void;
-    const held = new Promise<void>((r) => {
-      holding = r;
-    });
+    const released = gate();
+    const held = gate();
     // A password reset (or a block of a stolen account): the user's row first, then their Telegram links.
     const reset = t.db.kysely.transaction().execute(async (trx) => {
       await sql`SELECT 1 FROM users WHERE id = ${u.id} FOR UPDATE`.execute(trx);
-      holding();
-      await released;
+      held.open();
+      await released.opened;
       await unlinkTelegramChat(trx, u.id);
     });
-    await held;
+    await held.opened;
     const start = webhook(`/start ${token}`, 556001);
     await new Promise((r) => setTimeout(r, 300));
     // The link is not taken meanwhile: the reset can still drop it.
@@ -128,7 +122,7 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
       .execute(async (trx) => (await sql`SELECT token_hash FROM telegram_link_tokens WHERE token_hash = ${hashToken(token)} FOR UPDATE NOWAIT`.execute(trx)).rows.length)
       .catch((err: { code?: string }) => err.code);
     expect(linkFree).toBe(1);
-    release();
+    released.open();
     await reset;
     expect((await start).statusCode).toBe(200);
     expect((await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', u.id).executeTakeFirstOrThrow()).telegram_chat_id).toBeNull();

@@ -6,7 +6,7 @@ import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from 
 import { closeServer, listen, readBody } from '../../../test/fakes/http';
 import { startSmtp } from '../../../test/fakes/smtp';
 import { waitFor } from '../../../test/fakes/wait-for';
-import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { createTestApp, DB_KINDS, gate, type TestApp } from '../../../test/harness';
 import { hashPassword } from '../../lib/password';
 import { hashToken, newToken } from '../../lib/tokens';
 import { createJobs, type JobQueue } from '../jobs/jobs.service';
@@ -372,25 +372,19 @@ describe('webhook addresses without WEBHOOK_ALLOW_PRIVATE (pglite)', () => {
     const seller = await createUser(t.db.kysely);
     const user = await t.db.kysely.selectFrom('users').selectAll().where('id', '=', seller.id).executeTakeFirstOrThrow();
     const session = await t.db.kysely.selectFrom('tokens').select('id').where('user_id', '=', seller.id).where('kind', '=', 'access').executeTakeFirstOrThrow();
-    let looked!: () => void;
-    const lookingUp = new Promise<void>((r) => {
-      looked = r;
-    });
-    let answer!: () => void;
-    const held = new Promise<void>((r) => {
-      answer = r;
-    });
+    const lookingUp = gate();
+    const answered = gate();
     const resolve: Resolve = async () => {
-      looked();
-      await held;
+      lookingUp.open();
+      await answered.opened;
       return [{ address: '93.184.216.34', family: 4 }];
     };
     const webhooks = createWebhooksService({ db: t.db.kysely, jobs: { enqueue: async () => null }, allowPrivate: false, resolve });
     const saving = webhooks.put({ user, sessionId: session.id, ip: null }, { url: 'https://thief.example/hook', events: ['code.activated'] });
-    await lookingUp;
+    await lookingUp.opened;
     // The owner's reset (or an operator's block of the stolen account) ends the session meanwhile.
     await t.db.kysely.deleteFrom('tokens').where('id', '=', session.id).execute();
-    answer();
+    answered.open();
     await expect(saving).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     expect(await t.db.kysely.selectFrom('webhooks').select('url').where('user_id', '=', seller.id).execute()).toEqual([]);
   });
