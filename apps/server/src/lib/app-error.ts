@@ -41,10 +41,15 @@ export class AppError extends Error {
     this.status = ERROR_STATUS[code];
   }
 
+  /**
+   * `errors` is in every 409 too (PRODUCT.md section 3: "409 with message, errors"), empty when the
+   * conflict names no field: a client reading `errors` finds an object, never nothing.
+   */
   toBody(): Record<string, unknown> {
+    const errors = this.options.errors ?? (this.status === 409 ? {} : undefined);
     return {
       message: this.message,
-      ...(this.options.errors ? { errors: this.options.errors } : {}),
+      ...(errors ? { errors } : {}),
       ...this.options.body,
     };
   }

@@ -22,10 +22,13 @@ export function registerErrorHandling(app: FastifyInstance) {
     }
     if (err instanceof AppError) {
       if (err.status >= 500) request.log.error({ err, details: err.options.details }, 'app error');
-      if (err.options.retryAfter !== undefined) reply.header('Retry-After', String(err.options.retryAfter));
+      // Every 429 says when to try again (PRODUCT.md section 3), 1 s when its thrower names no wait.
+      const retryAfter = err.options.retryAfter ?? (err.status === 429 ? 1 : undefined);
+      if (retryAfter !== undefined) reply.header('Retry-After', String(retryAfter));
       return reply.status(err.status).send(err.toBody());
     }
     if (err.statusCode === 429) {
+      if (!reply.hasHeader('Retry-After')) reply.header('Retry-After', '1');
       return reply.status(429).send({ message: errorMessage('TOO_MANY_ATTEMPTS') });
     }
     if (isResponseSerializationError(err)) {

@@ -295,6 +295,8 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
       const self = await call('POST', `/api/admin/users/${admin.id}/vip`, { vip_until: new Date(Date.now() + 30 * 86_400_000).toISOString() });
       expect(self.statusCode).toBe(409);
       expect(self.json().message).toMatch(/VIP/);
+      // A 409 naming no field still carries `errors` (PRODUCT.md section 3: "409 with message, errors").
+      expect(self.json().errors).toEqual({});
       expect(await t.db.kysely.selectFrom('users').select('vip_until').where('id', '=', admin.id).executeTakeFirstOrThrow()).toEqual(before);
       expect((await auditOf('user', admin.id)).filter((e: { action: string }) => e.action.startsWith('user.vip'))).toEqual([]);
     });

@@ -55,10 +55,8 @@ export function checkNominal(server: GameServerRow, nominal: bigint) {
  */
 export function checkConfirmedPrice(confirmed: number | undefined, price: bigint) {
   if (confirmed === undefined || BigInt(confirmed) === price) return;
-  throw new AppError('CONFLICT', {
-    message: `Цена кода изменилась: теперь ${adenaText(price)}. Проверьте и оплатите ещё раз`,
-    body: { price: toNumber(price) },
-  });
+  const message = `Цена кода изменилась: теперь ${adenaText(price)}. Проверьте и оплатите ещё раз`;
+  throw new AppError('CONFLICT', { message, errors: { price: [message] }, body: { price: toNumber(price) } });
 }
 
 /** A total the wire can carry as a JSON number. */

@@ -164,6 +164,8 @@ describe.each(DB_KINDS)('TOTP on %s', (kind) => {
     const right = await post('/api/2fa/verify', { two_factor_token: token, code: codeAt(p.secret, 30) });
     expect(right.statusCode).toBe(429);
     expect(right.json().message).toMatch(/Слишком много/);
+    // Every 429 says when to try again (PRODUCT.md section 3): here, by signing in again, at once.
+    expect(right.headers['retry-after']).toBe('1');
 
     const fresh = (await post('/api/login', { email: p.email, password: PASSWORD })).json().two_factor_token;
     await db.kysely.updateTable('two_factor_challenges').set({ expires_at: new Date(Date.now() - 1000) }).where('user_id', '=', p.user.id).execute();

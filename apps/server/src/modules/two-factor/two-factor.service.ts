@@ -217,7 +217,8 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       const tried = await repo.countTry(db, tokenHash, at, CHALLENGE_TRIES);
       if (!tried) {
         const state = await repo.challengeState(db, tokenHash, at);
-        if (state) throw new AppError('TOO_MANY_ATTEMPTS', { message: 'Слишком много неверных кодов. Войдите снова' });
+        // This sign-in is spent; signing in again may start another at once.
+        if (state) throw new AppError('TOO_MANY_ATTEMPTS', { message: 'Слишком много неверных кодов. Войдите снова', retryAfter: 1 });
         throw new AppError('UNAUTHENTICATED', { message: T.expired });
       }
       const user = await repo.findUser(db, tried.user_id);

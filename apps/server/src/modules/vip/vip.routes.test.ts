@@ -96,7 +96,8 @@ describe.each(DB_KINDS)('VIP on %s', (kind) => {
         await terms(300, 7);
         const shorter = await call('POST', '/api/vip/', u, shown);
         expect(shorter.statusCode).toBe(409);
-        expect(shorter.json()).toMatchObject({ price: 600, days: 14 });
+        // A 409 carries `errors` too (PRODUCT.md section 3), on the term that changed.
+        expect(shorter.json()).toMatchObject({ price: 600, days: 14, errors: { days: [expect.stringMatching(/^Условия VIP изменились/)] } });
         // Even without a server chosen, the one whose coins pay is checked against what was confirmed.
         expect((await call('POST', '/api/vip/', u, { months: 2, price: 600, days: 60 })).json()).toMatchObject({ price: 600, days: 14 });
         expect(await balanceOf(u.id, 2)).toBe(1000);

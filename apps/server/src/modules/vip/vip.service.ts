@@ -36,10 +36,8 @@ function checkConfirmedTerms(input: VipPurchase, price: bigint, days: number) {
   const samePrice = input.price === undefined || BigInt(input.price) === price;
   const sameDays = input.days === undefined || input.days === days;
   if (samePrice && sameDays) return;
-  throw new AppError('CONFLICT', {
-    message: `Условия VIP изменились: теперь ${amountText(price, 2)} за ${days} ${plural(days, ['день', 'дня', 'дней'])}. Проверьте и оплатите ещё раз`,
-    body: { price: toNumber(price), days },
-  });
+  const message = `Условия VIP изменились: теперь ${amountText(price, 2)} за ${days} ${plural(days, ['день', 'дня', 'дней'])}. Проверьте и оплатите ещё раз`;
+  throw new AppError('CONFLICT', { message, errors: { [samePrice ? 'days' : 'price']: [message] }, body: { price: toNumber(price), days } });
 }
 
 /** VIP bought with a server's second currency (coins of Einhasad), at that server's price and period. */
