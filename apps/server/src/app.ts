@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { parse as parseQuery } from 'node:querystring';
 import { fileURLToPath } from 'node:url';
 import { errorMessage, installRussianZodErrors } from '@adena/contract';
 import fastifyStatic from '@fastify/static';
@@ -117,6 +118,17 @@ let requestCount = 0;
 const nextRequestId = () => REQUEST_ID_PREFIX + (++requestCount).toString(16).padStart(12, '0');
 const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist');
 
+/**
+ * The query string as Node parses it, less its empty parameters: PRODUCT.md writes optional filters as
+ * `?status=&gamesserver_id=&page=`, and a client sending them so means "no filter", not an empty one (it
+ * answered 422 on every list).
+ */
+function queryWithoutEmpty(text: string) {
+  const query = parseQuery(text);
+  for (const key of Object.keys(query)) if (query[key] === '') delete query[key];
+  return query;
+}
+
 export async function buildApp(config: Config, db: Db, opts: { now?: () => Date } = {}): Promise<FastifyInstance> {
   const securityHeaders = securityHeadersHook({ webDist: config.WEB_DIST ?? DEFAULT_WEB_DIST, publicUrl: config.PUBLIC_URL });
   const app = Fastify({
@@ -124,6 +136,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     ...(config.LOG_LEVEL === 'silent' ? {} : { childLoggerFactory: lazyChildLogger }),
     trustProxy: trustProxyOption(config.TRUST_PROXY),
     bodyLimit: 64 * 1024,
+    routerOptions: { querystringParser: queryWithoutEmpty },
     // On close, a request that arrives on a connection still open is served like any other and its
     // answer ends the connection (plugins/prompt-close.ts); no connection is cut with a request in it.
     return503OnClosing: false,
