@@ -57,7 +57,18 @@ describe('settings', () => {
     expect(() => loadConfig({ SUPPORT_EMAIL: 'nope' })).toThrow(/^Invalid setting SUPPORT_EMAIL=/);
   });
 
-  it('treats empty values as unset', () => {
+  it('treats empty values as unset, for every setting', () => {
     expect(loadConfig({ DATABASE_URL: '', SMTP_URL: '' }).DATABASE_URL).toBeUndefined();
+    // `ADMIN_REQUIRE_2FA=` in an env file (or compose's `${ADMIN_REQUIRE_2FA:-}`) keeps the admins' second factor on.
+    const empty = loadConfig({ ADMIN_REQUIRE_2FA: '', DEMO_SERVERS: ' ', WEBHOOK_ALLOW_PRIVATE: '', PORT: '', SHUTDOWN_DELAY_MS: '', DATA_DIR: '', TRUST_PROXY: '' });
+    expect(empty).toMatchObject({ ADMIN_REQUIRE_2FA: true, DEMO_SERVERS: true, WEBHOOK_ALLOW_PRIVATE: false, PORT: 3000, SHUTDOWN_DELAY_MS: 5000, DATA_DIR: './data', TRUST_PROXY: false });
+  });
+
+  it('refuses at start, in one line, proxy addresses Fastify could not use', () => {
+    for (const bad of ['cafe', '999.1.1.1', '10.0.0.0/99', 'dead:beef/200', '10.0.0.1/8/8']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/^Invalid setting TRUST_PROXY=/);
+    }
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.5, 10.1.0.0/16, ::1, fd00::/8' }).TRUST_PROXY).toEqual(['10.0.0.5', '10.1.0.0/16', '::1', 'fd00::/8']);
+    expect(() => loadConfig({ METRICS_PORT: '0' })).toThrow(/^Invalid setting METRICS_PORT=/);
   });
 });

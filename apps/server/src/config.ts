@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const optionalString = z
@@ -6,11 +7,15 @@ const optionalString = z
   .transform((v) => (v === '' ? undefined : v))
   .optional();
 const optionalUrl = optionalString.pipe(z.url().optional());
-const boolish = z
-  .enum(['1', '0', 'true', 'false', 'yes', 'no', ''])
-  .transform((v) => v === '1' || v === 'true' || v === 'yes');
+const boolish = z.enum(['1', '0', 'true', 'false', 'yes', 'no']).transform((v) => v === '1' || v === 'true' || v === 'yes');
 
-const CIDR = /^(\d{1,3}(\.\d{1,3}){3}|[0-9a-f:]+)(\/\d{1,3})?$/i;
+/** An address, or a CIDR whose prefix fits its family: Fastify's proxy check would throw on anything else, later and with a stack. */
+function isCidr(text: string) {
+  const [address = '', prefix, ...rest] = text.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
 /**
  * Which peers may speak for the client in X-Forwarded-*: off, a hop count (how many proxies stand
  * in front; `true` means one), or proxies' addresses and CIDRs, comma-separated.
@@ -24,7 +29,7 @@ const trustProxy = z
     if (low === 'true' || low === 'yes') return 1;
     if (/^\d+$/.test(low)) return Number(low);
     const list = low.split(',').map((x) => x.trim()).filter(Boolean);
-    if (list.every((x) => CIDR.test(x))) return list;
+    if (list.every(isCidr)) return list;
     ctx.addIssue({ code: 'custom', message: 'ожидается число прокси или список адресов/CIDR через запятую' });
     return z.NEVER;
   });
@@ -98,7 +103,7 @@ export const ConfigSchema = z
     // Admin calls need the admin's TOTP on (PRODUCT.md section 7); false only for a closed test setup.
     ADMIN_REQUIRE_2FA: boolish.default(true),
     // Prometheus metrics at GET /metrics on a listener of their own; unset = off (PRODUCT.md section 9).
-    METRICS_PORT: optionalString.pipe(z.string().regex(/^\d+$/, 'должен быть числом').transform(Number).pipe(z.number().int().max(65535)).optional()),
+    METRICS_PORT: optionalString.pipe(z.string().regex(/^\d+$/, 'должен быть числом').transform(Number).pipe(z.number().int().min(1).max(65535)).optional()),
     // After SIGTERM /api/ready answers 503 at once; the process keeps serving this long, then closes.
     SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
     // Where npm run backup / restore find pg_dump and pg_restore (default: Debian's newest, else PATH).
@@ -140,7 +145,11 @@ function shown(name: string, value: string) {
 
 /** Reads the environment once; nothing else in the server touches process.env. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const result = ConfigSchema.safeParse(env);
+  // An empty setting is an unset one, for every setting (`ADMIN_REQUIRE_2FA=` in an env file, compose's
+  // `${X:-}`): it read as false for the yes/no settings, turning the admins' second factor off, and as 0
+  // for PORT and SHUTDOWN_DELAY_MS.
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v === undefined || v.trim() !== ''));
+  const result = ConfigSchema.safeParse(given);
   if (!result.success) {
     const issue = result.error.issues[0]!;
     const name = issue.path.join('.') || 'environment';

@@ -39,6 +39,20 @@ describe('the server process', () => {
     expect(lines[0]).toMatch(/PORT/);
   });
 
+  it('stops at once on SIGTERM while it still waits for its database (a container stopped before it started)', async () => {
+    const closed = await freePort();
+    const p = start({ PORT: String(await freePort()), DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/none` });
+    try {
+      await expect.poll(() => p.output().includes('database unreachable'), { timeout: 60_000, interval: 100 }).toBe(true);
+      p.child.kill('SIGTERM');
+      const code = await Promise.race([p.exited, new Promise((r) => setTimeout(() => r('still running'), 10_000))]);
+      expect(code).toBe(0);
+      expect(p.output()).toContain('SIGTERM before the server started: stopping');
+    } finally {
+      p.child.kill('SIGKILL');
+    }
+  });
+
   it('starts on embedded PostgreSQL in DATA_DIR, serves the API and stops cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'adena-main-'));
     const port = await freePort();

@@ -7,6 +7,15 @@ import { DataDirLocked, lockDataDir } from './lib/data-dir-lock';
 import { ensureAdmin, seedDemoServers } from './modules/system/seed';
 
 async function main() {
+  // A stop asked before the server listens (the database still unreachable, migrations running) ends the
+  // process at once: as PID 1 in a container, a signal with no handler is dropped, and `docker stop` would
+  // wait its whole grace period for a kill. Nothing is served yet, so nothing is cut off.
+  const stopEarly = (signal: NodeJS.Signals) => {
+    console.error(`${signal} before the server started: stopping`);
+    process.exit(0);
+  };
+  process.on('SIGTERM', stopEarly);
+  process.on('SIGINT', stopEarly);
   // Files this process and its children create are its user's alone (0600, folders 0700): PGlite's
   // folders, the outbox and the lock file in DATA_DIR hold or guard secrets.
   process.umask(0o077);
@@ -61,6 +70,8 @@ async function main() {
     clearTimeout(timer);
     process.exit(0);
   };
+  process.off('SIGTERM', stopEarly);
+  process.off('SIGINT', stopEarly);
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }
