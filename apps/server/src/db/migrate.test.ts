@@ -19,6 +19,20 @@ describe('migrate on pglite', () => {
     expect(await migrate(db.kysely)).toEqual([]);
   });
 
+  it('leaves the function files of a newer build that migrated the database (an old replica restarting mid-deploy)', async () => {
+    await sql`INSERT INTO schema_migrations (name) VALUES ('9999_from_a_newer_build.sql')`.execute(db.kysely);
+    await sql`UPDATE schema_functions SET sha256 = 'the newer build text' WHERE name = 'ledger.sql'`.execute(db.kysely);
+    try {
+      expect(await migrate(db.kysely)).toEqual([]);
+      expect((await sql<{ sha256: string }>`SELECT sha256 FROM schema_functions WHERE name = 'ledger.sql'`.execute(db.kysely)).rows[0]!.sha256).toBe(
+        'the newer build text',
+      );
+    } finally {
+      await sql`DELETE FROM schema_migrations WHERE name = '9999_from_a_newer_build.sql'`.execute(db.kysely);
+      expect(await migrate(db.kysely)).toEqual(['functions/ledger.sql']);
+    }
+  });
+
   it('leaves the bearer rule to token_user, which refuses expired tokens and blocked users', async () => {
     const user = (await sql<{ id: number }>`INSERT INTO users (email, name) VALUES ('rule@example.com', 'R') RETURNING id`.execute(db.kysely)).rows[0]!;
     await sql`INSERT INTO tokens (user_id, kind, token_hash, expires_at) VALUES

@@ -18,7 +18,8 @@ const MIGRATION_LOCK = 482_133_901;
  * triggers (with the trigger functions their DDL needs); function files hold the live definition
  * of every other function and are written to be applied again (CREATE OR REPLACE, and DROP … IF
  * EXISTS of a signature that changed). The SQL runs unchanged on PostgreSQL 15 (Debian) and 18
- * (PGlite). Answers the names of what it applied.
+ * (PGlite). A database a newer build has migrated keeps that build's function files. Answers the names
+ * of what it applied.
  */
 export async function migrate(db: Kysely<Database>): Promise<string[]> {
   const files = readdirSync(MIGRATIONS_DIR)
@@ -42,6 +43,10 @@ export async function migrate(db: Kysely<Database>): Promise<string[]> {
       await sql`INSERT INTO schema_migrations (name) VALUES (${file})`.execute(trx);
       applied.push(file);
     }
+    // A newer build has migrated this database (a rolling deploy, a rollback, an old replica restarting):
+    // its function files are the live ones, and this build's older text must not replace them for every
+    // process. (A newer build that changed a function without a migration cannot be told apart.)
+    if ([...done].some((name) => !files.includes(name))) return applied;
     const current = new Map(
       (await sql<{ name: string; sha256: string }>`SELECT name, sha256 FROM schema_functions`.execute(trx)).rows.map((r) => [r.name, r.sha256]),
     );
