@@ -53,6 +53,23 @@ describe('the server process', () => {
     }
   });
 
+  it('stops with one line naming METRICS_PORT when the metrics port is taken, instead of running without metrics', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'adena-main-'));
+    const taken = createServer();
+    const metricsPort = await new Promise<number>((r) => taken.listen(0, '127.0.0.1', () => r((taken.address() as { port: number }).port)));
+    const p = start({ PORT: String(await freePort()), DATA_DIR: dataDir, METRICS_PORT: String(metricsPort) });
+    try {
+      // A cold PGlite start takes seconds on a quiet machine and far longer on a loaded one.
+      const code = await Promise.race([p.exited, new Promise((r) => setTimeout(() => r('still running'), 120_000))]);
+      expect(code).toBe(1);
+      expect(p.output()).toContain(`METRICS_PORT=${metricsPort}: the metrics listener could not start`);
+    } finally {
+      p.child.kill('SIGKILL');
+      await new Promise((r) => taken.close(r));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('starts on embedded PostgreSQL in DATA_DIR, serves the API and stops cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'adena-main-'));
     const port = await freePort();

@@ -53,6 +53,14 @@ async function main() {
   const app = await buildApp(config, db);
   await app.listen({ port: config.PORT, host: config.HOST });
   app.log.info(`database: ${db.kind}`);
+  // Fastify only logs a failed onListen hook: a metrics port that is taken would leave the process
+  // serving, ready, and without the metrics it was started for.
+  if (config.METRICS_PORT !== undefined && app.deps.metricsPort() === null) {
+    console.error(`METRICS_PORT=${config.METRICS_PORT}: the metrics listener could not start (the port is taken?)`);
+    await app.close();
+    await db.close();
+    process.exit(1);
+  }
 
   // PRODUCT.md section 9: /api/ready turns 503 at once so the balancer stops sending new work,
   // the process keeps serving for SHUTDOWN_DELAY_MS (the balancer's checks notice meanwhile), then
