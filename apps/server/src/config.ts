@@ -103,7 +103,7 @@ export const ConfigSchema = z
     // Admin calls need the admin's TOTP on (PRODUCT.md section 7); false only for a closed test setup.
     ADMIN_REQUIRE_2FA: boolish.default(true),
     // Prometheus metrics at GET /metrics on a listener of their own; unset = off (PRODUCT.md section 9).
-    METRICS_PORT: optionalString.pipe(z.string().regex(/^\d+$/, 'должен быть числом').transform(Number).pipe(z.number().int().min(1).max(65535)).optional()),
+    METRICS_PORT: optionalString.pipe(z.string().regex(/^\d+$/, 'должен быть числом').transform(Number).pipe(z.number().int().max(65535)).optional()),
     // After SIGTERM /api/ready answers 503 at once; the process keeps serving this long, then closes.
     SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
     // Where npm run backup / restore find pg_dump and pg_restore (default: Debian's newest, else PATH).

@@ -23,6 +23,22 @@ export type Readiness = { ready: true } | { ready: false; status: 'unavailable' 
 export function createReadiness({ db, pgPool }: { db: OperationsDb; pgPool?: Db['pgPool'] }) {
   const ping = pgPool ? () => pingOnOwnConnection(pgPool, PING_TIMEOUT_MS) : () => repo.ping(db);
   let draining = false;
+  let inFlight: Promise<Readiness> | null = null;
+  async function probe(): Promise<Readiness> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('database ping timed out')), PING_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([ping(), timeout]);
+      return { ready: true };
+    } catch {
+      return { ready: false, status: 'unavailable' };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   return {
     /** SIGTERM: from now on /api/ready answers 503; the process keeps serving. */
     drain() {
@@ -31,20 +47,16 @@ export function createReadiness({ db, pgPool }: { db: OperationsDb; pgPool?: Db[
     get draining() {
       return draining;
     },
-    async check(): Promise<Readiness> {
-      if (draining) return { ready: false, status: 'draining' };
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error('database ping timed out')), PING_TIMEOUT_MS);
+    /**
+     * Checks that arrive while one is under way share it: /api/ready is public, and a flood of checks
+     * would otherwise open a connection each and could spend the server's spare connections.
+     */
+    check(): Promise<Readiness> {
+      if (draining) return Promise.resolve({ ready: false, status: 'draining' });
+      inFlight ??= probe().finally(() => {
+        inFlight = null;
       });
-      try {
-        await Promise.race([ping(), timeout]);
-        return { ready: true };
-      } catch {
-        return { ready: false, status: 'unavailable' };
-      } finally {
-        clearTimeout(timer);
-      }
+      return inFlight;
     },
   };
 }

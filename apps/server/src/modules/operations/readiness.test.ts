@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentCut } from '../../../test/fakes/silent-relay';
 import { createTestApp, createTestDb, type TestApp, type TestDb } from '../../../test/harness';
 import { createDb } from '../../db/client';
+import { operationsRepository } from './operations.repository';
+import { createReadiness } from './readiness.service';
 
 const readyOf = async (t: { app: TestApp['app'] }) => {
   const started = Date.now();
@@ -68,4 +70,25 @@ describe('readiness when PostgreSQL goes silent (a network cut), and comes back'
       await db.close();
     }
   }, 30_000);
+});
+
+describe('checks that arrive together', () => {
+  it('share one ping: a flood of /api/ready opens no connection each', async () => {
+    let pings = 0;
+    const ping = vi.spyOn(operationsRepository, 'ping').mockImplementation(async () => {
+      pings += 1;
+      await new Promise((r) => setTimeout(r, 50));
+    });
+    try {
+      const readiness = createReadiness({ db: {} as never });
+      const answers = await Promise.all(Array.from({ length: 20 }, () => readiness.check()));
+      expect(answers).toEqual(new Array(20).fill({ ready: true }));
+      expect(pings).toBe(1);
+      // The next check asks the database again.
+      await readiness.check();
+      expect(pings).toBe(2);
+    } finally {
+      ping.mockRestore();
+    }
+  });
 });
