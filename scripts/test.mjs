@@ -28,7 +28,11 @@ function ensureSystemPackages() {
   console.log(`Installing ${missing.join(', ')} with apt-get…`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   run('apt-get', ['update', '-qq'], { env });
-  run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
+  // A failed install stops here, with one line, instead of in the browser tests with a stranger error.
+  if (!run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env })) {
+    console.error(`apt-get could not install ${missing.join(' ')}: install them and run the tests again`);
+    process.exit(1);
+  }
 }
 
 function run(cmd, args, opts = {}) {
