@@ -13,6 +13,8 @@ export const AdminRequestSchema = RequestSchema.extend({
   claimed_at: TimestampSchema.nullable(),
   // Beyond PRODUCT.md: when the claim lapses (claimed_at + CLAIM_TIMEOUT_MIN) and any operator may take it over or decide it.
   claim_lapses_at: TimestampSchema.nullable(),
+  // Beyond PRODUCT.md: another player's wallet on this server carries the request's nick (nicks are not unique).
+  nick_shared: z.boolean(),
 });
 export type AdminRequest = z.infer<typeof AdminRequestSchema>;
 

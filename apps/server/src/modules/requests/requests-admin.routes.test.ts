@@ -45,6 +45,33 @@ describe.each(DB_KINDS)("the operators' queue and dashboard on %s", (kind) => {
     });
   });
 
+  describe('a nick another player gave too', () => {
+    it('flags the request (any letter case, same server only) on the queue and on the decision', async () => {
+      const otherServer = (await t.db.kysely.selectFrom('gamesservers').select('id').where('id', '<>', serverId).executeTakeFirstOrThrow()).id;
+      const nickOf = (n: string) => `Nick${n}${Date.now() % 100_000}`;
+      const shared = nickOf('S');
+      const alone = nickOf('A');
+      const claimant = await createUser(t.db.kysely);
+      await createWallet(t.db.kysely, claimant.id, serverId, shared);
+      const other = await createUser(t.db.kysely);
+      await createWallet(t.db.kysely, other.id, serverId, shared.toUpperCase());
+      const elsewhere = await createUser(t.db.kysely);
+      await createWallet(t.db.kysely, elsewhere.id, otherServer, alone);
+      const single = await createUser(t.db.kysely);
+      await createWallet(t.db.kysely, single.id, serverId, alone);
+      const deposit = async (who: { auth: Record<string, string> }) =>
+        (await call('POST', '/api/up_balance_user/', { gamesserver_id: serverId, amount: KK }, who.auth)).json().success.id as number;
+      const flagged = await deposit(claimant);
+      const clear = await deposit(single);
+      const q = (await call('GET', '/api/admin/requests?status=pending&per_page=100')).json();
+      const of = (id: number) => q.data.find((r: { id: number }) => r.id === id);
+      expect(of(flagged)).toMatchObject({ nick: shared, nick_shared: true });
+      expect(of(clear)).toMatchObject({ nick: alone, nick_shared: false });
+      const done = await call('POST', `/api/admin/requests/${flagged}/complete`, {});
+      expect(done.json().success).toMatchObject({ id: flagged, nick_shared: true });
+    });
+  });
+
   describe('dashboard', () => {
     it('shows pending requests per server, currency and direction, the oldest waiting, and the 24-hour median', async () => {
       await t.db.kysely.deleteFrom('balance_requests').execute();

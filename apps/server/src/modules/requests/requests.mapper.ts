@@ -38,6 +38,7 @@ export function toAdminRequest(r: AdminRequestRow, now: Date, claimTimeoutMin: n
     claimed_at: r.claimed_at === null ? null : iso(r.claimed_at),
     claim_lapses_at:
       r.claimed_by === null || r.claimed_at === null ? null : new Date(new Date(r.claimed_at).getTime() + claimTimeoutMin * 60_000).toISOString(),
+    nick_shared: r.nick_shared,
   };
 }
 

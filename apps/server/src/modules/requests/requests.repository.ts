@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { BalanceRequestsTable, Database, RequestStatus, RequestType } from '../../db/schema';
+import { nickSharedWithOthers } from '../../db/shared-nick';
 import type { IdempotencyKey } from '../../lib/idempotency';
 
 type Q = Kysely<Database> | Transaction<Database>;
@@ -13,6 +14,8 @@ export type AdminRequestRow = RequestRow & {
   user_vip_until: Date | null;
   /** The claiming operator's name (the operators' shift, decision record 0023). */
   claimer_name: string | null;
+  /** Another player's wallet on the server carries the request's nick (db/shared-nick.ts). */
+  nick_shared: boolean;
 };
 
 export interface PendingGroup {
@@ -216,7 +219,8 @@ export const requestsRepository = {
       .innerJoin('gamesservers as g', 'g.id', 'r.gamesserver_id')
       .selectAll('r')
       .leftJoin('users as c', 'c.id', 'r.claimed_by')
-      .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until', 'c.name as claimer_name']);
+      .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until', 'c.name as claimer_name'])
+      .select(nickSharedWithOthers);
     rows =
       f.status === 'pending'
         ? rows.orderBy(sql`CASE WHEN u.vip_until > now() THEN 0 ELSE 1 END`).orderBy('r.id', 'asc')
@@ -239,6 +243,7 @@ export const requestsRepository = {
       .leftJoin('users as c', 'c.id', 'r.claimed_by')
       .selectAll('r')
       .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until', 'c.name as claimer_name'])
+      .select(nickSharedWithOthers)
       .where('r.id', '=', id)
       .executeTakeFirst() as Promise<AdminRequestRow | undefined>;
   },

@@ -1,4 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { nickSharedWithOthers } from '../../db/shared-nick';
 import type { Database } from '../../db/schema';
 
 type Q = Kysely<Database> | Transaction<Database>;
@@ -133,6 +134,7 @@ export const shiftRepository = {
       .leftJoin('users as c', 'c.id', 'r.claimed_by')
       .selectAll('r')
       .select(adminColumns)
+      .select(nickSharedWithOthers)
       .where('r.id', '=', id)
       .executeTakeFirst();
   },

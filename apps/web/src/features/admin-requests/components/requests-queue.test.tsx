@@ -30,6 +30,7 @@ const pending: AdminRequest = {
   claimed_by: null,
   claimed_at: null,
   claim_lapses_at: null,
+  nick_shared: false,
 };
 /** The select whose label reads `label`: its shown value. */
 const selectOf = (label: string) =>
@@ -169,5 +170,27 @@ describe('the operators’ queue as the live feed and the server change it', () 
     await act(async () => document.querySelector<HTMLButtonElement>('[data-testid="complete-dialog"] button.MuiButton-contained')!.click());
     await settle();
     expect(useUi.getState().dialog).toMatchObject({ name: 'alert', text: 'Заявка №7: Заявка уже обработана' });
+  });
+});
+
+describe('a request whose nick another player gave too', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+
+  it('says so on its card while it is pending, so the operator checks who sent the adena', async () => {
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => answer(200, { data: [{ ...pending, nick_shared: true }, { ...pending, id: 8 }], total: 2 })),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(RequestsQueue, { servers: [], meId: 1, live: true }))));
+    await settle();
+    const notes = [...document.querySelectorAll('[data-testid="nick-shared"]')].map((n) => n.textContent);
+    expect(notes).toEqual(['Этот ник указал и другой игрок на этом сервере: убедитесь, что адену передал владелец заявки.']);
   });
 });

@@ -72,6 +72,14 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
             <CopyButton text={r.nick} label={`Скопировать ник ${r.nick}`} />
             {deposit && <> → кассир <b>{r.cashier_nick}</b></>}
           </Typography>
+          {r.nick_shared && r.status === 'pending' && (
+            // Nicks are not unique: the adena may come from (or must go to) another player's character of that name.
+            <Typography variant="body2" color="warning.main" data-testid="nick-shared">
+              {deposit
+                ? 'Этот ник указал и другой игрок на этом сервере: убедитесь, что адену передал владелец заявки.'
+                : 'Этот ник указал и другой игрок на этом сервере.'}
+            </Typography>
+          )}
           <Typography variant="body2" color="text.secondary">
             {r.user.name || 'Без имени'} · {r.user.email ?? r.user.phone ?? `id ${r.user.id}`} · {dateTime.format(new Date(r.created_at))}
             {waited !== null && ` · ждёт ${minutesText(waited)}`}
