@@ -1,7 +1,8 @@
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { PASSWORD, type AccountsWorld as World, useAccountsWorld } from '../../../test/accounts-app';
 import { TEST_TOTP_SECRET } from '../../../test/factories';
-import { DB_KINDS } from '../../../test/harness';
+import { DB_KINDS, gate, lockWaits } from '../../../test/harness';
 import { totpCode } from '../two-factor/totp';
 
 /**
@@ -24,6 +25,29 @@ vi.mock('../../lib/password', async (importOriginal) => {
         await p.until;
       }
       return ok;
+    },
+  };
+});
+
+/** A TOTP second step can be held right after it has taken its pending challenge, inside its transaction. */
+const challengePause = vi.hoisted(() => ({ next: null as null | { reached: () => void; until: Promise<void> } }));
+vi.mock('../two-factor/two-factor.repository', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../two-factor/two-factor.repository')>();
+  const repo = real.twoFactorRepository;
+  return {
+    ...real,
+    twoFactorRepository: {
+      ...repo,
+      async takeChallenge(...args: Parameters<typeof repo.takeChallenge>) {
+        const taken = await repo.takeChallenge(...args);
+        const p = challengePause.next;
+        if (taken && p) {
+          challengePause.next = null;
+          p.reached();
+          await p.until;
+        }
+        return taken;
+      },
     },
   };
 });
@@ -148,5 +172,30 @@ describe.each(DB_KINDS)('sign-ins racing a password change on %s', (kind) => {
     expect(lateCheck.statusCode).toBe(422);
     expect((await me(changed.json().access_token)).statusCode).toBe(200);
     expect((await post('/api/login', { email, password: 'owner changed it' })).statusCode).toBe(200);
+  });
+
+  // PGlite runs one transaction at a time: the two transactions below cannot interleave there.
+  it.skipIf(kind === 'pglite')("a second step under way when an operator blocks the account does not deadlock with the block (no 503 for either)", async () => {
+    const { email, user } = await registerByEmail();
+    await world.db.kysely.updateTable('users').set({ totp_secret: TEST_TOTP_SECRET }).where('id', '=', user.id).execute();
+    const token = (await post('/api/login', { email, password: PASSWORD })).json().two_factor_token;
+    const held = gate();
+    const goOn = gate();
+    challengePause.next = { reached: held.open, until: goOn.opened };
+    const verifying = post('/api/2fa/verify', { two_factor_token: token, code: totpCode(TEST_TOTP_SECRET, new Date()) });
+    await held.opened;
+    // The block, in its order: the user's row, then every session and pending second step of the user.
+    const blocking = world.db.kysely.transaction().execute(async (trx) => {
+      await sql`UPDATE users SET blocked_at = now() WHERE id = ${user.id}`.execute(trx);
+      await trx.deleteFrom('two_factor_challenges').where('user_id', '=', user.id).execute();
+      await trx.deleteFrom('tokens').where('user_id', '=', user.id).execute();
+    });
+    while ((await lockWaits(world.db.kysely)) === 0) await new Promise((r) => setTimeout(r, 20));
+    goOn.open();
+    const [verified, blocked] = await Promise.allSettled([verifying, blocking]);
+    expect(blocked.status).toBe('fulfilled');
+    expect(verified.status === 'fulfilled' && verified.value.statusCode).not.toBe(503);
+    // Whichever went first, the blocked account keeps no session.
+    expect(await sessionsOf(user.id)).toBe(0);
   });
 });

@@ -59,7 +59,7 @@ describe.each(DB_KINDS)("the operators' queue and dashboard on %s", (kind) => {
       await createWallet(t.db.kysely, elsewhere.id, otherServer, alone);
       const single = await createUser(t.db.kysely);
       await createWallet(t.db.kysely, single.id, serverId, alone);
-      const deposit = async (who: { auth: Record<string, string> }) =>
+      const deposit = async (who: { auth: { authorization: string } }) =>
         (await call('POST', '/api/up_balance_user/', { gamesserver_id: serverId, amount: KK }, who.auth)).json().success.id as number;
       const flagged = await deposit(claimant);
       const clear = await deposit(single);
