@@ -108,6 +108,18 @@ export const sessionsRepository = {
   },
 
   /**
+   * For a session that ends others: locks the user's row against the user's other such calls (FOR NO
+   * KEY UPDATE: they take turns), then tells whether the calling session is still live. Two sessions
+   * ending each other at once both succeeded before, and neither owner nor thief kept one.
+   */
+  async holdUserForEnding(q: Queryable, userId: number, sessionId: number) {
+    await sql`SELECT 1 FROM users WHERE id = ${userId} FOR NO KEY UPDATE`.execute(q);
+    return (await sessionsRepository.liveSessions(q, [sessionId])).length > 0;
+  },
+
+  transaction: <T>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(fn),
+
+  /**
    * Remembers that the user signed in from this browser (plugins/browser.ts), or when they last did;
    * only the user's KNOWN_BROWSERS_MAX most recent browsers are kept.
    */

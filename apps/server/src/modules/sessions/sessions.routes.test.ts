@@ -1,9 +1,29 @@
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PASSWORD, useAccountsWorld } from '../../../test/accounts-app';
-import { DB_KINDS } from '../../../test/harness';
+import { DB_KINDS, gate, lockWaits } from '../../../test/harness';
 import type { SessionEndReason } from '@adena/contract';
 import { createSessionsService } from './sessions.service';
+
+/** While `until` is set, each deletion of a caller's other sessions waits for it there (counted in `arrived`). */
+const deletePause = vi.hoisted(() => ({ arrived: 0, until: null as Promise<void> | null }));
+vi.mock('./sessions.repository', async (importOriginal) => {
+  const real = await importOriginal<typeof import('./sessions.repository')>();
+  const repo = real.sessionsRepository;
+  return {
+    ...real,
+    sessionsRepository: {
+      ...repo,
+      async deleteOtherSessions(...args: Parameters<typeof repo.deleteOtherSessions>) {
+        if (deletePause.until) {
+          deletePause.arrived += 1;
+          await deletePause.until;
+        }
+        return repo.deleteOtherSessions(...args);
+      },
+    },
+  };
+});
 
 const UA_ANDROID = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Mobile Safari/537.36';
 const UA_IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
@@ -124,6 +144,28 @@ describe.each(DB_KINDS)('sessions on %s', (kind) => {
       const bare = await call('POST', '/api/sessions/end_others', keep);
       expect([bare.statusCode, bare.json()]).toEqual([200, { ended: 0 }]);
       expect((await call('POST', '/api/sessions/end_others', undefined, {})).statusCode).toBe(401);
+    });
+
+    // PGlite runs one transaction at a time: the two calls cannot overlap there.
+    it.skipIf(kind === 'pglite')('two sessions ending each other at once take turns: the first ends the other, which then ends nothing (401)', async () => {
+      const { email, access_token: owner } = await registerByEmail();
+      const thief = await login(email);
+      // Each call is held just before it deletes; both would get there unless they take turns.
+      const release = gate();
+      deletePause.arrived = 0;
+      deletePause.until = release.opened;
+      const calls = [call('POST', '/api/sessions/end_others', owner, {}), call('POST', '/api/sessions/end_others', thief, {})];
+      await expect.poll(() => deletePause.arrived).toBe(1);
+      // The second one is on its way: at the pause too, or waiting for the first one's lock.
+      for (const until = Date.now() + 3_000; deletePause.arrived < 2 && (await lockWaits(world.db.kysely, '%users%')) === 0 && Date.now() < until; ) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      deletePause.until = null;
+      release.open();
+      const codes = (await Promise.all(calls)).map((r) => r.statusCode).sort();
+      expect(codes).toEqual([200, 401]);
+      // Exactly one of the two sessions is left, the one that asked first.
+      expect([(await me(owner)).statusCode, (await me(thief)).statusCode].sort()).toEqual([200, 401]);
     });
   });
 

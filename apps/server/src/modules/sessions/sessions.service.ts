@@ -187,14 +187,22 @@ export function createSessionsService(deps: SessionsDeps) {
 
     /** DELETE /api/sessions/{id}: one of the caller's sessions (this one too); 404 for anyone else's. */
     async end(caller: SessionCaller, sessionId: number) {
-      if (!(await repo.deleteSession(db, caller.user.id, sessionId))) throw new AppError('NOT_FOUND', { message: 'Сеанс не найден' });
+      const deleted = await repo.transaction(db, async (trx) => {
+        // A session another one ended a moment ago (an owner and a thief ending each other) ends nothing more.
+        if (!(await repo.holdUserForEnding(trx, caller.user.id, caller.sessionId))) throw new AppError('UNAUTHENTICATED');
+        return repo.deleteSession(trx, caller.user.id, sessionId);
+      });
+      if (!deleted) throw new AppError('NOT_FOUND', { message: 'Сеанс не найден' });
       announceEnded([sessionId], sessionId === caller.sessionId ? 'logout' : 'revoked');
       return { success: sessionId };
     },
 
     /** POST /api/sessions/end_others: every session of the caller but this one. */
     async endOthers(caller: SessionCaller) {
-      const ended = await repo.deleteOtherSessions(db, caller.user.id, caller.sessionId);
+      const ended = await repo.transaction(db, async (trx) => {
+        if (!(await repo.holdUserForEnding(trx, caller.user.id, caller.sessionId))) throw new AppError('UNAUTHENTICATED');
+        return repo.deleteOtherSessions(trx, caller.user.id, caller.sessionId);
+      });
       announceEnded(ended, 'revoked');
       return { ended: ended.length };
     },
