@@ -105,6 +105,8 @@ export interface Deps {
   metrics: Metrics;
   jobs: Jobs;
   metricsPort: () => number | null;
+  /** After listen: the metrics listener's port once it has started, null when it could not (or METRICS_PORT is unset). */
+  metricsStarted: Promise<number | null>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -290,6 +292,11 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   const readiness = createReadiness({ db: kysely, pgPool: db.pgPool });
   const metrics = createMetrics({ db: kysely, poolStats: db.poolStats, openSockets: () => realtime.io.engine.clientsCount, log: app.log });
   let metricsPort: number | null = null;
+  let markMetrics!: (port: number | null) => void;
+  // Fastify runs onListen hooks after listen() has answered, and only logs their errors.
+  const metricsStarted = new Promise<number | null>((r) => {
+    markMetrics = r;
+  });
   // Synchronous hooks on every request (decision record 0027): an async one costs a promise each.
   app.addHook('onResponse', (request, reply, done) => {
     metrics.observe(request.routeOptions.url ?? 'unmatched', request.method, reply.statusCode, reply.elapsedTime / 1000);
@@ -298,14 +305,18 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   if (config.METRICS_PORT !== undefined) {
     const port = config.METRICS_PORT;
     app.addHook('onListen', async () => {
-      metricsPort = await metrics.listen(port, config.HOST);
+      try {
+        metricsPort = await metrics.listen(port, config.HOST);
+      } finally {
+        markMetrics(metricsPort);
+      }
     });
     app.addHook('onClose', async () => metrics.close());
-  }
+  } else markMetrics(null);
   closePromptly(app);
   await app.register(operationsRoutes({ readiness }));
 
-  const deps: Deps = { config, db, realtime, system, readiness, metrics, jobs, metricsPort: () => metricsPort };
+  const deps: Deps = { config, db, realtime, system, readiness, metrics, jobs, metricsPort: () => metricsPort, metricsStarted };
   app.decorate('deps', deps);
 
   await app.register(

@@ -53,9 +53,9 @@ async function main() {
   const app = await buildApp(config, db);
   await app.listen({ port: config.PORT, host: config.HOST });
   app.log.info(`database: ${db.kind}`);
-  // Fastify only logs a failed onListen hook: a metrics port that is taken would leave the process
-  // serving, ready, and without the metrics it was started for.
-  if (config.METRICS_PORT !== undefined && app.deps.metricsPort() === null) {
+  // Fastify only logs a failed onListen hook (and runs them after listen() answers): a metrics port that
+  // is taken would leave the process serving, ready, and without the metrics it was started for.
+  if (config.METRICS_PORT !== undefined && (await app.deps.metricsStarted) === null) {
     console.error(`METRICS_PORT=${config.METRICS_PORT}: the metrics listener could not start (the port is taken?)`);
     await app.close();
     await db.close();
