@@ -8,7 +8,7 @@ import { ensureAdmin, seedDemoServers } from './modules/system/seed';
 
 async function main() {
   // A stop asked before the server listens (the database still unreachable, migrations running) ends the
-  // process at once: as PID 1 in a container, a signal with no handler is dropped, and `docker stop` would
+  // process at once (the draining shutdown takes over as soon as it listens): as PID 1 in a container, a signal with no handler is dropped, and `docker stop` would
   // wait its whole grace period for a kill. Nothing is served yet, so nothing is cut off.
   const stopEarly = (signal: NodeJS.Signals) => {
     console.error(`${signal} before the server started: stopping`);
@@ -53,15 +53,6 @@ async function main() {
   const app = await buildApp(config, db);
   await app.listen({ port: config.PORT, host: config.HOST });
   app.log.info(`database: ${db.kind}`);
-  // Fastify only logs a failed onListen hook (and runs them after listen() answers): a metrics port that
-  // is taken would leave the process serving, ready, and without the metrics it was started for.
-  if (config.METRICS_PORT !== undefined && (await app.deps.metricsStarted) === null) {
-    console.error(`METRICS_PORT=${config.METRICS_PORT}: the metrics listener could not start (the port is taken?)`);
-    await app.close();
-    await db.close();
-    process.exit(1);
-  }
-
   // PRODUCT.md section 9: /api/ready turns 503 at once so the balancer stops sending new work,
   // the process keeps serving for SHUTDOWN_DELAY_MS (the balancer's checks notice meanwhile), then
   // stops accepting, lets in-flight requests finish, closes sockets and exits 0.
@@ -82,6 +73,15 @@ async function main() {
   process.off('SIGINT', stopEarly);
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  // Fastify only logs a failed onListen hook (and runs them after listen() answers): a metrics port that
+  // is taken would leave the process serving, ready, and without the metrics it was started for.
+  if (config.METRICS_PORT !== undefined && (await app.deps.metricsStarted) === null) {
+    console.error(`METRICS_PORT=${config.METRICS_PORT}: the metrics listener could not start (the port is taken?)`);
+    await app.close();
+    await db.close();
+    process.exit(1);
+  }
 }
 
 main().catch((err) => {

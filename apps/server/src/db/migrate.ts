@@ -45,8 +45,11 @@ export async function migrate(db: Kysely<Database>): Promise<string[]> {
     }
     // A newer build has migrated this database (a rolling deploy, a rollback, an old replica restarting):
     // its function files are the live ones, and this build's older text must not replace them for every
-    // process. (A newer build that changed a function without a migration cannot be told apart.)
-    if ([...done].some((name) => !files.includes(name))) return applied;
+    // process. Newer means a migration numbered after this build's last one: a name this build does not
+    // know from before it (a migration renamed since) is not. (A newer build that changed a function
+    // without a migration cannot be told apart.)
+    const last = files.at(-1) ?? '';
+    if ([...done].some((name) => name > last)) return applied;
     const current = new Map(
       (await sql<{ name: string; sha256: string }>`SELECT name, sha256 FROM schema_functions`.execute(trx)).rows.map((r) => [r.name, r.sha256]),
     );

@@ -62,9 +62,9 @@ export const telegramNoticesRepository = {
   },
 
   /**
-   * Notices left pending between `from` and `to` with no job (their process stopped before the job was
-   * written): not those whose job is waiting (a 429's retry_after), which would fill the batch and hide
-   * the lost ones behind them, nor those whose job gave up (`abandonedNotices` ends those).
+   * Notices left pending between `from` and `to` with no live job (their process stopped before the job
+   * was written): not those whose job is waiting (a 429's retry_after), which would fill the batch and
+   * hide the lost ones behind them. Run after `abandonedNotices`, which ends those whose job gave up.
    */
   async stalePending(db: NoticesDb, from: Date, to: Date, limit: number, jobKeyPrefix: string) {
     const rows = await db
@@ -74,8 +74,9 @@ export const telegramNoticesRepository = {
       .where('n.chat_id', 'is not', null)
       .where('n.created_at', '>', from)
       .where('n.created_at', '<', to)
+      // Live jobs only (index jobs_live_key): one that gave up has been dealt with by `abandonedNotices` first.
       .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('jobs as j').select('j.id').where(sql<boolean>`j.key = ${jobKeyPrefix} || n.id::text`))),
+        not(exists(selectFrom('jobs as j').select('j.id').where(sql<boolean>`j.key = ${jobKeyPrefix} || n.id::text`).where('j.state', 'in', ['pending', 'running']))),
       )
       .orderBy('n.id')
       .limit(limit)

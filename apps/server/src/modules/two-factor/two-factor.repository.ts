@@ -103,19 +103,18 @@ export const twoFactorRepository = {
     return q.selectFrom('two_factor_challenges').select(['attempts']).where('token_hash', '=', tokenHash).where('expires_at', '>', at).executeTakeFirst();
   },
 
-  /** Ends a pending sign-in once (with the reset or link it may carry); undefined when another call ended it first. */
   /**
-   * Before the challenge is taken: holds its user's row, as a block, support's TOTP rescue or a reset
-   * does before it deletes the user's challenges (the same order, so neither waits on the other's lock
-   * in reverse: taking the challenge first deadlocked with them, and one side answered 503). For update
-   * when a reset waits for this code (it writes the row), else shared.
+   * Before the challenge is taken: holds its user's row for update, as a block, support's TOTP rescue or
+   * a reset does before it deletes the user's challenges (the same order, so neither waits on the
+   * other's lock in reverse: taking the challenge first deadlocked with them, and one side answered
+   * 503). For update, not shared: the step may write the row (a waiting reset, a Discord link), and two
+   * steps of one user upgrading shared locks would deadlock with each other.
    */
-  async holdUserOfChallenge(q: Q, userId: number, tokenHash: string) {
-    const waiting = await q.selectFrom('two_factor_challenges').select('new_password_hash').where('token_hash', '=', tokenHash).executeTakeFirst();
-    if (waiting?.new_password_hash) await sql`SELECT 1 FROM users WHERE id = ${userId} FOR NO KEY UPDATE`.execute(q);
-    else await sql`SELECT 1 FROM users WHERE id = ${userId} FOR SHARE`.execute(q);
+  async holdUserOfChallenge(q: Q, userId: number) {
+    await sql`SELECT 1 FROM users WHERE id = ${userId} FOR NO KEY UPDATE`.execute(q);
   },
 
+  /** Ends a pending sign-in once (with the reset or link it may carry); undefined when another call ended it first. */
   takeChallenge(q: Q, tokenHash: string) {
     return q
       .deleteFrom('two_factor_challenges')

@@ -226,7 +226,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       // TOTP turned off meanwhile: the password was enough after all, but the code must still be a real one.
       if (!user.totp_secret || !(await useCodeLimited(user.id, user.totp_secret, code, client))) throw fieldError('code', T.wrongCode);
       const { answer, ended } = await repo.transaction(db, async (trx) => {
-        await repo.holdUserOfChallenge(trx, user.id, tokenHash);
+        await repo.holdUserOfChallenge(trx, user.id);
         const challenge = await repo.takeChallenge(trx, tokenHash);
         if (!challenge) throw new AppError('UNAUTHENTICATED', { message: T.expired });
         // A reset that waited for this code happens now, before the new session starts.
