@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'wouter';
 
 type UrlValues = Record<string, string | number | undefined>;
@@ -16,8 +16,21 @@ export function useFiltersInUrl<T>(fromUrl: (params: URLSearchParams) => T, toUr
   for (const [key, value] of Object.entries(toUrl(state))) if (value !== undefined && value !== '') wanted.set(key, String(value));
   const next = wanted.toString();
   const current = params.toString();
+  // The address this list last wrote or read: another one came from outside (the menu's link to the bare
+  // list, Back within the page) and the list follows it.
+  const known = useRef(current);
+  const latestFromUrl = useRef(fromUrl);
+  latestFromUrl.current = fromUrl;
   useEffect(() => {
-    if (next !== current) setParams(new URLSearchParams(next), { replace: true });
+    if (current !== known.current && current !== next) {
+      known.current = current;
+      setState(latestFromUrl.current(new URLSearchParams(current)));
+      return;
+    }
+    if (next !== current) {
+      known.current = next;
+      setParams(new URLSearchParams(next), { replace: true });
+    }
   }, [next, current, setParams]);
   return [state, setState] as const;
 }

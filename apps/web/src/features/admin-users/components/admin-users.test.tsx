@@ -63,5 +63,11 @@ describe("the operators' user search", () => {
     expect(asked.at(-1)?.get('q')).toBe('Игрок');
     expect(asked.at(-1)?.get('page')).toBe('2');
     expect(document.querySelector('[aria-current="page"]')?.textContent).toBe('2');
+
+    // The menu's link to the bare list, followed while the list is on screen: the search is cleared.
+    await act(async () => history.pushState(null, '', '/admin/users'));
+    await settle();
+    expect((document.querySelector('input') as HTMLInputElement).value).toBe('');
+    expect(location.search).toBe('');
   });
 });
