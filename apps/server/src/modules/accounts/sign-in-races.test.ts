@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { PASSWORD, type AccountsWorld as World, useAccountsWorld } from '../../../test/accounts-app';
 import { TEST_TOTP_SECRET } from '../../../test/factories';
 import { DB_KINDS, gate, lockWaits } from '../../../test/harness';
+import { hashToken } from '../../lib/tokens';
 import { totpCode } from '../two-factor/totp';
 
 /**
@@ -30,7 +31,12 @@ vi.mock('../../lib/password', async (importOriginal) => {
 });
 
 /** A TOTP second step can be held right after it has taken its pending challenge, inside its transaction. */
-const challengePause = vi.hoisted(() => ({ next: null as null | { reached: () => void; until: Promise<void> } }));
+const challengePause = vi.hoisted(() => ({
+  next: null as null | { reached: () => void; until: Promise<void> },
+  /** Every step that takes its challenge waits here while set (counted in `arrived`). */
+  all: null as null | Promise<void>,
+  arrived: 0,
+}));
 vi.mock('../two-factor/two-factor.repository', async (importOriginal) => {
   const real = await importOriginal<typeof import('../two-factor/two-factor.repository')>();
   const repo = real.twoFactorRepository;
@@ -40,6 +46,10 @@ vi.mock('../two-factor/two-factor.repository', async (importOriginal) => {
       ...repo,
       async takeChallenge(...args: Parameters<typeof repo.takeChallenge>) {
         const taken = await repo.takeChallenge(...args);
+        if (taken && challengePause.all) {
+          challengePause.arrived += 1;
+          await challengePause.all;
+        }
         const p = challengePause.next;
         if (taken && p) {
           challengePause.next = null;
@@ -197,5 +207,32 @@ describe.each(DB_KINDS)('sign-ins racing a password change on %s', (kind) => {
     expect(verified.status === 'fulfilled' && verified.value.statusCode).not.toBe(503);
     // Whichever went first, the blocked account keeps no session.
     expect(await sessionsOf(user.id)).toBe(0);
+  });
+
+  // PGlite runs one transaction at a time: the two steps cannot overlap there.
+  it.skipIf(kind === 'pglite')('two second steps of one user that link a Discord account take turns instead of deadlocking', async () => {
+    const { email, user, access_token } = await registerByEmail();
+    const secret = (await post('/api/2fa/setup', {}, { token: access_token })).json().secret as string;
+    const enabled = await post('/api/2fa/enable', { code: totpCode(secret, new Date()), password: PASSWORD }, { token: access_token });
+    const recovery = enabled.json().recovery_codes as string[];
+    const tokens = [(await post('/api/login', { email, password: PASSWORD })).json().two_factor_token as string, (await post('/api/login', { email, password: PASSWORD })).json().two_factor_token as string];
+    // Each pending sign-in carries a Discord account to link once it is finished (a Discord sign-in that found this account by email).
+    for (const [i, token] of tokens.entries()) {
+      await world.db.kysely.updateTable('two_factor_challenges').set({ link_discord_id: `77700${i}` }).where('token_hash', '=', hashToken(token)).execute();
+    }
+    const release = gate();
+    challengePause.arrived = 0;
+    challengePause.all = release.opened;
+    const steps = tokens.map((token, i) => post('/api/2fa/verify', { two_factor_token: token, code: recovery[i] }));
+    // The first holds the user's row; the second waits for it (or, without that, both get here).
+    await expect.poll(() => challengePause.arrived).toBeGreaterThanOrEqual(1);
+    for (const until = Date.now() + 3_000; challengePause.arrived < 2 && (await lockWaits(world.db.kysely, '%users%')) === 0 && Date.now() < until; ) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    challengePause.all = null;
+    release.open();
+    const codes = (await Promise.all(steps)).map((r) => r.statusCode);
+    expect(codes).toEqual([200, 200]);
+    expect((await world.db.kysely.selectFrom('users').select('discord_id').where('id', '=', user.id).executeTakeFirstOrThrow()).discord_id).toMatch(/^77700[01]$/);
   });
 });
