@@ -41,8 +41,27 @@ describe('readiness on PostgreSQL', () => {
     }
     // The ping's connection is not kept: only the pool's and the LISTEN connections remain.
     await expect
-      .poll(async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT 1' AND state = 'idle'`.execute(db.kysely)).rows[0]!.n)
+      .poll(async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query = 'SHOW transaction_read_only' AND state = 'idle'`.execute(db.kysely)).rows[0]!.n)
       .toBe(0);
+  }, 30_000);
+});
+
+describe('readiness when PostgreSQL takes no writes (a standby during a failover)', () => {
+  it('answers 503 while new sessions are read-only, and 200 again once they are not', async () => {
+    const db = await createTestDb('postgres');
+    const t = await createTestApp('postgres', { db, seed: false });
+    const name = new URL(db.url!).pathname.slice(1);
+    try {
+      expect((await readyOf(t)).status).toBe(200);
+      await sql`ALTER DATABASE ${sql.id(name)} SET default_transaction_read_only = on`.execute(db.kysely);
+      expect((await readyOf(t)).status).toBe(503);
+      await sql`ALTER DATABASE ${sql.id(name)} RESET default_transaction_read_only`.execute(db.kysely);
+      expect((await readyOf(t)).status).toBe(200);
+    } finally {
+      await sql`ALTER DATABASE ${sql.id(name)} RESET default_transaction_read_only`.execute(db.kysely);
+      await t.close();
+      await db.close();
+    }
   }, 30_000);
 });
 
