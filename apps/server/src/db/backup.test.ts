@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../test/factories';
 import { createTestApp, createTestDb, pgAdminUrl, type TestDb } from '../../test/harness';
 import { auditLedger } from '../modules/ledger/ledger.service';
-import { BackupError, backup, backupKindOf, restore, splitPassword } from './backup';
+import { BackupError, backup, backupKindOf, libpqUrl, restore, splitPassword } from './backup';
 import { createDb, type Db } from './client';
 import { migrate } from './migrate';
 
@@ -145,7 +145,8 @@ describe('backup and restore', () => {
       await populate(db);
       const before = await snapshot(db);
       const file = join(dir, 'pg.backup');
-      expect((await backup({ databaseUrl: db.url, dataDir: '' }, file)).kind).toBe('postgres');
+      // A URL with parameters only node-postgres knows, as the app may be configured with: pg_dump takes it too.
+      expect((await backup({ databaseUrl: `${db.url}?ssl=false&uselibpqcompat=true`, dataDir: '' }, file)).kind).toBe('postgres');
       expect(backupKindOf(file)).toBe('postgres');
       expect(modeOf(file)).toBe(0o600);
 
@@ -179,6 +180,14 @@ describe('the database password and pg_dump / pg_restore', () => {
     dir = mkdtempSync(join(tmpdir(), 'adena-pgpass-'));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("turns node-postgres's own URL parameters into libpq's, which pg_dump would refuse", () => {
+    expect(libpqUrl('postgres://adena@db/adena?ssl=true')).toBe('postgres://adena@db/adena?sslmode=require');
+    expect(libpqUrl('postgres://adena@db/adena?ssl=false&application_name=x')).toBe('postgres://adena@db/adena?application_name=x');
+    expect(libpqUrl('postgres://adena@db/adena?sslmode=no-verify&uselibpqcompat=true')).toBe('postgres://adena@db/adena?sslmode=require');
+    expect(libpqUrl('postgres://adena@db/adena?sslmode=verify-full')).toBe('postgres://adena@db/adena?sslmode=verify-full');
+    expect(libpqUrl('postgres://adena@db/adena')).toBe('postgres://adena@db/adena');
+  });
 
   it('takes the password out of the URL, decoded as libpq reads it', () => {
     expect(splitPassword('postgres://adena:hunter2@db:5432/adena')).toEqual({ url: 'postgres://adena@db:5432/adena', password: 'hunter2' });

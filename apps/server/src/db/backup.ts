@@ -91,10 +91,32 @@ export function splitPassword(url: string): { url: string; password?: string } {
   return password === undefined ? { url: rest } : { url: rest, password };
 }
 
+/**
+ * The URL as libpq reads it: the parameters only node-postgres knows, which make pg_dump refuse the whole
+ * URL ("invalid URI query parameter") although the app connects with it, become libpq's own: `ssl=true`
+ * is `sslmode=require`, `ssl=false` is dropped, `sslmode=no-verify` (node-postgres: TLS without checking
+ * the certificate) is `sslmode=require`, and `uselibpqcompat` goes.
+ */
+export function libpqUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = url
+    .slice(q + 1)
+    .split('&')
+    .flatMap((p) => {
+      const [key = '', value = ''] = p.split('=');
+      if (key === 'ssl') return value === 'true' || value === '1' ? ['sslmode=require'] : [];
+      if (key === 'sslmode' && value === 'no-verify') return ['sslmode=require'];
+      if (key === 'uselibpqcompat') return [];
+      return [p];
+    });
+  return params.length ? `${url.slice(0, q)}?${[...new Set(params)].join('&')}` : url.slice(0, q);
+}
+
 /** `--dbname=` for pg_dump and pg_restore, and the environment that carries its password. */
 function connection(databaseUrl: string): { arg: string; env: NodeJS.ProcessEnv } {
   const { url, password } = splitPassword(databaseUrl);
-  return { arg: `--dbname=${url}`, env: password === undefined ? process.env : { ...process.env, PGPASSWORD: password } };
+  return { arg: `--dbname=${libpqUrl(url)}`, env: password === undefined ? process.env : { ...process.env, PGPASSWORD: password } };
 }
 
 function runTool(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
