@@ -4,7 +4,7 @@ import { createElement } from 'react';
 import type { Root } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, mountWithQuery } from '../../../test/dom';
-import { AdminRoleDialog } from './user-dialogs';
+import { AdminRoleDialog, VipDialog } from './user-dialogs';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -31,5 +31,32 @@ describe('the admin-role dialog', () => {
     expect(title()).toBe('Сделать администратором?');
     expect(confirm().textContent).toBe('Сделать');
     expect(confirm().disabled).toBe(true);
+  });
+
+  it('the VIP dialog starts each opening from the card as it is, and says when the player\'s VIP changes while it is open', async () => {
+    const until = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
+    const dayOf = (iso: string) => {
+      const d = new Date(iso);
+      return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    };
+    let user = { ...player, vip: true, vip_until: until(10) } as AdminUser;
+    let open = true;
+    const mounted = await mountWithQuery(() => createElement(VipDialog, { user, open, onClose: () => {} }));
+    root = mounted.root;
+    const date = () => (document.querySelector('input[type="date"]') as HTMLInputElement).value;
+    expect(date()).toBe(dayOf(user.vip_until!));
+    // Closed; the player buys 30 more days; the card is read again; the operator opens the dialog again.
+    open = false;
+    await mounted.render();
+    user = { ...user, vip_until: until(40) };
+    await mounted.render();
+    open = true;
+    await mounted.render();
+    expect(date()).toBe(dayOf(user.vip_until!));
+    expect(document.querySelector('[data-testid="vip-changed"]')).toBeNull();
+    // While it is open, the player's VIP changes again: said, so the operator does not save over it unseen.
+    user = { ...user, vip_until: until(70) };
+    await mounted.render();
+    expect(document.querySelector('[data-testid="vip-changed"]')?.textContent).toMatch(/VIP игрока изменился, пока открыт этот диалог: теперь до/);
   });
 });

@@ -1,4 +1,5 @@
 import type { AdminUser } from '@adena/contract';
+import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Checkbox from '@mui/material/Checkbox';
 import FormControlLabel from '@mui/material/FormControlLabel';
@@ -17,6 +18,7 @@ const userLabel = (u: AdminUser) => {
   return who ? `«${who}»` : `id ${u.id}`;
 };
 // The day in the operator's own time zone (YYYY-MM-DD), as the date field shows it and saving reads it.
+const dateOnly = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'long' });
 const isoDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
 
 const STOLEN_LEFTOVERS = 'ключи продавца, ключи доступа (passkeys), вебхук и чат Telegram для уведомлений';
@@ -116,7 +118,16 @@ export function TwoFactorOffDialog({ user, open, onClose }: { user: AdminUser; o
 
 export function VipDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
   const { setVip } = useUserActions(user.id);
-  const [day, setDay] = useState(() => isoDay(new Date(user.vip_until && user.vip ? user.vip_until : Date.now() + 30 * 86_400_000)));
+  const dayOf = (u: AdminUser) => isoDay(new Date(u.vip_until && u.vip ? u.vip_until : Date.now() + 30 * 86_400_000));
+  const [day, setDay] = useState(() => dayOf(user));
+  // Each opening starts from the card as it is now (the player may have bought VIP since the last one), and
+  // a change of the player's VIP while it is open is said: a date saved over it would take the paid days away.
+  const [opening, setOpening] = useState({ open, vipUntil: user.vip_until });
+  if (open !== opening.open) {
+    setOpening({ open, vipUntil: user.vip_until });
+    if (open) setDay(dayOf(user));
+  }
+  const changedMeanwhile = open && opening.open && user.vip_until !== opening.vipUntil;
   const f = useFormErrors();
   const showSnackbar = useUi((s) => s.showSnackbar);
   const close = () => {
@@ -157,6 +168,12 @@ export function VipDialog({ user, open, onClose }: { user: AdminUser; open: bool
       }
     >
       <Stack spacing={2} sx={{ pt: 1 }}>
+        {changedMeanwhile && (
+          <Alert severity="warning" data-testid="vip-changed">
+            VIP игрока изменился, пока открыт этот диалог: {user.vip && user.vip_until ? `теперь до ${dateOnly.format(new Date(user.vip_until))}` : 'теперь его нет'}.
+            Проверьте дату.
+          </Alert>
+        )}
         <Typography>VIP платит меньшую комиссию за коды, его выводы идут первыми в очереди.</Typography>
         <TextField
           type="date"
