@@ -96,7 +96,13 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
     it('grants and revokes admin, never for oneself, each audited', async () => {
       // With TOTP on already: a new operator without it is walked through setup first (two-factor tests).
       const other = await createUser(t.db.kysely, { totp: true });
-      const grant = await call('POST', `/api/admin/users/${other.id}/admin`, { admin: true });
+      // Making an operator takes the operator's own code: a stolen operator session alone cannot.
+      const bare = await call('POST', `/api/admin/users/${other.id}/admin`, { admin: true });
+      expect(bare.statusCode).toBe(403);
+      expect(bare.json()).toMatchObject({ two_factor_required: true });
+      expect((await t.db.kysely.selectFrom('users').select('admin').where('id', '=', other.id).executeTakeFirstOrThrow()).admin).toBe(false);
+      await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', admin.id).execute();
+      const grant = await call('POST', `/api/admin/users/${other.id}/admin`, { admin: true }, { ...admin.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) });
       expect(grant.json().success.admin).toBe(true);
       expect((await call('GET', '/api/admin/dashboard', undefined, other.auth)).statusCode).toBe(200);
       const revoke = await call('POST', `/api/admin/users/${other.id}/admin`, { admin: false });

@@ -8,9 +8,11 @@ import {
   adminUserTwoFactorOff,
   TWO_FACTOR_MESSAGES,
 } from '@adena/contract';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AppError } from '../../lib/app-error';
 import { gaveCodeThisRequest, requireSignedInAdmin } from '../../plugins/auth';
+import type { Caller } from '../sessions/caller';
 import type { TwoFactorService } from '../two-factor/two-factor.service';
 import type { AccountsAdminService } from './accounts-admin.service';
 
@@ -18,6 +20,18 @@ import type { AccountsAdminService } from './accounts-admin.service';
 export const accountsAdminRoutes =
   ({ accountsAdmin: service, twoFactor }: { accountsAdmin: AccountsAdminService; twoFactor: Pick<TwoFactorService, 'requireStepUp'> }): FastifyPluginAsyncZod =>
   async (app) => {
+    /**
+     * The operator's own TOTP code for an act a stolen operator session must not do alone; an operator
+     * without TOTP (ADMIN_REQUIRE_2FA=false) cannot do it at all. (A session showing the code for the first
+     * time gave it to requireSignedInAdmin already: one code, one use.)
+     */
+    const requireOwnCode = async (request: FastifyRequest, caller: Caller) => {
+      if (!caller.user.totp_secret) {
+        throw new AppError('FORBIDDEN', { message: TWO_FACTOR_MESSAGES.setupRequired, body: { two_factor_setup_required: true } });
+      }
+      if (!gaveCodeThisRequest(request)) await twoFactor.requireStepUp(caller, request.headers['x-two-factor-code']);
+    };
+
     // Before validation: an outsider gets 401/403 whatever they send, never a 422 that
     // describes the body an admin call expects.
     app.addHook('onRequest', async (request) => void (await requireSignedInAdmin(request)));
@@ -33,7 +47,13 @@ export const accountsAdminRoutes =
     app.post(
       adminSetUserAdmin.path,
       { schema: { params: adminSetUserAdmin.params, body: adminSetUserAdmin.body, response: { 200: adminSetUserAdmin.response } } },
-      async (request) => ({ success: await service.setAdmin(await requireSignedInAdmin(request), request.params.id, request.body.admin) }),
+      async (request) => {
+        const caller = await requireSignedInAdmin(request);
+        // Making an operator is for good (the new one's own TOTP does the rest): a stolen operator session
+        // alone must not do it, so it takes the operator's own code, as turning a player's TOTP off does.
+        if (request.body.admin) await requireOwnCode(request, caller);
+        return { success: await service.setAdmin(caller, request.params.id, request.body.admin) };
+      },
     );
 
     app.post(
@@ -53,13 +73,8 @@ export const accountsAdminRoutes =
       { schema: { params: adminUserTwoFactorOff.params, body: adminUserTwoFactorOff.body, response: { 200: adminUserTwoFactorOff.response } } },
       async (request) => {
         const caller = await requireSignedInAdmin(request);
-        // A stolen operator session alone must not strip a player's second factor: the operator's own
-        // code, so an operator without TOTP (ADMIN_REQUIRE_2FA=false) cannot do it at all.
-        if (!caller.user.totp_secret) {
-          throw new AppError('FORBIDDEN', { message: TWO_FACTOR_MESSAGES.setupRequired, body: { two_factor_setup_required: true } });
-        }
-        // (A session showing the code for the first time gave it to requireSignedInAdmin already: one code, one use.)
-        if (!gaveCodeThisRequest(request)) await twoFactor.requireStepUp(caller, request.headers['x-two-factor-code']);
+        // A stolen operator session alone must not strip a player's second factor.
+        await requireOwnCode(request, caller);
         return { success: await service.turnOffTwoFactor(caller, request.params.id, request.body.reason) };
       },
     );

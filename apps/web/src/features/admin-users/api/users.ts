@@ -29,7 +29,14 @@ export function useUserActions(id: number) {
   const done = () => qc.invalidateQueries({ queryKey: ['admin', 'users'] });
   const params = { id };
   return {
-    setAdmin: useMutation({ mutationFn: (admin: boolean) => request(adminSetUserAdmin, { params, body: { admin } }), onSuccess: done }),
+    // Making an operator takes the operator's own code (the shared step-up prompt); removing one does not.
+    setAdmin: useMutation({
+      mutationFn: (admin: boolean) =>
+        admin
+          ? withStepUp((twoFactorCode) => request(adminSetUserAdmin, { params, body: { admin }, twoFactorCode }))
+          : request(adminSetUserAdmin, { params, body: { admin } }),
+      onSuccess: done,
+    }),
     setVip: useMutation({ mutationFn: (vip_until: string | null) => request(adminSetUserVip, { params, body: { vip_until } }), onSuccess: done }),
     block: useMutation({
       mutationFn: ({ reason, revokeKeys }: { reason: string; revokeKeys: boolean }) =>
