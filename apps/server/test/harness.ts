@@ -112,15 +112,22 @@ export function gate() {
 
 /**
  * Holds the locks `take` takes, in a transaction of its own, until `release()`: a race test pauses a
- * call inside its transaction at the lock it needs next. Resolves once the locks are held.
+ * call inside its transaction at the lock it needs next. Resolves once the locks are held. `then`, if
+ * given, runs in the same transaction after the release: the other side of a race stopped between its
+ * two locks (a block holding the user's row, then deleting the user's sessions).
  */
-export async function holdLocks(db: Db['kysely'], take: (trx: Transaction<Database>) => Promise<unknown>) {
+export async function holdLocks(
+  db: Db['kysely'],
+  take: (trx: Transaction<Database>) => Promise<unknown>,
+  then?: (trx: Transaction<Database>) => Promise<unknown>,
+) {
   const released = gate();
   const held = gate();
   const done = db.transaction().execute(async (trx) => {
     await take(trx);
     held.open();
     await released.opened;
+    await then?.(trx);
   });
   await Promise.race([held.opened, done]);
   return {

@@ -4,7 +4,7 @@ import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { totpCode } from '../two-factor/totp';
-import { createTestApp, DB_KINDS, gate, lockWaits, type TestApp } from '../../../test/harness';
+import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 
 const KK = 1_000_000;
 
@@ -278,21 +278,16 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
       const p = await createUser(t.db.kysely);
       // Created after the player: the change locks the player's row first, then the operator's.
       const op = await createUser(t.db.kysely, { admin: true, name: 'Оператор смены' });
-      const next = gate();
-      const holding = gate();
       // The operator completing the player's request: their own row held FOR SHARE (shift.holdOperator),
       // then a write that refers to the player (the wallet's flag, a ledger row) takes the player's row FOR KEY SHARE.
-      const acting = t.db.kysely.transaction().execute(async (trx) => {
-        await sql`SELECT 1 FROM users WHERE id = ${op.id} FOR SHARE`.execute(trx);
-        holding.open();
-        await next.opened;
-        await sql`SELECT 1 FROM users WHERE id = ${p.id} FOR KEY SHARE`.execute(trx);
-      });
-      await holding.opened;
+      const acting = await holdLocks(
+        t.db.kysely,
+        (trx) => sql`SELECT 1 FROM users WHERE id = ${op.id} FOR SHARE`.execute(trx),
+        (trx) => sql`SELECT 1 FROM users WHERE id = ${p.id} FOR KEY SHARE`.execute(trx),
+      );
       const vip = call('POST', `/api/admin/users/${p.id}/vip`, { vip_until: new Date(Date.now() + 10 * 86_400_000).toISOString() }, op.auth);
       while ((await lockWaits(t.db.kysely, '%users%')) === 0) await new Promise((r) => setTimeout(r, 20));
-      next.open();
-      await acting;
+      await acting.release();
       expect((await vip).statusCode).toBe(200);
     });
 

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { startFakeBotApi, waitFor } from '../../../test/fakes/telegram-bot-api';
-import { createTestApp, DB_KINDS, gate, type TestApp } from '../../../test/harness';
+import { createTestApp, DB_KINDS, holdLocks, type TestApp } from '../../../test/harness';
 import { hashToken } from '../../lib/tokens';
 import { totpCode } from '../two-factor/totp';
 import { webhookSecretOf } from './telegram-bot';
@@ -104,16 +104,12 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
   it.skipIf(kind === 'pglite')("a /start link used while the owner's reset holds their row waits for the reset before it takes the link (the reset's order: no deadlock)", async () => {
     const u = await createUser(t.db.kysely);
     const token = /start=(.+)$/.exec((await t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: u.auth })).json().url)![1]!;
-    const released = gate();
-    const held = gate();
     // A password reset (or a block of a stolen account): the user's row first, then their Telegram links.
-    const reset = t.db.kysely.transaction().execute(async (trx) => {
-      await sql`SELECT 1 FROM users WHERE id = ${u.id} FOR UPDATE`.execute(trx);
-      held.open();
-      await released.opened;
-      await unlinkTelegramChat(trx, u.id);
-    });
-    await held.opened;
+    const reset = await holdLocks(
+      t.db.kysely,
+      (trx) => sql`SELECT 1 FROM users WHERE id = ${u.id} FOR UPDATE`.execute(trx),
+      (trx) => unlinkTelegramChat(trx, u.id),
+    );
     const start = webhook(`/start ${token}`, 556001);
     await new Promise((r) => setTimeout(r, 300));
     // The link is not taken meanwhile: the reset can still drop it.
@@ -122,8 +118,7 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
       .execute(async (trx) => (await sql`SELECT token_hash FROM telegram_link_tokens WHERE token_hash = ${hashToken(token)} FOR UPDATE NOWAIT`.execute(trx)).rows.length)
       .catch((err: { code?: string }) => err.code);
     expect(linkFree).toBe(1);
-    released.open();
-    await reset;
+    await reset.release();
     expect((await start).statusCode).toBe(200);
     expect((await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', u.id).executeTakeFirstOrThrow()).telegram_chat_id).toBeNull();
     expect(bot.sent.at(-1)).toMatchObject({ chat_id: 556001, text: expect.stringContaining('устарела') });
