@@ -5,34 +5,32 @@ export type ServiceAccountKind = Exclude<LedgerAccountKind, 'wallet'>;
 
 /** The ledger as operators read it. Admins see every account, so none of these is owner-scoped. */
 export function createLedgerAdminRepository(db: Kysely<Database>) {
+  function snapshot<T>(fn: (q: Kysely<Database>) => Promise<T>) {
+    return db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        await sql`SET TRANSACTION READ ONLY`.execute(trx);
+        return fn(trx);
+      });
+  }
+
   return {
     /**
-     * The audit's reads in one read-only snapshot and without the pool's statement limit
-     * (db/client.ts): they scan the whole ledger, which only grows, and an operator asked for them.
+     * `fn`'s reads see one moment of the database (REPEATABLE READ, read-only): the totals' three reads
+     * must not straddle a movement that commits between them. Under the pool's usual statement limit.
      */
-    wholeLedger<T>(fn: (q: Kysely<Database>) => Promise<T>) {
-      return db
-        .transaction()
-        .setIsolationLevel('repeatable read')
-        .execute(async (trx) => {
-          await sql`SET TRANSACTION READ ONLY`.execute(trx);
-          await sql`SET LOCAL statement_timeout = 0`.execute(trx);
-          return fn(trx);
-        });
-    },
+    snapshot,
 
     /**
-     * `fn`'s reads see one moment of the database (REPEATABLE READ, read-only), under the pool's usual
-     * statement limit: the totals' three reads must not straddle a movement that commits between them.
+     * The audit's reads: a snapshot without the pool's statement limit (db/client.ts), as they scan the
+     * whole ledger, which only grows, and an operator asked for them.
      */
-    snapshot<T>(fn: (q: Kysely<Database>) => Promise<T>) {
-      return db
-        .transaction()
-        .setIsolationLevel('repeatable read')
-        .execute(async (trx) => {
-          await sql`SET TRANSACTION READ ONLY`.execute(trx);
-          return fn(trx);
-        });
+    wholeLedger<T>(fn: (q: Kysely<Database>) => Promise<T>) {
+      return snapshot(async (trx) => {
+        await sql`SET LOCAL statement_timeout = 0`.execute(trx);
+        return fn(trx);
+      });
     },
 
     /** Every game server, inactive ones too, in the players' order. */
