@@ -4,7 +4,7 @@ import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { type ReactNode, useRef, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { useFormErrors } from '../hooks/use-form-errors';
 import { ApiError } from '../lib/api-client';
 import { useUi } from '../lib/ui-store';
@@ -34,19 +34,28 @@ export function ReasonDialog(props: {
   minRows?: number;
   /** Shown under the field (a choice that goes with the reason). */
   extra?: ReactNode;
+  /** «Отмена», or the action done with the dialog on screen: what goes with the reason (`extra`) is cleared too. */
+  onCancel?(): void;
   submit(text: string): Promise<unknown>;
   /** Said when the answer comes after the dialog was closed and is a refusal: «Заявка №7 не отклонена». */
   refusedTitle: string;
 }) {
   const alert = useUi((s) => s.alert);
   // Each opening (opened, or showing another item) gets a number; an answer acts only on its own.
-  const openings = useRef({ n: 0, open: false, title: '' });
+  // Left (the operator went on to another card), the dialog is shown no more: a late refusal is alerted.
+  const openings = useRef({ n: 0, open: false, title: '', mounted: true });
   const o = openings.current;
   if (props.open && (!o.open || o.title !== props.title)) o.n += 1;
   o.open = props.open;
   o.title = props.title;
   const opening = o.n;
-  const stillShown = (n: number) => openings.current.open && openings.current.n === n;
+  const stillShown = (n: number) => openings.current.mounted && openings.current.open && openings.current.n === n;
+  useEffect(() => {
+    openings.current.mounted = true;
+    return () => {
+      openings.current.mounted = false;
+    };
+  }, []);
   const [sending, setSending] = useState<number | null>(null);
   // The typed reason belongs to what the dialog is about (its title names the request, code, incident
   // or user): opened for another one, it starts empty, so a reason is never sent for the wrong item.
@@ -63,6 +72,7 @@ export function ReasonDialog(props: {
   };
   const close = () => {
     setText('');
+    props.onCancel?.();
     hide();
   };
   const error = f.fieldError(field);

@@ -1,6 +1,7 @@
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
+import Typography from '@mui/material/Typography';
 import { type FormEvent, useState } from 'react';
 import { useStepUp } from '../lib/step-up';
 import { AppDialog } from './app-dialog';
@@ -36,6 +37,11 @@ export default function StepUpDialog() {
       }
     >
       <Stack component="form" id="step-up-form" onSubmit={submit} spacing={2}>
+        {shown?.about && (
+          <Typography sx={{ fontWeight: 500 }} data-testid="step-up-about">
+            {shown.about}
+          </Typography>
+        )}
         {shown && <Alert severity="info">{shown.message}</Alert>}
         <TwoFactorCodeField value={code} onChange={setCode} />
       </Stack>

@@ -6,8 +6,17 @@ import { ApiError } from './api-client';
  * balance into codes, show codes or mint an API key answer 403 `two_factor_required`; the call is
  * then asked again with the code the player types into one shared dialog (StepUpDialog).
  */
+/**
+ * `about` names what the code confirms when the screen may change under the prompt (an operator's action
+ * on one player while the admin area shows another); `tag` lets that screen cancel it when it goes away.
+ */
+export interface StepUpFor {
+  about?: string;
+  tag?: string;
+}
+
 interface StepUpState {
-  prompt: { message: string; resolve: (code: string | null) => void } | null;
+  prompt: ({ message: string; resolve: (code: string | null) => void } & StepUpFor) | null;
   answer(code: string | null): void;
 }
 
@@ -20,9 +29,14 @@ export const useStepUp = create<StepUpState>((set, get) => ({
 }));
 
 /** Opens the prompt; the typed code, or null when the player cancels. */
-export function askStepUpCode(message: string): Promise<string | null> {
+export function askStepUpCode(message: string, what: StepUpFor = {}): Promise<string | null> {
   useStepUp.getState().prompt?.resolve(null);
-  return new Promise((resolve) => useStepUp.setState({ prompt: { message, resolve } }));
+  return new Promise((resolve) => useStepUp.setState({ prompt: { message, resolve, ...what } }));
+}
+
+/** Cancels the open prompt if the screen tagged `tag` asked it (that screen is going away). */
+export function cancelStepUp(tag: string) {
+  if (useStepUp.getState().prompt?.tag === tag) useStepUp.getState().answer(null);
 }
 
 export const needsStepUp = (err: unknown): err is ApiError => err instanceof ApiError && err.body.two_factor_required === true;
@@ -31,14 +45,14 @@ export const needsStepUp = (err: unknown): err is ApiError => err instanceof Api
  * Runs a call; when the server asks for the second factor, asks the player and runs it again with
  * the code (again on a wrong code). Cancelling rethrows the server's refusal.
  */
-export async function withStepUp<T>(run: (twoFactorCode?: string) => Promise<T>): Promise<T> {
+export async function withStepUp<T>(run: (twoFactorCode?: string) => Promise<T>, what?: StepUpFor): Promise<T> {
   let code: string | undefined;
   for (;;) {
     try {
       return await run(code);
     } catch (err) {
       if (!needsStepUp(err)) throw err;
-      const typed = await askStepUpCode(err.message);
+      const typed = await askStepUpCode(err.message, what);
       if (typed === null) throw err;
       code = typed.trim();
     }

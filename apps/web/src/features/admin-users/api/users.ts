@@ -3,6 +3,9 @@ import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient }
 import { request } from '../../../lib/api-client';
 import { withStepUp } from '../../../lib/step-up';
 
+/** The tag of the step-up prompts a user's card asks (the card cancels them when the operator leaves it). */
+export const userCardTag = (id: number) => `admin-user:${id}`;
+
 export interface UserSearch {
   q: string;
   role?: 'admin' | 'vip' | 'blocked';
@@ -31,9 +34,9 @@ export function useUserActions(id: number) {
   return {
     // Making an operator takes the operator's own code (the shared step-up prompt); removing one does not.
     setAdmin: useMutation({
-      mutationFn: (admin: boolean) =>
+      mutationFn: ({ admin, about }: { admin: boolean; about: string }) =>
         admin
-          ? withStepUp((twoFactorCode) => request(adminSetUserAdmin, { params, body: { admin }, twoFactorCode }))
+          ? withStepUp((twoFactorCode) => request(adminSetUserAdmin, { params, body: { admin }, twoFactorCode }), { about, tag: userCardTag(id) })
           : request(adminSetUserAdmin, { params, body: { admin } }),
       onSuccess: done,
     }),
@@ -46,7 +49,8 @@ export function useUserActions(id: number) {
     unblock: useMutation({ mutationFn: () => request(adminUnblockUser, { params, body: {} }), onSuccess: done }),
     // The operator confirms with their own code (the shared step-up prompt).
     twoFactorOff: useMutation({
-      mutationFn: (reason: string) => withStepUp((twoFactorCode) => request(adminUserTwoFactorOff, { params, body: { reason }, twoFactorCode })),
+      mutationFn: ({ reason, about }: { reason: string; about: string }) =>
+        withStepUp((twoFactorCode) => request(adminUserTwoFactorOff, { params, body: { reason }, twoFactorCode }), { about, tag: userCardTag(id) }),
       onSuccess: done,
     }),
   };

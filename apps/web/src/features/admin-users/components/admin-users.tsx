@@ -72,10 +72,10 @@ export function AdminUsers() {
       ) : isError ? (
         <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить пользователей'}</Alert>
       ) : data.total === 0 ? (
-        <Typography color="text.secondary">Никого не нашли.</Typography>
+        <Typography color="textSecondary">Никого не нашли.</Typography>
       ) : (
         <>
-          <Typography variant="body2" color="text.secondary">
+          <Typography variant="body2" color="textSecondary">
             Найдено: {data.total}
           </Typography>
           <Paper variant="outlined" sx={scrollsSideways}>

@@ -4,6 +4,8 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { useStepUp } from '../../../lib/step-up';
+import { useUi } from '../../../lib/ui-store';
 import { answer, cleanup, settle } from '../../../test/dom';
 import { UserDetails } from './user-details';
 
@@ -63,5 +65,119 @@ describe('a blocked user’s card', () => {
     await act(async () => button('Разблокировать', unblockDialog()!).click());
     await settle();
     expect(unblocks).toEqual([`/api/admin/users/${user.id}/unblock`]);
+  });
+});
+
+describe('an action whose answer comes after the operator left the card', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+    useUi.setState({ dialog: { name: 'none' } });
+    useStepUp.setState({ prompt: null });
+  });
+
+  const active = (id: number, name: string): AdminUser => ({ ...user, id, name, blocked_at: null, two_factor: true });
+  const dialog = (testId: string) => document.querySelector(`[data-testid="${testId}"]`);
+  const field = (within: ParentNode) => within.querySelector('textarea:not([readonly])') as HTMLTextAreaElement;
+  const typeText = (input: HTMLTextAreaElement, text: string) =>
+    act(async () => {
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(input, text);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+
+  /** Card 42, then (on `show(43)`) card 43, keyed by id as the admin route renders it; `held` answers the action. */
+  async function cards(onAction: (url: string, body: unknown) => Promise<Response>) {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        const one = /^\/api\/admin\/users\/(\d+)$/.exec(url);
+        if (one) {
+          const id = Number(one[1]);
+          return answer(200, { user: active(id, id === 42 ? 'Ася' : 'Борис'), wallets: [], requests: [], codes: [], ledger: [] });
+        }
+        if (init?.method === 'POST') return onAction(url, JSON.parse(String(init.body)));
+        throw new Error(`unexpected ${url}`);
+      }),
+    );
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    const show = async (id: number) => {
+      await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(UserDetails, { key: id, id, currentUserId: 1 }))));
+      await settle();
+    };
+    await show(42);
+    return show;
+  }
+
+  it('a refused block is said in an alert that names the player, over the other card; a late success names them too', async () => {
+    let release: (r: Response) => void = () => {};
+    const show = await cards(() => new Promise((r) => (release = r)));
+    await act(async () => button('Заблокировать').click());
+    await typeText(field(dialog('block-dialog')!), 'мошенничество');
+    await act(async () => button('Заблокировать', dialog('block-dialog')!).click());
+    await show(43);
+    // Meanwhile the operator lost their rights: the refusal must not vanish with the card.
+    await act(async () => release(answer(403, { message: 'Только для администраторов' })));
+    await settle();
+    const shown = useUi.getState().dialog;
+    expect(shown).toMatchObject({ name: 'alert', text: '«Ася» не заблокирован', errors: ['Только для администраторов'] });
+    expect(document.querySelector('h1')?.textContent).toBe('Борис');
+
+    useUi.setState({ dialog: { name: 'none' } });
+    await show(42);
+    await act(async () => button('Заблокировать').click());
+    await typeText(field(dialog('block-dialog')!), 'мошенничество');
+    await act(async () => button('Заблокировать', dialog('block-dialog')!).click());
+    await show(43);
+    await act(async () => release(answer(200, { success: { ...active(42, 'Ася'), blocked_at: '2026-11-27T00:00:00Z' } })));
+    await settle();
+    expect(useUi.getState().snackbar.text).toBe('«Ася» заблокирован, его сеансы завершены');
+  });
+
+  it('Escape keeps «Аккаунт угнан» ticked with the typed reason; «Отмена» clears both', async () => {
+    const blocks: unknown[] = [];
+    await cards(async (_url, body) => {
+      blocks.push(body);
+      return answer(200, { success: active(42, 'Ася') });
+    });
+    const tick = () => dialog('block-dialog')!.querySelector('input[type="checkbox"]') as HTMLInputElement;
+    await act(async () => button('Заблокировать').click());
+    await typeText(field(dialog('block-dialog')!), 'угнали аккаунт');
+    await act(async () => tick().click());
+    expect(tick().checked).toBe(true);
+    await act(async () => dialog('block-dialog')!.querySelector('[role="dialog"]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })));
+    await settle();
+    await act(async () => button('Заблокировать').click());
+    expect(field(dialog('block-dialog')!).value).toBe('угнали аккаунт');
+    expect(tick().checked).toBe(true);
+    await act(async () => button('Отмена', dialog('block-dialog')!).click());
+    await settle();
+    await act(async () => button('Заблокировать').click());
+    expect(field(dialog('block-dialog')!).value).toBe('');
+    expect(tick().checked).toBe(false);
+    await typeText(field(dialog('block-dialog')!), 'угнали аккаунт');
+    await act(async () => tick().click());
+    await act(async () => button('Заблокировать', dialog('block-dialog')!).click());
+    await settle();
+    expect(blocks).toEqual([{ reason: 'угнали аккаунт', revoke_keys: true }]);
+  });
+
+  it('the operator\'s code asked for turning off one player\'s TOTP names that player and is withdrawn when the operator opens another card', async () => {
+    const calls: string[] = [];
+    const show = await cards(async (url) => {
+      calls.push(url);
+      return answer(403, { message: 'Подтвердите действие кодом из приложения', two_factor_required: true });
+    });
+    await act(async () => button('Отключить вход с кодом').click());
+    await typeText(field(dialog('two-factor-off-dialog')!), 'владелец подтвердил по видео');
+    await act(async () => button('Отключить', dialog('two-factor-off-dialog')!).click());
+    await settle();
+    expect(useStepUp.getState().prompt?.about).toBe('Отключить вход с кодом для «Ася» (id 42)');
+    await show(43);
+    expect(useStepUp.getState().prompt).toBeNull();
+    expect(calls).toEqual(['/api/admin/users/42/two_factor_off']);
+    expect(useUi.getState().dialog).toMatchObject({ name: 'alert', text: 'Вход с кодом для «Ася» не отключён' });
   });
 });

@@ -13,12 +13,13 @@ import TableCell from '@mui/material/TableCell';
 import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
-import { type ReactNode, useState } from 'react';
+import { type ReactNode, useEffect, useState } from 'react';
 import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
+import { cancelStepUp } from '../../../lib/step-up';
 import { formatAmount } from '../../../utils/format-amount';
 import { amountText, currencyWord } from '../../../utils/plural';
-import { useAdminUser } from '../api/users';
+import { useAdminUser, userCardTag } from '../api/users';
 import { UserChips } from './admin-users';
 import { AdminRoleDialog, BlockDialog, TwoFactorOffDialog, UnblockDialog, VipDialog } from './user-dialogs';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
@@ -38,7 +39,7 @@ function Section({ title, children, testId }: { title: string; children: ReactNo
 }
 
 function Empty({ text }: { text: string }) {
-  return <Typography color="text.secondary">{text}</Typography>;
+  return <Typography color="textSecondary">{text}</Typography>;
 }
 
 
@@ -62,7 +63,7 @@ function EntriesTable({ entries }: { entries: AdminLedgerEntry[] }) {
               <TableCell>
                 {transactionKindLabel(e.transaction_kind)}
                 {e.ref_type && (
-                  <Typography component="span" variant="body2" color="text.secondary">
+                  <Typography component="span" variant="body2" color="textSecondary">
                     {' '}
                     · {refTypeLabel(e.ref_type)} №{e.ref_id}
                   </Typography>
@@ -91,6 +92,8 @@ function EntriesTable({ entries }: { entries: AdminLedgerEntry[] }) {
 export function UserDetails({ id, currentUserId }: { id: number; currentUserId: number | null }) {
   const { data, isPending, isError, error } = useAdminUser(id);
   const [dialog, setDialog] = useState<'block' | 'stolen' | 'unblock' | 'vip' | 'admin' | 'two-factor' | null>(null);
+  // The operator's code asked for an action on this player is not asked over another player's card.
+  useEffect(() => () => cancelStepUp(userCardTag(id)), [id]);
 
   if (isPending) return <Skeleton variant="rounded" height={320} />;
   if (isError) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить пользователя'}</Alert>;
@@ -111,14 +114,14 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
               <Typography variant="h1">{user.name || 'Без имени'}</Typography>
               <UserChips u={user} />
             </Stack>
-            <Typography color="text.secondary">
+            <Typography color="textSecondary">
               id {user.id}
               {user.email && ` · ${user.email}`}
               {user.phone && ` · ${user.phone}`}
               {user.telegram_id && ` · Telegram ${user.telegram_id}`}
               {user.discord_id && ` · Discord ${user.discord_id}`}
             </Typography>
-            <Typography variant="body2" color="text.secondary">
+            <Typography variant="body2" color="textSecondary">
               Зарегистрирован {dateTime.format(new Date(user.created_at))}
               {user.blocked_at && ` · заблокирован ${dateTime.format(new Date(user.blocked_at))}`}
             </Typography>

@@ -57,6 +57,6 @@ describe('the admin-role dialog', () => {
     // While it is open, the player's VIP changes again: said, so the operator does not save over it unseen.
     user = { ...user, vip_until: until(70) };
     await mounted.render();
-    expect(document.querySelector('[data-testid="vip-changed"]')?.textContent).toMatch(/VIP игрока изменился, пока открыт этот диалог: теперь до/);
+    expect(document.querySelector('[data-testid="vip-changed"]')?.textContent).toMatch(/^VIP игрока изменился, пока открыт этот диалог \(теперь до \d+ [а-я]+ \d{4} г\.\)\. Проверьте дату\.$/);
   });
 });

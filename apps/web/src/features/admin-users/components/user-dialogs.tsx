@@ -6,7 +6,7 @@ import FormControlLabel from '@mui/material/FormControlLabel';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
@@ -20,6 +20,22 @@ const userLabel = (u: AdminUser) => {
 // The day in the operator's own time zone (YYYY-MM-DD), as the date field shows it and saving reads it.
 const dateOnly = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'long' });
 const isoDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+
+/**
+ * Whether the dialog is still on screen (open, its card not left): an answer that comes later only says
+ * its outcome, naming the player, and does not close a dialog the operator has opened since.
+ */
+function useStillShown(open: boolean) {
+  const shown = useRef({ open, mounted: true });
+  shown.current.open = open;
+  useEffect(() => {
+    shown.current.mounted = true;
+    return () => {
+      shown.current.mounted = false;
+    };
+  }, []);
+  return () => shown.current.mounted && shown.current.open;
+}
 
 const STOLEN_LEFTOVERS = 'ключи продавца, ключи доступа (passkeys), вебхук и чат Telegram для уведомлений';
 
@@ -35,10 +51,9 @@ export function BlockDialog({ user, open, onClose, stolen: alreadyBlocked = fals
   return (
     <ReasonDialog
       open={open}
-      onClose={() => {
-        setTicked(false);
-        onClose();
-      }}
+      // Escape or a click beside keeps the tick with the typed reason; «Отмена» and a block done clear both.
+      onClose={onClose}
+      onCancel={() => setTicked(false)}
       title={alreadyBlocked ? `Аккаунт ${userLabel(user)} угнан?` : `Заблокировать ${userLabel(user)}?`}
       refusedTitle={alreadyBlocked ? `Ключи ${userLabel(user)} не удалены` : `${userLabel(user)} не заблокирован`}
       testId="block-dialog"
@@ -61,8 +76,13 @@ export function BlockDialog({ user, open, onClose, stolen: alreadyBlocked = fals
       submit={(reason) =>
         block.mutateAsync({ reason, revokeKeys: stolen }).then(() => {
           setTicked(false);
+          const who = userLabel(user);
           showSnackbar(
-            alreadyBlocked ? 'Ключи угнанного аккаунта удалены' : stolen ? 'Пользователь заблокирован, его сеансы завершены, ключи удалены' : 'Пользователь заблокирован, его сеансы завершены',
+            alreadyBlocked
+              ? `Ключи угнанного аккаунта ${who} удалены`
+              : stolen
+                ? `${who} заблокирован, его сеансы завершены, ключи удалены`
+                : `${who} заблокирован, его сеансы завершены`,
           );
         })
       }
@@ -73,6 +93,9 @@ export function BlockDialog({ user, open, onClose, stolen: alreadyBlocked = fals
 export function UnblockDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
   const { unblock } = useUserActions(user.id);
   const alert = useUi((s) => s.alert);
+  const showSnackbar = useUi((s) => s.showSnackbar);
+  const stillShown = useStillShown(open);
+  const who = userLabel(user);
   return (
     <AppDialog
       open={open}
@@ -85,7 +108,15 @@ export function UnblockDialog({ user, open, onClose }: { user: AdminUser; open: 
           <Button
             variant="contained"
             disabled={unblock.isPending}
-            onClick={() => unblock.mutate(undefined, { onSuccess: onClose, onError: (e) => alert(e.message) })}
+            onClick={() =>
+              unblock.mutateAsync().then(
+                () => {
+                  showSnackbar(`${who} разблокирован`);
+                  if (stillShown()) onClose();
+                },
+                (e: Error) => alert(`${who} не разблокирован`, [e.message]),
+              )
+            }
           >
             Разблокировать
           </Button>
@@ -111,7 +142,11 @@ export function TwoFactorOffDialog({ user, open, onClose }: { user: AdminUser; o
       label="Причина и как проверен владелец"
       confirmLabel="Отключить"
       danger
-      submit={(reason) => twoFactorOff.mutateAsync(reason).then(() => showSnackbar('Вход с кодом отключён, сеансы пользователя завершены'))}
+      submit={(reason) =>
+        twoFactorOff
+          .mutateAsync({ reason, about: `Отключить вход с кодом для ${userLabel(user)} (id ${user.id})` })
+          .then(() => showSnackbar(`Вход с кодом для ${userLabel(user)} отключён, его сеансы завершены`))
+      }
     />
   );
 }
@@ -130,18 +165,21 @@ export function VipDialog({ user, open, onClose }: { user: AdminUser; open: bool
   const changedMeanwhile = open && opening.open && user.vip_until !== opening.vipUntil;
   const f = useFormErrors();
   const showSnackbar = useUi((s) => s.showSnackbar);
+  const alert = useUi((s) => s.alert);
+  const stillShown = useStillShown(open);
+  const who = userLabel(user);
   const close = () => {
     f.clear();
     onClose();
   };
   const save = (value: string | null) =>
-    setVip.mutate(value, {
-      onSuccess: () => {
-        showSnackbar(value ? 'VIP выдан' : 'VIP снят');
-        close();
+    setVip.mutateAsync(value).then(
+      () => {
+        showSnackbar(value ? `VIP для ${who} сохранён: до ${dateOnly.format(new Date(value))}` : `VIP для ${who} снят`);
+        if (stillShown()) close();
       },
-      onError: (e) => f.fromError(e),
-    });
+      (e: Error) => (stillShown() ? f.fromError(e) : alert(`VIP для ${who} не изменён`, [e.message])),
+    );
   return (
     <AppDialog
       open={open}
@@ -170,7 +208,7 @@ export function VipDialog({ user, open, onClose }: { user: AdminUser; open: bool
       <Stack spacing={2} sx={{ pt: 1 }}>
         {changedMeanwhile && (
           <Alert severity="warning" data-testid="vip-changed">
-            VIP игрока изменился, пока открыт этот диалог: {user.vip && user.vip_until ? `теперь до ${dateOnly.format(new Date(user.vip_until))}` : 'теперь его нет'}.
+            VIP игрока изменился, пока открыт этот диалог ({user.vip && user.vip_until ? `теперь до ${dateOnly.format(new Date(user.vip_until))}` : 'теперь его нет'}).
             Проверьте дату.
           </Alert>
         )}
@@ -192,6 +230,9 @@ export function VipDialog({ user, open, onClose }: { user: AdminUser; open: bool
 export function AdminRoleDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
   const { setAdmin } = useUserActions(user.id);
   const alert = useUi((s) => s.alert);
+  const showSnackbar = useUi((s) => s.showSnackbar);
+  const stillShown = useStillShown(open);
+  const who = userLabel(user);
   // Fixed when the dialog opens: the card read again after the change (while the dialog fades out) must
   // not turn «Сделать» into «Снять» under a second click.
   const [asked, setAsked] = useState<{ open: boolean; grant: boolean }>({ open, grant: !user.admin });
@@ -209,7 +250,15 @@ export function AdminRoleDialog({ user, open, onClose }: { user: AdminUser; open
             variant="contained"
             color={grant ? 'primary' : 'error'}
             disabled={setAdmin.isPending || grant === user.admin}
-            onClick={() => setAdmin.mutate(grant, { onSuccess: onClose, onError: (e) => alert(e.message) })}
+            onClick={() =>
+              setAdmin.mutateAsync({ admin: grant, about: `Сделать администратором ${who} (id ${user.id})` }).then(
+                () => {
+                  showSnackbar(grant ? `${who} теперь администратор` : `${who} больше не администратор`);
+                  if (stillShown()) onClose();
+                },
+                (e: Error) => alert(grant ? `${who} не стал администратором` : `Права администратора у ${who} не сняты`, [e.message]),
+              )
+            }
           >
             {grant ? 'Сделать' : 'Снять'}
           </Button>
