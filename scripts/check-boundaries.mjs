@@ -10,6 +10,10 @@
 // - a module never imports another module's repository;
 // - nothing but main.ts imports app.ts.
 //
+// And one rule of MUI 9 that TypeScript cannot see (its type takes any string): a component's `color`
+// prop names a palette colour (`color="textSecondary"`); a path (`color="text.secondary"`) was a system
+// prop, which MUI 9 dropped, and is silently ignored. `sx={{ color: 'text.secondary' }}` still takes one.
+//
 // Usage: node scripts/check-boundaries.mjs [root], root defaulting to this repository.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative, resolve } from 'node:path';
@@ -38,6 +42,12 @@ function webCrossings(src) {
         const otherFeature = to[0] === 'features' && to[1] !== ownFeature;
         if (otherFeature || to[0] === 'app') crossings.push(`${from.join('/')} imports ${to.join('/')}`);
       }
+    }
+  }
+  for (const file of walk(src).filter((f) => /\.tsx$/.test(f) && !/\.test\.tsx$/.test(f))) {
+    for (const [i, line] of readFileSync(file, 'utf8').split('\n').entries()) {
+      const path = /\scolor="([a-zA-Z]+\.[a-zA-Z]+)"/.exec(line);
+      if (path) crossings.push(`${relative(src, file)}:${i + 1} color="${path[1]}" (MUI 9 ignores a path: name the colour, or use sx)`);
     }
   }
   return crossings;
@@ -71,7 +81,7 @@ function serverCrossings(src) {
 
 let failed = false;
 for (const [dir, check, rule] of [
-  ['apps/web/src', webCrossings, "STYLE.md's boundaries (features never import each other; only app/ composes them)"],
+  ['apps/web/src', webCrossings, "STYLE.md's boundaries (features never import each other; only app/ composes them) or MUI 9's colour props"],
   ['apps/server/src', serverCrossings, "decision record 0015's layers"],
 ]) {
   const src = join(ROOT, dir);

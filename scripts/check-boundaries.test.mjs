@@ -46,6 +46,19 @@ describe('scripts/check-boundaries.mjs', () => {
     expect(r.status).toBe(0);
   });
 
+  it('fails a colour given as a path, which MUI 9 ignores, naming the file and line; sx may take one', () => {
+    const r = check(
+      tree({
+        ...CLEAN,
+        'apps/web/src/features/codes/code-line.tsx':
+          "import Typography from '@mui/material/Typography';\nexport const A = () => <Typography color=\"textSecondary\" sx={{ color: 'text.secondary' }}>a</Typography>;\nexport const B = () => <Typography variant=\"body2\" color=\"text.secondary\">b</Typography>;\n",
+      }),
+    );
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('features/codes/code-line.tsx:3 color="text.secondary"');
+    expect(r.stderr).not.toContain('code-line.tsx:2');
+  });
+
   it('fails a route that imports Kysely, naming the file', () => {
     const r = check(tree({ ...CLEAN, 'apps/server/src/modules/wallets/wallets.routes.ts': "import { sql } from 'kysely';\n" }));
     expect(r.status).toBe(1);

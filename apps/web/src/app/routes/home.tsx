@@ -39,7 +39,7 @@ export function HomeRoute() {
         <Typography variant="h1" gutterBottom>
           Кошелёк адены
         </Typography>
-        <Typography color="text.secondary">
+        <Typography color="textSecondary">
           Пополняйте и выводите адену и монеты эйнхасад через кассира сервиса и превращайте баланс в подарочные коды.
         </Typography>
       </div>

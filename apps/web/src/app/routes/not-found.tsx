@@ -7,7 +7,7 @@ export function NotFoundRoute() {
   return (
     <Stack spacing={2} sx={{ alignItems: 'flex-start' }}>
       <Typography variant="h1">Страница не найдена</Typography>
-      <Typography color="text.secondary">Такой страницы нет. Возможно, ссылка устарела или в адресе опечатка.</Typography>
+      <Typography color="textSecondary">Такой страницы нет. Возможно, ссылка устарела или в адресе опечатка.</Typography>
       <Button variant="contained" component={RouterLink} to="/">
         На главную
       </Button>

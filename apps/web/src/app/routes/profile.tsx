@@ -20,7 +20,7 @@ export default function ProfileRoute() {
   return (
     <Stack spacing={3} component="article">
       <Typography variant="h1">Профиль</Typography>
-      <Typography color="text.secondary">{user.name || 'Игрок'}</Typography>
+      <Typography color="textSecondary">{user.name || 'Игрок'}</Typography>
       {/* sections: one line per feature */}
       <SecuritySection />
       <TwoFactorSection />

@@ -29,7 +29,7 @@ export function Footer({ profile = false }: { profile?: boolean }) {
           </Hint>
         ))}
       </Box>
-      <Typography variant="body2" color="text.secondary" data-testid="copyright">
+      <Typography variant="body2" color="textSecondary" data-testid="copyright">
         © {COPYRIGHT_START_YEAR}–{new Date().getFullYear()} Адена Кошелёк
       </Typography>
     </Box>

@@ -53,7 +53,7 @@ function Changes({ e }: { e: AdminAuditEntry }) {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
     (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
   );
-  if (keys.length === 0) return <Typography color="text.disabled">без изменений</Typography>;
+  if (keys.length === 0) return <Typography color="textDisabled">без изменений</Typography>;
   const created = e.before === null;
   return (
     <Box component="ul" sx={{ m: 0, pl: 2, fontSize: '0.875rem', wordBreak: 'break-word' }}>
@@ -119,7 +119,7 @@ export function AdminAuditLog() {
       ) : isError ? (
         <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить журнал'}</Alert>
       ) : data.total === 0 ? (
-        <Typography color="text.secondary">Записей нет.</Typography>
+        <Typography color="textSecondary">Записей нет.</Typography>
       ) : (
         <>
           <Paper variant="outlined" sx={scrollsSideways}>
@@ -139,7 +139,7 @@ export function AdminAuditLog() {
                     <TableCell sx={{ whiteSpace: 'nowrap' }}>{dateTime.format(new Date(e.created_at))}</TableCell>
                     <TableCell>
                       {e.admin_name || e.admin_email || '—'}
-                      <Typography variant="body2" color="text.secondary">
+                      <Typography variant="body2" color="textSecondary">
                         id {e.admin_id}
                       </Typography>
                     </TableCell>

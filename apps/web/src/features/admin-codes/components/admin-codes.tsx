@@ -82,7 +82,7 @@ function CancelDialog({ code, open, onClose }: { code: AdminCode; open: boolean;
 function Field({ label, children }: { label: string; children: ReactNode }) {
   return (
     <Stack spacing={0.25} sx={{ minWidth: 150 }}>
-      <Typography variant="body2" color="text.secondary">
+      <Typography variant="body2" color="textSecondary">
         {label}
       </Typography>
       <Typography component="div">{children}</Typography>
@@ -121,7 +121,7 @@ export function AdminCodes() {
         text: (
           <>
             <PersonLink p={a.user} /> — {ATTEMPT[a.result]}
-            {a.ip && <Typography component="span" variant="body2" color="text.secondary">{` · IP ${a.ip}`}</Typography>}
+            {a.ip && <Typography component="span" variant="body2" color="textSecondary">{` · IP ${a.ip}`}</Typography>}
           </>
         ),
       });
@@ -169,7 +169,7 @@ export function AdminCodes() {
       </Stack>
 
       {!lookup ? (
-        <Typography color="text.secondary">Введите код целиком или его номер. По коду видна вся его история: выпуск, попытки активации, инциденты, проводки.</Typography>
+        <Typography color="textSecondary">Введите код целиком или его номер. По коду видна вся его история: выпуск, попытки активации, инциденты, проводки.</Typography>
       ) : isFetching && !data ? (
         <Skeleton variant="rounded" height={260} />
       ) : isError ? (
@@ -194,7 +194,7 @@ export function AdminCodes() {
                 )}
               </Stack>
               {data.code.sert_masked && (
-                <Typography variant="body2" color="text.secondary">
+                <Typography variant="body2" color="textSecondary">
                   Код скрыт: целиком его видно, только если искать по самому коду.
                 </Typography>
               )}
@@ -236,7 +236,7 @@ export function AdminCodes() {
           <Stack spacing={1}>
             <Typography variant="h2">Проводки</Typography>
             {data.ledger.length === 0 ? (
-              <Typography color="text.secondary">Проводок нет.</Typography>
+              <Typography color="textSecondary">Проводок нет.</Typography>
             ) : (
               <Paper variant="outlined" sx={scrollsSideways}>
                 <Table size="small" aria-label="Проводки кода">

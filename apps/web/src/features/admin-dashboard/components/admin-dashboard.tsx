@@ -26,7 +26,7 @@ const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyl
 function Tile({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {
   return (
     <Paper variant="outlined" sx={{ p: 2, flex: 1, minWidth: 0 }} data-testid={testId}>
-      <Typography variant="body2" color="text.secondary" gutterBottom>
+      <Typography variant="body2" color="textSecondary" gutterBottom>
         {title}
       </Typography>
       {children}
@@ -42,7 +42,7 @@ function Oldest({ r }: { r: NonNullable<NonNullable<ReturnType<typeof useAdminDa
       <Typography variant="h2" component="p" color={waited >= 60 ? 'error' : undefined}>
         {minutesText(waited)}
       </Typography>
-      <Typography variant="body2" color="text.secondary">
+      <Typography variant="body2" color="textSecondary">
         №{r.id} · {r.type === 'input' ? `пополнение на ${amountText(r.amount, r.currency_type, '\u00a0', 'acc')}` : `вывод ${amountText(r.amount, r.currency_type, '\u00a0', 'gen')}`} · {r.gamesserver} · с{' '}
         {dateTime.format(new Date(r.created_at))}
       </Typography>
@@ -72,7 +72,7 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
         <b>{v.count}</b> на {formatAmount(v.sum)}
       </>
     ) : (
-      <Typography component="span" color="text.disabled">
+      <Typography component="span" color="textDisabled">
         —
       </Typography>
     );
@@ -90,7 +90,7 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
           {data.oldest ? (
             <Oldest r={data.oldest} />
           ) : (
-            <Typography variant="h2" component="p" color="text.secondary">
+            <Typography variant="h2" component="p" color="textSecondary">
               Никто
             </Typography>
           )}
@@ -99,7 +99,7 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
           <Typography variant="h2" component="p">
             {data.median_all_minutes === null ? '—' : approx(data.median_all_minutes)}
           </Typography>
-          <Typography variant="body2" color="text.secondary">
+          <Typography variant="body2" color="textSecondary">
             обработано заявок: {data.processed_24h}
           </Typography>
         </Tile>
@@ -120,7 +120,7 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
               {rows.size === 0 ? (
                 <TableRow>
                   <TableCell colSpan={4}>
-                    <Typography color="text.secondary">Ожидающих заявок нет.</Typography>
+                    <Typography color="textSecondary">Ожидающих заявок нет.</Typography>
                   </TableCell>
                 </TableRow>
               ) : (

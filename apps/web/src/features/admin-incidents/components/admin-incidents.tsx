@@ -80,7 +80,7 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
   return (
     <Stack spacing={2} data-view="admin-incidents">
       <Typography variant="h1">Инциденты</Typography>
-      <Typography color="text.secondary">
+      <Typography color="textSecondary">
         Кто-то пытался активировать уже активированный или отменённый код — чаще всего продавец отдал один код двум покупателям.
       </Typography>
       <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap' }}>
@@ -111,7 +111,7 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
       ) : isError ? (
         <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить инциденты'}</Alert>
       ) : data.total === 0 ? (
-        <Typography color="text.secondary">Инцидентов нет.</Typography>
+        <Typography color="textSecondary">Инцидентов нет.</Typography>
       ) : (
         <>
           <Paper variant="outlined" sx={scrollsSideways}>
@@ -138,7 +138,7 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
                         <Link component={RouterLink} to={`/admin/codes?id=${i.code_id}`} sx={{ fontFamily: 'monospace', whiteSpace: 'nowrap' }}>
                           {i.sert}
                         </Link>
-                        <Typography variant="body2" color="text.secondary">
+                        <Typography variant="body2" color="textSecondary">
                           {i.gamesserver} · {formatAmount(i.nominal)} · {CODE_STATUS[i.code_status]}
                         </Typography>
                       </TableCell>
@@ -148,7 +148,7 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
                       <TableCell>
                         <PersonLink p={i.attempted_by} />
                         {i.attempt_ip && (
-                          <Typography variant="body2" color="text.secondary">
+                          <Typography variant="body2" color="textSecondary">
                             IP {i.attempt_ip}
                           </Typography>
                         )}
@@ -160,13 +160,13 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
                         {note ? (
                           <Stack spacing={0.25} data-testid="incident-resolution">
                             <Typography variant="body2">{note.note}</Typography>
-                            <Typography variant="body2" color="text.secondary">
+                            <Typography variant="body2" color="textSecondary">
                               {note.resolved_by_name || `админ ${note.resolved_by}`} · {dateTime.format(new Date(note.resolved_at))}
                             </Typography>
                           </Stack>
                         ) : resolutions.isPending ? null : resolutions.isError && !resolutions.data ? (
                           // Unknown whether it is closed: no button that may close it twice.
-                          <Typography variant="body2" color="text.secondary" data-testid="incident-resolution-unknown">
+                          <Typography variant="body2" color="textSecondary" data-testid="incident-resolution-unknown">
                             Заметки не загрузились
                           </Typography>
                         ) : (

@@ -40,7 +40,7 @@ export function AccountEntries({ id }: { id: number }) {
         <Typography variant="h1">
           {a.kind === 'wallet' && a.wallet_id !== null ? `Кошелёк №${a.wallet_id}` : ACCOUNT_KINDS[a.kind]} · {a.gamesserver}
         </Typography>
-        <Typography color="text.secondary">
+        <Typography color="textSecondary">
           Счёт {a.key} · {CURRENCIES[a.currency_type].title}
           {a.user_id !== null && (
             <>
@@ -57,14 +57,14 @@ export function AccountEntries({ id }: { id: number }) {
           {amountText(Math.abs(a.balance), a.currency_type, '\u00a0')}
         </Typography>
         {a.kind === 'cash' && (
-          <Typography variant="body2" color="text.secondary">
+          <Typography variant="body2" color="textSecondary">
             Касса ведётся со знаком минус — это встречная сторона балансов игроков: кассир получил в игре {amountText(a.balance === 0 ? 0 : -a.balance, a.currency_type, '\u00a0', 'acc')}{' '}
             за вычетом выплат.
           </Typography>
         )}
       </div>
       {data.total === 0 ? (
-        <Typography color="text.secondary">Записей нет.</Typography>
+        <Typography color="textSecondary">Записей нет.</Typography>
       ) : (
         <>
           <Paper variant="outlined" sx={scrollsSideways}>
@@ -91,7 +91,7 @@ export function AccountEntries({ id }: { id: number }) {
                       {e.ref_type ? `${refTypeLabel(e.ref_type)} №${e.ref_id}` : '—'}
                       {e.actor_user_id !== null && (
                         // The entry carries only the actor's id: their card has the name.
-                        <Typography component="span" variant="body2" color="text.secondary">
+                        <Typography component="span" variant="body2" color="textSecondary">
                           {' '}
                           · кто:{' '}
                           {e.actor_user_id === a.user_id ? (

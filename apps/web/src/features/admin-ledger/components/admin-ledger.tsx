@@ -50,7 +50,7 @@ function AuditPanel() {
         <Button variant="contained" onClick={() => void audit.refetch()} disabled={audit.isFetching}>
           {audit.isFetching ? 'Проверяем…' : 'Проверить журнал'}
         </Button>
-        <Typography variant="body2" color="text.secondary">
+        <Typography variant="body2" color="textSecondary">
           Сверяет каждую проводку, баланс каждого кошелька, удержания с заявками и депонент с кодами.
         </Typography>
       </Stack>
@@ -145,7 +145,7 @@ export function AdminLedger() {
                 </TableBody>
               </Table>
             </Paper>
-            <Typography variant="body2" color="text.secondary">
+            <Typography variant="body2" color="textSecondary">
               Рассчитано {dateTime.format(new Date(data.computed_at))}. Суммы — по журналу проводок; нажмите на сумму, чтобы увидеть записи счёта.
             </Typography>
           </>

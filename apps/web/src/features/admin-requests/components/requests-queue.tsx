@@ -70,29 +70,36 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
           <Typography variant="body2">
             {r.gamesserver}: {deposit ? 'персонаж' : 'передать персонажу'} <b>{r.nick}</b>
             <CopyButton text={r.nick} label={`Скопировать ник ${r.nick}`} />
-            {deposit && <> → кассир <b>{r.cashier_nick}</b></>}
+            {deposit && (
+              <>
+                {' '}
+                <span style={{ whiteSpace: 'nowrap' }}>
+                  → кассир <b>{r.cashier_nick}</b>
+                </span>
+              </>
+            )}
           </Typography>
           {r.nick_shared && r.status === 'pending' && (
             // Nicks are not unique: the adena may come from (or must go to) another player's character of that name.
-            <Typography variant="body2" color="warning.main" data-testid="nick-shared">
+            <Alert severity="warning" variant="outlined" sx={{ py: 0 }} data-testid="nick-shared">
               {deposit
                 ? 'Этот ник указал и другой игрок на этом сервере: убедитесь, что адену передал владелец заявки.'
-                : 'Этот ник указал и другой игрок на этом сервере.'}
-            </Typography>
+                : 'Этот ник указал и другой игрок на этом сервере: убедитесь, что персонаж принадлежит владельцу заявки.'}
+            </Alert>
           )}
-          <Typography variant="body2" color="text.secondary">
+          <Typography variant="body2" color="textSecondary">
             {r.user.name || 'Без имени'} · {r.user.email ?? r.user.phone ?? `id ${r.user.id}`} · {dateTime.format(new Date(r.created_at))}
             {waited !== null && ` · ждёт ${minutesText(waited)}`}
           </Typography>
           {r.comment && (
-            <Typography variant="body2" color="text.secondary">
+            <Typography variant="body2" color="textSecondary">
               Комментарий: {r.comment}
             </Typography>
           )}
         </Stack>
         {r.status === 'pending' && r.user.id === meId && (
           // The server refuses an operator their own request (403): another operator decides it.
-          <Typography variant="body2" color="text.secondary" sx={{ flexShrink: 0, maxWidth: { sm: 200 } }}>
+          <Typography variant="body2" color="textSecondary" sx={{ flexShrink: 0, maxWidth: { sm: 200 } }}>
             Ваша заявка: её выполнит другой оператор
           </Typography>
         )}
@@ -112,7 +119,7 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
               </Button>
             ) : (
               // While the claim stands only its holder decides; the card says when anyone may take it over.
-              <Typography variant="body2" color="text.secondary" data-testid="claim-lapse" sx={{ maxWidth: { sm: 200 } }}>
+              <Typography variant="body2" color="textSecondary" data-testid="claim-lapse" sx={{ maxWidth: { sm: 200 } }}>
                 {claimLapseText(r.claim_lapses_at, claimAge)}
               </Typography>
             )}
@@ -239,10 +246,10 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Array<
       {isPending ? (
         !isError && <Skeleton variant="rounded" height={200} />
       ) : data === undefined ? null : data.total === 0 ? (
-        <Typography color="text.secondary">Заявок нет.</Typography>
+        <Typography color="textSecondary">Заявок нет.</Typography>
       ) : (
         <>
-          <Typography variant="body2" color="text.secondary">
+          <Typography variant="body2" color="textSecondary">
             {queueOrderText(filters.status)} Всего: {data.total}
           </Typography>
           {data.data.map((r) => (

@@ -38,7 +38,7 @@ function Holdings({ serverId }: { serverId: number }) {
     .map((currency) => ({ currency, owed: data.find((r) => r.currency_type === currency)?.owed ?? 0 }))
     .filter((h) => h.owed > 0)
     .map((h) => amountText(h.owed, h.currency, '\u00a0', 'acc'));
-  if (held.length === 0) return <Typography sx={{ mt: 1.5 }} color="text.secondary">Денег игроков на нём нет.</Typography>;
+  if (held.length === 0) return <Typography sx={{ mt: 1.5 }} color="textSecondary">Денег игроков на нём нет.</Typography>;
   return (
     <Alert severity="warning" data-testid="server-holdings" sx={{ mt: 1.5 }}>
       Игроки держат на нём {held.join(' и ')} — на кошельках, в заявках на вывод и в неактивированных кодах. Пока сервер скрыт, новые заявки на вывод
@@ -68,7 +68,7 @@ export function AdminServers({ onChanged }: { onChanged?: () => void }) {
           Добавить сервер
         </Button>
       </Stack>
-      <Typography color="text.secondary">Изменения видны игрокам сразу и записываются в журнал действий.</Typography>
+      <Typography color="textSecondary">Изменения видны игрокам сразу и записываются в журнал действий.</Typography>
       {isPending ? (
         <Skeleton variant="rounded" height={220} />
       ) : isError ? (

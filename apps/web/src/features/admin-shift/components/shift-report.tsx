@@ -57,7 +57,7 @@ export function ShiftReport() {
           Скачать CSV
         </Button>
       </Stack>
-      <Typography variant="body2" color="text.secondary">
+      <Typography variant="body2" color="textSecondary">
         Время — московское. Медиана считается по заявкам, которые оператор сам взял в работу и решил.
       </Typography>
       {isPending ? (
@@ -65,7 +65,7 @@ export function ShiftReport() {
       ) : isError && !data ? (
         <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить отчёт'}</Alert>
       ) : data && data.operators.length === 0 ? (
-        <Typography color="text.secondary">
+        <Typography color="textSecondary">
           С {day.format(new Date(data.from))} по {day.format(new Date(new Date(data.to).getTime() - 1))} операторы не решили ни одной заявки.
         </Typography>
       ) : data ? (

@@ -46,7 +46,7 @@ export function TwoFactorStep() {
         </Link>
       }
     >
-      <Typography color="text.secondary">Введите 6 цифр из приложения-аутентификатора или один из резервных кодов.</Typography>
+      <Typography color="textSecondary">Введите 6 цифр из приложения-аутентификатора или один из резервных кодов.</Typography>
       <Stack component="form" spacing={2} noValidate onSubmit={submit}>
         <TextField
           label="Код"

@@ -58,7 +58,7 @@ function AllCodes({ gameServerId }: { gameServerId: number }) {
           <Alert severity="error">Не удалось загрузить коды. Обновите страницу.</Alert>
         )
       ) : !data ? null : data.total === 0 ? (
-        <Typography color="text.secondary">{status === null ? 'Вы ещё не выпускали коды на этом сервере.' : 'Таких кодов нет.'}</Typography>
+        <Typography color="textSecondary">{status === null ? 'Вы ещё не выпускали коды на этом сервере.' : 'Таких кодов нет.'}</Typography>
       ) : (
         <>
           <List disablePadding>

@@ -73,7 +73,7 @@ function NominalTile({ nominal, price, onClick }: { nominal: number; price: numb
       }}
     >
       <Typography sx={{ fontWeight: 700, fontSize: '1.2rem', lineHeight: 1.3 }}>{adenShort(nominal)}</Typography>
-      <Typography variant="body2" color="text.secondary" sx={{ overflowWrap: 'anywhere' }}>
+      <Typography variant="body2" color="textSecondary" sx={{ overflowWrap: 'anywhere' }}>
         цена {aden(price)}
       </Typography>
       <Typography variant="body2" sx={{ color: 'primary.main', fontWeight: 600, mt: 0.5 }}>
@@ -132,14 +132,14 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
         testId="nominals"
         action={
           isSignedIn && balance !== null ? (
-            <Typography color="text.secondary" data-testid="codes-balance">
+            <Typography color="textSecondary" data-testid="codes-balance">
               Баланс: <b>{aden(balance)}</b>
             </Typography>
           ) : undefined
         }
       >
         {isSignedIn && <IncidentsNotice />}
-        <Typography color="text.secondary">
+        <Typography color="textSecondary">
           Код — это сертификат на адену: передайте его другу или покупателю, и он активирует его на своём кошельке на {server.name}.
         </Typography>
         {/* A failed refresh (a restart of the service) keeps the prices read before: they are checked when paid anyway. */}
@@ -165,7 +165,7 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
         <ActivationForm serverName={serverName} />
         {auth?.user_kod && (
           <Stack direction="row" useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', gap: 1 }} data-testid="user-kod">
-            <Typography variant="body2" color="text.secondary">
+            <Typography variant="body2" color="textSecondary">
               Последний активированный вами код на {server.name}: {aden(auth.user_kod.nominal)}
             </Typography>
             <Chip size="small" variant="outlined" label={CODE_STATUS[auth.user_kod.status].label} color={CODE_STATUS[auth.user_kod.status].color} />
@@ -184,7 +184,7 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
 
       {isSignedIn && (
         <Section title="Свои номиналы" testId="user-variants-section">
-          <Typography color="text.secondary">
+          <Typography color="textSecondary">
             Нужен другой номинал или сразу много кодов? Создайте вариант: от {adenShort(server.min_nominal)}, до 100 кодов за раз.
           </Typography>
           {auth ? <UserVariantsList userVariants={auth.pricekods} codes={auth.svoy_variant_kods} /> : <Skeleton variant="rounded" height={40} />}

@@ -56,7 +56,7 @@ export function ErrorCodeDialog() {
               Кто-то пытался активировать ваш код <b style={{ overflowWrap: 'anywhere' }}>{incident.sert}</b> на {aden(incident.nominal)} (
               {incident.gamesserver}), но он уже {incident.code_status === 'cancelled' ? 'отменён' : 'активирован'}.
             </Typography>
-            <Typography variant="body2" color="text.secondary">
+            <Typography variant="body2" color="textSecondary">
               Обычно так бывает, когда один код передали двум покупателям. Проверьте, кому вы его отправляли. Попытка была{' '}
               {dateTime.format(new Date(incident.created_at))}.
             </Typography>

@@ -49,7 +49,7 @@ export function CodeItem({ code }: { code: Code }) {
         {/* Only an open code is worth passing on: an activated or cancelled one no longer works. */}
         {code.status === 'active' && code.sert && !code.sert_masked && <CopyButton text={code.sert} label="Скопировать код" />}
       </Stack>
-      <Typography variant="body2" color="text.secondary">
+      <Typography variant="body2" color="textSecondary">
         {dateTime.format(new Date(code.created_at))}
         {code.pricekod_id !== null ? ' · свой номинал' : ''}
         {code.activated_at ? ` · активирован ${dateTime.format(new Date(code.activated_at))}` : ''}
@@ -64,7 +64,7 @@ function MaskedCodesNote({ gameServerId }: { gameServerId: number }) {
   const alert = useUi((s) => s.alert);
   return (
     <Stack direction="row" useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', gap: 1, mb: 1 }} data-testid="masked-codes-note">
-      <Typography variant="body2" color="text.secondary" sx={{ flex: '1 1 16rem' }}>
+      <Typography variant="body2" color="textSecondary" sx={{ flex: '1 1 16rem' }}>
         У вас включён вход с кодом, поэтому тексты кодов скрыты. Покажем их после кода из приложения — на 10 минут.
       </Typography>
       <Button
@@ -91,7 +91,7 @@ function MaskedCodesNote({ gameServerId }: { gameServerId: number }) {
 export function MyCodesList({ codes, gameServerId }: { codes: Code[]; gameServerId: number }) {
   if (codes.length === 0) {
     return (
-      <Typography color="text.secondary" data-testid="my-codes-empty">
+      <Typography color="textSecondary" data-testid="my-codes-empty">
         Открытых кодов нет. Нажмите «Купить код» у номинала — код появится здесь.
       </Typography>
     );

@@ -149,7 +149,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
           <Typography>
             Код на <b>{aden(revealed.nominal)}</b>. С баланса списано {aden(revealed.summa)}.
           </Typography>
-          <Typography variant="body2" color="text.secondary">
+          <Typography variant="body2" color="textSecondary">
             Передайте код тому, кто будет его активировать: адена поступит на его кошелёк на этом сервере. Код виден только вам и остаётся в
             списке «Мои коды», пока его не активируют или вы его не отмените.
           </Typography>
@@ -160,7 +160,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
             С баланса спишется <b data-testid="show-code-price">{aden(d.price)}</b>: номинал {aden(d.nominal)} и комиссия {aden(d.price - d.nominal)}.
           </Typography>
           {balance !== null && (
-            <Typography variant="body2" color="text.secondary">
+            <Typography variant="body2" color="textSecondary">
               На балансе {aden(balance)}.
             </Typography>
           )}

@@ -64,7 +64,7 @@ function ThresholdForm({ server, telegramPrice, delivery }: { server: Gamesserve
       }}
     >
       {telegramPrice === null ? (
-        <Typography color="text.secondary">Порог не задан: сообщений о балансе на {server.name} нет.</Typography>
+        <Typography color="textSecondary">Порог не задан: сообщений о балансе на {server.name} нет.</Typography>
       ) : delivery === 'linked' ? (
         <Typography data-testid="telegram-threshold">
           Сейчас: сообщение придёт, когда баланс адены на {server.name} станет меньше <b>{adenGen(telegramPrice)}</b>.
@@ -180,7 +180,7 @@ export function SubscribeTelegramDialog({ server, telegramPrice }: { server: Gam
             >
               Подключить Telegram
             </Button>
-            <Typography variant="body2" color="text.secondary">
+            <Typography variant="body2" color="textSecondary">
               Откроется бот: нажмите в нём «Старт», затем вернитесь сюда.
             </Typography>
           </Stack>

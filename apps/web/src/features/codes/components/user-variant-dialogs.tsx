@@ -50,7 +50,7 @@ export function UserVariantsList({ userVariants, codes }: { userVariants: Pricek
                 <Typography sx={{ fontWeight: 700 }}>
                   {adenShort(p.nominal)} × {codesCount(p.count)}
                 </Typography>
-                <Typography variant="body2" color="text.secondary">
+                <Typography variant="body2" color="textSecondary">
                   Цена кода {aden(p.price)} · не активировано {formatAmount(p.open_count)} из {formatAmount(p.count)}
                 </Typography>
               </Stack>
@@ -121,7 +121,7 @@ function VariantFields(props: {
         slotProps={{ htmlInput: { inputMode: 'numeric', 'data-testid': 'count-input' } }}
       />
       {each !== null && form.parsedCount !== null && form.parsedCount > 0 && (
-        <Typography color="text.secondary">
+        <Typography color="textSecondary">
           Цена кода ≈ {aden(each)} (комиссия {(props.feeBp / 100).toLocaleString('ru-RU')}%), всего ≈ <b>{aden(each * form.parsedCount)}</b>.
         </Typography>
       )}
@@ -190,7 +190,7 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
       }
     >
       <Stack component="form" id="user-variant-form" spacing={2} sx={{ pt: 1 }} onSubmit={submit} noValidate>
-        <Typography color="text.secondary">Выпустите сразу несколько кодов своего номинала — например, для продажи. Цена списывается при создании.</Typography>
+        <Typography color="textSecondary">Выпустите сразу несколько кодов своего номинала — например, для продажи. Цена списывается при создании.</Typography>
         {f.formError && <Alert severity="error">{f.formError}</Alert>}
         <VariantFields form={form} f={f} server={server} feeBp={feeBp} />
       </Stack>
@@ -257,7 +257,7 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
   return (
     <>
       <Stack component="form" id="edit-variant-form" spacing={2} sx={{ pt: 1 }} onSubmit={submit} noValidate>
-        <Typography color="text.secondary">
+        <Typography color="textSecondary">
           Сейчас: {codesCount(d.count)} по {adenShort(d.nominal)}, оплачено {aden(d.initialTotalAden)}. Изменение касается только не активированных
           кодов.
         </Typography>
@@ -337,7 +337,7 @@ export function CreateSuccessDialog() {
           <Typography>
             С баланса списано <b data-testid="create-success-summa">{aden(d.summa)}</b>.
           </Typography>
-          <Typography variant="body2" color="text.secondary">
+          <Typography variant="body2" color="textSecondary">
             {d.count === 1 ? 'Код — в списке «Мои коды», там его можно скопировать.' : 'Все коды — в списке «Мои коды», там их можно скопировать.'}
           </Typography>
         </Stack>

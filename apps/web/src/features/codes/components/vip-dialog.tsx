@@ -98,7 +98,7 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
           <li>Заявки на вывод обрабатываются в первую очередь.</li>
         </Stack>
         <div>
-          <Typography variant="body2" color="text.secondary" gutterBottom>
+          <Typography variant="body2" color="textSecondary" gutterBottom>
             Срок
           </Typography>
           <ToggleButtonGroup exclusive size="small" value={count} onChange={(_, v: number | null) => v && setCount(v)} aria-label="Срок VIP" sx={{ flexWrap: 'wrap' }}>

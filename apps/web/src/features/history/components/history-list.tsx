@@ -61,7 +61,7 @@ function HistoryItem({ item }: { item: Request }) {
           {incoming ? '+' : '−'}
           {amountText(item.amount, item.currency_type, '\u00a0')}
         </Typography>
-        <Typography variant="body2" color="text.secondary">
+        <Typography variant="body2" color="textSecondary">
           {item.gamesserver} · {item.nick ?? '—'}
           {incoming && item.status === 'pending' && item.cashier_nick ? ` → кассир ${item.cashier_nick}` : ''} ·{' '}
           <Box component="span" sx={{ whiteSpace: 'nowrap' }}>
@@ -69,7 +69,7 @@ function HistoryItem({ item }: { item: Request }) {
           </Box>
         </Typography>
         {item.comment && (
-          <Typography variant="body2" color="text.secondary">
+          <Typography variant="body2" color="textSecondary">
             Комментарий оператора: {item.comment}
           </Typography>
         )}
@@ -178,7 +178,7 @@ function ServerHistory({ gameServerId }: { gameServerId: number | null }) {
   }, [emptyPage, data?.total]);
   if (isPending) return <Skeleton variant="rounded" height={160} />;
   if (isError) return <Alert severity="error">Не удалось загрузить историю. Обновите страницу.</Alert>;
-  if (data.total === 0) return <Typography color="text.secondary">Заявок пока нет. Пополните кошелёк — заявка появится здесь.</Typography>;
+  if (data.total === 0) return <Typography color="textSecondary">Заявок пока нет. Пополните кошелёк — заявка появится здесь.</Typography>;
   const pages = Math.ceil(data.total / HISTORY_PAGE_SIZE);
   return (
     <Stack spacing={2}>

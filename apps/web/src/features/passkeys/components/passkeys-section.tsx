@@ -71,7 +71,7 @@ export function PasskeysSection() {
         <Typography id="passkeys-title" variant="h2" sx={{ fontSize: 20 }}>
           Ключи доступа
         </Typography>
-        <Typography color="text.secondary">Вход отпечатком, лицом или PIN-кодом устройства — без пароля и кода.</Typography>
+        <Typography color="textSecondary">Вход отпечатком, лицом или PIN-кодом устройства — без пароля и кода.</Typography>
         {keys.length > 0 && (
           <List dense data-testid="passkeys-list">
             {keys.map((k) => (
@@ -98,7 +98,7 @@ export function PasskeysSection() {
         )}
         {error && <Alert severity="error">{error}</Alert>}
         {keys.length >= PASSKEYS_MAX ? (
-          <Typography variant="body2" color="text.secondary" data-testid="passkeys-full">
+          <Typography variant="body2" color="textSecondary" data-testid="passkeys-full">
             {TWO_FACTOR_MESSAGES.passkeysMax}
           </Typography>
         ) : (

@@ -65,7 +65,7 @@ export function ApiKeysSection() {
       <Typography variant="h2" id="api-keys-title" sx={{ fontSize: 20 }}>
         API-ключи
       </Typography>
-      <Typography color="text.secondary" variant="body2">
+      <Typography color="textSecondary" variant="body2">
         Ключ открывает ваши коды программе продавца через /api/v1. Храните его как пароль; ненужный отзовите.
       </Typography>
       {fresh && <ShownOnce label="Новый ключ" value={fresh} onClose={() => setFresh(null)} />}

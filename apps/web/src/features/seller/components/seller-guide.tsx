@@ -53,7 +53,7 @@ function Code({ title, code }: { title: string; code: string }) {
   return (
     <Paper variant="outlined" sx={{ position: 'relative' }}>
       <Stack direction="row" sx={{ alignItems: 'center', justifyContent: 'space-between', px: 1.5, pt: 0.5 }}>
-        <Typography variant="caption" color="text.secondary">
+        <Typography variant="caption" color="textSecondary">
           {title}
         </Typography>
         <CopyButton text={code} label={`Скопировать: ${title}`} />
@@ -83,7 +83,7 @@ export function SellerGuide() {
     <Stack spacing={3} component="article" data-view="seller-guide">
       <Stack spacing={1}>
         <Typography variant="h1">Для продавцов</Typography>
-        <Typography color="text.secondary">
+        <Typography color="textSecondary">
           Продаёте адену на FunPay, G2G или PlayerAuctions? Ваша программа выпускает код на каждый заказ и отдаёт его покупателю, а мы сообщаем, когда код
           активирован.
         </Typography>
@@ -112,7 +112,7 @@ export function SellerGuide() {
         </Typography>
         <Code title="curl" code={curlExample(o)} />
         <Code title="JavaScript" code={jsExample(o)} />
-        <Typography variant="body2" color="text.secondary">
+        <Typography variant="body2" color="textSecondary">
           Ещё: <code>GET /api/v1/balance?gamesserver_id=1</code>, <code>GET /api/v1/codes?status=active&amp;page=1</code>,{' '}
           <code>GET /api/v1/codes/{'{id}'}</code>, <code>DELETE /api/v1/codes/{'{id}'}</code> — отмена с возвратом цены. Не больше 120 вызовов в минуту на
           ключ.
@@ -125,7 +125,7 @@ export function SellerGuide() {
           <code>webhook-timestamp</code>, <code>webhook-signature</code>. Проверяйте подпись секретом <code>whsec_…</code>:
         </Typography>
         <Code title="Проверка подписи (Node.js, Express)" code={verifyExample} />
-        <Typography variant="body2" color="text.secondary">
+        <Typography variant="body2" color="textSecondary">
           Не ответили 2xx за 10 секунд — повторим через 5 с, затем через 10 с, 20 с… в течение трёх суток. Событие может прийти дважды: у повторов тот же
           webhook-id. Адреса во внутренней сети не принимаются, перенаправления не выполняются.
         </Typography>

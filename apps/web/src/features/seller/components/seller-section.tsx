@@ -15,7 +15,7 @@ export function SellerSection() {
           <Typography variant="h2" id="sellers-title" sx={{ fontSize: 22 }}>
             Для продавцов
           </Typography>
-          <Typography color="text.secondary" variant="body2">
+          <Typography color="textSecondary" variant="body2">
             Выдавайте коды покупателям автоматически.{' '}
             <Link component={RouterLink} href="/sellers">
               Как это работает и примеры кода

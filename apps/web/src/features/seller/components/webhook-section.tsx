@@ -109,7 +109,7 @@ export function WebhookSection() {
       <Typography variant="h2" id="webhook-title" sx={{ fontSize: 20 }}>
         Вебхук
       </Typography>
-      <Typography color="text.secondary" variant="body2">
+      <Typography color="textSecondary" variant="body2">
         Мы отправим POST на ваш адрес, когда случится выбранное событие, с подписью по стандарту Standard Webhooks. Если сервер не ответит 2xx — повторим
         через 5 с, 10 с, 20 с… в течение трёх суток.
       </Typography>

@@ -52,7 +52,7 @@ export function ChangePasswordForm() {
       {field('password', 'Текущий пароль', 'current-password')}
       {field('new_password', 'Новый пароль', 'new-password')}
       {field('new_password_confirmation', 'Новый пароль ещё раз', 'new-password')}
-      <Typography variant="body2" color="text.secondary">
+      <Typography variant="body2" color="textSecondary">
         После смены пароля все другие устройства выйдут из аккаунта.
       </Typography>
       <Button type="submit" variant="contained" disabled={change.isPending} sx={{ alignSelf: 'flex-start' }}>

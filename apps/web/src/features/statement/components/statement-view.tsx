@@ -54,7 +54,7 @@ function Entry({ e, server }: { e: StatementEntry; server: string | undefined })
       <Stack spacing={0.25} sx={{ flexGrow: 1, minWidth: 0 }}>
         <Typography sx={{ fontWeight: 600 }}>{KIND_LABEL[e.kind]}</Typography>
         <Typography variant="body2">{unbrokenCodes(e.description)}</Typography>
-        <Typography variant="body2" color="text.secondary">
+        <Typography variant="body2" color="textSecondary">
           {dateFormat.format(new Date(e.at))}
           {server && (
             <>
@@ -71,11 +71,11 @@ function Entry({ e, server }: { e: StatementEntry; server: string | undefined })
           {credit ? '+' : '−'}
           {formatAmount(Math.abs(e.amount))}
         </Typography>
-        <Typography variant="caption" color="text.secondary" sx={{ whiteSpace: 'nowrap' }}>
+        <Typography variant="caption" color="textSecondary" sx={{ whiteSpace: 'nowrap' }}>
           {/* The word agrees with the amount above it: +301 монета эйнхасад, −5 аден. */}
           {currencyWord(Math.abs(e.amount), e.currency_type)}
         </Typography>
-        <Typography variant="body2" color="text.secondary" data-testid="statement-balance" sx={{ whiteSpace: 'nowrap' }}>
+        <Typography variant="body2" color="textSecondary" data-testid="statement-balance" sx={{ whiteSpace: 'nowrap' }}>
           остаток {formatAmount(e.balance_after)}
         </Typography>
       </Stack>
@@ -146,7 +146,7 @@ export function StatementView({ initialServerId }: { initialServerId: number | n
       ) : isError ? (
         <Alert severity="error">Не удалось загрузить выписку. Обновите страницу.</Alert>
       ) : data.total === 0 ? (
-        <Typography color="text.secondary" data-testid="statement-empty">
+        <Typography color="textSecondary" data-testid="statement-empty">
           Движений по балансу пока нет. Пополните кошелёк — зачисление появится здесь.
         </Typography>
       ) : (

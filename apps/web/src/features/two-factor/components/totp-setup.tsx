@@ -93,7 +93,7 @@ export function TotpSetup({ onDone, onCodesShown }: { onDone(): void; onCodesSho
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ alignItems: { xs: 'center', sm: 'flex-start' } }}>
         <Qr value={setup.data.otpauth_url} />
         <Stack spacing={0.5} sx={{ minWidth: 0 }}>
-          <Typography variant="body2" color="text.secondary">
+          <Typography variant="body2" color="textSecondary">
             Или введите секрет вручную:
           </Typography>
           <Typography data-testid="totp-secret" sx={{ fontFamily: 'monospace', wordBreak: 'break-all', userSelect: 'all' }}>

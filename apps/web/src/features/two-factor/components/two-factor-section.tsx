@@ -44,7 +44,7 @@ export function TwoFactorSection() {
         <Typography id="two-factor-title" variant="h2" sx={{ fontSize: 20 }}>
           Вход с кодом из приложения
         </Typography>
-        <Typography color="text.secondary">
+        <Typography color="textSecondary">
           {user.two_factor
             ? 'Включён. При входе по паролю, выводе средств и показе кода спросим 6 цифр из приложения.'
             : 'Выключен. Включите, чтобы украденный пароль не открыл кошелёк: при входе и выводе средств понадобится код из приложения.'}

@@ -178,7 +178,7 @@ export function MoneyForm(props: {
         hint={AMOUNT_HINT[currency]}
         autoFocus={Boolean(props.nick)}
       />
-      <Typography variant="body2" color="text.secondary" data-testid="limits">
+      <Typography variant="body2" color="textSecondary" data-testid="limits">
         {limitsText(props.server, props.direction, currency)}
         {props.available != null && (
           <>

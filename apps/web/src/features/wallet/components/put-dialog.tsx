@@ -85,7 +85,7 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
             </Typography>
             <CopyButton text={created.cashier_nick ?? ''} label="Скопировать ник кассира" />
           </Stack>
-          <Typography color="text.secondary">
+          <Typography color="textSecondary">
             с персонажа <b>{created.nick}</b> на сервере {created.gamesserver}. Баланс пополнится, когда оператор подтвердит передачу.
           </Typography>
         </Stack>
@@ -99,7 +99,7 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
           nick={nick}
           nickHelper={`Ваш персонаж на этом сервере: с него вы передадите ${currency === 1 ? 'адену' : 'монеты эйнхасад'}, по нему оператор найдёт передачу`}
         >
-          <Typography variant="body2" color="text.secondary">
+          <Typography variant="body2" color="textSecondary">
             Кассир на сервере {target.name}: <b data-testid="dialog-cashier-nick">{target.cashier_nick}</b>. Создайте заявку, затем передайте
             ему сумму в игре — баланс пополнится, когда оператор подтвердит передачу.
           </Typography>

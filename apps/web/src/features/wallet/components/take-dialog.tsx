@@ -100,7 +100,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
           <TwoFactorCodeField value={code} onChange={setCode} />
         )}
         {nick && (
-          <Typography variant="body2" color="text.secondary">
+          <Typography variant="body2" color="textSecondary">
             Оператор передаст сумму персонажу <b>{nick}</b>. До обработки заявку можно отменить — сумма вернётся на баланс.
           </Typography>
         )}

@@ -27,7 +27,7 @@ function NickEditor({ server, nick }: { server: Gamesserver; nick: string | null
   if (!editing && nick) {
     return (
       <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>
-        <Typography color="text.secondary">
+        <Typography color="textSecondary">
           Персонаж: <b data-testid="wallet-nick">{nick}</b>
         </Typography>
         <Hint title="Изменить ник">
@@ -95,7 +95,7 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
             </Alert>
           ) : (
             <div>
-              <Typography variant="body2" color="text.secondary">
+              <Typography variant="body2" color="textSecondary">
                 Баланс
               </Typography>
               <Typography component="p" sx={{ fontSize: { xs: '2rem', sm: '2.5rem' }, fontWeight: 700, lineHeight: 1.2 }} data-testid="balance">
@@ -103,7 +103,7 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
               </Typography>
               {/* The players' shorthand for adena, when it says the same amount more briefly (2,5кк); coins are not counted in кк. */}
               {currency === 1 && formatShort(amount) !== formatAmount(amount) && (
-                <Typography variant="body2" color="text.secondary">
+                <Typography variant="body2" color="textSecondary">
                   = {formatShort(amount)}
                 </Typography>
               )}
@@ -119,7 +119,7 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
             </Button>
           </Stack>
           {server?.median_processing_minutes != null && (
-            <Typography variant="body2" color="text.secondary" sx={{ textAlign: 'center' }} data-testid="median-processing">
+            <Typography variant="body2" color="textSecondary" sx={{ textAlign: 'center' }} data-testid="median-processing">
               Обычно обрабатываем за ~{server.median_processing_minutes} мин
             </Typography>
           )}
