@@ -361,7 +361,9 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   schedulePurge(jobs, createPurge({ db: db.kysely }));
   scheduleSessionSweep(jobs, sessions);
   app.addHook('onListen', async () => jobs.start());
-  app.addHook('onClose', async () => jobs.stop());
+  // When closing starts, not after the last request is served (onClose): a slow request would keep the
+  // workers claiming new jobs until main.ts's exit deadline, which then cuts them off without handing back.
+  app.addHook('preClose', async () => jobs.stop());
 
   await registerWeb(app, config.WEB_DIST ?? DEFAULT_WEB_DIST);
   // Before the server stops accepting: open sockets would keep its close waiting (they reconnect

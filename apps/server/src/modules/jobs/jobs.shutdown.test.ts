@@ -1,0 +1,32 @@
+import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createTestApp, holdLocks, type TestApp } from '../../../test/harness';
+
+describe('closing the app', () => {
+  let t: TestApp | null = null;
+  afterEach(async () => {
+    await t?.close();
+    t = null;
+  });
+
+  it('stops the job queue before it waits for requests in flight: a slow request does not keep workers claiming until the exit deadline', async () => {
+    t = await createTestApp('pglite');
+    const { app, db } = t;
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const stop = vi.spyOn(app.deps.jobs, 'stop');
+    // PGlite has one connection: a transaction held open keeps a sign-in's read waiting, so the request stays in flight.
+    const held = await holdLocks(db.kysely, (trx) => sql`SELECT 1`.execute(trx));
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/login`;
+    const signIn = fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(12) }) });
+    await new Promise((r) => setTimeout(r, 300));
+    const closed = app.close();
+    try {
+      await expect.poll(() => stop.mock.calls.length, { timeout: 5_000 }).toBe(1);
+    } finally {
+      await held.release();
+      await signIn.catch(() => {});
+      await closed;
+    }
+  });
+});
