@@ -55,9 +55,15 @@ export const jobsRepository = {
     return r.rows[0]?.id ?? null;
   },
 
-  /** Deletes the pending (not yet running) jobs of a kind whose payload's `ref` is this; how many. */
-  async deletePendingByRef(q: Q, kind: string, ref: string): Promise<number> {
-    const r = await sql`DELETE FROM jobs WHERE kind = ${kind} AND state = 'pending' AND payload->>'ref' = ${ref}`.execute(q);
+  /**
+   * Deletes the jobs of a kind whose payload's `ref` is this that are not under way: pending, or running
+   * under a lease that ended (their process died; another worker would take them over); how many.
+   */
+  async deletePendingByRef(q: Q, kind: string, ref: string, at: At): Promise<number> {
+    const r = await sql`
+      DELETE FROM jobs
+       WHERE kind = ${kind} AND payload->>'ref' = ${ref}
+         AND (state = 'pending' OR (state = 'running' AND run_at <= ${nowOf(at)}))`.execute(q);
     return Number(r.numAffectedRows ?? 0);
   },
 

@@ -224,10 +224,11 @@ export class JobQueue {
 
   /**
    * Withdraws the jobs of a kind not yet started whose payload names this `ref` (a message replaced by a
-   * newer one); a job already running is left to finish.
+   * newer one), and those a dead process left running past their lease; a job under a live lease is left
+   * to finish.
    */
   cancelPending(q: Q, kind: string, ref: string): Promise<number> {
-    return repo.deletePendingByRef(q, kind, ref);
+    return repo.deletePendingByRef(q, kind, ref, this.#at());
   }
 
   /** Makes idle workers of this process look for due jobs at once (call it after a COMMIT that enqueued). */

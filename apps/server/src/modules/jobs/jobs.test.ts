@@ -408,6 +408,35 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     expect(await rowsOf(db)).toEqual([]);
   });
 
+  it('withdraws by ref a job not yet started and one its dead worker left running past its lease, never one under a live lease', async () => {
+    // Review finding: a mail's process died mid-send; a resend in the next 90 s withdrew nothing, and the
+    // worker that took the abandoned job over sent the old code after the new one.
+    const clock = testClock();
+    const dead = createJobs({ db: db.kysely, dbNow: clock.now });
+    dead.register('mail', () => new Promise<void>(() => {}), { leaseMs: 90_000 });
+    const alive = createJobs({ db: db.kysely, dbNow: clock.now });
+    const sent: string[] = [];
+    alive.register<{ ref: string; text: string }>(
+      'mail',
+      async (p) => {
+        sent.push(p.text);
+      },
+      { leaseMs: 90_000 },
+    );
+    await alive.enqueue(db.kysely, 'mail', { ref: 'flow-1', text: 'OLD' });
+    void dead.runDue();
+    await expect.poll(async () => (await rowsOf(db))[0]?.state).toBe('running');
+    // Under a live lease the send may be under way: it is left to finish.
+    expect(await alive.cancelPending(db.kysely, 'mail', 'flow-1')).toBe(0);
+    clock.advance(90_000);
+    expect(await alive.cancelPending(db.kysely, 'mail', 'flow-1')).toBe(1);
+    await alive.enqueue(db.kysely, 'mail', { ref: 'flow-1', text: 'NEW' });
+    await alive.enqueue(db.kysely, 'mail', { ref: 'flow-2', text: 'OTHER' });
+    expect(await alive.cancelPending(db.kysely, 'mail', 'flow-1')).toBe(1);
+    while ((await alive.runDue()) > 0);
+    expect(sent).toEqual(['OTHER']);
+  });
+
   it('schedules a recurring job once however many workers start, and its next run when it ends', async () => {
     const clock = testClock();
     const make = () => {
