@@ -191,6 +191,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     cache: sessionCache,
     db: db.kysely,
     clock: now,
+    dbNow: opts.now,
     idleHours: config.SESSION_IDLE_HOURS,
     maxDays: config.SESSION_MAX_DAYS,
     ended: (ids, reason) => endSockets?.(ids, reason),

@@ -243,9 +243,10 @@ export const sessionsRepository = {
    * Deletes every session past its end at `at` (token_ends_at, the rule token_user applies) and
    * answers them: the sweep tells their sockets. A scan of the access tokens; see decision record 0018.
    */
-  async deleteEndedSessions(q: Queryable, at: Date) {
+  /** `at`: the database's `now()` when not given (a test's clock when given). */
+  async deleteEndedSessions(q: Queryable, at?: Date) {
     const { rows } = await sql<{ id: number; user_id: number }>`
-      DELETE FROM tokens t WHERE t.kind = 'access' AND token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) <= ${at}
+      DELETE FROM tokens t WHERE t.kind = 'access' AND token_ends_at(t.expires_at, t.last_seen_at, t.idle_seconds) <= ${at ?? sql`now()`}
       RETURNING t.id, t.user_id`.execute(q);
     return rows;
   },

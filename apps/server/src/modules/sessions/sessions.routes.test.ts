@@ -259,7 +259,7 @@ describe.each(DB_KINDS)('sessions on %s', (kind) => {
       await ageSession(aId, 1, ['last_seen_at']);
       const ended: [number[], SessionEndReason][] = [];
       let at = new Date();
-      const sessions = createSessionsService({ db: world.db.kysely, clock: () => at, ended: (ids, reason) => ended.push([ids, reason]) });
+      const sessions = createSessionsService({ db: world.db.kysely, dbNow: () => at, ended: (ids, reason) => ended.push([ids, reason]) });
       await sessions.sweepEnded();
       expect(ended.flat(2)).not.toContain(aId);
       // 23.5 hours on: a (seen an hour earlier) is past 24 h idle, b is not.
@@ -271,6 +271,23 @@ describe.each(DB_KINDS)('sessions on %s', (kind) => {
       expect(ended.every(([, reason]) => reason === 'expired')).toBe(true);
       expect((await me(a)).statusCode).toBe(401);
       expect((await me(b)).statusCode).toBe(200);
+    });
+
+    it("the sweep judges a session's end by the database's clock: a process whose clock runs ahead ends none early", async () => {
+      // Review finding: the sweep compared with its process's clock while requests use the database's.
+      const { access_token } = await registerByEmail();
+      const id = await sessionIdOf(access_token);
+      // 3 minutes of idle time left by the database's clock.
+      await world.db.kysely
+        .updateTable('tokens')
+        .set({ last_seen_at: sql<Date>`now() - interval '23 hours 57 minutes'` })
+        .where('id', '=', id)
+        .execute();
+      const ended: number[] = [];
+      const ahead = () => new Date(Date.now() + 5 * 60_000);
+      await createSessionsService({ db: world.db.kysely, clock: ahead, ended: (ids) => ended.push(...ids) }).sweepEnded();
+      expect(ended).not.toContain(id);
+      expect((await me(access_token)).statusCode).toBe(200);
     });
   });
 });

@@ -26,6 +26,11 @@ export interface SessionOrigin {
 export interface SessionsDeps {
   db: Queryable;
   clock?: () => Date;
+  /**
+   * The sweep's moment: the database's `now()` unless a test gives a clock. Sign-ins and requests judge a
+   * session's end by the database's clock; a process whose clock runs ahead must not end sessions early.
+   */
+  dbNow?: () => Date;
   /** SESSION_IDLE_HOURS and SESSION_MAX_DAYS (config.ts). */
   idleHours?: number;
   maxDays?: number;
@@ -209,7 +214,7 @@ export function createSessionsService(deps: SessionsDeps) {
 
     /** The sweep: ends every session past its idle or hard end and tells its sockets. */
     async sweepEnded() {
-      const ended = await repo.deleteEndedSessions(db, now());
+      const ended = await repo.deleteEndedSessions(db, deps.dbNow?.());
       announceEnded(
         ended.map((s) => s.id),
         'expired',
