@@ -17,6 +17,7 @@ export const requestsAdminRoutes =
         type: request.query.type,
         gameServerId: request.query.gamesserver_id,
         currencyType: request.query.currency_type,
+        claimedBy: request.query.claimed_by,
         page: request.query.page,
         perPage: request.query.per_page,
       }),

@@ -33,6 +33,7 @@ export interface QueueFilters {
   type?: RequestType;
   gameServerId?: number;
   currencyType?: 1 | 2;
+  claimedBy?: number;
   page: number;
   perPage: number;
 }
@@ -215,6 +216,7 @@ export const requestsRepository = {
     if (f.type) base = base.where('r.type', '=', f.type);
     if (f.gameServerId !== undefined) base = base.where('r.gamesserver_id', '=', f.gameServerId);
     if (f.currencyType !== undefined) base = base.where('r.currency_type', '=', f.currencyType);
+    if (f.claimedBy !== undefined) base = base.where('r.claimed_by', '=', f.claimedBy);
     let rows = base
       .innerJoin('gamesservers as g', 'g.id', 'r.gamesserver_id')
       .selectAll('r')

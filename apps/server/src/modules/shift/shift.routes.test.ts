@@ -118,6 +118,24 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     }
   });
 
+  it('lists an operator\'s own claims of pending requests wherever they are in the queue (`claimed_by`, the admin area renews them)', async () => {
+    const a = await pending();
+    const b = await pending('output');
+    const c = await pending();
+    expect((await claim(a.id, anna)).statusCode).toBe(200);
+    expect((await claim(b.id, anna)).statusCode).toBe(200);
+    expect((await claim(c.id, boris)).statusCode).toBe(200);
+    const listed = await call('GET', `/api/admin/requests?status=pending&claimed_by=${anna.id}&per_page=100`, anna);
+    expect(listed.statusCode).toBe(200);
+    const ids = listed.json().data.map((r: { id: number }) => r.id);
+    expect(ids).toEqual(expect.arrayContaining([a.id, b.id]));
+    expect(ids).not.toContain(c.id);
+    expect(listed.json().data.every((r: { claimed_by: { id: number } }) => r.claimed_by.id === anna.id)).toBe(true);
+    expect((await call('GET', '/api/admin/requests?claimed_by=0', anna)).statusCode).toBe(422);
+    for (const id of [a.id, b.id]) expect((await release(id, anna)).statusCode).toBe(200);
+    expect((await release(c.id, boris)).statusCode).toBe(200);
+  });
+
   it('keeps the first claim time through renewals (the shift report measures from it)', async () => {
     const { id } = await pending('input');
     const first = await claim(id, anna);

@@ -9,6 +9,7 @@ import { AdminDashboard } from '../../features/admin-dashboard/components/admin-
 import { AdminIncidents } from '../../features/admin-incidents/components/admin-incidents';
 import { AccountEntries } from '../../features/admin-ledger/components/account-entries';
 import { AdminLedger } from '../../features/admin-ledger/components/admin-ledger';
+import { useClaimKeeper } from '../../features/admin-requests/api/requests';
 import { RequestsQueue } from '../../features/admin-requests/components/requests-queue';
 import { ShiftReport } from '../../features/admin-shift/components/shift-report';
 import { ShiftSignals } from '../../features/admin-shift/components/shift-signals';
@@ -66,6 +67,8 @@ function AdminArea({ userId }: { userId: number }) {
     void qc.invalidateQueries({ queryKey: ['admin', 'requests'] });
     void qc.invalidateQueries({ queryKey: ['admin', 'dashboard'] });
   };
+  // The operator's claims stay theirs while any page of the area is open, not only while their card is on screen.
+  useClaimKeeper(userId);
   const live = useOperatorsFeed({
     onMessage: (m) => {
       if (m.name === 'request_created') setCreated((n) => n + 1);

@@ -1,54 +1,112 @@
 // @vitest-environment happy-dom
+import type { AdminRequest } from '@adena/contract';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CLAIM_RENEW_MS, useClaimRenewal } from './requests';
+import { MY_CLAIMS_READ_MS, useClaimKeeper } from './requests';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-/** A card's hook on screen with `active`; returns a way to change it and to take the card away. */
-async function card(id: number, active: boolean) {
-  function Probe(props: { active: boolean }) {
-    useClaimRenewal(id, props.active);
-    return null;
-  }
-  const root = createRoot(document.createElement('div'));
-  await act(async () => root.render(createElement(Probe, { active })));
-  return {
-    set: (next: boolean) => act(async () => root.render(createElement(Probe, { active: next }))),
-    unmount: () => act(() => root.unmount()),
-  };
-}
+const ME = 3;
+const MIN = 60_000;
+const TIMEOUT = 15 * MIN;
 
-describe('an operator’s open queue keeps their claims alive', () => {
-  const fetch = vi.fn(async () => new Response(JSON.stringify({ success: {} }), { status: 200, headers: { 'Content-Type': 'application/json' } }));
+/** A pending request as the server lists it, claimed `agoMs` ago by `by` under a 15-minute timeout. */
+const claimed = (id: number, agoMs: number, by = ME): AdminRequest => ({
+  id,
+  type: 'input',
+  currency_type: 1,
+  amount: 1_000_000,
+  status: 'pending',
+  gamesserver_id: 1,
+  gamesserver: 'Scryde x50',
+  nick: 'Hero',
+  cashier_nick: 'AdenaKassa',
+  comment: null,
+  created_at: '2026-11-01T10:00:00.000Z',
+  updated_at: '2026-11-01T10:00:00.000Z',
+  user: { id: 5, name: 'Ася', email: 'asya@example.com', phone: null, vip: false },
+  processed_by: null,
+  processed_at: null,
+  claimed_by: { id: by, name: 'Оператор' },
+  claimed_at: new Date(Date.now() - agoMs).toISOString(),
+  claim_lapses_at: new Date(Date.now() - agoMs + TIMEOUT).toISOString(),
+  nick_shared: false,
+});
+
+describe('the admin area keeps the operator’s claims alive, wherever their cards are', () => {
+  let mine: AdminRequest[] = [];
+  const calls: string[] = [];
   beforeEach(() => {
     vi.useFakeTimers();
     localStorage.setItem('access_token', 'token');
-    fetch.mockClear();
-    vi.stubGlobal('fetch', fetch);
+    calls.length = 0;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        calls.push(`${init?.method ?? 'GET'} ${url}`);
+        const renewed = /\/api\/admin\/requests\/(\d+)\/claim$/.exec(url);
+        if (renewed) {
+          // The server renews the holder's claim: its times start again.
+          mine = mine.map((r) => (r.id === Number(renewed[1]) ? claimed(r.id, 0) : r));
+          return Response.json({ success: mine.find((r) => r.id === Number(renewed[1])) });
+        }
+        return Response.json({ data: mine, total: mine.length });
+      }),
+    );
   });
   afterEach(() => {
     vi.useRealTimers();
     vi.unstubAllGlobals();
   });
 
-  const claims = () => fetch.mock.calls.map((c) => String((c as unknown as [string])[0]));
+  async function area(): Promise<{ unmount(): Promise<void> }> {
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    function Probe() {
+      useClaimKeeper(ME);
+      return null;
+    }
+    const root = createRoot(document.createElement('div'));
+    await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(Probe))));
+    await settle();
+    return { unmount: () => act(async () => root.unmount()) };
+  }
+  /** Lets the reads, renewals and re-reads started by now finish. */
+  const settle = async () => {
+    // A millisecond a step: a timer of 0 ms set during a tick is due 1 ms later (fake-timers' rule).
+    for (let i = 0; i < 5; i++) await act(async () => vi.advanceTimersByTimeAsync(1));
+  };
+  const renewals = () => calls.filter((c) => c.startsWith('POST'));
 
-  it('claims its own pending request again every few minutes while the card is shown, and stops when it is not', async () => {
-    const c = await card(42, true);
-    expect(claims()).toEqual([]);
-    await act(async () => vi.advanceTimersByTime(CLAIM_RENEW_MS));
-    expect(claims()).toEqual([expect.stringMatching(/\/api\/admin\/requests\/42\/claim$/)]);
-    await act(async () => vi.advanceTimersByTime(CLAIM_RENEW_MS));
-    expect(claims()).toHaveLength(2);
-    // Decided or released (no longer the caller's): no more renewals.
-    await c.set(false);
-    await act(async () => vi.advanceTimersByTime(3 * CLAIM_RENEW_MS));
-    expect(claims()).toHaveLength(2);
-    await c.set(true);
-    await c.unmount();
-    await act(async () => vi.advanceTimersByTime(3 * CLAIM_RENEW_MS));
-    expect(claims()).toHaveLength(2);
+  it('renews a claim first seen 12 minutes into its 15 at once, and then a third into each new timeout', async () => {
+    // Review finding: renewal was a fixed 4-minute timer from when the card appeared; this claim lapsed first.
+    mine = [claimed(7, 12 * MIN)];
+    const a = await area();
+    expect(calls[0]).toMatch(/^GET \/api\/admin\/requests\?.*claimed_by=3/);
+    expect(renewals()).toEqual(['POST /api/admin/requests/7/claim']);
+    await act(async () => vi.advanceTimersByTimeAsync(5 * MIN - 1_000));
+    expect(renewals()).toHaveLength(1);
+    await act(async () => vi.advanceTimersByTimeAsync(1_000));
+    expect(renewals()).toHaveLength(2);
+    // Twenty minutes on the player's card or another page: still renewed, never lapsed.
+    await act(async () => vi.advanceTimersByTimeAsync(20 * MIN));
+    expect(renewals()).toHaveLength(6);
+    expect(Date.parse(mine[0]!.claim_lapses_at!)).toBeGreaterThan(Date.now());
+    await a.unmount();
+    await act(async () => vi.advanceTimersByTimeAsync(30 * MIN));
+    expect(renewals()).toHaveLength(6);
+  });
+
+  it('leaves alone a claim that already lapsed (another operator may be on it) and stops renewing a claim no longer listed', async () => {
+    mine = [claimed(8, 16 * MIN), claimed(9, 1 * MIN)];
+    const a = await area();
+    expect(renewals()).toEqual([]);
+    // Request 9 is decided meanwhile: the next read no longer lists it.
+    mine = [claimed(8, 17 * MIN)];
+    await act(async () => vi.advanceTimersByTimeAsync(MY_CLAIMS_READ_MS));
+    await act(async () => vi.advanceTimersByTimeAsync(10 * MIN));
+    expect(renewals()).toEqual([]);
+    await a.unmount();
   });
 });

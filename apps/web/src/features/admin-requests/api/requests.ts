@@ -1,4 +1,4 @@
-import { adminClaimRequest, adminCompleteRequest, adminRejectRequest, adminReleaseRequest, adminRequests } from '@adena/contract';
+import { type AdminRequest, adminClaimRequest, adminCompleteRequest, adminRejectRequest, adminReleaseRequest, adminRequests } from '@adena/contract';
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { request } from '../../../lib/api-client';
@@ -41,20 +41,46 @@ export function useProcessRequest() {
   };
 }
 
-/** How often an open queue renews the operator's own claims: well inside CLAIM_TIMEOUT_MIN (15 by default). */
-export const CLAIM_RENEW_MS = 4 * 60_000;
+/** How often the admin area re-reads the operator's own claims (a renewal that failed is tried again then). */
+export const MY_CLAIMS_READ_MS = 60_000;
+
+/** The operator's claims of pending requests, wherever they are in the queue (`claimed_by`, beyond PRODUCT.md). */
+export const myClaimsQueryOptions = (me: number) =>
+  queryOptions({
+    queryKey: ['admin', 'requests', 'claims', me],
+    queryFn: () => request(adminRequests, { query: { status: 'pending', claimed_by: me, page: 1, per_page: 100 } }),
+    refetchInterval: MY_CLAIMS_READ_MS,
+    staleTime: 0,
+  });
+
+/** When a standing claim is renewed: a third into its timeout (the server's `claim_lapses_at − claimed_at`). */
+export function claimRenewalAt(r: Pick<AdminRequest, 'claimed_at' | 'claim_lapses_at'>): number | null {
+  if (!r.claimed_at || !r.claim_lapses_at) return null;
+  const claimed = Date.parse(r.claimed_at);
+  return claimed + (Date.parse(r.claim_lapses_at) - claimed) / 3;
+}
 
 /**
- * Keeps the caller's claim of a pending request alive while its card is on screen: PRODUCT.md section
- * 12 lets a claim lapse only without activity, and an operator handing adena over in game may take
- * longer than the timeout. The holder's claim renews it; a failed renewal waits for the next turn.
+ * Keeps the operator's claims alive while the admin area is open on any of its pages (PRODUCT.md section 12
+ * lets a claim lapse only without activity; an operator handing adena over in game may take longer than the
+ * timeout, and may be looking at the player's card meanwhile). Each standing claim is renewed a third into its
+ * timeout, scheduled from the server's times, so a claim first seen late in its life is renewed at once; a claim
+ * that already lapsed is not taken back silently (another operator may be on it): its card says so.
  */
-export function useClaimRenewal(id: number, active: boolean) {
+export function useClaimKeeper(me: number) {
+  const qc = useQueryClient();
+  const { data } = useQuery(myClaimsQueryOptions(me));
   useEffect(() => {
-    if (!active) return;
-    const timer = setInterval(() => {
-      request(adminClaimRequest, { params: { id }, body: {} }).catch(() => {});
-    }, CLAIM_RENEW_MS);
-    return () => clearInterval(timer);
-  }, [id, active]);
+    if (!data) return;
+    const timers = data.data.flatMap((r) => {
+      const at = claimRenewalAt(r);
+      if (r.claimed_by?.id !== me || at === null || Date.parse(r.claim_lapses_at!) <= Date.now()) return [];
+      const renew = () =>
+        request(adminClaimRequest, { params: { id: r.id }, body: {} })
+          .catch(() => {})
+          .finally(() => qc.invalidateQueries({ queryKey: ['admin', 'requests'] }));
+      return [setTimeout(renew, Math.max(0, at - Date.now()))];
+    });
+    return () => timers.forEach(clearTimeout);
+  }, [data, me, qc]);
 }

@@ -99,6 +99,19 @@ describe('the operators’ queue filters', () => {
     expect(card().querySelector('[data-testid="claim-lapse"]')).toBeNull();
   });
 
+  it("the operator's own claim that lapsed all the same (the tab was closed) says so and offers to take it back", async () => {
+    vi.useFakeTimers({ now: NOW, toFake: ['Date', 'setTimeout', 'clearTimeout'], shouldAdvanceTime: true });
+    const at = (min: number) => new Date(NOW.getTime() + min * 60_000).toISOString();
+    await open({ ...pending, claimed_by: { id: 1, name: 'Я' }, claimed_at: at(-14), claim_lapses_at: at(1) });
+    const card = () => document.querySelector<HTMLElement>('[data-testid="admin-request"]')!;
+    const button = (name: string) => [...card().querySelectorAll('button')].find((b) => b.textContent === name);
+    expect(card().querySelector('[data-testid="claim-chip"]')?.textContent).toBe('В работе у вас');
+    expect(button('Отпустить')).toBeDefined();
+    await act(async () => vi.advanceTimersByTime(60_000 + 10));
+    expect(card().querySelector('[data-testid="claim-chip"]')?.textContent).toBe('Ваш захват истёк');
+    expect(button('Взять в работу')?.disabled).toBe(false);
+  });
+
   it('a request created 9 min 59 s ago waits «9 мин», as the dashboard counts it', async () => {
     vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
     await open();

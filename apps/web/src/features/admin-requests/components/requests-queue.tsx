@@ -16,7 +16,7 @@ import { ReasonDialog } from '../../../components/reason-dialog';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { amountText } from '../../../utils/plural';
-import { PAGE_SIZE, type QueueFilters, useAdminRequests, useClaimRenewal, useProcessRequest } from '../api/requests';
+import { PAGE_SIZE, type QueueFilters, useAdminRequests, useProcessRequest } from '../api/requests';
 import { minutesText, useMinutesSince } from '../../../hooks/use-minutes-since';
 import { usePassed } from '../../../hooks/use-passed';
 import { claimLapseText, completeQuestion, queueOrderText } from '../utils/queue-texts';
@@ -35,10 +35,11 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
   const mine = r.claimed_by?.id === meId;
   // While another operator's claim stands only they decide; once it lapses (the server says when) anyone may take it over.
   const othersClaim = r.claimed_by !== null && !mine;
-  const lapsed = usePassed(r.status === 'pending' && othersClaim ? r.claim_lapses_at : null);
+  // The admin area renews the operator's own claims (useClaimKeeper); one that lapsed all the same (the tab
+  // was closed, the network down) is said on its card: another operator may take it over.
+  const lapsed = usePassed(r.status === 'pending' && r.claimed_by !== null ? r.claim_lapses_at : null);
   const othersStanding = othersClaim && !lapsed;
   const claimer = r.claimed_by ? r.claimed_by.name || `оператор №${r.claimed_by.id}` : '';
-  useClaimRenewal(r.id, mine && r.status === 'pending');
   const waited = useMinutesSince(r.status === 'pending' ? r.created_at : null);
   const claimAge = useMinutesSince(r.status === 'pending' && othersStanding ? r.claimed_at : null);
   // Said with the request's number: the answer may come after the operator has turned to another card.
@@ -58,8 +59,8 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
               <Chip
                 size="small"
                 data-testid="claim-chip"
-                color={mine ? 'success' : lapsed ? 'default' : 'info'}
-                label={mine ? 'В работе у вас' : lapsed ? `Захват истёк: ${claimer}` : `В работе: ${claimer}`}
+                color={mine ? (lapsed ? 'warning' : 'success') : lapsed ? 'default' : 'info'}
+                label={mine ? (lapsed ? 'Ваш захват истёк' : 'В работе у вас') : lapsed ? `Захват истёк: ${claimer}` : `В работе: ${claimer}`}
                 title={r.claimed_at ? `Взята ${dateTime.format(new Date(r.claimed_at))}` : undefined}
               />
             )}

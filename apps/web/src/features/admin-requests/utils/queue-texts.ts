@@ -31,7 +31,7 @@ const clock = new Intl.DateTimeFormat('ru-RU', { timeStyle: 'short' });
 /**
  * Under another operator's standing claim: when it lapses (the server's `claim_lapses_at`,
  * CLAIM_TIMEOUT_MIN after it was taken or renewed) anyone may take the request over. The holder's
- * open queue renews it every few minutes (useClaimRenewal), so its age says whether they are still at work.
+ * open admin area renews it a third into its timeout (useClaimKeeper), so its age says whether they are still at work.
  */
 export function claimLapseText(lapsesAt: string | null, claimAgeMin: number | null) {
   const when = lapsesAt ? ` с ${clock.format(new Date(lapsesAt))}` : ' позже';
