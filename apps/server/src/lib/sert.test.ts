@@ -31,6 +31,16 @@ describe('certificate texts', () => {
     expect(normalizeSert('привет')).toBeNull();
   });
 
+  it('reads Cyrillic letters drawn like the code\'s Latin ones, as a player on a Russian keyboard retypes a screenshot', () => {
+    // Review finding: «АDN-DVХS-РЕР4-ВРZВ-WМVN» (Cyrillic А, Х, Р, Е, В, М) answered «Такого кода не бывает».
+    expect(normalizeSert('АDN-DVХS-РЕР4-ВРZВ-WМVN')).toBe('ADN-DVXS-PEP4-BPZB-WMVN');
+    expect(normalizeSert('адн-кмнт-сеух-зово-рааа')).toBeNull();
+    expect(normalizeSert('ann-кмнт-сеух-зово-рааа')).toBeNull();
+    expect(normalizeSert('кмнт сеух зово рвва')).toBe('ADN-KMHT-CEYX-30B0-PBBA');
+    // Letters with no Latin twin in the alphabet still refuse it.
+    expect(normalizeSert('ADN-7KQ2-M9XD-4TPW-H3RЖ')).toBeNull();
+  });
+
   it('masks all but the first and last group', () => {
     expect(maskSert('ADN-7KQ2-M9XD-4TPW-H3RC')).toBe('ADN-7KQ2-****-****-H3RC');
   });

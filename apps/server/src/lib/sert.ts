@@ -21,13 +21,19 @@ export function newSert(): string {
 
 const format = (body: string) => [PREFIX, ...(body.match(new RegExp(`.{${GROUP}}`, 'g')) ?? [])].join('-');
 
+/** Cyrillic capitals drawn like the code's Latin ones (a code retyped from a screenshot on a Russian keyboard). */
+const CYRILLIC_LOOKALIKES: Record<string, string> = { А: 'A', В: 'B', С: 'C', Е: 'E', З: '3', Н: 'H', К: 'K', М: 'M', О: '0', Р: 'P', Т: 'T', У: 'Y', Х: 'X' };
+
 /**
  * What a player typed → the canonical text, or null when it cannot be a code at all. Case,
- * spaces and dashes do not matter, the prefix may be left out, and the look-alikes Crockford
- * folds are folded (O → 0, I and L → 1).
+ * spaces and dashes do not matter, the prefix may be left out, the look-alikes Crockford
+ * folds are folded (O → 0, I and L → 1), and so are Cyrillic letters drawn like the code's (А → A, Р → P…).
  */
 export function normalizeSert(input: string): string | null {
-  let s = input.toUpperCase().replace(/[\s\-_–—]/g, '');
+  let s = input
+    .toUpperCase()
+    .replace(/[\s\-_–—]/g, '')
+    .replace(/[АВСЕЗНКМОРТУХ]/g, (ch) => CYRILLIC_LOOKALIKES[ch] ?? ch);
   if (s.length === PREFIX.length + BODY_LENGTH && s.startsWith(PREFIX)) s = s.slice(PREFIX.length);
   if (s.length !== BODY_LENGTH) return null;
   s = s.replace(/O/g, '0').replace(/[IL]/g, '1');

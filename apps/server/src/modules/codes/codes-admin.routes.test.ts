@@ -82,7 +82,10 @@ describe.each(DB_KINDS)('gift codes for operators on %s', (kind) => {
       const audit = await t.db.kysely.selectFrom('admin_audit_log').selectAll().where('entity_type', '=', 'code').execute();
       expect(audit.map((a) => a.entity_id)).toContain(String(issued.code_id));
 
-      await call('POST', '/api/activation_code/', buyer, { sert: issued.sert });
+      // The buyer is told who cancelled it: an operator's cancel is not blamed on the seller.
+      const tried = await call('POST', '/api/activation_code/', buyer, { sert: issued.sert });
+      expect(tried.statusCode).toBe(409);
+      expect(tried.json()).toMatchObject({ message: 'Код отменён администрацией сервиса', status: 'cancelled' });
       const list = (await call('GET', '/api/admin/code_incidents?state=open', admin)).json();
       expect(list.total).toBeGreaterThan(0);
       expect(list.data[0]).toMatchObject({ code_id: issued.code_id, code_status: 'cancelled', attempted_by: { id: buyer.id } });

@@ -187,7 +187,7 @@ export function createCodesService(deps: CodesServiceDeps) {
         if (!code) {
           const own = await repo.ownCode(trx, ownerId, codeId);
           if (!own) throw codeNotFound();
-          throw codeNotActive(own.status);
+          throw codeNotActive(own);
         }
         const posted = await post(trx, { kind: 'code_cancel', refType: 'code', refId: code.id, actorUserId: ownerId, legs: refundLegs([code]) });
         await webhooks.record(trx, ownerId, 'code.cancelled', { code: toCodeEvent(code) });
@@ -291,7 +291,7 @@ export function createCodesService(deps: CodesServiceDeps) {
         case 'closed':
           throw new AppError('NOT_FOUND', { message: 'Игровой сервер кода закрыт', errors: { sert: ['Игровой сервер этого кода сейчас закрыт'] } });
         case 'own':
-          if (outcome.code.status !== 'active') throw codeNotActive(outcome.code.status);
+          if (outcome.code.status !== 'active') throw codeNotActive(outcome.code);
           throw new AppError('VALIDATION', {
             errors: { sert: ['Это ваш код. Чтобы вернуть адену, отмените его в списке «Мои коды» — цена вернётся полностью'] },
             body: { status: outcome.code.status },
@@ -299,7 +299,7 @@ export function createCodesService(deps: CodesServiceDeps) {
         case 'conflict':
           if (outcome.incidentId !== null) publish([incidentEvent(outcome.code, outcome.incidentId)]);
           if (outcome.code.status === 'activated' && outcome.code.activatedBy === caller.user.id) throw codeActivatedByYou(outcome.code.nominal);
-          throw codeNotActive(outcome.code.status);
+          throw codeNotActive(outcome.code);
         case 'activated': {
           const c = outcome.code;
           publish([...balanceEvents(caller.user.id, outcome.wallets), ...leftEvents(c)]);

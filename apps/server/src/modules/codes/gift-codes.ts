@@ -20,8 +20,13 @@ export const gameServerNotFound = () =>
   new AppError('NOT_FOUND', { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
 
 const STATUS_TEXT = { activated: 'Код уже активирован', cancelled: 'Код отменён владельцем', active: 'Код активен' } as const;
-export const codeNotActive = (status: CodeRow['status']) =>
-  new AppError('CODE_NOT_ACTIVE', { message: STATUS_TEXT[status], errors: { sert: [STATUS_TEXT[status]] }, body: { status } });
+/** An operator's cancel (a fraud case) is not blamed on the seller. */
+const CANCELLED_BY_OPERATORS = 'Код отменён администрацией сервиса';
+export const codeNotActive = (code: Pick<CodeRow, 'status' | 'ownerId' | 'cancelledBy'>) => {
+  const { status } = code;
+  const text = status === 'cancelled' && code.cancelledBy !== null && code.cancelledBy !== code.ownerId ? CANCELLED_BY_OPERATORS : STATUS_TEXT[status];
+  return new AppError('CODE_NOT_ACTIVE', { message: text, errors: { sert: [text] }, body: { status } });
+};
 
 /**
  * The activator pressing again (a retry of an activation whose answer was lost): still 409 with the
