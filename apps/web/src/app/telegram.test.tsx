@@ -97,6 +97,8 @@ describe('the mini app signs in once with its launch data', () => {
     ]);
     expect(posts).toBe(1);
     expect(snackbarText()).toBe('Не удалось войти через Telegram: нет связи с сервером. Закройте и откройте приложение заново');
+    // Long enough to read what to do.
+    expect(useUi.getState().snackbar.timeout).toBe(8_000);
     await timePassesAndConnectionReturns();
     expect(posts).toBe(1);
     expect(localStorage.getItem('access_token')).toBeNull();

@@ -22,6 +22,8 @@ import { closeTopDialog, useDialogOpen } from '../lib/telegram-back';
 const SwitchUserDialog = deferred(() => import('./telegram-switch-dialog'));
 
 const REOPEN = 'Закройте и откройте приложение заново';
+/** How long a failed Telegram sign-in is said: it names what to do, which takes more than the usual 2 s to read. */
+const SIGN_IN_FAILURE_MS = 8_000;
 
 /**
  * Why a mini app sign-in failed, and what helps. Launch data signs in once (the server refuses it
@@ -104,7 +106,8 @@ export function TelegramBridge() {
             window.addEventListener('online', retry);
             return;
           }
-          snackbar(`Не удалось войти через Telegram: ${signInFailure(err)}`, 'error');
+          // Long enough to read what to do («Закройте и откройте приложение заново»), not SPEC's 2 s.
+          snackbar(`Не удалось войти через Telegram: ${signInFailure(err)}`, 'error', SIGN_IN_FAILURE_MS);
         });
     },
     [signIn, snackbar],

@@ -83,6 +83,29 @@ describe('a Telegram launch', () => {
   });
 });
 
+describe('launch data from an older Telegram client (no `signature`)', () => {
+  afterEach(() => {
+    delete (window as { TelegramWebviewProxy?: unknown }).TelegramWebviewProxy;
+    window.location.hash = '';
+    sessionStorage.clear();
+  });
+
+  it('is sent as Telegram signed it, also after a reload of the page (the hash then holds the copy made for the SDK)', async () => {
+    (window as unknown as { TelegramWebviewProxy: unknown }).TelegramWebviewProxy = { postEvent() {} };
+    const initData = new URLSearchParams({ auth_date: '1800000000', query_id: 'AAH', user: JSON.stringify({ id: 777000111, first_name: 'Ася' }), hash: 'abc' }).toString();
+    window.location.hash = new URLSearchParams({ tgWebAppData: initData, tgWebAppVersion: '6.0', tgWebAppPlatform: 'android' }).toString();
+    vi.resetModules();
+    const opened = await import('./telegram');
+    expect((await opened.loadTelegram())?.initDataRaw).toBe(initData);
+    // The SDK's copy is in the hash now; a reload (pull to refresh, the app's chunk reload) starts from it.
+    expect(new URLSearchParams(window.location.hash.slice(1)).get('tgWebAppData')).toBe(`${initData}&signature=`);
+    vi.resetModules();
+    const reloaded = await import('./telegram');
+    expect((await reloaded.loadTelegram())?.initDataRaw).toBe(initData);
+    expect(sessionStorage.getItem('aw/tgInitData')).toBe(initData);
+  });
+});
+
 describe("the statement's download inside Telegram", () => {
   class Refused extends Error {}
   const settle = () => new Promise((r) => setTimeout(r, 0));

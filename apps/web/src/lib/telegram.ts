@@ -123,10 +123,16 @@ export function launchUser(initDataRaw: string): { id: string; name: string } | 
 
 const RAW_INIT_DATA_KEY = 'aw/tgInitData';
 
-/** The launch data exactly as Telegram signed it, from the hash or kept from this session. */
+/** The empty `signature` letSdkParse adds to an older client's data: never in data Telegram signed. */
+const ADDED_SIGNATURE = /&signature=$/;
+
+/**
+ * The launch data exactly as Telegram signed it, from the hash or kept from this session. After a reload
+ * the hash holds letSdkParse's copy (its empty `signature` added); the server would refuse that copy.
+ */
 function rawInitData(): string | null {
   try {
-    const raw = new URLSearchParams(window.location.hash.slice(1)).get('tgWebAppData');
+    const raw = new URLSearchParams(window.location.hash.slice(1)).get('tgWebAppData')?.replace(ADDED_SIGNATURE, '');
     if (raw) {
       sessionStorage.setItem(RAW_INIT_DATA_KEY, raw);
       return raw;
