@@ -35,7 +35,7 @@ function Qr({ value }: { value: string }) {
  * TOTP setup: QR and secret text, then the first code; then the recovery codes, once.
  * Used in the profile's dialog and in the operators' walkthrough.
  */
-export function TotpSetup({ onDone, onCodesShown }: { onDone(): void; onCodesShown?(): void }) {
+export function TotpSetup({ onDone, onCodesShown, onSending }: { onDone(): void; onCodesShown?(): void; onSending?(sending: boolean): void }) {
   const setup = useTwoFactorSetup();
   const enable = useTwoFactorEnable();
   const qc = useQueryClient();
@@ -54,6 +54,13 @@ export function TotpSetup({ onDone, onCodesShown }: { onDone(): void; onCodesSho
   useEffect(() => {
     if (shown) latestShown.current?.();
   }, [shown]);
+  // While «Включить» is on its way the dialog must stay: its answer carries the recovery codes, shown once.
+  const sending = enable.isPending;
+  const latestSending = useRef(onSending);
+  latestSending.current = onSending;
+  useEffect(() => {
+    latestSending.current?.(sending);
+  }, [sending]);
 
   if (enable.data) {
     return (

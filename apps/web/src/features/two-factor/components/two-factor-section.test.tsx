@@ -66,4 +66,37 @@ describe("the profile's TOTP setup dialog", () => {
     expect(codes()).toBeNull();
     expect(button('Выключить')).toBeDefined();
   });
+
+  it('cannot be closed while «Включить» is on its way: its answer brings the recovery codes, shown once', async () => {
+    // Review finding: «Закрыть» or a tap beside it closed the dialog meanwhile; TOTP came on and the codes were never seen.
+    let release: () => void = () => {};
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        const path = new URL(String(url), 'http://localhost').pathname;
+        if (path === '/api/user') return answer(200, playerUser(false));
+        if (path === '/api/2fa/setup') return answer(200, { secret: 'JBSWY3DPEHPK3PXP', otpauth_url: 'otpauth://totp/Adena:p?secret=JBSWY3DPEHPK3PXP' });
+        if (path === '/api/2fa/enable') {
+          await new Promise<void>((r) => (release = r));
+          return answer(200, { enabled: true, recovery_codes: ['aaaa-bbbb', 'cccc-dddd'] });
+        }
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    ({ root } = await mountWithQuery(() => createElement(TwoFactorSection)));
+    await settle();
+    await act(async () => button('Включить')!.click());
+    await settle();
+    await act(async () => type(document.querySelector('[data-testid="totp-enable-code"]') as HTMLInputElement, '123456'));
+    await act(async () => [...document.querySelectorAll('form button')].find((b) => b.textContent === 'Включить')!.dispatchEvent(new MouseEvent('click', { bubbles: true })));
+    await settle();
+    expect(button('Закрыть')?.disabled).toBe(true);
+    await act(async () => backdrop().click());
+    await act(async () => document.querySelector('[role="dialog"]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })));
+    await act(async () => void closeTopDialog());
+    await settle();
+    await act(async () => release());
+    await settle();
+    expect(codes()?.textContent).toContain('aaaa-bbbb');
+  });
 });

@@ -22,6 +22,8 @@ export function TwoFactorSection() {
   const [open, setOpen] = useState<'setup' | 'disable' | null>(null);
   // The recovery codes are on screen: they are shown once, so only «Я сохранил коды» closes the dialog.
   const [codesShown, setCodesShown] = useState(false);
+  // «Включить» is on its way: its answer carries the recovery codes, so the dialog cannot be closed meanwhile.
+  const [sending, setSending] = useState(false);
   const fullScreen = useMediaQuery('(max-width:600px)');
   const qc = useQueryClient();
   // However the setup dialog closes, the user object is read again (TOTP may be on now).
@@ -32,7 +34,7 @@ export function TwoFactorSection() {
   };
   // A tap beside the dialog, Escape or Telegram's back button, which would lose the codes unseen.
   const dismissSetup = () => {
-    if (!codesShown) closeSetup();
+    if (!codesShown && !sending) closeSetup();
   };
   // MUI's own dialogs here, not AppDialog: Telegram's back button closes them the same way.
   useBackClosesDialog(open === 'setup', dismissSetup);
@@ -63,10 +65,12 @@ export function TwoFactorSection() {
       </Stack>
       <Dialog open={open === 'setup'} onClose={dismissSetup} fullScreen={fullScreen} maxWidth="sm" fullWidth>
         <DialogTitle>Вход с кодом из приложения</DialogTitle>
-        <DialogContent>{open === 'setup' && <TotpSetup onDone={closeSetup} onCodesShown={() => setCodesShown(true)} />}</DialogContent>
+        <DialogContent>{open === 'setup' && <TotpSetup onDone={closeSetup} onCodesShown={() => setCodesShown(true)} onSending={setSending} />}</DialogContent>
         {!codesShown && (
           <DialogActions>
-            <Button onClick={closeSetup}>Закрыть</Button>
+            <Button onClick={closeSetup} disabled={sending}>
+              Закрыть
+            </Button>
           </DialogActions>
         )}
       </Dialog>
