@@ -5,16 +5,17 @@ import { forgetAll, recallWhileOffline, remember } from './last-known';
 import { useRequestKeys } from '../hooks/use-request-key';
 
 export const userQueryOptions = () =>
-  queryOptions({
+  queryOptions<User | null, Error, User | null, ['user']>({
     queryKey: ['user'],
-    queryFn: async (): Promise<User | null> => {
+    queryFn: async ({ client }): Promise<User | null> => {
       if (!tokenStore.get()) return null;
       try {
         return remember('user', await request(routes.getUser));
       } catch (err) {
-        // SPEC.md section 4: a failed user fetch signs out.
+        // SPEC.md section 4: a failed user fetch signs out, and forgets what it held as a logout does.
         if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
           tokenStore.clear();
+          forgetUserData(client);
           return null;
         }
         throw err;
@@ -30,8 +31,24 @@ export function useUser() {
   return { user: q.data ?? null, isPending: q.isPending, isSignedIn: Boolean(q.data) };
 }
 
-/** After a login, a verified sign-up, a new password or Discord/Telegram: keep the token, merge the user. */
+/**
+ * What the tab holds for the signed-in user besides the token: the copies kept for offline, the
+ * Idempotency-Keys (and amounts) of requests in doubt, every cached read but the user and the server list.
+ * The next user of this tab must not see them (a shared device, a Telegram account switch).
+ */
+function forgetUserData(qc: QueryClient) {
+  forgetAll();
+  useRequestKeys.setState({ kept: {} });
+  qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'user' && q.queryKey[0] !== 'gamesservers' });
+}
+
+/**
+ * After a login, a verified sign-up, a new password or Discord/Telegram: keep the token, merge the user.
+ * Another account than the one signed in (the mini app's «Войти как …?») starts from nothing of the first's.
+ */
 export function startSession(qc: QueryClient, auth: AuthResponse) {
+  const before = qc.getQueryData<User | null>(userQueryOptions().queryKey);
+  if (before && before.id !== auth.user.id) forgetUserData(qc);
   tokenStore.set(auth.access_token);
   qc.setQueryData(userQueryOptions().queryKey, auth.user);
   void qc.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'user' });
@@ -40,11 +57,8 @@ export function startSession(qc: QueryClient, auth: AuthResponse) {
 /** Everything held for the signed-in user goes; the server's answer does not matter (SPEC.md: errors ignored). */
 export function endSession(qc: QueryClient) {
   tokenStore.clear();
-  forgetAll();
-  // The Idempotency-Keys (and amounts) of this user's requests in doubt: the next user of this tab starts clean.
-  useRequestKeys.setState({ kept: {} });
+  forgetUserData(qc);
   qc.setQueryData(userQueryOptions().queryKey, null);
-  qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'user' && q.queryKey[0] !== 'gamesservers' });
 }
 
 const SESSION_ENDED: Record<string, string> = {
