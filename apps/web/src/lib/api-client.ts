@@ -15,6 +15,8 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly body: { message: string; errors?: Record<string, string[]>; low_cap?: boolean; [k: string]: unknown },
+    /** A 429's `Retry-After`, in seconds: when the same call may be made again. */
+    readonly retryAfter?: number,
   ) {
     super(body.message);
   }
@@ -88,7 +90,8 @@ export async function request<A extends AnyCall, E extends Endpoint = Full<A>>(e
   }
   if (!res.ok) {
     const body = (data && typeof data === 'object' && 'message' in data ? data : { message: errorMessage('INTERNAL') }) as ApiError['body'];
-    throw new ApiError(res.status, body);
+    const wait = Number(res.headers.get('Retry-After'));
+    throw new ApiError(res.status, body, Number.isFinite(wait) && wait > 0 ? wait : undefined);
   }
   return data as z.output<E['response']>;
 }

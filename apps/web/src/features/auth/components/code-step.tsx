@@ -5,15 +5,24 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { useCountdown } from '../../../hooks/use-countdown';
+import { ApiError } from '../../../lib/api-client';
 
-/** The 6-digit code entry shared by sign-up and reset, with a resend countdown. */
+/** A resend's outcome: sent, or refused (a 429's `Retry-After` restarts the countdown from the server's wait). */
+export type ResendOutcome = { sent: true } | { sent: false; error: unknown };
+
+/**
+ * The 6-digit code entry shared by sign-up and reset, with a resend countdown and a way back to the
+ * details: a flow that died (5 wrong codes, expired) is started again from there, not from a resend.
+ */
 export function CodeStep(props: {
   sentTo: string;
   error?: string;
   busy: boolean;
   onSubmit(code: string): void;
   /** Omit when the flow has no resend call. */
-  onResend?: () => Promise<boolean>;
+  onResend?: () => Promise<ResendOutcome>;
+  /** Back to the filled-in details, to correct them or start a new flow. */
+  onRestart(): void;
 }) {
   const [code, setCode] = useState('');
   const [resendAt, setResendAt] = useState(() => Date.now() + RESEND_INTERVAL_MS);
@@ -48,12 +57,17 @@ export function CodeStep(props: {
         <Button
           disabled={left > 0 || props.busy}
           onClick={async () => {
-            if (await props.onResend?.()) setResendAt(Date.now() + RESEND_INTERVAL_MS);
+            const outcome = await props.onResend?.();
+            if (outcome?.sent) setResendAt(Date.now() + RESEND_INTERVAL_MS);
+            else if (outcome && outcome.error instanceof ApiError && outcome.error.retryAfter) setResendAt(Date.now() + outcome.error.retryAfter * 1000);
           }}
         >
           {left > 0 ? `Отправить код ещё раз через ${left} с` : 'Отправить код ещё раз'}
         </Button>
       )}
+      <Button color="inherit" disabled={props.busy} onClick={props.onRestart}>
+        Изменить данные и начать заново
+      </Button>
     </Stack>
   );
 }

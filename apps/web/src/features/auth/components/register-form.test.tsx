@@ -3,7 +3,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cleanup, type } from '../../../test/dom';
+import { cleanup, settle, type } from '../../../test/dom';
 import { RegisterForm } from './register-form';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -33,5 +33,56 @@ describe('the sign-up form', () => {
     expect(repeatField().textContent).not.toContain('Пароли не совпадают');
     expect(repeat!.getAttribute('aria-invalid')).toBe('false');
     expect(fetch).not.toHaveBeenCalled();
+  });
+
+  it('names the address the code went to, lets the player go back to the details when the flow dies, and waits as the server says', async () => {
+    let releaseStart: () => void = () => {};
+    const sent: unknown[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        const body = JSON.parse(String(init?.body ?? '{}'));
+        sent.push([url, body]);
+        if (url === '/api/email_register') {
+          await new Promise<void>((r) => (releaseStart = r));
+          return Response.json({ email_token: `flow-${sent.length}` });
+        }
+        const dead = { message: 'Слишком много неверных попыток. Запросите новый код', errors: { code: ['Слишком много неверных попыток. Запросите новый код'] } };
+        return Response.json(dead, { status: 429, headers: { 'Retry-After': url.includes('new_token') ? '30' : '12' } });
+      }),
+    );
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: new QueryClient() }, createElement(RegisterForm, { method: 'email' }))));
+    const email = document.querySelector<HTMLInputElement>('input[type="email"]')!;
+    const [password, repeat] = [...document.querySelectorAll<HTMLInputElement>('input[type="password"]')];
+    await act(async () => type(email, 'first@example.com'));
+    await act(async () => type(password!, 'correct horse battery'));
+    await act(async () => type(repeat!, 'correct horse battery'));
+    const button = (text: string) => [...document.querySelectorAll('button')].find((b) => b.textContent?.startsWith(text));
+    await act(async () => button('Получить код')!.click());
+    // While the code is being sent the details cannot change under it.
+    expect(email.disabled).toBe(true);
+    await act(async () => releaseStart());
+    await settle();
+    expect(document.body.textContent).toContain('Мы отправили код из 6 цифр на first@example.com');
+
+    // Five wrong codes later the flow is dead: a resend of it is refused too, and says how long to wait.
+    await act(async () => type(document.querySelector<HTMLInputElement>('input[autocomplete="one-time-code"]')!, '000000'));
+    await act(async () => button('Подтвердить')!.click());
+    await settle();
+    expect(document.body.textContent).toContain('Слишком много неверных попыток');
+    // The resend countdown of the code step (60 s) is replaced by the server's wait once a resend is refused.
+    expect(button('Отправить код ещё раз')?.textContent).toMatch(/через (59|60) с/);
+
+    // Back to the details, as typed, for a new flow.
+    await act(async () => button('Изменить данные и начать заново')!.click());
+    await settle();
+    expect(document.querySelector<HTMLInputElement>('input[type="email"]')!.value).toBe('first@example.com');
+    expect(document.querySelector<HTMLInputElement>('input[type="password"]')!.value).toBe('correct horse battery');
+    await act(async () => button('Получить код')!.click());
+    await act(async () => releaseStart());
+    await settle();
+    expect(document.body.textContent).toContain('Мы отправили код из 6 цифр на first@example.com');
+    expect(sent.filter(([url]) => url === '/api/email_register')).toHaveLength(2);
   });
 });

@@ -10,7 +10,7 @@ import { useCodeVerificationRegister } from '../api/code-verification-register';
 import { useNewTokenRegister } from '../api/new-token-register';
 import { registerBodySchema, useRegister } from '../api/register';
 import { AuthCard } from './auth-card';
-import { CodeStep } from './code-step';
+import { CodeStep, type ResendOutcome } from './code-step';
 import { loadStrengthChecker, PasswordStrength } from './password-strength';
 import { takeReturnTo } from '../../../lib/return-to';
 
@@ -20,7 +20,9 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
   const f = useFormErrors();
   const [busy, setBusy] = useState(false);
   const [values, setValues] = useState({ login: '', name: '', password: '', password_confirmation: '' });
-  const [token, setToken] = useState<string | null>(null);
+  // The flow and the address its code went to, as sent: the field may have been edited while the answer came.
+  const [flow, setFlow] = useState<{ token: string; sentTo: string } | null>(null);
+  const token = flow?.token ?? null;
   // The server's refusal of a password (a common one) applies to the password it was sent, not to a new one being typed.
   const [sentPassword, setSentPassword] = useState('');
   const passwordError = f.fieldError('password') && (values.password === sentPassword || !sentPassword) ? f.fieldError('password') : undefined;
@@ -46,7 +48,7 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
     setBusy(true);
     setSentPassword(values.password);
     try {
-      setToken(await register.mutateAsync(body));
+      setFlow({ token: await register.mutateAsync(body), sentTo: login });
     } catch (err) {
       f.fromError(err);
     } finally {
@@ -67,22 +69,27 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
     }
   }
 
-  async function resend() {
+  async function resend(): Promise<ResendOutcome> {
     f.clear();
     try {
-      setToken((await newToken.mutateAsync({ method, token: token! })) ?? token);
-      return true;
+      const next = await newToken.mutateAsync({ method, token: token! });
+      setFlow((fl) => (fl && next ? { ...fl, token: next } : fl));
+      return { sent: true };
     } catch (err) {
       f.fromError(err);
-      return false;
+      return { sent: false, error: err };
     }
   }
 
   const title = method === 'email' ? 'Регистрация по почте' : 'Регистрация по телефону';
-  if (token) {
+  if (flow) {
+    const restart = () => {
+      f.clear();
+      setFlow(null);
+    };
     return (
       <AuthCard title={title} error={f.formError}>
-        <CodeStep sentTo={values.login} error={f.fieldError('code')} busy={busy} onSubmit={verify} onResend={resend} />
+        <CodeStep sentTo={flow.sentTo} error={f.fieldError('code')} busy={busy} onSubmit={verify} onResend={resend} onRestart={restart} />
       </AuthCard>
     );
   }
@@ -109,17 +116,19 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
           placeholder={method === 'phone' ? '+7 900 000-00-00' : undefined}
           value={values.login}
           onChange={set('login')}
+          disabled={busy}
           error={Boolean(f.fieldError(method))}
           helperText={f.fieldError(method)}
           autoFocus
         />
-        <TextField label="Имя (необязательно)" autoComplete="nickname" value={values.name} onChange={set('name')} error={Boolean(f.fieldError('name'))} helperText={f.fieldError('name')} />
+        <TextField label="Имя (необязательно)" autoComplete="nickname" value={values.name} onChange={set('name')} disabled={busy} error={Boolean(f.fieldError('name'))} helperText={f.fieldError('name')} />
         <TextField
           label="Пароль"
           type="password"
           autoComplete="new-password"
           value={values.password}
           onChange={set('password')}
+          disabled={busy}
           onFocus={() => void loadStrengthChecker().catch(() => {})}
           error={Boolean(passwordError)}
           helperText={passwordError ?? 'От 8 до 128 символов'}
@@ -131,6 +140,7 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
           autoComplete="new-password"
           value={values.password_confirmation}
           onChange={set('password_confirmation')}
+          disabled={busy}
           error={Boolean(confirmationError)}
           helperText={confirmationError}
         />

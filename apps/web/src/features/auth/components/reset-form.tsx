@@ -10,7 +10,7 @@ import { createNewPasswordBodySchema, useCreateNewPassword } from '../api/create
 import { resetPasswordBodySchema, useResetPassword } from '../api/reset-password';
 import { useResetPasswordCodeCheck } from '../api/reset-password-code-check';
 import { AuthCard } from './auth-card';
-import { CodeStep } from './code-step';
+import { CodeStep, type ResendOutcome } from './code-step';
 
 /** Password reset in three steps: address → code → new password (the new_password_token is the bearer). */
 export function ResetForm({ method }: { method: 'email' | 'phone' }) {
@@ -21,7 +21,8 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
   const createPassword = useCreateNewPassword();
   const [busy, setBusy] = useState(false);
   const [login, setLogin] = useState('');
-  const [resetToken, setResetToken] = useState<string | null>(null);
+  // The flow and the address its code went to, as sent (the field may have been edited while the answer came).
+  const [flow, setFlow] = useState<{ token: string; sentTo: string } | null>(null);
   const [newPasswordToken, setNewPasswordToken] = useState<string | null>(null);
   const [pw, setPw] = useState({ password: '', password_confirmation: '' });
 
@@ -81,29 +82,35 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
     );
   }
 
-  if (resetToken) {
+  if (flow) {
+    const { token, sentTo } = flow;
     return (
       <AuthCard title="Восстановление пароля" error={f.formError}>
         <CodeStep
-          sentTo={login}
+          sentTo={sentTo}
           busy={busy}
           error={f.fieldError('code')}
           onSubmit={(code) =>
             void run(async () => {
-              setNewPasswordToken(await checkCode.mutateAsync({ method, token: resetToken, code }));
+              setNewPasswordToken(await checkCode.mutateAsync({ method, token, code }));
             })
           }
           // Reset has no resend call: asking again for the same address opens a new flow (the
           // server allows it once the minute has passed) and its token replaces the old one.
-          onResend={async () => {
+          onResend={async (): Promise<ResendOutcome> => {
             f.clear();
             try {
-              setResetToken((await resetPassword.mutateAsync(method === 'email' ? { email: login } : { phone: login })) ?? resetToken);
-              return true;
+              const next = await resetPassword.mutateAsync(method === 'email' ? { email: sentTo } : { phone: sentTo });
+              if (next) setFlow({ token: next, sentTo });
+              return { sent: true };
             } catch (err) {
               f.fromError(err);
-              return false;
+              return { sent: false, error: err };
             }
+          }}
+          onRestart={() => {
+            f.clear();
+            setFlow(null);
           }}
         />
       </AuthCard>
@@ -128,8 +135,10 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
           e.preventDefault();
           const body = f.validate(resetPasswordBodySchema[method], { [method]: login });
           if (!body) return;
+          const sentTo = login;
           void run(async () => {
-            setResetToken((await resetPassword.mutateAsync(body)) ?? null);
+            const token = await resetPassword.mutateAsync(body);
+            setFlow(token ? { token, sentTo } : null);
           });
         }}
       >
@@ -139,6 +148,7 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
           autoComplete={method === 'email' ? 'email' : 'tel'}
           value={login}
           onChange={(e) => setLogin(e.target.value)}
+          disabled={busy}
           error={Boolean(f.fieldError(method))}
           helperText={f.fieldError(method)}
           autoFocus
