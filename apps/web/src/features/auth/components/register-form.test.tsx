@@ -37,7 +37,7 @@ describe('the sign-up form', () => {
 
   it('names the address the code went to, lets the player go back to the details when the flow dies, and waits as the server says', async () => {
     let releaseStart: () => void = () => {};
-    const sent: unknown[] = [];
+    const sent: [string, unknown][] = [];
     vi.stubGlobal(
       'fetch',
       vi.fn(async (url: string, init?: RequestInit) => {

@@ -1,5 +1,5 @@
 import type { statement } from '@adena/contract';
-import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
+import { queryOptions, useQuery } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 import { ref } from './ref';
 
@@ -23,7 +23,12 @@ export const statementQueryOptions = (page: number, f: StatementFilters) =>
         query: { page, per_page: STATEMENT_PAGE_SIZE, gamesserver_id: f.gameServerId ?? undefined, currency_type: f.currency ?? undefined },
         signal,
       }),
-    placeholderData: keepPreviousData,
+    // The last page stays on screen while the next page of the same list loads; under other filters it does
+    // not (another server's lines, their server label hidden, would read as the chosen server's).
+    placeholderData: (previous, previousQuery) => {
+      const before = previousQuery?.queryKey[1] as ({ page: number } & StatementFilters) | undefined;
+      return before && before.gameServerId === f.gameServerId && before.currency === f.currency ? previous : undefined;
+    },
   });
 
 export const useStatement = (page: number, f: StatementFilters) => useQuery(statementQueryOptions(page, f));

@@ -69,4 +69,44 @@ describe('the statement', () => {
     expect(getComputedStyle(code!).whiteSpace).toBe('nowrap');
     expect(code!.parentElement!.textContent).toBe('Покупка кода ADN-7KQ2-****-****-H3RC');
   });
+
+  it('under another server the last list goes at once (its lines would read as the chosen server\'s), an empty filter says so, a closed server keeps its name', async () => {
+    // Review finding: the previous filter's lines stayed, without their server labels, until the answer came.
+    const all = [entry(1, 5, 1, 5), { ...entry(2, 7, 1, 7), gamesserver_id: 9 }];
+    let releaseAlpha: (r: Response) => void = () => {};
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url.startsWith('/api/gamesservers')) return answer(200, [{ id: 1, name: 'Alpha' }, { id: 2, name: 'Beta' }]);
+        if (url.includes('gamesserver_id=1')) return new Promise<Response>((r) => (releaseAlpha = r));
+        if (url.includes('gamesserver_id=2')) return answer(200, { data: [], total: 0 });
+        return answer(200, { data: all, total: all.length });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(StatementView, { initialServerId: null }))));
+    await settle();
+    const rows = () => [...document.querySelectorAll('[data-testid="statement-entry"]')].map((r) => r.textContent);
+    expect(rows()).toHaveLength(2);
+    // A server closed since (not in the list) still names its lines.
+    expect(rows()[1]).toContain('Сервер №9');
+
+    const select = document.querySelector<HTMLSelectElement>('[data-testid="statement-server"] select, select[data-testid="statement-server"]')!;
+    const choose = async (value: string) => {
+      await act(async () => {
+        Object.getOwnPropertyDescriptor(HTMLSelectElement.prototype, 'value')!.set!.call(select, value);
+        select.dispatchEvent(new Event('change', { bubbles: true }));
+      });
+      await settle();
+    };
+    await choose('1');
+    expect(rows()).toEqual([]);
+    await act(async () => releaseAlpha(answer(200, { data: [all[0]], total: 1 })));
+    await settle();
+    expect(rows()).toHaveLength(1);
+    await choose('2');
+    expect(document.querySelector('[data-testid="statement-empty"]')?.textContent).toBe('По выбранному серверу и валюте движений нет.');
+  });
 });

@@ -95,7 +95,9 @@ export function StatementView({ initialServerId }: { initialServerId: number | n
     setFilters((cur) => ({ ...cur, ...f }));
     setPage(1);
   };
-  const serverName = (id: number) => servers?.find((s) => s.id === id)?.name;
+  // A server closed since lists no more; its lines still say which one it was.
+  const serverName = (id: number) => servers?.find((s) => s.id === id)?.name ?? `Сервер №${id}`;
+  const filtered = filters.gameServerId !== null || filters.currency !== null;
 
   return (
     <Stack spacing={2} data-testid="statement">
@@ -147,7 +149,7 @@ export function StatementView({ initialServerId }: { initialServerId: number | n
         <Alert severity="error">Не удалось загрузить выписку. Обновите страницу.</Alert>
       ) : data.total === 0 ? (
         <Typography color="textSecondary" data-testid="statement-empty">
-          Движений по балансу пока нет. Пополните кошелёк — зачисление появится здесь.
+          {filtered ? 'По выбранному серверу и валюте движений нет.' : 'Движений по балансу пока нет. Пополните кошелёк — зачисление появится здесь.'}
         </Typography>
       ) : (
         <>
