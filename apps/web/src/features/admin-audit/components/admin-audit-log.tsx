@@ -20,6 +20,7 @@ import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { IdFilterField, parseId } from '../../../components/id-filter-field';
 import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-in-url';
+import { usePageInRange } from '../../../hooks/use-page-in-range';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 import { AUDIT_PAGE_SIZE, type AuditFilters, useAdminAuditLog } from '../api/audit-log';
 import { AUDIT_ACTIONS, AUDIT_FIELDS, AUDIT_STATUSES, auditActionLabel } from '../utils/actions';
@@ -89,6 +90,7 @@ export function AdminAuditLog() {
   const deferred = useDeferredValue(f);
   const { data, isPending, isError, error } = useAdminAuditLog(deferred);
   const set = (patch: Partial<AuditFilters>) => setF((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
+  const pages = usePageInRange(data, AUDIT_PAGE_SIZE, deferred.page, (page) => set({ page }));
   const filtered = Boolean(f.admin_id || f.entity_type || f.entity_id || f.action);
   return (
     <Stack spacing={2} data-view="admin-audit">
@@ -155,8 +157,8 @@ export function AdminAuditLog() {
               </TableBody>
             </Table>
           </Paper>
-          {data.total > AUDIT_PAGE_SIZE && (
-            <Pagination count={Math.ceil(data.total / AUDIT_PAGE_SIZE)} page={f.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />
+          {(pages > 1 || f.page > 1) && (
+            <Pagination count={pages} page={f.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />
           )}
         </>
       )}

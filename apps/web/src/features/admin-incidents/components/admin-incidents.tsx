@@ -23,6 +23,7 @@ import { formatAmount } from '../../../utils/format-amount';
 import { INCIDENTS_PAGE_SIZE, type IncidentFilters, useAdminIncidents, useIncidentResolutions, useResolveIncident } from '../api/incidents';
 import { IdFilterField, parseId } from '../../../components/id-filter-field';
 import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-in-url';
+import { usePageInRange } from '../../../hooks/use-page-in-range';
 import { ReasonDialog } from '../../../components/reason-dialog';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 
@@ -76,6 +77,7 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
   const resolutions = useIncidentResolutions(data?.data.map((i) => i.id) ?? []);
   const noteOf = (id: number): IncidentResolution | undefined => resolutions.data?.find((r) => r.incident_id === id);
   const set = (patch: Partial<IncidentFilters>) => setF((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
+  const pages = usePageInRange(data, INCIDENTS_PAGE_SIZE, f.page, (page) => set({ page }));
 
   return (
     <Stack spacing={2} data-view="admin-incidents">
@@ -114,6 +116,20 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
         <Typography color="textSecondary">Инцидентов нет.</Typography>
       ) : (
         <>
+          {resolutions.isError && !resolutions.data && (
+            // Said above the table: on a phone the column that says it is off screen to the right.
+            <Alert
+              severity="warning"
+              data-testid="incident-notes-failed"
+              action={
+                <Button color="inherit" size="small" onClick={() => void resolutions.refetch()}>
+                  Повторить
+                </Button>
+              }
+            >
+              Заметки к инцидентам не загрузились: закрыть инцидент можно, когда они загрузятся.
+            </Alert>
+          )}
           <Paper variant="outlined" sx={scrollsSideways}>
             <Table size="small" aria-label="Инциденты">
               <TableHead>
@@ -181,8 +197,8 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
               </TableBody>
             </Table>
           </Paper>
-          {data.total > INCIDENTS_PAGE_SIZE && (
-            <Pagination count={Math.ceil(data.total / INCIDENTS_PAGE_SIZE)} page={f.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />
+          {(pages > 1 || f.page > 1) && (
+            <Pagination count={pages} page={f.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />
           )}
         </>
       )}

@@ -19,6 +19,7 @@ import Typography from '@mui/material/Typography';
 import { useDeferredValue } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-in-url';
+import { usePageInRange } from '../../../hooks/use-page-in-range';
 import { ApiError } from '../../../lib/api-client';
 import { USERS_PAGE_SIZE, type UserSearch, useAdminUsers } from '../api/users';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
@@ -47,6 +48,7 @@ export function AdminUsers() {
   const deferred = useDeferredValue(s);
   const { data, isPending, isError, error } = useAdminUsers(deferred);
   const set = (patch: Partial<UserSearch>) => setS((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
+  const pages = usePageInRange(data, USERS_PAGE_SIZE, deferred.page, (page) => set({ page }));
   return (
     <Stack spacing={2} data-view="admin-users">
       <Typography variant="h1">Пользователи</Typography>
@@ -120,8 +122,8 @@ export function AdminUsers() {
               </TableBody>
             </Table>
           </Paper>
-          {data.total > USERS_PAGE_SIZE && (
-            <Pagination count={Math.ceil(data.total / USERS_PAGE_SIZE)} page={s.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />
+          {(pages > 1 || s.page > 1) && (
+            <Pagination count={pages} page={s.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />
           )}
         </>
       )}
