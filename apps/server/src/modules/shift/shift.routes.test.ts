@@ -157,7 +157,7 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     expect(res.json().success).toMatchObject({ id, status: 'pending', type: 'output', claimed_by: { id: anna.id, name: 'Анна' }, claimed_at: expect.any(String) });
     const again = await claim(id, boris);
     expect(again.statusCode).toBe(409);
-    expect(again.json()).toMatchObject({ message: 'Заявку уже взял в работу Анна', claimed_by: { id: anna.id, name: 'Анна' } });
+    expect(again.json()).toMatchObject({ message: 'Заявка уже в работе у оператора Анна', claimed_by: { id: anna.id, name: 'Анна' } });
     const queue = (await call('GET', '/api/admin/requests?status=pending&per_page=100', boris)).json();
     const listed = queue.data.find((x: { id: number }) => x.id === id);
     expect(listed.claimed_by).toEqual({ id: anna.id, name: 'Анна' });

@@ -51,6 +51,8 @@ const notPending = (status: string) => {
 const claimedBy = (claimer: { id: number; name: string }, text: string) =>
   new AppError('CONFLICT', { message: text, errors: { id: [text] }, body: { claimed_by: claimer } });
 const who = (name: string | null, id: number) => name || `оператор №${id}`;
+/** «у оператора Анна», «у оператора №5»: the same for every operator, whatever their name's gender. */
+const holder = (name: string | null, id: number) => (name ? `оператора ${name}` : `оператора №${id}`);
 
 /**
  * An operator's own deposit or withdrawal is claimed and decided by another operator: whoever
@@ -172,7 +174,7 @@ export function createShiftService(d: ShiftDeps) {
         if (s.user_id === caller.user.id) throw ownRequestRefused();
         if (s.claimed_by !== null) {
           const name = who(s.claimer_name, s.claimed_by);
-          throw claimedBy({ id: s.claimed_by, name }, `Заявку уже взял в работу ${name}`);
+          throw claimedBy({ id: s.claimed_by, name }, `Заявка уже в работе у ${holder(s.claimer_name, s.claimed_by)}`);
         }
         // Released between the two statements: the operator may simply try again.
         throw new AppError('CONFLICT', { message: 'Заявка только что изменилась, попробуйте ещё раз', errors: { id: ['Заявка только что изменилась'] } });
@@ -229,7 +231,7 @@ export function createShiftService(d: ShiftDeps) {
           const name = who(state?.claimer_name ?? null, s.claimed_by);
           throw claimedBy(
             { id: s.claimed_by, name },
-            `Заявку взял в работу ${name}; снять её может он или любой оператор через ${d.claimTimeoutMin} мин после взятия`,
+            `Заявка в работе у ${holder(state?.claimer_name ?? null, s.claimed_by)}; снять её может этот оператор или любой оператор через ${d.claimTimeoutMin} мин после взятия`,
           );
         }
         await repo.clearClaim(trx, id);
@@ -254,7 +256,7 @@ export function createShiftService(d: ShiftDeps) {
       if (r.claimed_by === null || r.claimed_by === caller.user.id || r.claimed_at! < staleBefore(d.now())) return;
       const s = await repo.claimState(trx, r.id);
       const name = who(s?.claimer_name ?? null, r.claimed_by);
-      throw claimedBy({ id: r.claimed_by, name }, `Заявку взял в работу ${name}: выполнить или отклонить её может только он`);
+      throw claimedBy({ id: r.claimed_by, name }, `Заявка в работе у ${holder(s?.claimer_name ?? null, r.claimed_by)}: выполнить или отклонить её может только этот оператор`);
     },
 
     /**
