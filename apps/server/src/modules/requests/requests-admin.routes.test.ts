@@ -41,6 +41,11 @@ describe.each(DB_KINDS)("the operators' queue and dashboard on %s", (kind) => {
       const coins = (await call('GET', '/api/admin/requests?status=pending&currency_type=2')).json();
       expect(coins.data.every((r: { currency_type: number }) => r.currency_type === 2)).toBe(true);
       expect((await call('GET', '/api/admin/requests?status=nope')).statusCode).toBe(422);
+      // A VIP's withdrawals come first (PRODUCT.md section 2), not their deposits.
+      const vipDeposit = (await call('POST', '/api/up_balance_user/', { gamesserver_id: serverId, amount: KK }, vip.auth)).json().success;
+      const all = (await call('GET', `/api/admin/requests?status=pending&gamesserver_id=${serverId}&per_page=100`)).json();
+      const mixed = all.data.map((r: { id: number }) => r.id).filter((id: number) => [first.id, second.id, vipDeposit.id].includes(id));
+      expect(mixed).toEqual([second.id, first.id, vipDeposit.id]);
       expect((await call('POST', '/api/admin/requests/99999999/complete', {})).statusCode).toBe(404);
     });
   });

@@ -209,7 +209,10 @@ export const requestsRepository = {
     return { rows, total: Number(count.n) };
   },
 
-  /** The operators' queue: VIP players first, then the oldest; finished requests newest first. */
+  /**
+   * The operators' queue: VIP players' withdrawals first (PRODUCT.md section 2: a VIP's withdrawals, not their
+   * deposits, come first), then the oldest; finished requests newest first.
+   */
   async queue(db: Q, f: QueueFilters) {
     let base = db.selectFrom('balance_requests as r').innerJoin('users as u', 'u.id', 'r.user_id');
     if (f.status) base = base.where('r.status', '=', f.status);
@@ -225,8 +228,11 @@ export const requestsRepository = {
       .select(nickSharedWithOthers);
     rows =
       f.status === 'pending'
-        ? rows.orderBy(sql`CASE WHEN u.vip_until > now() THEN 0 ELSE 1 END`).orderBy('r.id', 'asc')
-        : rows.orderBy(sql`CASE WHEN r.status = 'pending' THEN 0 ELSE 1 END`).orderBy(sql`CASE WHEN r.status = 'pending' AND u.vip_until > now() THEN 0 ELSE 1 END`).orderBy(sql`CASE WHEN r.status = 'pending' THEN r.id ELSE -r.id END`);
+        ? rows.orderBy(sql`CASE WHEN r.type = 'output' AND u.vip_until > now() THEN 0 ELSE 1 END`).orderBy('r.id', 'asc')
+        : rows
+            .orderBy(sql`CASE WHEN r.status = 'pending' THEN 0 ELSE 1 END`)
+            .orderBy(sql`CASE WHEN r.status = 'pending' AND r.type = 'output' AND u.vip_until > now() THEN 0 ELSE 1 END`)
+            .orderBy(sql`CASE WHEN r.status = 'pending' THEN r.id ELSE -r.id END`);
     const [data, count] = await Promise.all([
       rows
         .limit(f.perPage)

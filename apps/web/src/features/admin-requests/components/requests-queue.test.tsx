@@ -66,7 +66,7 @@ describe('the operators’ queue filters', () => {
     expect(selectOf('Статус').textContent).toBe('Ожидает');
     expect(selectOf('Тип').textContent).toBe('Все');
     expect(selectOf('Валюта').textContent).toBe('Обе');
-    expect(document.body.textContent).toContain('Сначала VIP, затем по времени создания. Всего: 1');
+    expect(document.body.textContent).toContain('Сначала выводы VIP, затем по времени создания. Всего: 1');
 
     await act(async () => selectOf('Статус').dispatchEvent(new MouseEvent('mousedown', { bubbles: true, button: 0 })));
     const all = [...document.querySelectorAll('[role="option"]')].find((o) => o.textContent === 'Все')!;
@@ -75,7 +75,7 @@ describe('the operators’ queue filters', () => {
 
     expect(selectOf('Статус').textContent).toBe('Все');
     expect(asked.at(-1)).not.toContain('status=');
-    expect(document.body.textContent).toContain('Сначала ожидающие (VIP, затем по времени создания), потом обработанные — новые выше. Всего: 1');
+    expect(document.body.textContent).toContain('Сначала ожидающие (выводы VIP, затем по времени создания), потом обработанные — новые выше. Всего: 1');
   });
 
   it("another operator's claim holds the decision buttons until it lapses, then the card offers to take it over", async () => {

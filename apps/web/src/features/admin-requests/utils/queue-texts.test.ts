@@ -18,10 +18,10 @@ describe('the operator’s «Выполнить заявку?» question', () =>
 });
 
 describe('the queue’s caption says the order the server lists it in', () => {
-  it('pending: VIP first; decided: newest first; all: pending first, then decided newest first', () => {
-    expect(queueOrderText('pending')).toBe('Сначала VIP, затем по времени создания.');
+  it('pending: VIP withdrawals first; decided: newest first; all: pending first, then decided newest first', () => {
+    expect(queueOrderText('pending')).toBe('Сначала выводы VIP, затем по времени создания.');
     expect(queueOrderText('completed')).toBe('Сначала новые.');
-    expect(queueOrderText(undefined)).toBe('Сначала ожидающие (VIP, затем по времени создания), потом обработанные — новые выше.');
+    expect(queueOrderText(undefined)).toBe('Сначала ожидающие (выводы VIP, затем по времени создания), потом обработанные — новые выше.');
   });
 });
 

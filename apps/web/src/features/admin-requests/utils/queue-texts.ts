@@ -17,13 +17,13 @@ export function completeQuestion(r: Pick<AdminRequest, 'type' | 'amount' | 'curr
 }
 
 /**
- * The order the server lists the queue in (requests.repository `queue`): pending ones VIP first,
+ * The order the server lists the queue in (requests.repository `queue`): pending ones VIP withdrawals first,
  * then the oldest; decided ones the newest first; with every status, the pending ones come first.
  */
 export function queueOrderText(status: QueueFilters['status']) {
-  if (status === 'pending') return 'Сначала VIP, затем по времени создания.';
+  if (status === 'pending') return 'Сначала выводы VIP, затем по времени создания.';
   if (status) return 'Сначала новые.';
-  return 'Сначала ожидающие (VIP, затем по времени создания), потом обработанные — новые выше.';
+  return 'Сначала ожидающие (выводы VIP, затем по времени создания), потом обработанные — новые выше.';
 }
 
 const clock = new Intl.DateTimeFormat('ru-RU', { timeStyle: 'short' });
