@@ -1,4 +1,4 @@
-import { PASSKEYS_MAX, TWO_FACTOR_MESSAGES } from '@adena/contract';
+import { PASSKEYS_MAX, passkeyRegisterVerify, TWO_FACTOR_MESSAGES } from '@adena/contract';
 import DeleteIcon from '@mui/icons-material/DeleteOutlined';
 import KeyIcon from '@mui/icons-material/Key';
 import Alert from '@mui/material/Alert';
@@ -55,7 +55,11 @@ export function PasskeysSection() {
       : null;
   function add() {
     f.clear();
-    register.mutateAsync({ name: name.trim() || undefined, password: (askPassword && password) || undefined }).then(
+    // The name is checked before the browser's prompt: refused after it, the device would keep a key the
+    // server never recorded (an emoji joined by a zero-width joiner is such a name).
+    const named = f.validate(passkeyRegisterVerify.body.pick({ name: true }), { name: name.trim() || undefined });
+    if (!named) return;
+    register.mutateAsync({ name: named.name, password: (askPassword && password) || undefined }).then(
       () => {
         setName('');
         setPassword('');
@@ -107,7 +111,16 @@ export function PasskeysSection() {
             <CurrentPasswordField compact testId="passkey-password" value={password} onChange={setPassword} error={f.fieldError('password')} />
           )}
           <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
-            <TextField size="small" sx={{ minWidth: { sm: 280 } }} label="Название (необязательно)" value={name} onChange={(e) => setName(e.target.value)} slotProps={{ htmlInput: { maxLength: 64 } }} />
+            <TextField
+              size="small"
+              sx={{ minWidth: { sm: 280 } }}
+              label="Название (необязательно)"
+              value={name}
+              onChange={(e) => setName(e.target.value)}
+              error={Boolean(f.fieldError('name'))}
+              helperText={f.fieldError('name')}
+              slotProps={{ htmlInput: { maxLength: 64 } }}
+            />
             <Button variant="outlined" startIcon={<KeyIcon />} disabled={register.isPending} onClick={add}>
               Добавить ключ доступа
             </Button>
