@@ -161,7 +161,8 @@ describe('the webhook form in the profile', () => {
     expect(dialog()?.textContent).toContain('Отключить вебхук?');
     await act(async () => [...dialog()!.querySelectorAll('button')].find((b) => b.textContent === 'Отключить')!.click());
     await settle();
-    expect(alerts()).toContain('Сервис временно недоступен');
+    // Said naming what failed.
+    expect(alerts()).toContain('Вебхук не отключён. Сервис временно недоступен.');
     expect(shownSecret()).toBe('whsec_rotated');
 
     await press('Отключить');

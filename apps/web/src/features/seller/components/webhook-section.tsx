@@ -19,7 +19,10 @@ import Typography from '@mui/material/Typography';
 import { type FormEvent, useEffect, useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { CurrentPasswordField } from '../../../components/current-password-field';
+import { errorMessage } from '@adena/contract/lite';
 import { useFormErrors } from '../../../hooks/use-form-errors';
+import { ApiError } from '../../../lib/api-client';
+import { sentence } from '../../../utils/sentence';
 import { useUser } from '../../../lib/session';
 import { useWebhook, useWebhookActions, useWebhookDeliveries } from '../api/webhook';
 import { dateTime, ShownOnce } from './shown-once';
@@ -90,16 +93,19 @@ export function WebhookSection() {
     test.mutate(undefined, { onError: (err) => f.fromError(err, FIELDS) });
   };
   const [confirmRemove, setConfirmRemove] = useState(false);
+  // Said naming what failed, with a close button: the form's own error line is for the save.
+  const [removeError, setRemoveError] = useState<string | null>(null);
   const removeIt = () => {
     f.clear();
     setConfirmRemove(false);
+    setRemoveError(null);
     remove.mutate(undefined, {
       // The secret shown belongs to the endpoint just removed: it signs nothing any more.
       onSuccess: () => {
         setSecret(null);
         setUrl('');
       },
-      onError: (err) => f.fromError(err, FIELDS),
+      onError: (err) => setRemoveError(`Вебхук не отключён. ${sentence(err instanceof ApiError ? err.message : errorMessage('INTERNAL'))}`),
     });
   };
   const toggle = (ev: WebhookEvent) => setEvents((cur) => (cur.includes(ev) ? cur.filter((x) => x !== ev) : [...cur, ev]));
@@ -135,6 +141,11 @@ export function WebhookSection() {
             <CurrentPasswordField compact testId="webhook-password" value={password} onChange={setPassword} error={f.fieldError('password')} />
           )}
           {f.formError && <Alert severity="error">{f.formError}</Alert>}
+          {removeError && (
+            <Alert severity="error" onClose={() => setRemoveError(null)} data-testid="webhook-remove-error">
+              {removeError}
+            </Alert>
+          )}
           <Stack direction="row" sx={{ flexWrap: 'wrap', gap: 1 }}>
             <Button type="submit" variant="contained" disabled={save.isPending}>
               {hook ? 'Сохранить' : 'Подключить вебхук'}
