@@ -31,24 +31,22 @@ export const OWN_INCIDENTS_LISTED = 200;
  * was no longer active. Every lookup of a user's incidents takes the owner (the issuer) first.
  */
 export const incidentsRepository = {
-  /** Opens an incident unless this user already has an open one on this code; the new id or nothing. */
-  open(
+  /**
+   * Opens an incident unless this user's tries of this code were told to its owner already (open or
+   * acknowledged): the new id or nothing. Once per (code, user): someone holding a used code could otherwise
+   * pop the owner's «Повторная активация» dialog again after every acknowledgement.
+   */
+  async open(
     trx: IncidentsTrx,
     v: { codeId: number; ownerId: number; gameServerId: number; attemptedBy: number; ip: string | null; codeStatus: 'activated' | 'cancelled' },
   ) {
-    return trx
-      .insertInto('code_incidents')
-      .values({
-        code_id: v.codeId,
-        user_id: v.ownerId,
-        gamesserver_id: v.gameServerId,
-        attempted_by: v.attemptedBy,
-        attempt_ip: v.ip,
-        code_status: v.codeStatus,
-      })
-      .onConflict((oc) => oc.columns(['code_id', 'attempted_by']).where('acknowledged_at', 'is', null).doNothing())
-      .returning('id')
-      .executeTakeFirst();
+    const { rows } = await sql<{ id: number }>`
+      INSERT INTO code_incidents (code_id, user_id, gamesserver_id, attempted_by, attempt_ip, code_status)
+      SELECT ${v.codeId}::int, ${v.ownerId}::int, ${v.gameServerId}::int, ${v.attemptedBy}::int, ${v.ip}::text, ${v.codeStatus}::text
+       WHERE NOT EXISTS (SELECT FROM code_incidents WHERE code_id = ${v.codeId}::int AND attempted_by = ${v.attemptedBy}::int)
+      ON CONFLICT (code_id, attempted_by) WHERE acknowledged_at IS NULL DO NOTHING
+      RETURNING id`.execute(trx);
+    return rows[0];
   },
 
   /**

@@ -67,4 +67,25 @@ describe.each(DB_KINDS)("the issuer's incidents on %s", (kind) => {
     // Nobody else's incidents are listed to another user.
     expect(await ok('GET', '/api/code_incidents', buyer)).toEqual([]);
   });
+
+  it('tells the owner once per code and user: the same user trying the used code again after the owner read it opens nothing', async () => {
+    // Review finding: someone holding a used code re-opened the owner's «Повторная активация» dialog after every acknowledgement.
+    const seller = await createUser(t.db.kysely);
+    const w = await createWallet(t.db.kysely, seller.id, serverId, 'Seller2');
+    await fund(t.db.kysely, w, 10n * BigInt(KK));
+    const code = await ok('POST', '/api/show_code/', seller, { gamesserver_id: serverId, nominal: 1 * KK, wallet_id: w.id });
+    const buyer = await createUser(t.db.kysely);
+    await createWallet(t.db.kysely, buyer.id, serverId, 'Buyer2');
+    await ok('POST', '/api/activation_code/', buyer, { sert: code.sert });
+    const pest = await createUser(t.db.kysely);
+    expect((await call('POST', '/api/activation_code/', pest, { sert: code.sert })).statusCode).toBe(409);
+    const [first] = (await ok('GET', '/api/code_incidents', seller)) as ListedIncident[];
+    await ok('POST', `/api/code_incidents/${first!.id}/ack`, seller);
+    for (let i = 0; i < 3; i++) expect((await call('POST', '/api/activation_code/', pest, { sert: code.sert })).statusCode).toBe(409);
+    expect(await ok('GET', '/api/get_error_user_code', seller)).toEqual({ error_codes_count: 0 });
+    // Another user trying it is news to the owner.
+    const other = await createUser(t.db.kysely);
+    expect((await call('POST', '/api/activation_code/', other, { sert: code.sert })).statusCode).toBe(409);
+    expect(await ok('GET', '/api/get_error_user_code', seller)).toEqual({ error_codes_count: 1 });
+  });
 });
