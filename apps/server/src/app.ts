@@ -264,7 +264,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     chatGone: notices.chatGone,
   });
   shift.registerJobs();
-  const requests = createRequestsService({ db: kysely, realtime, notices, audit, shift, webhooks, claimTimeoutMin: config.CLAIM_TIMEOUT_MIN });
+  const requests = createRequestsService({ db: kysely, realtime, notices, audit, shift, webhooks, claimTimeoutMin: config.CLAIM_TIMEOUT_MIN, now });
   const ledgerAdmin = createLedgerAdminService({ db: kysely });
   const accountsAdmin = createAccountsAdminService({
     db: kysely,

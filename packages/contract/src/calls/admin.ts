@@ -26,7 +26,7 @@ export const adminRequests = defineCall({
     type: z.enum(['input', 'output']).optional(),
     gamesserver_id: IdParamSchema.optional(),
     currency_type: z.coerce.number().pipe(z.union([z.literal(1), z.literal(2)])).optional(),
-    /** Beyond PRODUCT.md: requests this operator claimed (the admin area keeps its own claims alive). */
+    /** Beyond PRODUCT.md: this operator's standing (not lapsed) claims (the admin area keeps its own claims alive). */
     claimed_by: IdParamSchema.optional(),
   }),
   response: z.object({ data: z.array(AdminRequestSchema), total: z.number().int() }),

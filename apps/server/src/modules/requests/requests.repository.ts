@@ -33,7 +33,8 @@ export interface QueueFilters {
   type?: RequestType;
   gameServerId?: number;
   currencyType?: 1 | 2;
-  claimedBy?: number;
+  /** This operator's standing claims: claimed by them at or after `claimedAfter` (not lapsed). */
+  claimedBy?: { id: number; claimedAfter: Date };
   page: number;
   perPage: number;
 }
@@ -219,7 +220,7 @@ export const requestsRepository = {
     if (f.type) base = base.where('r.type', '=', f.type);
     if (f.gameServerId !== undefined) base = base.where('r.gamesserver_id', '=', f.gameServerId);
     if (f.currencyType !== undefined) base = base.where('r.currency_type', '=', f.currencyType);
-    if (f.claimedBy !== undefined) base = base.where('r.claimed_by', '=', f.claimedBy);
+    if (f.claimedBy !== undefined) base = base.where('r.claimed_by', '=', f.claimedBy.id).where('r.claimed_at', '>=', f.claimedBy.claimedAfter);
     let rows = base
       .innerJoin('gamesservers as g', 'g.id', 'r.gamesserver_id')
       .selectAll('r')

@@ -53,6 +53,8 @@ export interface RequestsServiceDeps {
   webhooks?: WebhookOutbox;
   /** CLAIM_TIMEOUT_MIN: operators are told when a claim lapses. */
   claimTimeoutMin: number;
+  /** The moment a claim's lapse is judged at: the shift's clock (a test's when given). */
+  now?: () => Date;
 }
 
 /** What a user's card shows of their requests. */
@@ -68,7 +70,7 @@ const CARD_LIMIT = 50;
 /** PRODUCT.md section 8: a player has at most 5 pending deposits per game server (request_open). */
 export const TOO_MANY_PENDING = 'У вас уже 5 заявок на пополнение в ожидании на этом сервере. Дождитесь их обработки или отмените одну';
 
-export function createRequestsService({ db, realtime, notices, audit, shift, webhooks = noWebhooks, claimTimeoutMin }: RequestsServiceDeps) {
+export function createRequestsService({ db, realtime, notices, audit, shift, webhooks = noWebhooks, claimTimeoutMin, now: clock = () => new Date() }: RequestsServiceDeps) {
   function publish(userId: number, wallets: WalletBalance[]) {
     for (const w of wallets) realtime.publish(userId, 'balance', balanceEvent(w));
   }
@@ -207,9 +209,11 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
 
     // ── operators ──
 
-    async queue(f: QueueFilters) {
-      const { rows, total } = await repo.queue(db, f);
-      const now = new Date();
+    async queue(f: Omit<QueueFilters, 'claimedBy'> & { claimedBy?: number }) {
+      const now = clock();
+      // An operator's own claims: the standing ones only (the admin area renews them; a lapsed one is not taken back unasked).
+      const claimedBy = f.claimedBy === undefined ? undefined : { id: f.claimedBy, claimedAfter: new Date(now.getTime() - claimTimeoutMin * 60_000) };
+      const { rows, total } = await repo.queue(db, { ...f, claimedBy });
       return { data: rows.map((r) => toAdminRequest(r, now, claimTimeoutMin)), total };
     },
 

@@ -118,7 +118,7 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     }
   });
 
-  it('lists an operator\'s own claims of pending requests wherever they are in the queue (`claimed_by`, the admin area renews them)', async () => {
+  it('lists an operator\'s own standing claims of pending requests wherever they are in the queue (`claimed_by`, the admin area renews them)', async () => {
     const a = await pending();
     const b = await pending('output');
     const c = await pending();
@@ -132,6 +132,15 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     expect(ids).not.toContain(c.id);
     expect(listed.json().data.every((r: { claimed_by: { id: number } }) => r.claimed_by.id === anna.id)).toBe(true);
     expect((await call('GET', '/api/admin/requests?claimed_by=0', anna)).statusCode).toBe(422);
+    // Standing claims only: a lapsed one is not renewed (taken back) unasked.
+    offsetMs += 16 * 60_000;
+    try {
+      const lapsed = await call('GET', `/api/admin/requests?status=pending&claimed_by=${anna.id}&per_page=100`, anna);
+      expect(lapsed.json().data.map((r: { id: number }) => r.id)).not.toEqual(expect.arrayContaining([a.id]));
+      expect(lapsed.json().data.map((r: { id: number }) => r.id)).not.toContain(b.id);
+    } finally {
+      offsetMs -= 16 * 60_000;
+    }
     for (const id of [a.id, b.id]) expect((await release(id, anna)).statusCode).toBe(200);
     expect((await release(c.id, boris)).statusCode).toBe(200);
   });

@@ -12,8 +12,8 @@ const ME = 3;
 const MIN = 60_000;
 const TIMEOUT = 15 * MIN;
 
-/** A pending request as the server lists it, claimed `agoMs` ago by `by` under a 15-minute timeout. */
-const claimed = (id: number, agoMs: number, by = ME): AdminRequest => ({
+/** A pending request as the server lists it, claimed at `at` (the server's clock) by `by` under a 15-minute timeout. */
+const claimedAt = (id: number, at: number, by = ME): AdminRequest => ({
   id,
   type: 'input',
   currency_type: 1,
@@ -30,29 +30,37 @@ const claimed = (id: number, agoMs: number, by = ME): AdminRequest => ({
   processed_by: null,
   processed_at: null,
   claimed_by: { id: by, name: 'Оператор' },
-  claimed_at: new Date(Date.now() - agoMs).toISOString(),
-  claim_lapses_at: new Date(Date.now() - agoMs + TIMEOUT).toISOString(),
+  claimed_at: new Date(at).toISOString(),
+  claim_lapses_at: new Date(at + TIMEOUT).toISOString(),
   nick_shared: false,
 });
+/** Claimed `agoMs` ago by this browser's clock. */
+const claimed = (id: number, agoMs: number, by = ME) => claimedAt(id, Date.now() - agoMs, by);
 
 describe('the admin area keeps the operator’s claims alive, wherever their cards are', () => {
   let mine: AdminRequest[] = [];
   const calls: string[] = [];
+  // The server's clock against this browser's: a browser whose clock is off must not renew in a loop.
+  let serverSkewMs = 0;
   beforeEach(() => {
-    vi.useFakeTimers();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
     localStorage.setItem('access_token', 'token');
     calls.length = 0;
+    serverSkewMs = 0;
     vi.stubGlobal(
       'fetch',
       vi.fn(async (url: string, init?: RequestInit) => {
         calls.push(`${init?.method ?? 'GET'} ${url}`);
+        const serverNow = Date.now() + serverSkewMs;
         const renewed = /\/api\/admin\/requests\/(\d+)\/claim$/.exec(url);
         if (renewed) {
-          // The server renews the holder's claim: its times start again.
-          mine = mine.map((r) => (r.id === Number(renewed[1]) ? claimed(r.id, 0) : r));
+          // The server renews the holder's claim: its times start again, by the server's clock.
+          mine = mine.map((r) => (r.id === Number(renewed[1]) ? claimedAt(r.id, serverNow) : r));
           return Response.json({ success: mine.find((r) => r.id === Number(renewed[1])) });
         }
-        return Response.json({ data: mine, total: mine.length });
+        // Standing claims only, as the server lists `claimed_by`.
+        const standing = mine.filter((r) => Date.parse(r.claim_lapses_at!) > serverNow);
+        return Response.json({ data: standing, total: standing.length });
       }),
     );
   });
@@ -98,15 +106,32 @@ describe('the admin area keeps the operator’s claims alive, wherever their car
     expect(renewals()).toHaveLength(6);
   });
 
+  it('renews as often with a browser clock 6 minutes ahead of the server\'s (no loop) and behind it (never too late)', async () => {
+    // Review finding: renewals timed from the server's times on the browser's clock looped when it ran ahead.
+    for (const skew of [-6 * MIN, 6 * MIN]) {
+      serverSkewMs = skew;
+      calls.length = 0;
+      mine = [claimedAt(7, Date.now() + skew - 2 * MIN)];
+      const a = await area();
+      await act(async () => vi.advanceTimersByTimeAsync(20 * MIN));
+      await settle();
+      // Once at first sight, then every 5 minutes: 5 in 20 minutes, and the claim still stands.
+      expect(renewals()).toHaveLength(5);
+      expect(Date.parse(mine[0]!.claim_lapses_at!)).toBeGreaterThan(Date.now() + skew);
+      await a.unmount();
+    }
+  });
+
   it('leaves alone a claim that already lapsed (another operator may be on it) and stops renewing a claim no longer listed', async () => {
     mine = [claimed(8, 16 * MIN), claimed(9, 1 * MIN)];
     const a = await area();
-    expect(renewals()).toEqual([]);
+    // The standing claim is renewed at first sight; the lapsed one is not listed, so not taken back.
+    expect(renewals()).toEqual(['POST /api/admin/requests/9/claim']);
     // Request 9 is decided meanwhile: the next read no longer lists it.
     mine = [claimed(8, 17 * MIN)];
     await act(async () => vi.advanceTimersByTimeAsync(MY_CLAIMS_READ_MS));
     await act(async () => vi.advanceTimersByTimeAsync(10 * MIN));
-    expect(renewals()).toEqual([]);
+    expect(renewals()).toEqual(['POST /api/admin/requests/9/claim']);
     await a.unmount();
   });
 });

@@ -1,6 +1,6 @@
 import { type AdminRequest, adminClaimRequest, adminCompleteRequest, adminRejectRequest, adminReleaseRequest, adminRequests } from '@adena/contract';
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { request } from '../../../lib/api-client';
 
 export interface QueueFilters {
@@ -44,7 +44,7 @@ export function useProcessRequest() {
 /** How often the admin area re-reads the operator's own claims (a renewal that failed is tried again then). */
 export const MY_CLAIMS_READ_MS = 60_000;
 
-/** The operator's claims of pending requests, wherever they are in the queue (`claimed_by`, beyond PRODUCT.md). */
+/** The operator's standing claims of pending requests, wherever they are in the queue (`claimed_by`, beyond PRODUCT.md). */
 export const myClaimsQueryOptions = (me: number) =>
   queryOptions({
     queryKey: ['admin', 'requests', 'claims', me],
@@ -53,33 +53,41 @@ export const myClaimsQueryOptions = (me: number) =>
     staleTime: 0,
   });
 
-/** When a standing claim is renewed: a third into its timeout (the server's `claim_lapses_at − claimed_at`). */
-export function claimRenewalAt(r: Pick<AdminRequest, 'claimed_at' | 'claim_lapses_at'>): number | null {
+/** A claim's timeout: the server's `claim_lapses_at − claimed_at`, a length of time (no clock is compared). */
+export function claimTimeoutMs(r: Pick<AdminRequest, 'claimed_at' | 'claim_lapses_at'>): number | null {
   if (!r.claimed_at || !r.claim_lapses_at) return null;
-  const claimed = Date.parse(r.claimed_at);
-  return claimed + (Date.parse(r.claim_lapses_at) - claimed) / 3;
+  return Date.parse(r.claim_lapses_at) - Date.parse(r.claimed_at);
 }
 
 /**
  * Keeps the operator's claims alive while the admin area is open on any of its pages (PRODUCT.md section 12
  * lets a claim lapse only without activity; an operator handing adena over in game may take longer than the
- * timeout, and may be looking at the player's card meanwhile). Each standing claim is renewed a third into its
- * timeout, scheduled from the server's times, so a claim first seen late in its life is renewed at once; a claim
- * that already lapsed is not taken back silently (another operator may be on it): its card says so.
+ * timeout, and may be looking at the player's card meanwhile). A claim this keeper has not renewed yet (first
+ * seen: after a reload, a claim taken a while ago) is renewed at once, then each a third of its timeout after
+ * its last renewal, timed on this browser's clock alone: the server's times only give the timeout's length, so
+ * a browser whose clock is off neither renews in a loop nor too late. The server lists standing claims only: one
+ * that lapsed is not taken back silently (another operator may be on it); its card says so.
  */
 export function useClaimKeeper(me: number) {
   const qc = useQueryClient();
   const { data } = useQuery(myClaimsQueryOptions(me));
+  // When this tab last renewed each claim, by its own clock.
+  const renewed = useRef(new Map<number, number>());
   useEffect(() => {
     if (!data) return;
+    const listed = new Set(data.data.map((r) => r.id));
+    for (const id of renewed.current.keys()) if (!listed.has(id)) renewed.current.delete(id);
     const timers = data.data.flatMap((r) => {
-      const at = claimRenewalAt(r);
-      if (r.claimed_by?.id !== me || at === null || Date.parse(r.claim_lapses_at!) <= Date.now()) return [];
-      const renew = () =>
-        request(adminClaimRequest, { params: { id: r.id }, body: {} })
+      const timeout = claimTimeoutMs(r);
+      if (r.claimed_by?.id !== me || timeout === null) return [];
+      const last = renewed.current.get(r.id);
+      const renew = () => {
+        renewed.current.set(r.id, Date.now());
+        void request(adminClaimRequest, { params: { id: r.id }, body: {} })
           .catch(() => {})
           .finally(() => qc.invalidateQueries({ queryKey: ['admin', 'requests'] }));
-      return [setTimeout(renew, Math.max(0, at - Date.now()))];
+      };
+      return [setTimeout(renew, last === undefined ? 0 : Math.max(0, last + timeout / 3 - Date.now()))];
     });
     return () => timers.forEach(clearTimeout);
   }, [data, me, qc]);
