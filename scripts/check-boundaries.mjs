@@ -46,8 +46,11 @@ function webCrossings(src) {
   }
   for (const file of walk(src).filter((f) => /\.tsx$/.test(f) && !/\.test\.tsx$/.test(f))) {
     for (const [i, line] of readFileSync(file, 'utf8').split('\n').entries()) {
-      const path = /\scolor="([a-zA-Z]+\.[a-zA-Z]+)"/.exec(line);
-      if (path) crossings.push(`${relative(src, file)}:${i + 1} color="${path[1]}" (MUI 9 ignores a path: name the colour, or use sx)`);
+      // color="a.b", color='a.b', and a path anywhere in color={…} (a ternary).
+      const attr = /\scolor=(?:"([^"]*)"|'([^']*)'|\{([^}]*)\})/.exec(line);
+      const path = attr && /\b([a-zA-Z]+\.[a-zA-Z]+)\b/.exec(attr[1] ?? attr[2] ?? (attr[3] ?? '').replace(/[^'"`]*(['"`])([^'"`]*)\1/g, ' $2 '));
+      const quoted = attr?.[3] === undefined || /['"`][a-zA-Z]+\.[a-zA-Z]+['"`]/.test(attr[3]);
+      if (path && quoted) crossings.push(`${relative(src, file)}:${i + 1} color="${path[1]}" (MUI 9 ignores a path: name the colour, or use sx)`);
     }
   }
   return crossings;

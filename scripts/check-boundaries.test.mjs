@@ -51,12 +51,14 @@ describe('scripts/check-boundaries.mjs', () => {
       tree({
         ...CLEAN,
         'apps/web/src/features/codes/code-line.tsx':
-          "import Typography from '@mui/material/Typography';\nexport const A = () => <Typography color=\"textSecondary\" sx={{ color: 'text.secondary' }}>a</Typography>;\nexport const B = () => <Typography variant=\"body2\" color=\"text.secondary\">b</Typography>;\n",
+          "import Typography from '@mui/material/Typography';\nexport const A = () => <Typography color=\"textSecondary\" sx={{ color: 'text.secondary' }}>a</Typography>;\nexport const B = () => <Typography variant=\"body2\" color=\"text.secondary\">b</Typography>;\nexport const C = ({ s }: { s: boolean }) => <Typography color={s ? 'error' : 'text.secondary'}>c</Typography>;\nexport const D = ({ s }: { s: boolean }) => <Typography color={s ? 'error' : 'textSecondary'}>{a.b}</Typography>;\n",
       }),
     );
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('features/codes/code-line.tsx:3 color="text.secondary"');
+    expect(r.stderr).toContain('features/codes/code-line.tsx:4 color="text.secondary"');
     expect(r.stderr).not.toContain('code-line.tsx:2');
+    expect(r.stderr).not.toContain('code-line.tsx:5');
   });
 
   it('fails a route that imports Kysely, naming the file', () => {

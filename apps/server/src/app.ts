@@ -362,9 +362,15 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   schedulePurge(jobs, createPurge({ db: db.kysely }));
   scheduleSessionSweep(jobs, sessions);
   app.addHook('onListen', async () => jobs.start());
-  // When closing starts, not after the last request is served (onClose): a slow request would keep the
-  // workers claiming new jobs until main.ts's exit deadline, which then cuts them off without handing back.
-  app.addHook('preClose', async () => jobs.stop());
+  // Stopping starts when closing starts, not after the last request is served (onClose): a slow request would
+  // keep the workers claiming new jobs until main.ts's exit deadline, which then cuts them off without handing
+  // back. stop() stops claiming at once; its wait for the jobs in hand (up to 5 s) is awaited in onClose, so it
+  // does not hold up the listener's close and the other preClose hooks.
+  let jobsStopped: Promise<void> | null = null;
+  app.addHook('preClose', async () => {
+    jobsStopped = jobs.stop();
+  });
+  app.addHook('onClose', async () => jobsStopped ?? jobs.stop());
 
   await registerWeb(app, config.WEB_DIST ?? DEFAULT_WEB_DIST);
   // Before the server stops accepting: open sockets would keep its close waiting (they reconnect

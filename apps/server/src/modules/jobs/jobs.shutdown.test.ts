@@ -29,4 +29,21 @@ describe('closing the app', () => {
       await closed;
     }
   });
+
+  it('stops listening at once although a job in hand keeps the queue waiting for it (up to its grace)', async () => {
+    // Diff review: awaited in preClose, the queue's wait held the listener open and the other preClose hooks back.
+    t = await createTestApp('pglite');
+    const { app, db } = t;
+    let started = false;
+    app.deps.jobs.register('test.hangs', () => {
+      started = true;
+      return new Promise<void>(() => {});
+    });
+    await app.deps.jobs.enqueue(db.kysely, 'test.hangs', {});
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    await expect.poll(() => started).toBe(true);
+    const closed = app.close();
+    await expect.poll(() => app.server.listening, { timeout: 1_000, interval: 20 }).toBe(false);
+    await closed;
+  });
 });

@@ -115,7 +115,7 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
           кошелька на {server.name}.
         </Typography>
         {coinBalance !== null && (
-          <Typography variant="body2" color={short ? 'error' : 'text.secondary'}>
+          <Typography variant="body2" color={short ? 'error' : 'textSecondary'}>
             На балансе {coins(coinBalance)}.
           </Typography>
         )}
