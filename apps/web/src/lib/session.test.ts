@@ -68,3 +68,31 @@ describe('a session the server ended, or another account signing in over it', ()
     expect(localStorage.getItem('access_token')).toBe('boris-token');
   });
 });
+
+describe('a user read still on its way when another account signs in', () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    localStorage.clear();
+  });
+
+  it("its answer for the old token (a 401, or the old account) neither signs the new account out nor replaces it", async () => {
+    // Diff review: the 401 of the old token cleared the new one and forgot the new account's reads.
+    for (const old of [() => answer(401, { message: 'Войдите снова' }), () => answer(200, { ...playerUser(false), id: 5, name: 'Ася' })]) {
+      localStorage.setItem('access_token', 'asya-token');
+      const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+      let release: (r: Response) => void = () => {};
+      vi.stubGlobal('fetch', vi.fn(() => new Promise<Response>((r) => (release = r))));
+      const read = qc.fetchQuery({ ...userQueryOptions(), staleTime: 0 });
+      await new Promise((r) => setTimeout(r, 0));
+      const boris = { ...playerUser(false), id: 6, name: 'Борис' };
+      startSession(qc, { access_token: 'boris-token', user: boris });
+      qc.setQueryData(['wallets'], [{ id: 2, balance: 7 }]);
+      release(old());
+      await read;
+      expect(localStorage.getItem('access_token')).toBe('boris-token');
+      expect(qc.getQueryData(userQueryOptions().queryKey)).toEqual(boris);
+      expect(qc.getQueryData(['wallets'])).toEqual([{ id: 2, balance: 7 }]);
+      vi.unstubAllGlobals();
+    }
+  });
+});

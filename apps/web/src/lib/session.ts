@@ -8,10 +8,16 @@ export const userQueryOptions = () =>
   queryOptions<User | null, Error, User | null, ['user']>({
     queryKey: ['user'],
     queryFn: async ({ client }): Promise<User | null> => {
-      if (!tokenStore.get()) return null;
+      const token = tokenStore.get();
+      if (!token) return null;
+      // Another sign-in replaced the token while this read was on its way: its answer (the old account, or the
+      // old token's 401) is not this tab's any more; the new sign-in cached its user already.
+      const replaced = () => tokenStore.get() !== token;
       try {
-        return remember('user', await request(routes.getUser));
+        const user = await request(routes.getUser);
+        return replaced() ? (client.getQueryData<User | null>(['user']) ?? null) : remember('user', user);
       } catch (err) {
+        if (replaced()) return client.getQueryData<User | null>(['user']) ?? null;
         // SPEC.md section 4: a failed user fetch signs out, and forgets what it held as a logout does.
         if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
           tokenStore.clear();

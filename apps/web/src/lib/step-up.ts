@@ -34,8 +34,12 @@ export function askStepUpCode(message: string, what: StepUpFor = {}): Promise<st
   return new Promise((resolve) => useStepUp.setState({ prompt: { message, resolve, ...what } }));
 }
 
-/** Cancels the open prompt if the screen tagged `tag` asked it (that screen is going away). */
+/** Screens gone since their action began: a retry of it (a wrong code) does not ask again over another screen. */
+const gone = new Set<string>();
+
+/** Cancels the open prompt if the screen tagged `tag` asked it (that screen is going away), and any it would ask next. */
 export function cancelStepUp(tag: string) {
+  gone.add(tag);
   if (useStepUp.getState().prompt?.tag === tag) useStepUp.getState().answer(null);
 }
 
@@ -46,12 +50,13 @@ export const needsStepUp = (err: unknown): err is ApiError => err instanceof Api
  * the code (again on a wrong code). Cancelling rethrows the server's refusal.
  */
 export async function withStepUp<T>(run: (twoFactorCode?: string) => Promise<T>, what?: StepUpFor): Promise<T> {
+  if (what?.tag) gone.delete(what.tag);
   let code: string | undefined;
   for (;;) {
     try {
       return await run(code);
     } catch (err) {
-      if (!needsStepUp(err)) throw err;
+      if (!needsStepUp(err) || (what?.tag !== undefined && gone.has(what.tag))) throw err;
       const typed = await askStepUpCode(err.message, what);
       if (typed === null) throw err;
       code = typed.trim();

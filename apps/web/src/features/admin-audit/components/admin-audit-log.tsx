@@ -88,9 +88,9 @@ export function AdminAuditLog() {
     (x) => ({ admin_id: x.admin_id, entity_type: x.entity_type, entity_id: x.entity_id, action: x.action, page: x.page > 1 ? x.page : undefined }),
   );
   const deferred = useDeferredValue(f);
-  const { data, isPending, isError, error } = useAdminAuditLog(deferred);
+  const { data, isPending, isError, error, isPlaceholderData } = useAdminAuditLog(deferred);
   const set = (patch: Partial<AuditFilters>) => setF((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
-  const pages = usePageInRange(data, AUDIT_PAGE_SIZE, deferred.page, (page) => set({ page }));
+  const pages = usePageInRange(data, AUDIT_PAGE_SIZE, deferred.page, (page) => set({ page }), isPlaceholderData);
   const filtered = Boolean(f.admin_id || f.entity_type || f.entity_id || f.action);
   return (
     <Stack spacing={2} data-view="admin-audit">

@@ -73,11 +73,11 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
     (x) => ({ state: x.state === 'all' ? undefined : x.state, gamesserver_id: x.gamesserver_id, user_id: x.user_id, page: x.page > 1 ? x.page : undefined }),
   );
   const [resolving, setResolving] = useState<AdminCodeIncident | null>(null);
-  const { data, isPending, isError, error } = useAdminIncidents(f);
+  const { data, isPending, isError, error, isPlaceholderData } = useAdminIncidents(f);
   const resolutions = useIncidentResolutions(data?.data.map((i) => i.id) ?? []);
   const noteOf = (id: number): IncidentResolution | undefined => resolutions.data?.find((r) => r.incident_id === id);
   const set = (patch: Partial<IncidentFilters>) => setF((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
-  const pages = usePageInRange(data, INCIDENTS_PAGE_SIZE, f.page, (page) => set({ page }));
+  const pages = usePageInRange(data, INCIDENTS_PAGE_SIZE, f.page, (page) => set({ page }), isPlaceholderData);
 
   return (
     <Stack spacing={2} data-view="admin-incidents">

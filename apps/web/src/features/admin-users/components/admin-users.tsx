@@ -46,9 +46,9 @@ export function AdminUsers() {
   );
   const [, navigate] = useLocation();
   const deferred = useDeferredValue(s);
-  const { data, isPending, isError, error } = useAdminUsers(deferred);
+  const { data, isPending, isError, error, isPlaceholderData } = useAdminUsers(deferred);
   const set = (patch: Partial<UserSearch>) => setS((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
-  const pages = usePageInRange(data, USERS_PAGE_SIZE, deferred.page, (page) => set({ page }));
+  const pages = usePageInRange(data, USERS_PAGE_SIZE, deferred.page, (page) => set({ page }), isPlaceholderData);
   return (
     <Stack spacing={2} data-view="admin-users">
       <Typography variant="h1">Пользователи</Typography>

@@ -71,7 +71,7 @@ describe('the sign-up form', () => {
     await act(async () => button('Подтвердить')!.click());
     await settle();
     expect(document.body.textContent).toContain('Слишком много неверных попыток');
-    // The resend countdown of the code step (60 s) is replaced by the server's wait once a resend is refused.
+    // The resend waits out its minute (code-step.test.tsx: a refused one then counts the server's Retry-After).
     expect(button('Отправить код ещё раз')?.textContent).toMatch(/через (59|60) с/);
 
     // Back to the details, as typed, for a new flow.

@@ -72,8 +72,10 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
   async function resend(): Promise<ResendOutcome> {
     f.clear();
     try {
+      const sentFor = token;
       const next = await newToken.mutateAsync({ method, token: token! });
-      setFlow((fl) => (fl && next ? { ...fl, token: next } : fl));
+      // Only onto the flow it was sent for: after «Изменить данные» (or another flow) a late answer changes nothing.
+      setFlow((fl) => (fl && next && fl.token === sentFor ? { ...fl, token: next } : fl));
       return { sent: true };
     } catch (err) {
       f.fromError(err);

@@ -101,7 +101,8 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
             f.clear();
             try {
               const next = await resetPassword.mutateAsync(method === 'email' ? { email: sentTo } : { phone: sentTo });
-              if (next) setFlow({ token: next, sentTo });
+              // Only onto the flow it was sent for: after «Изменить данные» (or another flow) a late answer changes nothing.
+              if (next) setFlow((fl) => (fl?.token === token ? { token: next, sentTo } : fl));
               return { sent: true };
             } catch (err) {
               f.fromError(err);
