@@ -33,10 +33,25 @@ export class ApiError extends Error {
 export const refusedForSure = (err: unknown) => err instanceof ApiError && err.status >= 400 && err.status < 500;
 
 const TOKEN_KEY = 'access_token';
+const tokenListeners = new Set<() => void>();
+const tokenChanged = () => {
+  for (const l of tokenListeners) l();
+};
 export const tokenStore = {
   get: () => localStorage.getItem(TOKEN_KEY),
-  set: (token: string) => localStorage.setItem(TOKEN_KEY, token),
-  clear: () => localStorage.removeItem(TOKEN_KEY),
+  set: (token: string) => {
+    localStorage.setItem(TOKEN_KEY, token);
+    tokenChanged();
+  },
+  clear: () => {
+    localStorage.removeItem(TOKEN_KEY);
+    tokenChanged();
+  },
+  /** For useSyncExternalStore: told when this tab signs in or out (a new session of the same user too). */
+  subscribe: (listener: () => void) => {
+    tokenListeners.add(listener);
+    return () => void tokenListeners.delete(listener);
+  },
 };
 
 /** A full call of the contract, or its zod-free reference from `@adena/contract/lite`. */

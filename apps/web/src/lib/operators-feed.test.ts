@@ -9,6 +9,7 @@ import { renderHook } from '../test/dom';
 // socket.io-client stands in as a socket whose handshake the server refused (its token expired).
 class FakeSocket extends EventEmitter {
   active = false;
+  connected = false;
   connects = 0;
   connect() {
     this.connects += 1;
@@ -47,5 +48,33 @@ describe("the operators' feed", () => {
     await vi.advanceTimersByTimeAsync(6_000);
     // A socket connected after the page is gone would stay open with nobody listening.
     expect(socket.connects).toBe(1);
+  });
+
+  it('asks again after a refused subscribe (the server could not check the operator a moment), and is live once it is let in', async () => {
+    // Review finding: a refused subscribe was never asked again; «связь восстанавливается» for the rest of the shift.
+    vi.useFakeTimers();
+    let resyncs = 0;
+    const handlers = { onMessage: () => {}, onResync: () => void (resyncs += 1) };
+    let live = false;
+    const open = await renderHook(new QueryClient(), () => (live = useOperatorsFeed(handlers)));
+    const socket = sockets[0]!;
+    const acks: Array<(ack: { ok?: true; error?: string }) => void> = [];
+    socket.on('subscribe', (_payload: unknown, ack: (a: { ok?: true; error?: string }) => void) => acks.push(ack));
+    socket.connected = true;
+    socket.emit('connect');
+    acks.shift()!({ error: 'Сервис временно недоступен' });
+    expect(live).toBe(false);
+    await vi.advanceTimersByTimeAsync(5_000);
+    expect(acks).toHaveLength(1);
+    acks.shift()!({ error: 'Сервис временно недоступен' });
+    await vi.advanceTimersByTimeAsync(9_999);
+    expect(acks).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(acks).toHaveLength(1);
+    const { act } = await import('react');
+    await act(async () => acks.shift()!({ ok: true }));
+    expect(live).toBe(true);
+    expect(resyncs).toBe(1);
+    await open.unmount();
   });
 });

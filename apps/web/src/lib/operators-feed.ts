@@ -24,13 +24,25 @@ export function useOperatorsFeed(handlers: { onMessage(m: OperatorMessage): void
       reconnectionDelayMax: 15_000,
       timeout: 10_000,
     });
-    socket.on('connect', () => {
+    // A refused subscribe (the server could not check the operator: its database away a moment) is asked
+    // again after a while, growing to a minute: the queue polls meanwhile, and the feed comes back by itself.
+    let resubscribe: ReturnType<typeof setTimeout> | undefined;
+    let refusals = 0;
+    const subscribe = () => {
       socket.emit('subscribe', { channel: OPERATORS_CHANNEL }, (ack: { ok?: true }) => {
         setLive(ack?.ok === true);
         // Whatever happened while the socket was away: read the queue again.
-        if (ack?.ok) handler.current.onResync();
+        if (ack?.ok) {
+          refusals = 0;
+          handler.current.onResync();
+          return;
+        }
+        refusals += 1;
+        clearTimeout(resubscribe);
+        resubscribe = setTimeout(() => socket.connected && subscribe(), Math.min(60_000, 5_000 * 2 ** (refusals - 1)));
       });
-    });
+    };
+    socket.on('connect', subscribe);
     socket.on('message', (m: OperatorMessage) => {
       if (m?.channel === OPERATORS_CHANNEL) handler.current.onMessage(m);
     });
@@ -47,6 +59,7 @@ export function useOperatorsFeed(handlers: { onMessage(m: OperatorMessage): void
     });
     return () => {
       clearTimeout(retry);
+      clearTimeout(resubscribe);
       socket.removeAllListeners();
       socket.disconnect();
     };

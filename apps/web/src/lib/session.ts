@@ -3,6 +3,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient }
 import { ApiError, request, tokenStore } from './api-client';
 import { forgetAll, recallWhileOffline, remember } from './last-known';
 import { useRequestKeys } from '../hooks/use-request-key';
+import { useUi } from './ui-store';
 
 export const userQueryOptions = () =>
   queryOptions<User | null, Error, User | null, ['user']>({
@@ -21,7 +22,7 @@ export const userQueryOptions = () =>
         // SPEC.md section 4: a failed user fetch signs out, and forgets what it held as a logout does.
         if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
           tokenStore.clear();
-          forgetUserData(client);
+          forgetUserData(client, 'reset');
           return null;
         }
         throw err;
@@ -40,12 +41,18 @@ export function useUser() {
 /**
  * What the tab holds for the signed-in user besides the token: the copies kept for offline, the
  * Idempotency-Keys (and amounts) of requests in doubt, every cached read but the user and the server list.
- * The next user of this tab must not see them (a shared device, a Telegram account switch).
+ * The next user of this tab must not see them (a shared device, a Telegram account switch). `reads`: a
+ * logout removes the cached reads (its screens go); a session ended under a screen that stays (a 401, the mini
+ * app's account switch) resets them, so the screens on show drop the data and read again as who is signed in now.
  */
-function forgetUserData(qc: QueryClient) {
+function forgetUserData(qc: QueryClient, reads: 'remove' | 'reset') {
   forgetAll();
   useRequestKeys.setState({ kept: {} });
-  qc.removeQueries({ predicate: (q) => q.queryKey[0] !== 'user' && q.queryKey[0] !== 'gamesservers' });
+  // A dialog left open (an incident's, a withdrawal's) and an incident offered are the last user's.
+  useUi.setState({ dialog: { name: 'none' }, queued: null });
+  const predicate = (q: { queryKey: readonly unknown[] }) => q.queryKey[0] !== 'user' && q.queryKey[0] !== 'gamesservers';
+  if (reads === 'remove') qc.removeQueries({ predicate });
+  else void qc.resetQueries({ predicate });
 }
 
 /**
@@ -54,8 +61,8 @@ function forgetUserData(qc: QueryClient) {
  */
 export function startSession(qc: QueryClient, auth: AuthResponse) {
   const before = qc.getQueryData<User | null>(userQueryOptions().queryKey);
-  if (before && before.id !== auth.user.id) forgetUserData(qc);
   tokenStore.set(auth.access_token);
+  if (before && before.id !== auth.user.id) forgetUserData(qc, 'reset');
   qc.setQueryData(userQueryOptions().queryKey, auth.user);
   void qc.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'user' });
 }
@@ -63,7 +70,7 @@ export function startSession(qc: QueryClient, auth: AuthResponse) {
 /** Everything held for the signed-in user goes; the server's answer does not matter (SPEC.md: errors ignored). */
 export function endSession(qc: QueryClient) {
   tokenStore.clear();
-  forgetUserData(qc);
+  forgetUserData(qc, 'remove');
   qc.setQueryData(userQueryOptions().queryKey, null);
 }
 

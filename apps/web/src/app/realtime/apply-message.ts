@@ -67,7 +67,7 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
       readBatchesAgainIfUnknown(qc, gamesserver_id, before, code_id);
       readAgainSoon(qc, priceDataQueryOptions(gamesserver_id, true).queryKey);
       void qc.invalidateQueries({ queryKey: allMyCodesKey });
-      if (code && code.status !== code_status && code_status === 'activated') effects.notify(`Ваш код на ${adenaText(code.nominal, '\u00a0')} активирован`);
+      if (code && code.status !== code_status && code_status === 'activated') effects.notify(`Ваш код на ${adenaText(code.nominal, '\u00a0', 'acc')} активирован`);
       return;
     }
     case 'sert': {

@@ -5,7 +5,7 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../lib/ui-store';
-import { userQueryOptions } from '../../lib/session';
+import { startSession, userQueryOptions } from '../../lib/session';
 import { useRealtimeState } from '../../lib/realtime-state';
 import { RealtimeProvider } from './realtime-provider';
 
@@ -41,7 +41,7 @@ class FakeClient {
 }
 vi.mock('../../lib/realtime', () => ({ RealtimeClient: FakeClient }));
 // The dialog itself is not under test here (and would pull MUI into happy-dom).
-vi.mock('../codes/components/error-code-dialog', () => ({ ErrorCodeDialog: () => null }));
+vi.mock('../../features/codes/components/error-code-dialog', () => ({ ErrorCodeDialog: () => null }));
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 const user = (id: number): User => ({
@@ -112,5 +112,24 @@ describe('the realtime provider follows the session', () => {
       made[0]?.handlers.onMessage({ channel: 'private:user.1', name: 'error_code', data: { gamesserver_id: 1, code_id: 2, your_error_code_id: 3 } }),
     );
     expect(useUi.getState().dialog).toEqual({ name: 'error_code', incidentId: 3 });
+  });
+
+  it('a new session of the same user (a sign-in again in the mini app) gets a client of its own: ending the old session does not sign this tab out', async () => {
+    // Review finding: the socket stayed in the old session's room; «Завершить другие сеансы» then signed this tab out.
+    await act(async () => startSession(qc, { access_token: 'token-2', user: user(1) }));
+    await act(() => vi.waitFor(() => expect(made).toHaveLength(2), { timeout: 10_000 }));
+    expect(made[0]?.closed).toBe(true);
+    expect(made[1]?.closed).toBe(false);
+    expect(made[1]?.userId).toBe(1);
+  });
+
+  it('an incident dialog open at sign-out does not open for the next user of the tab', async () => {
+    await act(async () =>
+      made[0]?.handlers.onMessage({ channel: 'private:user.1', name: 'error_code', data: { gamesserver_id: 1, code_id: 2, your_error_code_id: 3 } }),
+    );
+    expect(useUi.getState().dialog).toEqual({ name: 'error_code', incidentId: 3 });
+    await act(async () => made[0]?.handlers.onMessage({ channel: 'private:user.1', name: 'session_ended', data: { reason: 'revoked' } }));
+    await settle();
+    expect(useUi.getState().dialog).toEqual({ name: 'none' });
   });
 });

@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { lazy, type ReactNode, Suspense, useEffect, useState } from 'react';
+import { lazy, type ReactNode, Suspense, useEffect, useState, useSyncExternalStore } from 'react';
+import { tokenStore } from '../../lib/api-client';
 import type { RealtimeClient } from '../../lib/realtime';
 import { RealtimeContext } from '../../lib/realtime-state';
 import { useUi } from '../../lib/ui-store';
@@ -12,17 +13,19 @@ const DECISION_SNACKBAR_MS = 6000;
 const ErrorCodeDialog = lazy(() => import('../../features/codes/components/error-code-dialog').then((m) => ({ default: m.ErrorCodeDialog })));
 
 /**
- * One realtime client per signed-in user: created on sign-in, closed on sign-out (or when the
- * user changes), its events applied to the query cache by SPEC.md section 4's rules.
+ * One realtime client per session: created on sign-in, closed on sign-out, when the user changes, and
+ * when a new session of the same user replaces this tab's (its socket sits in the old session's room, and
+ * ending that session would sign this tab out); its events applied to the query cache by SPEC.md section 4's rules.
  */
 export function RealtimeProvider({ children }: { children: ReactNode }) {
   const qc = useQueryClient();
   const { user } = useUser();
   const userId = user?.id ?? null;
+  const token = useSyncExternalStore(tokenStore.subscribe, tokenStore.get, () => null);
   const [client, setClient] = useState<RealtimeClient | null>(null);
 
   useEffect(() => {
-    if (userId === null) return;
+    if (userId === null || token === null) return;
     const ui = useUi.getState;
     let c: RealtimeClient | null = null;
     let closed = false;
@@ -61,7 +64,7 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
       mine.close();
       setClient((cur) => (cur === mine ? null : cur));
     };
-  }, [userId, qc]);
+  }, [userId, token, qc]);
 
   return (
     <RealtimeContext.Provider value={client}>

@@ -15,6 +15,8 @@ export const codesWord = (n: number) => plural(n, ['код', 'кода', 'код
 export const codesCount = (n: number) => `${formatAmount(n)}\u00a0${codesWord(n)}`;
 /** «1 500 000 аден» (the unit never wraps away from its number); adenShort: «1,5кк аден». */
 export const aden = (n: number) => amountText(n, 1, '\u00a0');
+/** After «на» or «за»: код на 150 001 адену, за 21 адену. */
+export const adenAcc = (n: number) => amountText(n, 1, '\u00a0', 'acc');
 /** After a preposition or comparison that takes the genitive: меньше 21 адены, меньше 5 аден. */
 export const adenGen = (n: number) => amountText(n, 1, '\u00a0', 'gen');
 export const adenShort = (n: number) => `${formatShort(n)}\u00a0аден`;

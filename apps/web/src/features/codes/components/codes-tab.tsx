@@ -25,7 +25,7 @@ import { isAuthPriceData, usePriceData } from '../api/price-data';
 import { mergedCodes } from '../api/price-data-cache';
 import { ActivationForm } from './activation-form';
 import { AllCodesList } from './all-codes-list';
-import { aden, adenShort, CODE_STATUS } from './code-format';
+import { aden, adenAcc, adenShort, CODE_STATUS } from './code-format';
 import { CancelCodeDialog, MyCodesList } from './my-codes-list';
 import { ShowCodeDialog } from './show-code-dialog';
 import { SubscribeTelegramDialog } from './subscribe-telegram-dialog';
@@ -54,7 +54,7 @@ function NominalTile({ nominal, price, onClick }: { nominal: number; price: numb
   return (
     <ButtonBase
       onClick={onClick}
-      aria-label={`Купить код на ${aden(nominal)} за ${aden(price)}`}
+      aria-label={`Купить код на ${adenAcc(nominal)} за ${adenAcc(price)}`}
       data-testid="nominal"
       sx={{
         display: 'flex',

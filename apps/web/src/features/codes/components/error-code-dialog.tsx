@@ -7,7 +7,7 @@ import { AppDialog } from '../../../components/app-dialog';
 import { useUi } from '../../../lib/ui-store';
 import { useAckCodeIncident } from '../api/ack-code-incident';
 import { useCodeIncidents } from '../api/code-incidents';
-import { aden, dateTime } from './code-format';
+import { adenAcc, dateTime } from './code-format';
 
 /**
  * Opened by a realtime `error_code` (or from the codes tab's notice): someone tried to activate one
@@ -53,7 +53,7 @@ export function ErrorCodeDialog() {
         {incident ? (
           <>
             <Typography>
-              Кто-то пытался активировать ваш код <b style={{ overflowWrap: 'anywhere' }}>{incident.sert}</b> на {aden(incident.nominal)} (
+              Кто-то пытался активировать ваш код <b style={{ overflowWrap: 'anywhere' }}>{incident.sert}</b> на {adenAcc(incident.nominal)} (
               {incident.gamesserver}), но он уже {incident.code_status === 'cancelled' ? 'отменён' : 'активирован'}.
             </Typography>
             <Typography variant="body2" color="textSecondary">

@@ -12,7 +12,7 @@ import { needsStepUp } from '../../../lib/step-up';
 import { type DialogState, useUi } from '../../../lib/ui-store';
 import { useCancelCode } from '../api/cancel-code';
 import { useRevealCodes } from '../api/price-data';
-import { aden, adenShort, alertContent, CODE_STATUS, dateTime } from './code-format';
+import { aden, adenAcc, adenShort, alertContent, CODE_STATUS, dateTime } from './code-format';
 import { useRequestKey } from '../../../hooks/use-request-key';
 
 const MONO = 'ui-monospace, "SF Mono", Menlo, Consolas, monospace';
@@ -31,7 +31,7 @@ export function CodeItem({ code }: { code: Code }) {
             color="error"
             sx={{ ml: 'auto', minWidth: 0 }}
             onClick={() => openDialog({ name: 'cancel_code', gameServerId: code.gamesserver_id, codeId: code.id, nominal: code.nominal, sert: code.sert })}
-            aria-label={`Отменить код на ${aden(code.nominal)}`}
+            aria-label={`Отменить код на ${adenAcc(code.nominal)}`}
           >
             Отменить
           </Button>
@@ -159,7 +159,7 @@ export function CancelCodeDialog() {
     >
       {d && (
         <Typography>
-          Код <b style={{ fontFamily: MONO, overflowWrap: 'anywhere' }}>{d.sert}</b> на {aden(d.nominal)} перестанет действовать, а его цена вернётся на
+          Код <b style={{ fontFamily: MONO, overflowWrap: 'anywhere' }}>{d.sert}</b> на {adenAcc(d.nominal)} перестанет действовать, а его цена вернётся на
           баланс. Если вы уже передали код покупателю, он не сможет его активировать.
         </Typography>
       )}
