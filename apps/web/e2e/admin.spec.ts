@@ -203,7 +203,7 @@ describe('the admin area', () => {
     await field.fill(totpCode(TEST_TOTP_SECRET, new Date()));
     await prompt.getByRole('button', { name: 'Подтвердить' }).click();
     await dialog.waitFor({ state: 'hidden' });
-    await a.page.getByText('Вход с кодом отключён, сеансы пользователя завершены').waitFor();
+    await a.page.getByText(/^Вход с кодом для «.+» отключён, его сеансы завершены$/).waitFor();
     await a.page.getByRole('button', { name: 'Отключить вход с кодом' }).waitFor({ state: 'detached' });
     const row = await db.selectFrom('users').select('totp_secret').where('id', '=', player.id).executeTakeFirstOrThrow();
     expect(row.totp_secret).toBeNull();
