@@ -104,7 +104,9 @@ export async function request<A extends AnyCall, E extends Endpoint = Full<A>>(e
     data = undefined;
   }
   if (!res.ok) {
-    const body = (data && typeof data === 'object' && 'message' in data ? data : { message: errorMessage('INTERNAL') }) as ApiError['body'];
+    // No JSON from us: a proxy's page for a gateway error or timeout means the service is away a moment.
+    const fallback = res.status >= 502 && res.status <= 504 ? errorMessage('UNAVAILABLE') : errorMessage('INTERNAL');
+    const body = (data && typeof data === 'object' && 'message' in data ? data : { message: fallback }) as ApiError['body'];
     const wait = Number(res.headers.get('Retry-After'));
     throw new ApiError(res.status, body, Number.isFinite(wait) && wait > 0 ? wait : undefined);
   }

@@ -180,7 +180,7 @@ export function AdminCodes() {
         <>
           <Paper variant="outlined" sx={{ p: 2 }} data-testid="admin-code">
             <Stack spacing={2}>
-              <Stack direction="row" spacing={1.5} sx={{ alignItems: 'center', flexWrap: 'wrap', justifyContent: 'space-between' }}>
+              <Stack direction="row" spacing={1.5} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', justifyContent: 'space-between' }}>
                 <Stack direction="row" spacing={1.5} sx={{ alignItems: 'center' }}>
                   <Typography variant="h2" component="p" sx={{ fontFamily: 'monospace', letterSpacing: 1 }}>
                     {data.code.sert}

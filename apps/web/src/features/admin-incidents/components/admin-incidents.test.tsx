@@ -72,11 +72,16 @@ describe("the operators' incident list", () => {
   });
 
   it('notes that could not be read offer no close button (it may be closed already) and say so', async () => {
+    let reads = 0;
+    let releaseRetry: (r: Response) => void = () => {};
     vi.stubGlobal(
       'fetch',
       vi.fn(async (url: string) => {
         if (url.startsWith('/api/admin/code_incidents')) return answer(200, { data: [incident], total: 1 });
-        if (url.startsWith('/api/admin/incident_resolutions')) return answer(503, { message: 'Сервис временно недоступен' });
+        if (url.startsWith('/api/admin/incident_resolutions')) {
+          reads += 1;
+          return reads === 1 ? answer(503, { message: 'Сервис временно недоступен' }) : new Promise<Response>((r) => (releaseRetry = r));
+        }
         throw new Error(`unexpected ${url}`);
       }),
     );
@@ -90,6 +95,15 @@ describe("the operators' incident list", () => {
     expect(document.querySelector('[data-testid="incident-resolution-unknown"]')?.textContent).toBe('Заметки не загрузились');
     // Said above the table too: on a phone that column is off screen.
     expect(document.querySelector('[data-testid="incident-notes-failed"]')?.textContent).toContain('Заметки к инцидентам не загрузились');
+    // «Повторить» while the read is on its way: still said, no close button meanwhile.
+    await act(async () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Повторить')!.click());
+    await settle();
+    expect(document.querySelector('[data-testid="incident-notes-failed"]')).not.toBeNull();
+    expect(document.querySelector('[data-testid="incident-resolution-unknown"]')).not.toBeNull();
+    await act(async () => releaseRetry(answer(200, [])));
+    await settle();
+    expect(document.querySelector('[data-testid="incident-notes-failed"]')).toBeNull();
+    expect([...document.querySelectorAll('button')].find((b) => b.textContent === 'Закрыть с заметкой')).toBeDefined();
   });
 
   it('a page past the end (incidents acknowledged meanwhile, an old address) moves to the last page there is', async () => {

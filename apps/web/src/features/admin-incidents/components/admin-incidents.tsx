@@ -76,6 +76,11 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
   const { data, isPending, isError, error, isPlaceholderData } = useAdminIncidents(f);
   const resolutions = useIncidentResolutions(data?.data.map((i) => i.id) ?? []);
   const noteOf = (id: number): IncidentResolution | undefined => resolutions.data?.find((r) => r.incident_id === id);
+  // Notes that failed stay said while «Повторить» reads them again (the query is pending again meanwhile).
+  const [notesFailed, setNotesFailed] = useState(false);
+  if (resolutions.isError && !notesFailed) setNotesFailed(true);
+  if (resolutions.data && notesFailed) setNotesFailed(false);
+  const notesUnknown = notesFailed && !resolutions.data;
   const set = (patch: Partial<IncidentFilters>) => setF((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
   const pages = usePageInRange(data, INCIDENTS_PAGE_SIZE, f.page, (page) => set({ page }), isPlaceholderData);
 
@@ -116,13 +121,13 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
         <Typography color="textSecondary">Инцидентов нет.</Typography>
       ) : (
         <>
-          {resolutions.isError && !resolutions.data && (
+          {notesUnknown && (
             // Said above the table: on a phone the column that says it is off screen to the right.
             <Alert
               severity="warning"
               data-testid="incident-notes-failed"
               action={
-                <Button color="inherit" size="small" onClick={() => void resolutions.refetch()}>
+                <Button color="inherit" size="small" disabled={resolutions.isFetching} onClick={() => void resolutions.refetch()}>
                   Повторить
                 </Button>
               }
@@ -180,12 +185,12 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
                               {note.resolved_by_name || `админ ${note.resolved_by}`} · {dateTime.format(new Date(note.resolved_at))}
                             </Typography>
                           </Stack>
-                        ) : resolutions.isPending ? null : resolutions.isError && !resolutions.data ? (
+                        ) : notesUnknown ? (
                           // Unknown whether it is closed: no button that may close it twice.
                           <Typography variant="body2" color="textSecondary" data-testid="incident-resolution-unknown">
                             Заметки не загрузились
                           </Typography>
-                        ) : (
+                        ) : resolutions.isPending ? null : (
                           <Button size="small" variant="outlined" onClick={() => setResolving(i)}>
                             Закрыть с заметкой
                           </Button>

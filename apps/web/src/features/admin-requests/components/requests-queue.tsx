@@ -49,7 +49,7 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
     <Paper variant="outlined" sx={{ p: 2 }} data-testid="admin-request">
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ justifyContent: 'space-between' }}>
         <Stack spacing={0.5} sx={{ minWidth: 0 }}>
-          <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
+          <Stack direction="row" spacing={1} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
             <Typography sx={{ fontWeight: 700 }}>
               {deposit ? 'Пополнение' : 'Вывод'} №{r.id}
             </Typography>
@@ -59,7 +59,8 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
               <Chip
                 size="small"
                 data-testid="claim-chip"
-                color={mine ? (lapsed ? 'warning' : 'success') : lapsed ? 'default' : 'info'}
+                color={mine ? (lapsed ? 'error' : 'success') : lapsed ? 'default' : 'info'}
+                variant={mine && lapsed ? 'outlined' : 'filled'}
                 label={mine ? (lapsed ? 'Ваш захват истёк' : 'В работе у вас') : lapsed ? `Захват истёк: ${claimer}` : `В работе: ${claimer}`}
                 title={r.claimed_at ? `Взята ${dateTime.format(new Date(r.claimed_at))}` : undefined}
               />

@@ -110,7 +110,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
         </Button>
         <Stack direction={{ xs: 'column', md: 'row' }} spacing={2} sx={{ justifyContent: 'space-between' }}>
           <Stack spacing={0.5}>
-            <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
+            <Stack direction="row" spacing={1} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
               <Typography variant="h1">{user.name || 'Без имени'}</Typography>
               <UserChips u={user} />
             </Stack>

@@ -38,7 +38,7 @@ export function CodeStep(props: {
       }}
     >
       <Typography>
-        Мы отправили код из 6 цифр на <b>{props.sentTo}</b>. Он действует 10 минут.
+        Мы отправили код из 6 цифр на <b style={{ overflowWrap: 'anywhere' }}>{props.sentTo}</b>. Он действует 10 минут.
       </Typography>
       <TextField
         label="Код подтверждения"

@@ -78,7 +78,7 @@ function ThresholdForm({ server, telegramPrice, delivery }: { server: Gamesserve
       {delivery !== 'unavailable' && (
         <AmountField label="Порог баланса" value={text} onChange={setText} unit={1} error={f.fieldError('telegram_price')} hint="Например, 10кк" />
       )}
-      <Stack direction="row" spacing={1} sx={{ flexWrap: 'wrap', rowGap: 1 }}>
+      <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap', rowGap: 1 }}>
         {delivery !== 'unavailable' && (
           <Button type="submit" variant="contained" disabled={add.isPending || amount === null}>
             Сохранить порог

@@ -44,7 +44,7 @@ function HistoryItem({ item }: { item: Request }) {
   return (
     <ListItem divider data-testid="history-item" sx={{ px: 0, alignItems: 'flex-start' }}>
       <Stack spacing={0.5} sx={{ flexGrow: 1, minWidth: 0 }}>
-        <Stack direction="row" spacing={1} sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
+        <Stack direction="row" spacing={1} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
           <Typography sx={{ fontWeight: 600 }}>
             {incoming ? 'Пополнение' : 'Вывод'} №{item.id}
           </Typography>

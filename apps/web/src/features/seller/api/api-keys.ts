@@ -20,6 +20,7 @@ export function useRevokeApiKey() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (id: number) => request(deleteApiKey, { params: { id } }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: apiKeysQueryOptions().queryKey }),
+    // Read again whatever the answer: a revoke whose answer was lost may have gone through.
+    onSettled: () => qc.invalidateQueries({ queryKey: apiKeysQueryOptions().queryKey }),
   });
 }

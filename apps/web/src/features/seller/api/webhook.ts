@@ -46,7 +46,8 @@ export function useWebhookActions() {
     // Both answer the signing secret: with TOTP on they ask for the code (the shared prompt); without it
     // the body carries the current password (an account signed in by Discord or Telegram leaves it out).
     save: useMutation({ mutationFn: (body: PutWebhookBody) => withStepUp((twoFactorCode) => request(putWebhook, { body, twoFactorCode })), onSuccess: refresh }),
-    remove: useMutation({ mutationFn: () => request(deleteWebhook), onSuccess: refresh }),
+    // Read again whatever the answer: a removal whose answer was lost may have gone through.
+    remove: useMutation({ mutationFn: () => request(deleteWebhook), onSettled: refresh }),
     rotate: useMutation({
       mutationFn: (body: RotateWebhookSecretBody) => withStepUp((twoFactorCode) => request(rotateWebhookSecret, { body, twoFactorCode })),
     }),

@@ -112,6 +112,6 @@ describe('creating an API key in the profile', () => {
     await act(async () => [...dialog()!.querySelectorAll('button')].find((b) => b.textContent === 'Отозвать')!.click());
     await settle();
     expect(revoked).toHaveLength(1);
-    expect([...document.querySelectorAll('.MuiAlert-message')].map((a) => a.textContent)).toContain('Ключ «FunPay-бот» не отозван. Сервис временно недоступен.');
+    expect([...document.querySelectorAll('.MuiAlert-message')].map((a) => a.textContent)).toContain('Не удалось подтвердить, что ключ «FunPay-бот» отозван: проверьте список. Сервис временно недоступен.');
   });
 });

@@ -12,7 +12,7 @@ import { type FormEvent, useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { CurrentPasswordField } from '../../../components/current-password-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
-import { ApiError } from '../../../lib/api-client';
+import { ApiError, refusedForSure } from '../../../lib/api-client';
 import { sentence } from '../../../utils/sentence';
 import { useUser } from '../../../lib/session';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from '../api/api-keys';
@@ -41,7 +41,13 @@ export function ApiKeysSection() {
     setRevoking(null);
     setRevokeError(null);
     // A refusal (no connection, a 503) is said: the seller must not believe a leaked key is revoked.
-    revoke.mutate(k.id, { onError: (err) => setRevokeError(`Ключ «${k.name}» не отозван. ${sentence(err instanceof ApiError ? err.message : errorMessage('INTERNAL'))}`) });
+    revoke.mutate(k.id, {
+      onError: (err) =>
+        setRevokeError(
+          // A refusal for sure (4xx) says so; a lost answer or a 5xx may have revoked it: the list, read again, tells.
+          `${refusedForSure(err) ? `Ключ «${k.name}» не отозван.` : `Не удалось подтвердить, что ключ «${k.name}» отозван: проверьте список.`} ${sentence(err instanceof ApiError ? err.message : errorMessage('INTERNAL'))}`,
+        ),
+    });
   };
   // Refusals that name no field of this form (the cap of keys, a stale session) are said under the name.
   const nameError = f.fieldError('name') ?? f.formError;

@@ -21,7 +21,7 @@ import { AppDialog } from '../../../components/app-dialog';
 import { CurrentPasswordField } from '../../../components/current-password-field';
 import { errorMessage } from '@adena/contract/lite';
 import { useFormErrors } from '../../../hooks/use-form-errors';
-import { ApiError } from '../../../lib/api-client';
+import { ApiError, refusedForSure } from '../../../lib/api-client';
 import { sentence } from '../../../utils/sentence';
 import { useUser } from '../../../lib/session';
 import { useWebhook, useWebhookActions, useWebhookDeliveries } from '../api/webhook';
@@ -105,7 +105,11 @@ export function WebhookSection() {
         setSecret(null);
         setUrl('');
       },
-      onError: (err) => setRemoveError(`Вебхук не отключён. ${sentence(err instanceof ApiError ? err.message : errorMessage('INTERNAL'))}`),
+      // A refusal for sure (4xx) says so; a lost answer or a 5xx may have removed it: the page, read again, tells.
+      onError: (err) =>
+        setRemoveError(
+          `${refusedForSure(err) ? 'Вебхук не отключён.' : 'Не удалось подтвердить, что вебхук отключён: проверьте, что показано выше.'} ${sentence(err instanceof ApiError ? err.message : errorMessage('INTERNAL'))}`,
+        ),
     });
   };
   const toggle = (ev: WebhookEvent) => setEvents((cur) => (cur.includes(ev) ? cur.filter((x) => x !== ev) : [...cur, ev]));

@@ -42,7 +42,7 @@ export function SessionsList() {
 
   return (
     <Stack spacing={1} component="section" aria-labelledby="sessions-title">
-      <Stack direction="row" spacing={1} sx={{ alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap', rowGap: 1 }}>
+      <Stack direction="row" spacing={1} useFlexGap sx={{ alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap', rowGap: 1 }}>
         <Typography variant="h3" id="sessions-title" sx={{ fontSize: '1.125rem', fontWeight: 600 }}>
           Сеансы
         </Typography>

@@ -107,6 +107,6 @@ describe('the statement', () => {
     await settle();
     expect(rows()).toHaveLength(1);
     await choose('2');
-    expect(document.querySelector('[data-testid="statement-empty"]')?.textContent).toBe('По выбранному серверу и валюте движений нет.');
+    expect(document.querySelector('[data-testid="statement-empty"]')?.textContent).toBe('На сервере Beta движений нет.');
   });
 });

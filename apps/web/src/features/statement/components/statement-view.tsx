@@ -97,7 +97,13 @@ export function StatementView({ initialServerId }: { initialServerId: number | n
   };
   // A server closed since lists no more; its lines still say which one it was.
   const serverName = (id: number) => servers?.find((s) => s.id === id)?.name ?? `Сервер №${id}`;
-  const filtered = filters.gameServerId !== null || filters.currency !== null;
+  // An empty list under filters names the filters actually set, not every filter there is.
+  const emptyText = (() => {
+    const where = filters.gameServerId === null ? '' : `На сервере ${serverName(filters.gameServerId)} `;
+    const what = filters.currency === null ? '' : filters.currency === 1 ? ' по адене' : ' по монетам эйнхасад';
+    if (!where && !what) return 'Движений по балансу пока нет. Пополните кошелёк — зачисление появится здесь.';
+    return `${where}${where ? 'движений' : 'Движений'}${what} нет.`;
+  })();
 
   return (
     <Stack spacing={2} data-testid="statement">
@@ -149,7 +155,7 @@ export function StatementView({ initialServerId }: { initialServerId: number | n
         <Alert severity="error">Не удалось загрузить выписку. Обновите страницу.</Alert>
       ) : data.total === 0 ? (
         <Typography color="textSecondary" data-testid="statement-empty">
-          {filtered ? 'По выбранному серверу и валюте движений нет.' : 'Движений по балансу пока нет. Пополните кошелёк — зачисление появится здесь.'}
+          {emptyText}
         </Typography>
       ) : (
         <>
