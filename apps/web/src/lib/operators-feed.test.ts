@@ -54,9 +54,17 @@ describe("the operators' feed", () => {
     // Review finding: a refused subscribe was never asked again; «связь восстанавливается» for the rest of the shift.
     vi.useFakeTimers();
     let resyncs = 0;
-    const handlers = { onMessage: () => {}, onResync: () => void (resyncs += 1) };
+    const handlers = {
+      onMessage: () => {},
+      onResync: () => {
+        resyncs += 1;
+      },
+    };
     let live = false;
-    const open = await renderHook(new QueryClient(), () => (live = useOperatorsFeed(handlers)));
+    const open = await renderHook(new QueryClient(), () => {
+      live = useOperatorsFeed(handlers);
+      return live;
+    });
     const socket = sockets[0]!;
     const acks: Array<(ack: { ok?: true; error?: string }) => void> = [];
     socket.on('subscribe', (_payload: unknown, ack: (a: { ok?: true; error?: string }) => void) => acks.push(ack));
