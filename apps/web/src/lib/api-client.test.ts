@@ -8,7 +8,10 @@ describe('an answer that is not ours', () => {
 
   const failWith = async (status: number, body: string, headers: Record<string, string> = {}) => {
     vi.stubGlobal('fetch', vi.fn(async () => new Response(body, { status, headers })));
-    return request(routes.getUser).catch((e: unknown) => e as ApiError);
+    return request(routes.getUser).then(
+      () => null as unknown as ApiError,
+      (e: unknown) => e as ApiError,
+    );
   };
 
   it("a proxy's page for a gateway error or timeout says the service is away a moment, not an application error", async () => {

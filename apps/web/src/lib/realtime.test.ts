@@ -22,7 +22,25 @@ vi.mock('socket.io-client', () => ({
     return s;
   },
 }));
-vi.mock('./api-client', () => ({ ApiError: class extends Error {}, request: async () => ({ token: 'rt' }) }));
+// The token call answers as `tokenAnswer` says: a token, or a refusal (the session ended while away).
+let tokenRefused = false;
+vi.mock('./api-client', () => {
+  class ApiError extends Error {
+    constructor(
+      readonly status: number,
+      message: string,
+    ) {
+      super(message);
+    }
+  }
+  return {
+    ApiError,
+    request: async () => {
+      if (tokenRefused) throw new ApiError(401, 'Войдите снова');
+      return { token: 'rt' };
+    },
+  };
+});
 
 const { RealtimeClient } = await import('./realtime');
 
@@ -46,6 +64,21 @@ describe('the realtime client', () => {
     fire(sockets[1]!, 'connect');
     expect(onResync).toHaveBeenCalledTimes(2);
     c.close();
+  });
+
+  it('a session that ended while the socket was away (its token refused) asks the page to sign out, not to show a connection failure for good', async () => {
+    // Review finding: the client went to «failed» and the page still looked signed in.
+    const onUnauthorized = vi.fn();
+    const c = new RealtimeClient(5, { onMessage: () => {}, onResync: () => {}, onUnauthorized });
+    tokenRefused = true;
+    try {
+      c.connect();
+      await vi.waitFor(() => expect(onUnauthorized).toHaveBeenCalledTimes(1), { timeout: 10_000 });
+      expect(c.state).toBe('failed');
+    } finally {
+      tokenRefused = false;
+      c.close();
+    }
   });
 });
 

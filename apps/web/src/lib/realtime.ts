@@ -35,7 +35,12 @@ export class RealtimeClient {
 
   constructor(
     readonly userId: number,
-    readonly handlers: { onMessage(msg: RealtimeMessage): void; onResync(): void },
+    readonly handlers: {
+      onMessage(msg: RealtimeMessage): void;
+      onResync(): void;
+      /** The session ended while the socket was away (its token refused): the page signs out as the user read does. */
+      onUnauthorized?(): void;
+    },
     readonly timers: RealtimeTimers = ABLY_TIMERS,
   ) {}
 
@@ -78,7 +83,11 @@ export class RealtimeClient {
       token = (await request(routes.ablyToken, { body: {} })).token;
     } catch (err) {
       // Not signed in any more: retrying cannot help.
-      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return this.#fail(err.message);
+      if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+        this.#fail(err.message);
+        this.handlers.onUnauthorized?.();
+        return;
+      }
       return this.#lost();
     }
     if (this.state !== 'connecting') return;

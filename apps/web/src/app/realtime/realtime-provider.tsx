@@ -47,6 +47,8 @@ export function RealtimeProvider({ children }: { children: ReactNode }) {
             notify: (text, status = 'info') => ui().showSnackbar(text, status, DECISION_SNACKBAR_MS),
           }),
         onResync: () => resync(qc),
+        // The user read then answers 401 too, and signs the tab out (forgetting what it held).
+        onUnauthorized: () => void qc.invalidateQueries({ queryKey: ['user'] }),
       });
       setClient(c);
       c.connect();

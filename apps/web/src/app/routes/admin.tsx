@@ -50,7 +50,8 @@ export default function AdminRoutes() {
   // A session that never showed the code (a Telegram sign-in) gives it once before the area (and its live channel) starts.
   return (
     <AdminSessionCheck>
-      <AdminArea userId={user.id} />
+      {/* Keyed by the operator: another operator signing in here gets the area (and its live feed) afresh. */}
+      <AdminArea key={user.id} userId={user.id} />
     </AdminSessionCheck>
   );
 }
