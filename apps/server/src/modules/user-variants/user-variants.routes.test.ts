@@ -108,6 +108,20 @@ describe.each(DB_KINDS)('user variants on %s', (kind) => {
       await expectAudit();
     });
 
+    it('a batch whose one code would cost past 2^53 − 1 is a 422, created or edited, also when the page sent its price', async () => {
+      // Review finding: the confirmed-price check ran first and its 409 could not carry the price: 500.
+      const MAX = Number.MAX_SAFE_INTEGER;
+      const created = await call('POST', '/api/pricekods/', seller, { gamesserver_id: serverId, nominal: MAX - 10, count: 1, price: MAX });
+      expect(created.statusCode).toBe(422);
+      const ok = await call('POST', '/api/pricekods/', seller, { gamesserver_id: serverId, nominal: 2 * KK, count: 1 });
+      expect(ok.statusCode).toBe(200);
+      const id = ok.json().success.id as number;
+      const edited = await call('PUT', `/api/pricekods/${id}`, seller, { nominal: MAX - 10, count: 1, price: MAX });
+      expect(edited.statusCode).toBe(422);
+      expect((await call('DELETE', `/api/pricekods/${id}`, seller)).statusCode).toBe(200);
+      await expectAudit();
+    });
+
     it('issues one more code of a variant through show_code with its pricekod_id', async () => {
       const c = (await call('POST', '/api/pricekods/', seller, { gamesserver_id: serverId, nominal: 3 * KK, count: 1 })).json();
       const wrong = await issue(seller, sellerWallet.id, 2 * KK, { pricekod_id: c.success.id });

@@ -140,9 +140,10 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
           checkNominal(server, nominal);
           const feeBp = feeBpFor(caller.user, server, clock());
           const fee = feeOf(nominal, feeBp);
-          checkConfirmedPrice(input.price, nominal + fee);
+          // The total first: a price past 2^53 − 1 is a 422, not a 409 whose body cannot carry it (it answered 500).
           const total = (nominal + fee) * count;
           checkTotal(total);
+          checkConfirmedPrice(input.price, nominal + fee);
           const wallet = await wallets.ensure(trx, ownerId, server.id);
           const variant = await repo.insert(trx, { ownerId, walletId: wallet.id, gameServerId: server.id, nominal });
           const codes = await drawCodes(trx, { ownerId, walletId: wallet.id, gameServerId: server.id, nominal, fee, userVariantId: variant.id }, count);
@@ -186,6 +187,7 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
           checkNominal(server, nominal);
           const feeBp = feeBpFor(caller.user, server, clock());
           const fee = feeOf(nominal, feeBp);
+          checkTotal(nominal + fee);
           checkConfirmedPrice(input.price, nominal + fee);
           const open = await lockOpenCodesOfVariant(trx, ownerId, variant.id);
           const sameNominal = nominal === variant.nominal;

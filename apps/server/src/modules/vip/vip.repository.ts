@@ -36,12 +36,15 @@ export const vipRepository = {
       .executeTakeFirst();
   },
 
-  /** Extends VIP from whichever is later, now or the current end, in one statement. */
+  /**
+   * Extends VIP from whichever is later, now or the current end, in one statement, by whole 24-hour days: an
+   * interval of days is added in the session's time zone, and across a daylight-saving change it was an hour short.
+   */
   extendVip(trx: VipTrx, userId: number, days: number) {
     return trx
       .updateTable('users')
       .set({
-        vip_until: sql`greatest(now(), coalesce(vip_until, now())) + make_interval(days => ${days})`,
+        vip_until: sql`greatest(now(), coalesce(vip_until, now())) + make_interval(secs => ${days * 86_400}::float8)`,
         updated_at: sql`now()`,
       })
       .where('id', '=', userId)
