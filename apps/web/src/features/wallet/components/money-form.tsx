@@ -3,7 +3,7 @@ import Alert from '@mui/material/Alert';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { type ReactNode, useState } from 'react';
+import { type ReactNode, useRef, useState } from 'react';
 import { AmountField } from '../../../components/amount-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
@@ -60,6 +60,10 @@ export function useMoneyForm<T>(options: {
   const [busy, setBusy] = useState(false);
   const keys = useRequestKey(operation);
   const saveNick = useSaveNick();
+  // What the last request sent, and what the fields hold now (read by a late answer's handler).
+  const sentFields = useRef<{ amountText: string; nickText: string } | null>(null);
+  const shown = useRef({ amountText, nickText });
+  shown.current = { amountText, nickText };
 
   /**
    * Empties the fields for the next opening; while the last request is in doubt (still running, or
@@ -79,6 +83,7 @@ export function useMoneyForm<T>(options: {
     const amount = parseAmount(amountText);
     if (amount === null || amount <= 0) return;
     const opening = useUi.getState().dialog;
+    sentFields.current = { amountText, nickText };
     setBusy(true);
     try {
       // The nick typed here is saved first; its 422 lands on the nick field.
@@ -109,6 +114,13 @@ export function useMoneyForm<T>(options: {
     },
     errors,
     clear,
+    /**
+     * The fields still hold what the last request sent, unedited: kept while it was in doubt and shown again
+     * in a later opening. Its answer, once known, must not leave them there for a press that sends it again
+     * under a new key (a second withdrawal, a second deposit request).
+     */
+    unchangedSinceSent: () =>
+      sentFields.current !== null && sentFields.current.amountText === shown.current.amountText && sentFields.current.nickText === shown.current.nickText,
     submit,
     /** Something is typed: a click beside the dialog must not throw it away (Escape and «Отмена» still close). */
     typed: amountText.trim() !== '' || nickText.trim() !== '',
@@ -125,7 +137,15 @@ export function useMoneyForm<T>(options: {
 export interface SentFrom {
   opening: DialogState;
   serverName: string;
+  gameServerId: number;
+  currency: CurrencyType;
 }
+
+/** Whether a dialog of this kind is open now for the server and currency a request was sent for. */
+export const openFor = (name: 'put' | 'take', from: SentFrom | null, openServerId: number) => {
+  const d = useUi.getState().dialog;
+  return from !== null && d.name === name && d.currency === from.currency && openServerId === from.gameServerId;
+};
 
 /** Whether that opening is still the dialog shown: a late answer acts on it, never on one opened since. */
 export const stillOpen = (from: SentFrom | null) => from !== null && useUi.getState().dialog === from.opening;

@@ -22,7 +22,8 @@ export function NickForm({ server, nick, onSaved }: { server: Gamesserver; nick:
         f.clear();
         save.mutate(
           { gameServerId: server.id, nick: value.trim() },
-          { onSuccess: onSaved, onError: (err) => f.fromError(err) },
+          // A refusal on another field (the server switched off: errors.gamesserver_id) is said under the nick too.
+          { onSuccess: onSaved, onError: (err) => f.fromError(err, ['nick']) },
         );
       }}
     >

@@ -87,6 +87,26 @@ describe('the deposit dialog', () => {
     expect(nbsp(useUi.getState().snackbar.text)).toBe('Заявка №12 создана: передайте 1 500 000 аден персонажу Кассир на Scryde x50');
   });
 
+  it('opened again to retry while the first deposit runs, it shows that request once made instead of keeping the amount for a second one', async () => {
+    // Review finding: the kept amount stayed after the late success; «Создать заявку» filed a duplicate request.
+    await open(1, 'Hero');
+    let deliver!: (r: Response) => void;
+    const fetch = vi.fn(() => new Promise<Response>((r) => (deliver = r)));
+    vi.stubGlobal('fetch', fetch);
+    await act(async () => type(amountInput(), '1,5кк'));
+    await act(async () => void document.getElementById('put-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
+    const cancel = [...document.querySelectorAll('[data-testid="put-dialog"] button')].find((b) => b.textContent === 'Отмена') as HTMLElement;
+    await act(async () => cancel.click());
+    await act(async () => useUi.getState().openDialog({ name: 'put', currency: 1 }));
+    expect(amountInput().value).toBe('1,5кк');
+    const request = { id: 12, type: 'input', currency_type: 1, amount: 1_500_000, status: 'pending', gamesserver_id: 1, gamesserver: 'Scryde x50', nick: 'Hero', cashier_nick: 'Кассир' };
+    await act(async () => deliver(answer(200, { success: request })));
+    await settle();
+    expect(dialogText()).toContain('Кассир');
+    expect(document.querySelector('[data-testid="amount-input"]')).toBeNull();
+    expect(fetch).toHaveBeenCalledTimes(1);
+  });
+
   it('a tap beside the dialog keeps what the player typed and the cashier to transfer to; beside an empty one it closes', async () => {
     const tapBeside = () =>
       act(async () => {

@@ -9,7 +9,7 @@ import { CopyButton } from '../../../components/copy-button';
 import { useUi } from '../../../lib/ui-store';
 import { amountText } from '../../../utils/plural';
 import { useUpBalanceUser } from '../api/up-balance-user';
-import { MoneyForm, type SentFrom, stillOpen, useMoneyForm, useServerAtOpening } from './money-form';
+import { MoneyForm, type SentFrom, openFor, stillOpen, useMoneyForm, useServerAtOpening } from './money-form';
 
 /** A deposit: the request first, then the cashier's nick to transfer the amount to in the game. */
 export function PutDialog({ server, nick }: { server: Gamesserver; nick: string | null }) {
@@ -23,19 +23,27 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
   // The opening a deposit was sent from (the dialog object, new at each opening) and its server.
   const sentFrom = useRef<SentFrom | null>(null);
   const [created, setCreated] = useState<Request | null>(null);
+  // The server this dialog acts on now (a late answer's handler reads it).
+  const targetNow = useRef(target.id);
+  targetNow.current = target.id;
   const form = useMoneyForm({
     operation: 'put',
     gameServerId: target.id,
     currency,
     nick,
     send: (amount, idempotencyKey) => {
-      sentFrom.current = { opening: useUi.getState().dialog, serverName: target.name };
+      sentFrom.current = { opening: useUi.getState().dialog, serverName: target.name, gameServerId: target.id, currency };
       return deposit.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey });
     },
     onSent: (r) => {
       const from = sentFrom.current;
       if (stillOpen(from)) return setCreated(r.success);
-      if (useUi.getState().dialog.name !== 'put') form.clear();
+      // The fields of a deposit dialog open now are emptied when they hold what was sent, unedited (kept while in
+      // doubt): a press then would file the request a second time under a new key. Opened again for that server
+      // and currency to retry it, the dialog shows the request made, with whom to transfer to.
+      const unchanged = form.unchangedSinceSent();
+      if (useUi.getState().dialog.name !== 'put' || unchanged) form.clear();
+      if (unchanged && openFor('put', from, targetNow.current)) return setCreated(r.success);
       // Answered after this opening was closed (maybe opened again for another server): the request
       // exists, and the player still has to transfer the amount, on the server it was made for.
       snackbar(

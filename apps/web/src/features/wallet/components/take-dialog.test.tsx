@@ -113,6 +113,22 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
     expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Заявка на вывод 1 500 000 аден на Scryde x50 создана');
   });
 
+  it('opened again to retry while the first withdrawal runs, the kept amount goes when that one is made: no second withdrawal under a new key', async () => {
+    // Review finding: the reopened dialog kept «1,5кк» after the late success, and «Вывести» sent a second withdrawal.
+    const net = network('hang', 'ok');
+    await mount(dialogs);
+    await sendThenCancel();
+    await openTake();
+    expect(amountInput().value).toBe('1,5кк');
+    await act(async () => net.hung[0]!.resolve(withdrawal.clone()));
+    await settle();
+    expect(useUi.getState().dialog.name).toBe('none');
+    expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Заявка на вывод 1 500 000 аден на Scryde x50 создана');
+    await openTake();
+    expect(amountInput().value).toBe('');
+    expect(net.sent).toHaveLength(1);
+  });
+
   it('a refusal that comes after the dialog was closed is not shown in the next opening', async () => {
     const net = network('hang', 'ok');
     await mount(dialogs);

@@ -7,7 +7,7 @@ import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { amountText, } from '../../../utils/plural';
 import { useDownBalanceUser } from '../api/down-balance-user';
-import { MoneyForm, type SentFrom, stillOpen, useMoneyForm, useServerAtOpening } from './money-form';
+import { MoneyForm, openFor, type SentFrom, stillOpen, useMoneyForm, useServerAtOpening } from './money-form';
 import { TwoFactorCodeField } from '../../../components/two-factor-code-field';
 
 /** A withdrawal: held at once; a refusal for want of balance opens the low-capacity dialog instead. */
@@ -22,6 +22,9 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
   const withdraw = useDownBalanceUser();
   // The opening a withdrawal was sent from (the dialog object, new at each opening) and its server.
   const sentFrom = useRef<SentFrom | null>(null);
+  // The server this dialog acts on now (a late answer's handler reads it).
+  const targetNow = useRef(target.id);
+  targetNow.current = target.id;
   // Step-up: with TOTP on the server answers two_factor_required; the code is asked here, in the same dialog.
   const [askCode, setAskCode] = useState(false);
   const [code, setCode] = useState('');
@@ -31,7 +34,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
     currency,
     nick,
     send: (amount, idempotencyKey) => {
-      sentFrom.current = { opening: useUi.getState().dialog, serverName: target.name };
+      sentFrom.current = { opening: useUi.getState().dialog, serverName: target.name, gameServerId: target.id, currency };
       return withdraw.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey, twoFactorCode: askCode ? code.trim() : undefined });
     },
     onSent: (r) => {
@@ -40,8 +43,16 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
       // An answer that comes after the player closed this opening (and maybe opened it again for another
       // server and typed another amount) leaves what is open now alone and says which server it was for.
       if (!stillOpen(from)) {
-        // The form is emptied only when no withdrawal dialog is open now: one opened since holds what the player typed there.
-        if (useUi.getState().dialog.name !== 'take') form.clear();
+        // The form is emptied when no withdrawal dialog is open now, or when the one open holds what was sent,
+        // unedited (kept while in doubt): a press then would withdraw it a second time under a new key. Opened
+        // again for that server and currency to retry it, the dialog closes: the withdrawal is made.
+        const unchanged = form.unchangedSinceSent();
+        if (useUi.getState().dialog.name !== 'take' || unchanged) form.clear();
+        if (unchanged && openFor('take', from, targetNow.current)) {
+          setAskCode(false);
+          setCode('');
+          close();
+        }
         return snackbar(`Заявка на вывод ${made} на ${from?.serverName ?? target.name} создана`);
       }
       form.clear();

@@ -9,6 +9,7 @@ import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { lazy, Suspense, useState } from 'react';
+import { tokenStore } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { currencyWord } from '../../../utils/plural';
@@ -58,6 +59,8 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
   const openDialog = useUi((s) => s.openDialog);
 
   const act = (name: 'put' | 'take') => {
+    // Still reading who is signed in (a slow network, the mini app's cold start): not «Вы не авторизованы».
+    if (!isSignedIn && userPending && tokenStore.get()) return;
     if (!isSignedIn) return openDialog({ name: 'not_signed_in' });
     if (!server) return openDialog({ name: 'no_server' });
     openDialog({ name, currency });

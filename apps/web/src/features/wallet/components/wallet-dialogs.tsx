@@ -1,5 +1,6 @@
 import type { CurrencyType, Gamesserver } from '@adena/contract/lite';
 import { deferred } from '../../../components/deferred';
+import { useUser } from '../../../lib/session';
 import { useUi } from '../../../lib/ui-store';
 
 const MoneyDialogs = deferred<{ server: Gamesserver | undefined; nick: string | null; balances: Record<CurrencyType, number> | null }>(() =>
@@ -14,5 +15,8 @@ const MONEY_DIALOGS = new Set(['put', 'take', 'low_capacity']);
  */
 export function WalletDialogs(props: { server: Gamesserver | undefined; nick: string | null; balances: Record<CurrencyType, number> | null }) {
   const active = useUi((s) => MONEY_DIALOGS.has(s.dialog.name));
-  return <MoneyDialogs active={active} {...props} />;
+  // Keyed by who is signed in: another player of this tab starts with empty forms, not the last one's amount or
+  // request (the dialogs stay mounted once loaded). The requests in doubt go with the session (lib/session.ts).
+  const { user } = useUser();
+  return <MoneyDialogs key={user?.id ?? 'signed-out'} active={active} {...props} />;
 }
