@@ -132,4 +132,33 @@ describe("the operators' incident list", () => {
     expect(document.querySelectorAll('[data-testid="admin-incident-row"]')).toHaveLength(1);
     expect(new URLSearchParams(window.location.search).get('page')).toBeNull();
   });
+
+  it('a failed re-read of notes already shown keeps them, and the page stays up', async () => {
+    // Diff review: the query had its old notes and an error at once; the failure flag flipped on every render.
+    let reads = 0;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url.startsWith('/api/admin/code_incidents')) return answer(200, { data: [incident], total: 1 });
+        if (url.startsWith('/api/admin/incident_resolutions')) {
+          reads += 1;
+          return reads === 1 ? answer(200, [othersNote]) : answer(503, { message: 'Сервис временно недоступен' });
+        }
+        throw new Error(`unexpected ${url}`);
+      }),
+    );
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminIncidents, { servers: [{ id: 1, name: 'Scryde x50' }] }))));
+    await settle();
+    await settle();
+    expect(document.querySelector('[data-testid="incident-resolution"]')?.textContent).toContain('Вернули покупателю');
+    await act(async () => qc.invalidateQueries({ queryKey: ['admin'] }));
+    await settle();
+    await settle();
+    expect(reads).toBeGreaterThan(1);
+    expect(document.querySelector('[data-testid="incident-resolution"]')?.textContent).toContain('Вернули покупателю');
+    expect(document.querySelector('[data-testid="incident-notes-failed"]')).toBeNull();
+  });
 });

@@ -76,11 +76,14 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
   const { data, isPending, isError, error, isPlaceholderData } = useAdminIncidents(f);
   const resolutions = useIncidentResolutions(data?.data.map((i) => i.id) ?? []);
   const noteOf = (id: number): IncidentResolution | undefined => resolutions.data?.find((r) => r.incident_id === id);
-  // Notes that failed stay said while «Повторить» reads them again (the query is pending again meanwhile).
-  const [notesFailed, setNotesFailed] = useState(false);
-  if (resolutions.isError && !notesFailed) setNotesFailed(true);
-  if (resolutions.data && notesFailed) setNotesFailed(false);
-  const notesUnknown = notesFailed && !resolutions.data;
+  // Notes of these incidents that failed stay said while «Повторить» reads them again (the query is pending again
+  // meanwhile); another page's notes, still loading, are not said to have failed. Set only on a failure with
+  // nothing read, cleared only on a success: a failed re-read keeps the notes it had (error and data at once).
+  const idsKey = (data?.data ?? []).map((i) => i.id).join(',');
+  const [failedFor, setFailedFor] = useState<string | null>(null);
+  if (resolutions.isError && !resolutions.data && failedFor !== idsKey) setFailedFor(idsKey);
+  if (resolutions.isSuccess && failedFor !== null) setFailedFor(null);
+  const notesUnknown = failedFor === idsKey && !resolutions.data;
   const set = (patch: Partial<IncidentFilters>) => setF((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
   const pages = usePageInRange(data, INCIDENTS_PAGE_SIZE, f.page, (page) => set({ page }), isPlaceholderData);
 
