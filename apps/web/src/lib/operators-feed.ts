@@ -29,11 +29,14 @@ export function useOperatorsFeed(handlers: { onMessage(m: OperatorMessage): void
     let resubscribe: ReturnType<typeof setTimeout> | undefined;
     let refusals = 0;
     const subscribe = () => {
+      // One subscribe at a time: a reconnection's own subscribe replaces a retry still waiting.
+      clearTimeout(resubscribe);
       socket.emit('subscribe', { channel: OPERATORS_CHANNEL }, (ack: { ok?: true }) => {
         setLive(ack?.ok === true);
         // Whatever happened while the socket was away: read the queue again.
         if (ack?.ok) {
           refusals = 0;
+          clearTimeout(resubscribe);
           handler.current.onResync();
           return;
         }

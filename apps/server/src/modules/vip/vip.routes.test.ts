@@ -45,12 +45,13 @@ describe.each(DB_KINDS)('VIP on %s', (kind) => {
     it('a period is whole 24-hour days whatever the database session\'s time zone (a daylight-saving change inside it)', async () => {
       // Review finding: days were added in the session's zone; under Europe/Berlin a period across March's change was an hour short.
       const u = await createUser(t.db.kysely);
-      await t.db.kysely.updateTable('users').set({ vip_until: new Date('2027-03-20T12:00:00Z') }).where('id', '=', u.id).execute();
+      // Far ahead, so the period counts from this end, not from now, for decades to come.
+      await t.db.kysely.updateTable('users').set({ vip_until: new Date('2099-03-20T12:00:00Z') }).where('id', '=', u.id).execute();
       const after = await t.db.kysely.transaction().execute(async (trx) => {
         await sql`SET LOCAL timezone = 'Europe/Berlin'`.execute(trx);
         return vipRepository.extendVip(trx, u.id, 30);
       });
-      expect(new Date(after.vip_until!).toISOString()).toBe('2027-04-19T12:00:00.000Z');
+      expect(new Date(after.vip_until!).toISOString()).toBe('2099-04-19T12:00:00.000Z');
     });
 
     it('takes coins, extends VIP from its current end, and lowers the fee at once', async () => {

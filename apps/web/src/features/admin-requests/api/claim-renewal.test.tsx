@@ -42,17 +42,21 @@ describe('the admin area keeps the operator’s claims alive, wherever their car
   const calls: string[] = [];
   // The server's clock against this browser's: a browser whose clock is off must not renew in a loop.
   let serverSkewMs = 0;
+  // The service refuses renewals (a restart, a blip) while this is set.
+  let down = false;
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
     localStorage.setItem('access_token', 'token');
     calls.length = 0;
     serverSkewMs = 0;
+    down = false;
     vi.stubGlobal(
       'fetch',
       vi.fn(async (url: string, init?: RequestInit) => {
         calls.push(`${init?.method ?? 'GET'} ${url}`);
         const serverNow = Date.now() + serverSkewMs;
         const renewed = /\/api\/admin\/requests\/(\d+)\/claim$/.exec(url);
+        if (renewed && down) return Response.json({ message: 'Сервис временно недоступен' }, { status: 503 });
         if (renewed) {
           // The server renews the holder's claim: its times start again, by the server's clock.
           mine = mine.map((r) => (r.id === Number(renewed[1]) ? claimedAt(r.id, serverNow) : r));
@@ -133,5 +137,26 @@ describe('the admin area keeps the operator’s claims alive, wherever their car
     await act(async () => vi.advanceTimersByTimeAsync(10 * MIN));
     expect(renewals()).toEqual(['POST /api/admin/requests/9/claim']);
     await a.unmount();
+  });
+
+  it('a renewal that failed (a blip) is tried again within half a minute, not left to lapse', async () => {
+    // Diff review: after one failed renewal the same list read every minute set no new timer, and the claim lapsed.
+    mine = [claimed(7, 0)];
+    const a = await area();
+    expect(renewals()).toHaveLength(1);
+    down = true;
+    await act(async () => vi.advanceTimersByTimeAsync(5 * MIN));
+    await settle();
+    expect(renewals()).toHaveLength(2);
+    down = false;
+    await act(async () => vi.advanceTimersByTimeAsync(30_000));
+    await settle();
+    expect(renewals()).toHaveLength(3);
+    await act(async () => vi.advanceTimersByTimeAsync(20 * MIN));
+    expect(Date.parse(mine[0]!.claim_lapses_at!)).toBeGreaterThan(Date.now());
+    await a.unmount();
+    const after = renewals().length;
+    await act(async () => vi.advanceTimersByTimeAsync(30 * MIN));
+    expect(renewals()).toHaveLength(after);
   });
 });

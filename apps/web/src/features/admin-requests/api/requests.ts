@@ -41,8 +41,10 @@ export function useProcessRequest() {
   };
 }
 
-/** How often the admin area re-reads the operator's own claims (a renewal that failed is tried again then). */
+/** How often the admin area re-reads the operator's own claims. */
 export const MY_CLAIMS_READ_MS = 60_000;
+/** A renewal that failed (a blip, a 503) is tried again this soon, while the claim still stands. */
+export const CLAIM_RETRY_MS = 30_000;
 
 /** The operator's standing claims of pending requests, wherever they are in the queue (`claimed_by`, beyond PRODUCT.md). */
 export const myClaimsQueryOptions = (me: number) =>
@@ -71,24 +73,51 @@ export function claimTimeoutMs(r: Pick<AdminRequest, 'claimed_at' | 'claim_lapse
 export function useClaimKeeper(me: number) {
   const qc = useQueryClient();
   const { data } = useQuery(myClaimsQueryOptions(me));
-  // When this tab last renewed each claim, by its own clock.
+  // When this tab last renewed each claim, by its own clock; and a timer per claim, set again after each try.
   const renewed = useRef(new Map<number, number>());
+  const timers = useRef(new Map<number, ReturnType<typeof setTimeout>>());
+  // Left (the admin area closed): a renewal answered afterwards sets no new timer.
+  const left = useRef(false);
   useEffect(() => {
     if (!data) return;
-    const listed = new Set(data.data.map((r) => r.id));
-    for (const id of renewed.current.keys()) if (!listed.has(id)) renewed.current.delete(id);
-    const timers = data.data.flatMap((r) => {
-      const timeout = claimTimeoutMs(r);
-      if (r.claimed_by?.id !== me || timeout === null) return [];
-      const last = renewed.current.get(r.id);
-      const renew = () => {
-        renewed.current.set(r.id, Date.now());
-        void request(adminClaimRequest, { params: { id: r.id }, body: {} })
-          .catch(() => {})
-          .finally(() => qc.invalidateQueries({ queryKey: ['admin', 'requests'] }));
-      };
-      return [setTimeout(renew, last === undefined ? 0 : Math.max(0, last + timeout / 3 - Date.now()))];
-    });
-    return () => timers.forEach(clearTimeout);
+    const listed = new Map(data.data.filter((r) => r.claimed_by?.id === me).map((r) => [r.id, claimTimeoutMs(r)] as const));
+    for (const [id, timer] of timers.current) {
+      if (listed.has(id)) continue;
+      clearTimeout(timer);
+      timers.current.delete(id);
+      renewed.current.delete(id);
+    }
+    const schedule = (id: number, timeout: number, delay: number) => {
+      if (left.current) return;
+      clearTimeout(timers.current.get(id));
+      timers.current.set(
+        id,
+        setTimeout(() => {
+          void request(adminClaimRequest, { params: { id }, body: {} }).then(
+            () => {
+              renewed.current.set(id, Date.now());
+              schedule(id, timeout, timeout / 3);
+              void qc.invalidateQueries({ queryKey: ['admin', 'requests'] });
+            },
+            // Not renewed: tried again soon, not a third of the timeout later (a refusal for good, the request
+            // decided or taken over, drops it from the next read, which ends its timer).
+            () => schedule(id, timeout, Math.min(CLAIM_RETRY_MS, timeout / 3)),
+          );
+        }, delay),
+      );
+    };
+    for (const [id, timeout] of listed) {
+      if (timeout === null || timers.current.has(id)) continue;
+      const last = renewed.current.get(id);
+      schedule(id, timeout, last === undefined ? 0 : Math.max(0, last + timeout / 3 - Date.now()));
+    }
   }, [data, me, qc]);
+  useEffect(() => {
+    left.current = false;
+    return () => {
+      left.current = true;
+      for (const timer of timers.current.values()) clearTimeout(timer);
+      timers.current.clear();
+    };
+  }, []);
 }
