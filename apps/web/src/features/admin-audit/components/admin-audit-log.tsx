@@ -97,7 +97,7 @@ export function AdminAuditLog() {
       <Typography variant="h1">Журнал действий</Typography>
       <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap' }}>
         <IdFilterField label="id администратора" value={f.admin_id} onChange={(admin_id) => set({ admin_id })} width={190} />
-        <TextField select size="small" label="Объект" value={f.entity_type ?? ''} onChange={(e) => set({ entity_type: e.target.value || undefined })} sx={{ minWidth: 170 }}>
+        <TextField select size="small" label="Объект" value={f.entity_type ?? ''} onChange={(e) => set({ entity_type: e.target.value || undefined })} slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }} sx={{ minWidth: 170 }}>
           <MenuItem value="">Все</MenuItem>
           {Object.entries(ENTITIES).map(([v, l]) => (
             <MenuItem key={v} value={v}>
@@ -106,7 +106,7 @@ export function AdminAuditLog() {
           ))}
         </TextField>
         <TextField size="small" label="id объекта" value={f.entity_id ?? ''} onChange={(e) => set({ entity_id: e.target.value.trim() || undefined })} sx={{ width: 130 }} />
-        <TextField select size="small" label="Действие" value={f.action ?? ''} onChange={(e) => set({ action: e.target.value || undefined })} sx={{ minWidth: 220 }}>
+        <TextField select size="small" label="Действие" value={f.action ?? ''} onChange={(e) => set({ action: e.target.value || undefined })} slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }} sx={{ minWidth: 220 }}>
           <MenuItem value="">Все</MenuItem>
           {Object.entries(AUDIT_ACTIONS).map(([v, l]) => (
             <MenuItem key={v} value={v}>

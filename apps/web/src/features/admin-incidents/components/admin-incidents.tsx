@@ -105,6 +105,8 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
           label="Сервер"
           value={String(f.gamesserver_id ?? '')}
           onChange={(e) => set({ gamesserver_id: e.target.value ? Number(e.target.value) : undefined })}
+          // «Все» is the empty value: displayEmpty shows it, and the label stays above it rather than over it.
+          slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }}
           sx={{ minWidth: 170 }}
         >
           <MenuItem value="">Все</MenuItem>

@@ -62,7 +62,7 @@ export function AdminUsers() {
           sx={{ flex: 1, maxWidth: 520 }}
           slotProps={{ input: { startAdornment: <InputAdornment position="start"><Search fontSize="small" /></InputAdornment> } }}
         />
-        <TextField select size="small" label="Кто" value={s.role ?? ''} onChange={(e) => set({ role: (e.target.value || undefined) as UserSearch['role'] })} sx={{ minWidth: 180 }}>
+        <TextField select size="small" label="Кто" value={s.role ?? ''} onChange={(e) => set({ role: (e.target.value || undefined) as UserSearch['role'] })} slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }} sx={{ minWidth: 180 }}>
           <MenuItem value="">Все</MenuItem>
           <MenuItem value="admin">Администраторы</MenuItem>
           <MenuItem value="vip">VIP</MenuItem>
