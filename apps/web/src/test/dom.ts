@@ -35,6 +35,7 @@ export async function cleanup(root: Root | null) {
   vi.unstubAllGlobals();
   document.body.innerHTML = '';
   localStorage.clear();
+  sessionStorage.clear();
   useRequestKeys.setState({ kept: {} });
 }
 

@@ -16,6 +16,8 @@ export type ResendOutcome = { sent: true } | { sent: false; error: unknown };
  */
 export function CodeStep(props: {
   sentTo: string;
+  /** When the code was sent (Date.now()); the resend countdown runs from it. Default: now. */
+  sentAt?: number;
   error?: string;
   busy: boolean;
   onSubmit(code: string): void;
@@ -25,7 +27,7 @@ export function CodeStep(props: {
   onRestart(): void;
 }) {
   const [code, setCode] = useState('');
-  const [resendAt, setResendAt] = useState(() => Date.now() + RESEND_INTERVAL_MS);
+  const [resendAt, setResendAt] = useState(() => (props.sentAt ?? Date.now()) + RESEND_INTERVAL_MS);
   const left = useCountdown(resendAt);
   return (
     <Stack

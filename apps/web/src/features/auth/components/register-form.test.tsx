@@ -85,4 +85,59 @@ describe('the sign-up form', () => {
     expect(document.body.textContent).toContain('Мы отправили код из 6 цифр на first@example.com');
     expect(sent.filter(([url]) => url === '/api/email_register')).toHaveLength(2);
   });
+
+  it('keeps the code step across a reload of the tab: the code goes to the same flow, the resend still waits its minute, and a new start fills in the address', async () => {
+    const sent: [string, Record<string, unknown>][] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        const body = JSON.parse(String(init?.body ?? '{}'));
+        sent.push([url, body]);
+        if (url === '/api/email_register') return Response.json({ email_token: 'flow-1' });
+        return Response.json({ message: 'Неверный код', errors: { code: ['Неверный код'] } }, { status: 422 });
+      }),
+    );
+    const mount = async () => {
+      root = createRoot(document.body.appendChild(document.createElement('div')));
+      await act(async () => root!.render(createElement(QueryClientProvider, { client: new QueryClient() }, createElement(RegisterForm, { method: 'email' }))));
+    };
+    await mount();
+    const button = (text: string) => [...document.querySelectorAll('button')].find((b) => b.textContent?.startsWith(text));
+    const [password, repeat] = [...document.querySelectorAll<HTMLInputElement>('input[type="password"]')];
+    await act(async () => type(document.querySelector<HTMLInputElement>('input[type="email"]')!, 'player@example.com'));
+    await act(async () => type(password!, 'correct horse battery'));
+    await act(async () => type(repeat!, 'correct horse battery'));
+    await act(async () => button('Получить код')!.click());
+    await settle();
+    expect(document.body.textContent).toContain('на player@example.com');
+
+    // The page reloads (the phone dropped the tab while the player read their mail): the same step.
+    await act(async () => root!.unmount());
+    document.body.innerHTML = '';
+    await mount();
+    expect(document.body.textContent).toContain('Мы отправили код из 6 цифр на player@example.com');
+    expect(button('Отправить код ещё раз')?.textContent).toMatch(/через (59|60) с/);
+    await act(async () => type(document.querySelector<HTMLInputElement>('input[autocomplete="one-time-code"]')!, '123456'));
+    await act(async () => button('Подтвердить')!.click());
+    await settle();
+    expect(sent.at(-1)).toEqual(['/api/code_verification_email_register', expect.objectContaining({ email_token: 'flow-1', code: '123456' })]);
+
+    // Starting again after the reload: the details are gone, the address is filled in.
+    await act(async () => button('Изменить данные и начать заново')!.click());
+    await settle();
+    expect(document.querySelector<HTMLInputElement>('input[type="email"]')!.value).toBe('player@example.com');
+    // …and a reload now shows the details form, not the dropped flow.
+    await act(async () => root!.unmount());
+    document.body.innerHTML = '';
+    await mount();
+    expect(document.querySelector('input[autocomplete="one-time-code"]')).toBeNull();
+  });
+
+  it('forgets a flow older than its code (10 minutes): the details form, not a code nobody can use', async () => {
+    sessionStorage.setItem('code_flow:register:email', JSON.stringify({ token: 'old', sentTo: 'player@example.com', sentAt: Date.now() - 11 * 60_000 }));
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: new QueryClient() }, createElement(RegisterForm, { method: 'email' }))));
+    expect(document.querySelector('input[autocomplete="one-time-code"]')).toBeNull();
+    expect(document.querySelector<HTMLInputElement>('input[type="email"]')).not.toBeNull();
+  });
 });

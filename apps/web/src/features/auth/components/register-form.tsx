@@ -10,6 +10,7 @@ import { useCodeVerificationRegister } from '../api/code-verification-register';
 import { useNewTokenRegister } from '../api/new-token-register';
 import { registerBodySchema, useRegister } from '../api/register';
 import { AuthCard } from './auth-card';
+import { useCodeFlow } from './code-flow';
 import { CodeStep, type ResendOutcome } from './code-step';
 import { loadStrengthChecker, PasswordStrength } from './password-strength';
 import { takeReturnTo } from '../../../lib/return-to';
@@ -20,8 +21,9 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
   const f = useFormErrors();
   const [busy, setBusy] = useState(false);
   const [values, setValues] = useState({ login: '', name: '', password: '', password_confirmation: '' });
-  // The flow and the address its code went to, as sent: the field may have been edited while the answer came.
-  const [flow, setFlow] = useState<{ token: string; sentTo: string } | null>(null);
+  // The flow and the address its code went to, as sent (the field may have been edited while the answer came),
+  // kept across a reload of the tab.
+  const [flow, setFlow] = useCodeFlow(`register:${method}`);
   const token = flow?.token ?? null;
   // The server's refusal of a password (a common one) applies to the password it was sent, not to a new one being typed.
   const [sentPassword, setSentPassword] = useState('');
@@ -48,7 +50,7 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
     setBusy(true);
     setSentPassword(values.password);
     try {
-      setFlow({ token: await register.mutateAsync(body), sentTo: login });
+      setFlow({ token: await register.mutateAsync(body), sentTo: login, sentAt: Date.now() });
     } catch (err) {
       f.fromError(err);
     } finally {
@@ -61,6 +63,7 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
     setBusy(true);
     try {
       await verifyCode.mutateAsync({ method, token: token!, code });
+      setFlow(null);
       navigate(takeReturnTo(), { replace: true });
     } catch (err) {
       f.fromError(err);
@@ -75,7 +78,7 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
       const sentFor = token;
       const next = await newToken.mutateAsync({ method, token: token! });
       // Only onto the flow it was sent for: after «Изменить данные» (or another flow) a late answer changes nothing.
-      setFlow((fl) => (fl && next && fl.token === sentFor ? { ...fl, token: next } : fl));
+      setFlow((fl) => (fl && next && fl.token === sentFor ? { ...fl, token: next, sentAt: Date.now() } : fl));
       return { sent: true };
     } catch (err) {
       f.fromError(err);
@@ -87,11 +90,13 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
   if (flow) {
     const restart = () => {
       f.clear();
+      // After a reload the details are gone but the address is known: it is filled in again.
+      setValues((v) => (v.login ? v : { ...v, login: flow.sentTo }));
       setFlow(null);
     };
     return (
       <AuthCard title={title} error={f.formError}>
-        <CodeStep sentTo={flow.sentTo} error={f.fieldError('code')} busy={busy} onSubmit={verify} onResend={resend} onRestart={restart} />
+        <CodeStep sentTo={flow.sentTo} sentAt={flow.sentAt} error={f.fieldError('code')} busy={busy} onSubmit={verify} onResend={resend} onRestart={restart} />
       </AuthCard>
     );
   }

@@ -10,6 +10,7 @@ import { createNewPasswordBodySchema, useCreateNewPassword } from '../api/create
 import { resetPasswordBodySchema, useResetPassword } from '../api/reset-password';
 import { useResetPasswordCodeCheck } from '../api/reset-password-code-check';
 import { AuthCard } from './auth-card';
+import { useCodeFlow } from './code-flow';
 import { CodeStep, type ResendOutcome } from './code-step';
 
 /** Password reset in three steps: address → code → new password (the new_password_token is the bearer). */
@@ -21,8 +22,9 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
   const createPassword = useCreateNewPassword();
   const [busy, setBusy] = useState(false);
   const [login, setLogin] = useState('');
-  // The flow and the address its code went to, as sent (the field may have been edited while the answer came).
-  const [flow, setFlow] = useState<{ token: string; sentTo: string } | null>(null);
+  // The flow and the address its code went to, as sent (the field may have been edited while the answer came),
+  // kept across a reload of the tab.
+  const [flow, setFlow] = useCodeFlow(`reset:${method}`);
   const [newPasswordToken, setNewPasswordToken] = useState<string | null>(null);
   const [pw, setPw] = useState({ password: '', password_confirmation: '' });
 
@@ -83,16 +85,19 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
   }
 
   if (flow) {
-    const { token, sentTo } = flow;
+    const { token, sentTo, sentAt } = flow;
     return (
       <AuthCard title="Восстановление пароля" error={f.formError}>
         <CodeStep
           sentTo={sentTo}
+          sentAt={sentAt}
           busy={busy}
           error={f.fieldError('code')}
           onSubmit={(code) =>
             void run(async () => {
               setNewPasswordToken(await checkCode.mutateAsync({ method, token, code }));
+              // The code is spent: a reload from here starts over from the address.
+              setFlow(null);
             })
           }
           // Reset has no resend call: asking again for the same address opens a new flow (the
@@ -102,7 +107,7 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
             try {
               const next = await resetPassword.mutateAsync(method === 'email' ? { email: sentTo } : { phone: sentTo });
               // Only onto the flow it was sent for: after «Изменить данные» (or another flow) a late answer changes nothing.
-              if (next) setFlow((fl) => (fl?.token === token ? { token: next, sentTo } : fl));
+              if (next) setFlow((fl) => (fl?.token === token ? { token: next, sentTo, sentAt: Date.now() } : fl));
               return { sent: true };
             } catch (err) {
               f.fromError(err);
@@ -111,6 +116,7 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
           }}
           onRestart={() => {
             f.clear();
+            setLogin((l) => l || sentTo);
             setFlow(null);
           }}
         />
@@ -139,7 +145,7 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
           const sentTo = login;
           void run(async () => {
             const token = await resetPassword.mutateAsync(body);
-            setFlow(token ? { token, sentTo } : null);
+            setFlow(token ? { token, sentTo, sentAt: Date.now() } : null);
           });
         }}
       >
