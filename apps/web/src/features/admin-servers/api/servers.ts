@@ -34,6 +34,9 @@ export function useSaveGamesserver(onChanged?: () => void) {
     update: useMutation({
       mutationFn: (v: { id: number; body: Partial<GamesserverInput> }) => request(adminUpdateGamesserver, { params: { id: v.id }, body: v.body }),
       onSuccess: done,
+      // A refusal may come of another operator's change (a fee or a nominal judged against theirs): the list is
+      // read again, and an open form says what changed (server-form-dialog).
+      onError: () => void qc.invalidateQueries({ queryKey: adminGamesserversQueryOptions().queryKey }),
     }),
   };
 }

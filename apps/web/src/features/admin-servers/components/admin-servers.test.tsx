@@ -44,19 +44,20 @@ describe('the game servers screen', () => {
     root = null;
   });
 
-  async function open() {
+  async function open(opts: { listed?: () => AdminGamesserver; onUpdate?: (body: unknown) => Response | Promise<Response> } = {}) {
     localStorage.setItem('access_token', 'token');
     const updates: unknown[] = [];
     vi.stubGlobal(
       'fetch',
       vi.fn(async (url: string, init?: RequestInit) => {
-        if (url === '/api/admin/gamesservers') return answer(200, [server]);
+        if (url === '/api/admin/gamesservers') return answer(200, [opts.listed?.() ?? server]);
         if (url === '/api/admin/ledger/totals') {
           const row = (currency_type: 1 | 2, owed: number) => ({ gamesserver_id: server.id, gamesserver: server.name, currency_type, owed });
           return answer(200, { data: [row(1, 50_000_000), row(2, 120), { ...row(1, 7), gamesserver_id: 99 }], computed_at: '2026-11-27T10:00:00Z' });
         }
         if (url === `/api/admin/gamesservers/${server.id}` && init?.method === 'PUT') {
           updates.push(JSON.parse(String(init.body)));
+          if (opts.onUpdate) return opts.onUpdate(JSON.parse(String(init.body)));
           return answer(200, { success: { ...server, active: false } });
         }
         throw new Error(`unexpected ${url}`);
@@ -110,5 +111,71 @@ describe('the game servers screen', () => {
     await act(async () => button('Сохранить', formDialog()!).click());
     await settle();
     expect(updates).toEqual([{ cashier_nick: 'НовыйКассир' }]);
+  });
+
+  it('the edit form does not hide a server: visibility is the list switch, which asks first', async () => {
+    await open();
+    await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Изменить Scryde x50"]')!.click());
+    expect(formDialog()!.querySelector('input[type="checkbox"]')).toBeNull();
+    expect(formDialog()!.textContent).toContain('Виден игрокам. Скрыть или показать — переключателем «Виден» в списке.');
+  });
+
+  it("a save refused because of another operator's change says which fields changed, and «Взять новые» takes them keeping this operator's edits", async () => {
+    let listed = server;
+    let refuse = true;
+    const updates = await open({
+      listed: () => listed,
+      onUpdate: () => {
+        if (!refuse) return answer(200, { success: listed });
+        // Meanwhile another operator raised the VIP fee to 200; lowering the normal one to 150 now breaks the rule.
+        listed = { ...server, vip_code_fee_bp: 200, updated_at: '2025-01-02T00:00:00Z' };
+        return answer(422, { message: 'Проверьте поля', errors: { vip_code_fee_bp: ['Комиссия для VIP не больше обычной'] } });
+      },
+    });
+    await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Изменить Scryde x50"]')!.click());
+    const inputs = () => [...formDialog()!.querySelectorAll('input')];
+    const fee = () => inputs().find((i) => i.closest('.MuiFormControl-root')?.textContent?.includes('Обычная'))!;
+    const vipFee = () => inputs().find((i) => i.closest('.MuiFormControl-root')?.textContent?.includes('Для VIP'))!;
+    await act(async () => type(fee(), '250'));
+    await act(async () => button('Сохранить', formDialog()!).click());
+    await settle();
+    expect(updates).toEqual([{ code_fee_bp: 250 }]);
+    expect(formDialog()!.querySelector('[data-testid="server-changed-meanwhile"]')?.textContent).toContain('другой оператор изменил: комиссия для VIP');
+
+    await act(async () => button('Взять новые', formDialog()!).click());
+    expect(vipFee().value).toBe('200');
+    expect(fee().value).toBe('250');
+    expect(formDialog()!.querySelector('[data-testid="server-changed-meanwhile"]')).toBeNull();
+    refuse = false;
+    await act(async () => button('Сохранить', formDialog()!).click());
+    await settle();
+    // Only this operator's change is sent, against the server as it is now.
+    expect(updates.at(-1)).toEqual({ code_fee_bp: 250 });
+  });
+
+  it('a price past 2^53 − 1 says it is too big, not that it is not whole', async () => {
+    const updates = await open();
+    await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Изменить Scryde x50"]')!.click());
+    const vipPrice = [...formDialog()!.querySelectorAll('input')].find((i) => i.closest('.MuiFormControl-root')?.textContent?.includes('Цена в монетах'))!;
+    await act(async () => type(vipPrice, '10000000000ккк'));
+    await act(async () => button('Сохранить', formDialog()!).click());
+    await settle();
+    expect(updates).toEqual([]);
+    const field = vipPrice.closest('.MuiFormControl-root')!.textContent!;
+    expect(field).not.toContain('целым числом');
+    expect(field).toMatch(/больш/i);
+  });
+
+  it('the form is not closed while a save is on its way, so a refusal is not lost', async () => {
+    let release: (r: Response) => void = () => {};
+    await open({ onUpdate: () => new Promise<Response>((r) => (release = r)) });
+    await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Изменить Scryde x50"]')!.click());
+    const cashier = () => [...formDialog()!.querySelectorAll('input')].find((i) => i.value === 'Кассир' || i.value === 'Другой')!;
+    await act(async () => type(cashier(), 'Другой'));
+    await act(async () => button('Сохранить', formDialog()!).click());
+    expect(button('Отмена', formDialog()!).disabled).toBe(true);
+    await act(async () => release(answer(422, { message: 'Проверьте поля', errors: { cashier_nick: ['Такой ник уже занят'] } })));
+    await settle();
+    expect(formDialog()!.textContent).toContain('Такой ник уже занят');
   });
 });

@@ -1,4 +1,4 @@
-import { type AdminGamesserver, type GamesserverInput, GamesserverInputSchema } from '@adena/contract';
+import { type AdminGamesserver, FIELD_MESSAGES, type GamesserverInput, GamesserverInputSchema } from '@adena/contract';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import FormControlLabel from '@mui/material/FormControlLabel';
@@ -10,8 +10,8 @@ import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
-import { parseAmount } from '../../../utils/parse-amount';
-import { useSaveGamesserver } from '../api/servers';
+import { amountTooBig, parseAmount } from '../../../utils/parse-amount';
+import { useAdminGamesservers, useSaveGamesserver } from '../api/servers';
 import { amountHint } from '../utils/amount-hint';
 
 type Dir = 'input' | 'output';
@@ -60,9 +60,17 @@ function toForm(s: AdminGamesserver | null): FormState {
   };
 }
 
-// An unreadable entry goes to the schema as it is, so the message is the schema's own.
+// An unreadable entry goes to the schema as it is, so the message is the schema's own (one too big to send is
+// said so where the field's error is shown).
 const amount = (text: string) => parseAmount(text) ?? (text.trim() === '' ? undefined : text);
 const int = (text: string) => (text.trim() === '' ? undefined : /^-?\d+$/.test(text.trim()) ? Number(text.trim()) : text);
+
+// A comma between nominals is followed by a space (or comes after «к»); one inside «1,5кк» is a decimal mark.
+const nominalTexts = (text: string) =>
+  text
+    .split(/[;\n]+|,\s+|(?<=[кkКK]),/)
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 function toInput(f: FormState): unknown {
   const limit = (d: Dir, c: Cur) => ({ min: amount(f.limits[`${d}.${c}.min`]), max: amount(f.limits[`${d}.${c}.max`]) });
@@ -74,12 +82,7 @@ function toInput(f: FormState): unknown {
     code_fee_bp: int(f.code_fee_bp),
     vip_code_fee_bp: int(f.vip_code_fee_bp),
     min_nominal: amount(f.min_nominal),
-    standard_nominals: f.standard_nominals
-      // A comma between nominals is followed by a space (or comes after «к»); one inside «1,5кк» is a decimal mark.
-      .split(/[;\n]+|,\s+|(?<=[кkКK]),/)
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .map(amount),
+    standard_nominals: nominalTexts(f.standard_nominals).map(amount),
     vip_price: amount(f.vip_price),
     vip_period_days: int(f.vip_period_days),
     limits: { input: { '1': limit('input', '1'), '2': limit('input', '2') }, output: { '1': limit('output', '1'), '2': limit('output', '2') } },
@@ -101,6 +104,33 @@ function changedFields(input: GamesserverInput, server: AdminGamesserver): Parti
   return changed;
 }
 
+const FIELD_LABELS: Record<Exclude<keyof FormState, 'active'>, string> = {
+  name: 'название',
+  sort_order: 'порядок',
+  cashier_nick: 'ник кассира',
+  code_fee_bp: 'комиссия',
+  vip_code_fee_bp: 'комиссия для VIP',
+  min_nominal: 'минимальный номинал',
+  standard_nominals: 'стандартные номиналы',
+  vip_price: 'цена VIP',
+  vip_period_days: 'срок VIP',
+  limits: 'лимиты',
+};
+const sameField = (a: FormState, b: FormState, k: keyof FormState) => JSON.stringify(a[k]) === JSON.stringify(b[k]);
+
+/**
+ * Another operator's save while this form was open: the fields they changed (visibility aside, which
+ * this form does not send), and the form moved onto the server as it is now, keeping what this
+ * operator changed here.
+ */
+function changedMeanwhile(form: FormState, base: AdminGamesserver, latest: AdminGamesserver) {
+  const [was, now] = [toForm(base), toForm(latest)];
+  const keys = (Object.keys(FIELD_LABELS) as Array<keyof typeof FIELD_LABELS>).filter((k) => !sameField(was, now, k));
+  const rebased = { ...form };
+  for (const k of keys) if (sameField(form, was, k)) Object.assign(rebased, { [k]: now[k] });
+  return { labels: keys.map((k) => FIELD_LABELS[k]), rebased };
+}
+
 const percent = (bp: string) => (/^\d+$/.test(bp.trim()) ? `= ${(Number(bp) / 100).toLocaleString('ru-RU')}%` : '100 б.п. = 1%');
 
 /** Create (server null) or edit a game server; every rule is the contract's, checked here and on the server. */
@@ -110,6 +140,10 @@ export function ServerFormDialog(props: { open: boolean; server: AdminGamesserve
 
 function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver | null; onClose(): void; onChanged?: () => void }) {
   const [f, setF] = useState<FormState>(() => toForm(server));
+  // The server as this form last took it; an edit sends what differs from it.
+  const [base, setBase] = useState(server);
+  const latest = useAdminGamesservers().data?.find((s) => s.id === base?.id);
+  const meanwhile = base && latest ? changedMeanwhile(f, base, latest) : null;
   const errors = useFormErrors();
   const { create, update } = useSaveGamesserver(onChanged);
   const showSnackbar = useUi((s) => s.showSnackbar);
@@ -119,15 +153,26 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
     setChanged(true);
     setF((x) => ({ ...x, ...patch }));
   };
-  const err = (name: string) =>
+  const fieldErr = (name: string) =>
     errors.fieldError(name) ?? (name === 'standard_nominals' ? Object.entries(errors.errors).find(([k]) => k.startsWith('standard_nominals.'))?.[1][0] : undefined);
+  // A whole amount past 2^53 − 1 is «too big» (the schema, handed its text, would say «not a whole number»).
+  const tooBig = (name: string) => {
+    const text = name.startsWith('limits.') ? f.limits[name.slice(7) as keyof FormState['limits']] : name === 'min_nominal' || name === 'vip_price' ? f[name] : '';
+    if (name === 'standard_nominals') return nominalTexts(f.standard_nominals).some(amountTooBig);
+    return text !== undefined && amountTooBig(text);
+  };
+  const err = (name: string) => (fieldErr(name) && tooBig(name) ? FIELD_MESSAGES.amountMax : fieldErr(name));
   const pending = create.isPending || update.isPending;
+  // Not closed while a save is on its way: a refusal would come to a form no longer there and be said nowhere.
+  const close = () => {
+    if (!pending) onClose();
+  };
 
   const submit = () => {
     errors.clear();
     const input: GamesserverInput | null = errors.validate(GamesserverInputSchema, toInput(f));
     if (!input) return;
-    const changed = server ? changedFields(input, server) : null;
+    const changed = base ? changedFields(input, base) : null;
     if (changed && Object.keys(changed).length === 0) {
       onClose();
       return;
@@ -139,7 +184,7 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
       },
       onError: (e: unknown) => errors.fromError(e),
     };
-    if (server && changed) update.mutate({ id: server.id, body: changed }, done);
+    if (base && changed) update.mutate({ id: base.id, body: changed }, done);
     else create.mutate(input, done);
   };
 
@@ -159,13 +204,15 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
   return (
     <AppDialog
       open
-      onClose={onClose}
+      onClose={close}
       keepOnBackdrop={changed}
       title={server ? `Сервер «${server.name}»` : 'Новый игровой сервер'}
       testId="server-form-dialog"
       actions={
         <>
-          <Button onClick={onClose}>Отмена</Button>
+          <Button onClick={close} disabled={pending}>
+            Отмена
+          </Button>
           <Button variant="contained" onClick={submit} disabled={pending}>
             {server ? 'Сохранить' : 'Добавить'}
           </Button>
@@ -177,12 +224,41 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
           submit();
         }}>
         {errors.formError && <Alert severity="error">{errors.formError}</Alert>}
+        {meanwhile && meanwhile.labels.length > 0 && latest && (
+          <Alert
+            severity="warning"
+            data-testid="server-changed-meanwhile"
+            action={
+              <Button
+                color="inherit"
+                size="small"
+                onClick={() => {
+                  errors.clear();
+                  setF(meanwhile.rebased);
+                  setBase(latest);
+                }}
+              >
+                Взять новые
+              </Button>
+            }
+          >
+            Пока форма была открыта, другой оператор изменил: {meanwhile.labels.join(', ')}. «Взять новые» подставит их значения, ваши правки
+            останутся.
+          </Alert>
+        )}
         {text('name', 'Название')}
         <Stack direction="row" spacing={1.5}>
           {text('cashier_nick', 'Ник кассира', 'Персонаж сервиса, принимающий адену')}
           {text('sort_order', 'Порядок', 'Меньше — выше в списке', { sx: { maxWidth: 130 } })}
         </Stack>
-        <FormControlLabel control={<Switch checked={f.active} onChange={(e) => set({ active: e.target.checked })} />} label="Виден игрокам" />
+        {server ? (
+          // Hiding goes through the list's switch, which asks first and says what players hold there.
+          <Typography variant="body2" color="textSecondary">
+            {latest?.active ?? server.active ? 'Виден игрокам.' : 'Скрыт от игроков.'} Скрыть или показать — переключателем «Виден» в списке.
+          </Typography>
+        ) : (
+          <FormControlLabel control={<Switch checked={f.active} onChange={(e) => set({ active: e.target.checked })} />} label="Виден игрокам" />
+        )}
 
         <Typography variant="subtitle2">Комиссия за коды</Typography>
         <Stack direction="row" spacing={1.5}>
