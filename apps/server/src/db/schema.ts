@@ -21,6 +21,8 @@ export interface UsersTable {
   discord_id: string | null;
   /** 0036: the Discord id was linked by its verified email (a recovery unlinks only such a link). */
   discord_linked_by_email: Generated<boolean>;
+  /** 0041: a recovery closed linking any Discord account to this user by its verified email. */
+  discord_email_links_closed_at: NullableTimestamp;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
   /** 0021: set while TOTP is on (never logged, never answered); pending between setup and enable. */

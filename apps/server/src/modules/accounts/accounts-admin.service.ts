@@ -11,6 +11,9 @@ import type { SessionsService } from '../sessions/sessions.service';
 import type { WalletsService } from '../wallets/wallets.service';
 import { toAdminUser, toUserAuditView } from './accounts-admin.mapper';
 import { createAccountsAdminRepository, type UserChange, type UserSearch } from './accounts-admin.repository';
+import { accountsRepository } from './accounts.repository';
+
+const { closeResetFlows } = accountsRepository;
 
 export interface AccountsAdminServiceDeps {
   db: Db['kysely'];
@@ -69,7 +72,12 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
       if (!set) return { user: before, changed: false };
       const written = await extra.writeFirst?.(trx);
       const after = await repo.updateUser(trx, id, set);
-      if (extra.endTokens) await deps.sessions.endAllSessions(id, trx);
+      if (extra.endTokens) {
+        // A reset under way (its code perhaps the thief's) ends with the sessions: after an unblock its code
+        // would still have given a new password. Closed first, so a code check under way is waited for.
+        await closeResetFlows(trx, id);
+        await deps.sessions.endAllSessions(id, trx);
+      }
       await deps.audit.record(trx, {
         adminId: caller.user.id,
         action,

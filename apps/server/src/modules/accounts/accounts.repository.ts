@@ -53,15 +53,21 @@ export const accountsRepository = {
   },
 
   /**
-   * A recovery's part (in its transaction): a Discord id linked by its verified email (0036) to an account
-   * with an email or phone is unlinked and refused from now on for this account; the unlinked id or null.
-   * The Discord account an account was made by keeps it (often its only way in, and no one else's Discord
-   * can be linked while it is).
+   * A recovery's part (in its transaction): no Discord account is linked to this one by its verified email
+   * from now on (0041), and a Discord id linked that way (0036) to an account with an email or phone is
+   * unlinked and refused (0035); the unlinked id or null. The Discord account an account was made by keeps it
+   * (often its only way in, and no one else's Discord can be linked while it is).
    */
   async unlinkDiscordForGood(trx: Tx, userId: number) {
     const user = await trx.selectFrom('users').select(['discord_id', 'discord_linked_by_email', 'email', 'phone']).where('id', '=', userId).forNoKeyUpdate().executeTakeFirst();
-    if (!user?.discord_id || !user.discord_linked_by_email || (user.email === null && user.phone === null)) return null;
-    await trx.updateTable('users').set({ discord_id: null, discord_linked_by_email: false, updated_at: new Date() }).where('id', '=', userId).execute();
+    if (!user) return null;
+    const unlink = user.discord_id !== null && user.discord_linked_by_email && (user.email !== null || user.phone !== null);
+    await trx
+      .updateTable('users')
+      .set({ discord_email_links_closed_at: sql`now()`, ...(unlink ? { discord_id: null, discord_linked_by_email: false, updated_at: new Date() } : {}) })
+      .where('id', '=', userId)
+      .execute();
+    if (!unlink || !user.discord_id) return null;
     await trx.insertInto('discord_link_refusals').values({ user_id: userId, discord_id: user.discord_id }).onConflict((oc) => oc.doNothing()).execute();
     return user.discord_id;
   },

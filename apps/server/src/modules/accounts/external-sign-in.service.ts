@@ -24,6 +24,7 @@ const MSG = {
   discordUnavailable: 'Не удалось связаться с Discord. Попробуйте позже',
   discordLinked: 'Аккаунт с этим email уже привязан к другому Discord',
   discordRefusedLink: 'Этот Discord отвязан от аккаунта при восстановлении доступа. Войдите по почте или телефону',
+  discordEmailLinksClosed: 'После восстановления доступа Discord к этому аккаунту по почте не привязывается. Войдите по почте или телефону',
   telegramOff: 'Вход через Telegram не настроен',
   telegramBad: 'Не удалось проверить данные Telegram. Попробуйте войти ещё раз',
   telegramStale: 'Данные входа Telegram устарели. Попробуйте войти ещё раз',
@@ -128,6 +129,9 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
       const byEmail = await repo.findUserBy(trx, 'email', verifiedEmail);
       if (byEmail?.discord_id) throw new AppError('CONFLICT', { message: MSG.discordLinked });
       if (byEmail && (await repo.discordRefused(trx, byEmail.id, profile.id))) throw new AppError('CONFLICT', { message: MSG.discordRefusedLink });
+      // After a recovery no Discord account is linked by the address: one the thief verified it on, never linked
+      // yet, would be linked now.
+      if (byEmail?.discord_email_links_closed_at) throw new AppError('CONFLICT', { message: MSG.discordEmailLinksClosed });
       if (byEmail) return { user: byEmail, link: true };
     }
     const created = await repo.insertUser(trx, {

@@ -27,9 +27,11 @@ export function createPasswordChangeService(deps: PasswordChangeDeps) {
         // The user's row first: a sign-in with the old password still running then either finished
         // before (its session ends below) or finds the password changed (sessions.issueAccessToken).
         const updated = await repo.updateUser(trx, caller.user.id, { password_hash: passwordHash });
-        const kept = await sessions.keepOnlyThisSession(caller, trx);
-        // A reset started before the change (its code seen by someone else) no longer sets a password.
+        // A reset started before the change (its code seen by someone else) no longer sets a password. Closed
+        // before the new-password tokens go: a code check under way holds its flow's row, so this waits for it
+        // and the token it then issued is among those deleted next (the other order left it alive).
         await repo.closeResetFlows(trx, caller.user.id);
+        const kept = await sessions.keepOnlyThisSession(caller, trx);
         return { user: updated, ...kept };
       });
       await currentPassword.forget(caller.user.id);

@@ -120,6 +120,25 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       expect(row.discord_id).toBeNull();
     });
 
+    it("a thief's Discord verified on the owner's address but never linked yet is not linked by it after the owner's reset", async () => {
+      const { email, user } = await registerByEmail();
+      // The thief verified the owner's address on their Discord while holding the mailbox, and waits.
+      const thief = { id: '777000777000777123', username: 'thief', email, verified: true };
+      const discordSignIn = async (who: typeof thief) =>
+        post('/api/discord_auth', world.discord.authorize(who, (await get('/api/auth_config')).json().discord.authorize_url));
+      const start = await post('/api/email_reset_password_code_date', { email });
+      const mail = await smtp.next(email, 2);
+      const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: mail.code });
+      expect((await post('/api/email_create_new_password', { password: 'owner back in', password_confirmation: 'owner back in' }, { token: check.json().new_password_token })).statusCode).toBe(200);
+
+      const later = await discordSignIn(thief);
+      expect(later.statusCode).toBe(409);
+      expect(later.json().message).toBe('После восстановления доступа Discord к этому аккаунту по почте не привязывается. Войдите по почте или телефону');
+      const row = await world.db.kysely.selectFrom('users').select(['discord_id']).where('id', '=', user.id).executeTakeFirstOrThrow();
+      expect(row.discord_id).toBeNull();
+      expect((await post('/api/login', { email, password: 'owner back in' })).statusCode).toBe(200);
+    });
+
     it('an account Discord made keeps its own Discord through a reset: only links made by the email are cut', async () => {
       const email = newEmail();
       const own = { id: '888000888000888000', username: 'owner', email, verified: true };
@@ -167,6 +186,21 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
         const used = await world.t.app.inject({ method: 'GET', url: '/api/v1/balance?gamesserver_id=1', headers: { authorization: `Bearer ${key.json().key}` } });
         expect(used.statusCode).toBe(401);
       }
+    });
+
+    it('a reset code seen before an operator blocks the account opens nothing after the unblock', async () => {
+      const { email, access_token } = await registerByEmail();
+      const userId = (await me(access_token)).json().id as number;
+      const start = await post('/api/email_reset_password_code_date', { email });
+      const code = (await smtp.next(email, 2)).code;
+      const admin = await createUser(world.db.kysely, { admin: true });
+      const act = (what: 'block' | 'unblock') =>
+        world.t.app.inject({ method: 'POST', url: `/api/admin/users/${userId}/${what}`, headers: admin.auth, payload: what === 'block' ? { reason: 'кража' } : {} });
+      expect((await act('block')).statusCode).toBe(200);
+      expect((await act('unblock')).statusCode).toBe(200);
+      const late = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code });
+      expect(late.statusCode).toBe(422);
+      expect((await post('/api/login', { email, password: PASSWORD })).statusCode).toBe(200);
     });
 
     it("an operator's block refuses the user's API keys while it lasts", async () => {

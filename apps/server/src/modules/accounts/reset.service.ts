@@ -41,9 +41,10 @@ export function createResetService(deps: ResetDeps) {
   /** The reset itself: the new password, every session ended, the leftovers revoked; the ended sessions' ids. */
   async function apply(trx: Tx, userId: number, passwordHash: string) {
     await repo.updateUser(trx, userId, { password_hash: passwordHash });
-    const endedIds = await sessions.endAllSessions(userId, trx);
-    // Another reset of this account still open (its code seen by someone else) no longer sets a password.
+    // Another reset of this account still open (its code seen by someone else) no longer sets a password;
+    // closed before the tokens end, so a code check under way is waited for and its token ends too.
     await repo.closeResetFlows(trx, userId);
+    const endedIds = await sessions.endAllSessions(userId, trx);
     await deps.revokeLeftovers?.(userId, trx);
     return endedIds;
   }
