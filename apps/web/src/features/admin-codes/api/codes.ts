@@ -19,7 +19,8 @@ export function useAdminCancelCode() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (v: { id: number; reason: string }) => request(adminCancelCode, { params: { id: v.id }, body: { reason: v.reason } }),
-    // The code's story and any incident list that shows its status.
-    onSuccess: () => qc.invalidateQueries({ queryKey: ['admin'], predicate: (q) => q.queryKey[1] === 'codes' || q.queryKey[1] === 'code_incidents' }),
+    // The code's story and any incident list that shows its status, refused too: a 409 («Код уже
+    // активирован») or a 404 means the card shows a state the code no longer has.
+    onSettled: () => qc.invalidateQueries({ queryKey: ['admin'], predicate: (q) => q.queryKey[1] === 'codes' || q.queryKey[1] === 'code_incidents' }),
   });
 }

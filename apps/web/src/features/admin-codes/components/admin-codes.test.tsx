@@ -7,6 +7,31 @@ import { AdminCodes } from './admin-codes';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
+const person = { id: 5, name: 'Продавец', email: 'seller@example.com' };
+const story = (status: 'active' | 'activated') => ({
+  code: {
+    id: 12,
+    sert: 'ADN-7KQ2-****-****-H3RC',
+    sert_masked: true,
+    status,
+    gamesserver_id: 1,
+    gamesserver: 'Scryde x50',
+    nominal: 1000,
+    fee: 10,
+    price: 1010,
+    pricekod_id: null,
+    issuer: person,
+    activated_by: status === 'activated' ? { id: 6, name: 'Покупатель', email: null } : null,
+    cancelled_by: null,
+    created_at: '2026-11-01T10:00:00.000Z',
+    activated_at: status === 'activated' ? '2026-11-01T10:05:00.000Z' : null,
+    cancelled_at: null,
+  },
+  attempts: [],
+  incidents: [],
+  ledger: [],
+});
+
 describe("the operators' code lookup", () => {
   let root: Root | null = null;
   afterEach(async () => {
@@ -33,4 +58,48 @@ describe("the operators' code lookup", () => {
     expect(location.search).toBe('?sert=ADN-AAAA-BBBB');
     expect(box().value).toBe('ADN-AAAA-BBBB');
   });
+
+  // A refused cancel: the code was activated (409) or is gone (404) while the card showed «Активен».
+  it.each([
+    [409, 'Код уже активирован'],
+    [404, 'Код не найден'],
+  ])('reads the code again after a cancel refused with %i, so the card shows its real state', async (status, message) => {
+    let stored: 'active' | 'activated' | 'gone' = 'active';
+    const fetch = vi.fn(async (_url: string | URL | Request, init?: RequestInit) => {
+      if (init?.method === 'POST') {
+        stored = status === 409 ? 'activated' : 'gone';
+        return answer(status, { message });
+      }
+      return stored === 'gone' ? answer(404, { message: 'Код не найден' }) : answer(200, story(stored));
+    });
+    vi.stubGlobal('fetch', fetch);
+    history.replaceState(null, '', '/admin/codes?id=12');
+    ({ root } = await mountWithQuery(() => createElement(AdminCodes)));
+    await settle();
+    const card = () => document.querySelector('[data-testid="admin-code"]')?.textContent ?? '';
+    const button = (label: string) => [...document.querySelectorAll('button')].find((b) => b.textContent === label);
+    expect(card()).toContain('Активен');
+    await act(async () => button('Отменить с возвратом')!.click());
+    await settle();
+    const reason = document.querySelector<HTMLTextAreaElement>('[data-testid="admin-cancel-code-dialog"] textarea:not([aria-hidden])')!;
+    await act(async () => {
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(reason, 'Игрок просил');
+      reason.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await act(async () => button('Отменить код')!.click());
+    await settle();
+    await settle();
+    const reads = fetch.mock.calls.filter(([, init]) => init?.method !== 'POST').length;
+    expect(reads).toBe(2);
+    if (status === 409) {
+      expect(card()).toContain('Активирован');
+      expect(card()).not.toContain('Активен');
+      expect(button('Отменить с возвратом')).toBeUndefined();
+      expect(document.querySelector('[data-testid="admin-cancel-code-dialog"]')?.textContent).toContain('Код уже активирован');
+    } else {
+      expect(card()).toBe('');
+      expect(document.body.textContent).toContain('Такого кода нет.');
+    }
+  });
 });
+

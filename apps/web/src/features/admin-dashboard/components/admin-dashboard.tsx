@@ -22,6 +22,7 @@ import { scrollsSideways } from '../../../components/scrolls-sideways';
 const approx = (m: number) => (m < 1 ? minutesText(m) : `~${minutesText(m)}`);
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
+const time = new Intl.DateTimeFormat('ru-RU', { timeStyle: 'short' });
 
 function Tile({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {
   return (
@@ -54,9 +55,11 @@ type PendingRow = { gamesserver_id: number; gamesserver: string; currency_type: 
 
 /** Pending requests per server and currency, the oldest waiting, and the operators' 24-hour median. */
 export function AdminDashboard({ live = false }: { live?: boolean }) {
-  const { data, isPending, isError, error } = useAdminDashboard(live);
+  const { data, isPending, isError, error, dataUpdatedAt } = useAdminDashboard(live);
   if (isPending) return <Skeleton variant="rounded" height={180} />;
-  if (isError) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить сводку'}</Alert>;
+  const said = error instanceof ApiError ? error.message : 'Не удалось загрузить сводку';
+  // Only with nothing to show is the error all there is: a failed poll keeps the figures already read.
+  if (data === undefined) return <Alert severity="error">{said}</Alert>;
 
   const rows = new Map<string, PendingRow>();
   for (const p of data.pending) {
@@ -69,7 +72,7 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
   const cell = (v?: { count: number; sum: number }) =>
     v ? (
       <>
-        <b>{v.count}</b> на {formatAmount(v.sum)}
+        <b>{formatAmount(v.count)}</b> на {formatAmount(v.sum)}
       </>
     ) : (
       <Typography component="span" color="textDisabled">
@@ -80,10 +83,15 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
   return (
     <Stack spacing={2} data-view="admin-dashboard">
       <Typography variant="h1">Сводка</Typography>
+      {isError && (
+        <Alert severity="warning" data-testid="dashboard-stale">
+          Не удалось обновить данные, показаны данные на {time.format(new Date(dataUpdatedAt))}. {said}
+        </Alert>
+      )}
       <Stack direction={{ xs: 'column', md: 'row' }} spacing={2}>
         <Tile title="Ожидают обработки" testId="dashboard-pending-total">
           <Typography variant="h2" component="p">
-            {totalPending}
+            {formatAmount(totalPending)}
           </Typography>
         </Tile>
         <Tile title="Дольше всех ждёт" testId="dashboard-oldest">
@@ -100,7 +108,7 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
             {data.median_all_minutes === null ? '—' : approx(data.median_all_minutes)}
           </Typography>
           <Typography variant="body2" color="textSecondary">
-            обработано заявок: {data.processed_24h}
+            обработано заявок: {formatAmount(data.processed_24h)}
           </Typography>
         </Tile>
       </Stack>
@@ -154,7 +162,7 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
                         нет данных
                       </Box>
                     ) : (
-                      `${approx(m.minutes)} (${m.processed})`
+                      `${approx(m.minutes)} (${formatAmount(m.processed)})`
                     )}
                   </TableCell>
                 </TableRow>

@@ -63,7 +63,9 @@ function AuditPanel() {
               : 'Проверка не удалась'}
         </Alert>
       )}
+      {/* A failed re-check hides the previous verdict: a green «сходится» beside the error would vouch for a check that did not run. */}
       {audit.data &&
+        !audit.isError &&
         (audit.data.ok ? (
           <Alert severity="success" data-testid="ledger-audit-verdict">
             <AlertTitle>Журнал сходится</AlertTitle>
