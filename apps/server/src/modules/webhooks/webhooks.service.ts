@@ -37,7 +37,7 @@ const privateRefused = () =>
 
 export interface WebhooksDeps {
   db: WebhooksDb;
-  jobs: Pick<JobQueue, 'enqueue'>;
+  jobs: Pick<JobQueue, 'enqueue' | 'wake'>;
   allowPrivate: boolean;
   clock?: () => Date;
   /** Caps «Отправить тест» per user (WEBHOOK_TESTS): each one holds a job worker up to 10 s against a silent receiver. */
@@ -138,6 +138,8 @@ export function createWebhooksService({
         if (!(await repo.endpoint(trx, caller.user.id))) throw noEndpoint();
         return enqueue(trx, caller.user.id, 'ping', { message: 'Проверка вебхука' });
       });
+      // Enqueued inside a transaction, which wakes nobody: the ping goes now, not at the workers' next poll.
+      jobs.wake();
       return toDelivery(row);
     },
 

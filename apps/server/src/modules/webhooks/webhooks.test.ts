@@ -358,7 +358,7 @@ describe('webhook addresses without WEBHOOK_ALLOW_PRIVATE (pglite)', () => {
       if (!found) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
       return found.map((address) => ({ address, family: 4 }));
     };
-    const webhooks = createWebhooksService({ db: t.db.kysely, jobs: { enqueue: async () => null }, allowPrivate: false, resolve });
+    const webhooks = createWebhooksService({ db: t.db.kysely, jobs: { enqueue: async () => null, wake: () => {} }, allowPrivate: false, resolve });
     for (const host of ['localhost.', 'mixed.example']) {
       const refused = webhooks.put(caller, { url: `https://${host}/hook`, events: ['ping'] });
       await expect(refused).rejects.toMatchObject({ code: 'VALIDATION', options: { errors: { url: [expect.stringMatching(/внутренней сети/)] } } });
@@ -379,7 +379,7 @@ describe('webhook addresses without WEBHOOK_ALLOW_PRIVATE (pglite)', () => {
       await answered.opened;
       return [{ address: '93.184.216.34', family: 4 }];
     };
-    const webhooks = createWebhooksService({ db: t.db.kysely, jobs: { enqueue: async () => null }, allowPrivate: false, resolve });
+    const webhooks = createWebhooksService({ db: t.db.kysely, jobs: { enqueue: async () => null, wake: () => {} }, allowPrivate: false, resolve });
     const saving = webhooks.put({ user, sessionId: session.id, ip: null }, { url: 'https://thief.example/hook', events: ['code.activated'] });
     await lookingUp.opened;
     // The owner's reset (or an operator's block of the stolen account) ends the session meanwhile.
@@ -393,7 +393,7 @@ describe('webhook addresses without WEBHOOK_ALLOW_PRIVATE (pglite)', () => {
     const seller = await createUser(t.db.kysely);
     // When it was saved, the name resolved to a public address only (its answer changes later: DNS rebinding).
     const caller = { user: await t.db.kysely.selectFrom('users').selectAll().where('id', '=', seller.id).executeTakeFirstOrThrow(), sessionId: null, ip: null };
-    const saving = createWebhooksService({ db: t.db.kysely, jobs: { enqueue: async () => null }, allowPrivate: false, resolve: async () => [{ address: '93.184.216.34', family: 4 }] });
+    const saving = createWebhooksService({ db: t.db.kysely, jobs: { enqueue: async () => null, wake: () => {} }, allowPrivate: false, resolve: async () => [{ address: '93.184.216.34', family: 4 }] });
     await saving.put(caller, { url: `http://receiver.test:${port}/hook`, events: ['ping'] });
     const resolve: Resolve = async () => [
       { address: '93.184.216.34', family: 4 },
@@ -441,6 +441,7 @@ describe('the test ping (pglite)', () => {
       db: t.db.kysely,
       allowPrivate: true,
       jobs: {
+        wake: () => {},
         enqueue: async () => {
           throw new Error('the job queue is down');
         },
@@ -719,5 +720,42 @@ describe.each(DB_KINDS)('a seller\u2019s webhook secret without TOTP on %s', (ki
     expect(rotated.statusCode).toBe(200);
     expect(await hookOf(owner.id)).toMatchObject({ url: 'http://127.0.0.1:9/hook', secret: rotated.json().secret });
     expect(rotated.json().secret).not.toBe(before.secret);
+  });
+});
+
+describe('«Отправить тест» on a queue that polls rarely (pglite)', () => {
+  let t: TestApp;
+  let queue: JobQueue;
+  const hits: number[] = [];
+  const rx = createServer((_q, res) => {
+    hits.push(Date.now());
+    res.end('ok');
+  });
+  beforeAll(async () => {
+    t = await createTestApp('pglite', { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    const base = await listen(rx);
+    // Workers that look for due jobs every 20 s unless woken.
+    queue = createJobs({ db: t.db.kysely, pollMs: 20_000 });
+    registerWebhookDelivery(queue, { db: t.db.kysely, retryBaseMs: BASE, allowPrivate: true, timeoutMs: 2_000 });
+    await queue.start();
+    const seller = await createUser(t.db.kysely);
+    await t.db.kysely.insertInto('webhooks').values({ user_id: seller.id, url: `${base}/hook`, events: ['code.activated'], secret: `whsec_${Buffer.alloc(32).toString('base64')}` }).execute();
+    sellerId = seller.id;
+  });
+  let sellerId = 0;
+  afterAll(async () => {
+    await queue.stop();
+    await closeServer(rx);
+    await t.close();
+  });
+
+  it('sends the ping at once, not at the next poll', async () => {
+    // The workers' first look at the empty queue is over: they sleep for 20 s now.
+    await new Promise((r) => setTimeout(r, 300));
+    const user = await t.db.kysely.selectFrom('users').selectAll().where('id', '=', sellerId).executeTakeFirstOrThrow();
+    const webhooks = createWebhooksService({ db: t.db.kysely, jobs: queue, allowPrivate: true });
+    await webhooks.test({ user, sessionId: null, ip: null } as never);
+    await waitFor(async () => (hits.length > 0 ? true : undefined), 'the ping to arrive', 15_000);
+    expect(hits).toHaveLength(1);
   });
 });
