@@ -4,6 +4,7 @@ import { request } from '../../../lib/api-client';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { priceDataQueryOptions } from './price-data';
 import { updateAuthPriceData, withCodeStatus, withoutCode } from './price-data-cache';
+import { allMyCodesKey } from './my-codes';
 import { ref } from './ref';
 
 const call = ref<typeof cancelCode>('POST', '/api/codes/:id/cancel');
@@ -21,6 +22,8 @@ export function useCancelCode() {
       updateAuthPriceData(qc, code.gamesserver_id, (d) => withoutCode(withCodeStatus(d, code.id, 'cancelled'), code.id));
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
       void qc.invalidateQueries({ queryKey: priceDataQueryOptions(code.gamesserver_id, true).queryKey });
+      // «Все мои коды» lists this code too (its status, a new or cancelled one): every page of it is read again.
+      void qc.invalidateQueries({ queryKey: allMyCodesKey });
     },
   });
 }

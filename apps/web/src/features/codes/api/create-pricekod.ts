@@ -6,6 +6,7 @@ import { userQueryOptions } from '../../../lib/session';
 import { withStepUp } from '../../../lib/step-up';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { priceDataQueryOptions } from './price-data';
+import { allMyCodesKey } from './my-codes';
 import { ref } from './ref';
 
 const call = ref<typeof createPricekod>('POST', '/api/pricekods/');
@@ -42,6 +43,8 @@ export function useCreatePricekod() {
     onSuccess: (_r, input) => {
       void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gamesserver_id, true).queryKey });
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
+      // «Все мои коды» lists this code too (its status, a new or cancelled one): every page of it is read again.
+      void qc.invalidateQueries({ queryKey: allMyCodesKey });
     },
     onError: (err, input) => {
       if (isPriceChange(err)) refreshPrices(qc, input.gamesserver_id);

@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { priceDataQueryOptions } from './price-data';
+import { allMyCodesKey } from './my-codes';
 import { ref } from './ref';
 
 const call = ref<typeof deletePricekod>('DELETE', '/api/pricekods/:id');
@@ -21,6 +22,8 @@ export function useDeletePricekod() {
       );
       void qc.invalidateQueries({ queryKey: priceDataQueryOptions(p.gamesserver_id, true).queryKey });
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
+      // «Все мои коды» lists this code too (its status, a new or cancelled one): every page of it is read again.
+      void qc.invalidateQueries({ queryKey: allMyCodesKey });
     },
   });
 }

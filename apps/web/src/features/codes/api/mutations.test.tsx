@@ -7,8 +7,13 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { answer, renderHook } from '../../../test/dom';
 import { useActivationCode } from './activation-code';
+import { useCancelCode } from './cancel-code';
+import { useCreatePricekod } from './create-pricekod';
+import { useDeletePricekod } from './delete-pricekod';
+import { myCodesQueryOptions } from './my-codes';
 import { priceDataQueryOptions } from './price-data';
 import { useShowCode } from './show-code';
+import { useUpdatePricekod } from './update-pricekod';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -87,4 +92,68 @@ describe('the codes calls change the cache by SPEC.md section 4', () => {
     expect(cached().user_kod).toMatchObject({ code_id: 44, nominal: 2_000_000, status: 'activated' });
     await unmount();
   });
+});
+
+describe('«Все мои коды» is read again after every call that changes my codes', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  const cases: Array<{ name: string; body: unknown; run: (qc: QueryClient) => Promise<unknown> }> = [
+    {
+      name: 'cancelling a code',
+      body: { success: 3, summa: 1_020_000 },
+      run: async (qc) => {
+        const { result, unmount } = await renderHook(qc, useCancelCode);
+        await act(() => result.current.mutateAsync({ id: 3, gamesserver_id: 1, idempotencyKey: 'k' }));
+        await unmount();
+      },
+    },
+    {
+      name: 'buying a code',
+      body: { success: true, summa: 1_020_000, sert: 'ADN-NEW', status: 'active', code_id: 9 },
+      run: async (qc) => {
+        const { result, unmount } = await renderHook(qc, useShowCode);
+        await act(() => result.current.mutateAsync({ gameServerId: 1, walletId: 7, nominal: 1_000_000, idempotencyKey: 'k' }));
+        await unmount();
+      },
+    },
+    {
+      name: 'creating a batch',
+      body: { success: true, summa: 3_060_000, count: 3, nominal: 1_000_000, codes: [] },
+      run: async (qc) => {
+        const { result, unmount } = await renderHook(qc, useCreatePricekod);
+        await act(() => result.current.mutateAsync({ gamesserver_id: 1, nominal: 1_000_000, count: 3, idempotencyKey: 'k' }));
+        await unmount();
+      },
+    },
+    {
+      name: 'editing a batch',
+      body: { success: true, summa: 1_020_000, count: 4, nominal: 1_000_000 },
+      run: async (qc) => {
+        const { result, unmount } = await renderHook(qc, useUpdatePricekod);
+        await act(() => result.current.mutateAsync({ id: 9, gamesserver_id: 1, nominal: 1_000_000, count: 4, idempotencyKey: 'k' }));
+        await unmount();
+      },
+    },
+    {
+      name: 'deleting a batch',
+      body: { success: 9, summa: 3_060_000 },
+      run: async (qc) => {
+        const { result, unmount } = await renderHook(qc, useDeletePricekod);
+        await act(() => result.current.mutateAsync({ id: 9, gamesserver_id: 1, idempotencyKey: 'k' }));
+        await unmount();
+      },
+    },
+  ];
+
+  for (const c of cases) {
+    it(`${c.name} marks every page of «Все мои коды» stale`, async () => {
+      localStorage.setItem('access_token', 'token');
+      vi.stubGlobal('fetch', async () => answer(200, c.body));
+      const qc = new QueryClient({ defaultOptions: { queries: { retry: false, staleTime: Number.POSITIVE_INFINITY, enabled: false } } });
+      const pages = [myCodesQueryOptions(1, 1, null).queryKey, myCodesQueryOptions(2, 1, 'active').queryKey];
+      for (const key of pages) qc.setQueryData(key, { data: [], total: 0 });
+      await c.run(qc);
+      for (const key of pages) expect(qc.getQueryState(key)?.isInvalidated).toBe(true);
+    });
+  }
 });

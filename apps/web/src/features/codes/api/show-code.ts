@@ -6,6 +6,7 @@ import { balanceEpoch } from '../../../lib/balance-epoch';
 import { codeEntry, updateAuthPriceData, withCode, withCodeStatus, withWalletBalance } from './price-data-cache';
 import { isAuthPriceData, priceDataQueryOptions } from './price-data';
 import { isPriceChange, refreshPrices } from './create-pricekod';
+import { allMyCodesKey } from './my-codes';
 import { ref } from './ref';
 
 const call = ref<typeof showCode>('POST', '/api/show_code/');
@@ -51,6 +52,8 @@ export function useShowCode() {
       // The realtime `balance` event may have come first: read the truth once more.
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
       void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gameServerId, true).queryKey });
+      // «Все мои коды» lists this code too (its status, a new or cancelled one): every page of it is read again.
+      void qc.invalidateQueries({ queryKey: allMyCodesKey });
     },
     onError: (err, input) => {
       // The fee changed since the page was read: the prices on it are stale.

@@ -5,6 +5,7 @@ import { withStepUp } from '../../../lib/step-up';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { isPriceChange, type PricekodInput, refreshPrices } from './create-pricekod';
 import { priceDataQueryOptions } from './price-data';
+import { allMyCodesKey } from './my-codes';
 import { ref } from './ref';
 
 const call = ref<typeof updatePricekod>('PUT', '/api/pricekods/:id');
@@ -18,6 +19,8 @@ export function useUpdatePricekod() {
     onSuccess: (_r, input) => {
       void qc.invalidateQueries({ queryKey: priceDataQueryOptions(input.gamesserver_id, true).queryKey });
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
+      // «Все мои коды» lists this code too (its status, a new or cancelled one): every page of it is read again.
+      void qc.invalidateQueries({ queryKey: allMyCodesKey });
     },
     onError: (err, input) => {
       if (isPriceChange(err)) refreshPrices(qc, input.gamesserver_id);

@@ -3,7 +3,7 @@ import { errorMessage } from '@adena/contract/lite';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { ApiError } from '../../../lib/api-client';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
@@ -24,6 +24,14 @@ export function ActivationForm({ serverName }: { serverName: (id: number) => str
   const [text, setText] = useState('');
   const [refusal, setRefusal] = useState<string | null>(null);
   const error = f.fieldError('sert') ?? refusal ?? undefined;
+  // The form is keyed by server: switched meanwhile, it is gone, and a refusal has no field to show under.
+  const mounted = useRef(false);
+  useEffect(() => {
+    mounted.current = true;
+    return () => {
+      mounted.current = false;
+    };
+  }, []);
   return (
     <Stack
       component="form"
@@ -38,15 +46,21 @@ export function ActivationForm({ serverName }: { serverName: (id: number) => str
         if (!isSignedIn) return openDialog({ name: 'not_signed_in' });
         const body = f.validate(activationCode.body, { sert: text });
         if (!body) return;
-        activate.mutate(body.sert, {
-          onSuccess: ({ success }) => {
+        // mutateAsync, not mutate's callbacks: TanStack skips those once this form unmounted (the player
+        // switched server before the answer), and the adena arrived all the same.
+        void activate.mutateAsync(body.sert).then(
+          ({ success }) => {
             setText('');
             const where = serverName(success.gamesserver_id);
             snackbar(`Код активирован: +${aden(success.nominal)}${where ? ` на ${where}` : ''}`);
           },
-          // The field's own message when the server names one (it is the fuller text), else the answer's.
-          onError: (err) => setRefusal(err instanceof ApiError ? (err.fieldErrors.sert?.[0] ?? err.message) : errorMessage('INTERNAL')),
-        });
+          (err: unknown) => {
+            // The field's own message when the server names one (it is the fuller text), else the answer's.
+            const why = err instanceof ApiError ? (err.fieldErrors.sert?.[0] ?? err.message) : errorMessage('INTERNAL');
+            if (mounted.current) setRefusal(why);
+            else snackbar(`Код не активирован: ${why.charAt(0).toLowerCase()}${why.slice(1)}`, 'error');
+          },
+        );
       }}
     >
       <TextField

@@ -57,4 +57,35 @@ describe('my codes', () => {
     await act(async () => (document.querySelector('[data-testid="all-codes-toggle"]') as HTMLButtonElement).click());
     expect(ids()).toEqual(['1', '2']);
   });
+
+  it('a page past the end after the list shrank (codes cancelled elsewhere) moves to the last page there is instead of a blank without a pager', async () => {
+    let total = 21;
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (!url.startsWith('/api/my_codes')) throw new Error(`unexpected ${url}`);
+        const page = Number(new URL(url, 'http://x').searchParams.get('page'));
+        const ids = Array.from({ length: total }, (_, i) => i + 1).slice((page - 1) * 20, page * 20);
+        return answer(200, { data: ids.map((id) => code(id, 'active')), total });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AllCodesList, { gameServerId: 1, openCodes: null }))));
+    await act(async () => (document.querySelector('[data-testid="all-codes-toggle"]') as HTMLButtonElement).click());
+    await settle();
+    await act(async () => (document.querySelector('[aria-label="Go to page 2"]') as HTMLButtonElement).click());
+    await settle();
+    const ids = () => [...document.querySelectorAll('[data-testid="my-code"]')].map((li) => li.getAttribute('data-code-id'));
+    expect(ids()).toEqual(['21']);
+
+    // One code cancelled in another tab: 20 are left, page 2 answers empty.
+    total = 20;
+    await act(async () => qc.invalidateQueries({ queryKey: ['codes', 'mine'] }));
+    await settle();
+    await settle();
+    expect(ids()).toHaveLength(20);
+    expect(ids()[0]).toBe('1');
+  });
 });

@@ -11,6 +11,7 @@ import { type ReactNode, useState } from 'react';
 import { useMyCodes } from '../api/my-codes';
 import { CodeItem } from './my-codes-list';
 import { needsStepUp } from '../../../lib/step-up';
+import { usePageInRange } from '../../../hooks/use-page-in-range';
 
 const FILTERS: Array<{ value: CodeStatus | null; label: string }> = [
   { value: null, label: 'Все' },
@@ -23,7 +24,10 @@ const FILTERS: Array<{ value: CodeStatus | null; label: string }> = [
 function AllCodes({ gameServerId }: { gameServerId: number }) {
   const [status, setStatus] = useState<CodeStatus | null>(null);
   const [page, setPage] = useState(1);
-  const { data, isPending, isError, error, refetch } = useMyCodes(page, gameServerId, status);
+  const { data, isPending, isError, error, refetch, isPlaceholderData } = useMyCodes(page, gameServerId, status);
+  // The list shrank while a later page was open (codes cancelled elsewhere, a filter's codes activated): that
+  // page comes back empty with codes before it, so the last page there is is shown instead of a blank.
+  const pages = usePageInRange(data, MY_CODES_PAGE_SIZE, page, setPage, isPlaceholderData);
   return (
     <Stack spacing={1.5} data-testid="all-codes">
       <Stack direction="row" useFlexGap sx={{ flexWrap: 'wrap', gap: 1 }} role="group" aria-label="Статус кода">
@@ -66,8 +70,8 @@ function AllCodes({ gameServerId }: { gameServerId: number }) {
               <CodeItem key={c.id} code={c} />
             ))}
           </List>
-          {data.total > MY_CODES_PAGE_SIZE && (
-            <Pagination count={Math.ceil(data.total / MY_CODES_PAGE_SIZE)} page={page} onChange={(_, p) => setPage(p)} sx={{ alignSelf: 'center' }} />
+          {pages > 1 && (
+            <Pagination count={pages} page={Math.min(page, pages)} onChange={(_, p) => setPage(p)} sx={{ alignSelf: 'center' }} />
           )}
         </>
       )}

@@ -4,6 +4,8 @@ import { ApiError } from '../../../lib/api-client';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { amountText, plural } from '../../../utils/plural';
 
+type GrammaticalCase = Parameters<typeof amountText>[3];
+
 export const CODE_STATUS: Record<CodeStatus, { label: string; color: 'success' | 'info' | 'default' }> = {
   active: { label: 'Активен', color: 'success' },
   activated: { label: 'Активирован', color: 'info' },
@@ -19,7 +21,25 @@ export const aden = (n: number) => amountText(n, 1, '\u00a0');
 export const adenAcc = (n: number) => amountText(n, 1, '\u00a0', 'acc');
 /** After a preposition or comparison that takes the genitive: меньше 21 адены, меньше 5 аден. */
 export const adenGen = (n: number) => amountText(n, 1, '\u00a0', 'gen');
-export const adenShort = (n: number) => `${formatShort(n)}\u00a0аден`;
+/**
+ * «1,5кк аден» in the players' shorthand; an amount it writes out in full (under a million, or not a whole
+ * hundredth of one) takes its own plural and case, as `aden`: «от 150 001 адены», «код на 150 001 адену».
+ */
+export function adenShort(n: number, grammaticalCase: GrammaticalCase = 'nom') {
+  const short = formatShort(n);
+  return short === formatAmount(n) ? amountText(n, 1, '\u00a0', grammaticalCase) : `${short}\u00a0аден`;
+}
+
+/**
+ * A refusal that comes after its dialog was closed or its server left: said in a notice that names the
+ * server, not on the dialog open now. A lost answer (no connection) says nothing: the request is in doubt
+ * and its key kept, so sending it again learns its fate.
+ */
+export function refusedElsewhere(snackbar: (text: string, status: 'error') => void, what: string, err: unknown) {
+  if (!(err instanceof ApiError)) return;
+  const why = err.message ? `${err.message.charAt(0).toLowerCase()}${err.message.slice(1)}` : '';
+  snackbar(why ? `${what}: ${why}` : what, 'error');
+}
 
 /** An error answer as the alert dialog shows it: a title and the server's list of messages. */
 export function alertContent(err: unknown): { text: string; errors: string[] } {

@@ -185,7 +185,7 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
       {isSignedIn && (
         <Section title="Свои номиналы" testId="user-variants-section">
           <Typography color="textSecondary">
-            Нужен другой номинал или сразу много кодов? Создайте вариант: от {adenShort(server.min_nominal)}, до 100 кодов за раз.
+            Нужен другой номинал или сразу много кодов? Создайте вариант: от {adenShort(server.min_nominal, 'gen')}, до 100 кодов за раз.
           </Typography>
           {auth ? <UserVariantsList userVariants={auth.pricekods} codes={auth.svoy_variant_kods} /> : <Skeleton variant="rounded" height={40} />}
         </Section>
@@ -205,7 +205,7 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
           <ShowCodeDialog walletId={auth?.wallet.id ?? null} balance={balance} />
           <CancelCodeDialog />
           <UserVariantDialog server={server} feeBp={feeBp} />
-          <EditUserVariantDialog server={server} feeBp={feeBp} />
+          <EditUserVariantDialog server={server} feeBp={feeBp} userVariants={auth?.pricekods} codes={auth?.svoy_variant_kods} />
           <CreateSuccessDialog />
           <DeleteSuccessDialog />
           <VipDialog server={server} coinBalance={coinBalance} />

@@ -49,4 +49,28 @@ describe('the repeated-activation notice', () => {
     await settle();
     expect(useUi.getState().dialog.name).toBe('vip');
   });
+
+  it('a failed «Понятно» says the server’s reason, and is not shown on the next incident’s dialog', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (String(url).endsWith('/ack')) return answer(429, { message: 'Слишком много запросов. Попробуйте через минуту' });
+        if (String(url).startsWith('/api/code_incidents')) return answer(200, [incident, { ...incident, id: 5, sert: 'ADN-CCCC-DDDD' }]);
+        return answer(200, { error_codes_count: 2 });
+      }),
+    );
+    ({ root } = await mountWithQuery(() => createElement(ErrorCodeDialog)));
+    await act(async () => useUi.getState().openDialog({ name: 'error_code', incidentId: 4 }));
+    await settle();
+    await act(async () => button('Понятно').click());
+    await settle();
+    const alertText = () => document.querySelector('[data-testid="error-code-dialog"] [role="alert"]')?.textContent ?? null;
+    expect(alertText()).toBe('Слишком много запросов. Попробуйте через минуту');
+
+    // The next incident comes (offered when this one closes): its dialog starts without the last one's failure.
+    await act(async () => useUi.getState().openDialog({ name: 'error_code', incidentId: 5 }));
+    await settle();
+    expect(document.querySelector('[data-testid="error-code-dialog"]')?.textContent).toContain('ADN-CCCC-DDDD');
+    expect(alertText()).toBeNull();
+  });
 });

@@ -3,7 +3,9 @@ import Button from '@mui/material/Button';
 import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
+import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
+import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { useAckCodeIncident } from '../api/ack-code-incident';
 import { useCodeIncidents } from '../api/code-incidents';
@@ -15,11 +17,20 @@ import { adenAcc, dateTime } from './code-format';
  */
 export function ErrorCodeDialog() {
   const dialog = useUi((s) => s.dialog);
-  const close = useUi((s) => s.closeDialog);
   const open = dialog.name === 'error_code';
+  // The incident shown last stays while the dialog fades out. Keyed by it: a failed «Понятно» on one
+  // incident is not shown on the next one's dialog (the acknowledgement starts afresh).
+  const [last, setLast] = useState<number | null>(null);
+  if (open && dialog.incidentId !== last) setLast(dialog.incidentId);
+  const shown = open ? dialog.incidentId : last;
+  return <IncidentDialog key={shown ?? 'none'} open={open} incidentId={shown} />;
+}
+
+function IncidentDialog({ open, incidentId }: { open: boolean; incidentId: number | null }) {
+  const close = useUi((s) => s.closeDialog);
   const incidents = useCodeIncidents(open);
   const ack = useAckCodeIncident();
-  const incident = open ? incidents.data?.find((i) => i.id === dialog.incidentId) : undefined;
+  const incident = open ? incidents.data?.find((i) => i.id === incidentId) : undefined;
   return (
     <AppDialog
       open={open}
@@ -33,8 +44,8 @@ export function ErrorCodeDialog() {
             variant="contained"
             disabled={!open || ack.isPending || Boolean(incident?.acknowledged_at)}
             onClick={() => {
-              if (!open) return;
-              const id = dialog.incidentId;
+              if (!open || incidentId === null) return;
+              const id = incidentId;
               // Closes only this incident's dialog: after «Позже», the answer leaves whatever is open now alone.
               ack.mutate(id, {
                 onSuccess: () => {
@@ -66,7 +77,10 @@ export function ErrorCodeDialog() {
         ) : (
           <Skeleton variant="rounded" height={72} />
         )}
-        {ack.isError && <Alert severity="error">Не удалось отметить инцидент. Попробуйте ещё раз.</Alert>}
+        {ack.isError && (
+          // The server's own reason when it gave one (too many requests, the incident not found), else a lost answer's.
+          <Alert severity="error">{ack.error instanceof ApiError ? ack.error.message : 'Не удалось отметить инцидент. Попробуйте ещё раз.'}</Alert>
+        )}
       </Stack>
     </AppDialog>
   );

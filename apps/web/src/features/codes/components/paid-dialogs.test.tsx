@@ -289,4 +289,42 @@ describe('paid dialogs after a lost answer', () => {
     expect(keys[4]).not.toBe(keys[2]);
     await act(async () => root.unmount());
   });
+
+  it('VIP answered after its dialog was opened again, or after the player switched server, is said in a notice naming the wallet’s server; nothing is closed or opened over the dialog now', async () => {
+    const pending: Array<(r: Response) => void> = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit) => {
+        if (init.method !== 'POST') return answer(404, { message: 'Не найдено' });
+        return new Promise<Response>((resolve) => pending.push(resolve));
+      }),
+    );
+    const scryde = { id: 1, name: 'Scryde x50', vip_price: 100, vip_period_days: 30, vip_code_fee_bp: 100, code_fee_bp: 200 } as Gamesserver;
+    const asterios = { ...scryde, id: 2, name: 'Asterios x5' } as Gamesserver;
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    const render = (server: Gamesserver) =>
+      act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(VipDialog, { key: server.id, server, coinBalance: 1_000 }))));
+    await render(scryde);
+    await act(async () => useUi.getState().openDialog({ name: 'vip' }));
+    await act(async () => button('Купить').click());
+    await act(async () => useUi.getState().closeDialog());
+    await act(async () => useUi.getState().openDialog({ name: 'vip' }));
+    await act(async () => pending[0]!(answer(200, { success: { id: 1, vip: true, vip_until: '2027-01-01T00:00:00.000Z' } })));
+    await settle();
+    expect(useUi.getState().dialog.name).toBe('vip');
+    expect(useUi.getState().snackbar.text).toContain('оплачен с кошелька на Scryde x50');
+
+    // Bought on Scryde, the player switches to Asterios: Scryde's refusal opens no low-balance dialog for Asterios.
+    await act(async () => button('3 месяца').click());
+    // Bought: the button now extends it.
+    await act(async () => button('Продлить').click());
+    await render(asterios);
+    await act(async () => pending[1]!(answer(409, { message: 'Недостаточно монет Эйнхасад', low_cap: true })));
+    await settle();
+    expect(useUi.getState().dialog.name).toBe('vip');
+    expect(useUi.getState().snackbar).toMatchObject({ status: 'error', text: 'VIP не куплен с кошелька на Scryde x50: недостаточно монет Эйнхасад' });
+    await act(async () => root.unmount());
+  });
 });

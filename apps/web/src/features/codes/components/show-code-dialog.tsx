@@ -102,7 +102,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
           const now = useUi.getState().dialog;
           const same = now.name === 'show_code' && now.gameServerId === d.gameServerId && now.nominal === d.nominal && now.userVariantId === d.userVariantId;
           if (same && mounted.current) setRevealed({ sert: r.sert, nominal: d.nominal, summa: r.summa });
-          else snackbar(`Код на ${adenShort(d.nominal)} куплен: он в списке «Мои коды»`);
+          else snackbar(`Код на ${adenShort(d.nominal, 'acc')} куплен: он в списке «Мои коды»`);
         },
         (err: unknown) => {
           // The player closed this opening meanwhile: the key's fate is recorded, nothing else opens over what they do now.
@@ -126,7 +126,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
     <AppDialog
       open={open}
       onClose={finish}
-      title={revealed ? 'Ваш код' : d ? `Купить код на ${adenShort(d.nominal)}?` : ''}
+      title={revealed ? 'Ваш код' : d ? `Купить код на ${adenShort(d.nominal, 'acc')}?` : ''}
       testId="show-code-dialog"
       actions={
         revealed ? (
@@ -137,7 +137,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
           <>
             <Button onClick={finish}>Отмена</Button>
             <Button variant="contained" onClick={confirm} disabled={show.isPending || walletId === null}>
-              {d ? `Оплатить ${adenShort(d.price)}` : 'Оплатить'}
+              {d ? `Оплатить ${adenShort(d.price, 'acc')}` : 'Оплатить'}
             </Button>
           </>
         )

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { userQueryOptions } from '../../../lib/session';
 import { useStepUp } from '../../../lib/step-up';
 import { useUi } from '../../../lib/ui-store';
-import { answer, cleanup, settle } from '../../../test/dom';
+import { answer, cleanup, settle, type } from '../../../test/dom';
 import { SubscribeTelegramDialog } from './subscribe-telegram-dialog';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -106,5 +106,30 @@ describe('the Telegram notices dialog when the link cannot be read', () => {
   it('with the chat linked, the threshold promises the message', async () => {
     await openWith([() => answer(200, { url: null, linked: true })], 21);
     expect(dialogText().replace(/\u00a0/g, ' ')).toContain('Сейчас: сообщение придёт, когда баланс адены на Scryde x50 станет меньше 21 адены.');
+  });
+
+  it('a server’s error under the threshold goes once the player types another one', async () => {
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url === '/api/telegram_link') return answer(200, { url: null, linked: true });
+        if (url === '/api/add_limit_otvetka/') return answer(422, { message: 'Слишком большой порог', errors: { telegram_price: ['Слишком большой порог'] } });
+        throw new Error(`unexpected ${url}`);
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
+    qc.setQueryData(userQueryOptions().queryKey, user);
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(SubscribeTelegramDialog, { server, telegramPrice: null }))));
+    await act(async () => useUi.getState().openDialog({ name: 'subscribe_telegram' }));
+    await settle();
+    const input = () => document.querySelector('[data-testid="amount-input"]') as HTMLInputElement;
+    await act(async () => type(input(), '900ккк'));
+    await act(async () => button('Сохранить порог')!.click());
+    await settle();
+    expect(dialogText()).toContain('Слишком большой порог');
+    await act(async () => type(input(), '10кк'));
+    expect(dialogText()).not.toContain('Слишком большой порог');
   });
 });

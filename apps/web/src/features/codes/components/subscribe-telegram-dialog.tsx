@@ -76,7 +76,18 @@ function ThresholdForm({ server, telegramPrice, delivery }: { server: Gamesserve
       )}
       {f.formError && <Alert severity="error">{f.formError}</Alert>}
       {delivery !== 'unavailable' && (
-        <AmountField label="Порог баланса" value={text} onChange={setText} unit={1} error={f.fieldError('telegram_price')} hint="Например, 10кк" />
+        <AmountField
+          label="Порог баланса"
+          value={text}
+          // A server's error under the field was about the threshold sent: typing another one clears it (as the money form does).
+          onChange={(v) => {
+            if (f.fieldError('telegram_price')) f.clear();
+            setText(v);
+          }}
+          unit={1}
+          error={f.fieldError('telegram_price')}
+          hint="Например, 10кк"
+        />
       )}
       <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap', rowGap: 1 }}>
         {delivery !== 'unavailable' && (

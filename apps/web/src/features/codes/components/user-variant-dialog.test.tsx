@@ -8,7 +8,7 @@ import { gamesserversQueryOptions } from '../../../lib/gamesservers';
 import { userQueryOptions } from '../../../lib/session';
 import { useUi } from '../../../lib/ui-store';
 import { answer, cleanup, playerUser, settle, type } from '../../../test/dom';
-import { EditUserVariantDialog, paidForOpenCodes, UserVariantDialog } from './user-variant-dialogs';
+import { DeleteSuccessDialog, EditUserVariantDialog, editDiff, paidForOpenCodes, UserVariantDialog } from './user-variant-dialogs';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -250,6 +250,147 @@ describe('the own-nominal batch dialog after a lost answer', () => {
     await act(async () => document.getElementById('edit-variant-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
     await settle();
     expect(document.querySelector('[data-testid="edit-user-variant-dialog"] [role="alert"]')?.textContent).toBe('Вариант не найден');
+    await act(async () => root.unmount());
+  });
+
+  it('the edit states the money that moves as the server moves it: codes kept at what they were paid, the newest cancelled, nothing when nothing changed', async () => {
+    localStorage.setItem('access_token', 'token');
+    // Made at a 2% fee (the newest at 3%); the player then bought VIP, and a code costs 1 010 000 today.
+    const code = (id: number, price: number) =>
+      ({ id, nominal: 1_000_000, price, status: 'active', sert: `ADN-${id}`, gamesserver_id: 1, pricekod_id: 9, created_at: '2026-11-01T10:00:00.000Z', activated_at: null }) as const;
+    const codes = [code(3, 1_030_000), code(1, 1_020_000), code(2, 1_020_000)];
+    const userVariants = [{ id: 9, gamesserver_id: 1, nominal: 1_000_000, price: 1_010_000, count: 3, open_count: 3, created_at: '2026-11-01T10:00:00.000Z' }];
+    const qc = new QueryClient();
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () =>
+      root.render(createElement(QueryClientProvider, { client: qc }, createElement(EditUserVariantDialog, { server, feeBp: 100, userVariants, codes }))),
+    );
+    await act(async () => useUi.getState().openDialog({ name: 'edit_user_variant', userVariantId: 9, nominal: 1_000_000, count: 3, initialTotalAden: 3_070_000 }));
+    const diff = () => document.querySelector('[data-testid="variant-diff"]')?.textContent?.replace(/\u00a0/g, ' ') ?? null;
+    // Nothing changed: no money moves (it said «Вернётся на баланс ≈ 40 000 аден»).
+    expect(diff()).toBeNull();
+    // One more code: charged at today's price only (it said 960 000, today's price × 4 − what was paid).
+    await act(async () => type(byLabel('Количество кодов'), '4'));
+    expect(diff()).toBe('Доплата ≈ 1 010 000 аден');
+    // One less: the newest code is cancelled and what it was paid comes back (it said 1 050 000).
+    await act(async () => type(byLabel('Количество кодов'), '2'));
+    expect(diff()).toBe('Вернётся на баланс ≈ 1 030 000 аден');
+    await act(async () => type(byLabel('Количество кодов'), '1'));
+    expect(diff()).toBe('Вернётся на баланс ≈ 2 050 000 аден');
+    // Another nominal: every open code back, the new ones at today's price.
+    await act(async () => {
+      type(byLabel('Номинал кода'), '2кк');
+      type(byLabel('Количество кодов'), '2');
+    });
+    expect(diff()).toBe('Доплата ≈ 970 000 аден');
+    await act(async () => root.unmount());
+
+    // Without every open code listed, a smaller count falls back to SPEC.md's new total − initialTotalAden.
+    expect(editDiff({ nominal: 1_000_000, openCount: 3, paid: null }, 3_030_000, 1_000_000, 2, 100)).toBe(-1_010_000);
+    expect(editDiff({ nominal: 1_000_000, openCount: 3, paid: null }, 3_030_000, 1_000_000, 3, 100)).toBeNull();
+  });
+
+  it('a batch answered after its dialog was opened again, or after the player switched server, is said in a notice naming the server, not on the dialog open now', async () => {
+    localStorage.setItem('access_token', 'token');
+    const pending: Array<(r: Response) => void> = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Promise<Response>((resolve) => pending.push(resolve))),
+    );
+    const other = { id: 2, name: 'Asterios x5', min_nominal: 100_000 } as Gamesserver;
+    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    const render = (s: Gamesserver) =>
+      act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(UserVariantDialog, { key: s.id, server: s, feeBp: 200 }))));
+    const fill = () =>
+      act(async () => {
+        type(byLabel('Номинал кода'), '1кк');
+        type(byLabel('Количество кодов'), '3');
+      });
+    await render(server);
+    await act(async () => useUi.getState().openDialog({ name: 'user_variant' }));
+    await fill();
+    await act(async () => submit());
+    // Closed and opened again before the answer: another opening, maybe for another batch.
+    await act(async () => useUi.getState().closeDialog());
+    await act(async () => useUi.getState().openDialog({ name: 'user_variant' }));
+    await act(async () => pending[0]!(answer(200, { success: true, summa: 3_060_000, count: 3, nominal: 1_000_000, codes: [] })));
+    await settle();
+    expect(useUi.getState().dialog.name).toBe('user_variant');
+    expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Коды созданы на сервере Scryde x50: 3 кода по 1кк аден, они в списке «Мои коды»');
+
+    // Sent on Scryde, the player switches to Asterios with the dialog open: Scryde's refusal opens no low-balance dialog there.
+    await fill();
+    await act(async () => submit());
+    await render(other);
+    expect(useUi.getState().dialog.name).toBe('user_variant');
+    await act(async () => pending[1]!(answer(409, { message: 'Недостаточно средств на балансе', low_cap: true })));
+    await settle();
+    expect(useUi.getState().dialog.name).toBe('user_variant');
+    expect(useUi.getState().snackbar).toMatchObject({ status: 'error', text: 'Коды на сервере Scryde x50 не созданы: недостаточно средств на балансе' });
+    await act(async () => root.unmount());
+  });
+
+  it('an edit answered after the same batch’s dialog was opened again closes nothing: the notice names the server', async () => {
+    localStorage.setItem('access_token', 'token');
+    let resolve!: (r: Response) => void;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => new Promise<Response>((r) => (resolve = r))),
+    );
+    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(EditUserVariantDialog, { server, feeBp: 200 }))));
+    const edit = { name: 'edit_user_variant', userVariantId: 9, nominal: 1_000_000, count: 3, initialTotalAden: 3_060_000 } as const;
+    await act(async () => useUi.getState().openDialog({ ...edit }));
+    await act(async () => type(byLabel('Количество кодов'), '4'));
+    await act(async () => document.getElementById('edit-variant-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
+    await act(async () => useUi.getState().closeDialog());
+    await act(async () => useUi.getState().openDialog({ ...edit }));
+    await act(async () => resolve(answer(200, { success: true, summa: 1_020_000, count: 4, nominal: 1_000_000 })));
+    await settle();
+    expect(useUi.getState().dialog).toEqual(edit);
+    expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Вариант на сервере Scryde x50 изменён: 4 кода по 1кк аден');
+    await act(async () => root.unmount());
+  });
+
+  it('a server’s error under a field goes once the player edits that field', async () => {
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => answer(422, { message: 'Номинал не меньше 150 000 аден', errors: { nominal: ['Номинал не меньше 150 000 аден'] } })),
+    );
+    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(UserVariantDialog, { server, feeBp: 200 }))));
+    await act(async () => useUi.getState().openDialog({ name: 'user_variant' }));
+    await act(async () => type(byLabel('Номинал кода'), '100000'));
+    await act(async () => submit());
+    await settle();
+    const dialogText = () => document.querySelector('[data-testid="user-variant-dialog"]')?.textContent ?? '';
+    expect(dialogText()).toContain('Номинал не меньше 150 000 аден');
+    await act(async () => type(byLabel('Номинал кода'), '200000'));
+    expect(dialogText()).not.toContain('Номинал не меньше 150 000 аден');
+    await act(async () => root.unmount());
+  });
+
+  it('deleting a batch with no open codes says nothing comes back, not «0 кодов перестанут действовать»; the deletion says «Неактивированные»', async () => {
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient();
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () =>
+      root.render(
+        createElement(QueryClientProvider, { client: qc }, createElement(EditUserVariantDialog, { server, feeBp: 200 }), createElement(DeleteSuccessDialog)),
+      ),
+    );
+    await act(async () => useUi.getState().openDialog({ name: 'edit_user_variant', userVariantId: 9, nominal: 1_000_000, count: 0, initialTotalAden: 0 }));
+    const text = () => document.body.textContent?.replace(/\u00a0/g, ' ') ?? '';
+    expect(text()).toContain('Изменение касается только неактивированных кодов.');
+    await act(async () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Удалить вариант')!.click());
+    expect(text()).toContain('Удалить вариант? Неактивированных кодов в нём нет, на баланс ничего не вернётся.');
+    expect(text()).not.toContain('перестанут');
+    await act(async () => useUi.getState().openDialog({ name: 'delete_success', summa: 0 }));
+    expect(text()).toContain('Неактивированные коды отменены.');
     await act(async () => root.unmount());
   });
 });

@@ -23,8 +23,9 @@ import { parseAmount } from '../../../utils/parse-amount';
 import { useCreatePricekod } from '../api/create-pricekod';
 import { useDeletePricekod } from '../api/delete-pricekod';
 import { useUpdatePricekod } from '../api/update-pricekod';
-import { aden, adenShort, codesCount, estimatePrice } from './code-format';
+import { aden, adenShort, codesCount, estimatePrice, refusedElsewhere } from './code-format';
 import { useRequestKey } from '../../../hooks/use-request-key';
+import { useOpening } from './use-opening';
 
 /**
  * What a batch's open codes were paid: their own prices, as charged when they were issued, which an
@@ -35,6 +36,38 @@ import { useRequestKey } from '../../../hooks/use-request-key';
 export function paidForOpenCodes(p: Pricekod, codes: Code[]): number {
   const open = codes.filter((c) => c.pricekod_id === p.id && c.status === 'active');
   return open.length === p.open_count ? open.reduce((sum, c) => sum + c.price, 0) : p.price * p.open_count;
+}
+
+/** A batch as the page lists it now: its nominal, its open codes' count and, when every one of them is listed, what each was paid, oldest first. */
+export interface ListedBatch {
+  nominal: number;
+  openCount: number;
+  paid: number[] | null;
+}
+
+export function listedBatch(id: number, fallback: { nominal: number; count: number }, userVariants?: Pricekod[], codes?: Code[]): ListedBatch {
+  const p = userVariants?.find((x) => x.id === id);
+  const openCount = p?.open_count ?? fallback.count;
+  const open = (codes ?? []).filter((c) => c.pricekod_id === id && c.status === 'active').sort((a, b) => a.id - b.id);
+  return { nominal: p?.nominal ?? fallback.nominal, openCount, paid: codes && open.length === openCount ? open.map((c) => c.price) : null };
+}
+
+/**
+ * What an edit to `count` codes of `nominal` moves, as the server's edit does (user-variants.service.ts):
+ * the same nominal keeps the open codes it keeps at what they were paid, adds codes at today's price or
+ * cancels the newest open ones and refunds what those were paid; a new nominal cancels every open code
+ * (`paidTotal` back) and issues `count` at today's price. Positive: charged; negative: refunded; null:
+ * nothing changes. Without every open code listed, a smaller count falls back to SPEC.md's new total −
+ * initialTotalAden.
+ */
+export function editDiff(batch: ListedBatch, paidTotal: number, nominal: number, count: number, feeBp: number): number | null {
+  const today = estimatePrice(nominal, feeBp);
+  const paid = batch.paid ? batch.paid.reduce((sum, x) => sum + x, 0) : paidTotal;
+  if (nominal !== batch.nominal) return today * count - paid;
+  if (count === batch.openCount) return null;
+  if (count > batch.openCount) return (count - batch.openCount) * today;
+  if (batch.paid) return -batch.paid.slice(count).reduce((sum, x) => sum + x, 0);
+  return today * count - paidTotal;
 }
 
 /** The user's variants on this server, each with its open and total count; `codes`: the page's open codes of variants. */
@@ -104,16 +137,23 @@ function VariantFields(props: {
       <AmountField
         label="Номинал кода"
         value={form.nominal}
-        onChange={form.setNominal}
+        // A server's error under a field was about what was sent: editing that field clears it (as the money form does).
+        onChange={(v) => {
+          if (f.fieldError('nominal')) f.clear();
+          form.setNominal(v);
+        }}
         unit={1}
         error={f.fieldError('nominal')}
-        hint={`Не меньше ${adenShort(server.min_nominal)}`}
+        hint={`Не меньше ${adenShort(server.min_nominal, 'gen')}`}
         autoFocus
       />
       <TextField
         label="Количество кодов"
         value={form.count}
-        onChange={(e) => form.setCount(e.target.value)}
+        onChange={(e) => {
+          if (f.fieldError('count')) f.clear();
+          form.setCount(e.target.value);
+        }}
         error={Boolean(f.fieldError('count'))}
         helperText={f.fieldError('count') ?? 'От 1 до 100'}
         fullWidth
@@ -150,13 +190,15 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
     f.clear();
     close();
   };
-  // Whether this dialog is still open: an answer that comes after it was closed opens nothing over what the player does now.
-  const stillOpen = () => useUi.getState().dialog.name === 'user_variant';
+  const opening = useOpening();
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
     f.clear();
     const body = f.validate(createPricekod.body, { gamesserver_id: server.id, nominal: form.parsedNominal ?? undefined, count: form.parsedCount ?? undefined });
     if (!body) return;
+    // Whether this opening is still on screen: an answer that comes after it was closed, or after the player
+    // switched server, opens nothing over what they do now and is said in a notice naming its server.
+    const stillOpen = opening();
     // The price per code the dialog states: if the fee changed meanwhile the server refuses instead of charging another.
     const price = estimatePrice(body.nominal, feeBp);
     void keys
@@ -165,10 +207,13 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
         (r) => {
           startOver();
           if (stillOpen()) openDialog({ name: 'create_success', summa: r.summa, count: r.count, nominal: r.nominal });
-          else snackbar(`${plural(r.count, ['Создан', 'Создано', 'Создано'])} ${codesCount(r.count)} по ${adenShort(r.nominal)}: ${plural(r.count, ['он', 'они', 'они'])} в списке «Мои коды»`);
+          else
+            snackbar(
+              `${plural(r.count, ['Код создан', 'Коды созданы', 'Коды созданы'])} на сервере ${server.name}: ${codesCount(r.count)} по ${adenShort(r.nominal)}, ${plural(r.count, ['он', 'они', 'они'])} в списке «Мои коды»`,
+            );
         },
         (err: unknown) => {
-          if (!stillOpen()) return;
+          if (!stillOpen()) return refusedElsewhere(snackbar, `Коды на сервере ${server.name} не созданы`, err);
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
           f.fromError(err, SHOWN);
         },
@@ -200,7 +245,7 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
 
 type EditState = Extract<DialogState, { name: 'edit_user_variant' }>;
 
-function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; feeBp: number }) {
+function EditForm({ d, server, feeBp, batch }: { d: EditState; server: Gamesserver; feeBp: number; batch: ListedBatch }) {
   const close = useUi((s) => s.closeDialog);
   const openDialog = useUi((s) => s.openDialog);
   const snackbar = useUi((s) => s.showSnackbar);
@@ -211,13 +256,10 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
   // Kept outside this form, which unmounts when the dialog closes: an edit or a deletion in doubt keeps its key for the next opening.
   const keys = useRequestKey('variant_edit');
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const newTotal = form.parsedNominal && form.parsedCount ? estimatePrice(form.parsedNominal, feeBp) * form.parsedCount : null;
-  const diff = newTotal === null ? null : newTotal - d.initialTotalAden;
-  // Whether this variant's dialog is still open: an answer that comes after it was closed closes or opens nothing else.
-  const stillOpen = () => {
-    const now = useUi.getState().dialog;
-    return now.name === 'edit_user_variant' && now.userVariantId === d.userVariantId;
-  };
+  const diff = form.parsedNominal && form.parsedCount ? editDiff(batch, d.initialTotalAden, form.parsedNominal, form.parsedCount, feeBp) : null;
+  // Whether this opening is still on screen: an answer that comes after it was closed (or opened again, or
+  // the server switched) closes or opens nothing else, and is said in a notice naming its server.
+  const opening = useOpening();
 
   const submit = (e: React.FormEvent) => {
     e.preventDefault();
@@ -225,41 +267,46 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
     const body = f.validate(createPricekod.body, { gamesserver_id: server.id, nominal: form.parsedNominal ?? undefined, count: form.parsedCount ?? undefined });
     if (!body) return;
     const price = estimatePrice(body.nominal, feeBp);
+    const stillOpen = opening();
     void keys
       .send(`${d.userVariantId}:${body.nominal}:${body.count}:${price}`, (idempotencyKey) =>
         update.mutateAsync({ ...body, id: d.userVariantId, price, idempotencyKey }),
       )
       .then(
         (r) => {
-          if (stillOpen()) close();
-          snackbar(`Вариант изменён: ${codesCount(r.count)} по ${adenShort(r.nominal)}`);
+          const what = `${codesCount(r.count)} по ${adenShort(r.nominal)}`;
+          if (!stillOpen()) return snackbar(`Вариант на сервере ${server.name} изменён: ${what}`);
+          close();
+          snackbar(`Вариант изменён: ${what}`);
         },
         (err: unknown) => {
-          if (!stillOpen()) return;
+          if (!stillOpen()) return refusedElsewhere(snackbar, `Вариант на сервере ${server.name} не изменён`, err);
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
           f.fromError(err, SHOWN);
         },
       );
   };
-  const remove = () =>
+  const remove = () => {
+    const stillOpen = opening();
     void keys
       .send(`delete:${d.userVariantId}`, (idempotencyKey) => del.mutateAsync({ id: d.userVariantId, gamesserver_id: server.id, idempotencyKey }))
       .then(
         (r) => {
           if (stillOpen()) openDialog({ name: 'delete_success', summa: r.summa });
-          else snackbar(`Вариант удалён, на баланс вернулось ${aden(r.summa)}`);
+          else snackbar(`Вариант на сервере ${server.name} удалён, на баланс вернулось ${aden(r.summa)}`);
         },
         (err: unknown) => {
           if (stillOpen()) f.fromError(err, SHOWN);
+          else refusedElsewhere(snackbar, `Вариант на сервере ${server.name} не удалён`, err);
         },
       );
+  };
 
   return (
     <>
       <Stack component="form" id="edit-variant-form" spacing={2} sx={{ pt: 1 }} onSubmit={submit} noValidate>
         <Typography color="textSecondary">
-          Сейчас: {codesCount(d.count)} по {adenShort(d.nominal)}, оплачено {aden(d.initialTotalAden)}. Изменение касается только не активированных
-          кодов.
+          Сейчас: {codesCount(d.count)} по {adenShort(d.nominal)}, оплачено {aden(d.initialTotalAden)}. Изменение касается только неактивированных кодов.
         </Typography>
         {f.formError && <Alert severity="error">{f.formError}</Alert>}
         <VariantFields form={form} f={f} server={server} feeBp={feeBp} />
@@ -282,8 +329,9 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
               </Stack>
             }
           >
-            Удалить вариант? {codesCount(d.count)} {plural(d.count, ['перестанет', 'перестанут', 'перестанут'])} действовать,{' '}
-            {plural(d.count, ['его', 'их', 'их'])} цена вернётся на баланс.
+            {batch.openCount === 0
+              ? 'Удалить вариант? Неактивированных кодов в нём нет, на баланс ничего не вернётся.'
+              : `Удалить вариант? ${codesCount(batch.openCount)} ${plural(batch.openCount, ['перестанет', 'перестанут', 'перестанут'])} действовать, ${plural(batch.openCount, ['его', 'их', 'их'])} цена вернётся на баланс.`}
           </Alert>
         ) : (
           <Button color="error" sx={{ alignSelf: 'flex-start' }} onClick={() => setConfirmDelete(true)}>
@@ -301,13 +349,25 @@ function EditForm({ d, server, feeBp }: { d: EditState; server: Gamesserver; fee
   );
 }
 
-export function EditUserVariantDialog({ server, feeBp }: { server: Gamesserver; feeBp: number }) {
+/**
+ * `userVariants` and `codes`: the page's batches and their listed open codes (price data's `pricekods`
+ * and `svoy_variant_kods`), from which the money an edit moves is worked out as the server moves it.
+ */
+export function EditUserVariantDialog({ server, feeBp, userVariants, codes }: { server: Gamesserver; feeBp: number; userVariants?: Pricekod[]; codes?: Code[] }) {
   const dialog = useUi((s) => s.dialog);
   const close = useUi((s) => s.closeDialog);
   const open = dialog.name === 'edit_user_variant';
   return (
     <AppDialog open={open} onClose={close} title="Изменить вариант" testId="edit-user-variant-dialog">
-      {open && <EditForm key={dialog.userVariantId} d={dialog} server={server} feeBp={feeBp} />}
+      {open && (
+        <EditForm
+          key={dialog.userVariantId}
+          d={dialog}
+          server={server}
+          feeBp={feeBp}
+          batch={listedBatch(dialog.userVariantId, dialog, userVariants, codes)}
+        />
+      )}
     </AppDialog>
   );
 }
@@ -364,7 +424,7 @@ export function DeleteSuccessDialog() {
     >
       {open && (
         <Typography>
-          Не активированные коды отменены. На баланс вернулось <b data-testid="delete-success-summa">{aden(dialog.summa)}</b>.
+          Неактивированные коды отменены. На баланс вернулось <b data-testid="delete-success-summa">{aden(dialog.summa)}</b>.
         </Typography>
       )}
     </AppDialog>

@@ -18,7 +18,8 @@ import { useUser } from '../../../lib/session';
 import { gamesserversQueryOptions } from '../../../lib/gamesservers';
 import { isPriceChange } from '../api/create-pricekod';
 import { useBuyVip } from '../api/vip';
-import { alertContent, dateOnly } from './code-format';
+import { alertContent, dateOnly, refusedElsewhere } from './code-format';
+import { useOpening } from './use-opening';
 
 const MONTHS = [1, 3, 6, 12] as const;
 const months = (n: number) => `${n} ${plural(n, ['месяц', 'месяца', 'месяцев'])}`;
@@ -38,7 +39,9 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
   const [count, setCount] = useState<number>(1);
   // After a lost answer the same purchase keeps its key (answered from the first try); other months or another server is another purchase.
   const keys = useRequestKey('vip');
-  const stillOpen = () => useUi.getState().dialog.name === 'vip';
+  // Whether the opening a purchase was made in is still on screen: not after it was closed (or opened
+  // again), nor after the player switched server, when the VIP dialog shown is the next server's.
+  const opening = useOpening();
   // vip_period_days is the period vip_price pays for; a month is that period.
   const total = server.vip_price * count;
   const days = server.vip_period_days * count;
@@ -55,7 +58,8 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
           <Button
             variant="contained"
             disabled={buy.isPending}
-            onClick={() =>
+            onClick={() => {
+              const stillOpen = opening();
               void keys
                 // The key names the server and months, not the terms: after a lost answer that went through, a retry
                 // at terms read again since is answered from the first try (or refused), never charged twice.
@@ -64,21 +68,23 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
                 )
                 .then(
                   (r) => {
-                    // Answered after the player closed it: only the notice, no other dialog is closed.
-                    if (stillOpen()) close();
-                    snackbar(r.success.vip_until ? `VIP действует до ${dateOnly.format(new Date(r.success.vip_until))}` : 'VIP подключён');
+                    const until = r.success.vip_until ? `VIP действует до ${dateOnly.format(new Date(r.success.vip_until))}` : 'VIP подключён';
+                    // Answered after the player closed it or left the server: only the notice, naming the wallet that paid; no other dialog is closed.
+                    if (!stillOpen()) return snackbar(`${until}: оплачен с кошелька на ${server.name}`);
+                    close();
+                    snackbar(until);
                   },
                   (err: unknown) => {
-                    if (!stillOpen()) return;
-                    if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 2 });
                     // An operator changed the price or period since the dialog was read: nothing was
                     // charged; the server's terms are read again, so the dialog states the new ones.
                     if (isPriceChange(err)) void qc.invalidateQueries({ queryKey: gamesserversQueryOptions().queryKey });
+                    if (!stillOpen()) return refusedElsewhere(snackbar, `VIP не куплен с кошелька на ${server.name}`, err);
+                    if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 2 });
                     const { text, errors } = alertContent(err);
                     alert(text, errors, ALERT_TIMEOUT_MS);
                   },
-                )
-            }
+                );
+            }}
           >
             {user?.vip ? 'Продлить' : 'Купить'} за {formatAmount(total)} {plural(total, ['монету', 'монеты', 'монет'])}
           </Button>
