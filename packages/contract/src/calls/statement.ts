@@ -59,6 +59,8 @@ const DaySchema = z
 export const StatementCsvQuerySchema = z
   .object({
     gamesserver_id: OptionalServerSchema,
+    /** Beyond PRODUCT.md: the screen's currency filter, so the file holds what the screen shows. */
+    currency_type: CurrencyParamSchema.optional(),
     /** First and last day, inclusive, in Moscow time (the service's day). */
     from: DaySchema.optional(),
     to: DaySchema.optional(),

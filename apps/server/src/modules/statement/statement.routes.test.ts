@@ -221,6 +221,13 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
       // The server filter; a period that ends before today holds nothing.
       const other = parse((await call('GET', `/api/statement.csv?gamesserver_id=${otherServerId}`, p)).rawPayload, { bom: true, delimiter: ';', columns: true });
       expect(other).toHaveLength(1);
+      // The currency filter, as the screen's: the file holds what the screen shows.
+      for (const currency of [1, 2] as const) {
+        const only = parse((await call('GET', `/api/statement.csv?currency_type=${currency}`, p)).rawPayload, { bom: true, delimiter: ';', columns: true }) as Record<string, string>[];
+        expect(only).toHaveLength(json.filter((e) => e.currency_type === currency).length);
+        expect(only.length).toBeGreaterThan(0);
+        expect(new Set(only.map((r) => r.Валюта))).toEqual(new Set([currency === 1 ? 'Адена' : 'Монеты эйнхасад']));
+      }
       const old = await call('GET', '/api/statement.csv?from=2020-01-01&to=2020-12-31', p);
       expect(old.headers['content-disposition']).toBe('attachment; filename="statement-2020-01-01-2020-12-31.csv"');
       expect(parse(old.rawPayload, { bom: true, delimiter: ';', columns: true })).toHaveLength(0);

@@ -75,6 +75,7 @@ export function createStatementService({
     async csv(user: User, q: StatementCsvQuery) {
       const filter: StatementFilter = {
         gameServerId: q.gamesserver_id,
+        currencyType: q.currency_type,
         ...(q.from ? { since: moscowMidnight(q.from) } : {}),
         ...(q.to ? { until: moscowMidnight(q.to, 1) } : {}),
       };

@@ -9,6 +9,7 @@ const csvCall = ref<typeof statementCsv>('GET', '/api/statement.csv');
 
 export interface CsvPeriod {
   gameServerId: number | null;
+  currency?: 1 | 2 | null;
   from?: string;
   to?: string;
 }
@@ -22,6 +23,7 @@ async function download(p: CsvPeriod) {
   const { token } = await request(tokenCall, { body: {} });
   const qs = new URLSearchParams({ token });
   if (p.gameServerId !== null) qs.set('gamesserver_id', String(p.gameServerId));
+  if (p.currency) qs.set('currency_type', String(p.currency));
   if (p.from) qs.set('from', p.from);
   if (p.to) qs.set('to', p.to);
   const url = new URL(`${csvCall.path}?${qs}`, window.location.origin).toString();

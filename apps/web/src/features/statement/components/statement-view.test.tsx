@@ -109,4 +109,35 @@ describe('the statement', () => {
     await choose('2');
     expect(document.querySelector('[data-testid="statement-empty"]')?.textContent).toBe('На сервере Beta движений нет.');
   });
+
+  it('downloads the file the screen shows: the currency filter goes with the server filter', async () => {
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url === '/api/statement/download_token') return answer(200, { token: 'tok', expires_at: '2026-11-27T12:02:00Z' });
+        if (url.startsWith('/api/statement')) return answer(200, { data: [entry(1, 21, 1, 21)], total: 1 });
+        return answer(200, []);
+      }),
+    );
+    const links: string[] = [];
+    const clicks = vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      links.push(this.href);
+    });
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(StatementView, { initialServerId: null }))));
+    await settle();
+    const button = (text: string) => [...document.querySelectorAll('button')].find((b) => b.textContent === text)!;
+    await act(async () => button('Адена').click());
+    await settle();
+    await act(async () => button('Скачать CSV').click());
+    await settle();
+    expect(links).toHaveLength(1);
+    const url = new URL(links[0]!);
+    expect(url.pathname).toBe('/api/statement.csv');
+    expect(url.searchParams.get('currency_type')).toBe('1');
+    expect(url.searchParams.get('token')).toBe('tok');
+    clicks.mockRestore();
+  });
 });

@@ -141,7 +141,7 @@ export function StatementView({ initialServerId }: { initialServerId: number | n
           sx={{ flexShrink: 0, whiteSpace: 'nowrap' }}
           onClick={() =>
             download.mutate(
-              { gameServerId: filters.gameServerId },
+              { gameServerId: filters.gameServerId, currency: filters.currency },
               { onError: (err) => alert(err instanceof ApiError ? err.message : 'Не удалось скачать выписку') },
             )
           }
