@@ -11,7 +11,7 @@ export type DialogState =
   | { name: 'put'; currency: 1 | 2 }
   | { name: 'take'; currency: 1 | 2 }
   // amount and available, when the caller knows them, are shown to the player.
-  | { name: 'low_capacity'; currency: 1 | 2; amount?: number; available?: number }
+  | { name: 'low_capacity'; currency: 1 | 2; amount?: number; available?: number; gameServerId?: number }
   | { name: 'subscribe_telegram' }
   | { name: 'error_code'; incidentId: number }
   | { name: 'user_variant' }

@@ -4,6 +4,7 @@ import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { AppDialog } from '../../../components/app-dialog';
 import { useUi } from '../../../lib/ui-store';
+import { useWallet } from '../../../lib/wallets';
 import { amountText, } from '../../../utils/plural';
 
 /** A withdrawal (or any other charge) beyond the balance: how much was asked, how much there is, and a top-up. */
@@ -13,6 +14,11 @@ export function LowCapacityDialog() {
   const openDialog = useUi((s) => s.openDialog);
   const open = dialog.name === 'low_capacity';
   const currency: CurrencyType = open ? dialog.currency : 1;
+  // The wallet's balance as the page reads it now (read again after the refusal), else the one at the press.
+  const wallet = useWallet(open && dialog.gameServerId !== undefined ? dialog.gameServerId : null);
+  const live = wallet ? (currency === 1 ? wallet.balance : wallet.balance_second) : open ? dialog.available : undefined;
+  // Said only when it agrees with the refusal: a balance at or above the amount is one not read again yet.
+  const available = open && dialog.amount !== undefined && live !== undefined && live < dialog.amount ? live : undefined;
   return (
     <AppDialog
       open={open}
@@ -33,9 +39,9 @@ export function LowCapacityDialog() {
         {open && dialog.amount !== undefined && (
           <Typography>
             Для вывода нужно <b>{amountText(dialog.amount, currency, '\u00a0')}</b>
-            {dialog.available !== undefined && (
+            {available !== undefined && (
               <>
-                , а на балансе <b data-testid="low-capacity-available">{amountText(dialog.available, currency, '\u00a0')}</b>
+                , а на балансе <b data-testid="low-capacity-available">{amountText(available, currency, '\u00a0')}</b>
               </>
             )}
             .

@@ -4,7 +4,7 @@ import { act, createElement, type ReactElement } from 'react';
 import type { Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
-import { answer, cleanup, mountWithQuery, settle, type } from '../../../test/dom';
+import { answer, cleanup, mountWithQuery, playerUser, settle, type } from '../../../test/dom';
 import { MoneyDialogs } from './money-dialogs';
 import { TakeDialog } from './take-dialog';
 
@@ -202,5 +202,32 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
     expect(title()).toBe('Вывести адену — Scryde x50');
     await submitTake();
     expect(net.sent[0]!.body).toMatchObject({ gamesserver_id: 1, amount: 1_500_000 });
+  });
+
+  it('refused for want of balance, it never states a balance that would have sufficed: the wallet is read again and shown as it is', async () => {
+    // The page holds 10кк; another device spent most of it meanwhile.
+    let walletReads = 0;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init: RequestInit) => {
+        if (url === '/api/user') return answer(200, playerUser(false));
+        if (url === '/api/wallets') {
+          walletReads += 1;
+          return answer(200, [{ id: 7, gamesserver_id: 1, gamesserver: 'Scryde x50', nick: 'Hero', balance: 500_000, balance_second: 0, new_message: false }]);
+        }
+        if (init?.method === 'POST') return answer(409, { message: 'Недостаточно средств', low_cap: true });
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    await mount(dialogs);
+    await openTake();
+    await typeAmount('1,5кк');
+    await submitTake();
+    await settle();
+    expect(useUi.getState().dialog.name).toBe('low_capacity');
+    const dialog = document.querySelector('[data-testid="low-capacity-dialog"]')!;
+    expect(walletReads).toBeGreaterThan(0);
+    expect(dialog.textContent?.replace(/\u00a0/g, ' ')).toContain('Для вывода нужно 1 500 000 аден, а на балансе 500 000 аден.');
+    expect(dialog.textContent).not.toContain('10 000 000');
   });
 });

@@ -1,10 +1,12 @@
 import type { CurrencyType, Gamesserver } from '@adena/contract/lite';
 import Button from '@mui/material/Button';
+import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import Typography from '@mui/material/Typography';
 import { AppDialog } from '../../../components/app-dialog';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
+import { walletsQueryOptions } from '../../../lib/wallets';
 import { amountText, } from '../../../utils/plural';
 import { useDownBalanceUser } from '../api/down-balance-user';
 import { MoneyForm, openFor, type SentFrom, stillOpen, useMoneyForm, useServerAtOpening } from './money-form';
@@ -20,6 +22,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
   const currency: CurrencyType = open ? dialog.currency : 1;
   const target = useServerAtOpening(open, dialog, server);
   const withdraw = useDownBalanceUser();
+  const qc = useQueryClient();
   // The opening a withdrawal was sent from (the dialog object, new at each opening) and its server.
   const sentFrom = useRef<SentFrom | null>(null);
   // The server this dialog acts on now (a late answer's handler reads it).
@@ -69,7 +72,10 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
       }
       if (!(err instanceof ApiError && err.body.low_cap)) return false;
       form.clear();
-      openDialog({ name: 'low_capacity', currency, amount, available: available ?? undefined });
+      // The balance this page holds may be older than the refusal (spent from another device): read again, and
+      // the dialog shows the wallet's balance as it comes.
+      void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
+      openDialog({ name: 'low_capacity', currency, amount, available: available ?? undefined, gameServerId: target.id });
       return true;
     },
   });
