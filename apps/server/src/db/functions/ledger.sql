@@ -86,7 +86,7 @@ BEGIN
       IF p_currencies[wl] = 1 THEN
         WITH w AS (
           UPDATE wallets w SET balance = w.balance + p_amounts[wl]
-           WHERE w.id = p_wallets[wl] AND w.balance + p_amounts[wl] >= 0 AND (p_amounts[wl] < 0 OR w.balance + p_amounts[wl] <= 9007199254740991)
+           WHERE w.id = p_wallets[wl] AND w.gamesserver_id = p_servers[wl] AND w.balance + p_amounts[wl] >= 0 AND (p_amounts[wl] < 0 OR w.balance + p_amounts[wl] <= 9007199254740991)
            RETURNING w.id, w.gamesserver_id, w.balance, w.balance_second, w.telegram_price
         ), e AS (
           INSERT INTO ledger_entries (transaction_id, account_id, amount, balance_after)
@@ -97,7 +97,7 @@ BEGIN
       ELSE
         WITH w AS (
           UPDATE wallets w SET balance_second = w.balance_second + p_amounts[wl]
-           WHERE w.id = p_wallets[wl] AND w.balance_second + p_amounts[wl] >= 0 AND (p_amounts[wl] < 0 OR w.balance_second + p_amounts[wl] <= 9007199254740991)
+           WHERE w.id = p_wallets[wl] AND w.gamesserver_id = p_servers[wl] AND w.balance_second + p_amounts[wl] >= 0 AND (p_amounts[wl] < 0 OR w.balance_second + p_amounts[wl] <= 9007199254740991)
            RETURNING w.id, w.gamesserver_id, w.balance, w.balance_second, w.telegram_price
         ), e AS (
           INSERT INTO ledger_entries (transaction_id, account_id, amount, balance_after)
@@ -106,7 +106,11 @@ BEGIN
         SELECT w.id, w.gamesserver_id, w.balance, w.balance_second, w.telegram_price
           INTO wallet_id, gamesserver_id, balance, balance_second, telegram_price FROM w;
       END IF;
-      IF NOT FOUND AND p_amounts[wl] > 0 THEN
+      -- The wallet's own server, not the one the caller named: the per-server balance below (and the audit's)
+      -- holds only if a wallet leg is on its wallet's server.
+      IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM wallets w WHERE w.id = p_wallets[wl] AND w.gamesserver_id = p_servers[wl]) THEN
+        RAISE EXCEPTION 'ledger posting % names another game server for wallet %', p_kind, p_wallets[wl] USING ERRCODE = '23514';
+      ELSIF NOT FOUND AND p_amounts[wl] > 0 THEN
         RAISE EXCEPTION 'BALANCE_LIMIT' USING ERRCODE = 'AW413', DETAIL = wkey;
       ELSIF NOT FOUND THEN
         RAISE EXCEPTION 'INSUFFICIENT_BALANCE' USING ERRCODE = 'AW409', DETAIL = wkey;
@@ -172,12 +176,14 @@ BEGIN
     IF l_kinds[i] = 'wallet' THEN
       IF l_currencies[i] = 1 THEN
         UPDATE wallets w SET balance = w.balance + l_amounts[i]
-          WHERE w.id = l_wallets[i] AND w.balance + l_amounts[i] >= 0 AND (l_amounts[i] < 0 OR w.balance + l_amounts[i] <= 9007199254740991) RETURNING w.balance INTO after;
+          WHERE w.id = l_wallets[i] AND w.gamesserver_id = l_servers[i] AND w.balance + l_amounts[i] >= 0 AND (l_amounts[i] < 0 OR w.balance + l_amounts[i] <= 9007199254740991) RETURNING w.balance INTO after;
       ELSE
         UPDATE wallets w SET balance_second = w.balance_second + l_amounts[i]
-          WHERE w.id = l_wallets[i] AND w.balance_second + l_amounts[i] >= 0 AND (l_amounts[i] < 0 OR w.balance_second + l_amounts[i] <= 9007199254740991) RETURNING w.balance_second INTO after;
+          WHERE w.id = l_wallets[i] AND w.gamesserver_id = l_servers[i] AND w.balance_second + l_amounts[i] >= 0 AND (l_amounts[i] < 0 OR w.balance_second + l_amounts[i] <= 9007199254740991) RETURNING w.balance_second INTO after;
       END IF;
-      IF NOT FOUND AND l_amounts[i] > 0 THEN
+      IF NOT FOUND AND NOT EXISTS (SELECT 1 FROM wallets w WHERE w.id = l_wallets[i] AND w.gamesserver_id = l_servers[i]) THEN
+        RAISE EXCEPTION 'ledger posting % names another game server for wallet %', p_kind, l_wallets[i] USING ERRCODE = '23514';
+      ELSIF NOT FOUND AND l_amounts[i] > 0 THEN
         RAISE EXCEPTION 'BALANCE_LIMIT' USING ERRCODE = 'AW413', DETAIL = l_keys[i];
       ELSIF NOT FOUND THEN
         RAISE EXCEPTION 'INSUFFICIENT_BALANCE' USING ERRCODE = 'AW409', DETAIL = l_keys[i];

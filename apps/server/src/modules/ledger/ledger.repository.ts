@@ -110,6 +110,35 @@ export const ledgerRepository = {
         WHERE coalesce(h.held, 0) <> coalesce(p.pending, 0)`,
     ),
 
+  /**
+   * Requests whose postings do not match their state: a deposit credited once when completed; a withdrawal
+   * held from the wallet while pending, paid into the cash when completed, given back when rejected or
+   * cancelled; postings of a request that does not exist. The sums per server above cannot see a decision
+   * applied twice (its posting balances), this can.
+   */
+  requestMismatches: (db: DbHandle) =>
+    rows<{ id: number; wallet: bigint; payout: bigint; cash: bigint }>(
+      db,
+      sql`WITH moved AS (
+          SELECT t.ref_id AS id,
+                 coalesce(sum(e.amount) FILTER (WHERE a.kind = 'wallet'), 0) AS wallet,
+                 coalesce(sum(e.amount) FILTER (WHERE a.kind = 'payout'), 0) AS payout,
+                 coalesce(sum(e.amount) FILTER (WHERE a.kind = 'cash'), 0) AS cash
+          FROM ledger_transactions t JOIN ledger_entries e ON e.transaction_id = t.id JOIN ledger_accounts a ON a.id = e.account_id
+          WHERE t.ref_type = 'balance_request' GROUP BY t.ref_id),
+        expected AS (
+          SELECT r.id,
+                 CASE WHEN r.type = 'input' AND r.status = 'completed' THEN r.amount
+                      WHEN r.type = 'output' AND r.status IN ('pending', 'completed') THEN -r.amount ELSE 0 END AS wallet,
+                 CASE WHEN r.type = 'output' AND r.status = 'pending' THEN r.amount ELSE 0 END AS payout,
+                 CASE WHEN r.status <> 'completed' THEN 0 WHEN r.type = 'input' THEN -r.amount ELSE r.amount END AS cash
+          FROM balance_requests r)
+        SELECT coalesce(x.id, m.id)::int AS id, coalesce(m.wallet, 0) AS wallet, coalesce(m.payout, 0) AS payout, coalesce(m.cash, 0) AS cash
+        FROM expected x FULL JOIN moved m ON m.id = x.id
+        WHERE x.id IS NULL OR coalesce(m.wallet, 0) <> x.wallet OR coalesce(m.payout, 0) <> x.payout OR coalesce(m.cash, 0) <> x.cash
+        ORDER BY 1 LIMIT 100`,
+    ),
+
   /** Per server where the escrow account does not hold exactly the nominals of the active codes. */
   escrowMismatches: (db: DbHandle) =>
     rows<{ gamesserver_id: number; escrow: bigint; open: bigint }>(

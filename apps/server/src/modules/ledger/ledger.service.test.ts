@@ -194,6 +194,70 @@ describe.each(DB_KINDS)('ledger on %s', (kind) => {
     }).catch((err: Error) => expect(err.message).toBe('rolled back'));
   });
 
+  it("refuses a wallet leg that names another game server than the wallet's: value cannot change servers through it", async () => {
+    const server = wallet.gamesserver_id;
+    const other = (await db.kysely.selectFrom('gamesservers').select('id').where('id', '<>', server).executeTakeFirstOrThrow()).id;
+    await fund(db.kysely, wallet, 1_000n);
+    const count = async () => Number((await db.kysely.selectFrom('ledger_entries').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    const before = await count();
+    const attempt = (legs: Parameters<typeof post>[1]['legs']) => db.kysely.transaction().execute((trx) => post(trx, { kind: 'test_funding', legs }));
+    // Balanced on the server named (another one's cash), both ways and on both paths.
+    for (const amount of [500n, -500n]) {
+      await expect(attempt([{ account: walletAccount(wallet.id, other, 1), amount }, { account: serviceAccount('cash', other, 1), amount: -amount }])).rejects.toMatchObject({
+        code: '23514',
+      });
+      await expect(
+        attempt([
+          { account: walletAccount(wallet.id, other, 1), amount },
+          { account: serviceAccount('cash', other, 1), amount: -amount / 2n },
+          { account: serviceAccount('fees', other, 1), amount: -amount / 2n },
+        ]),
+      ).rejects.toMatchObject({ code: '23514' });
+    }
+    expect(await count()).toBe(before);
+    expect(await auditLedger(db.kysely)).toMatchObject({ ok: true });
+  });
+
+  it('the audit sees a decision applied twice, which balances on every account it touches', async () => {
+    const server = wallet.gamesserver_id;
+    const userId = (await db.kysely.selectFrom('wallets').select('user_id').where('id', '=', wallet.id).executeTakeFirstOrThrow()).user_id;
+    const request = await db.kysely
+      .insertInto('balance_requests')
+      .values({ user_id: userId, wallet_id: wallet.id, gamesserver_id: server, type: 'input', currency_type: 1, amount: 700n, nick: 'Hero', cashier_nick: 'Кассир', status: 'completed', processed_at: new Date() })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const credit = () =>
+      db.kysely.transaction().execute((trx) =>
+        post(trx, {
+          kind: 'deposit',
+          refType: 'balance_request',
+          refId: request.id,
+          legs: [
+            { account: serviceAccount('cash', server, 1), amount: -700n },
+            { account: walletAccount(wallet.id, server, 1), amount: 700n },
+          ],
+        }),
+      );
+    await credit();
+    expect(await auditLedger(db.kysely)).toMatchObject({ ok: true });
+    await db.kysely.transaction().execute(async (trx) => {
+      await post(trx, {
+        kind: 'deposit',
+        refType: 'balance_request',
+        refId: request.id,
+        legs: [
+          { account: serviceAccount('cash', server, 1), amount: -700n },
+          { account: walletAccount(wallet.id, server, 1), amount: 700n },
+        ],
+      });
+      const audit = await auditLedger(trx);
+      expect(audit.ok).toBe(false);
+      expect(audit.problems).toEqual([`заявка ${request.id}: по журналу кошелёк 1400, удержание 0, касса -1400 — не по её статусу`]);
+      throw new Error('rolled back');
+    }).catch((err: Error) => expect(err.message).toBe('rolled back'));
+    expect(await auditLedger(db.kysely)).toMatchObject({ ok: true });
+  });
+
   it('refuses references to rows that do not exist, and the removal of any row money refers to', async () => {
     const other = await createUser(db.kysely);
     const otherServer = (await db.kysely.selectFrom('gamesservers').select('id').where('id', '<>', wallet.gamesserver_id).executeTakeFirstOrThrow()).id;

@@ -151,6 +151,9 @@ export async function auditLedger(db: DbHandle): Promise<AuditResult> {
     for (const r of await repo.payoutMismatches(db)) {
       problems.push(`выплаты ${r.key}: удержано ${r.held}, а ожидающих заявок на вывод на ${r.pending}`);
     }
+    for (const r of await repo.requestMismatches(db)) {
+      problems.push(`заявка ${r.id}: по журналу кошелёк ${r.wallet}, удержание ${r.payout}, касса ${r.cash} — не по её статусу`);
+    }
   }
   if (await repo.hasTable(db, 'codes')) {
     for (const r of await repo.escrowMismatches(db)) {
