@@ -9,6 +9,7 @@ export function usePasskeyDelete() {
   return useMutation({
     // With TOTP on, removing a passkey asks for the code (the shared step-up prompt).
     mutationFn: (id: number) => withStepUp((twoFactorCode) => request(passkeyDelete, { params: { id }, twoFactorCode })),
-    onSuccess: () => qc.invalidateQueries({ queryKey: passkeysQueryOptions().queryKey }),
+    // Read again whatever the answer: a key already gone (404) is taken off the list, a lost answer may have removed it.
+    onSettled: () => qc.invalidateQueries({ queryKey: passkeysQueryOptions().queryKey }),
   });
 }

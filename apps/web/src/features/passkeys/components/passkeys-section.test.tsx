@@ -1,11 +1,16 @@
 // @vitest-environment happy-dom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
-import type { Root } from 'react-dom/client';
+import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { useStepUp } from '../../../lib/step-up';
 import { answer, cleanup, mountWithQuery, settle, type } from '../../../test/dom';
 import { PasskeysSection } from './passkeys-section';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+const button = (text: string) => [...document.querySelectorAll('button')].find((b) => b.textContent === text);
+const NOTEBOOK = { id: 5, name: 'Ноутбук', created_at: '2026-11-01T10:00:00.000Z' };
 
 describe('removing a passkey', () => {
   let root: Root | null = null;
@@ -54,5 +59,86 @@ describe('removing a passkey', () => {
     expect(calls.filter((c) => c.startsWith('POST'))).toEqual([]);
     expect(name.getAttribute('aria-invalid')).toBe('true');
     expect(name.closest('.MuiFormControl-root')?.textContent).toMatch(/символ/i);
+  });
+
+  it('a key already gone (404) leaves the list: the list is read again whatever the answer', async () => {
+    // Review finding: only a removal that succeeded read the list again; a key removed elsewhere stayed listed.
+    let listed = [NOTEBOOK];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init: RequestInit) => {
+        if (String(url).endsWith('/api/passkeys') && (init.method ?? 'GET') === 'GET') return answer(200, listed);
+        if (String(url).endsWith('/api/user')) return answer(200, { id: 1, name: 'Игрок', two_factor: false });
+        if (init.method === 'DELETE') {
+          listed = [];
+          return answer(404, { message: 'Ключ не найден' });
+        }
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    root = (await mountWithQuery(() => createElement(PasskeysSection))).root;
+    await settle();
+    await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Удалить ключ «Ноутбук»"]')!.click());
+    await settle();
+    expect(document.querySelector('[data-testid="passkeys-list"]')).toBeNull();
+  });
+});
+
+describe('the passkeys list', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+    useStepUp.setState({ prompt: null });
+  });
+
+  it('a list that failed to load says why and reads again on «Повторить», instead of looking empty', async () => {
+    // Review finding: a 503 on GET /api/passkeys showed no keys and no word.
+    let down = true;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (String(url).endsWith('/api/passkeys')) return down ? answer(503, { message: 'Сервис временно недоступен' }) : answer(200, [NOTEBOOK]);
+        if (String(url).endsWith('/api/user')) return answer(200, { id: 1, name: 'Игрок', two_factor: true });
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(PasskeysSection))));
+    await settle();
+    const failed = () => document.querySelector('[data-testid="passkeys-load-error"]');
+    expect(failed()?.textContent).toContain('Сервис временно недоступен');
+    down = false;
+    await act(async () => button('Повторить')!.click());
+    await settle();
+    expect(failed()).toBeNull();
+    expect(document.querySelector('[data-testid="passkeys-list"]')?.textContent).toContain('Ноутбук');
+  });
+
+  it('a step-up prompt cancelled while adding a key is no error', async () => {
+    // Review finding: «Отмена» in the code prompt showed a red «Подтвердите действие кодом…».
+    const asked = 'Подтвердите действие кодом из приложения';
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (String(url).endsWith('/api/passkeys')) return answer(200, []);
+        if (String(url).endsWith('/api/user')) return answer(200, { id: 1, name: 'Игрок', two_factor: true });
+        if (String(url).includes('/api/passkeys/register/options')) return answer(403, { message: asked, two_factor_required: true });
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    root = (await mountWithQuery(() => createElement(PasskeysSection))).root;
+    await settle();
+    await act(async () => button('Добавить ключ доступа')!.click());
+    // The WebAuthn library is imported on the first tap: a loaded machine takes longer than one settle.
+    for (let i = 0; i < 100 && !useStepUp.getState().prompt; i++) await settle();
+    expect(useStepUp.getState().prompt?.message).toBe(asked);
+    await act(async () => useStepUp.getState().answer(null));
+    await settle();
+    expect(document.querySelector('.MuiAlert-root')).toBeNull();
+    expect(document.body.textContent).not.toContain(asked);
+    expect(button('Добавить ключ доступа')?.disabled).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { PASSKEYS_MAX, passkeyRegisterVerify, TWO_FACTOR_MESSAGES } from '@adena/contract';
+import { errorMessage, PASSKEYS_MAX, passkeyRegisterVerify, TWO_FACTOR_MESSAGES } from '@adena/contract';
 import DeleteIcon from '@mui/icons-material/DeleteOutlined';
 import KeyIcon from '@mui/icons-material/Key';
 import Alert from '@mui/material/Alert';
@@ -29,7 +29,8 @@ const dateOf = (iso: string) => new Date(iso).toLocaleDateString('ru-RU', { day:
  * so adding one asks for the TOTP code (the step-up prompt) or, without TOTP, the current password.
  */
 export function PasskeysSection() {
-  const { data: keys = [] } = usePasskeys();
+  const list = usePasskeys();
+  const keys = list.data ?? [];
   const { user } = useUser();
   const register = usePasskeyRegister();
   const remove = usePasskeyDelete();
@@ -37,15 +38,17 @@ export function PasskeysSection() {
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const askPassword = user?.two_factor === false;
-  const error = register.error
-    ? register.error instanceof ApiError
-      ? f.fieldError('password')
-        ? null
-        : register.error.message
-      : (register.error as Error).name === 'NotAllowedError'
-        ? 'Добавление ключа отменено'
-        : 'Браузер не смог создать ключ доступа'
-    : null;
+  // A step-up prompt the player cancelled is no error, as for a removal.
+  const error =
+    register.error && !needsStepUp(register.error)
+      ? register.error instanceof ApiError
+        ? f.fieldError('password')
+          ? null
+          : register.error.message
+        : (register.error as Error).name === 'NotAllowedError'
+          ? 'Добавление ключа отменено'
+          : 'Браузер не смог создать ключ доступа'
+      : null;
   // A refused removal is said (a 429, a key already gone, no connection); a step-up prompt the player cancelled is not.
   const removeError =
     remove.error && !needsStepUp(remove.error)
@@ -76,6 +79,20 @@ export function PasskeysSection() {
           Ключи доступа
         </Typography>
         <Typography color="textSecondary">Вход отпечатком, лицом или PIN-кодом устройства — без пароля и кода.</Typography>
+        {list.isError && (
+          // A list that could not be read is said, not shown empty.
+          <Alert
+            severity="error"
+            data-testid="passkeys-load-error"
+            action={
+              <Button color="inherit" size="small" disabled={list.isFetching} onClick={() => void list.refetch()}>
+                Повторить
+              </Button>
+            }
+          >
+            {list.error instanceof ApiError ? list.error.message : errorMessage('INTERNAL')}
+          </Alert>
+        )}
         {keys.length > 0 && (
           <List dense data-testid="passkeys-list">
             {keys.map((k) => (

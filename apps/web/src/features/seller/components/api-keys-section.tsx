@@ -13,6 +13,7 @@ import { AppDialog } from '../../../components/app-dialog';
 import { CurrentPasswordField } from '../../../components/current-password-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { ApiError, refusedForSure } from '../../../lib/api-client';
+import { needsStepUp } from '../../../lib/step-up';
 import { sentence } from '../../../utils/sentence';
 import { useUser } from '../../../lib/session';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from '../api/api-keys';
@@ -24,14 +25,18 @@ import { dateTime, ShownOnce } from './shown-once';
  * prompt) or, without TOTP, the current password (README "Second factors").
  */
 export function ApiKeysSection() {
-  const { data: keys, isPending } = useApiKeys();
+  const list = useApiKeys();
+  const { data: keys, isPending } = list;
   const { user } = useUser();
   const create = useCreateApiKey();
   const revoke = useRevokeApiKey();
   const f = useFormErrors();
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
-  const [fresh, setFresh] = useState<string | null>(null);
+  // Every key created on this screen, each shown once until closed on its own: a second key must not
+  // take the first one's secret off the screen, which nothing can show again.
+  const [fresh, setFresh] = useState<Array<{ id: number; name: string; key: string }>>([]);
+  const forget = (id: number) => setFresh((cur) => cur.filter((k) => k.id !== id));
   const askPassword = user?.two_factor === false;
   const [revoking, setRevoking] = useState<{ id: number; name: string } | null>(null);
   const [revokeError, setRevokeError] = useState<string | null>(null);
@@ -42,6 +47,8 @@ export function ApiKeysSection() {
     setRevokeError(null);
     // A refusal (no connection, a 503) is said: the seller must not believe a leaked key is revoked.
     revoke.mutate(k.id, {
+      // A revoked key's secret opens nothing: it leaves the screen with the key.
+      onSuccess: () => forget(k.id),
       onError: (err) =>
         setRevokeError(
           // A refusal for sure (4xx) says so; a lost answer or a 5xx may have revoked it: the list, read again, tells.
@@ -59,11 +66,12 @@ export function ApiKeysSection() {
     if (!body) return;
     try {
       const k = await create.mutateAsync(body);
-      setFresh(k.key);
+      setFresh((cur) => [...cur, { id: k.id, name: k.name, key: k.key }]);
       setName('');
       setPassword('');
     } catch (err) {
-      f.fromError(err, ['name', 'password']);
+      // A step-up prompt the player cancelled is no error.
+      if (!needsStepUp(err)) f.fromError(err, ['name', 'password']);
     }
   };
 
@@ -75,7 +83,9 @@ export function ApiKeysSection() {
       <Typography color="textSecondary" variant="body2">
         Ключ открывает ваши коды программе продавца через /api/v1. Храните его как пароль; ненужный отзовите.
       </Typography>
-      {fresh && <ShownOnce label="Новый ключ" value={fresh} onClose={() => setFresh(null)} />}
+      {fresh.map((k) => (
+        <ShownOnce key={k.id} label={`Новый ключ «${k.name}»`} value={k.key} onClose={() => forget(k.id)} />
+      ))}
       <Stack component="form" spacing={1.5} onSubmit={submit} noValidate>
         {askPassword && (
           <CurrentPasswordField compact testId="api-key-password" value={password} onChange={setPassword} error={f.fieldError('password')} />
@@ -96,6 +106,20 @@ export function ApiKeysSection() {
           </Button>
         </Stack>
       </Stack>
+      {list.isError && (
+        // A list that could not be read is said, not shown empty: a leaked key would look revoked.
+        <Alert
+          severity="error"
+          data-testid="api-keys-load-error"
+          action={
+            <Button color="inherit" size="small" disabled={list.isFetching} onClick={() => void list.refetch()}>
+              Повторить
+            </Button>
+          }
+        >
+          {list.error instanceof ApiError ? list.error.message : errorMessage('INTERNAL')}
+        </Alert>
+      )}
       {!isPending && keys?.length === 0 && <Alert severity="info">Ключей пока нет.</Alert>}
       {keys && keys.length > 0 && (
         <Paper variant="outlined">
@@ -104,7 +128,13 @@ export function ApiKeysSection() {
               <ListItem
                 key={k.id}
                 secondaryAction={
-                  <Button color="error" size="small" onClick={() => setRevoking({ id: k.id, name: k.name })} disabled={revoke.isPending}>
+                  <Button
+                    color="error"
+                    size="small"
+                    aria-label={`Отозвать ключ «${k.name}»`}
+                    onClick={() => setRevoking({ id: k.id, name: k.name })}
+                    disabled={revoke.isPending}
+                  >
                     Отозвать
                   </Button>
                 }

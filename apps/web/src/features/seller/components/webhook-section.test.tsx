@@ -5,6 +5,7 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { userQueryOptions } from '../../../lib/session';
+import { useStepUp } from '../../../lib/step-up';
 import { answer, cleanup, playerUser, settle, type } from '../../../test/dom';
 import { WebhookSection } from './webhook-section';
 
@@ -26,6 +27,7 @@ describe('the webhook form in the profile', () => {
   afterEach(async () => {
     await cleanup(root);
     root = null;
+    useStepUp.setState({ prompt: null });
   });
 
   /**
@@ -170,5 +172,56 @@ describe('the webhook form in the profile', () => {
     await settle();
     expect(shownSecret()).toBeNull();
     expect(button('Подключить вебхук')).toBeDefined();
+  });
+
+  it('a step-up prompt cancelled on «Сохранить» or «Новый секрет» is no error', async () => {
+    // Review finding: «Отмена» in the code prompt left a red «Подтвердите действие кодом…» above the buttons.
+    const asked = 'Подтвердите действие кодом из приложения';
+    const stepUp = () => answer(403, { message: asked, two_factor_required: true });
+    await render(playerUser(true), HOOK, { put: [stepUp], rotate: [stepUp] });
+    for (const name of ['Сохранить', 'Новый секрет']) {
+      await press(name);
+      expect(useStepUp.getState().prompt?.message).toBe(asked);
+      await act(async () => useStepUp.getState().answer(null));
+      await settle();
+      expect(document.querySelectorAll('.MuiAlert-colorError')).toHaveLength(0);
+      expect(document.body.textContent).not.toContain(asked);
+    }
+    expect(shownSecret()).toBeNull();
+  });
+
+  it('names its events checkboxes as a group', async () => {
+    await render(playerUser(true), HOOK, {});
+    const group = document.querySelector('[role="group"][aria-label="События"]');
+    expect(group?.querySelectorAll('input[type="checkbox"]')).toHaveLength(4);
+  });
+
+  it('an endpoint that could not be read (429, 503) is said with «Повторить», and no empty form offers to overwrite it', async () => {
+    // Review finding: a failed GET /api/webhook showed an empty «Подключить вебхук» form and no word;
+    // submitting it replaced the real endpoint.
+    localStorage.setItem('access_token', 'token');
+    const reads = [() => answer(429, { message: 'Слишком много запросов. Попробуйте через минуту' }), () => answer(200, HOOK)];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init: RequestInit) => {
+        if (url === '/api/webhook' && init.method === 'GET') return reads.shift()!();
+        if (url === '/api/webhook/deliveries') return answer(200, []);
+        throw new Error(`unexpected ${init.method} ${url}`);
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    qc.setQueryData(userQueryOptions().queryKey, playerUser(true));
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(WebhookSection))));
+    await settle();
+    expect(document.querySelector('[data-testid="webhook-load-error"]')?.textContent).toContain('Слишком много запросов. Попробуйте через минуту');
+    expect(document.querySelector('form')).toBeNull();
+    expect(button('Подключить вебхук')).toBeUndefined();
+
+    await act(async () => button('Повторить').click());
+    await settle();
+    expect(document.querySelector('[data-testid="webhook-load-error"]')).toBeNull();
+    expect(urlField().value).toBe(HOOK.url);
+    expect(button('Сохранить')).toBeDefined();
   });
 });

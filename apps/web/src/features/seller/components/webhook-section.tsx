@@ -22,6 +22,7 @@ import { CurrentPasswordField } from '../../../components/current-password-field
 import { errorMessage } from '@adena/contract/lite';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { ApiError, refusedForSure } from '../../../lib/api-client';
+import { needsStepUp } from '../../../lib/step-up';
 import { sentence } from '../../../utils/sentence';
 import { useUser } from '../../../lib/session';
 import { useWebhook, useWebhookActions, useWebhookDeliveries } from '../api/webhook';
@@ -46,7 +47,8 @@ const STATUS = { pending: ['Ждёт повтора', 'warning'], delivered: ['�
  * password (README "Second factors").
  */
 export function WebhookSection() {
-  const { data: hook, isPending } = useWebhook();
+  const webhook = useWebhook();
+  const { data: hook, isPending } = webhook;
   const { user } = useUser();
   const { save, remove, rotate, test } = useWebhookActions();
   const deliveries = useWebhookDeliveries();
@@ -75,7 +77,8 @@ export function WebhookSection() {
       if (!hook) setSecret(saved.secret);
       setPassword('');
     } catch (err) {
-      f.fromError(err, FIELDS);
+      // A step-up prompt the player cancelled is no error.
+      if (!needsStepUp(err)) f.fromError(err, FIELDS);
     }
   };
   const newSecret = async () => {
@@ -84,7 +87,7 @@ export function WebhookSection() {
       setSecret((await rotate.mutateAsync(givenPassword === undefined ? undefined : { password: givenPassword })).secret);
       setPassword('');
     } catch (err) {
-      f.fromError(err, FIELDS);
+      if (!needsStepUp(err)) f.fromError(err, FIELDS);
     }
   };
   // «Отправить тест» (10 in 10 minutes) and «Отключить» say why they were refused, where the form says it.
@@ -124,7 +127,21 @@ export function WebhookSection() {
         через 5 с, 10 с, 20 с… в течение трёх суток.
       </Typography>
       {secret && <ShownOnce label="Секрет вебхука" value={secret} onClose={() => setSecret(null)} />}
-      {!isPending && (
+      {webhook.isError && (
+        <Alert
+          severity="error"
+          data-testid="webhook-load-error"
+          action={
+            <Button color="inherit" size="small" disabled={webhook.isFetching} onClick={() => void webhook.refetch()}>
+              Повторить
+            </Button>
+          }
+        >
+          {webhook.error instanceof ApiError ? webhook.error.message : errorMessage('INTERNAL')}
+        </Alert>
+      )}
+      {/* Not read, the endpoint is unknown: an empty «Подключить вебхук» form would overwrite the real one. */}
+      {!isPending && !webhook.isError && (
         <Stack component="form" spacing={1} onSubmit={submit} noValidate>
           <TextField
             size="small"
@@ -135,7 +152,7 @@ export function WebhookSection() {
             helperText={f.fieldError('url') ?? ' '}
             inputMode="url"
           />
-          <FormGroup row aria-label="События">
+          <FormGroup row role="group" aria-label="События">
             {WEBHOOK_EVENTS.filter((ev) => ev !== 'ping').map((ev) => (
               <FormControlLabel key={ev} control={<Checkbox size="small" checked={events.includes(ev)} onChange={() => toggle(ev)} />} label={EVENT_TEXT[ev]} />
             ))}

@@ -5,11 +5,24 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import { useState } from 'react';
+import { useUi } from '../../../lib/ui-store';
 
 /** The ten recovery codes, shown once: copy them or save them as a .txt file. */
 export function RecoveryCodes({ codes }: { codes: string[] }) {
   const [copied, setCopied] = useState(false);
+  const snackbar = useUi((s) => s.showSnackbar);
   const text = `Адена Кошелёк — резервные коды входа\nКаждый код работает один раз.\n\n${codes.join('\n')}\n`;
+  // Refused (an insecure origin, some webviews) or absent, the clipboard is said to have failed, as CopyButton
+  // says it: codes believed copied and never saved are lost for good.
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(codes.join('\n'));
+      setCopied(true);
+    } catch {
+      setCopied(false);
+      snackbar('Не удалось скопировать: выделите текст и скопируйте вручную', 'error');
+    }
+  }
   function download() {
     const url = URL.createObjectURL(new Blob([text], { type: 'text/plain;charset=utf-8' }));
     const a = document.createElement('a');
@@ -33,10 +46,7 @@ export function RecoveryCodes({ codes }: { codes: string[] }) {
         ))}
       </Box>
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
-        <Button
-          startIcon={<ContentCopyIcon />}
-          onClick={() => navigator.clipboard?.writeText(codes.join('\n')).then(() => setCopied(true), () => setCopied(false))}
-        >
+        <Button startIcon={<ContentCopyIcon />} onClick={() => void copy()}>
           {copied ? 'Скопировано' : 'Скопировать'}
         </Button>
         <Button startIcon={<DownloadIcon />} onClick={download}>

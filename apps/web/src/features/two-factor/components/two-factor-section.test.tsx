@@ -99,4 +99,38 @@ describe("the profile's TOTP setup dialog", () => {
     await settle();
     expect(codes()?.textContent).toContain('aaaa-bbbb');
   });
+
+  it('«Выключить» cannot be closed while it is on its way, so a refused code is said in it', async () => {
+    // Review finding: «Отмена», Escape or a tap beside it closed the dialog meanwhile; the refusal landed nowhere.
+    let release: () => void = () => {};
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        const path = new URL(String(url), 'http://localhost').pathname;
+        if (path === '/api/user') return answer(200, playerUser(true));
+        if (path === '/api/2fa/disable') {
+          await new Promise<void>((r) => (release = r));
+          return answer(422, { message: 'Проверьте поля', errors: { code: ['Неверный код'] } });
+        }
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    ({ root } = await mountWithQuery(() => createElement(TwoFactorSection)));
+    await settle();
+    await act(async () => button('Выключить')!.click());
+    await settle();
+    const input = document.querySelector('[role="dialog"] input') as HTMLInputElement;
+    await act(async () => type(input, '123456'));
+    await act(async () => [...document.querySelectorAll('form button')].find((b) => b.textContent === 'Выключить')!.dispatchEvent(new MouseEvent('click', { bubbles: true })));
+    await settle();
+    expect(button('Отмена')?.disabled).toBe(true);
+    await act(async () => backdrop().click());
+    await act(async () => document.querySelector('[role="dialog"]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })));
+    await act(async () => void closeTopDialog());
+    await settle();
+    await act(async () => release());
+    await settle();
+    expect(document.querySelector('[role="dialog"]')?.textContent).toContain('Неверный код');
+    expect(button('Отмена')?.disabled).toBe(false);
+  });
 });

@@ -26,6 +26,12 @@ export function TwoFactorSection() {
   const [sending, setSending] = useState(false);
   const fullScreen = useMediaQuery('(max-width:600px)');
   const qc = useQueryClient();
+  // Held here, not in the form: while «Выключить» is on its way the dialog stays open, so a refusal is said in it.
+  const disable = useTwoFactorDisable();
+  const closeDisable = () => setOpen(null);
+  const dismissDisable = () => {
+    if (!disable.isPending) closeDisable();
+  };
   // However the setup dialog closes, the user object is read again (TOTP may be on now).
   const closeSetup = () => {
     setOpen(null);
@@ -38,7 +44,7 @@ export function TwoFactorSection() {
   };
   // MUI's own dialogs here, not AppDialog: Telegram's back button closes them the same way.
   useBackClosesDialog(open === 'setup', dismissSetup);
-  useBackClosesDialog(open === 'disable', () => setOpen(null));
+  useBackClosesDialog(open === 'disable', dismissDisable);
   if (!user) return null;
   return (
     <Paper variant="outlined" component="section" aria-labelledby="two-factor-title" sx={{ p: { xs: 2, sm: 3 } }}>
@@ -74,15 +80,14 @@ export function TwoFactorSection() {
           </DialogActions>
         )}
       </Dialog>
-      <Dialog open={open === 'disable'} onClose={() => setOpen(null)} maxWidth="xs" fullWidth>
-        {open === 'disable' && <DisableForm onClose={() => setOpen(null)} />}
+      <Dialog open={open === 'disable'} onClose={dismissDisable} maxWidth="xs" fullWidth>
+        {open === 'disable' && <DisableForm disable={disable} onClose={closeDisable} />}
       </Dialog>
     </Paper>
   );
 }
 
-function DisableForm({ onClose }: { onClose(): void }) {
-  const disable = useTwoFactorDisable();
+function DisableForm({ disable, onClose }: { disable: ReturnType<typeof useTwoFactorDisable>; onClose(): void }) {
   const f = useFormErrors();
   const [code, setCode] = useState('');
   async function submit(e: React.FormEvent) {
@@ -114,7 +119,9 @@ function DisableForm({ onClose }: { onClose(): void }) {
         </Stack>
       </DialogContent>
       <DialogActions>
-        <Button onClick={onClose}>Отмена</Button>
+        <Button onClick={onClose} disabled={disable.isPending}>
+          Отмена
+        </Button>
         <Button type="submit" color="error" disabled={disable.isPending}>
           Выключить
         </Button>
