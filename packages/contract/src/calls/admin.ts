@@ -5,7 +5,8 @@ import { RequestSchema, RequestStatusSchema } from './wallet';
 // Admin calls live under /api/admin and answer 403 to anyone who is not an admin.
 
 export const AdminRequestSchema = RequestSchema.extend({
-  user: z.object({ id: z.number().int(), name: z.string(), email: z.string().nullable(), phone: z.string().nullable(), vip: z.boolean() }),
+  // `blocked` beyond PRODUCT.md: an operator's block of the player (a blocked player's withdrawal is only rejected).
+  user: z.object({ id: z.number().int(), name: z.string(), email: z.string().nullable(), phone: z.string().nullable(), vip: z.boolean(), blocked: z.boolean() }),
   processed_by: z.number().int().nullable(),
   processed_at: TimestampSchema.nullable(),
   // The operators' shift (PRODUCT.md section 12): who took it into work, and when.

@@ -50,6 +50,28 @@ describe.each(DB_KINDS)("the operators' queue and dashboard on %s", (kind) => {
     });
   });
 
+  describe('a blocked player', () => {
+    it("has the flag on the queue; their withdrawal is only rejected (back to the wallet), their deposit still credited", async () => {
+      const p = await playerWith(10n * BigInt(KK));
+      const out = (await call('POST', '/api/down_balance_user/', { gamesserver_id: serverId, amount: 2 * KK }, p.auth)).json().success;
+      const dep = (await call('POST', '/api/up_balance_user/', { gamesserver_id: serverId, amount: KK }, p.auth)).json().success;
+      expect((await call('POST', `/api/admin/users/${p.id}/block`, { reason: 'аккаунт угнан' })).statusCode).toBe(200);
+      const q = (await call('GET', `/api/admin/requests?status=pending&gamesserver_id=${serverId}&per_page=100`)).json();
+      const listed = q.data.filter((r: { user: { id: number } }) => r.user.id === p.id);
+      expect(listed).toHaveLength(2);
+      expect(listed.every((r: { user: { blocked: boolean } }) => r.user.blocked)).toBe(true);
+
+      const paid = await call('POST', `/api/admin/requests/${out.id}/complete`, {});
+      expect(paid.statusCode).toBe(409);
+      expect(paid.json().message).toBe('Игрок заблокирован: его вывод можно только отклонить (сумма вернётся на кошелёк)');
+      expect((await call('POST', `/api/admin/requests/${out.id}/reject`, { reason: 'Аккаунт заблокирован' })).statusCode).toBe(200);
+      expect((await call('POST', `/api/admin/requests/${dep.id}/complete`, {})).statusCode).toBe(200);
+      const wallet = await t.db.kysely.selectFrom('wallets').select('balance').where('user_id', '=', p.id).where('gamesserver_id', '=', serverId).executeTakeFirstOrThrow();
+      expect(wallet.balance).toBe(11n * BigInt(KK));
+      expect((await call('GET', '/api/admin/ledger/audit')).json()).toMatchObject({ ok: true });
+    });
+  });
+
   describe('a nick another player gave too', () => {
     it('flags the request (any letter case, same server only) on the queue and on the decision', async () => {
       const otherServer = (await t.db.kysely.selectFrom('gamesservers').select('id').where('id', '<>', serverId).executeTakeFirstOrThrow()).id;

@@ -31,6 +31,7 @@ export function toAdminRequest(r: AdminRequestRow, now: Date, claimTimeoutMin: n
       email: r.user_email,
       phone: r.user_phone,
       vip: r.user_vip_until !== null && new Date(r.user_vip_until) > now,
+      blocked: r.user_blocked_at !== null,
     },
     processed_by: r.processed_by,
     processed_at: r.processed_at === null ? null : iso(r.processed_at),

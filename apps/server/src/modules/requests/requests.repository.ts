@@ -12,6 +12,7 @@ export type AdminRequestRow = RequestRow & {
   user_email: string | null;
   user_phone: string | null;
   user_vip_until: Date | null;
+  user_blocked_at: Date | null;
   /** The claiming operator's name (the operators' shift, decision record 0023). */
   claimer_name: string | null;
   /** Another player's wallet on the server carries the request's nick (db/shared-nick.ts). */
@@ -160,6 +161,12 @@ export const requestsRepository = {
   },
 
   /** Locks a request so that two operators (or an operator and its owner) take turns on it. */
+  /** Whether the player is blocked, waiting for a block under way (its row lock) rather than reading past it. */
+  async playerBlocked(trx: Transaction<Database>, userId: number) {
+    const u = await trx.selectFrom('users').select('blocked_at').where('id', '=', userId).forShare().executeTakeFirst();
+    return u?.blocked_at != null;
+  },
+
   lock(trx: Transaction<Database>, id: number, ownerId?: number) {
     let q = trx.selectFrom('balance_requests').selectAll().where('id', '=', id);
     if (ownerId !== undefined) q = q.where('user_id', '=', ownerId);
@@ -225,7 +232,7 @@ export const requestsRepository = {
       .innerJoin('gamesservers as g', 'g.id', 'r.gamesserver_id')
       .selectAll('r')
       .leftJoin('users as c', 'c.id', 'r.claimed_by')
-      .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until', 'c.name as claimer_name'])
+      .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until', 'u.blocked_at as user_blocked_at', 'c.name as claimer_name'])
       .select(nickSharedWithOthers);
     rows =
       f.status === 'pending'
@@ -251,7 +258,7 @@ export const requestsRepository = {
       .innerJoin('gamesservers as g', 'g.id', 'r.gamesserver_id')
       .leftJoin('users as c', 'c.id', 'r.claimed_by')
       .selectAll('r')
-      .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until', 'c.name as claimer_name'])
+      .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until', 'u.blocked_at as user_blocked_at', 'c.name as claimer_name'])
       .select(nickSharedWithOthers)
       .where('r.id', '=', id)
       .executeTakeFirst() as Promise<AdminRequestRow | undefined>;

@@ -23,6 +23,9 @@ const notPending = (status: string) =>
     body: { status },
   });
 
+const BLOCKED_PAYOUT = 'Игрок заблокирован: его вывод можно только отклонить (сумма вернётся на кошелёк)';
+const blockedPayout = () => new AppError('CONFLICT', { message: BLOCKED_PAYOUT, errors: { id: [BLOCKED_PAYOUT] } });
+
 const balanceEvent = (w: WalletBalance) => ({ gamesserver_id: w.gamesserverId, balance: toNumber(w.balance), balance_second: toNumber(w.balanceSecond) });
 
 /** The bearer of a deposit or withdrawal, checked inside its one statement. */
@@ -230,6 +233,9 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
         if (r.status !== 'pending') throw notPending(r.status);
         if (r.user_id === caller.user.id) throw ownRequestRefused();
         await shift?.guardDecision(trx, r, caller);
+        // A blocked account's withdrawal (filed by a thief, to their own character) is not paid out in game:
+        // only rejected, back to the wallet. A deposit is credited: its adena already reached the cashier.
+        if (r.type === 'output' && (await repo.playerBlocked(trx, r.user_id))) throw blockedPayout();
         if (r.type === 'input') {
           await post(trx, {
             kind: 'deposit',

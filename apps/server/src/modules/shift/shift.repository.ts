@@ -55,6 +55,7 @@ const adminColumns = [
   'u.email as user_email',
   'u.phone as user_phone',
   'u.vip_until as user_vip_until',
+  'u.blocked_at as user_blocked_at',
   'c.name as claimer_name',
 ] as const;
 

@@ -26,7 +26,7 @@ const claimedAt = (id: number, at: number, by = ME): AdminRequest => ({
   comment: null,
   created_at: '2026-11-01T10:00:00.000Z',
   updated_at: '2026-11-01T10:00:00.000Z',
-  user: { id: 5, name: 'Ася', email: 'asya@example.com', phone: null, vip: false },
+  user: { id: 5, name: 'Ася', email: 'asya@example.com', phone: null, vip: false, blocked: false },
   processed_by: null,
   processed_at: null,
   claimed_by: { id: by, name: 'Оператор' },

@@ -24,7 +24,7 @@ const pending: AdminRequest = {
   comment: null,
   created_at: '2026-11-01T10:00:00.000Z',
   updated_at: '2026-11-01T10:00:00.000Z',
-  user: { id: 5, name: 'Ася', email: 'asya@example.com', phone: null, vip: false },
+  user: { id: 5, name: 'Ася', email: 'asya@example.com', phone: null, vip: false, blocked: false },
   processed_by: null,
   processed_at: null,
   claimed_by: null,
@@ -110,6 +110,24 @@ describe('the operators’ queue filters', () => {
     await act(async () => vi.advanceTimersByTime(60_000 + 10));
     expect(card().querySelector('[data-testid="claim-chip"]')?.textContent).toBe('Ваш захват истёк');
     expect(button('Взять в работу')?.disabled).toBe(false);
+  });
+
+  it("a blocked player's withdrawal says so and cannot be completed, only rejected; their deposit can", async () => {
+    const blocked = { ...pending.user, blocked: true };
+    await open({ ...pending, type: 'output', user: blocked });
+    const card = () => document.querySelector<HTMLElement>('[data-testid="admin-request"]')!;
+    const complete = () => card().querySelector<HTMLButtonElement>('button.MuiButton-contained')!;
+    const button = (name: string) => [...card().querySelectorAll('button')].find((b) => b.textContent === name);
+    expect(card().querySelector('[data-testid="blocked-chip"]')?.textContent).toBe('Игрок заблокирован');
+    expect(card().querySelector('[data-testid="blocked-payout"]')?.textContent).toContain('вывод не выдавайте');
+    expect(complete().disabled).toBe(true);
+    expect(button('Отклонить')?.disabled).toBe(false);
+    await cleanup(root);
+    root = null;
+    await open({ ...pending, user: blocked });
+    expect(card().querySelector('[data-testid="blocked-chip"]')).not.toBeNull();
+    expect(card().querySelector('[data-testid="blocked-payout"]')).toBeNull();
+    expect(complete().disabled).toBe(false);
   });
 
   it('a request created 9 min 59 s ago waits «9 мин», as the dashboard counts it', async () => {

@@ -55,6 +55,7 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
             </Typography>
             <Chip size="small" label={STATUS_LABEL[r.status]} color={r.status === 'pending' ? 'warning' : 'default'} />
             {r.user.vip && <Chip size="small" label="VIP" color="secondary" />}
+            {r.user.blocked && <Chip size="small" label="Игрок заблокирован" color="error" data-testid="blocked-chip" />}
             {r.status === 'pending' && r.claimed_by && (
               <Chip
                 size="small"
@@ -81,6 +82,12 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
               </>
             )}
           </Typography>
+          {r.user.blocked && r.status === 'pending' && !deposit && (
+            // The server refuses to complete it: a blocked account's withdrawal may be a thief's, to their own character.
+            <Alert severity="error" variant="outlined" sx={{ py: 0 }} data-testid="blocked-payout">
+              Игрок заблокирован: вывод не выдавайте, заявку можно только отклонить (сумма вернётся на кошелёк).
+            </Alert>
+          )}
           {r.nick_shared && r.status === 'pending' && (
             // Nicks are not unique: the adena may come from (or must go to) another player's character of that name.
             <Alert severity="warning" variant="outlined" sx={{ py: 0 }} data-testid="nick-shared">
@@ -127,7 +134,7 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
             )}
             <Button
               variant="contained"
-              disabled={othersStanding}
+              disabled={othersStanding || (r.user.blocked && !deposit)}
               // Asks first, naming the request: a list the live feed re-sorts between hover and click,
               // or the second click of a double click, must not complete the card that moved under it.
               onClick={() => onComplete(r)}
