@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { createSealer, deriveKey, type Sealer } from '../../lib/sealed';
 import { GiveUp, type JobContext, type Jobs } from '../jobs/jobs.service';
-import type { Mailer } from './mail';
+import { MAIL_SEND_DEADLINE_MS, type Mailer } from './mail';
 import type { Outbox, OutgoingMessage } from './outbox';
 import { type SecretKeysDb, secretKeysRepository } from './secret-keys.repository';
 import { DeliveryError, type SmsGateway } from './sms';
@@ -17,10 +17,11 @@ export const MESSAGE_WORKERS = 2;
 /** Sends tried per message; with the queue's back-off (1 s, 2 s, 4 s …) they span about eight minutes. */
 const MESSAGE_ATTEMPTS = 10;
 /**
- * A send is bounded by its transport's timeouts (SMTP 10 + 10 + 20 s, the SMS gateway 10 s): a code a
- * stopped process left half-sent is taken again after this, not after the queue's five minutes.
+ * A send is bounded as a whole (a mail by MAIL_SEND_DEADLINE_MS, 45 s, an SMS by the gateway's 10 s),
+ * and the lease is twice the longest: no other worker takes a job while its send may still finish. A
+ * code a stopped process left half-sent is taken again after this, not after the queue's five minutes.
  */
-const MESSAGE_LEASE_MS = 90_000;
+export const MESSAGE_LEASE_MS = 2 * MAIL_SEND_DEADLINE_MS;
 /** A message that carries no code (the "you already have an account" note) is given up after this long. */
 const NOTE_MAX_AGE_MS = 60 * 60_000;
 

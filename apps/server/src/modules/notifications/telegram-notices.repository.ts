@@ -107,12 +107,19 @@ export const telegramNoticesRepository = {
     return Number(r.numUpdatedRows);
   },
 
-  finish(q: NoticesDb | NoticesTrx, id: bigint, status: Exclude<TelegramNoticeStatus, 'pending'>, error: string | null) {
-    return q
+  /**
+   * Settles a notice still pending, only: an unlink while the notice was with Telegram has already
+   * written 'no_chat', and that record stays (the chat is no longer the player's), as does a settling
+   * by another run of its job. Whether this call settled it.
+   */
+  async finish(q: NoticesDb | NoticesTrx, id: bigint, status: Exclude<TelegramNoticeStatus, 'pending'>, error: string | null) {
+    const r = await q
       .updateTable('telegram_notices')
       .set({ status, error, sent_at: status === 'sent' ? sql`now()` : null })
       .where('id', '=', id)
-      .execute();
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
+    return r.numUpdatedRows > 0n;
   },
 
   /**

@@ -70,6 +70,9 @@ export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date
       await repo.finish(db, id, 'no_bot', null);
       return;
     }
+    // The chat was read just above, with nothing awaited since. An unlink during the call itself cannot
+    // stop it (no transaction is held open across Telegram's answer): the unlink's 'no_chat' then
+    // stays, since the notice is settled only while pending.
     const r = await bot.sendMessage(chatId, notice.text);
     if (r.ok) {
       // Sent: recorded even through a short outage of the database, or the job would send it again.

@@ -117,6 +117,28 @@ describe.each(DB_KINDS)('Telegram notices through the job queue on %s', (kind) =
     expect(sentTo(777120)).toHaveLength(1);
   });
 
+  it("a notice with Telegram while the player unlinks the chat is not recorded as sent over the unlink's no_chat", async () => {
+    const chat = 555_121;
+    const u = await playerWithLimit(chat);
+    const res = await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: u.auth, payload: { gamesserver_id: serverId, amount: 6 * KK } });
+    expect(res.statusCode).toBe(200);
+    await waitFor(async () => ((await noticeJobs()).length === 1 ? true : undefined), 'the notice job');
+    // The player turns notices off on the site after the chat was read and before the send is recorded.
+    const original = telegramNoticesRepository.finish.bind(telegramNoticesRepository);
+    const finish = vi.spyOn(telegramNoticesRepository, 'finish').mockImplementationOnce(async (...args) => {
+      expect((await t.app.inject({ method: 'DELETE', url: '/api/telegram_link', headers: u.auth })).json()).toEqual({ linked: false });
+      return original(...args);
+    });
+    try {
+      await t.app.deps.jobs.runDue();
+    } finally {
+      finish.mockRestore();
+    }
+    expect(sentTo(chat).map((m) => m.text)).toEqual([expect.stringContaining('опустился ниже'), expect.stringContaining('Уведомления отключены на сайте')]);
+    expect(await noticesOf(u.id)).toEqual([{ status: 'no_chat', error: null }]);
+    expect(await noticeJobs()).toEqual([]);
+  });
+
   it('keeps a notice Telegram refuses for good (403) as failed, without retrying it', async () => {
     const chat = 555_002;
     const u = await playerWithLimit(chat);

@@ -43,7 +43,10 @@ export const telegramSubscriptionsRepository = {
     if (t) await sql`SELECT 1 FROM users WHERE id = ${t.user_id} FOR NO KEY UPDATE`.execute(q);
   },
 
-  /** Uses a live link token once; the user it belongs to, or nothing. */
+  /**
+   * Uses a live link token once; the user it belongs to, or nothing. Not a token of a blocked user:
+   * a link made before an operator's block does not tie a chat to the account while it is blocked.
+   */
   consumeLinkToken(q: Q, tokenHash: string) {
     return q
       .updateTable('telegram_link_tokens')
@@ -51,8 +54,27 @@ export const telegramSubscriptionsRepository = {
       .where('token_hash', '=', tokenHash)
       .where('used_at', 'is', null)
       .where('expires_at', '>', sql<Date>`now()`)
+      .where(({ exists, selectFrom }) =>
+        exists(selectFrom('users').select('users.id').whereRef('users.id', '=', 'telegram_link_tokens.user_id').where('users.blocked_at', 'is', null)),
+      )
       .returning('user_id as userId')
       .executeTakeFirst();
+  },
+
+  /**
+   * Whether the token was used already and its user's chat is this one: Telegram delivered the
+   * same /start again (its answer to the first was lost), and the chat is linked.
+   */
+  async usedForChat(q: Q, tokenHash: string, chatId: bigint) {
+    const row = await q
+      .selectFrom('telegram_link_tokens as t')
+      .innerJoin('users as u', 'u.id', 't.user_id')
+      .select('t.user_id')
+      .where('t.token_hash', '=', tokenHash)
+      .where('t.used_at', 'is not', null)
+      .where('u.telegram_chat_id', '=', chatId)
+      .executeTakeFirst();
+    return row !== undefined;
   },
 
   /** Drops the user's link tokens not used yet (a chat was just linked with another). */

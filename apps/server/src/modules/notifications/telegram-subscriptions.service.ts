@@ -98,6 +98,9 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
             const r = await bot.sendMessage(owner.previous, 'Уведомления кошелька перенесены в другой чат Telegram. Если это сделали не вы, отключите их на сайте («Уведомления в Telegram» на вкладке «Коды») и смените пароль.');
             if (!r.ok) log.warn({ error: r.error }, 'telegram moved notice failed');
           }
+        } else if (token && (await repo.usedForChat(db, hashToken(token), command.chatId))) {
+          // The same /start delivered again (Telegram did not get the answer to the first): it worked.
+          reply = 'Этот чат уже подключён: уведомления о балансе приходят сюда. Отключить — команда /stop.';
         } else if (token) {
           reply = `Ссылка устарела или уже использована. Откройте на сайте ${linkSteps(bot.siteUrl)}`;
         } else {
@@ -106,7 +109,7 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
         }
       } else {
         const users = await db.transaction().execute((trx) => repo.unlinkChat(trx, command.chatId));
-        reply = users.length ? 'Уведомления отключены.' : 'Этот чат не был подписан.';
+        reply = users.length ? 'Уведомления отключены.' : 'Этот чат не был подключён.';
       }
       if (bot.enabled) {
         const r = await bot.sendMessage(command.chatId, reply);

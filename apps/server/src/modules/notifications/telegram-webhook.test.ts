@@ -245,6 +245,39 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
     }
   });
 
+  it('the same /start update delivered again (Telegram lost the answer) says the chat is linked, not that the link is stale', async () => {
+    const u = await createUser(t.db.kysely);
+    const token = /start=([\w-]+)$/.exec((await t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: u.auth })).json().url)![1]!;
+    const update = { update_id: 424_242_001, message: { message_id: 7, date: 0, chat: { id: 777601, type: 'private' }, from: { id: 777601 }, text: `/start ${token}` } };
+    const deliver = () => t.app.inject({ method: 'POST', url: '/api/telegram/webhook', headers: { 'x-telegram-bot-api-secret-token': secret }, payload: update });
+    expect((await deliver()).statusCode).toBe(200);
+    expect((await deliver()).statusCode).toBe(200);
+    expect(bot.sent.filter((m) => m.chat_id === 777601).map((m) => m.text)).toEqual([
+      expect.stringContaining('Готово'),
+      'Этот чат уже подключён: уведомления о балансе приходят сюда. Отключить — команда /stop.',
+    ]);
+    expect((await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', u.id).executeTakeFirstOrThrow()).telegram_chat_id).toBe(777601n);
+    // The spent link in another chat is still stale; after /stop the same one is stale here too.
+    await webhook(`/start ${token}`, 777602);
+    expect(bot.sent.at(-1)).toMatchObject({ chat_id: 777602, text: expect.stringMatching(/^Ссылка устарела/) });
+    await webhook('/stop', 777601);
+    await webhook(`/start ${token}`, 777601);
+    expect(bot.sent.at(-1)).toMatchObject({ chat_id: 777601, text: expect.stringMatching(/^Ссылка устарела/) });
+    await webhook('/stop', 777601);
+    expect(bot.sent.at(-1)).toMatchObject({ chat_id: 777601, text: 'Этот чат не был подключён.' });
+  });
+
+  it("an operator's block stops a /start link made before it: the chat is not linked while the account is blocked", async () => {
+    const admin = await createUser(t.db.kysely, { admin: true });
+    const u = await createUser(t.db.kysely);
+    const token = /start=([\w-]+)$/.exec((await t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: u.auth })).json().url)![1]!;
+    const block = await t.app.inject({ method: 'POST', url: `/api/admin/users/${u.id}/block`, headers: admin.auth, payload: { reason: 'Спор по заказу' } });
+    expect(block.statusCode).toBe(200);
+    expect((await webhook(`/start ${token}`, 777701)).statusCode).toBe(200);
+    expect(bot.sent.at(-1)).toMatchObject({ chat_id: 777701, text: expect.stringMatching(/^Ссылка устарела или уже использована\./) });
+    expect((await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', u.id).executeTakeFirstOrThrow()).telegram_chat_id).toBeNull();
+  });
+
   it('a withdrawal that takes the balance below the limit sends the notice too', async () => {
     const u = await createUser(t.db.kysely);
     await t.db.kysely.updateTable('users').set({ telegram_chat_id: 777123 }).where('id', '=', u.id).execute();
