@@ -271,7 +271,7 @@ describe('paid dialogs after a lost answer', () => {
     expect(keys[1]).toBe(keys[0]);
 
     await again();
-    await act(async () => button('3 месяца').click());
+    await act(async () => document.querySelector<HTMLButtonElement>('button[aria-label="3 месяца"]')!.click());
     await act(async () => button('Купить').click());
     await settle();
     expect(keys[2]).not.toBe(keys[0]);
@@ -317,7 +317,7 @@ describe('paid dialogs after a lost answer', () => {
     expect(useUi.getState().snackbar.text).toContain('оплачен с кошелька на Scryde x50');
 
     // Bought on Scryde, the player switches to Asterios: Scryde's refusal opens no low-balance dialog for Asterios.
-    await act(async () => button('3 месяца').click());
+    await act(async () => document.querySelector<HTMLButtonElement>('button[aria-label="3 месяца"]')!.click());
     // Bought: the button now extends it.
     await act(async () => button('Продлить').click());
     await render(asterios);

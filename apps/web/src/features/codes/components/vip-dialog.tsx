@@ -107,10 +107,11 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
           <Typography variant="body2" color="textSecondary" gutterBottom>
             Срок
           </Typography>
-          <ToggleButtonGroup exclusive size="small" value={count} onChange={(_, v: number | null) => v && setCount(v)} aria-label="Срок VIP" sx={{ flexWrap: 'wrap' }}>
+          {/* Short labels in one row: «12 месяцев» wrapped to a second line at 390 px and broke the group. */}
+          <ToggleButtonGroup exclusive fullWidth size="small" value={count} onChange={(_, v: number | null) => v && setCount(v)} aria-label="Срок VIP">
             {MONTHS.map((m) => (
-              <ToggleButton key={m} value={m}>
-                {months(m)}
+              <ToggleButton key={m} value={m} aria-label={months(m)} sx={{ whiteSpace: 'nowrap' }}>
+                {m} мес.
               </ToggleButton>
             ))}
           </ToggleButtonGroup>
