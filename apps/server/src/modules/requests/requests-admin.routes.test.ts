@@ -1,6 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
-import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 
 const KK = 1_000_000;
 
@@ -68,6 +69,30 @@ describe.each(DB_KINDS)("the operators' queue and dashboard on %s", (kind) => {
       expect((await call('POST', `/api/admin/requests/${dep.id}/complete`, {})).statusCode).toBe(200);
       const wallet = await t.db.kysely.selectFrom('wallets').select('balance').where('user_id', '=', p.id).where('gamesserver_id', '=', serverId).executeTakeFirstOrThrow();
       expect(wallet.balance).toBe(11n * BigInt(KK));
+      expect((await call('GET', '/api/admin/ledger/audit')).json()).toMatchObject({ ok: true });
+    });
+  });
+
+  describe('a blocked player, with locks', () => {
+    // PGlite runs one transaction at a time: the block and the decision cannot interleave there.
+    it.runIf(kind === 'postgres')('completing a withdrawal while an operator is being blocked keeps the lock order (users, then requests): no deadlock', async () => {
+      const db = t.db.kysely;
+      const [owner, claimer, decider] = [await createUser(db, { admin: true }), await createUser(db, { admin: true }), await createUser(db, { admin: true })];
+      const w = await createWallet(db, owner.id, serverId, 'Hero');
+      await fund(db, w, 10n * BigInt(KK), 1);
+      const r = (await sql<{ id: number }>`SELECT id FROM request_open(${owner.id}, ${serverId}, 'output', 1::smallint, ${KK}::bigint)`.execute(db)).rows[0]!;
+      expect((await call('POST', `/api/admin/requests/${r.id}/claim`, {}, claimer.auth)).statusCode).toBe(200);
+      // The claim lapsed: anyone may decide it, and the claimer's block releases it.
+      await db.updateTable('balance_requests').set({ claimed_at: new Date(Date.now() - 86_400_000) }).where('id', '=', r.id).execute();
+      const held = await holdLocks(db, (trx) => sql`SELECT 1 FROM users WHERE id = ${claimer.id} FOR UPDATE`.execute(trx));
+      // The request's owner, an operator too, blocks the claimer: their row held, waiting for the claimer's.
+      const block = call('POST', `/api/admin/users/${claimer.id}/block`, { reason: 'угнан' }, owner.auth);
+      await expect.poll(() => lockWaits(db, '%users%')).toBeGreaterThan(0);
+      const complete = call('POST', `/api/admin/requests/${r.id}/complete`, {}, decider.auth);
+      await expect.poll(() => lockWaits(db)).toBeGreaterThan(1);
+      await held.release();
+      const [b, c] = await Promise.all([block, complete]);
+      expect([b.statusCode, c.statusCode]).toEqual([200, 200]);
       expect((await call('GET', '/api/admin/ledger/audit')).json()).toMatchObject({ ok: true });
     });
   });

@@ -161,6 +161,11 @@ export const requestsRepository = {
   },
 
   /** Locks a request so that two operators (or an operator and its owner) take turns on it. */
+  /** Who filed the request and which way it goes (neither ever changes), read without a lock. */
+  ownerAndType(trx: Transaction<Database>, id: number) {
+    return trx.selectFrom('balance_requests').select(['user_id', 'type']).where('id', '=', id).executeTakeFirst();
+  },
+
   /** Whether the player is blocked, waiting for a block under way (its row lock) rather than reading past it. */
   async playerBlocked(trx: Transaction<Database>, userId: number) {
     const u = await trx.selectFrom('users').select('blocked_at').where('id', '=', userId).forShare().executeTakeFirst();

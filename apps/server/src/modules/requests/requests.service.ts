@@ -228,14 +228,18 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
     async complete(caller: Caller, id: number, comment?: string) {
       const out = await repo.transaction(db, async (trx) => {
         await shift?.holdOperator(trx, caller);
+        // A blocked account's withdrawal (filed by a thief, to their own character) is not paid out in game:
+        // only rejected, back to the wallet. A deposit is credited: its adena already reached the cashier.
+        // The player's row is held before the request's, the order every operator action and a block keep
+        // (users, then requests); a request's owner and type never change, so they are read first unlocked.
+        const owner = await repo.ownerAndType(trx, id);
+        const blocked = owner?.type === 'output' && (await repo.playerBlocked(trx, owner.user_id));
         const r = await repo.lock(trx, id);
         if (!r) throw notFound();
         if (r.status !== 'pending') throw notPending(r.status);
         if (r.user_id === caller.user.id) throw ownRequestRefused();
         await shift?.guardDecision(trx, r, caller);
-        // A blocked account's withdrawal (filed by a thief, to their own character) is not paid out in game:
-        // only rejected, back to the wallet. A deposit is credited: its adena already reached the cashier.
-        if (r.type === 'output' && (await repo.playerBlocked(trx, r.user_id))) throw blockedPayout();
+        if (blocked) throw blockedPayout();
         if (r.type === 'input') {
           await post(trx, {
             kind: 'deposit',
