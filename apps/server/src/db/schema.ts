@@ -25,8 +25,9 @@ export interface UsersTable {
   discord_email_links_closed_at: NullableTimestamp;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
-  /** 0021: set while TOTP is on (never logged, never answered); pending between setup and enable. */
+  /** 0021: set while TOTP is on (never logged, never answered). */
   totp_secret: string | null;
+  /** 0021; no longer written since 0042 (always NULL): a pending setup is kept on its session, `tokens.totp_pending_secret`. */
   totp_pending_secret: string | null;
   totp_last_step: ColumnType<bigint | null, bigint | number | null | undefined, bigint | number | null>;
 }
@@ -92,6 +93,8 @@ export interface TokensTable {
   session_id: number | null;
   /** 0022_step_up: when this session last gave a good X-Two-Factor-Code. */
   stepped_up_at: NullableTimestamp;
+  /** 0042: this session's TOTP setup, between /2fa/setup and /2fa/enable (access tokens; never logged). */
+  totp_pending_secret: string | null;
 }
 
 export type LedgerAccountKind = 'wallet' | 'cash' | 'payout' | 'escrow' | 'fees';

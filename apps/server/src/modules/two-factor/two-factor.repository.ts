@@ -14,28 +14,66 @@ export interface PendingOnCode {
 export const twoFactorRepository = {
   transaction: <T>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(fn),
 
-  setPendingSecret(q: Q, userId: number, secret: string) {
-    return q.updateTable('users').set({ totp_pending_secret: secret }).where('id', '=', userId).where('totp_secret', 'is', null).executeTakeFirst();
+  /**
+   * A new pending secret for the session's setup, replacing its own unfinished one but no other session's
+   * (a stolen session's setup must not undo the owner's). The user's row is held FOR SHARE while TOTP is
+   * off, so a setup racing `enable` either lands first (and enable clears it) or finds TOTP on.
+   */
+  setPendingSecret(db: Kysely<Database>, userId: number, sessionId: number, secret: string): Promise<'set' | 'totpOn' | 'sessionEnded'> {
+    return db.transaction().execute(async (trx) => {
+      const off = await trx.selectFrom('users').select('id').where('id', '=', userId).where('totp_secret', 'is', null).forShare().executeTakeFirst();
+      if (!off) return 'totpOn';
+      const res = await trx
+        .updateTable('tokens')
+        .set({ totp_pending_secret: secret })
+        .where('id', '=', sessionId)
+        .where('user_id', '=', userId)
+        .where('kind', '=', 'access')
+        .executeTakeFirst();
+      return res.numUpdatedRows > 0n ? 'set' : 'sessionEnded';
+    });
   },
 
   totpState(q: Q, userId: number) {
-    return q.selectFrom('users').select(['totp_secret', 'totp_pending_secret', 'totp_last_step']).where('id', '=', userId).executeTakeFirst();
+    return q.selectFrom('users').select(['totp_secret', 'totp_last_step']).where('id', '=', userId).executeTakeFirst();
   },
 
-  /** Turns TOTP on with the pending secret, the enabling code's step taken; false when another call did first. */
-  async enable(q: Q, userId: number, secret: string, step: bigint) {
-    const res = await q
-      .updateTable('users')
-      .set({ totp_secret: secret, totp_pending_secret: null, totp_last_step: step })
-      .where('id', '=', userId)
-      .where('totp_secret', 'is', null)
+  /** The pending secret of this session's setup; null when it started none (or another call turned TOTP on with it). */
+  async pendingSecret(q: Q, userId: number, sessionId: number) {
+    const row = await q
+      .selectFrom('tokens')
+      .select('totp_pending_secret')
+      .where('id', '=', sessionId)
+      .where('user_id', '=', userId)
+      .where('kind', '=', 'access')
+      .executeTakeFirst();
+    return row?.totp_pending_secret ?? null;
+  },
+
+  /**
+   * Turns TOTP on with the session's pending secret, the enabling code's step taken, and clears every
+   * session's unfinished setup. 'totpOn' when another call turned it on first, 'noSetup' when this
+   * session's setup is gone or replaced meanwhile: the caller then rolls the transaction back.
+   */
+  async enable(q: Q, userId: number, sessionId: number, secret: string, step: bigint): Promise<'enabled' | 'totpOn' | 'noSetup'> {
+    // The user's row first, as a setup holds it before its session's row.
+    const on = await q.updateTable('users').set({ totp_secret: secret, totp_last_step: step }).where('id', '=', userId).where('totp_secret', 'is', null).executeTakeFirst();
+    if (on.numUpdatedRows === 0n) return 'totpOn';
+    const mine = await q
+      .updateTable('tokens')
+      .set({ totp_pending_secret: null })
+      .where('id', '=', sessionId)
+      .where('user_id', '=', userId)
+      .where('kind', '=', 'access')
       .where('totp_pending_secret', '=', secret)
       .executeTakeFirst();
-    return res.numUpdatedRows > 0n;
+    if (mine.numUpdatedRows === 0n) return 'noSetup';
+    await q.updateTable('tokens').set({ totp_pending_secret: null }).where('user_id', '=', userId).where('totp_pending_secret', 'is not', null).execute();
+    return 'enabled';
   },
 
   async disable(q: Q, userId: number) {
-    await q.updateTable('users').set({ totp_secret: null, totp_pending_secret: null, totp_last_step: null }).where('id', '=', userId).execute();
+    await q.updateTable('users').set({ totp_secret: null, totp_last_step: null }).where('id', '=', userId).execute();
     await q.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
   },
 

@@ -4,7 +4,7 @@ import type { DbHandle, Trx } from '../../db/schema';
 import { AppError, fieldError } from '../../lib/app-error';
 import { type IdempotencyKey, keyAnswered } from '../../lib/idempotency';
 import { hashToken, newToken } from '../../lib/tokens';
-import type { Caller, Client, User } from '../sessions/caller';
+import type { Caller, Client, SessionCaller, User } from '../sessions/caller';
 import { SIGN_IN_OVERTAKEN, type SessionOrigin } from '../sessions/sessions.service';
 import type { RateLimiter, RateRule } from '../sessions/rate-limit.service';
 import { newRecoveryCode, newTotpSecret, otpauthUrl, totpStep } from './totp';
@@ -80,20 +80,23 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     return client?.browser && (await browsers.isKnown(userId, client.browser)) ? `${shared}:browser:${client.browser}` : shared;
   }
 
-  /** Checks and uses up a TOTP or recovery code of a user with TOTP on; false when it is wrong or used. */
-  async function useCode(userId: number, secret: string, code: string): Promise<boolean> {
+  /**
+   * Checks and uses up a TOTP or recovery code of a user with TOTP on; false when it is wrong or used.
+   * In `q`'s transaction when given: rolled back with it, the code is not spent.
+   */
+  async function useCode(q: Trx | DbHandle, userId: number, secret: string, code: string): Promise<boolean> {
     const at = now();
     if (isTotp(code)) {
       const step = totpStep(secret, code, at);
-      return step !== null && repo.takeStep(db, userId, step);
+      return step !== null && repo.takeStep(q, userId, step);
     }
-    return repo.takeRecoveryCode(db, userId, recoveryHash(userId, code), at);
+    return repo.takeRecoveryCode(q, userId, recoveryHash(userId, code), at);
   }
 
   /** useCode under the per-user limit of wrong codes (codeKey's bucket): 429 once it is used up, a failure counted. */
   async function useCodeLimited(userId: number, secret: string, code: string, client: Client | undefined) {
     const tries = await limiter.take([[await codeKey(userId, client), CODE_FAILURES_PER_USER]]);
-    const ok = await useCode(userId, secret, code).catch(async (err: unknown) => {
+    const ok = await useCode(db, userId, secret, code).catch(async (err: unknown) => {
       await tries.giveBack(); // a failure of ours, not a wrong code
       throw err;
     });
@@ -128,11 +131,15 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
   }
 
   return {
-    /** POST /2fa/setup: a new pending secret (replacing an unfinished setup); 409 while TOTP is on. */
-    async setup(caller: Caller) {
+    /**
+     * POST /2fa/setup: a new pending secret of this session (replacing its own unfinished setup, never
+     * another session's); 409 while TOTP is on.
+     */
+    async setup(caller: SessionCaller) {
       const secret = newTotpSecret();
-      const res = await repo.setPendingSecret(db, caller.user.id, secret);
-      if (res.numUpdatedRows === 0n) throw new AppError('CONFLICT', { message: T.alreadyOn });
+      const res = await repo.setPendingSecret(db, caller.user.id, caller.sessionId, secret);
+      if (res === 'totpOn') throw new AppError('CONFLICT', { message: T.alreadyOn });
+      if (res === 'sessionEnded') throw new AppError('UNAUTHENTICATED');
       return { secret, otpauth_url: otpauthUrl(secret, labelOf(caller.user)) };
     },
 
@@ -140,8 +147,10 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
      * POST /2fa/enable: the first code from the app turns TOTP on and hands out the recovery codes,
      * once. An account with a password gives it too: with a stolen session alone a thief could turn
      * TOTP on with their own authenticator, and the owner's sign-ins and resets would then ask for it.
+     * Only this session's setup is taken: another session's setup (a stolen one's) neither replaces it
+     * nor is turned on by it.
      */
-    async enable(caller: Caller, code: string, password?: string) {
+    async enable(caller: SessionCaller, code: string, password?: string) {
       const userId = caller.user.id;
       await currentPassword.check(caller.user, password, { optional: true });
       // An account without a password (Discord, Telegram) proves itself by a fresh sign-in instead:
@@ -149,23 +158,23 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       await requireFreshSignIn(caller, T.freshSignIn);
       const state = await repo.totpState(db, userId);
       if (state?.totp_secret) throw new AppError('CONFLICT', { message: T.alreadyOn });
-      if (!state?.totp_pending_secret) throw new AppError('CONFLICT', { message: T.noSetup });
+      const secret = await repo.pendingSecret(db, userId, caller.sessionId);
+      if (!secret) throw new AppError('CONFLICT', { message: T.noSetup });
       const tries = await limiter.take([[await codeKey(userId, caller), CODE_FAILURES_PER_USER]]);
-      const step = totpStep(state.totp_pending_secret, code, now());
+      const step = totpStep(secret, code, now());
       if (step === null) throw fieldError('code', T.wrongCode);
       await tries.giveBack();
       const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
-      const secret = state.totp_pending_secret;
-      const enabled = await repo.transaction(db, async (trx) => {
-        if (!(await repo.enable(trx, userId, secret, step))) return false;
+      await repo.transaction(db, async (trx) => {
+        const enabled = await repo.enable(trx, userId, caller.sessionId, secret, step);
+        // Thrown in the transaction: a setup gone meanwhile rolls back TOTP coming on.
+        if (enabled !== 'enabled') throw new AppError('CONFLICT', { message: enabled === 'totpOn' ? T.alreadyOn : T.noSetup });
         await repo.replaceRecoveryCodes(trx, userId, codes.map((c) => recoveryHash(userId, c)));
         // The session just gave a good code: it has shown the second factor (an operator's area opens).
-        if (caller.sessionId !== null) await repo.markSteppedUp(trx, userId, caller.sessionId, now());
+        await repo.markSteppedUp(trx, userId, caller.sessionId, now());
         // Browsers remembered before were signed in without the code: only this one stays.
         await browsers.forgetOthers(trx, userId, caller.browser ?? null);
-        return true;
       });
-      if (!enabled) throw new AppError('CONFLICT', { message: T.alreadyOn });
       return { enabled: true as const, recovery_codes: codes };
     },
 
@@ -224,19 +233,34 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       const user = await repo.findUser(db, tried.user_id);
       if (!user || user.blocked_at) throw new AppError('UNAUTHENTICATED', { message: T.expired });
       // TOTP turned off meanwhile: the password was enough after all, but the code must still be a real one.
-      if (!user.totp_secret || !(await useCodeLimited(user.id, user.totp_secret, code, client))) throw fieldError('code', T.wrongCode);
-      const { answer, ended } = await repo.transaction(db, async (trx) => {
-        await repo.holdUserOfChallenge(trx, user.id);
-        const challenge = await repo.takeChallenge(trx, tokenHash);
-        if (!challenge) throw new AppError('UNAUTHENTICATED', { message: T.expired });
-        // A reset that waited for this code happens now, before the new session starts.
-        const endedIds = challenge.new_password_hash ? await resets.apply(trx, user.id, challenge.new_password_hash) : [];
-        if (challenge.link_discord_id) await links.discord(trx, user.id, challenge.link_discord_id);
-        // The session starts against the password just set by a waiting reset (issueAccessToken checks it).
-        const signedIn = challenge.new_password_hash ? { ...user, password_hash: challenge.new_password_hash } : user;
-        // The session is named after the second step: the first one's method is not kept with the challenge.
-        return { answer: await issue(trx, signedIn, { method: 'two_factor', client }), ended: endedIds };
-      });
+      const secret = user.totp_secret;
+      if (!secret) throw fieldError('code', T.wrongCode);
+      // A wrong code counts towards the user's limit even though its transaction rolls back; anything else gives the try back.
+      const tries = await limiter.take([[await codeKey(user.id, client), CODE_FAILURES_PER_USER]]);
+      let wrong = false;
+      const { answer, ended } = await repo
+        .transaction(db, async (trx) => {
+          await repo.holdUserOfChallenge(trx, user.id);
+          const challenge = await repo.takeChallenge(trx, tokenHash);
+          if (!challenge) throw new AppError('UNAUTHENTICATED', { message: T.expired });
+          // The code is used only now, in the transaction of the taken challenge: a sign-in that ends
+          // meanwhile (a password change, «Завершить другие сеансы», a block, a rescue, a parallel verify)
+          // or fails below leaves it unspent. A wrong one rolls the challenge back for the next try.
+          if (!(await useCode(trx, user.id, secret, code))) {
+            wrong = true;
+            throw fieldError('code', T.wrongCode);
+          }
+          // A reset that waited for this code happens now, before the new session starts.
+          const endedIds = challenge.new_password_hash ? await resets.apply(trx, user.id, challenge.new_password_hash) : [];
+          if (challenge.link_discord_id) await links.discord(trx, user.id, challenge.link_discord_id);
+          // The session starts against the password just set by a waiting reset (issueAccessToken checks it).
+          const signedIn = challenge.new_password_hash ? { ...user, password_hash: challenge.new_password_hash } : user;
+          // The session is named after the second step: the first one's method is not kept with the challenge.
+          return { answer: await issue(trx, signedIn, { method: 'two_factor', client }), ended: endedIds };
+        })
+        .finally(async () => {
+          if (!wrong) await tries.giveBack();
+        });
       if (ended.length > 0) resets.announce(ended);
       return answer;
     },
