@@ -1,3 +1,4 @@
+import { forgetCodeFlows } from './code-flows';
 import { type AuthResponse, routes, type User } from '@adena/contract/lite';
 import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { ApiError, request, tokenStore } from './api-client';
@@ -62,6 +63,7 @@ function forgetUserData(qc: QueryClient, reads: 'remove' | 'reset') {
 export function startSession(qc: QueryClient, auth: AuthResponse) {
   const before = qc.getQueryData<User | null>(userQueryOptions().queryKey);
   tokenStore.set(auth.access_token);
+  forgetCodeFlows();
   if (before && before.id !== auth.user.id) forgetUserData(qc, 'reset');
   qc.setQueryData(userQueryOptions().queryKey, auth.user);
   void qc.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'user' });
@@ -70,6 +72,7 @@ export function startSession(qc: QueryClient, auth: AuthResponse) {
 /** Everything held for the signed-in user goes; the server's answer does not matter (SPEC.md: errors ignored). */
 export function endSession(qc: QueryClient) {
   tokenStore.clear();
+  forgetCodeFlows();
   forgetUserData(qc, 'remove');
   qc.setQueryData(userQueryOptions().queryKey, null);
 }

@@ -153,6 +153,35 @@ describe('the game servers screen', () => {
     expect(updates.at(-1)).toEqual({ code_fee_bp: 250 });
   });
 
+  it("«Взять новые» never shows again a server hidden meanwhile, and takes another operator's limit while keeping this one's", async () => {
+    let listed = server;
+    let refuse = true;
+    const updates = await open({
+      listed: () => listed,
+      onUpdate: () => {
+        if (!refuse) return answer(200, { success: listed });
+        // Meanwhile another operator hid the server and raised the deposit limit.
+        listed = { ...server, active: false, limits: { ...server.limits, input: { ...server.limits.input, '1': { min: 1_000_000, max: 9_000_000_000 } } }, updated_at: '2025-01-02T00:00:00Z' };
+        return answer(409, { message: 'Настройки изменились' });
+      },
+    });
+    await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Изменить Scryde x50"]')!.click());
+    const field = (label: string) => [...formDialog()!.querySelectorAll('input')].find((i) => i.closest('.MuiFormControl-root')?.querySelector('label')?.textContent?.startsWith(label))!;
+    await act(async () => type(field('Вывод, адена: до'), '6ккк'));
+    await act(async () => button('Сохранить', formDialog()!).click());
+    await settle();
+    await act(async () => button('Взять новые', formDialog()!).click());
+    expect(field('Пополнение, адена: до').value).toBe('9000000000');
+    expect(field('Вывод, адена: до').value).toBe('6ккк');
+    refuse = false;
+    await act(async () => button('Сохранить', formDialog()!).click());
+    await settle();
+    const last = updates.at(-1) as { active?: boolean; limits: { input: { '1': { max: number } }; output: { '1': { max: number } } } };
+    expect(last).not.toHaveProperty('active');
+    expect(last.limits.input['1'].max).toBe(9_000_000_000);
+    expect(last.limits.output['1'].max).toBe(6_000_000_000);
+  });
+
   it('a price past 2^53 − 1 says it is too big, not that it is not whole', async () => {
     const updates = await open();
     await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Изменить Scryde x50"]')!.click());

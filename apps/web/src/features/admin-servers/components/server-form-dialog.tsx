@@ -95,10 +95,12 @@ function toInput(f: FormState): unknown {
  * shown again by a save of the cashier's nick). Compared with the server as the form opened.
  */
 function changedFields(input: GamesserverInput, server: AdminGamesserver): Partial<GamesserverInput> {
+  // Visibility is never sent from an edit: it is the list's switch, which asks first.
+  const { active: _visibility, ...fields } = input;
   const before = GamesserverInputSchema.safeParse(toInput(toForm(server)));
-  if (!before.success) return input;
+  if (!before.success) return fields;
   const changed: Partial<GamesserverInput> = {};
-  for (const key of Object.keys(input) as Array<keyof GamesserverInput>) {
+  for (const key of Object.keys(fields) as Array<keyof typeof fields>) {
     if (JSON.stringify(input[key]) !== JSON.stringify(before.data[key])) Object.assign(changed, { [key]: input[key] });
   }
   return changed;
@@ -126,8 +128,11 @@ const sameField = (a: FormState, b: FormState, k: keyof FormState) => JSON.strin
 function changedMeanwhile(form: FormState, base: AdminGamesserver, latest: AdminGamesserver) {
   const [was, now] = [toForm(base), toForm(latest)];
   const keys = (Object.keys(FIELD_LABELS) as Array<keyof typeof FIELD_LABELS>).filter((k) => !sameField(was, now, k));
-  const rebased = { ...form };
-  for (const k of keys) if (sameField(form, was, k)) Object.assign(rebased, { [k]: now[k] });
+  // Visibility is not this form's (the list's switch): always as the server is now, so a save never shows again
+  // a server hidden meanwhile. Limits are taken one by one: this operator's edit of one keeps the others' new values.
+  const rebased = { ...form, active: now.active, limits: { ...form.limits } };
+  for (const k of keys) if (k !== 'limits' && sameField(form, was, k)) Object.assign(rebased, { [k]: now[k] });
+  for (const l of Object.keys(form.limits) as Array<keyof FormState['limits']>) if (form.limits[l] === was.limits[l]) rebased.limits[l] = now.limits[l];
   return { labels: keys.map((k) => FIELD_LABELS[k]), rebased };
 }
 

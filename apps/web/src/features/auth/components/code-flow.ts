@@ -1,5 +1,6 @@
 import { CODE_TTL_MS } from '@adena/contract';
 import { useCallback, useState } from 'react';
+import { CODE_FLOW_PREFIX } from '../../../lib/code-flows';
 
 /** A one-time-code flow under way: its token, the address the code went to, and when it was sent. */
 export interface CodeFlow {
@@ -8,7 +9,7 @@ export interface CodeFlow {
   sentAt: number;
 }
 
-const storageKey = (name: string) => `code_flow:${name}`;
+const storageKey = (name: string) => `${CODE_FLOW_PREFIX}${name}`;
 
 function load(name: string): CodeFlow | null {
   try {
@@ -38,7 +39,8 @@ function store(name: string, flow: CodeFlow | null) {
  * mail and came back to a reloaded page (a phone that dropped the tab, Telegram reopening the mini
  * app) or who stepped Back and Forward again finds the code field, not the details form, whose
  * «Получить код» would be refused for a minute (one code per address a minute). Gone with the tab,
- * after the code's 10 minutes, on success and on «Изменить данные».
+ * after the code's 10 minutes, on success, on «Изменить данные» and at any sign-in or sign-out in the tab
+ * (lib/session.ts).
  */
 export function useCodeFlow(name: string) {
   const [flow, setState] = useState<CodeFlow | null>(() => load(name));

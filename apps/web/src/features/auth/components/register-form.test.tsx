@@ -4,6 +4,7 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanup, settle, type } from '../../../test/dom';
+import { endSession, startSession } from '../../../lib/session';
 import { RegisterForm } from './register-form';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -139,5 +140,31 @@ describe('the sign-up form', () => {
     await act(async () => root!.render(createElement(QueryClientProvider, { client: new QueryClient() }, createElement(RegisterForm, { method: 'email' }))));
     expect(document.querySelector('input[autocomplete="one-time-code"]')).toBeNull();
     expect(document.querySelector<HTMLInputElement>('input[type="email"]')).not.toBeNull();
+  });
+
+  it('a sign-in or sign-out in the tab ends the kept code step: the next visitor does not see the last one\'s address', async () => {
+    vi.stubGlobal('fetch', vi.fn(async () => Response.json({ email_token: 'flow-1' })));
+    const qc = new QueryClient();
+    const mount = async () => {
+      root = createRoot(document.body.appendChild(document.createElement('div')));
+      await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(RegisterForm, { method: 'email' }))));
+    };
+    await mount();
+    const [password, repeat] = [...document.querySelectorAll<HTMLInputElement>('input[type="password"]')];
+    await act(async () => type(document.querySelector<HTMLInputElement>('input[type="email"]')!, 'first.visitor@example.com'));
+    await act(async () => type(password!, 'correct horse battery'));
+    await act(async () => type(repeat!, 'correct horse battery'));
+    await act(async () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Получить код')!.click());
+    await settle();
+    expect(document.body.textContent).toContain('first.visitor@example.com');
+    await act(async () => root!.unmount());
+    document.body.innerHTML = '';
+
+    // The visitor signed in another way instead, and later out.
+    startSession(qc, { access_token: 't', user: { id: 1 } } as never);
+    endSession(qc);
+    await mount();
+    expect(document.body.textContent).not.toContain('first.visitor@example.com');
+    expect(document.querySelector('input[autocomplete="one-time-code"]')).toBeNull();
   });
 });
