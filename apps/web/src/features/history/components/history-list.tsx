@@ -12,12 +12,14 @@ import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Tooltip from '@mui/material/Tooltip';
 import Typography from '@mui/material/Typography';
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
+import { usePageInRange } from '../../../hooks/use-page-in-range';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { amountText } from '../../../utils/plural';
 import { useCancelRequest, useHideRequest, useHistory } from '../../../lib/requests-history';
+import { useUser } from '../../../lib/session';
 import { useWallets } from '../../../lib/wallets';
 
 const STATUS: Record<Request['status'], { label: string; color: 'warning' | 'success' | 'error' | 'default' }> = {
@@ -157,37 +159,55 @@ function UnreadElsewhere({ gameServerId }: { gameServerId: number }) {
 }
 
 export function HistoryList({ gameServerId }: { gameServerId: number | null }) {
+  const { user } = useUser();
   return (
     <Stack spacing={2}>
       {gameServerId !== null && <UnreadElsewhere gameServerId={gameServerId} />}
-      <ServerHistory gameServerId={gameServerId} />
+      {/* Another server's or another player's history (the mini app's account switch) starts again from its first page. */}
+      <ServerHistory key={`${user?.id ?? 'none'}:${gameServerId ?? 'all'}`} gameServerId={gameServerId} />
     </Stack>
   );
 }
 
 function ServerHistory({ gameServerId }: { gameServerId: number | null }) {
-  // Another server's history starts again from its first page.
-  const [at, setAt] = useState({ page: 1, gameServerId });
-  const page = at.gameServerId === gameServerId ? at.page : 1;
-  const setPage = (p: number) => setAt({ page: p, gameServerId });
-  const { data, isPending, isError, isPlaceholderData } = useHistory(page, gameServerId);
-  // Removing the last entry of the last page leaves that page empty: step back to one that has entries.
-  const emptyPage = !isPlaceholderData && data !== undefined && data.data.length === 0 && page > 1;
-  useEffect(() => {
-    if (emptyPage) setAt((a) => ({ ...a, page: Math.max(1, Math.ceil((data?.total ?? 0) / HISTORY_PAGE_SIZE)) }));
-  }, [emptyPage, data?.total]);
+  const [page, setPage] = useState(1);
+  const { data, isPending, isError, isFetching, isPlaceholderData, refetch } = useHistory(page, gameServerId);
+  // Removing the last entry of the last page (or decisions read elsewhere) leaves a page past the end: the last page there is shows instead.
+  const pages = usePageInRange(data, HISTORY_PAGE_SIZE, page, setPage, isPlaceholderData);
+  const retry = (
+    <Button color="inherit" size="small" disabled={isFetching} onClick={() => void refetch()}>
+      Повторить
+    </Button>
+  );
   if (isPending) return <Skeleton variant="rounded" height={160} />;
-  if (isError) return <Alert severity="error">Не удалось загрузить историю. Обновите страницу.</Alert>;
-  if (data.total === 0) return <Typography color="textSecondary">Заявок пока нет. Пополните кошелёк — заявка появится здесь.</Typography>;
-  const pages = Math.ceil(data.total / HISTORY_PAGE_SIZE);
+  // Nothing read yet: said, with a way to read again. A failed re-read of a list on show keeps the list (below).
+  if (!data)
+    return (
+      <Alert severity="error" data-testid="history-error" action={retry}>
+        Не удалось загрузить историю. Проверьте подключение и повторите.
+      </Alert>
+    );
+  const stale = isError && (
+    <Alert severity="warning" data-testid="history-stale" action={retry}>
+      Не удалось обновить историю: показана загруженная раньше.
+    </Alert>
+  );
+  if (data.total === 0)
+    return (
+      <Stack spacing={2}>
+        {stale}
+        <Typography color="textSecondary">Заявок пока нет. Пополните кошелёк — заявка появится здесь.</Typography>
+      </Stack>
+    );
   return (
     <Stack spacing={2}>
+      {stale}
       <List disablePadding>
         {data.data.map((item) => (
           <HistoryItem key={item.id} item={item} />
         ))}
       </List>
-      {pages > 1 && <Pagination count={pages} page={page} onChange={(_, p) => setPage(p)} sx={{ alignSelf: 'center' }} />}
+      {pages > 1 && <Pagination count={pages} page={Math.min(page, pages)} onChange={(_, p) => setPage(p)} sx={{ alignSelf: 'center' }} />}
     </Stack>
   );
 }
