@@ -38,7 +38,13 @@ describe('settings', () => {
     // Passwords with `/` or `@` in them (base64, generated ones).
     const slash = refusal({ DATABASE_URL: 'postgresql+psycopg://app:Db/Pa55@x@db/adena' });
     const sms = refusal({ SMS_API_URL: 'https://u:Sms/Pa55@sms.example/x y', SMS_API_KEY: 'k' });
-    for (const text of [db, smtp, slash, sms]) expect(text).not.toMatch(/Pa55/);
+    // Refused for lacking a scheme, or in libpq's key/value form (review 2026-11-27: shown as given).
+    const keyValue = refusal({ DATABASE_URL: 'host=db user=adena password=KvPa55 dbname=adena' });
+    expect(keyValue).toMatch(/^Invalid setting DATABASE_URL="host=db user=adena password=\*\*\* dbname=adena": /);
+    const noScheme = refusal({ DATABASE_URL: 'adena:NsPa55@db:5432/adena' });
+    expect(noScheme).toMatch(/^Invalid setting DATABASE_URL="\*\*\*@db:5432\/adena": /);
+    const mailNoScheme = refusal({ SMTP_URL: 'mailer:MsPa55@smtp.example.com:587' });
+    for (const text of [db, smtp, slash, sms, keyValue, noScheme, mailNoScheme]) expect(text).not.toMatch(/Pa55/);
   });
 
   it('needs the admin email and password together', () => {

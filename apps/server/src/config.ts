@@ -135,12 +135,16 @@ export class ConfigError extends Error {}
 const SECRET_SETTINGS = new Set(['SECRET_KEY', 'ADMIN_PASSWORD', 'SMS_API_KEY', 'DISCORD_CLIENT_SECRET', 'TELEGRAM_BOT_TOKEN']);
 
 /**
- * A refused value as the start-up error may show it: secrets hidden, and a URL's credentials (all
- * between `://` and the last `@`: a password may hold `/` or `@`) masked.
+ * A refused value as the start-up error may show it: secrets hidden, a URL's credentials (all up to the
+ * last `@`, after the scheme if there is one: a password may hold `/` or `@`, and a refused URL may lack its
+ * scheme) and a `password=` of a key/value connection string masked.
  */
 function shown(name: string, value: string) {
   if (SECRET_SETTINGS.has(name)) return `(hidden, ${value.length} characters)`;
-  return JSON.stringify(value.replace(/:\/\/[\s\S]*@/, '://***@'));
+  const masked = value
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, (_all, scheme: string | undefined) => `${scheme ?? ''}***@`)
+    .replace(/(password\s*=\s*)('[^']*'|\S+)/gi, '$1***');
+  return JSON.stringify(masked);
 }
 
 /** Reads the environment once; nothing else in the server touches process.env. */
