@@ -174,6 +174,9 @@ export class JobQueue {
   #abort = new AbortController();
   #loops: Promise<void>[] = [];
   #running = false;
+  /** A start() still scheduling, and how many stop()s came: a stop during that await wins over the start. */
+  #starting: Promise<void> | null = null;
+  #stops = 0;
   #scheduled = false;
 
   constructor(opts: JobsOptions) {
@@ -244,13 +247,24 @@ export class JobQueue {
   }
 
   /** Enqueues the first run of every recurring kind (once per key) and starts each lane's worker loops. */
-  async start() {
-    if (this.#running) return;
+  start(): Promise<void> {
+    if (this.#running) return Promise.resolve();
+    this.#starting ??= this.#start().finally(() => {
+      this.#starting = null;
+    });
+    return this.#starting;
+  }
+
+  async #start() {
+    const stopsBefore = this.#stops;
     try {
       await this.#ensureSchedules();
     } catch (err) {
       this.#log.warn({ err: messageOf(err) }, 'job queue: recurring jobs will be scheduled when the database answers');
     }
+    // A stop() while the schedules were written (a SIGTERM soon after listening, a slow database) found no
+    // loops to wait for: starting them now would leave workers claiming jobs after the app closed.
+    if (this.#stops !== stopsBefore) return;
     this.#running = true;
     this.#abort = new AbortController();
     const lanes = new Map<string, string[]>();
@@ -267,6 +281,7 @@ export class JobQueue {
    * process runs it again once the lease ends, as after a crash.
    */
   async stop() {
+    this.#stops += 1;
     this.#running = false;
     this.#abort.abort();
     this.wake();

@@ -32,6 +32,31 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     await db.kysely.deleteFrom('jobs').execute();
   });
 
+  it('a stop() that comes while start() is still scheduling leaves no worker running (a SIGTERM soon after listening)', async () => {
+    const jobs = createJobs({ db: db.kysely, pollMs: 20 });
+    const ran: string[] = [];
+    jobs.register('zz.once', async () => void ran.push('once'));
+    jobs.every('zz.every', 60_000, async () => void ran.push('every'));
+    await jobs.enqueue(db.kysely, 'zz.once', {});
+    // The recurring job's first run is being written (a slow database) when the stop comes.
+    const enqueue = jobs.enqueue.bind(jobs);
+    let release!: () => void;
+    const slow = new Promise<void>((r) => {
+      release = r;
+    });
+    vi.spyOn(jobs, 'enqueue').mockImplementation(async (...args) => {
+      await slow;
+      return enqueue(...args);
+    });
+    const started = jobs.start();
+    await jobs.stop();
+    release();
+    await started;
+    await sleep(300);
+    expect(ran).toEqual([]);
+    await jobs.stop();
+  });
+
   it('runs each job exactly once across two workers polling the same database', async () => {
     // On PostgreSQL the second worker has its own pool, as a second process would.
     const other: Db = kind === 'postgres' ? await createDb({ databaseUrl: db.url, dataDir: '', poolSize: 4 }) : db;
