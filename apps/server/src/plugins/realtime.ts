@@ -43,6 +43,8 @@ interface EndSockets {
 const MAX_TOKEN_LENGTH = 128;
 /** Failed handshakes one connection may make before it is closed. */
 const MAX_FAILED_HANDSHAKES = 3;
+/** Sockets one session may hold on one process (a tab each; a reconnecting tab's old socket lingers until its ping times out). */
+const MAX_SOCKETS_PER_SESSION = 20;
 /** Requests for the operators' channel one socket may make (each asks the database). */
 const MAX_OPERATOR_CHECKS = 5;
 /** The cluster message that takes a user's sockets off the operators' channel. */
@@ -73,16 +75,34 @@ export function createRealtime(
   // Socket.IO's messages pass no per-call limit: the two that reach the database are bounded here.
   // A connection may try a handshake a few times (each a DELETE of the token's hash), then it is closed;
   // a token longer than any the app hands out is not even hashed.
+  // A try counts as failed from its start, and a connection asks one at a time: Socket.IO starts a handshake
+  // for every CONNECT packet that arrives while the last one still waits, so counting after the answer let a
+  // client that did not wait send hundreds of DELETEs down one connection (review 2026-11-27).
   const failedHandshakes = new WeakMap<object, number>();
+  const asking = new WeakSet<object>();
   io.use(async (socket, next) => {
+    const conn = socket.conn;
+    const fails = (failedHandshakes.get(conn) ?? 0) + 1;
+    if (asking.has(conn) || fails > MAX_FAILED_HANDSHAKES) {
+      next(new Error('unauthorized'));
+      setImmediate(() => conn.close());
+      return;
+    }
+    failedHandshakes.set(conn, fails);
+    asking.add(conn);
     try {
       const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
       const found = typeof token === 'string' && token.length <= MAX_TOKEN_LENGTH ? await sessions.takeRealtimeToken(token) : null;
+      asking.delete(conn);
       if (!found) {
-        const fails = (failedHandshakes.get(socket.conn) ?? 0) + 1;
-        failedHandshakes.set(socket.conn, fails);
         next(new Error('unauthorized'));
-        if (fails >= MAX_FAILED_HANDSHAKES) setImmediate(() => socket.conn.close());
+        if (fails >= MAX_FAILED_HANDSHAKES) setImmediate(() => conn.close());
+        return;
+      }
+      failedHandshakes.set(conn, fails - 1);
+      // One session's sockets on this process are bounded: each holds memory and every recheck of the session walks them.
+      if ((io.of('/').adapter.rooms.get(sessionRoom(found.sessionId))?.size ?? 0) >= MAX_SOCKETS_PER_SESSION) {
+        next(new Error('too many connections'));
         return;
       }
       socket.data.userId = found.userId;
@@ -91,6 +111,7 @@ export function createRealtime(
       void socket.join([userRoom(found.userId), sessionRoom(found.sessionId)]);
       next();
     } catch (err) {
+      asking.delete(conn);
       app.log.error({ err }, 'realtime auth failed');
       next(new Error('unavailable'));
     }
@@ -439,6 +460,16 @@ export function oneListener(
             }
           });
           return client;
+        };
+      }
+      if (prop === 'query') {
+        // @socket.io/postgres-adapter puts a large event's attachment id (bigserial) into JSON, and this pool
+        // reads int8 as BigInt, which JSON cannot carry: every event batch over 8 000 bytes failed before its
+        // NOTIFY, silently (review 2026-11-27). Ids come back as strings here, for the adapter only.
+        return async (...args: unknown[]) => {
+          const result = (await (target.query as (...a: unknown[]) => Promise<{ rows?: Record<string, unknown>[] }>)(...args)) ?? {};
+          for (const row of result.rows ?? []) if (typeof row.id === 'bigint') row.id = String(row.id);
+          return result;
         };
       }
       const value = Reflect.get(target, prop, target);

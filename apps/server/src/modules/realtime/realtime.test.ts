@@ -166,6 +166,30 @@ describe.each(DB_KINDS)('the private realtime channel on %s', (kind) => {
     await closed;
   });
 
+  it('does not start a handshake per CONNECT a client sends without waiting: a connection asks the database at most three times', async () => {
+    const taken = vi.spyOn(sessionsRepository, 'takeRealtimeToken');
+    const m = new Manager(url, { path: '/socket.io/', transports: ['websocket'], reconnection: false, autoConnect: false });
+    const closed = new Promise<void>((r) => m.once('close', () => r()));
+    await new Promise<void>((resolve, reject) => m.open((err) => (err ? reject(err) : resolve())));
+    const before = taken.mock.calls.length;
+    // Raw CONNECT packets of the default namespace, one after another with no wait for an answer.
+    const engine = (m as unknown as { engine: { write(packet: string): void } }).engine;
+    for (let i = 0; i < 300; i++) engine.write(`0${JSON.stringify({ token: `x${i}`.padEnd(64, 'y') })}`);
+    await closed;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(taken.mock.calls.length - before).toBeLessThanOrEqual(3);
+    taken.mockRestore();
+  });
+
+  it('bounds the sockets one session holds on a process', async () => {
+    const player = await createUser(t.db.kysely);
+    for (let i = 0; i < 20; i++) await connect(url, (await tokenFor(t, player)).token);
+    await expect(connect(url, (await tokenFor(t, player)).token)).rejects.toThrow(/too many connections/);
+    // A tab closed frees its place.
+    sockets.at(-2)!.disconnect();
+    await expect.poll(async () => connect(url, (await tokenFor(t, player)).token).then(() => true, () => false)).toBe(true);
+  });
+
   it("asks the database about the operators' channel at most a few times per socket", async () => {
     const player = await createUser(t.db.kysely);
     const s = await connect(url, (await tokenFor(t, player)).token);
@@ -219,6 +243,20 @@ describe('two app processes on one PostgreSQL', () => {
     const got = nextNamed(s, 'balance');
     await depositCompleted(a, who, 3_000_000);
     expect((await got).data).toEqual({ gamesserver_id: who.serverId, balance: 3_000_000, balance_second: 0 });
+  });
+
+  it('relays a batch of events larger than a NOTIFY carries (100 codes bought at once) to the other process', async () => {
+    const who = await playerAndOperator(a, 1_000n * 1_000_000n);
+    const urlB = b.app.server.listening ? `http://127.0.0.1:${(b.app.server.address() as { port: number }).port}` : await listen(b);
+    const s = await connect(urlB, (await tokenFor(a, who.player)).token);
+    expect(await subscribe(s, realtimeChannelFor(who.player.id))).toEqual({ ok: true });
+    const got: RealtimeMessage[] = [];
+    s.on('message', (m: RealtimeMessage) => got.push(m));
+    const bought = await a.app.inject({ method: 'POST', url: '/api/pricekods/', headers: who.player.auth, payload: { gamesserver_id: who.serverId, nominal: 1_000_000, count: 100 } });
+    expect(bought.statusCode).toBe(200);
+    // Over 8 000 bytes the adapter sends the batch as an attachment row and NOTIFYs its id.
+    await expect.poll(() => got.filter((m) => m.name === 'sert').length, { timeout: 10_000 }).toBe(100);
+    expect(got.some((m) => m.name === 'balance')).toBe(true);
   });
 
   it("relays a decision's balance and status to the other process in one NOTIFY, in the order they were raised", async () => {
