@@ -11,6 +11,7 @@ import {
   declineTelegramSwitch,
   isTelegramLaunch,
   isTelegramSessionOf,
+  launchTheme,
   launchUser,
   loadTelegram,
   rememberTelegramSession,
@@ -53,13 +54,16 @@ export const useTelegram = () => useContext(TelegramContext);
 export function TelegramProvider({ children }: { children: ReactNode }) {
   const [isTelegram] = useState(isTelegramLaunch);
   const [env, setEnv] = useState<TelegramEnv | null>(null);
-  const [theme, setTheme] = useState<TelegramTheme | null>(null);
+  // Telegram's colours from the launch parameters from the first render on, not only once the SDK has loaded.
+  const [theme, setTheme] = useState<TelegramTheme | null>(() => (isTelegram ? launchTheme() : null));
   useEffect(() => {
     if (!isTelegram) return;
     let off = () => {};
     let cancelled = false;
     void loadTelegram().then((e) => {
-      if (cancelled || !e) return;
+      if (cancelled) return;
+      // Unusable launch parameters: the app behaves as in a browser, with its own colours.
+      if (!e) return setTheme(null);
       setEnv(e);
       setTheme(e.theme);
       off = e.onThemeChange(setTheme);

@@ -46,6 +46,45 @@ export function telegramTheme(isDark: boolean, p: TelegramThemeParams): Telegram
   return { isDark, bg, paper, text: p.textColor, hint: p.hintColor, primary: p.buttonColor, primaryText: p.buttonTextColor };
 }
 
+/** The SDK's test for a dark background (its themeParams.isDark): none at all, or a brightness under 120 of 255. */
+export function isDarkColor(color: string | undefined): boolean {
+  const hex = color && /^#([\da-f]{3}|[\da-f]{6})$/i.exec(color)?.[1];
+  if (!hex) return !color;
+  const full = hex.length === 3 ? hex.replace(/./g, '$&$&') : hex;
+  const [r, g, b] = [0, 2, 4].map((i) => Number.parseInt(full.slice(i, i + 2), 16));
+  return Math.sqrt(0.299 * r! * r! + 0.587 * g! * g! + 0.114 * b! * b!) < 120;
+}
+
+/**
+ * Telegram's theme without the SDK, for the first render (else the mini app flashes the app's own
+ * colours until the SDK has loaded): the SDK's saved copy from earlier in this session (it follows a
+ * change of Telegram's theme), else the launch parameters in the hash, else the SDK's saved copy of
+ * those. index.html's inline script reads the first two the same way for the first paint.
+ */
+export function launchTheme(): TelegramTheme | null {
+  try {
+    const fromLaunch = (query: string | null | undefined) => (query ? new URLSearchParams(query).get('tgWebAppThemeParams') : null);
+    const json =
+      sessionStorage.getItem('tapps/themeParams') ??
+      fromLaunch(window.location.hash.slice(1)) ??
+      fromLaunch(JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null') as string | null);
+    const p = JSON.parse(json ?? 'null') as Record<string, unknown> | null;
+    if (!p || typeof p !== 'object') return null;
+    const c = (key: string) => (typeof p[key] === 'string' ? (p[key] as string) : undefined);
+    return telegramTheme(isDarkColor(c('bg_color')), {
+      bgColor: c('bg_color'),
+      secondaryBgColor: c('secondary_bg_color'),
+      sectionBgColor: c('section_bg_color'),
+      textColor: c('text_color'),
+      hintColor: c('hint_color'),
+      buttonColor: c('button_color'),
+      buttonTextColor: c('button_text_color'),
+    });
+  } catch {
+    return null;
+  }
+}
+
 /**
  * The CSS variables the SDK keeps up to date with the safe areas Telegram reports (Bot API 8.0):
  * the device's (notch, home indicator) and, within it, the room Telegram's own controls take in

@@ -7,14 +7,16 @@ import Container from '@mui/material/Container';
 import IconButton from '@mui/material/IconButton';
 import Toolbar from '@mui/material/Toolbar';
 import Typography from '@mui/material/Typography';
-import { type ReactNode, Suspense } from 'react';
-import { Link as RouterLink } from 'wouter';
+import { type ReactNode, Suspense, useRef } from 'react';
+import { Link as RouterLink, useLocation } from 'wouter';
 import { useColorMode } from '../provider';
 import { useTelegram } from '../telegram';
 import { RealtimeIndicator } from '../../components/realtime-indicator';
 import { AdminAppBar } from '../../components/layouts/admin-app-bar';
 import { Footer } from '../../components/layouts/footer';
 import { GlobalDialogs } from './global-dialogs';
+import { usePageChange } from './page-change';
+import { ErrorBoundary, ErrorNotice } from '../../components/error-boundary';
 import { OfflineNotice } from '../../components/layouts/offline-notice';
 import { UserMenu } from '../../components/layouts/user-menu';
 import { Hint } from '../../components/hint';
@@ -42,6 +44,9 @@ const PageFallback = () => (
 export function AppShell({ children }: { children: ReactNode }) {
   const { isTelegram } = useTelegram();
   const { isSignedIn } = useUser();
+  const [pathname] = useLocation();
+  const main = useRef<HTMLElement>(null);
+  usePageChange(main);
   return (
     <Box sx={{ minHeight: '100dvh', display: 'flex', flexDirection: 'column' }}>
       <AdminAppBar />
@@ -58,11 +63,12 @@ export function AppShell({ children }: { children: ReactNode }) {
           </Toolbar>
         </AppBar>
       )}
-      <Container component="main" maxWidth="md" sx={{ flexGrow: 1, py: 3 }} data-view="main-content">
+      <Container ref={main} tabIndex={-1} component="main" maxWidth="md" sx={{ flexGrow: 1, py: 3, outline: 'none' }} data-view="main-content">
         <OfflineNotice />
-        <Suspense fallback={<PageFallback />}>
-          {children}
-        </Suspense>
+        {/* A page that fails (its chunk would not load, a bug) says so under the app bar; another page clears it. */}
+        <ErrorBoundary resetKey={pathname} fallback={(chunk) => <ErrorNotice chunk={chunk} />}>
+          <Suspense fallback={<PageFallback />}>{children}</Suspense>
+        </ErrorBoundary>
       </Container>
       <Footer profile={isTelegram && isSignedIn} />
       <GlobalDialogs />
