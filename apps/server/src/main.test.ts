@@ -7,7 +7,8 @@ import { createServer, connect, type Socket } from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { hasPostgresBinaries, freePort } from '../test/pg-cluster';
-import { pgAdminUrl } from '../test/harness';
+import { silentRelay } from '../test/fakes/half-open-relay';
+import { createTestDb, pgAdminUrl } from '../test/harness';
 import { DEMO_SERVERS } from './modules/system/demo-servers';
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), 'main.ts');
@@ -29,6 +30,7 @@ function start(env: Record<string, string>): { child: ChildProcess; output: () =
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   return { child, output: () => out, exited };
 }
+
 
 describe('the server process', () => {
   it('refuses a bad setting with one line naming it and exit code 1', async () => {
@@ -69,6 +71,60 @@ describe('the server process', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+
+  it.runIf(hasPostgresBinaries())('stops with one line naming PORT when the port is taken, instead of a stack trace', async () => {
+    const db = await createTestDb('postgres');
+    const taken = createServer();
+    const port = await new Promise<number>((r) => taken.listen(0, '127.0.0.1', () => r((taken.address() as { port: number }).port)));
+    const p = start({ PORT: String(port), DATABASE_URL: db.url ?? '' });
+    try {
+      expect(await p.exited).toBe(1);
+      expect(p.output().trim().split('\n')).toEqual([`PORT=${port}: cannot listen on 127.0.0.1:${port} (EADDRINUSE: the port is taken)`]);
+    } finally {
+      p.child.kill('SIGKILL');
+      await new Promise((r) => taken.close(r));
+      await db.close();
+    }
+  }, 60_000);
+
+  it.runIf(hasPostgresBinaries())(
+    'stops with one line naming DATABASE_URL when its database or role does not exist, without trying again',
+    async () => {
+      const url = new URL(pgAdminUrl());
+      const noDatabase = new URL(url);
+      noDatabase.pathname = '/no_such_database';
+      const noRole = new URL(url);
+      noRole.username = 'no_such_role';
+      const [a, b] = [noDatabase, noRole].map((u) => start({ PORT: '3000', DATABASE_URL: u.href }));
+      try {
+        expect(await Promise.all([a, b].map((p) => p?.exited))).toEqual([1, 1]);
+        expect(a?.output().trim().split('\n')).toEqual(['DATABASE_URL: database "no_such_database" does not exist (3D000)']);
+        expect(b?.output().trim().split('\n')).toEqual(['DATABASE_URL: role "no_such_role" does not exist (28000)']);
+      } finally {
+        for (const p of [a, b]) p?.child.kill('SIGKILL');
+      }
+    },
+    60_000,
+  );
+
+  it.runIf(hasPostgresBinaries())('exits 0 on SIGTERM while the network to PostgreSQL is silently cut, well before the 10 s deadline', async () => {
+    const db = await createTestDb('postgres');
+    const relay = await silentRelay(new URL(db.url ?? ''));
+    const port = await freePort();
+    const p = start({ PORT: String(port), DATABASE_URL: relay.url, SHUTDOWN_DELAY_MS: '0' });
+    try {
+      await expect.poll(() => fetch(`http://127.0.0.1:${port}/api/ready`).then((r) => r.status, () => 0), { timeout: 45_000, interval: 100 }).toBe(200);
+      relay.cut();
+      p.child.kill('SIGTERM');
+      // The job worker waits at most 5 s for a claim whose answer never comes, then the database gets
+      // 2 s: about 7 s in all. The 10 s deadline would exit with 1.
+      expect(await p.exited).toBe(0);
+    } finally {
+      p.child.kill('SIGKILL');
+      relay.close();
+      await db.close();
+    }
+  }, 60_000);
 
   it('starts on embedded PostgreSQL in DATA_DIR, serves the API and stops cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'adena-main-'));

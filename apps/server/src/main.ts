@@ -1,10 +1,36 @@
 import { buildApp } from './app';
 import { ConfigError, loadConfig } from './config';
-import { createDb } from './db/client';
+import { createDb, type Db, databaseUrlRefusal } from './db/client';
 import { migrate } from './db/migrate';
 import { untilReachable } from './db/unavailable';
 import { DataDirLocked, lockDataDir } from './lib/data-dir-lock';
 import { ensureAdmin, seedDemoServers } from './modules/system/seed';
+
+/** How long stopping waits for the database's connections to close before it exits anyway. */
+const DB_CLOSE_MS = 2_000;
+
+/**
+ * db.close(), waited for at most DB_CLOSE_MS; false when it did not finish. Through a silent network
+ * cut to PostgreSQL (no reset, no answer) the pool's end waits for goodbyes that never come and for a
+ * job worker's claim query until query_timeout, past the 10 s exit deadline.
+ */
+async function closeDb(db: Db): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((r) => {
+    timer = setTimeout(() => r(false), DB_CLOSE_MS);
+  });
+  const closed = await Promise.race([db.close().then(() => true, () => true), late]);
+  clearTimeout(timer);
+  return closed;
+}
+
+/** The setting to name when the listener cannot start, and why. */
+const LISTEN_FAILURES: Record<string, [setting: 'PORT' | 'HOST', why: string]> = {
+  EADDRINUSE: ['PORT', 'the port is taken'],
+  EACCES: ['PORT', 'a port below 1024 needs privileges'],
+  EADDRNOTAVAIL: ['HOST', 'not an address of this machine'],
+  ENOTFOUND: ['HOST', 'no such host'],
+};
 
 async function main() {
   // A stop asked before the server listens (the database still unreachable, migrations running) ends the
@@ -51,7 +77,18 @@ async function main() {
   );
 
   const app = await buildApp(config, db);
-  await app.listen({ port: config.PORT, host: config.HOST });
+  try {
+    await app.listen({ port: config.PORT, host: config.HOST });
+  } catch (err) {
+    // A taken port is the operator's to fix, as a bad setting is: one line naming it, as METRICS_PORT's below.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string') throw err;
+    const [setting, why] = LISTEN_FAILURES[code] ?? ['PORT', 'the listener could not start'];
+    console.error(`${setting}=${config[setting]}: cannot listen on ${config.HOST}:${config.PORT} (${code}: ${why})`);
+    await app.close();
+    await closeDb(db);
+    process.exit(1);
+  }
   app.log.info(`database: ${db.kind}`);
   // PRODUCT.md section 9: /api/ready turns 503 at once so the balancer stops sending new work,
   // the process keeps serving for SHUTDOWN_DELAY_MS (the balancer's checks notice meanwhile), then
@@ -65,7 +102,11 @@ async function main() {
     await new Promise((r) => setTimeout(r, config.SHUTDOWN_DELAY_MS));
     const timer = setTimeout(() => process.exit(1), 10_000).unref();
     await app.close();
-    await db.close();
+    // Every request is answered and the job worker has stopped (app.ts's close hooks; a job still
+    // running is left to its lease, as after a crash): only connections are left to close. Should the
+    // database have gone silent, they get DB_CLOSE_MS and the stop is still a clean one (PostgreSQL
+    // ends a session whose client is gone; an open transaction is rolled back).
+    if (!(await closeDb(db))) app.log.warn(`the database connections did not close within ${DB_CLOSE_MS} ms; exiting anyway`);
     clearTimeout(timer);
     process.exit(0);
   };
@@ -79,12 +120,14 @@ async function main() {
   if (config.METRICS_PORT !== undefined && (await app.deps.metricsStarted) === null) {
     console.error(`METRICS_PORT=${config.METRICS_PORT}: the metrics listener could not start (the port is taken?)`);
     await app.close();
-    await db.close();
+    await closeDb(db);
     process.exit(1);
   }
 }
 
 main().catch((err) => {
-  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  // A database, role or password of DATABASE_URL that the server refuses is the operator's to fix, as a
+  // bad setting is: one line (untilReachable does not retry it). Anything else is ours: the whole stack.
+  console.error(databaseUrlRefusal(err) ?? (err instanceof Error ? (err.stack ?? err.message) : err));
   process.exit(1);
 });

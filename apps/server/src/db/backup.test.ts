@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../test/factories';
 import { createTestApp, createTestDb, pgAdminUrl, type TestDb } from '../../test/harness';
+import { freePort } from '../../test/pg-cluster';
 import { auditLedger } from '../modules/ledger/ledger.service';
 import { BackupError, backup, backupKindOf, libpqUrl, restore, splitPassword } from './backup';
 import { createDb, type Db } from './client';
@@ -45,6 +46,24 @@ function fakePgBin(root: string) {
   }
   const read = (tool: string, what: string) => readFileSync(join(record, `${tool}.${what}`), 'utf8');
   return { bin, argv: (tool: string) => read(tool, 'argv').trimEnd().split('\n'), read };
+}
+
+/** `npm run backup` or `restore` (ops/cli.ts) with only these settings: its exit code and its output's lines. */
+async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; lines: string[] }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, '../ops/cli.ts'), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    out += d;
+  });
+  const code = await new Promise<number | null>((r) => child.on('exit', r));
+  return { code, lines: out.trim().split('\n') };
 }
 
 /** Users, wallets with their balances, codes, and the ledger, as plain rows in a stable order. */
@@ -172,6 +191,44 @@ describe('backup and restore', () => {
       await admin.end();
     }
   }, 120_000);
+});
+
+describe('npm run backup and restore when the database or the file is wrong', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'adena-cli-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('restore: one line naming DATABASE_URL when PostgreSQL is not listening, or refuses its database or role', async () => {
+    // Passes for a dump (its first bytes): every run below stops before pg_restore would read it.
+    const file = join(dir, 'pg.backup');
+    writeFileSync(file, 'PGDMP-fake');
+    const closed = await freePort();
+    const url = new URL(pgAdminUrl());
+    const noDatabase = new URL(url);
+    noDatabase.pathname = '/no_such_database';
+    // The test cluster trusts every role, so an unknown role stands in for a wrong password (28P01, the same path).
+    const noRole = new URL(url);
+    noRole.username = 'no_such_role';
+    const runs = await Promise.all(
+      [`postgres://postgres@127.0.0.1:${closed}/adena`, noDatabase.href, noRole.href].map((DATABASE_URL) => runCli(['restore', file], { DATABASE_URL })),
+    );
+    expect(runs).toEqual([
+      { code: 1, lines: [`DATABASE_URL: the database cannot be reached (connect ECONNREFUSED 127.0.0.1:${closed})`] },
+      { code: 1, lines: ['DATABASE_URL: database "no_such_database" does not exist (3D000)'] },
+      { code: 1, lines: ['DATABASE_URL: role "no_such_role" does not exist (28000)'] },
+    ]);
+  });
+
+  it('backup: one line naming the file when its folder does not exist', async () => {
+    const fake = fakePgBin(join(dir, 'fake'));
+    const file = join(dir, 'missing', 'x.backup');
+    expect(await runCli(['backup', file], { DATABASE_URL: 'postgres://adena@127.0.0.1:1/adena', PG_BIN_DIR: fake.bin })).toEqual({
+      code: 1,
+      lines: [`cannot write ${file}: no folder ${join(dir, 'missing')} (ENOENT)`],
+    });
+  });
 });
 
 describe('the database password and pg_dump / pg_restore', () => {

@@ -1,9 +1,11 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { privateFolder } from '../lib/data-dir-lock';
+import { databaseUrlRefusal } from './client';
+import { isDatabaseUnavailable } from './unavailable';
 
 /** A refusal or failure to print as one line. */
 export class BackupError extends Error {}
@@ -22,6 +24,9 @@ export type BackupKind = 'pglite' | 'postgres';
 export const pgliteDir = (dataDir: string) => resolve(dataDir, 'pglite');
 
 const kindOf = (t: BackupTarget): BackupKind => (t.databaseUrl ? 'postgres' : 'pglite');
+
+/** A file system error's words without its code and path: `permission denied` of `EACCES: permission denied, open '/x'`. */
+const systemWords = (err: unknown) => /^\w+: ([^,]+)/.exec((err as Error).message)?.[1] ?? (err as Error).message;
 
 /** A file's kind by its first bytes: pg_dump's custom format, or PGlite's gzipped tarball. */
 export function backupKindOf(file: string): BackupKind | null {
@@ -145,16 +150,18 @@ function runTool(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<v
  */
 export async function backup(target: BackupTarget, file: string): Promise<{ kind: BackupKind; bytes: number }> {
   const partial = `${file}.partial`;
-  rmSync(partial, { force: true });
+  // Made here, new (never someone else's file or link put in its place) and with mode 0600;
+  // pg_dump and PGlite write into it and keep that mode.
   try {
-    // Made here, new (never someone else's file or link put in its place) and with mode 0600;
-    // pg_dump and PGlite write into it and keep that mode.
-    try {
-      closeSync(openSync(partial, 'wx', 0o600));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new BackupError(`${partial} appeared as the backup began: is another backup writing the same file?`);
-      throw err;
-    }
+    rmSync(partial, { force: true });
+    closeSync(openSync(partial, 'wx', 0o600));
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new BackupError(`${partial} appeared as the backup began: is another backup writing the same file?`);
+    if (typeof code !== 'string') throw err;
+    throw new BackupError(`cannot write ${file}: ${code === 'ENOENT' && !existsSync(dirname(file)) ? `no folder ${dirname(file)}` : systemWords(err)} (${code})`);
+  }
+  try {
     if (target.databaseUrl) {
       const { arg, env } = connection(target.databaseUrl);
       await runTool(pgTool('pg_dump', target.pgBinDir), ['--format=custom', '--no-owner', '--no-privileges', `--file=${partial}`, arg], env);
@@ -178,9 +185,27 @@ export async function backup(target: BackupTarget, file: string): Promise<{ kind
   return { kind: kindOf(target), bytes: statSync(file).size };
 }
 
+/**
+ * One line for a connection DATABASE_URL could not make: refused (no such database or role, a wrong
+ * password) or not reached (nothing listening, a host that does not answer). Other errors unchanged.
+ */
+function connectFailure(err: unknown): unknown {
+  const refused = databaseUrlRefusal(err);
+  if (refused) return new BackupError(refused);
+  if (!isDatabaseUnavailable(err)) return err;
+  const { code, message } = err as { code?: unknown; message: string };
+  return new BackupError(`DATABASE_URL: the database cannot be reached (${typeof code === 'string' && !message.includes(code) ? `${code}: ${message}` : message})`);
+}
+
 async function postgresIsEmpty(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  // A host that drops packets gives up after 10 s, not the kernel's minutes.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+  } catch (err) {
+    throw connectFailure(err);
+  }
   try {
     const r = await client.query<{ n: string }>(`
       SELECT (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -200,7 +225,14 @@ async function postgresIsEmpty(url: string): Promise<boolean> {
  */
 export async function restore(target: BackupTarget, file: string): Promise<{ kind: BackupKind }> {
   if (!existsSync(file)) throw new BackupError(`${file}: no such file`);
-  const fileKind = backupKindOf(file);
+  let fileKind: BackupKind | null;
+  try {
+    fileKind = backupKindOf(file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string') throw err;
+    throw new BackupError(`cannot read ${file}: ${systemWords(err)} (${code})`);
+  }
   const kind = kindOf(target);
   if (!fileKind) throw new BackupError(`${file} is not a backup made by npm run backup`);
   if (fileKind !== kind) {

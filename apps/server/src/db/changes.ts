@@ -35,6 +35,8 @@ const RECONNECT_FIRST_MS = 250;
 const RECONNECT_MAX_MS = 3000;
 /** A barrier slower than this counts as failed (the caller reads the database) and the connection is made again. */
 const SYNC_BOUND_MS = 2000;
+/** How long a goodbye may wait for the server to close its side before the socket is destroyed. */
+const END_BOUND_MS = 1000;
 const YES = Promise.resolve(true);
 const NO = Promise.resolve(false);
 const CHANNEL = /^[a-z_]+$/;
@@ -60,6 +62,19 @@ function hub() {
       };
     },
   };
+}
+
+/**
+ * Ends a client gracefully, or, when the server has not closed its side within END_BOUND_MS, by
+ * destroying the socket: through a network cut without a reset the goodbye is never answered, and a
+ * graceful end alone would wait as long as the socket stays open.
+ */
+function endPromptly(c: pg.Client): Promise<void> {
+  const timer = setTimeout(() => c.connection.stream.destroy(), END_BOUND_MS);
+  return c
+    .end()
+    .catch(() => {})
+    .finally(() => clearTimeout(timer));
 }
 
 /** LISTEN on a dedicated node-postgres connection, connected again (250 ms, doubling to 3 s) whenever it is lost. */
@@ -109,7 +124,7 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
       return;
     }
     if (closed) {
-      await c.end().catch(() => {});
+      await endPromptly(c);
       return;
     }
     client = c;
@@ -176,7 +191,7 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
       const c = client;
       client = null;
       h.setLive(false);
-      await c?.end().catch(() => {});
+      if (c) await endPromptly(c);
     },
   };
 }

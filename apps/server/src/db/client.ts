@@ -115,6 +115,25 @@ const READ_TIMEOUT = 'Query read timeout';
 /** The longest timer Node keeps (about 24 days): no client limit. */
 const NO_READ_TIMEOUT = 2 ** 31 - 1;
 
+/**
+ * SQLSTATEs PostgreSQL refuses a connection with that no wait will change: the database named by
+ * DATABASE_URL does not exist (3D000), its password is wrong (28P01), its role does not exist or
+ * pg_hba.conf admits it nowhere (28000).
+ */
+const REFUSED = new Set(['3D000', '28P01', '28000']);
+
+/**
+ * One line for a connection refused because DATABASE_URL itself is wrong, naming the setting, the
+ * server's words (which never hold the password) and the code: `DATABASE_URL: database "x" does not
+ * exist (3D000)`. Null for any other error.
+ */
+export function databaseUrlRefusal(err: unknown): string | null {
+  if (!err || typeof err !== 'object') return null;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string' || !REFUSED.has(code)) return null;
+  return `DATABASE_URL: ${typeof message === 'string' ? message : 'connection refused'} (${code})`;
+}
+
 export interface DbOptions {
   databaseUrl?: string;
   /** A folder for PGlite, or 'memory://' for a throwaway in-memory database. */
