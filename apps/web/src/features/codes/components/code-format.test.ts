@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { aden, adenAcc, adenShort } from './code-format';
+import { aden, adenAcc, adenShort, estimatePrice } from './code-format';
 
 const plain = (s: string) => s.replace(/\u00a0/g, ' ');
 
@@ -21,5 +21,11 @@ describe('amounts after «на» and «за»', () => {
     // The shorthand itself keeps «аден» («1,5кк аден»), whatever the case.
     expect(plain(adenShort(1_500_000, 'acc'))).toBe('1,5кк аден');
     expect(plain(adenShort(2_000_000_000))).toBe('2ккк аден');
+  });
+
+  it('prices a code as the server does, also where nominal × fee passes 2^53', () => {
+    expect(estimatePrice(1_000_000, 300)).toBe(1_030_000);
+    expect(estimatePrice(1_000_001, 300)).toBe(1_030_002);
+    expect(estimatePrice(2_353_607_476_497_467, 300)).toBe(2_424_215_700_792_392);
   });
 });

@@ -51,5 +51,13 @@ export function alertContent(err: unknown): { text: string; errors: string[] } {
 export const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 export const dateOnly = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'long' });
 
-/** price = nominal + fee, the fee rounded up to a whole adena (PRODUCT.md section 5); an estimate only. */
-export const estimatePrice = (nominal: number, feeBp: number) => nominal + Math.ceil((nominal * feeBp) / 10_000);
+/**
+ * price = nominal + fee, the fee rounded up to a whole adena (PRODUCT.md section 5), in whole numbers as the
+ * server counts it: past 2^53 the float product rounded, and the estimate came out one adena below the price
+ * the server asks for, so such a batch answered 409 at every press (review 2026-11-27).
+ */
+export const estimatePrice = (nominal: number, feeBp: number) => {
+  if (!Number.isSafeInteger(nominal) || !Number.isSafeInteger(feeBp)) return nominal + Math.ceil((nominal * feeBp) / 10_000);
+  const n = BigInt(nominal);
+  return Number(n + (n * BigInt(feeBp) + 9_999n) / 10_000n);
+};
