@@ -46,11 +46,11 @@ function testPool(url: string) {
  * client whose socket is in room 'r'. The adapter decides "alone" on `clock` (the test moves it);
  * its heartbeats keep real time.
  */
-async function node(url: string, clock: { now: number }) {
+async function node(url: string, clock: { now: number }, heartbeat: { heartbeatTimeout: number; heartbeatInterval?: number } = { heartbeatTimeout: HEARTBEAT_TIMEOUT }) {
   const pool = testPool(url);
   const http: HttpServer = createServer();
   const io = new Server(http);
-  io.adapter(peerAwareAdapter(pool, { heartbeatTimeout: HEARTBEAT_TIMEOUT, now: () => clock.now }));
+  io.adapter(peerAwareAdapter(pool, { ...heartbeat, now: () => clock.now }));
   const joined = new Promise<void>((r) =>
     io.on('connection', (s) => {
       void s.join('r');
@@ -66,6 +66,7 @@ async function node(url: string, clock: { now: number }) {
   return {
     io,
     received,
+    pool,
     peers: async () => (await io.of('/').adapter.serverCount()) - 1,
     async close() {
       client.disconnect();
@@ -141,6 +142,32 @@ describe('the realtime adapter relays broadcasts only when a peer can hear them'
       expect(b.received.seen).toEqual([3]);
     } finally {
       for (const n of nodes) await n.close();
+    }
+  });
+
+  it('keeps relaying to a peer it stopped hearing for a while (its pool full, its heartbeats waiting), whose sockets still listen', async () => {
+    const clock = { now: 2_000_000 };
+    // Short heartbeats, so a peer is forgotten within a couple of seconds of silence.
+    const beat = { heartbeatTimeout: 1_000, heartbeatInterval: 200 };
+    const a = await node(db.url!, clock, beat);
+    const b = await node(db.url!, clock, beat);
+    try {
+      await until(async () => (await a.peers()) === 1);
+      await listenersUp(2);
+      a.io.to('r').emit('m', 1);
+      await b.received.of(1);
+      // b's pool is full (4 connections: its LISTEN one and three long statements): its heartbeats wait, a forgets it.
+      const held = [1, 2, 3].map(() => b.pool.query('SELECT pg_sleep(8)'));
+      await until(async () => (await a.peers()) === 0);
+      // Listening long past the heartbeat timeout: alone, a would keep its events to itself.
+      clock.now += beat.heartbeatTimeout + 1;
+      a.io.to('r').emit('m', 2);
+      // b's LISTEN connection is its own: the event reaches b's socket while its pool is still full.
+      await b.received.of(2);
+      await Promise.all(held);
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 });

@@ -313,6 +313,14 @@ export interface PeerAware {
 type AdapterOptions = NonNullable<Parameters<typeof createAdapter>[1]>;
 /** socket.io-adapter's default: a peer silent for this long is forgotten. */
 const HEARTBEAT_TIMEOUT_MS = 10_000;
+/**
+ * How long after a peer was last heard broadcasts still go through PostgreSQL though the adapter forgot it:
+ * a live process whose pool is full for a while (its heartbeats wait for a free connection and give up)
+ * still holds sockets that must hear this one's events. A peer that closed says so and is not waited for.
+ */
+const PEER_GRACE_MS = 60_000;
+/** socket.io-adapter's MessageType.ADAPTER_CLOSE: a peer's adapter closing (its process stopping). */
+const ADAPTER_CLOSE = 13;
 /** How often the LISTEN connection is asked an empty query, and how long its answer may take. */
 const PROBE_EVERY_MS = 5_000;
 const PROBE_BOUND_MS = 3_000;
@@ -356,9 +364,25 @@ export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: Adapte
   // biome-ignore lint/complexity/useArrowFunction: Socket.IO calls the adapter factory with `new`.
   return function (nsp: unknown) {
     const adapter = factory(nsp) as ReturnType<typeof factory> & PeerAware;
+    // When this adapter last knew of a peer, on this clock (its own list forgets a peer after heartbeatTimeout
+    // of silence); a peer's goodbye (ADAPTER_CLOSE) that leaves none ends the grace at once.
+    let peersLastKnown: number | null = null;
+    const onMessage = adapter.onMessage.bind(adapter);
+    adapter.onMessage = (message, offset) => {
+      const handled = onMessage(message, offset);
+      void adapter.serverCount().then((servers) => {
+        if (servers > 1) peersLastKnown = now();
+        else if (message.type === ADAPTER_CLOSE) peersLastKnown = null;
+      });
+      return handled;
+    };
     adapter.mayHavePeers = async () => {
-      const peers = (await adapter.serverCount()) - 1;
-      return !(peers === 0 && listeningSince !== null && now() - listeningSince > heartbeatTimeout);
+      if ((await adapter.serverCount()) > 1) {
+        peersLastKnown = now();
+        return true;
+      }
+      if (peersLastKnown !== null && now() - peersLastKnown < PEER_GRACE_MS) return true;
+      return !(listeningSince !== null && now() - listeningSince > heartbeatTimeout);
     };
     const relay = adapter.broadcast.bind(adapter);
     adapter.broadcast = async (packet, options) => {
