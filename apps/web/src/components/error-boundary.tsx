@@ -39,9 +39,14 @@ export const ErrorNotice = ({ chunk, dialog = false }: { chunk: boolean; dialog?
         : undefined
     }
   >
-    <Typography variant={dialog ? 'body1' : 'h1'} component={dialog ? 'p' : 'h1'} gutterBottom>
+    <Typography variant={dialog ? 'body1' : 'h2'} component={dialog ? 'p' : 'h1'} gutterBottom>
       {chunk ? `Не удалось загрузить ${dialog ? 'окно' : 'страницу'}` : 'Что-то пошло не так'}
     </Typography>
+    {!dialog && (
+      <Typography color="textSecondary" sx={{ mb: 2 }}>
+        {chunk ? 'Проверьте подключение к интернету и нажмите «Повторить».' : 'Нажмите «Повторить»: страница загрузится заново.'}
+      </Typography>
+    )}
     <Button variant="contained" onClick={() => location.reload()}>
       Повторить
     </Button>

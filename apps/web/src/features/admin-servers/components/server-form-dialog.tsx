@@ -237,6 +237,7 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
               <Button
                 color="inherit"
                 size="small"
+                sx={{ whiteSpace: 'nowrap' }}
                 onClick={() => {
                   errors.clear();
                   setF(meanwhile.rebased);
@@ -281,7 +282,8 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
 
         <Typography variant="subtitle2">Лимиты одной заявки</Typography>
         {LIMIT_ROWS.map(([d, c, label]) => (
-          <Stack key={`${d}.${c}`} direction="row" spacing={1.5} sx={{ alignItems: 'flex-start' }}>
+          // A pair side by side from sm up; at 390 px stacked, so «Пополнение, адена: до» is not cut to «Пополнение, адена:…».
+          <Stack key={`${d}.${c}`} direction={{ xs: 'column', sm: 'row' }} spacing={1.5} sx={{ alignItems: { sm: 'flex-start' } }}>
             {(['min', 'max'] as const).map((side) => {
               const key = `${d}.${c}.${side}` as const;
               const name = `limits.${key}`;

@@ -108,7 +108,7 @@ export function VipDialog({ server, coinBalance }: { server: Gamesserver; coinBa
             Срок
           </Typography>
           {/* Short labels in one row: «12 месяцев» wrapped to a second line at 390 px and broke the group. */}
-          <ToggleButtonGroup exclusive fullWidth size="small" value={count} onChange={(_, v: number | null) => v && setCount(v)} aria-label="Срок VIP">
+          <ToggleButtonGroup exclusive fullWidth size="small" color="primary" value={count} onChange={(_, v: number | null) => v && setCount(v)} aria-label="Срок VIP">
             {MONTHS.map((m) => (
               <ToggleButton key={m} value={m} aria-label={months(m)} sx={{ whiteSpace: 'nowrap' }}>
                 {m} мес.
