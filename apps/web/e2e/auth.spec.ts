@@ -55,7 +55,7 @@ describe('a player with an email address', () => {
 
     await expect.poll(() => page.getByText('Мы отправили код из 6 цифр').textContent()).toContain(EMAIL);
     // A resend is offered only after the countdown.
-    expect(await page.getByRole('button', { name: /Отправить код ещё раз через \d+ с/ }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: /Отправить код ещё раз через \d+\s+с/ }).isDisabled()).toBe(true);
 
     // A wrong code first: the server's Russian message shows under the field.
     const code = await codeFromOutbox(server, EMAIL, 1);
@@ -109,7 +109,7 @@ describe('a player with an email address', () => {
 
     const code = await codeFromOutbox(server, EMAIL, 2);
     // A new code can be asked for here too, once the minute has passed.
-    expect(await page.getByRole('button', { name: /Отправить код ещё раз через \d+ с/ }).isDisabled()).toBe(true);
+    expect(await page.getByRole('button', { name: /Отправить код ещё раз через \d+\s+с/ }).isDisabled()).toBe(true);
     await page.getByLabel('Код подтверждения').fill(code);
     await page.getByRole('button', { name: 'Подтвердить' }).click();
 

@@ -78,7 +78,7 @@ describe('second factors in the browser', () => {
     const codes = page.getByTestId('recovery-codes');
     await codes.waitFor();
     expect((await codes.locator('li').allTextContents()).length).toBe(10);
-    await page.getByRole('button', { name: 'Я сохранил коды' }).click();
+    await page.getByRole('button', { name: 'Коды сохранены' }).click();
     await page.getByText('Включён.', { exact: false }).waitFor();
 
     await signInWithPassword(page, u.email!);
@@ -357,7 +357,7 @@ describe('second factors in the browser', () => {
     await page.getByTestId('totp-enable-code').fill(codeAt(secret));
     await page.getByRole('button', { name: 'Включить', exact: true }).click();
     await page.getByTestId('recovery-codes').waitFor();
-    await page.getByRole('button', { name: 'Я сохранил коды' }).click();
+    await page.getByRole('button', { name: 'Коды сохранены' }).click();
     // The user object now says two_factor: the area itself opens.
     await page.locator('[data-view="admin-area"]').waitFor();
     await expect.poll(async () => (await fetch(`${origin}/api/admin/dashboard`, { headers: admin.auth })).status).toBe(200);

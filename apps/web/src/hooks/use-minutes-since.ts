@@ -3,12 +3,15 @@ import { useEffect, useState } from 'react';
 /** Whole minutes since `iso`: 9 min 59 s is 9, as the server counts `waiting_minutes`. */
 export const minutesSince = (iso: string, now = Date.now()) => Math.max(0, Math.floor((now - new Date(iso).getTime()) / 60_000));
 
-/** Minutes as the queue and the dashboard say them: «меньше минуты», «9 мин», «2 ч 5 мин», «3 дн 4 ч». */
+/**
+ * Minutes as the queue and the dashboard say them: «меньше минуты», «9 мин», «2 ч 5 мин», «3 дн. 4 ч»;
+ * each unit joined to its number by a no-break space, so a line never ends on a bare number.
+ */
 export function minutesText(min: number) {
   if (min < 1) return 'меньше минуты';
-  if (min < 60) return `${min} мин`;
+  if (min < 60) return `${min}\u00a0мин`;
   const h = Math.floor(min / 60);
-  return h < 48 ? `${h} ч ${min % 60} мин` : `${Math.floor(h / 24)} дн ${h % 24} ч`;
+  return h < 48 ? `${h}\u00a0ч ${min % 60}\u00a0мин` : `${Math.floor(h / 24)}\u00a0дн. ${h % 24}\u00a0ч`;
 }
 
 /**

@@ -60,11 +60,12 @@ import { GamesserverSchema as AdminBaseGamesserverSchema } from './system';
 import { WalletSchema as AdminBaseWalletSchema } from './wallet';
 import { AmountSchema as AdminAmountSchema, NickSchema as AdminNickSchema } from '../primitives';
 
+// Thousands grouped with a no-break space, as the web app writes numbers: «10 000» never wraps in a field's hint.
 const BpSchema = z
-  .number({ error: 'Введите число от 0 до 10000' })
+  .number({ error: 'Введите число от 0 до 10\u00a0000' })
   .int('Целое число базисных пунктов')
-  .min(0, 'От 0 до 10000 (100 б.п. = 1%)')
-  .max(10_000, 'От 0 до 10000 (100 б.п. = 1%)');
+  .min(0, 'От 0 до 10\u00a0000 (100 б.п. = 1%)')
+  .max(10_000, 'От 0 до 10\u00a0000 (100 б.п. = 1%)');
 const LimitInputSchema = z
   .object({ min: AdminAmountSchema, max: AdminAmountSchema })
   .refine((l) => l.min <= l.max, { message: 'Максимум не меньше минимума', path: ['max'] });
@@ -74,7 +75,7 @@ const DirectionLimitsInputSchema = z.object({ '1': LimitInputSchema, '2': LimitI
 export const GamesserverFieldsSchema = z.object({
   name: z.string({ error: 'Введите название' }).trim().min(1, 'Введите название').max(60, 'Не длиннее 60 символов').refine(cleanLine, CONTROL_CHARS_MESSAGE),
   active: z.boolean(),
-  sort_order: z.number({ error: 'Введите число' }).int('Целое число').min(-100_000).max(100_000),
+  sort_order: z.number({ error: 'Введите число' }).int('Целое число').min(-100_000, 'От −100\u00a0000 до 100\u00a0000').max(100_000, 'От −100\u00a0000 до 100\u00a0000'),
   cashier_nick: AdminNickSchema,
   limits: z.object({ input: DirectionLimitsInputSchema, output: DirectionLimitsInputSchema }),
   code_fee_bp: BpSchema,

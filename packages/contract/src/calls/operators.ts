@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FIELD_MESSAGES } from '../messages/ru';
 import { defineCall, IdParamsSchema, isCalendarDay } from '../primitives';
 import { AdminRequestSchema } from './admin';
 
@@ -65,7 +66,7 @@ const boundSchema = (end: boolean) =>
       return end ? new Date(start.getTime() + 86_400_000) : start;
     })
     .refine((d) => !Number.isNaN(d.getTime()), DATE_ERROR)
-    .refine((d) => d.getUTCFullYear() >= 2000 && d.getUTCFullYear() <= 9999, 'Дата между 2000 и 9999 годом');
+    .refine((d) => d.getUTCFullYear() >= 2000 && d.getUTCFullYear() <= 9999, 'Дата между 2000 и 9999 годами');
 
 export const MAX_REPORT_DAYS = 366;
 
@@ -74,7 +75,7 @@ export const OperatorStatsQuerySchema = z
   .superRefine((q, ctx) => {
     // Runs even when a bound failed its own check: then that bound is still the raw text.
     if (!(q.from instanceof Date) || !(q.to instanceof Date)) return;
-    if (q.from >= q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: 'Конец периода позже его начала' });
+    if (q.from >= q.to) ctx.addIssue({ code: 'custom', path: ['to'], message: FIELD_MESSAGES.periodOrder });
     if (q.to.getTime() - q.from.getTime() > MAX_REPORT_DAYS * 86_400_000) {
       ctx.addIssue({ code: 'custom', path: ['to'], message: `Период не длиннее ${MAX_REPORT_DAYS} дней` });
     }

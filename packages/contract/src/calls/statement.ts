@@ -67,7 +67,7 @@ export const StatementCsvQuerySchema = z
     /** A one-time download token (POST /api/statement/download_token) instead of the Authorization header. */
     token: z.string().max(200).optional(),
   })
-  .refine((q) => !q.from || !q.to || q.from <= q.to, { path: ['to'], message: 'Конец периода раньше его начала' });
+  .refine((q) => !q.from || !q.to || q.from <= q.to, { path: ['to'], message: M.periodOrder });
 export type StatementCsvQuery = z.infer<typeof StatementCsvQuerySchema>;
 
 /** The statement as a CSV file: `text/csv; charset=utf-8`, a BOM, `;` separators, Russian headers. */

@@ -19,6 +19,8 @@ export const FIELD_MESSAGES = {
   amountMax: 'Слишком большая сумма',
   id: 'Некорректный идентификатор',
   currency: 'Неверная валюта',
+  /** A report's or statement's period whose last day comes before its first (the same day is a period). */
+  periodOrder: 'Конец периода должен быть не раньше начала',
 } as const;
 
 /** Russian fallbacks for schema failures that carry no message of their own. */

@@ -22,7 +22,7 @@ const MSG = {
   discordState: 'Вход через Discord устарел. Попробуйте ещё раз',
   discordRefused: 'Discord не подтвердил вход. Попробуйте ещё раз',
   discordUnavailable: 'Не удалось связаться с Discord. Попробуйте позже',
-  discordLinked: 'Аккаунт с этим email уже привязан к другому Discord',
+  discordLinked: 'Аккаунт с этой почтой уже привязан к другому аккаунту Discord',
   discordRefusedLink: 'Этот Discord отвязан от аккаунта при восстановлении доступа. Войдите по почте или телефону',
   discordEmailLinksClosed: 'После восстановления доступа Discord к этому аккаунту по почте не привязывается. Войдите по почте или телефону',
   telegramOff: 'Вход через Telegram не настроен',

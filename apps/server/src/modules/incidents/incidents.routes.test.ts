@@ -66,6 +66,10 @@ describe.each(DB_KINDS)("the issuer's incidents on %s", (kind) => {
     expect(after.map((i) => i.id)).not.toContain(open.id);
     // Nobody else's incidents are listed to another user.
     expect(await ok('GET', '/api/code_incidents', buyer)).toEqual([]);
+    // Nor acknowledged by one: not found, in the words the player's screen uses for it.
+    const foreign = await call('POST', `/api/code_incidents/${open.id}/ack`, buyer);
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().message).toBe('Уведомление о повторной активации не найдено');
   });
 
   it('tells the owner once per code and user: the same user trying the used code again after the owner read it opens nothing', async () => {

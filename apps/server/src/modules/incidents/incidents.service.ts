@@ -31,7 +31,7 @@ export function createIncidentsService({ db }: { db: IncidentsDb }) {
 
     async ack(caller: Caller, id: number) {
       const row = await repo.ackOwn(db, caller.user.id, id);
-      if (!row) throw new AppError('NOT_FOUND', { message: 'Обращение не найдено' });
+      if (!row) throw new AppError('NOT_FOUND', { message: 'Уведомление о повторной активации не найдено' });
       return { success: row.id };
     },
 

@@ -1,3 +1,4 @@
+import { plural } from '@adena/contract/lite';
 import type { DbHandle, LedgerAccountKind, Trx } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
 import { ledgerRepository as repo } from './ledger.repository';
@@ -116,6 +117,10 @@ export interface AuditResult {
   checked_at: string;
 }
 
+/** A currency in the audit's words: «в адене», «(монеты эйнхасад)»; an unknown number as it is. */
+const inCurrency = (c: number) => (Number(c) === 1 ? 'в адене' : Number(c) === 2 ? 'в монетах эйнхасад' : `в валюте ${c}`);
+const currencyName = (c: number) => (Number(c) === 1 ? 'адена' : Number(c) === 2 ? 'монеты эйнхасад' : `валюта ${c}`);
+
 /**
  * Checks every invariant of the ledger and reports each violation in words. Read-only; run it
  * in tests after every concurrent scenario and from the admin area on demand.
@@ -123,17 +128,17 @@ export interface AuditResult {
 export async function auditLedger(db: DbHandle): Promise<AuditResult> {
   const problems: string[] = [];
   for (const r of await repo.unbalancedTransactions(db)) {
-    problems.push(`проводка ${r.id} не сбалансирована на сервере ${r.gamesserver_id} в валюте ${r.currency_type}: сумма ${r.s}`);
+    problems.push(`проводка ${r.id} не сбалансирована на сервере ${r.gamesserver_id} ${inCurrency(r.currency_type)}: сумма ${r.s}`);
   }
   for (const r of await repo.walletAccountsOnOtherServers(db)) {
     problems.push(`счёт ${r.account_id} кошелька ${r.wallet_id} числится на другом игровом сервере`);
   }
   for (const r of await repo.transactionsWithFewEntries(db)) {
-    problems.push(`проводка ${r.id} имеет ${r.n} записей (нужно не меньше двух)`);
+    problems.push(`проводка ${r.id} имеет ${r.n} ${plural(r.n, ['запись', 'записи', 'записей'])} (нужно не меньше двух)`);
   }
   for (const r of await repo.walletSums(db)) {
     if (r.cached !== r.summed) {
-      problems.push(`кошелёк ${r.wallet_id}, валюта ${r.currency_type}: баланс ${r.cached}, а по журналу ${r.summed}`);
+      problems.push(`кошелёк ${r.wallet_id} (${currencyName(r.currency_type)}): баланс ${r.cached}, а по журналу ${r.summed}`);
     }
   }
   for (const r of await repo.negativeWallets(db)) {

@@ -483,7 +483,7 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       expect(bad.json().errors.from).toEqual(['Дата в формате ГГГГ-ММ-ДД или ISO 8601']);
       const reversed = await call('GET', '/api/admin/operators/stats?from=2025-02-01&to=2025-01-01', anna);
       expect(reversed.statusCode).toBe(422);
-      expect(reversed.json().errors.to).toEqual(['Конец периода позже его начала']);
+      expect(reversed.json().errors.to).toEqual(['Конец периода должен быть не раньше начала']);
       const day = await call('GET', '/api/admin/operators/stats?from=2025-01-01&to=2025-01-01', anna);
       expect(day.json()).toMatchObject({ from: '2024-12-31T21:00:00.000Z', to: '2025-01-01T21:00:00.000Z' });
       // A day the calendar does not have is refused, not read as the first days of the next month.
@@ -495,7 +495,7 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       // Year 0001 (Moscow's start of it falls in year 0, which the embedded database cannot store) is a 422, not a 500.
       const ancient = await call('GET', '/api/admin/operators/stats?from=0001-01-01&to=0001-01-01', anna);
       expect(ancient.statusCode).toBe(422);
-      expect(ancient.json().errors.from).toEqual(['Дата между 2000 и 9999 годом']);
+      expect(ancient.json().errors.from).toEqual(['Дата между 2000 и 9999 годами']);
       // A moment without an offset is Moscow time, whatever the server's own zone.
       const local = await call('GET', '/api/admin/operators/stats?from=2025-03-01T00:00&to=2025-03-02T00:00', anna);
       expect(local.json()).toMatchObject({ from: '2025-02-28T21:00:00.000Z', to: '2025-03-01T21:00:00.000Z' });
@@ -505,7 +505,7 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       expect(sinceLongAgo.json().errors.to).toEqual(['Период не длиннее 366 дней']); // where the contract puts it with both bounds
       const fromTomorrow = await call('GET', `/api/admin/operators/stats?from=${new Date(Date.now() + 86_400_000).toISOString()}`, anna);
       expect(fromTomorrow.statusCode).toBe(422);
-      expect(fromTomorrow.json().errors.to).toEqual(['Конец периода позже его начала']);
+      expect(fromTomorrow.json().errors.to).toEqual(['Конец периода должен быть не раньше начала']);
       const lastMonth = await call('GET', `/api/admin/operators/stats?from=${new Date(Date.now() - 30 * 86_400_000).toISOString()}`, anna);
       expect(lastMonth.statusCode).toBe(200);
     });

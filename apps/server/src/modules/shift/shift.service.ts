@@ -1,4 +1,4 @@
-import { MAX_REPORT_DAYS, type OperatorEventName } from '@adena/contract';
+import { FIELD_MESSAGES, MAX_REPORT_DAYS, type OperatorEventName } from '@adena/contract';
 import { AppError } from '../../lib/app-error';
 import type { Realtime } from '../../plugins/realtime';
 import type { AuditRecorder } from '../audit/audit.service';
@@ -317,7 +317,7 @@ export function createShiftService(d: ShiftDeps) {
       const to = q.to ?? d.now();
       const from = q.from ?? new Date(to.getTime() - 86_400_000);
       // With both bounds the contract's schema checks the period; with one, the other is known only here.
-      if (from >= to) throw new AppError('VALIDATION', { errors: { to: ['Конец периода позже его начала'] } });
+      if (from >= to) throw new AppError('VALIDATION', { errors: { to: [FIELD_MESSAGES.periodOrder] } });
       if (to.getTime() - from.getTime() > MAX_REPORT_DAYS * 86_400_000) {
         throw new AppError('VALIDATION', { errors: { to: [`Период не длиннее ${MAX_REPORT_DAYS} дней`] } });
       }

@@ -287,7 +287,7 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
       expect(bad.json().errors).toMatchObject({ from: ['Такой даты нет'], to: ['Укажите дату в виде ГГГГ-ММ-ДД'] });
       const backwards = await call('GET', '/api/statement.csv?from=2024-02-02&to=2024-02-01', p);
       expect(backwards.statusCode).toBe(422);
-      expect(backwards.json().errors).toEqual({ to: ['Конец периода раньше его начала'] });
+      expect(backwards.json().errors).toEqual({ to: ['Конец периода должен быть не раньше начала'] });
     });
   });
 

@@ -75,12 +75,15 @@ describe.each(DB_KINDS)("the operators' game servers on %s", (kind) => {
       bad.code_fee_bp = 10_001;
       bad.vip_price = -5;
       bad.standard_nominals = [KK / 2];
+      bad.sort_order = 200_000;
       const res = await call('POST', '/api/admin/gamesservers', bad);
       expect(res.statusCode).toBe(422);
       const errors = res.json().errors;
       expect(errors['limits.input.1.max']).toEqual(['Максимум не меньше минимума']);
-      expect(errors.code_fee_bp[0]).toMatch(/От 0 до 10000/);
+      expect(errors.code_fee_bp[0]).toMatch(/^От 0 до 10\u00a0000 /);
       expect(errors.vip_price[0]).toMatch(/больше нуля/);
+      // Its own range, not the number field's «Введите число».
+      expect(errors.sort_order).toEqual(['От −100\u00a0000 до 100\u00a0000']);
       const none = await t.db.kysely.selectFrom('gamesservers').select('id').where('name', '=', 'Broken').execute();
       expect(none).toEqual([]);
     });

@@ -81,7 +81,7 @@ describe.each(DB_KINDS)('VIP on %s', (kind) => {
       const u = await createUser(t.db.kysely);
       const w = await createWallet(t.db.kysely, u.id, serverId);
       await fund(t.db.kysely, w, 100n, 2);
-      const expected = { low_cap: true, errors: { months: ['Недостаточно монет Эйнхасад для покупки VIP'] } };
+      const expected = { low_cap: true, errors: { months: ['Недостаточно монет эйнхасад для покупки VIP'] } };
       const chosen = await call('POST', '/api/vip/', u, { months: 1, gamesserver_id: serverId });
       expect(chosen.statusCode).toBe(409);
       expect(chosen.json()).toMatchObject(expected);

@@ -23,9 +23,9 @@ const gameServerNotFound = () =>
   new AppError('NOT_FOUND', { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
 const notEnoughCoins = () =>
   new AppError('INSUFFICIENT_BALANCE', {
-    message: 'Недостаточно монет Эйнхасад',
+    message: 'Недостаточно монет эйнхасад',
     body: { low_cap: true },
-    errors: { months: ['Недостаточно монет Эйнхасад для покупки VIP'] },
+    errors: { months: ['Недостаточно монет эйнхасад для покупки VIP'] },
   });
 
 /**

@@ -153,6 +153,17 @@ describe('realtime events change the query cache by SPEC.md section 4', () => {
     expect(String(effects.notify.mock.calls[0]?.[0]).replace(/\s/g, ' ')).toBe('Ваш код на 1 000 000 аден активирован');
   });
 
+  it('request_status says a decision with adena in shorthand and coins in whole numbers', () => {
+    const decided = (amount: number, currency_type: 1 | 2) =>
+      msg('request_status', { id: 5, type: 'input', status: 'completed', amount, currency_type, gamesserver_id: 1, comment: null });
+    applyRealtimeMessage(qc, decided(1_500_000, 1), effects);
+    applyRealtimeMessage(qc, decided(1_500_000, 2), effects);
+    expect(effects.notify.mock.calls.map((c) => String(c[0]).replace(/\s/g, ' '))).toEqual([
+      'Пополнение на 1,5кк аден зачислено',
+      'Пополнение на 1 500 000 монет эйнхасад зачислено',
+    ]);
+  });
+
   it('sert adds a code to the matching server’s list once; del_sert removes it', () => {
     const other = priceDataQueryOptions(2, true).queryKey;
     qc.setQueryData(other, priceData({ id: 2, kods: [], svoy_variant_kods: [] }));

@@ -7,7 +7,7 @@ import { codeEntry, knowsCode, updateAuthPriceData, withCode, withCodeStatus, wi
 import { allMyCodesKey } from '../../features/codes/api/my-codes';
 import { allStatementKey } from '../../features/statement/api/statement';
 import { allHistoryKey } from '../../lib/requests-history';
-import { formatShort } from '../../utils/format-amount';
+import { formatAmount, formatShort } from '../../utils/format-amount';
 import { walletsQueryOptions } from '../../lib/wallets';
 import { bumpBalanceEpoch } from '../../lib/balance-epoch';
 
@@ -56,7 +56,8 @@ export function applyRealtimeMessage(qc: QueryClient, msg: RealtimeMessage, effe
       const key = walletsQueryOptions().queryKey;
       qc.setQueryData(key, (ws) => ws?.map((w) => (w.gamesserver_id === d.gamesserver_id ? { ...w, new_message: true } : w)));
       void qc.invalidateQueries({ queryKey: allHistoryKey });
-      effects.notify(decisionText(d, (n) => `${formatShort(n)}`), d.status === 'completed' ? 'success' : 'warning');
+      // Adena in players' shorthand (1,5кк), coins in whole numbers, as the money form writes them.
+      effects.notify(decisionText(d, (n) => (d.currency_type === 1 ? formatShort(n) : formatAmount(n))), d.status === 'completed' ? 'success' : 'warning');
       return;
     }
     case 'code_status': {

@@ -16,7 +16,7 @@ describe("an operator's TOTP walkthrough", () => {
     root = null;
   });
 
-  it('keeps the recovery codes on screen when the user is read again meanwhile (back to the tab), until «Я сохранил коды»', async () => {
+  it('keeps the recovery codes on screen when the user is read again meanwhile (back to the tab), until «Коды сохранены»', async () => {
     let twoFactor = false;
     vi.stubGlobal(
       'fetch',
@@ -46,7 +46,7 @@ describe("an operator's TOTP walkthrough", () => {
     await settle();
     expect(qc.getQueryData(userQueryOptions().queryKey)).toMatchObject({ two_factor: true });
     expect(document.querySelector('[data-testid="recovery-codes"]')).not.toBeNull();
-    await act(async () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Я сохранил коды')!.click());
+    await act(async () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Коды сохранены')!.click());
     await settle();
     expect(document.querySelector('[data-testid="recovery-codes"]')).toBeNull();
     expect(document.querySelector('[data-view="admin-two-factor-setup"]')).toBeNull();

@@ -36,7 +36,7 @@ function WithId({ render }: { render(id: number): ReactNode }) {
 /** SPEC.md section 2: the admin area. Loaded on demand and only for operators (AdminGate in router.tsx). */
 export default function AdminRoutes() {
   const { user } = useUser();
-  // Once begun, the walkthrough stays until the operator has seen the recovery codes («Я сохранил коды»):
+  // Once begun, the walkthrough stays until the operator has seen the recovery codes («Коды сохранены»):
   // the user object read again meanwhile (on return to the tab) already says TOTP is on, and showing
   // the area then would take the codes off the screen for good.
   const [setup, setSetup] = useState<'none' | 'shown' | 'done'>('none');

@@ -23,7 +23,8 @@ import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-
 import { usePageInRange } from '../../../hooks/use-page-in-range';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 import { AUDIT_PAGE_SIZE, type AuditFilters, useAdminAuditLog } from '../api/audit-log';
-import { AUDIT_ACTIONS, AUDIT_FIELDS, AUDIT_STATUSES, auditActionLabel } from '../utils/actions';
+import { AUDIT_ACTIONS, AUDIT_FIELDS, auditActionLabel } from '../utils/actions';
+import { auditValue } from '../utils/values';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 
@@ -34,15 +35,6 @@ const ENTITIES: Record<string, string> = {
   balance_request: 'Заявка',
   code: 'Код',
 };
-
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
-function show(e: AdminAuditEntry, k: string, v: unknown) {
-  if (v === null || v === undefined) return '—';
-  if (k === 'status' && typeof v === 'string') return AUDIT_STATUSES[e.entity_type]?.[v] ?? v;
-  if (typeof v === 'boolean') return v ? 'да' : 'нет';
-  if (typeof v === 'string' && ISO.test(v)) return dateTime.format(new Date(v));
-  return typeof v === 'object' ? JSON.stringify(v) : String(v);
-}
 
 /**
  * Only what changed: «Комиссия за код, б.п.: 300 → 450»; a creation or a note lists what was written.
@@ -60,7 +52,7 @@ function Changes({ e }: { e: AdminAuditEntry }) {
     <Box component="ul" sx={{ m: 0, pl: 2, fontSize: '0.875rem', wordBreak: 'break-word' }}>
       {keys.slice(0, created ? 6 : 20).map((k) => (
         <li key={k}>
-          {AUDIT_FIELDS[k] ?? <code>{k}</code>}: {created ? show(e, k, after[k]) : `${show(e, k, before[k])} → ${show(e, k, after[k])}`}
+          {AUDIT_FIELDS[k] ?? <code>{k}</code>}: {created ? auditValue(e.entity_type, k, after[k]) : `${auditValue(e.entity_type, k, before[k])} → ${auditValue(e.entity_type, k, after[k])}`}
         </li>
       ))}
       {created && keys.length > 6 && <li>…и ещё {keys.length - 6}</li>}

@@ -18,7 +18,8 @@ import { type ReactNode, useState } from 'react';
 import { Link as RouterLink, useSearchParams } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
-import { amountText, } from '../../../utils/plural';
+import { agree } from '../../../utils/agree';
+import { amountText } from '../../../utils/plural';
 import { type CodeLookup, useAdminCancelCode, useAdminCode } from '../api/codes';
 import { ReasonDialog } from '../../../components/reason-dialog';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
@@ -73,7 +74,7 @@ function CancelDialog({ code, open, onClose }: { code: AdminCode; open: boolean;
       confirmLabel="Отменить код"
       danger
       submit={(reason) =>
-        cancel.mutateAsync({ id: code.id, reason }).then((r) => showSnackbar(`Код №${code.id} отменён, владельцу возвращено ${aden(r.summa)}`))
+        cancel.mutateAsync({ id: code.id, reason }).then((r) => showSnackbar(`Код №${code.id} отменён, владельцу ${agree(r.summa, 'refunded')} ${aden(r.summa)}`))
       }
     />
   );

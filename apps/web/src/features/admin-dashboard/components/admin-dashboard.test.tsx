@@ -35,12 +35,12 @@ describe('the dashboard’s «Дольше всех ждёт»', () => {
     root = createRoot(document.body.appendChild(document.createElement('div')));
     await act(async () => root!.render(createElement(QueryClientProvider, { client: new QueryClient() }, createElement(AdminDashboard, { live: true }))));
     await act(async () => vi.advanceTimersByTimeAsync(10));
-    expect(tile()).toContain('9 мин');
+    expect(tile()).toContain('9\u00a0мин');
     expect(tile()).toContain('вывод 301\u00a0монеты эйнхасад');
 
     await act(async () => vi.advanceTimersByTimeAsync(1_000));
     expect(fetch).toHaveBeenCalledTimes(1);
-    expect(tile()).toContain('10 мин');
+    expect(tile()).toContain('10\u00a0мин');
   });
 });
 

@@ -56,11 +56,7 @@ function AuditPanel() {
       </Stack>
       {audit.isError && (
         <Alert severity="error">
-          {audit.error instanceof ApiError && audit.error.status === 404
-            ? 'Проверка журнала пока не подключена на сервере (нет GET /api/admin/ledger/audit).'
-            : audit.error instanceof ApiError
-              ? audit.error.message
-              : 'Проверка не удалась'}
+          {audit.error instanceof ApiError && audit.error.message ? audit.error.message : 'Проверка журнала недоступна'}
         </Alert>
       )}
       {/* A failed re-check hides the previous verdict: a green «сходится» beside the error would vouch for a check that did not run. */}

@@ -87,7 +87,7 @@ describe('the operators’ queue filters', () => {
     expect(card().querySelector('[data-testid="claim-chip"]')?.textContent).toBe('В работе: Анна');
     expect(button('Монеты получены')?.disabled).toBe(true);
     expect(button('Отклонить')?.disabled).toBe(true);
-    expect(card().querySelector('[data-testid="claim-lapse"]')?.textContent).toMatch(/^Взять себе можно с \d\d:\d\d, если захват не продлят\. Взята или продлена 1 мин назад\.$/);
+    expect(card().querySelector('[data-testid="claim-lapse"]')?.textContent).toMatch(/^Взять себе можно с \d\d:\d\d, если захват не продлят\. Взята или продлена 1\u00a0мин назад\.$/);
     expect(button('Взять в работу')).toBeUndefined();
 
     // Fourteen minutes later nobody renewed it: no reload, no poll needed.
@@ -133,7 +133,7 @@ describe('the operators’ queue filters', () => {
   it('a request created 9 min 59 s ago waits «9 мин», as the dashboard counts it', async () => {
     vi.useFakeTimers({ now: NOW, toFake: ['Date'] });
     await open();
-    expect(document.querySelector('[data-testid="admin-request"]')?.textContent).toContain('ждёт 9 мин');
+    expect(document.querySelector('[data-testid="admin-request"]')?.textContent).toContain('ждёт 9\u00a0мин');
   });
 });
 

@@ -15,6 +15,7 @@ import { CopyButton } from '../../../components/copy-button';
 import { ReasonDialog } from '../../../components/reason-dialog';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
+import { formatAmount } from '../../../utils/format-amount';
 import { amountText } from '../../../utils/plural';
 import { PAGE_SIZE, type QueueFilters, useAdminRequests, useProcessRequest } from '../api/requests';
 import { minutesText, useMinutesSince } from '../../../hooks/use-minutes-since';
@@ -259,7 +260,7 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Array<
       ) : (
         <>
           <Typography variant="body2" color="textSecondary">
-            {queueOrderText(filters.status)} Всего: {data.total}
+            {queueOrderText(filters.status)} Всего: {formatAmount(data.total)}
           </Typography>
           {data.data.map((r) => (
             <RequestCard key={r.id} r={r} meId={meId} onReject={setRejecting} onComplete={setCompleting} />

@@ -36,10 +36,11 @@ describe('minutes a request has waited', () => {
 
   it('says «меньше минуты» under a minute, not «0 мин», then minutes, hours and days, as the queue and the dashboard both say them', () => {
     expect(minutesText(0)).toBe('меньше минуты');
-    expect(minutesText(1)).toBe('1 мин');
-    expect(minutesText(59)).toBe('59 мин');
-    expect(minutesText(125)).toBe('2 ч 5 мин');
-    expect(minutesText(3 * 24 * 60 + 4 * 60)).toBe('3 дн 4 ч');
+    // Each unit held to its number by a no-break space; days abbreviated with a stop, «дн.».
+    expect(minutesText(1)).toBe('1\u00a0мин');
+    expect(minutesText(59)).toBe('59\u00a0мин');
+    expect(minutesText(125)).toBe('2\u00a0ч 5\u00a0мин');
+    expect(minutesText(3 * 24 * 60 + 4 * 60)).toBe('3\u00a0дн. 4\u00a0ч');
   });
 });
 
@@ -47,7 +48,7 @@ describe('the line under another operator’s claim', () => {
   it('says the moment the claim lapses on this clock, and how old the claim is', () => {
     const lapses = new Date(2026, 10, 1, 10, 24).toISOString();
     expect(claimLapseText(lapses, 3)).toBe(
-      'Взять себе можно с 10:24, если захват не продлят. Взята или продлена 3 мин назад.',
+      'Взять себе можно с 10:24, если захват не продлят. Взята или продлена 3\u00a0мин назад.',
     );
     expect(claimLapseText(lapses, 0)).toContain('Взята или продлена только что.');
   });

@@ -14,6 +14,7 @@ import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
+import { formatAmount } from '../../../utils/format-amount';
 import { downloadStatsCsv, type Period, useOperatorStats } from '../api/shift';
 
 const percent = new Intl.NumberFormat('ru-RU', { style: 'percent', maximumFractionDigits: 1 });
@@ -86,12 +87,12 @@ export function ShiftReport() {
               {data.operators.map((o) => (
                 <TableRow key={o.operator.id} data-testid="shift-row">
                   <TableCell>{o.operator.name || `Оператор №${o.operator.id}`}</TableCell>
-                  <TableCell align="right">{o.decided.input}</TableCell>
-                  <TableCell align="right">{o.decided.output}</TableCell>
-                  <TableCell align="right">{o.completed + o.rejected}</TableCell>
+                  <TableCell align="right">{formatAmount(o.decided.input)}</TableCell>
+                  <TableCell align="right">{formatAmount(o.decided.output)}</TableCell>
+                  <TableCell align="right">{formatAmount(o.completed + o.rejected)}</TableCell>
                   <TableCell align="right">{percent.format(o.rejected_share)}</TableCell>
-                  <TableCell align="right">{o.median_minutes === null ? '—' : `${minutes.format(o.median_minutes)} мин`}</TableCell>
-                  <TableCell align="right">{o.unclaimed}</TableCell>
+                  <TableCell align="right">{o.median_minutes === null ? '—' : `${minutes.format(o.median_minutes)}\u00a0мин`}</TableCell>
+                  <TableCell align="right">{formatAmount(o.unclaimed)}</TableCell>
                 </TableRow>
               ))}
             </TableBody>

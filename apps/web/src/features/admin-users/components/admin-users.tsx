@@ -21,6 +21,7 @@ import { Link as RouterLink, useLocation } from 'wouter';
 import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-in-url';
 import { usePageInRange } from '../../../hooks/use-page-in-range';
 import { ApiError } from '../../../lib/api-client';
+import { formatAmount } from '../../../utils/format-amount';
 import { USERS_PAGE_SIZE, type UserSearch, useAdminUsers } from '../api/users';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 
@@ -78,7 +79,7 @@ export function AdminUsers() {
       ) : (
         <>
           <Typography variant="body2" color="textSecondary">
-            Найдено: {data.total}
+            Найдено: {formatAmount(data.total)}
           </Typography>
           <Paper variant="outlined" sx={scrollsSideways}>
             <Table size="small" aria-label="Пользователи">

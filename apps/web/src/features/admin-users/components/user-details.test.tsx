@@ -122,7 +122,7 @@ describe('an action whose answer comes after the operator left the card', () => 
     await act(async () => release(answer(403, { message: 'Только для администраторов' })));
     await settle();
     const shown = useUi.getState().dialog;
-    expect(shown).toMatchObject({ name: 'alert', text: '«Ася» не заблокирован', errors: ['Только для администраторов'] });
+    expect(shown).toMatchObject({ name: 'alert', text: 'Пользователь «Ася» не заблокирован', errors: ['Только для администраторов'] });
     expect(document.querySelector('h1')?.textContent).toBe('Борис');
 
     useUi.setState({ dialog: { name: 'none' } });
@@ -133,7 +133,7 @@ describe('an action whose answer comes after the operator left the card', () => 
     await show(43);
     await act(async () => release(answer(200, { success: { ...active(42, 'Ася'), blocked_at: '2026-11-27T00:00:00Z' } })));
     await settle();
-    expect(useUi.getState().snackbar.text).toBe('«Ася» заблокирован, его сеансы завершены');
+    expect(useUi.getState().snackbar.text).toBe('Пользователь «Ася» заблокирован, его сеансы завершены');
   });
 
   it('Escape keeps «Аккаунт угнан» ticked with the typed reason; «Отмена» clears both', async () => {

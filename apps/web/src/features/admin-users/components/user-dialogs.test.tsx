@@ -33,6 +33,18 @@ describe('the admin-role dialog', () => {
     expect(confirm().disabled).toBe(true);
   });
 
+  it('names the user at the head of a sentence as «Пользователь …», a nameless one by number', async () => {
+    // Review finding: «id 5 получит доступ…», ««Анна» заблокирован» with the verb forced masculine.
+    let user = player;
+    const mounted = await mountWithQuery(() => createElement(AdminRoleDialog, { user, open: true, onClose: () => {} }));
+    root = mounted.root;
+    const body = () => document.querySelector('[role="dialog"] p')?.textContent;
+    expect(body()).toBe('Пользователь «Ася» получит доступ ко всему разделу администрирования: заявкам, балансам, пользователям.');
+    user = { id: 5, name: '', email: null, phone: null, admin: false } as unknown as AdminUser;
+    await mounted.render();
+    expect(body()).toBe('Пользователь №5 получит доступ ко всему разделу администрирования: заявкам, балансам, пользователям.');
+  });
+
   it('the VIP dialog starts each opening from the card as it is, and says when the player\'s VIP changes while it is open', async () => {
     const until = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
     const dayOf = (iso: string) => {

@@ -13,10 +13,15 @@ import { useUi } from '../../../lib/ui-store';
 import { useUserActions } from '../api/users';
 import { ReasonDialog } from '../../../components/reason-dialog';
 
+/** «Анна», or №5 for a user with no name, email or phone. */
 const userLabel = (u: AdminUser) => {
   const who = u.name || u.email || u.phone;
-  return who ? `«${who}»` : `id ${u.id}`;
+  return who ? `«${who}»` : `№${u.id}`;
 };
+/** At the head of a sentence, where a verb agrees with it: «Пользователь «Анна» заблокирован», «Пользователь №5 …». */
+const userSubject = (u: AdminUser) => `Пользователь ${userLabel(u)}`;
+/** For the second factor's prompt, where the id settles which user: «Анна» (id 5), or №5 alone. */
+const userRef = (u: AdminUser) => (u.name || u.email || u.phone ? `${userLabel(u)} (id ${u.id})` : userLabel(u));
 // The day in the operator's own time zone (YYYY-MM-DD), as the date field shows it and saving reads it.
 const dateOnly = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'long' });
 const isoDay = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
@@ -54,8 +59,8 @@ export function BlockDialog({ user, open, onClose, stolen: alreadyBlocked = fals
       // Escape or a click beside keeps the tick with the typed reason; «Отмена» and a block done clear both.
       onClose={onClose}
       onCancel={() => setTicked(false)}
-      title={alreadyBlocked ? `Аккаунт ${userLabel(user)} угнан?` : `Заблокировать ${userLabel(user)}?`}
-      refusedTitle={alreadyBlocked ? `Ключи ${userLabel(user)} не удалены` : `${userLabel(user)} не заблокирован`}
+      title={alreadyBlocked ? `Аккаунт ${userLabel(user)} угнан?` : `Заблокировать пользователя ${userLabel(user)}?`}
+      refusedTitle={alreadyBlocked ? `Ключи пользователя ${userLabel(user)} не удалены` : `${userSubject(user)} не заблокирован`}
       testId="block-dialog"
       explanation={
         alreadyBlocked
@@ -76,13 +81,12 @@ export function BlockDialog({ user, open, onClose, stolen: alreadyBlocked = fals
       submit={(reason) =>
         block.mutateAsync({ reason, revokeKeys: stolen }).then(() => {
           setTicked(false);
-          const who = userLabel(user);
           showSnackbar(
             alreadyBlocked
-              ? `Ключи угнанного аккаунта ${who} удалены`
+              ? `Ключи угнанного аккаунта ${userLabel(user)} удалены`
               : stolen
-                ? `${who} заблокирован, его сеансы завершены, ключи удалены`
-                : `${who} заблокирован, его сеансы завершены`,
+                ? `${userSubject(user)} заблокирован, его сеансы завершены, ключи удалены`
+                : `${userSubject(user)} заблокирован, его сеансы завершены`,
           );
         })
       }
@@ -95,7 +99,7 @@ export function UnblockDialog({ user, open, onClose }: { user: AdminUser; open: 
   const alert = useUi((s) => s.alert);
   const showSnackbar = useUi((s) => s.showSnackbar);
   const stillShown = useStillShown(open);
-  const who = userLabel(user);
+  const who = userSubject(user);
   return (
     <AppDialog
       open={open}
@@ -144,7 +148,7 @@ export function TwoFactorOffDialog({ user, open, onClose }: { user: AdminUser; o
       danger
       submit={(reason) =>
         twoFactorOff
-          .mutateAsync({ reason, about: `Отключить вход с кодом для ${userLabel(user)} (id ${user.id})` })
+          .mutateAsync({ reason, about: `Отключить вход с кодом для ${userRef(user)}` })
           .then(() => showSnackbar(`Вход с кодом для ${userLabel(user)} отключён, его сеансы завершены`))
       }
     />
@@ -251,12 +255,12 @@ export function AdminRoleDialog({ user, open, onClose }: { user: AdminUser; open
             color={grant ? 'primary' : 'error'}
             disabled={setAdmin.isPending || grant === user.admin}
             onClick={() =>
-              setAdmin.mutateAsync({ admin: grant, about: `Сделать администратором ${who} (id ${user.id})` }).then(
+              setAdmin.mutateAsync({ admin: grant, about: `Сделать администратором ${userRef(user)}` }).then(
                 () => {
-                  showSnackbar(grant ? `${who} теперь администратор` : `${who} больше не администратор`);
+                  showSnackbar(grant ? `${userSubject(user)} теперь администратор` : `${userSubject(user)} больше не администратор`);
                   if (stillShown()) onClose();
                 },
-                (e: Error) => alert(grant ? `${who} не стал администратором` : `Права администратора у ${who} не сняты`, [e.message]),
+                (e: Error) => alert(grant ? `${userSubject(user)} не стал администратором` : `Права администратора у пользователя ${who} не сняты`, [e.message]),
               )
             }
           >
@@ -267,8 +271,8 @@ export function AdminRoleDialog({ user, open, onClose }: { user: AdminUser; open
     >
       <Typography>
         {grant
-          ? `${userLabel(user)} получит доступ ко всему разделу администрирования: заявкам, балансам, пользователям.`
-          : `${userLabel(user)} потеряет доступ к разделу администрирования.`}
+          ? `${userSubject(user)} получит доступ ко всему разделу администрирования: заявкам, балансам, пользователям.`
+          : `${userSubject(user)} потеряет доступ к разделу администрирования.`}
       </Typography>
     </AppDialog>
   );

@@ -24,11 +24,11 @@ describe('the code step', () => {
       root!.render(createElement(CodeStep, { sentTo: 'a@example.com', busy: false, onSubmit: () => {}, onResend: async () => ({ sent: false, error: refused }), onRestart: () => {} })),
     );
     const resend = () => [...document.querySelectorAll('button')].find((b) => b.textContent?.startsWith('Отправить код ещё раз'))!;
-    expect(resend().textContent).toBe('Отправить код ещё раз через 60 с');
+    expect(resend().textContent).toBe('Отправить код ещё раз через 60\u00a0с');
     await act(async () => vi.advanceTimersByTime(60_000));
     expect(resend().textContent).toBe('Отправить код ещё раз');
     await act(async () => resend().click());
-    expect(resend().textContent).toBe('Отправить код ещё раз через 45 с');
+    expect(resend().textContent).toBe('Отправить код ещё раз через 45\u00a0с');
     expect(resend().disabled).toBe(true);
     await act(async () => vi.advanceTimersByTime(45_000));
     expect(resend().disabled).toBe(false);

@@ -64,7 +64,7 @@ export function CodeStep(props: {
             else if (outcome && outcome.error instanceof ApiError && outcome.error.retryAfter) setResendAt(Date.now() + outcome.error.retryAfter * 1000);
           }}
         >
-          {left > 0 ? `Отправить код ещё раз через ${left} с` : 'Отправить код ещё раз'}
+          {left > 0 ? `Отправить код ещё раз через ${left}\u00a0с` : 'Отправить код ещё раз'}
         </Button>
       )}
       <Button color="inherit" disabled={props.busy} onClick={props.onRestart}>

@@ -73,7 +73,7 @@ describe('the sign-up form', () => {
     await settle();
     expect(document.body.textContent).toContain('Слишком много неверных попыток');
     // The resend waits out its minute (code-step.test.tsx: a refused one then counts the server's Retry-After).
-    expect(button('Отправить код ещё раз')?.textContent).toMatch(/через (59|60) с/);
+    expect(button('Отправить код ещё раз')?.textContent).toMatch(/через (59|60)\u00a0с/);
 
     // Back to the details, as typed, for a new flow.
     await act(async () => button('Изменить данные и начать заново')!.click());
@@ -117,7 +117,7 @@ describe('the sign-up form', () => {
     document.body.innerHTML = '';
     await mount();
     expect(document.body.textContent).toContain('Мы отправили код из 6 цифр на player@example.com');
-    expect(button('Отправить код ещё раз')?.textContent).toMatch(/через (59|60) с/);
+    expect(button('Отправить код ещё раз')?.textContent).toMatch(/через (59|60)\u00a0с/);
     await act(async () => type(document.querySelector<HTMLInputElement>('input[autocomplete="one-time-code"]')!, '123456'));
     await act(async () => button('Подтвердить')!.click());
     await settle();

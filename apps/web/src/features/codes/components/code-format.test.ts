@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { aden, adenAcc, adenShort, estimatePrice } from './code-format';
+import { describe, expect, it, vi } from 'vitest';
+import { ApiError } from '../../../lib/api-client';
+import { aden, adenAcc, adenShort, codeTag, estimatePrice, refusedElsewhere } from './code-format';
 
 const plain = (s: string) => s.replace(/\u00a0/g, ' ');
 
@@ -27,5 +28,30 @@ describe('amounts after «на» and «за»', () => {
     expect(estimatePrice(1_000_000, 300)).toBe(1_030_000);
     expect(estimatePrice(1_000_001, 300)).toBe(1_030_002);
     expect(estimatePrice(2_353_607_476_497_467, 300)).toBe(2_424_215_700_792_392);
+  });
+});
+
+describe('a refusal said after its dialog closed', () => {
+  it('names the first field error, not only the 422 message', () => {
+    const snackbar = vi.fn();
+    const err = new ApiError(422, { message: 'Проверьте введённые данные', errors: { nominal: ['Номинал меньше минимального'] } });
+    refusedElsewhere(snackbar, 'Код не выпущен', err);
+    expect(snackbar).toHaveBeenCalledWith('Код не выпущен: номинал меньше минимального', 'error');
+  });
+
+  it('falls back to the answer\'s message, and says nothing after a lost answer', () => {
+    const snackbar = vi.fn();
+    refusedElsewhere(snackbar, 'Код не выпущен', new ApiError(409, { message: 'Недостаточно средств' }));
+    refusedElsewhere(snackbar, 'Код не выпущен', new Error('offline'));
+    expect(snackbar.mock.calls).toEqual([['Код не выпущен: недостаточно средств', 'error']]);
+  });
+});
+
+describe('a code named apart from others of its nominal', () => {
+  it('by its last group, whole or masked, else by its date', () => {
+    // Review finding: every «Отменить» of one nominal was labelled «Отменить код на 5 000 000 аден».
+    expect(codeTag({ sert: 'ADN-7KQ2-AB12-CD34-H3RC', created_at: '2026-11-01T12:00:00Z' })).toBe('…H3RC');
+    expect(codeTag({ sert: 'ADN-7KQ2-****-****-Z9X8', created_at: '2026-11-01T12:00:00Z' })).toBe('…Z9X8');
+    expect(codeTag({ sert: '', created_at: '2026-11-01T12:00:00Z' })).toMatch(/^от 01\.11\.2026/);
   });
 });

@@ -1,4 +1,4 @@
-import type { CodeStatus } from '@adena/contract';
+import type { Code, CodeStatus } from '@adena/contract';
 import { errorMessage } from '@adena/contract/lite';
 import { ApiError } from '../../../lib/api-client';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
@@ -37,7 +37,9 @@ export function adenShort(n: number, grammaticalCase: GrammaticalCase = 'nom') {
  */
 export function refusedElsewhere(snackbar: (text: string, status: 'error') => void, what: string, err: unknown) {
   if (!(err instanceof ApiError)) return;
-  const why = err.message ? `${err.message.charAt(0).toLowerCase()}${err.message.slice(1)}` : '';
+  // A field's own message when the server names one: a 422's message alone («проверьте введённые данные») loses the reason.
+  const reason = Object.values(err.fieldErrors).flat()[0] ?? err.message;
+  const why = reason ? `${reason.charAt(0).toLowerCase()}${reason.slice(1)}` : '';
   snackbar(why ? `${what}: ${why}` : what, 'error');
 }
 
@@ -50,6 +52,15 @@ export function alertContent(err: unknown): { text: string; errors: string[] } {
 
 export const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 export const dateOnly = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'long' });
+
+/**
+ * What tells two codes of one nominal apart to a screen reader: the code's last group (shown even when
+ * masked: ADN-7KQ2-****-****-H3RC → «…H3RC»), else its date.
+ */
+export const codeTag = (code: Pick<Code, 'sert' | 'created_at'>) => {
+  const tail = /[A-Z0-9]{4}$/i.exec(code.sert)?.[0];
+  return tail ? `…${tail}` : `от ${dateTime.format(new Date(code.created_at))}`;
+};
 
 /**
  * price = nominal + fee, the fee rounded up to a whole adena (PRODUCT.md section 5), in whole numbers as the

@@ -12,7 +12,8 @@ import { needsStepUp } from '../../../lib/step-up';
 import { type DialogState, useUi } from '../../../lib/ui-store';
 import { useCancelCode } from '../api/cancel-code';
 import { useRevealCodes } from '../api/price-data';
-import { aden, adenAcc, adenShort, alertContent, CODE_STATUS, dateTime } from './code-format';
+import { aden, adenAcc, adenShort, alertContent, CODE_STATUS, codeTag, dateTime } from './code-format';
+import { agree } from '../../../utils/agree';
 import { useRequestKey } from '../../../hooks/use-request-key';
 
 const MONO = 'ui-monospace, "SF Mono", Menlo, Consolas, monospace';
@@ -31,7 +32,7 @@ export function CodeItem({ code }: { code: Code }) {
             color="error"
             sx={{ ml: 'auto', minWidth: 0 }}
             onClick={() => openDialog({ name: 'cancel_code', gameServerId: code.gamesserver_id, codeId: code.id, nominal: code.nominal, sert: code.sert })}
-            aria-label={`Отменить код на ${adenAcc(code.nominal)}`}
+            aria-label={`Отменить код ${codeTag(code)} на ${adenAcc(code.nominal)}`}
           >
             Отменить
           </Button>
@@ -142,7 +143,7 @@ export function CancelCodeDialog() {
                 .then(
                   (r) => {
                     if (stillOpen()) close();
-                    snackbar(`Код отменён, на баланс вернулось ${aden(r.summa)}`);
+                    snackbar(`Код отменён, на баланс ${agree(r.summa, 'returned')} ${aden(r.summa)}`);
                   },
                   (err: unknown) => {
                     if (!stillOpen()) return;

@@ -321,10 +321,10 @@ describe('paid dialogs after a lost answer', () => {
     // Bought: the button now extends it.
     await act(async () => button('Продлить').click());
     await render(asterios);
-    await act(async () => pending[1]!(answer(409, { message: 'Недостаточно монет Эйнхасад', low_cap: true })));
+    await act(async () => pending[1]!(answer(409, { message: 'Недостаточно монет эйнхасад', low_cap: true })));
     await settle();
     expect(useUi.getState().dialog.name).toBe('vip');
-    expect(useUi.getState().snackbar).toMatchObject({ status: 'error', text: 'VIP не куплен с кошелька на Scryde x50: недостаточно монет Эйнхасад' });
+    expect(useUi.getState().snackbar).toMatchObject({ status: 'error', text: 'VIP не куплен с кошелька на Scryde x50: недостаточно монет эйнхасад' });
     await act(async () => root.unmount());
   });
 });

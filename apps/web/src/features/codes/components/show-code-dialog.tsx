@@ -12,7 +12,8 @@ import { ApiError } from '../../../lib/api-client';
 import { type DialogState, useUi } from '../../../lib/ui-store';
 import { isPriceChange } from '../api/create-pricekod';
 import { useShowCode } from '../api/show-code';
-import { aden, adenShort, alertContent } from './code-format';
+import { aden, adenAcc, adenShort, alertContent } from './code-format';
+import { agree } from '../../../utils/agree';
 import { TwoFactorCodeField } from '../../../components/two-factor-code-field';
 
 /** The issued certificate, large and copyable; it wraps rather than overflow a phone's width. */
@@ -147,7 +148,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
         <Stack spacing={2}>
           <SertBox sert={revealed.sert} />
           <Typography>
-            Код на <b>{aden(revealed.nominal)}</b>. С баланса списано {aden(revealed.summa)}.
+            Код на <b>{adenAcc(revealed.nominal)}</b>. С баланса {agree(revealed.summa, 'charged')} {aden(revealed.summa)}.
           </Typography>
           <Typography variant="body2" color="textSecondary">
             Передайте код тому, кто будет его активировать: адена поступит на его кошелёк на этом сервере. Код виден только вам и остаётся в

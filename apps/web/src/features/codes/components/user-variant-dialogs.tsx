@@ -18,6 +18,7 @@ import { useFormErrors } from '../../../hooks/use-form-errors';
 import { ApiError } from '../../../lib/api-client';
 import { type DialogState, useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
+import { agree } from '../../../utils/agree';
 import { plural } from '../../../utils/plural';
 import { parseAmount } from '../../../utils/parse-amount';
 import { useCreatePricekod } from '../api/create-pricekod';
@@ -293,7 +294,7 @@ function EditForm({ d, server, feeBp, batch }: { d: EditState; server: Gamesserv
       .then(
         (r) => {
           if (stillOpen()) openDialog({ name: 'delete_success', summa: r.summa });
-          else snackbar(`Вариант на сервере ${server.name} удалён, на баланс вернулось ${aden(r.summa)}`);
+          else snackbar(`Вариант на сервере ${server.name} удалён, на баланс ${agree(r.summa, 'returned')} ${aden(r.summa)}`);
         },
         (err: unknown) => {
           if (stillOpen()) f.fromError(err, SHOWN);
@@ -306,7 +307,7 @@ function EditForm({ d, server, feeBp, batch }: { d: EditState; server: Gamesserv
     <>
       <Stack component="form" id="edit-variant-form" spacing={2} sx={{ pt: 1 }} onSubmit={submit} noValidate>
         <Typography color="textSecondary">
-          Сейчас: {codesCount(d.count)} по {adenShort(d.nominal)}, оплачено {aden(d.initialTotalAden)}. Изменение касается только неактивированных кодов.
+          Сейчас: {codesCount(d.count)} по {adenShort(d.nominal)}, {agree(d.initialTotalAden, 'paid')} {aden(d.initialTotalAden)}. Изменение касается только неактивированных кодов.
         </Typography>
         {f.formError && <Alert severity="error">{f.formError}</Alert>}
         <VariantFields form={form} f={f} server={server} feeBp={feeBp} />
@@ -395,7 +396,7 @@ export function CreateSuccessDialog() {
             {plural(d.count, ['Создан', 'Создано', 'Создано'])} <b>{codesCount(d.count)}</b> номиналом <b>{aden(d.nominal)}</b>.
           </Typography>
           <Typography>
-            С баланса списано <b data-testid="create-success-summa">{aden(d.summa)}</b>.
+            С баланса {agree(d.summa, 'charged')} <b data-testid="create-success-summa">{aden(d.summa)}</b>.
           </Typography>
           <Typography variant="body2" color="textSecondary">
             {d.count === 1 ? 'Код — в списке «Мои коды», там его можно скопировать.' : 'Все коды — в списке «Мои коды», там их можно скопировать.'}
@@ -424,7 +425,7 @@ export function DeleteSuccessDialog() {
     >
       {open && (
         <Typography>
-          Неактивированные коды отменены. На баланс вернулось <b data-testid="delete-success-summa">{aden(dialog.summa)}</b>.
+          Неактивированные коды отменены. На баланс {agree(dialog.summa, 'returned')} <b data-testid="delete-success-summa">{aden(dialog.summa)}</b>.
         </Typography>
       )}
     </AppDialog>

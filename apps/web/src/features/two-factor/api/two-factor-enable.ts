@@ -6,7 +6,7 @@ export const twoFactorEnableBody = twoFactorEnable.body;
 
 /**
  * 2fa/enable: the first code turns TOTP on; the answer holds the recovery codes, shown once. The
- * user object is refreshed only when the player has seen them (TotpSetup's «Я сохранил коды»):
+ * user object is refreshed only when the player has seen them (TotpSetup's «Коды сохранены»):
  * for an operator it opens the admin area, which would otherwise replace the codes at once. The
  * current password goes with it (accounts without one leave it empty).
  */

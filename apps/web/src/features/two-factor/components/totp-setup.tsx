@@ -74,7 +74,7 @@ export function TotpSetup({ onDone, onCodesShown, onSending }: { onDone(): void;
             onDone();
           }}
         >
-          Я сохранил коды
+          Коды сохранены
         </Button>
       </Stack>
     );

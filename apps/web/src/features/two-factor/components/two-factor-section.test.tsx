@@ -21,7 +21,7 @@ describe("the profile's TOTP setup dialog", () => {
     root = null;
   });
 
-  it('stays open over the recovery codes whatever is tapped beside it, until «Я сохранил коды»', async () => {
+  it('stays open over the recovery codes whatever is tapped beside it, until «Коды сохранены»', async () => {
     let twoFactor = false;
     vi.stubGlobal(
       'fetch',
@@ -61,7 +61,7 @@ describe("the profile's TOTP setup dialog", () => {
     await settle();
     expect(codes()).not.toBeNull();
 
-    await act(async () => button('Я сохранил коды')!.click());
+    await act(async () => button('Коды сохранены')!.click());
     await settle();
     expect(codes()).toBeNull();
     expect(button('Выключить')).toBeDefined();
@@ -121,7 +121,7 @@ describe("the profile's TOTP setup dialog", () => {
     await settle();
     const input = document.querySelector('[role="dialog"] input') as HTMLInputElement;
     await act(async () => type(input, '123456'));
-    await act(async () => [...document.querySelectorAll('form button')].find((b) => b.textContent === 'Выключить')!.dispatchEvent(new MouseEvent('click', { bubbles: true })));
+    await act(async () => document.getElementById('two-factor-disable-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
     await settle();
     expect(button('Отмена')?.disabled).toBe(true);
     await act(async () => backdrop().click());
@@ -132,5 +132,25 @@ describe("the profile's TOTP setup dialog", () => {
     await settle();
     expect(document.querySelector('[role="dialog"]')?.textContent).toContain('Неверный код');
     expect(button('Отмена')?.disabled).toBe(false);
+  });
+
+  it('«Выключить» says a refusal without a field in an alert that a screen reader announces', async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        const path = new URL(String(url), 'http://localhost').pathname;
+        if (path === '/api/user') return answer(200, playerUser(true));
+        if (path === '/api/2fa/disable') return answer(429, { message: 'Слишком много попыток. Попробуйте через 15 мин' });
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    ({ root } = await mountWithQuery(() => createElement(TwoFactorSection)));
+    await settle();
+    await act(async () => button('Выключить')!.click());
+    await settle();
+    await act(async () => type(document.querySelector('[role="dialog"] input') as HTMLInputElement, '123456'));
+    await act(async () => document.getElementById('two-factor-disable-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
+    await settle();
+    expect(document.querySelector('[role="dialog"] [role="alert"]')?.textContent).toBe('Слишком много попыток. Попробуйте через 15 мин');
   });
 });

@@ -1,3 +1,4 @@
+import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Dialog from '@mui/material/Dialog';
 import DialogActions from '@mui/material/DialogActions';
@@ -10,6 +11,7 @@ import Typography from '@mui/material/Typography';
 import useMediaQuery from '@mui/material/useMediaQuery';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { AppDialog } from '../../../components/app-dialog';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { userQueryOptions, useUser } from '../../../lib/session';
 import { useBackClosesDialog } from '../../../lib/telegram-back';
@@ -20,7 +22,7 @@ import { TotpSetup } from './totp-setup';
 export function TwoFactorSection() {
   const { user } = useUser();
   const [open, setOpen] = useState<'setup' | 'disable' | null>(null);
-  // The recovery codes are on screen: they are shown once, so only «Я сохранил коды» closes the dialog.
+  // The recovery codes are on screen: they are shown once, so only «Коды сохранены» closes the dialog.
   const [codesShown, setCodesShown] = useState(false);
   // «Включить» is on its way: its answer carries the recovery codes, so the dialog cannot be closed meanwhile.
   const [sending, setSending] = useState(false);
@@ -42,9 +44,8 @@ export function TwoFactorSection() {
   const dismissSetup = () => {
     if (!codesShown && !sending) closeSetup();
   };
-  // MUI's own dialogs here, not AppDialog: Telegram's back button closes them the same way.
+  // MUI's own dialog for the setup, which keeps its own width and actions; Telegram's back button closes it as AppDialog's.
   useBackClosesDialog(open === 'setup', dismissSetup);
-  useBackClosesDialog(open === 'disable', dismissDisable);
   if (!user) return null;
   return (
     <Paper variant="outlined" component="section" aria-labelledby="two-factor-title" sx={{ p: { xs: 2, sm: 3 } }}>
@@ -80,16 +81,34 @@ export function TwoFactorSection() {
           </DialogActions>
         )}
       </Dialog>
-      <Dialog open={open === 'disable'} onClose={dismissDisable} maxWidth="xs" fullWidth>
-        {open === 'disable' && <DisableForm disable={disable} onClose={closeDisable} />}
-      </Dialog>
+      <DisableDialog open={open === 'disable'} disable={disable} onClose={closeDisable} onDismiss={dismissDisable} />
     </Paper>
   );
 }
 
-function DisableForm({ disable, onClose }: { disable: ReturnType<typeof useTwoFactorDisable>; onClose(): void }) {
+/** AppDialog (full screen on a phone); `onDismiss`: Escape, a tap beside it or Telegram's back button, refused while «Выключить» is on its way. */
+function DisableDialog({
+  open,
+  disable,
+  onClose,
+  onDismiss,
+}: {
+  open: boolean;
+  disable: ReturnType<typeof useTwoFactorDisable>;
+  onClose(): void;
+  onDismiss(): void;
+}) {
   const f = useFormErrors();
   const [code, setCode] = useState('');
+  // Each opening starts empty: the code and the refusal of the last one are gone.
+  const [wasOpen, setWasOpen] = useState(open);
+  if (open !== wasOpen) {
+    setWasOpen(open);
+    if (open) {
+      setCode('');
+      f.clear();
+    }
+  }
   async function submit(e: React.FormEvent) {
     e.preventDefault();
     f.clear();
@@ -103,29 +122,33 @@ function DisableForm({ disable, onClose }: { disable: ReturnType<typeof useTwoFa
     }
   }
   return (
-    <form noValidate onSubmit={submit}>
-      <DialogTitle>Выключить вход с кодом</DialogTitle>
-      <DialogContent>
-        <Stack spacing={2} sx={{ pt: 1 }}>
-          {f.formError && <Typography color="error">{f.formError}</Typography>}
-          <TextField
-            label="Код из приложения или резервный"
-            value={code}
-            onChange={(e) => setCode(e.target.value)}
-            autoFocus
-            error={Boolean(f.fieldError('code'))}
-            helperText={f.fieldError('code')}
-          />
-        </Stack>
-      </DialogContent>
-      <DialogActions>
-        <Button onClick={onClose} disabled={disable.isPending}>
-          Отмена
-        </Button>
-        <Button type="submit" color="error" disabled={disable.isPending}>
-          Выключить
-        </Button>
-      </DialogActions>
-    </form>
+    <AppDialog
+      open={open}
+      onClose={onDismiss}
+      title="Выключить вход с кодом"
+      testId="two-factor-disable-dialog"
+      actions={
+        <>
+          <Button onClick={onClose} disabled={disable.isPending}>
+            Отмена
+          </Button>
+          <Button type="submit" form="two-factor-disable-form" color="error" disabled={disable.isPending}>
+            Выключить
+          </Button>
+        </>
+      }
+    >
+      <Stack component="form" id="two-factor-disable-form" noValidate onSubmit={submit} spacing={2} sx={{ pt: 1 }}>
+        {f.formError && <Alert severity="error">{f.formError}</Alert>}
+        <TextField
+          label="Код из приложения или резервный"
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+          autoFocus
+          error={Boolean(f.fieldError('code'))}
+          helperText={f.fieldError('code')}
+        />
+      </Stack>
+    </AppDialog>
   );
 }

@@ -5,7 +5,8 @@ import Typography from '@mui/material/Typography';
 import { AppDialog } from '../../../components/app-dialog';
 import { useUi } from '../../../lib/ui-store';
 import { useWallet } from '../../../lib/wallets';
-import { amountText, } from '../../../utils/plural';
+import { agree } from '../../../utils/agree';
+import { amountText } from '../../../utils/plural';
 
 /** A withdrawal (or any other charge) beyond the balance: how much was asked, how much there is, and a top-up. */
 export function LowCapacityDialog() {
@@ -38,7 +39,7 @@ export function LowCapacityDialog() {
       <Stack spacing={1.5}>
         {open && dialog.amount !== undefined && (
           <Typography>
-            Для вывода нужно <b>{amountText(dialog.amount, currency, '\u00a0')}</b>
+            Для вывода {agree(dialog.amount, 'needed')} <b>{amountText(dialog.amount, currency, '\u00a0')}</b>
             {available !== undefined && (
               <>
                 , а на балансе <b data-testid="low-capacity-available">{amountText(available, currency, '\u00a0')}</b>

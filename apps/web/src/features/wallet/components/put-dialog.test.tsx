@@ -6,7 +6,7 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
 import { answer, cleanup, settle, type } from '../../../test/dom';
-import { PutDialog } from './put-dialog';
+import { PutDialog, TRANSFER_NOTICE_MS } from './put-dialog';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -85,6 +85,8 @@ describe('the deposit dialog', () => {
     await settle();
     expect(useUi.getState().dialog.name).toBe('vip');
     expect(nbsp(useUi.getState().snackbar.text)).toBe('Заявка №12 создана: передайте 1 500 000 аден персонажу Кассир на Scryde x50');
+    // Instructions to act on stay up long enough to be read, not the usual 2 s.
+    expect(useUi.getState().snackbar.timeout).toBe(TRANSFER_NOTICE_MS);
   });
 
   it('opened again to retry while the first deposit runs, it shows that request once made instead of keeping the amount for a second one', async () => {

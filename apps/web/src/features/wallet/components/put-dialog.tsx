@@ -11,6 +11,9 @@ import { amountText } from '../../../utils/plural';
 import { useUpBalanceUser } from '../api/up-balance-user';
 import { MoneyForm, type SentFrom, openFor, stillOpen, useMoneyForm, useServerAtOpening } from './money-form';
 
+/** The late answer's notice carries what to transfer and to whom: long enough to read and act on, not the usual 2 s. */
+export const TRANSFER_NOTICE_MS = 30_000;
+
 /** A deposit: the request first, then the cashier's nick to transfer the amount to in the game. */
 export function PutDialog({ server, nick }: { server: Gamesserver; nick: string | null }) {
   const dialog = useUi((s) => s.dialog);
@@ -48,6 +51,8 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
       // exists, and the player still has to transfer the amount, on the server it was made for.
       snackbar(
         `Заявка №${r.success.id} создана: передайте ${amountText(r.success.amount, r.success.currency_type, '\u00a0', 'acc')} персонажу ${r.success.cashier_nick} на ${from?.serverName ?? target.name}`,
+        'success',
+        TRANSFER_NOTICE_MS,
       );
     },
   });

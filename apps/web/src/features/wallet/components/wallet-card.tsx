@@ -123,7 +123,7 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
           </Stack>
           {server?.median_processing_minutes != null && (
             <Typography variant="body2" color="textSecondary" sx={{ textAlign: 'center' }} data-testid="median-processing">
-              Обычно обрабатываем за ~{server.median_processing_minutes} мин
+              Обычно обрабатываем около {server.median_processing_minutes}{'\u00a0'}мин
             </Typography>
           )}
         </Stack>
