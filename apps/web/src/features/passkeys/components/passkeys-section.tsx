@@ -1,4 +1,4 @@
-import { errorMessage, PASSKEYS_MAX, passkeyRegisterVerify, TWO_FACTOR_MESSAGES } from '@adena/contract';
+import { PASSKEYS_MAX, passkeyRegisterVerify, TWO_FACTOR_MESSAGES } from '@adena/contract';
 import DeleteIcon from '@mui/icons-material/DeleteOutlined';
 import KeyIcon from '@mui/icons-material/Key';
 import Alert from '@mui/material/Alert';
@@ -21,6 +21,7 @@ import { needsStepUp } from '../../../lib/step-up';
 import { usePasskeyDelete } from '../api/passkey-delete';
 import { usePasskeyRegister } from '../api/passkey-register';
 import { usePasskeys } from '../api/passkeys-list';
+import { LoadFailed } from '../../../components/load-failed';
 
 const dateOf = (iso: string) => new Date(iso).toLocaleDateString('ru-RU', { day: 'numeric', month: 'long', year: 'numeric' });
 
@@ -79,20 +80,7 @@ export function PasskeysSection() {
           Ключи доступа
         </Typography>
         <Typography color="textSecondary">Вход отпечатком, лицом или PIN-кодом устройства — без пароля и кода.</Typography>
-        {list.isError && (
-          // A list that could not be read is said, not shown empty.
-          <Alert
-            severity="error"
-            data-testid="passkeys-load-error"
-            action={
-              <Button color="inherit" size="small" disabled={list.isFetching} onClick={() => void list.refetch()}>
-                Повторить
-              </Button>
-            }
-          >
-            {list.error instanceof ApiError ? list.error.message : errorMessage('INTERNAL')}
-          </Alert>
-        )}
+        {list.isError && <LoadFailed query={list} testId="passkeys-load-error" />}
         {keys.length > 0 && (
           <List dense data-testid="passkeys-list">
             {keys.map((k) => (

@@ -18,6 +18,7 @@ import { sentence } from '../../../utils/sentence';
 import { useUser } from '../../../lib/session';
 import { useApiKeys, useCreateApiKey, useRevokeApiKey } from '../api/api-keys';
 import { dateTime, ShownOnce } from './shown-once';
+import { LoadFailed } from '../../../components/load-failed';
 
 /**
  * API keys: create with a name (shown once), list by prefix and last use, revoke. A key issues codes
@@ -106,20 +107,7 @@ export function ApiKeysSection() {
           </Button>
         </Stack>
       </Stack>
-      {list.isError && (
-        // A list that could not be read is said, not shown empty: a leaked key would look revoked.
-        <Alert
-          severity="error"
-          data-testid="api-keys-load-error"
-          action={
-            <Button color="inherit" size="small" disabled={list.isFetching} onClick={() => void list.refetch()}>
-              Повторить
-            </Button>
-          }
-        >
-          {list.error instanceof ApiError ? list.error.message : errorMessage('INTERNAL')}
-        </Alert>
-      )}
+      {list.isError && <LoadFailed query={list} testId="api-keys-load-error" />}
       {!isPending && keys?.length === 0 && <Alert severity="info">Ключей пока нет.</Alert>}
       {keys && keys.length > 0 && (
         <Paper variant="outlined">

@@ -28,6 +28,7 @@ import { useUser } from '../../../lib/session';
 import { useWebhook, useWebhookActions, useWebhookDeliveries } from '../api/webhook';
 import { dateTime, ShownOnce } from './shown-once';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
+import { LoadFailed } from '../../../components/load-failed';
 
 const EVENT_TEXT: Record<WebhookEvent, string> = {
   'code.activated': 'Код активирован',
@@ -127,19 +128,7 @@ export function WebhookSection() {
         через 5 с, 10 с, 20 с… в течение трёх суток.
       </Typography>
       {secret && <ShownOnce label="Секрет вебхука" value={secret} onClose={() => setSecret(null)} />}
-      {webhook.isError && (
-        <Alert
-          severity="error"
-          data-testid="webhook-load-error"
-          action={
-            <Button color="inherit" size="small" disabled={webhook.isFetching} onClick={() => void webhook.refetch()}>
-              Повторить
-            </Button>
-          }
-        >
-          {webhook.error instanceof ApiError ? webhook.error.message : errorMessage('INTERNAL')}
-        </Alert>
-      )}
+      {webhook.isError && <LoadFailed query={webhook} testId="webhook-load-error" />}
       {/* Not read, the endpoint is unknown: an empty «Подключить вебхук» form would overwrite the real one. */}
       {!isPending && !webhook.isError && (
         <Stack component="form" spacing={1} onSubmit={submit} noValidate>

@@ -1,0 +1,24 @@
+import { errorMessage } from '@adena/contract';
+import Alert from '@mui/material/Alert';
+import Button from '@mui/material/Button';
+import { ApiError } from '../lib/api-client';
+
+/**
+ * A read that failed, said with the server's reason and «Повторить» (never shown as an empty list: a leaked
+ * key would look revoked, a webhook as never set).
+ */
+export function LoadFailed({ query, testId }: { query: { error: unknown; isFetching: boolean; refetch(): unknown }; testId: string }) {
+  return (
+    <Alert
+      severity="error"
+      data-testid={testId}
+      action={
+        <Button color="inherit" size="small" disabled={query.isFetching} onClick={() => void query.refetch()}>
+          Повторить
+        </Button>
+      }
+    >
+      {query.error instanceof ApiError ? query.error.message : errorMessage('INTERNAL')}
+    </Alert>
+  );
+}
