@@ -4,7 +4,7 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { answer, cleanup, settle } from '../test/dom';
-import { useHistory } from './requests-history';
+import { useHideRequest, useHistory } from './requests-history';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -51,5 +51,32 @@ describe('useHistory', () => {
     await act(async () => held.shift()?.());
     await settle();
     expect(seen.current?.total).toBe(202);
+  });
+
+  it('a refused removal from the history (already removed elsewhere, 404) reads the history again', async () => {
+    localStorage.setItem('access_token', 'token');
+    let reads = 0;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        if (init?.method === 'DELETE' || url.includes('delete_balance_user')) return answer(404, { message: 'Заявка не найдена' });
+        reads += 1;
+        return answer(200, { data: [], total: 0 });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { retry: false } } });
+    let hide: ReturnType<typeof useHideRequest> | undefined;
+    function Probe() {
+      useHistory(1, 1);
+      hide = useHideRequest();
+      return null;
+    }
+    root = createRoot(document.createElement('div'));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(Probe))));
+    await settle();
+    expect(reads).toBe(1);
+    await act(async () => void hide!.mutateAsync(7).catch(() => {}));
+    await settle();
+    expect(reads).toBe(2);
   });
 });

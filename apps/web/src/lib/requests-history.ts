@@ -55,6 +55,7 @@ export function useHideRequest() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (id: number) => request(routes.deleteBalanceUser, { params: { id } }),
-    onSuccess: () => qc.invalidateQueries({ queryKey: allHistoryKey }),
+    // Refused too (already removed from another device, a 404): the list then shows what is there.
+    onSettled: () => qc.invalidateQueries({ queryKey: allHistoryKey }),
   });
 }
