@@ -46,6 +46,8 @@ describe.each(DB_KINDS)('security headers, client addresses and call limits on %
       expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
       expect(String(res.headers['strict-transport-security'])).toMatch(/^max-age=\d+/);
       expect(res.headers['x-frame-options']).toBeUndefined();
+      // Data answers (keys, secrets, codes, balances) are never stored by a cache.
+      if (data) expect(res.headers['cache-control']).toBe('no-store');
     }
     // The hash is the inline theme script's own.
     expect(inlineScriptHashes(web)).toEqual([`'sha256-${createHash('sha256').update('var t=1;').digest('base64')}'`]);

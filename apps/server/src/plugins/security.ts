@@ -108,9 +108,12 @@ const isData = (request: FastifyRequest) => {
  */
 export function securityHeadersHook(opts: { webDist: string; publicUrl: string | undefined }) {
   const headers = securityHeaders(opts);
+  // Data answers are not stored by any cache (a route may set its own): API keys, webhook secrets, gift codes and
+  // balances go in them, and a shared or browser cache would keep them past the session.
   const dataHeaders = headers
     .filter(([name]) => !PAGE_ONLY.has(name))
-    .map(([name, value]): [string, string] => (name === 'content-security-policy' ? [name, DATA_CSP] : [name, value]));
+    .map(([name, value]): [string, string] => (name === 'content-security-policy' ? [name, DATA_CSP] : [name, value]))
+    .concat([['cache-control', 'no-store']]);
   return (request: FastifyRequest, reply: FastifyReply) => {
     for (const [name, value] of isData(request) ? dataHeaders : headers) reply.header(name, value);
   };
