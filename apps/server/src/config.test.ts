@@ -18,6 +18,11 @@ describe('settings', () => {
   it('refuses a bad port with one line naming the setting', () => {
     expect(() => loadConfig({ PORT: 'abc' })).toThrow(ConfigError);
     expect(() => loadConfig({ PORT: 'abc' })).toThrow(/^Invalid setting PORT="abc"/);
+    // An address without http(s) passed a bare URL check and broke passkeys and Discord's redirect at run time.
+    for (const url of ['localhost:3000', 'javascript:alert(1)', 'ftp://example.com']) {
+      expect(() => loadConfig({ PUBLIC_URL: url })).toThrow(/^Invalid setting PUBLIC_URL=.*http:\/\/ или https:\/\//);
+    }
+    expect(loadConfig({ PUBLIC_URL: 'https://adena.example' }).PUBLIC_URL).toBe('https://adena.example');
   });
 
   it('never shows a secret in the refusal it prints at start (the logs keep it): only its name and length, a URL without its password', () => {

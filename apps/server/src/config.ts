@@ -6,7 +6,9 @@ const optionalString = z
   .trim()
   .transform((v) => (v === '' ? undefined : v))
   .optional();
-const optionalUrl = optionalString.pipe(z.url().optional());
+/** An http(s) address: `localhost:3000` or `javascript:…` pass a bare URL check and fail only at run time (passkeys, Discord's redirect). */
+const httpUrl = () => z.url({ protocol: /^https?$/, error: 'нужен адрес вида http:// или https://' });
+const optionalUrl = optionalString.pipe(httpUrl().optional());
 const boolish = z.enum(['1', '0', 'true', 'false', 'yes', 'no']).transform((v) => v === '1' || v === 'true' || v === 'yes');
 
 /** An address, or a CIDR whose prefix fits its family: Fastify's proxy check would throw on anything else, later and with a stack. */
@@ -84,11 +86,11 @@ export const ConfigSchema = z
     SMS_FROM: optionalString,
     DISCORD_CLIENT_ID: optionalString,
     DISCORD_CLIENT_SECRET: optionalString,
-    DISCORD_API_URL: z.url().default('https://discord.com/api/v10'),
-    DISCORD_AUTHORIZE_URL: z.url().default('https://discord.com/oauth2/authorize'),
+    DISCORD_API_URL: httpUrl().default('https://discord.com/api/v10'),
+    DISCORD_AUTHORIZE_URL: httpUrl().default('https://discord.com/oauth2/authorize'),
     TELEGRAM_BOT_TOKEN: optionalString,
     TELEGRAM_BOT_USERNAME: optionalString,
-    TELEGRAM_API_URL: z.url().default('https://api.telegram.org'),
+    TELEGRAM_API_URL: httpUrl().default('https://api.telegram.org'),
     // The operators' shift (decision record 0023): a claim without activity lapses after this many
     // minutes; operators are alerted in Telegram about a request waiting unclaimed this long.
     CLAIM_TIMEOUT_MIN: z.coerce.number().int().min(1).max(1440).default(15),
