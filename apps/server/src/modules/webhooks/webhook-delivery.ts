@@ -14,8 +14,6 @@ export const WEBHOOK_LANE = 'webhooks';
 export const WEBHOOK_WORKERS = 4;
 /** Deliveries are retried for this long after the event. */
 export const WEBHOOK_MAX_AGE_MS = 3 * 24 * 60 * 60_000;
-/** The last retry goes this long before the three days end, so a queue a little behind still sends it. */
-const LAST_TRY_MARGIN_MS = 10 * 60_000;
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
 /** The Standard Webhooks signature: v1,<base64 HMAC-SHA256 over id.timestamp.body with the secret's bytes>. */
@@ -135,18 +133,12 @@ export function registerWebhookDelivery(jobs: Pick<JobQueue, 'register'>, o: Del
       return;
     }
     const error = 'error' in sent ? sent.error : `HTTP ${statusCode}`;
-    let gap = o.retryBaseMs * 2 ** (attempts - 1);
-    // The doubling gaps overshoot the three days by up to half of them (the default's last doubled gap lands at
-    // 3.8 days): the last try goes near the end of the window instead, not never, unless that is too close to now.
-    const lastTry = new Date(d.created_at).getTime() + WEBHOOK_MAX_AGE_MS - LAST_TRY_MARGIN_MS;
-    if (now().getTime() + gap > lastTry) {
-      gap = lastTry - now().getTime();
-      if (gap < o.retryBaseMs) {
-        await repo.finish(o.db, id, { status: 'failed', attempts, statusCode, error, nextAttemptAt: null });
-        return;
-      }
-    }
+    const gap = o.retryBaseMs * 2 ** (attempts - 1);
     const next = new Date(now().getTime() + gap);
+    if (next.getTime() > new Date(d.created_at).getTime() + WEBHOOK_MAX_AGE_MS) {
+      await repo.finish(o.db, id, { status: 'failed', attempts, statusCode, error, nextAttemptAt: null });
+      return;
+    }
     await repo.finish(o.db, id, { status: 'pending', attempts, statusCode, error, nextAttemptAt: next });
     throw new RetryAfter(gap, error);
     // A delivery is bounded by its timeout (plus the DNS check): one a stopped process left is taken again a minute after it.
