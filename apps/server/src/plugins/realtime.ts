@@ -83,12 +83,14 @@ export function createRealtime(
   io.use(async (socket, next) => {
     const conn = socket.conn;
     const fails = (failedHandshakes.get(conn) ?? 0) + 1;
+    failedHandshakes.set(conn, fails);
+    // Another CONNECT while one waits is refused unasked (and counts): the one under way goes on, unless the
+    // connection has used up its tries.
     if (asking.has(conn) || fails > MAX_FAILED_HANDSHAKES) {
       next(new Error('unauthorized'));
-      setImmediate(() => conn.close());
+      if (fails >= MAX_FAILED_HANDSHAKES) setImmediate(() => conn.close());
       return;
     }
-    failedHandshakes.set(conn, fails);
     asking.add(conn);
     try {
       const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
@@ -99,7 +101,7 @@ export function createRealtime(
         if (fails >= MAX_FAILED_HANDSHAKES) setImmediate(() => conn.close());
         return;
       }
-      failedHandshakes.set(conn, fails - 1);
+      failedHandshakes.set(conn, (failedHandshakes.get(conn) ?? 1) - 1);
       // One session's sockets on this process are bounded: each holds memory and every recheck of the session walks them.
       if ((io.of('/').adapter.rooms.get(sessionRoom(found.sessionId))?.size ?? 0) >= MAX_SOCKETS_PER_SESSION) {
         next(new Error('too many connections'));
