@@ -207,10 +207,12 @@ describe('second factors in the browser', () => {
     // «Новый секрет» asks for it too: a wrong one leaves the secret as it was.
     await section.getByTestId('webhook-password').fill('не тот пароль');
     await section.getByRole('button', { name: 'Новый секрет' }).click();
+    await page.getByTestId('webhook-rotate-dialog').getByRole('button', { name: 'Выдать новый' }).click();
     await section.getByText('Неверный текущий пароль').waitFor();
     expect(await hookOf()).toEqual([{ url: 'https://93.184.216.34/hook', secret: first }]);
     await section.getByTestId('webhook-password').fill(PASSWORD);
     await section.getByRole('button', { name: 'Новый секрет' }).click();
+    await page.getByTestId('webhook-rotate-dialog').getByRole('button', { name: 'Выдать новый' }).click();
     await expect.poll(() => section.getByTestId('secret-value').textContent()).not.toBe(first);
     const rotated = (await section.getByTestId('secret-value').textContent())!;
     expect(rotated).toMatch(/^whsec_/);

@@ -11,12 +11,53 @@ import { PasskeysSection } from './passkeys-section';
 
 const button = (text: string) => [...document.querySelectorAll('button')].find((b) => b.textContent === text);
 const NOTEBOOK = { id: 5, name: 'Ноутбук', created_at: '2026-11-01T10:00:00.000Z' };
+const dialogButton = (text: string) =>
+  [...document.querySelectorAll('[data-testid="passkey-remove-dialog"] button')].find((b) => b.textContent === text) as HTMLButtonElement | undefined;
+/** The trash button, then «Удалить» in the dialog that asks first. */
+async function removeNotebook() {
+  await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Удалить ключ «Ноутбук»"]')!.click());
+  await settle();
+  await act(async () => dialogButton('Удалить')!.click());
+  await settle();
+}
 
 describe('removing a passkey', () => {
   let root: Root | null = null;
   afterEach(async () => {
     await cleanup(root);
     root = null;
+  });
+
+  it('asks first, naming the key: «Отмена» removes nothing, «Удалить» removes it', async () => {
+    // Review finding: one tap on the trash icon removed the key at once, with no way back but the device.
+    const deletes: string[] = [];
+    let listed = [NOTEBOOK];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init: RequestInit) => {
+        if (String(url).endsWith('/api/passkeys') && (init.method ?? 'GET') === 'GET') return answer(200, listed);
+        if (String(url).endsWith('/api/user')) return answer(200, { id: 1, name: 'Игрок', two_factor: false });
+        if (init.method === 'DELETE') {
+          deletes.push(String(url));
+          listed = [];
+          return answer(204, null);
+        }
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    root = (await mountWithQuery(() => createElement(PasskeysSection))).root;
+    await settle();
+    await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Удалить ключ «Ноутбук»"]')!.click());
+    await settle();
+    expect(document.querySelector('[data-testid="passkey-remove-dialog"]')?.textContent).toContain('Удалить ключ «Ноутбук»?');
+    await act(async () => dialogButton('Отмена')!.click());
+    await settle();
+    expect(deletes).toEqual([]);
+    expect(document.querySelector('[data-testid="passkeys-list"]')?.textContent).toContain('Ноутбук');
+    await removeNotebook();
+    expect(deletes).toHaveLength(1);
+    expect(deletes[0]).toMatch(/\/api\/passkeys\/5$/);
+    expect(document.querySelector('[data-testid="passkeys-list"]')).toBeNull();
   });
 
   it('says why a removal was refused instead of leaving the key listed without a word', async () => {
@@ -31,9 +72,7 @@ describe('removing a passkey', () => {
     );
     root = (await mountWithQuery(() => createElement(PasskeysSection))).root;
     await settle();
-    const remove = document.querySelector<HTMLButtonElement>('[aria-label="Удалить ключ «Ноутбук»"]')!;
-    await act(async () => remove.click());
-    await settle();
+    await removeNotebook();
     expect(document.querySelector('[data-testid="passkey-remove-error"]')?.textContent).toBe('Слишком много попыток. Попробуйте через 15 мин');
     expect(document.querySelector('[data-testid="passkeys-list"]')?.textContent).toContain('Ноутбук');
   });
@@ -78,8 +117,7 @@ describe('removing a passkey', () => {
     );
     root = (await mountWithQuery(() => createElement(PasskeysSection))).root;
     await settle();
-    await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Удалить ключ «Ноутбук»"]')!.click());
-    await settle();
+    await removeNotebook();
     expect(document.querySelector('[data-testid="passkeys-list"]')).toBeNull();
   });
 });

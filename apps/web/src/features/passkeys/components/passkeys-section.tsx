@@ -13,6 +13,7 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
+import { AppDialog } from '../../../components/app-dialog';
 import { CurrentPasswordField } from '../../../components/current-password-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { ApiError } from '../../../lib/api-client';
@@ -39,6 +40,13 @@ export function PasskeysSection() {
   const [name, setName] = useState('');
   const [password, setPassword] = useState('');
   const askPassword = user?.two_factor === false;
+  // A removal asks first: a key removed by a slip signs nobody in, and only its device can add it again.
+  const [removing, setRemoving] = useState<{ id: number; name: string } | null>(null);
+  const removeIt = () => {
+    if (!removing) return;
+    remove.mutate(removing.id);
+    setRemoving(null);
+  };
   // A step-up prompt the player cancelled is no error, as for a removal.
   const error =
     register.error && !needsStepUp(register.error)
@@ -87,7 +95,7 @@ export function PasskeysSection() {
               <ListItem
                 key={k.id}
                 secondaryAction={
-                  <IconButton edge="end" aria-label={`Удалить ключ «${k.name}»`} disabled={remove.isPending} onClick={() => remove.mutate(k.id)}>
+                  <IconButton edge="end" aria-label={`Удалить ключ «${k.name}»`} disabled={remove.isPending} onClick={() => setRemoving({ id: k.id, name: k.name })}>
                     <DeleteIcon />
                   </IconButton>
                 }
@@ -133,6 +141,24 @@ export function PasskeysSection() {
         </Stack>
         )}
       </Stack>
+      <AppDialog
+        open={removing !== null}
+        onClose={() => setRemoving(null)}
+        title={removing ? `Удалить ключ «${removing.name}»?` : ''}
+        testId="passkey-remove-dialog"
+        actions={
+          <>
+            <Button onClick={() => setRemoving(null)}>Отмена</Button>
+            <Button color="error" variant="contained" onClick={removeIt}>
+              Удалить
+            </Button>
+          </>
+        }
+      >
+        <Typography>
+          Войти этим ключом больше не получится. Устройство может и дальше предлагать его при входе — удалите ключ и в настройках устройства.
+        </Typography>
+      </AppDialog>
     </Paper>
   );
 }

@@ -80,7 +80,29 @@ describe('the webhook form in the profile', () => {
     if (password !== undefined) await act(async () => type(passwordField()!, password));
     await act(async () => button(name).click());
     await settle();
+    // «Новый секрет» asks first; these tests answer «Выдать новый».
+    if (name === 'Новый секрет') await act(async () => rotateDialogButton('Выдать новый')!.click());
+    await settle();
   }
+  const rotateDialogButton = (text: string) =>
+    [...document.querySelectorAll('[data-testid="webhook-rotate-dialog"] button')].find((b) => b.textContent === text) as HTMLButtonElement | undefined;
+
+  it('«Новый секрет» asks first, saying what follows: «Отмена» replaces nothing', async () => {
+    // Review finding: one tap replaced the secret at once, and the seller's receiver refused every delivery after it.
+    const sent = await render(playerUser(true), HOOK, { rotate: [() => answer(200, { secret: 'whsec_rotated' })] });
+    await act(async () => button('Новый секрет').click());
+    await settle();
+    const dialog = document.querySelector('[data-testid="webhook-rotate-dialog"]');
+    expect(dialog?.textContent).toContain('Выдать новый секрет?');
+    expect(dialog?.textContent).toContain('перестанет подписывать');
+    await act(async () => rotateDialogButton('Отмена')!.click());
+    await settle();
+    expect(sent.rotate).toEqual([]);
+    expect(shownSecret()).toBeNull();
+    await press('Новый секрет');
+    expect(sent.rotate).toEqual([{}]);
+    expect(shownSecret()).toBe('whsec_rotated');
+  });
 
   it('without TOTP asks for the current password to connect, sends it, and says a wrong one under the field', async () => {
     const sent = await render(playerUser(false), null, {

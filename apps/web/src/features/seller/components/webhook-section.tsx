@@ -82,7 +82,11 @@ export function WebhookSection() {
       if (!needsStepUp(err)) f.fromError(err, FIELDS);
     }
   };
+  // «Новый секрет» asks first: the old secret stops signing at once, and the seller's receiver refuses every
+  // delivery (retries included) until the new one is put into it.
+  const [confirmRotate, setConfirmRotate] = useState(false);
   const newSecret = async () => {
+    setConfirmRotate(false);
     f.clear();
     try {
       setSecret((await rotate.mutateAsync(givenPassword === undefined ? undefined : { password: givenPassword })).secret);
@@ -165,7 +169,7 @@ export function WebhookSection() {
                 <Button variant="outlined" onClick={sendTest} disabled={test.isPending}>
                   Отправить тест
                 </Button>
-                <Button onClick={newSecret} disabled={rotate.isPending}>
+                <Button onClick={() => setConfirmRotate(true)} disabled={rotate.isPending}>
                   Новый секрет
                 </Button>
                 <Button color="error" onClick={() => setConfirmRemove(true)} disabled={remove.isPending}>
@@ -176,6 +180,25 @@ export function WebhookSection() {
           </Stack>
         </Stack>
       )}
+      <AppDialog
+        open={confirmRotate}
+        onClose={() => setConfirmRotate(false)}
+        title="Выдать новый секрет?"
+        testId="webhook-rotate-dialog"
+        actions={
+          <>
+            <Button onClick={() => setConfirmRotate(false)}>Отмена</Button>
+            <Button variant="contained" onClick={newSecret}>
+              Выдать новый
+            </Button>
+          </>
+        }
+      >
+        <Typography>
+          Текущий секрет сразу перестанет подписывать события. Пока вы не замените его в своей программе, она будет
+          отклонять доставки, в том числе повторы тех, что ждут.
+        </Typography>
+      </AppDialog>
       <AppDialog
         open={confirmRemove}
         onClose={() => setConfirmRemove(false)}
