@@ -30,7 +30,8 @@ describe('the app shell', () => {
       ['Контакты', '/contacts', 'Контакты'],
       ['О нас', '/about', 'О нас'],
     ] as const) {
-      const button = page.locator('footer').getByRole('link', { name: title });
+      // In a navigation landmark of its own, named, so a screen reader's list of regions offers it.
+      const button = page.getByRole('navigation', { name: 'О сервисе' }).getByRole('link', { name: title });
       await button.hover();
       await expect.poll(() => page.getByRole('tooltip').textContent()).toBe(title);
       await button.click();
@@ -74,7 +75,12 @@ describe('the app shell', () => {
     const player = await visit(false);
     await player.page.goto(server.url);
     await player.page.getByRole('tab', { name: 'Коды' }).click();
+    // The selected tab's content is its panel, named by the tab (a screen reader says where it is).
+    await player.page.getByRole('tabpanel', { name: 'Коды' }).waitFor();
+    expect(await player.page.getByRole('tab', { name: 'Коды' }).getAttribute('aria-controls')).toBe('home-panel-codes');
     await player.page.getByRole('tab', { name: 'История' }).click();
+    await player.page.getByRole('tabpanel', { name: 'История' }).waitFor();
+    expect(await player.page.getByRole('tabpanel').count()).toBe(1);
     await player.page.goto(`${server.url}/help`);
     await expect.poll(() => player.page.getByRole('heading', { level: 1 }).textContent()).toBe('Помощь');
     await player.page.goto(`${server.url}/admin`);

@@ -56,7 +56,30 @@ export interface PageTab<V extends string> {
   'aria-label'?: string;
 }
 
-export function PageTabs<V extends string>({ tabs, value, onChange }: { tabs: ReadonlyArray<PageTab<V>>; value: V; onChange(value: V): void }) {
+/** The ids that tie a tab to its panel: the panel is `<TabPanel>` below, with the same `idPrefix`. */
+const tabId = (prefix: string, value: string) => `${prefix}-tab-${value}`;
+const panelId = (prefix: string, value: string) => `${prefix}-panel-${value}`;
+
+/** The selected tab's content, named by its tab for assistive technology (only the selected one is rendered). */
+export function TabPanel({ idPrefix, value, children }: { idPrefix: string; value: string; children: ReactNode }) {
+  return (
+    <div role="tabpanel" id={panelId(idPrefix, value)} aria-labelledby={tabId(idPrefix, value)}>
+      {children}
+    </div>
+  );
+}
+
+export function PageTabs<V extends string>({
+  tabs,
+  value,
+  onChange,
+  idPrefix,
+}: {
+  tabs: ReadonlyArray<PageTab<V>>;
+  value: V;
+  onChange(value: V): void;
+  idPrefix: string;
+}) {
   const list = useRef<HTMLDivElement>(null);
   // While focus is inside the row, the focused tab is the one Tab reaches (as MUI's roving focus).
   const [focused, setFocused] = useState<V | null>(null);
@@ -97,6 +120,9 @@ export function PageTabs<V extends string>({ tabs, value, onChange }: { tabs: Re
                 key={t.value}
                 focusRipple
                 role="tab"
+                id={tabId(idPrefix, t.value)}
+                // Only the selected tab's panel exists in the page: the others control nothing yet.
+                aria-controls={selected ? panelId(idPrefix, t.value) : undefined}
                 aria-selected={selected}
                 aria-label={t['aria-label']}
                 tabIndex={t.value === stop ? 0 : -1}

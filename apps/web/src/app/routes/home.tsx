@@ -3,7 +3,7 @@ import Box from '@mui/material/Box';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { useSearchParams } from 'wouter';
-import { PageTabs } from '../../components/page-tabs';
+import { PageTabs, TabPanel } from '../../components/page-tabs';
 import { useUser } from '../../lib/session';
 import { CodesTab } from '../../features/codes/components/codes-tab-lazy';
 import { HistoryList } from '../../features/history/components/history-list-lazy';
@@ -46,6 +46,7 @@ export function HomeRoute() {
       <ServerPicker />
       <Box data-view="tab-area" sx={{ borderBottom: 1, borderColor: 'divider' }}>
         <PageTabs
+          idPrefix="home"
           value={tab}
           onChange={(v) => setParams(v === 'wallet' ? {} : { tab: v }, { replace: true })}
           tabs={TABS.map((t) => ({
@@ -68,17 +69,19 @@ export function HomeRoute() {
           }))}
         />
       </Box>
-      {tab === 'wallet' && <WalletCard server={server} />}
-      {tab === 'codes' && <CodesTab server={server} topUp={(s, nick) => <WalletDialogs server={s} nick={nick} balances={null} />} />}
-      {tab === 'history' &&
-        (isSignedIn ? <HistoryList gameServerId={server?.id ?? null} /> : <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>)}
-      {tab === 'statement' &&
-        (isSignedIn ? (
-          // Starts at the server picked above and follows it; «Все серверы» stays a choice inside.
-          <StatementView key={server?.id ?? 'all'} initialServerId={server?.id ?? null} />
-        ) : (
-          <Alert severity="info">Войдите, чтобы увидеть выписку по балансу.</Alert>
-        ))}
+      <TabPanel idPrefix="home" value={tab}>
+        {tab === 'wallet' && <WalletCard server={server} />}
+        {tab === 'codes' && <CodesTab server={server} topUp={(s, nick) => <WalletDialogs server={s} nick={nick} balances={null} />} />}
+        {tab === 'history' &&
+          (isSignedIn ? <HistoryList gameServerId={server?.id ?? null} /> : <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>)}
+        {tab === 'statement' &&
+          (isSignedIn ? (
+            // Starts at the server picked above and follows it; «Все серверы» stays a choice inside.
+            <StatementView key={server?.id ?? 'all'} initialServerId={server?.id ?? null} />
+          ) : (
+            <Alert severity="info">Войдите, чтобы увидеть выписку по балансу.</Alert>
+          ))}
+      </TabPanel>
     </Stack>
   );
 }

@@ -20,7 +20,8 @@ export function Footer({ profile = false }: { profile?: boolean }) {
   const links = profile ? [{ to: '/profile', title: 'Профиль', icon: <AccountCircleOutlined /> }, ...LINKS] : LINKS;
   return (
     <Box component="footer" sx={{ py: 2, px: 2, textAlign: 'center', borderTop: 1, borderColor: 'divider' }}>
-      <Box sx={{ display: 'flex', justifyContent: 'center', gap: 1 }}>
+      {/* A landmark of its own, so a screen reader's list of regions offers these links. */}
+      <Box component="nav" aria-label="О сервисе" sx={{ display: 'flex', justifyContent: 'center', gap: 1 }}>
         {links.map((l) => (
           <Hint key={l.to} title={l.title}>
             <IconButton component={RouterLink} to={l.to} aria-label={l.title}>
