@@ -150,15 +150,30 @@ export const sessionsRepository = {
   },
 
   /** Stores a new socket token of a session; the user's expired ones are of no use to anyone and go in the same transaction. */
-  replaceExpiredRealtimeTokens(q: Queryable, userId: number, sessionId: number, tokenHash: string, expiresAt: Date, now: Date) {
+  replaceExpiredRealtimeTokens(q: Queryable, userId: number, sessionId: number, tokenHash: string, expiresAt: Date, now: Date): Promise<boolean> {
     const run = async (trx: Queryable) => {
       await trx.deleteFrom('tokens').where('user_id', '=', userId).where('kind', '=', 'realtime').where('expires_at', '<', now).execute();
-      await trx
-        .insertInto('tokens')
-        .values({ user_id: userId, kind: 'realtime', token_hash: tokenHash, expires_at: expiresAt, session_id: sessionId })
-        .execute();
+      return sessionsRepository.insertSessionToken(trx, userId, sessionId, 'realtime', tokenHash, expiresAt);
     };
     return q.isTransaction ? run(q) : q.transaction().execute(run);
+  },
+
+  /**
+   * A token that belongs to a session (a socket's, a download link's), written only while that session
+   * exists; false when it has ended. A logout, revoke or password change may delete the session between
+   * the caller's check and this insert: the foreign key then refused the row with a 500, and now the
+   * caller answers 401. The session row is locked FOR KEY SHARE by the insert, so an end committed
+   * meanwhile makes it find nothing and one that comes after deletes this token with its session.
+   */
+  async insertSessionToken(q: Queryable, userId: number, sessionId: number, kind: TokenKind, tokenHash: string, expiresAt: Date): Promise<boolean> {
+    const { rows } = await sql<{ id: number }>`
+      INSERT INTO tokens (user_id, kind, token_hash, expires_at, session_id)
+      SELECT s.user_id, ${kind}::text, ${tokenHash}::text, ${expiresAt}::timestamptz, s.id
+        FROM tokens s
+       WHERE s.id = ${sessionId}::integer AND s.user_id = ${userId}::integer AND s.kind = 'access'
+         FOR KEY SHARE
+      RETURNING id`.execute(q);
+    return rows.length === 1;
   },
 
   /**

@@ -123,7 +123,10 @@ export function createSessionsService(deps: SessionsDeps) {
       const token = newToken();
       const issuedAt = now();
       const expiresAt = new Date(issuedAt.getTime() + REALTIME_TOKEN_TTL_MS);
-      await repo.replaceExpiredRealtimeTokens(db, caller.user.id, caller.sessionId, hashToken(token), expiresAt, issuedAt);
+      // The session ended after the caller was checked (a logout in another tab): signed out, not a 500.
+      if (!(await repo.replaceExpiredRealtimeTokens(db, caller.user.id, caller.sessionId, hashToken(token), expiresAt, issuedAt))) {
+        throw new AppError('UNAUTHENTICATED');
+      }
       return { token, expiresAt };
     },
 
@@ -134,7 +137,9 @@ export function createSessionsService(deps: SessionsDeps) {
     async issueDownloadToken(caller: Caller): Promise<{ token: string; expiresAt: Date }> {
       const token = newToken();
       const expiresAt = new Date(now().getTime() + DOWNLOAD_TOKEN_TTL_MS);
-      await repo.insertToken(db, caller.user.id, 'download', hashToken(token), expiresAt, caller.sessionId);
+      if (!(await repo.insertSessionToken(db, caller.user.id, caller.sessionId, 'download', hashToken(token), expiresAt))) {
+        throw new AppError('UNAUTHENTICATED');
+      }
       return { token, expiresAt };
     },
 
