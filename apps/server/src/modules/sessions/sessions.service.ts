@@ -137,7 +137,8 @@ export function createSessionsService(deps: SessionsDeps) {
     async issueDownloadToken(caller: Caller): Promise<{ token: string; expiresAt: Date }> {
       const token = newToken();
       const expiresAt = new Date(now().getTime() + DOWNLOAD_TOKEN_TTL_MS);
-      if (!(await repo.insertSessionToken(db, caller.user.id, caller.sessionId, 'download', hashToken(token), expiresAt))) {
+      if (caller.sessionId === null) await repo.insertToken(db, caller.user.id, 'download', hashToken(token), expiresAt);
+      else if (!(await repo.insertSessionToken(db, caller.user.id, caller.sessionId, 'download', hashToken(token), expiresAt))) {
         throw new AppError('UNAUTHENTICATED');
       }
       return { token, expiresAt };
