@@ -44,21 +44,27 @@ describe('the admin area keeps the operator’s claims alive, wherever their car
   let serverSkewMs = 0;
   // The service refuses renewals (a restart, a blip) while this is set.
   let down = false;
+  // The whole service answers 503, list reads too, while this is set.
+  let outage = false;
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
     localStorage.setItem('access_token', 'token');
     calls.length = 0;
     serverSkewMs = 0;
     down = false;
+    outage = false;
+    mine = [];
     vi.stubGlobal(
       'fetch',
       vi.fn(async (url: string, init?: RequestInit) => {
         calls.push(`${init?.method ?? 'GET'} ${url}`);
+        if (outage) return Response.json({ message: 'Сервис временно недоступен' }, { status: 503 });
         const serverNow = Date.now() + serverSkewMs;
         const renewed = /\/api\/admin\/requests\/(\d+)\/claim$/.exec(url);
         if (renewed && down) return Response.json({ message: 'Сервис временно недоступен' }, { status: 503 });
         if (renewed) {
-          // The server renews the holder's claim: its times start again, by the server's clock.
+          // The server renews the holder's claim: its times start again, by the server's clock. Like the server, it
+          // grants a claim that lapsed meanwhile just the same (anyone may claim it then).
           mine = mine.map((r) => (r.id === Number(renewed[1]) ? claimedAt(r.id, serverNow) : r));
           return Response.json({ success: mine.find((r) => r.id === Number(renewed[1])) });
         }
@@ -73,7 +79,7 @@ describe('the admin area keeps the operator’s claims alive, wherever their car
     vi.unstubAllGlobals();
   });
 
-  async function area(): Promise<{ unmount(): Promise<void> }> {
+  async function area(): Promise<{ qc: QueryClient; unmount(): Promise<void> }> {
     const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
     function Probe() {
       useClaimKeeper(ME);
@@ -82,7 +88,7 @@ describe('the admin area keeps the operator’s claims alive, wherever their car
     const root = createRoot(document.createElement('div'));
     await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(Probe))));
     await settle();
-    return { unmount: () => act(async () => root.unmount()) };
+    return { qc, unmount: () => act(async () => root.unmount()) };
   }
   /** Lets the reads, renewals and re-reads started by now finish. */
   const settle = async () => {
@@ -90,6 +96,7 @@ describe('the admin area keeps the operator’s claims alive, wherever their car
     for (let i = 0; i < 5; i++) await act(async () => vi.advanceTimersByTimeAsync(1));
   };
   const renewals = () => calls.filter((c) => c.startsWith('POST'));
+  const reads = () => calls.filter((c) => c.startsWith('GET'));
 
   it('renews a claim first seen 12 minutes into its 15 at once, and then a third into each new timeout', async () => {
     // Review finding: renewal was a fixed 4-minute timer from when the card appeared; this claim lapsed first.
@@ -158,5 +165,74 @@ describe('the admin area keeps the operator’s claims alive, wherever their car
     const after = renewals().length;
     await act(async () => vi.advanceTimersByTimeAsync(30 * MIN));
     expect(renewals()).toHaveLength(after);
+  });
+
+  it('after a sleep longer than the timeout does not take back a claim that lapsed meanwhile (another operator may be on it)', async () => {
+    // Review finding: paused timers keep the time they had left, so on wake the renewal came before the next
+    // list read, and the server granted it: the operator silently held again a claim another one may have taken.
+    const a = await area();
+    await act(async () => vi.advanceTimersByTimeAsync(30_000));
+    // The operator claims at 0:30; the queue's refresh lists it and the keeper renews it at first sight.
+    mine = [claimed(7, 0)];
+    await act(async () => a.qc.invalidateQueries({ queryKey: ['admin', 'requests'] }));
+    await settle();
+    expect(renewals()).toEqual(['POST /api/admin/requests/7/claim']);
+    // Another page's refresh at 2:40 reads the list too: the minute's reads now come at 3:40, 4:40, 5:40…
+    await act(async () => vi.advanceTimersByTimeAsync(2 * MIN + 10_000));
+    await act(async () => a.qc.invalidateQueries({ queryKey: ['admin', 'requests'] }));
+    await act(async () => vi.advanceTimersByTimeAsync(2 * MIN + 30_000));
+    const before = calls.length;
+    // The laptop sleeps half an hour at 5:10: the clock jumps, the timers keep the time they had left.
+    vi.setSystemTime(Date.now() + 30 * MIN);
+    expect(Date.parse(mine[0]!.claim_lapses_at!)).toBeLessThan(Date.now());
+    // The renewal comes due 20 seconds after waking, before the next read.
+    await act(async () => vi.advanceTimersByTimeAsync(20_000));
+    await settle();
+    // No renewal, and the list read again at once (not at the next minute's read), so the card says the claim lapsed.
+    expect(calls.slice(before)).toEqual(['GET /api/admin/requests?status=pending&claimed_by=3&page=1&per_page=100']);
+    await act(async () => vi.advanceTimersByTimeAsync(30 * MIN));
+    expect(renewals()).toHaveLength(1);
+    await a.unmount();
+  });
+
+  it('after an outage longer than the timeout does not take back a claim that lapsed meanwhile', async () => {
+    // Review finding: the 30-second retry of a failed renewal came back before the minute's list read.
+    mine = [claimed(7, 0)];
+    const a = await area();
+    expect(renewals()).toHaveLength(1);
+    outage = true;
+    await act(async () => vi.advanceTimersByTimeAsync(15 * MIN + 10_000));
+    await settle();
+    // Tried again every half minute while the claim could still stand, then not at all.
+    const tried = renewals().length;
+    expect(tried).toBeGreaterThan(10);
+    expect(Date.parse(mine[0]!.claim_lapses_at!)).toBeLessThan(Date.now());
+    // The service answers again at 15:10: the next retry would be due before the next list read.
+    outage = false;
+    const readsBefore = reads().length;
+    await act(async () => vi.advanceTimersByTimeAsync(MY_CLAIMS_READ_MS));
+    await settle();
+    expect(reads().length).toBeGreaterThan(readsBefore);
+    await act(async () => vi.advanceTimersByTimeAsync(20 * MIN));
+    expect(renewals()).toHaveLength(tried);
+    await a.unmount();
+  });
+
+  it('a claim the keeper stopped renewing near its timeout is renewed again if the next read still lists it', async () => {
+    // The keeper stops with a tenth of the timeout to spare: a claim that still stands then is not let go.
+    mine = [claimed(7, 0)];
+    const a = await area();
+    down = true;
+    await act(async () => vi.advanceTimersByTimeAsync(14 * MIN));
+    await settle();
+    const tried = renewals().length;
+    expect(Date.parse(mine[0]!.claim_lapses_at!)).toBeGreaterThan(Date.now());
+    down = false;
+    await act(async () => vi.advanceTimersByTimeAsync(MY_CLAIMS_READ_MS));
+    await settle();
+    expect(renewals().length).toBeGreaterThan(tried);
+    await act(async () => vi.advanceTimersByTimeAsync(20 * MIN));
+    expect(Date.parse(mine[0]!.claim_lapses_at!)).toBeGreaterThan(Date.now());
+    await a.unmount();
   });
 });

@@ -68,13 +68,23 @@ export function claimTimeoutMs(r: Pick<AdminRequest, 'claimed_at' | 'claim_lapse
  * seen: after a reload, a claim taken a while ago) is renewed at once, then each a third of its timeout after
  * its last renewal, timed on this browser's clock alone: the server's times only give the timeout's length, so
  * a browser whose clock is off neither renews in a loop nor too late. The server lists standing claims only: one
- * that lapsed is not taken back silently (another operator may be on it); its card says so.
+ * that lapsed is not taken back silently (another operator may be on it); its card says so. Nor does a renewal
+ * take it back: the server grants one to anybody once the claim has lapsed, and a renewal may come due after the
+ * claim lapsed unseen (the laptop slept or the browser froze the hidden tab longer than the timeout, and paused
+ * timers keep the time they had left; or every renewal failed through an outage that long). So before each try
+ * the keeper measures, on this browser's clock, how long the claim has gone unconfirmed; near the timeout it
+ * sends nothing and reads the list again instead, which renews the claim if it still stands or shows it lapsed.
  */
 export function useClaimKeeper(me: number) {
   const qc = useQueryClient();
-  const { data } = useQuery(myClaimsQueryOptions(me));
+  // Each answered read counts (dataUpdatedAt), even one the same as the last: a claim whose timer was dropped and
+  // that is still listed is renewed again.
+  const { data, dataUpdatedAt } = useQuery(myClaimsQueryOptions(me));
   // When this tab last renewed each claim, by its own clock; and a timer per claim, set again after each try.
   const renewed = useRef(new Map<number, number>());
+  // When each claim was last known to stand, by this tab's clock: when its last successful renewal was sent (the
+  // server renewed it after that), or when the read that first listed it was answered.
+  const confirmed = useRef(new Map<number, number>());
   const timers = useRef(new Map<number, ReturnType<typeof setTimeout>>());
   // Left (the admin area closed): a renewal answered afterwards sets no new timer.
   const left = useRef(false);
@@ -86,6 +96,7 @@ export function useClaimKeeper(me: number) {
       clearTimeout(timer);
       timers.current.delete(id);
       renewed.current.delete(id);
+      confirmed.current.delete(id);
     }
     const schedule = (id: number, timeout: number, delay: number) => {
       if (left.current) return;
@@ -93,9 +104,20 @@ export function useClaimKeeper(me: number) {
       timers.current.set(
         id,
         setTimeout(() => {
+          // A tenth of the timeout to spare: the renewal must reach the server before the claim lapses.
+          if (Date.now() - (confirmed.current.get(id) ?? Number.NEGATIVE_INFINITY) >= timeout - timeout / 10) {
+            timers.current.delete(id);
+            renewed.current.delete(id);
+            confirmed.current.delete(id);
+            // Still listed (it stands): renewed at once as first seen. Not listed: its card says it lapsed.
+            void qc.invalidateQueries({ queryKey: ['admin', 'requests'] });
+            return;
+          }
+          const sent = Date.now();
           void request(adminClaimRequest, { params: { id }, body: {} }).then(
             () => {
               renewed.current.set(id, Date.now());
+              confirmed.current.set(id, sent);
               schedule(id, timeout, timeout / 3);
               void qc.invalidateQueries({ queryKey: ['admin', 'requests'] });
             },
@@ -108,10 +130,11 @@ export function useClaimKeeper(me: number) {
     };
     for (const [id, timeout] of listed) {
       if (timeout === null || timers.current.has(id)) continue;
+      if (!confirmed.current.has(id)) confirmed.current.set(id, dataUpdatedAt);
       const last = renewed.current.get(id);
       schedule(id, timeout, last === undefined ? 0 : Math.max(0, last + timeout / 3 - Date.now()));
     }
-  }, [data, me, qc]);
+  }, [data, dataUpdatedAt, me, qc]);
   useEffect(() => {
     left.current = false;
     return () => {
