@@ -4,6 +4,7 @@ import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { totpCode } from '../two-factor/totp';
+import { waitFor } from '../../../test/fakes/wait-for';
 import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 
 const KK = 1_000_000;
@@ -112,6 +113,52 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
       expect(self.statusCode).toBe(409);
       const actions = (await auditOf('user', other.id)).map((e: { action: string }) => e.action);
       expect(actions).toEqual(['user.admin_revoke', 'user.admin_grant']);
+    });
+
+    it("unblocks a blocked operator only with the operator's own code, as making one does; a player without a code", async () => {
+      const a = await createUser(t.db.kysely, { admin: true });
+      const b = await createUser(t.db.kysely, { admin: true });
+      const post = (url: string, payload: object, headers: Record<string, string> = {}) => call('POST', url, payload, { ...a.auth, ...headers });
+      expect((await post(`/api/admin/users/${b.id}/block`, { reason: 'угнан' })).statusCode).toBe(200);
+      const blockedAt = async () => (await t.db.kysely.selectFrom('users').select('blocked_at').where('id', '=', b.id).executeTakeFirstOrThrow()).blocked_at;
+
+      // The admin flag stays on a blocked operator: a stolen operator session alone must not bring one back.
+      for (const headers of [{}, { 'x-two-factor-code': '000000' }] as Record<string, string>[]) {
+        const refused = await post(`/api/admin/users/${b.id}/unblock`, {}, headers);
+        expect(refused.statusCode).toBe(403);
+        expect(refused.json().two_factor_required).toBe(true);
+      }
+      expect(await blockedAt()).not.toBeNull();
+
+      const done = await post(`/api/admin/users/${b.id}/unblock`, {}, { 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) });
+      expect(done.statusCode).toBe(200);
+      expect(done.json().success).toMatchObject({ id: b.id, admin: true, blocked_at: null });
+      expect(await blockedAt()).toBeNull();
+      expect((await auditOf('user', b.id)).map((e: { action: string }) => e.action)).toEqual(['user.unblock', 'user.block']);
+
+      // A player needs no code.
+      const p = await createUser(t.db.kysely);
+      expect((await post(`/api/admin/users/${p.id}/block`, { reason: 'проверка' })).statusCode).toBe(200);
+      expect((await post(`/api/admin/users/${p.id}/unblock`, {})).statusCode).toBe(200);
+    });
+
+    it.runIf(kind === 'postgres')('a blocked player made an operator while the unblock waits for their row is not unblocked without the code', async () => {
+      const a = await createUser(t.db.kysely, { admin: true });
+      const b = await createUser(t.db.kysely);
+      await t.db.kysely.updateTable('users').set({ blocked_at: new Date() }).where('id', '=', b.id).execute();
+      // The unblock saw a player (no code asked) and waits for the row; another operator makes them one meanwhile.
+      const hold = await holdLocks(
+        t.db.kysely,
+        (trx) => trx.selectFrom('users').select('id').where('id', '=', b.id).forUpdate().execute(),
+        (trx) => trx.updateTable('users').set({ admin: true }).where('id', '=', b.id).execute(),
+      );
+      const unblock = call('POST', `/api/admin/users/${b.id}/unblock`, {}, a.auth);
+      await waitFor(async () => ((await lockWaits(t.db.kysely)) > 0 ? true : undefined), 'the unblock to wait');
+      await hold.release();
+      const res = await unblock;
+      expect(res.statusCode).toBe(403);
+      expect(res.json().two_factor_required).toBe(true);
+      expect((await t.db.kysely.selectFrom('users').select('blocked_at').where('id', '=', b.id).executeTakeFirstOrThrow()).blocked_at).not.toBeNull();
     });
 
     it('two operators revoking or blocking each other at the same moment: one of them stays an operator, able to act', async () => {

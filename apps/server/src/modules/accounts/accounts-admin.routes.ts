@@ -82,6 +82,11 @@ export const accountsAdminRoutes =
     app.post(
       adminUnblockUser.path,
       { schema: { params: adminUnblockUser.params, body: adminUnblockUser.body, response: { 200: adminUnblockUser.response } } },
-      async (request) => ({ success: await service.unblock(await requireSignedInAdmin(request), request.params.id) }),
+      async (request) => {
+        const caller = await requireSignedInAdmin(request);
+        // The admin flag stays on a blocked operator: bringing one back is making an operator again, so the
+        // service asks for the operator's own code when the user is one (a player is unblocked without it).
+        return { success: await service.unblock(caller, request.params.id, () => requireOwnCode(request, caller)) };
+      },
     );
   };

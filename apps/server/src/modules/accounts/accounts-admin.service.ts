@@ -1,3 +1,4 @@
+import { TWO_FACTOR_MESSAGES } from '@adena/contract';
 import type { Db } from '../../db/client';
 import type { Trx } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
@@ -200,8 +201,21 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
       return toAdminUser(user, now());
     },
 
-    async unblock(caller: Caller, id: number) {
-      const { user } = await changeUser(caller, id, 'user.unblock', (u) => (u.blocked_at ? { blocked_at: null } : null));
+    /**
+     * An operator's account comes back only with the calling operator's own code (`ownCode`, the route's), as
+     * making an operator does: the admin flag stays on a blocked operator (one blocked because it was stolen,
+     * say), so a stolen operator session alone must not bring one back. The code is checked before the
+     * transaction (using it writes the operator's row, which the transaction holds locked), and the row as
+     * locked is looked at again: a user made an operator meanwhile is refused with the same 403, and the
+     * client asks again with the code.
+     */
+    async unblock(caller: Caller, id: number, ownCode: () => Promise<void>) {
+      const confirmed = Boolean((await repo.findUser(id))?.admin);
+      if (confirmed) await ownCode();
+      const { user } = await changeUser(caller, id, 'user.unblock', (u) => {
+        if (u.admin && !confirmed) throw new AppError('FORBIDDEN', { message: TWO_FACTOR_MESSAGES.required, body: { two_factor_required: true } });
+        return u.blocked_at ? { blocked_at: null } : null;
+      });
       return toAdminUser(user, now());
     },
   };

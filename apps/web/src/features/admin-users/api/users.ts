@@ -46,7 +46,13 @@ export function useUserActions(id: number) {
         request(adminBlockUser, { params, body: revokeKeys ? { reason, revoke_keys: true } : { reason } }),
       onSuccess: done,
     }),
-    unblock: useMutation({ mutationFn: () => request(adminUnblockUser, { params, body: {} }), onSuccess: done }),
+    // Bringing an operator back takes the operator's own code (the shared step-up prompt), as making one does.
+    // The server decides from the user's row (one made an operator meanwhile is asked too), so any unblock may ask.
+    unblock: useMutation({
+      mutationFn: ({ about }: { about: string }) =>
+        withStepUp((twoFactorCode) => request(adminUnblockUser, { params, body: {}, twoFactorCode }), { about, tag: userCardTag(id) }),
+      onSuccess: done,
+    }),
     // The operator confirms with their own code (the shared step-up prompt).
     twoFactorOff: useMutation({
       mutationFn: ({ reason, about }: { reason: string; about: string }) =>

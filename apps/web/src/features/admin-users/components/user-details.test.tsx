@@ -68,6 +68,53 @@ describe('a blocked user’s card', () => {
   });
 });
 
+describe('a blocked operator’s card', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+    useUi.setState({ dialog: { name: 'none' } });
+    useStepUp.setState({ prompt: null });
+  });
+
+  it('«Разблокировать» asks for the operator’s own code, naming the operator, and sends it with the unblock', async () => {
+    localStorage.setItem('access_token', 'token');
+    const operator: AdminUser = { ...user, admin: true, two_factor: true };
+    const codes: (string | null)[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        if (url === `/api/admin/users/${user.id}/unblock` && init?.method === 'POST') {
+          const code = new Headers(init.headers).get('X-Two-Factor-Code');
+          codes.push(code);
+          return code === '123456'
+            ? answer(200, { success: { ...operator, blocked_at: null } })
+            : answer(403, { message: 'Подтвердите действие кодом из приложения-аутентификатора', two_factor_required: true });
+        }
+        if (url === `/api/admin/users/${user.id}`) return answer(200, { user: operator, wallets: [], requests: [], codes: [], ledger: [] });
+        throw new Error(`unexpected ${url}`);
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(UserDetails, { id: user.id, currentUserId: 1 }))));
+    await settle();
+
+    await act(async () => button('Разблокировать').click());
+    await settle();
+    expect(unblockDialog()?.textContent).toContain('Разблокировать администратора «Нарушитель»?');
+    expect(unblockDialog()?.textContent).toContain('Подтвердите своим кодом.');
+    await act(async () => button('Разблокировать', unblockDialog()!).click());
+    await settle();
+    // The server asked for the code: the shared prompt says what it confirms.
+    expect(useStepUp.getState().prompt?.about).toBe('Разблокировать администратора «Нарушитель» (id 42)');
+    await act(async () => useStepUp.getState().answer('123456'));
+    await settle();
+    expect(codes).toEqual([null, '123456']);
+    expect(useUi.getState().snackbar.text).toBe('Пользователь «Нарушитель» разблокирован');
+  });
+});
+
 describe('an action whose answer comes after the operator left the card', () => {
   let root: Root | null = null;
   afterEach(async () => {

@@ -4,7 +4,7 @@ import { createElement } from 'react';
 import type { Root } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, mountWithQuery } from '../../../test/dom';
-import { AdminRoleDialog, VipDialog } from './user-dialogs';
+import { AdminRoleDialog, BlockDialog, TwoFactorOffDialog, VipDialog } from './user-dialogs';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -70,5 +70,36 @@ describe('the admin-role dialog', () => {
     user = { ...user, vip_until: until(70) };
     await mounted.render();
     expect(document.querySelector('[data-testid="vip-changed"]')?.textContent).toMatch(/^VIP игрока изменился, пока открыт этот диалог \(теперь до \d+ [а-я]+ \d{4} г\.\)\. Проверьте дату\.$/);
+  });
+});
+
+describe('what a rescue removes, as the dialogs say it', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+  const discord = 'Discord, привязанный по почте (и по почте Discord к аккаунту больше не привяжется)';
+  const text = (testId: string) => document.querySelector(`[data-testid="${testId}"]`)?.textContent;
+
+  it('«Аккаунт угнан» and «Отключить вход с кодом» say that a Discord linked by email is unlinked and will not be linked by email again', async () => {
+    // Review finding: the server's revokeLeftovers unlinks it too, and undoing that takes support editing the database.
+    const blocked = { ...player, blocked_at: '2026-11-27T00:00:00Z' } as AdminUser;
+    let which: 'stolen' | 'block' | 'two-factor' = 'stolen';
+    const mounted = await mountWithQuery(() =>
+      which === 'two-factor'
+        ? createElement(TwoFactorOffDialog, { user: player, open: true, onClose: () => {} })
+        : createElement(BlockDialog, { user: which === 'stolen' ? blocked : player, stolen: which === 'stolen', open: true, onClose: () => {} }),
+    );
+    root = mounted.root;
+    expect(text('block-dialog')).toContain(
+      `Удалятся ключи продавца, ключи доступа (passkeys), вебхук и чат Telegram для уведомлений; отвяжется ${discord}. Так после разблокировки ими не воспользуется вор.`,
+    );
+    which = 'block';
+    await mounted.render();
+    expect(text('block-dialog')).toContain(`Аккаунт угнан: удалить ключи продавца, ключи доступа (passkeys), вебхук и чат Telegram для уведомлений и отвязать ${discord}, чтобы они не вернулись после разблокировки`);
+    which = 'two-factor';
+    await mounted.render();
+    expect(text('two-factor-off-dialog')).toContain(`вебхук и чат Telegram для уведомлений удалятся, отвяжется ${discord}, все сеансы завершатся`);
   });
 });

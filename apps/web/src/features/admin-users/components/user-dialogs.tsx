@@ -43,6 +43,9 @@ function useStillShown(open: boolean) {
 }
 
 const STOLEN_LEFTOVERS = 'ключи продавца, ключи доступа (passkeys), вебхук и чат Telegram для уведомлений';
+// The server also unlinks a Discord account linked by email and closes linking by email for good: undoing
+// that takes support editing the database, so the operator is told before confirming.
+const DISCORD_BY_EMAIL = 'Discord, привязанный по почте (и по почте Discord к аккаунту больше не привяжется)';
 
 /**
  * Blocks a user; «Аккаунт угнан» also removes what a thief could have left behind, so an unblock does
@@ -64,7 +67,7 @@ export function BlockDialog({ user, open, onClose, stolen: alreadyBlocked = fals
       testId="block-dialog"
       explanation={
         alreadyBlocked
-          ? `Пользователь уже заблокирован. Удалятся ${STOLEN_LEFTOVERS}, чтобы после разблокировки ими не воспользовался вор.`
+          ? `Пользователь уже заблокирован. Удалятся ${STOLEN_LEFTOVERS}; отвяжется ${DISCORD_BY_EMAIL}. Так после разблокировки ими не воспользуется вор.`
           : 'Все его сеансы завершатся сразу, открытые страницы выйдут из аккаунта, войти снова он не сможет. Балансы и заявки останутся как есть.'
       }
       label="Причина (для журнала)"
@@ -72,7 +75,7 @@ export function BlockDialog({ user, open, onClose, stolen: alreadyBlocked = fals
         alreadyBlocked ? undefined : (
           <FormControlLabel
             control={<Checkbox checked={ticked} onChange={(e) => setTicked(e.target.checked)} />}
-            label={`Аккаунт угнан: удалить ${STOLEN_LEFTOVERS}, чтобы они не вернулись после разблокировки`}
+            label={`Аккаунт угнан: удалить ${STOLEN_LEFTOVERS} и отвязать ${DISCORD_BY_EMAIL}, чтобы они не вернулись после разблокировки`}
           />
         )
       }
@@ -100,11 +103,13 @@ export function UnblockDialog({ user, open, onClose }: { user: AdminUser; open: 
   const showSnackbar = useUi((s) => s.showSnackbar);
   const stillShown = useStillShown(open);
   const who = userSubject(user);
+  // The admin flag stays on a blocked operator: bringing one back asks for the operator's own code.
+  const operator = user.admin;
   return (
     <AppDialog
       open={open}
       onClose={onClose}
-      title={`Разблокировать пользователя ${userLabel(user)}?`}
+      title={operator ? `Разблокировать администратора ${userLabel(user)}?` : `Разблокировать пользователя ${userLabel(user)}?`}
       testId="unblock-dialog"
       actions={
         <>
@@ -113,7 +118,7 @@ export function UnblockDialog({ user, open, onClose }: { user: AdminUser; open: 
             variant="contained"
             disabled={unblock.isPending}
             onClick={() =>
-              unblock.mutateAsync().then(
+              unblock.mutateAsync({ about: `${operator ? 'Разблокировать администратора' : 'Разблокировать пользователя'} ${userRef(user)}` }).then(
                 () => {
                   showSnackbar(`${who} разблокирован`);
                   if (stillShown()) onClose();
@@ -127,7 +132,11 @@ export function UnblockDialog({ user, open, onClose }: { user: AdminUser; open: 
         </>
       }
     >
-      <Typography>Он снова сможет войти и распоряжаться своими кошельками и кодами.</Typography>
+      <Typography>
+        {operator
+          ? 'Он снова сможет войти, распоряжаться своими кошельками и кодами и работать в разделе администрирования. Подтвердите своим кодом.'
+          : 'Он снова сможет войти и распоряжаться своими кошельками и кодами.'}
+      </Typography>
     </AppDialog>
   );
 }
@@ -142,7 +151,7 @@ export function TwoFactorOffDialog({ user, open, onClose }: { user: AdminUser; o
       title={`Отключить вход с кодом для ${userLabel(user)}?`}
       refusedTitle={`Вход с кодом для ${userLabel(user)} не отключён`}
       testId="two-factor-off-dialog"
-      explanation="Только когда вы убедились, что просит владелец (потерял телефон с приложением или нашёл в аккаунте чужой код). Резервные коды, ключи продавца, ключи доступа (passkeys), вебхук и чат Telegram для уведомлений удалятся, все сеансы завершатся; войти можно будет паролем, вход с кодом владелец включит снова в профиле. Подтвердите своим кодом."
+      explanation={`Только когда вы убедились, что просит владелец (потерял телефон с приложением или нашёл в аккаунте чужой код). Резервные коды, ${STOLEN_LEFTOVERS} удалятся, отвяжется ${DISCORD_BY_EMAIL}, все сеансы завершатся; войти можно будет паролем, вход с кодом владелец включит снова в профиле. Подтвердите своим кодом.`}
       label="Причина и как проверен владелец"
       confirmLabel="Отключить"
       danger
