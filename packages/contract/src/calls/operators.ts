@@ -15,7 +15,9 @@ export const adminClaimRequest = defineCall({
   method: 'POST',
   path: '/api/admin/requests/:id/claim',
   params: IdParamsSchema,
-  body: z.object({}).optional(),
+  // `renew: true` (beyond PRODUCT.md section 12): only renews the caller's own standing claim, 409 when it has
+  // lapsed; the admin area's keeper sends it, so a renewal never takes back a claim that lapsed unseen.
+  body: z.object({ renew: z.literal(true).optional() }).optional(),
   response: z.object({ success: AdminRequestSchema }),
 });
 

@@ -14,7 +14,7 @@ export const shiftAdminRoutes =
     app.post(
       adminClaimRequest.path,
       { schema: { params: adminClaimRequest.params, body: adminClaimRequest.body, response: { 200: adminClaimRequest.response } } },
-      async (request) => shift.claim(await requireSignedInAdmin(request), request.params.id),
+      async (request) => shift.claim(await requireSignedInAdmin(request), request.params.id, { renew: request.body?.renew === true }),
     );
 
     app.post(

@@ -69,7 +69,7 @@ export const shiftRepository = {
    * claims take turns, and each re-checks the condition on the row version it finally sees, so of
    * any number at once exactly one succeeds.
    */
-  claim(q: Q, id: number, userId: number, now: Date, staleBefore: Date) {
+  claim(q: Q, id: number, userId: number, now: Date, staleBefore: Date, renewOnly = false) {
     return q
       .updateTable('balance_requests')
       // A renewal by the holder keeps when they first took it; a new holder starts now.
@@ -81,8 +81,13 @@ export const shiftRepository = {
       .where('id', '=', id)
       .where('status', '=', 'pending')
       .where('user_id', '<>', userId)
-      // Free, lapsed, or the caller's own (a re-claim renews it: the claim lapses CLAIM_TIMEOUT_MIN after this).
-      .where((eb) => eb.or([eb('claimed_by', 'is', null), eb('claimed_at', '<', staleBefore), eb('claimed_by', '=', userId)]))
+      // Free, lapsed, or the caller's own (a re-claim renews it: the claim lapses CLAIM_TIMEOUT_MIN after this);
+      // a renewal only (`renewOnly`) the caller's own claim while it stands.
+      .where((eb) =>
+        renewOnly
+          ? eb.and([eb('claimed_by', '=', userId), eb('claimed_at', '>=', staleBefore)])
+          : eb.or([eb('claimed_by', 'is', null), eb('claimed_at', '<', staleBefore), eb('claimed_by', '=', userId)]),
+      )
       .returning(['id'])
       .executeTakeFirst();
   },

@@ -118,6 +118,47 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     }
   });
 
+  it('a renewal (`renew: true`) renews only the caller\'s own standing claim: one that lapsed unseen or was released is not taken back (409), another\'s is not taken', async () => {
+    // Review finding: after a laptop's sleep the admin area's keeper renewed a claim that had lapsed meanwhile
+    // with a plain claim, which the server grants to anybody, so the operator silently held it again.
+    const renew = (id: number, who: User) => call('POST', `/api/admin/requests/${id}/claim`, who, { renew: true });
+    const lapsed = 'Ваш захват истёк: возьмите заявку в работу снова';
+    const { id } = await pending();
+    // Nobody holds it: a renewal takes nothing.
+    const free = await renew(id, anna);
+    expect(free.statusCode).toBe(409);
+    expect(free.json()).toMatchObject({ message: lapsed, errors: { id: [lapsed] } });
+    expect((await row(id)).claimed_by).toBeNull();
+    expect((await claim(id, anna)).statusCode).toBe(200);
+    const timeoutMin = Number(t.config.CLAIM_TIMEOUT_MIN);
+    try {
+      // While it stands, Anna's renewal renews it; Boris's takes nothing and names Anna.
+      offsetMs += (timeoutMin - 1) * 60_000;
+      const renewed = await renew(id, anna);
+      expect(renewed.statusCode).toBe(200);
+      expect(renewed.json().success.claimed_by).toEqual({ id: anna.id, name: 'Анна' });
+      const other = await renew(id, boris);
+      expect(other.statusCode).toBe(409);
+      expect(other.json().claimed_by).toEqual({ id: anna.id, name: 'Анна' });
+      // Lapsed unseen (Anna's laptop slept): her renewal is refused and the claim stays lapsed for Boris.
+      offsetMs += (timeoutMin + 1) * 60_000;
+      const late = await renew(id, anna);
+      expect(late.statusCode).toBe(409);
+      expect(late.json().message).toBe(lapsed);
+      const r = await row(id);
+      expect(r.claimed_by).toBe(anna.id);
+      expect(r.claimed_at!.getTime()).toBe(Date.parse(renewed.json().success.claimed_at));
+      expect((await claim(id, boris)).statusCode).toBe(200);
+      // Released: Boris's renewal takes nothing back either; a plain claim still takes a free request.
+      expect((await release(id, boris)).statusCode).toBe(200);
+      expect((await renew(id, boris)).statusCode).toBe(409);
+      expect((await row(id)).claimed_by).toBeNull();
+      expect((await claim(id, anna)).statusCode).toBe(200);
+    } finally {
+      offsetMs = 0;
+    }
+  });
+
   it('lists an operator\'s own standing claims of pending requests wherever they are in the queue (`claimed_by`, the admin area renews them)', async () => {
     const a = await pending();
     const b = await pending('output');

@@ -48,6 +48,8 @@ const notPending = (status: string) => {
   const text = status === 'cancelled' ? 'Заявка уже отменена' : 'Заявка уже обработана';
   return new AppError('REQUEST_NOT_PENDING', { message: text, errors: { id: [text] }, body: { status } });
 };
+/** A renewal of a claim that lapsed (or was released) meanwhile. */
+const CLAIM_LAPSED = 'Ваш захват истёк: возьмите заявку в работу снова';
 const claimedBy = (claimer: { id: number; name: string }, text: string) =>
   new AppError('CONFLICT', { message: text, errors: { id: [text] }, body: { claimed_by: claimer } });
 const who = (name: string | null, id: number) => name || `оператор №${id}`;
@@ -147,12 +149,17 @@ export function createShiftService(d: ShiftDeps) {
      * Takes a pending request into work, or renews the caller's own claim (its CLAIM_TIMEOUT_MIN
      * counts from now again, so an operator still at work keeps it); 409 naming the operator who holds it.
      */
-    async claim(caller: Caller, id: number) {
+    /**
+     * `renew`: only renews the caller's own standing claim (the admin area's keeper): a claim that lapsed
+     * unseen (the operator's laptop slept) is not taken back by a renewal, since another operator may be on it;
+     * 409 «Ваш захват истёк…». Without it, a free or lapsed request is taken, the caller's own renewed.
+     */
+    async claim(caller: Caller, id: number, { renew = false }: { renew?: boolean } = {}) {
       const at = d.now();
       const taken = await repo.transaction(d.db, async (trx) => {
         await holdOperator(trx, caller);
         const held = await repo.lockClaim(trx, id);
-        const row = await repo.claim(trx, id, caller.user.id, at, staleBefore(at));
+        const row = await repo.claim(trx, id, caller.user.id, at, staleBefore(at), renew);
         if (!row) return false;
         // A renewal of one's own claim is not written to the log (the open queue renews every 4
         // minutes); taking it, or taking over a lapsed claim, is, with whose claim it was.
@@ -172,6 +179,9 @@ export function createShiftService(d: ShiftDeps) {
         if (!s) throw notFound();
         if (s.status !== 'pending') throw notPending(s.status);
         if (s.user_id === caller.user.id) throw ownRequestRefused();
+        if (renew && (s.claimed_by === null || s.claimed_by === caller.user.id)) {
+          throw new AppError('CONFLICT', { message: CLAIM_LAPSED, errors: { id: [CLAIM_LAPSED] } });
+        }
         if (s.claimed_by !== null) {
           const name = who(s.claimer_name, s.claimed_by);
           throw claimedBy({ id: s.claimed_by, name }, `Заявка уже в работе у ${holder(s.claimer_name, s.claimed_by)}`);

@@ -46,6 +46,9 @@ describe('the admin area keeps the operator’s claims alive, wherever their car
   let down = false;
   // The whole service answers 503, list reads too, while this is set.
   let outage = false;
+  // The server counts the claim lapsed at the next renewal (it reached the server late): refused, then not listed.
+  let lapsedOnServer = false;
+  const bodies: string[] = [];
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
     localStorage.setItem('access_token', 'token');
@@ -53,6 +56,8 @@ describe('the admin area keeps the operator’s claims alive, wherever their car
     serverSkewMs = 0;
     down = false;
     outage = false;
+    lapsedOnServer = false;
+    bodies.length = 0;
     mine = [];
     vi.stubGlobal(
       'fetch',
@@ -62,6 +67,12 @@ describe('the admin area keeps the operator’s claims alive, wherever their car
         const serverNow = Date.now() + serverSkewMs;
         const renewed = /\/api\/admin\/requests\/(\d+)\/claim$/.exec(url);
         if (renewed && down) return Response.json({ message: 'Сервис временно недоступен' }, { status: 503 });
+        if (renewed) bodies.push(String(init?.body));
+        if (renewed && lapsedOnServer) {
+          // Lapsed at the server from now on: refused, and no longer listed.
+          mine = [];
+          return Response.json({ message: 'Ваш захват истёк: возьмите заявку в работу снова' }, { status: 409 });
+        }
         if (renewed) {
           // The server renews the holder's claim: its times start again, by the server's clock. Like the server, it
           // grants a claim that lapsed meanwhile just the same (anyone may claim it then).
@@ -115,6 +126,33 @@ describe('the admin area keeps the operator’s claims alive, wherever their car
     await a.unmount();
     await act(async () => vi.advanceTimersByTimeAsync(30 * MIN));
     expect(renewals()).toHaveLength(6);
+  });
+
+  it('renews with `renew: true` (the server refuses a lapsed claim then); a refusal reads the list at once and renews no more', async () => {
+    // Review finding: the renewal was a plain claim, which the server grants to anybody once a claim lapsed.
+    const a = await area();
+    // Claimed half a minute in, so its renewals fall between the minute's reads.
+    await act(async () => vi.advanceTimersByTimeAsync(30_000));
+    mine = [claimed(7, 0)];
+    await act(async () => a.qc.invalidateQueries({ queryKey: ['admin', 'requests'] }));
+    await settle();
+    expect(renewals()).toEqual(['POST /api/admin/requests/7/claim']);
+    expect(bodies).toEqual(['{"renew":true}']);
+    lapsedOnServer = true;
+    // A feed event's read 2:10 after the renewal moves the minute's reads off the renewal's moment.
+    await act(async () => vi.advanceTimersByTimeAsync(2 * MIN + 10_000));
+    await act(async () => a.qc.invalidateQueries({ queryKey: ['admin', 'requests'] }));
+    await act(async () => vi.advanceTimersByTimeAsync(3 * MIN - 11_000));
+    const readsBefore = reads().length;
+    await act(async () => vi.advanceTimersByTimeAsync(1_000));
+    await settle();
+    expect(renewals()).toHaveLength(2);
+    // Read at once, not at the minute's read: the card says the claim lapsed now.
+    expect(reads().length).toBeGreaterThan(readsBefore);
+    await act(async () => vi.advanceTimersByTimeAsync(30 * MIN));
+    expect(renewals()).toHaveLength(2);
+    expect(new Set(bodies)).toEqual(new Set(['{"renew":true}']));
+    await a.unmount();
   });
 
   it('renews as often with a browser clock 6 minutes ahead of the server\'s (no loop) and behind it (never too late)', async () => {

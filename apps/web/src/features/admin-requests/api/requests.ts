@@ -1,7 +1,7 @@
 import { type AdminRequest, adminClaimRequest, adminCompleteRequest, adminRejectRequest, adminReleaseRequest, adminRequests } from '@adena/contract';
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef } from 'react';
-import { request } from '../../../lib/api-client';
+import { ApiError, request } from '../../../lib/api-client';
 
 export interface QueueFilters {
   status?: 'pending' | 'completed' | 'rejected' | 'cancelled';
@@ -114,16 +114,21 @@ export function useClaimKeeper(me: number) {
             return;
           }
           const sent = Date.now();
-          void request(adminClaimRequest, { params: { id }, body: {} }).then(
+          // A renewal only: the server refuses it (409) once the claim has lapsed, rather than granting it anew.
+          void request(adminClaimRequest, { params: { id }, body: { renew: true } }).then(
             () => {
               renewed.current.set(id, Date.now());
               confirmed.current.set(id, sent);
               schedule(id, timeout, timeout / 3);
               void qc.invalidateQueries({ queryKey: ['admin', 'requests'] });
             },
-            // Not renewed: tried again soon, not a third of the timeout later (a refusal for good, the request
-            // decided or taken over, drops it from the next read, which ends its timer).
-            () => schedule(id, timeout, Math.min(CLAIM_RETRY_MS, timeout / 3)),
+            // Not renewed: tried again soon, not a third of the timeout later (a refusal for good, the claim lapsed,
+            // the request decided or taken over, drops it from the next read, which ends its timer; a 409 reads at
+            // once, so the card says so now).
+            (err: unknown) => {
+              schedule(id, timeout, Math.min(CLAIM_RETRY_MS, timeout / 3));
+              if (err instanceof ApiError && err.status === 409) void qc.invalidateQueries({ queryKey: ['admin', 'requests'] });
+            },
           );
         }, delay),
       );
