@@ -162,6 +162,16 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     return route.httpPart === 'body' ? (data: unknown) => validate(data === null ? undefined : data) : validate;
   });
   app.setSerializerCompiler(createSerializerCompiler({ check: config.NODE_ENV !== 'production' }));
+  // A POST with `Content-Type: application/json` and no body (a client that always sends the header) is a
+  // call without a body, as without the header: Fastify's parser refused it as malformed JSON, so such a
+  // client could not ask for a realtime token or end its other sessions (review 2026-11-27). Any other body
+  // goes to Fastify's own parser, with its guards against prototype poisoning.
+  const jsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    jsonParser(request, body as string, done);
+  });
 
   registerErrorHandling(app);
   // One onRequest hook for every request (decision record 0027: each hook costs every call): the

@@ -59,3 +59,37 @@ describe.each(DB_KINDS)('inputs the fuzz found on %s', (kind) => {
     }
   });
 });
+
+describe.each(DB_KINDS)('a JSON content type with no body on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+  });
+  afterAll(() => t.close());
+  const post = (url: string, auth: Record<string, string>, payload: string) =>
+    t.app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'application/json' }, payload });
+
+  it('is a call without a body, as without the header: a realtime token, the end of other sessions (review finding: 422 «Некорректный формат запроса»)', async () => {
+    // PRODUCT.md: `POST /ably-token` with an empty body. A client that sends the JSON header on every call got 422.
+    const player = await createUser(t.db.kysely);
+    const token = await post('/api/ably-token', player.auth, '');
+    expect(token.statusCode).toBe(200);
+    expect(token.json().token).toEqual(expect.any(String));
+    const ended = await post('/api/sessions/end_others', player.auth, '');
+    expect(ended.statusCode).toBe(200);
+    expect(ended.json()).toEqual({ ended: 0 });
+  });
+
+  it('a call whose body is required is refused as one sent with no body at all; malformed JSON and a poisoned prototype stay refused', async () => {
+    const missing = await post('/api/login', {}, '');
+    const bare = await t.app.inject({ method: 'POST', url: '/api/login' });
+    expect(missing.statusCode).toBe(422);
+    expect(missing.json()).toEqual(bare.json());
+    expect(missing.json().errors._).toEqual(['Обязательное поле']);
+    for (const payload of ['{"email":', '   ', '{"__proto__":{"admin":true},"email":"a@b.c","password":"x"}']) {
+      const res = await post('/api/login', {}, payload);
+      expect(res.statusCode, payload).toBe(422);
+      expect(res.json().errors, payload).toEqual({ _: ['Некорректный формат запроса'] });
+    }
+  });
+});
