@@ -170,7 +170,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '') return done(null, undefined);
-    jsonParser(request, body as string, done);
+    void jsonParser(request, body as string, done);
   });
 
   registerErrorHandling(app);
