@@ -17,12 +17,24 @@ describe('closing the app', () => {
     const stop = vi.spyOn(app.deps.jobs, 'stop');
     // PGlite has one connection: a transaction held open keeps a sign-in's read waiting, so the request stays in flight.
     const held = await holdLocks(db.kysely, (trx) => sql`SELECT 1`.execute(trx));
+    // The sign-in has reached the server once its request is read (PGlite has no view of who waits on what).
+    let arrived = 0;
+    app.server.on('request', () => {
+      arrived += 1;
+    });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/login`;
-    const signIn = fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(12) }) });
-    await new Promise((r) => setTimeout(r, 300));
+    let answered = false;
+    const signIn = fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(12) }) }).finally(() => {
+      answered = true;
+    });
+    // Closing before the request arrives would test nothing: no request in flight to wait for (and a
+    // connection that has not sent a byte yet is dropped at once, plugins/prompt-close.ts).
+    await vi.waitFor(() => expect(arrived).toBe(1), { timeout: 10_000, interval: 10 });
     const closed = app.close();
     try {
       await expect.poll(() => stop.mock.calls.length, { timeout: 5_000 }).toBe(1);
+      // And the queue stopped while the sign-in was still in flight, not once it was answered.
+      expect(answered).toBe(false);
     } finally {
       await held.release();
       await signIn.catch(() => {});

@@ -58,7 +58,16 @@ describe.each(DB_KINDS)("the ledger's admin views on %s", (kind) => {
       await moving.release();
       const res = await reading;
       expect(res.statusCode).toBe(200);
-      for (const r of res.json().data) expect(r.owed + r.fees + r.cash, `${r.gamesserver} ${r.currency_type}`).toBe(0);
+      type Row = { gamesserver_id: number; gamesserver: string; currency_type: number; owed: number; fees: number; cash: number };
+      const data: Row[] = res.json().data;
+      // The deposit's server is there, in both currencies (an empty list would balance too).
+      expect(data.filter((r) => r.gamesserver_id === server.id).map((r) => r.currency_type)).toEqual([1, 2]);
+      for (const r of data) expect(r.owed + r.fees + r.cash, `${r.gamesserver} ${r.currency_type}`).toBe(0);
+      // The deposit committed after the reading's moment (it waited on the wallets' lock): read again, its server shows it.
+      const funded = (rows: Row[]) => rows.find((r) => r.gamesserver_id === server.id && r.currency_type === 1)!;
+      const after = (await call('GET', '/api/admin/ledger/totals')).json().data as Row[];
+      expect(funded(after).owed).toBe(funded(data).owed + 5_000);
+      expect(funded(after).owed + funded(after).fees + funded(after).cash).toBe(0);
     });
 
     it('totals, a service account and its entries past 2^53 − 1 summed over many wallets: the largest figure the API carries, never a 500', async () => {

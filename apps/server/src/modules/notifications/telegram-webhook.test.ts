@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { startFakeBotApi, waitFor } from '../../../test/fakes/telegram-bot-api';
-import { createTestApp, DB_KINDS, holdLocks, type TestApp } from '../../../test/harness';
+import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 import { hashToken } from '../../lib/tokens';
 import { totpCode } from '../two-factor/totp';
 import { webhookSecretOf } from './telegram-bot';
@@ -111,7 +111,9 @@ describe.each(DB_KINDS)('Telegram subscription and balance notices on %s', (kind
       (trx) => unlinkTelegramChat(trx, u.id),
     );
     const start = webhook(`/start ${token}`, 556001);
-    await new Promise((r) => setTimeout(r, 300));
+    // The /start is at the lock it takes first, the owner's row (lockOwnerOfLinkToken), held by the reset.
+    // Were the link taken first, it would wait on the reset at its later `update "users"` instead, never here.
+    await vi.waitFor(async () => expect(await lockWaits(t.db.kysely, '%from users%for no key update%')).toBe(1), { timeout: 10_000, interval: 20 });
     // The link is not taken meanwhile: the reset can still drop it.
     const linkFree = await t.db.kysely
       .transaction()

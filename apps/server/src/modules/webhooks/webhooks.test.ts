@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { TWO_FACTOR_MESSAGES, type WebhookDelivery } from '@adena/contract';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { closeServer, listen, readBody } from '../../../test/fakes/http';
 import { startSmtp } from '../../../test/fakes/smtp';
@@ -9,6 +9,7 @@ import { waitFor } from '../../../test/fakes/wait-for';
 import { createTestApp, DB_KINDS, gate, type TestApp } from '../../../test/harness';
 import { hashPassword } from '../../lib/password';
 import { hashToken, newToken } from '../../lib/tokens';
+import { jobsRepository } from '../jobs/jobs.repository';
 import { createJobs, type JobQueue } from '../jobs/jobs.service';
 import { totpCode } from '../two-factor/totp';
 import { isPrivateAddress, refusedAtSetup, type Resolve } from './address-guard';
@@ -731,10 +732,20 @@ describe('«Отправить тест» on a queue that polls rarely (pglite)'
     hits.push(Date.now());
     res.end('ok');
   });
+  /** When each look of this queue's workers found nothing due: the worker then sleeps out its poll. */
+  const emptyLooks: number[] = [];
+  let claims: MockInstance | null = null;
   beforeAll(async () => {
     t = await createTestApp('pglite', { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
     const base = await listen(rx);
-    // Workers that look for due jobs every 20 s unless woken.
+    // Watched from before the workers start, so their first look is seen.
+    const claim = jobsRepository.claim;
+    claims = vi.spyOn(jobsRepository, 'claim').mockImplementation(async (q, c) => {
+      const job = await claim.call(jobsRepository, q, c);
+      if (q === t.db.kysely && !job) emptyLooks.push(Date.now());
+      return job;
+    });
+    // Workers that look for due jobs every 20 s unless woken (one: no lanes given, the webhook lane has one).
     queue = createJobs({ db: t.db.kysely, pollMs: 20_000 });
     registerWebhookDelivery(queue, { db: t.db.kysely, retryBaseMs: BASE, allowPrivate: true, timeoutMs: 2_000 });
     await queue.start();
@@ -745,17 +756,22 @@ describe('«Отправить тест» on a queue that polls rarely (pglite)'
   let sellerId = 0;
   afterAll(async () => {
     await queue.stop();
+    claims?.mockRestore();
     await closeServer(rx);
     await t.close();
   });
 
   it('sends the ping at once, not at the next poll', async () => {
-    // The workers' first look at the empty queue is over: they sleep for 20 s now.
-    await new Promise((r) => setTimeout(r, 300));
+    // The workers' first look at the empty queue is over: they sleep for 20 s now. Were the ping
+    // enqueued before that look, the look would find it and the wake would go untested.
+    await vi.waitFor(() => expect(emptyLooks.length).toBeGreaterThan(0), { timeout: 10_000, interval: 20 });
+    const asleepFrom = emptyLooks[0]!;
     const user = await t.db.kysely.selectFrom('users').selectAll().where('id', '=', sellerId).executeTakeFirstOrThrow();
     const webhooks = createWebhooksService({ db: t.db.kysely, jobs: queue, allowPrivate: true });
     await webhooks.test({ user, sessionId: null, ip: null } as never);
     await waitFor(async () => (hits.length > 0 ? true : undefined), 'the ping to arrive', 15_000);
     expect(hits).toHaveLength(1);
+    // Woken: it came before the sleeping worker's poll would have looked again.
+    expect(hits[0]! - asleepFrom).toBeLessThan(20_000);
   });
 });
