@@ -49,8 +49,13 @@ const PriceDataBase = z.object({
   min_nominal: z.number().int(),
 });
 
-/** The last code this user activated on the server. */
+/**
+ * The last code this user activated on the server. `id` and `gamesserver_id` as a code has them (PRODUCT.md
+ * section 3); `code_id` is the same id, kept for clients written before they were added.
+ */
 export const UserKodSchema = z.object({
+  id: z.number().int(),
+  gamesserver_id: z.number().int(),
   code_id: z.number().int(),
   nominal: z.number().int(),
   status: CodeStatusSchema,

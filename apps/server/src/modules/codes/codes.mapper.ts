@@ -64,8 +64,10 @@ function toPublicPriceData(server: Pick<GameServerRow, 'id' | 'name' | 'standard
 }
 
 /** The last code a user activated on a server, as price data's `user_kod`. */
-const toUserKod = (last: { id: number; nominal: bigint; status: CodeRow['status']; activatedAt: Date | null } | undefined) =>
-  last ? { code_id: last.id, nominal: toNumber(last.nominal), status: last.status, activated_at: iso(last.activatedAt) } : null;
+const toUserKod = (serverId: number, last: { id: number; nominal: bigint; status: CodeRow['status']; activatedAt: Date | null } | undefined) =>
+  last
+    ? { id: last.id, gamesserver_id: serverId, code_id: last.id, nominal: toNumber(last.nominal), status: last.status, activated_at: iso(last.activatedAt) }
+    : null;
 
 /** Anonymous price data: the standard prices at the standard fee, nothing of any user. */
 export const toPriceData = (server: GameServerRow): PriceData => ({
@@ -82,7 +84,7 @@ export function toAuthPriceData(v: {
   wallet: NonNullable<PriceDataRow['wallet']>;
   open?: WireCode[];
   variants?: PriceDataRow['variants'];
-  last: Parameters<typeof toUserKod>[0];
+  last: Parameters<typeof toUserKod>[1];
 }): AuthPriceData {
   const { wallet, open = [], variants = [] } = v;
   return {
@@ -94,7 +96,7 @@ export function toAuthPriceData(v: {
     nick: wallet.nick,
     save_nick: wallet.nick,
     telegram_price: wallet.telegram_price === null ? null : toNumber(wallet.telegram_price),
-    user_kod: toUserKod(v.last),
+    user_kod: toUserKod(v.server.id, v.last),
   };
 }
 

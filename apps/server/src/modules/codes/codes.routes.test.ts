@@ -141,7 +141,15 @@ describe.each(DB_KINDS)('gift codes on %s', (kind) => {
         { id: variant.id, gamesserver_id: serverId, nominal: 4 * KK, price: price(4 * KK, 300), count: 3, open_count: 2, created_at: new Date(created.created_at).toISOString() },
       ]);
       const activated = await t.db.kysely.selectFrom('codes').select('activated_at').where('id', '=', fromSeller.code_id).executeTakeFirstOrThrow();
-      expect(data.user_kod).toEqual({ code_id: fromSeller.code_id, nominal: 6 * KK, status: 'activated', activated_at: new Date(activated.activated_at!).toISOString() });
+      // Shaped as a code where a code has these fields (PRODUCT.md section 3: `id`, `gamesserver_id`); `code_id` kept.
+      expect(data.user_kod).toEqual({
+        id: fromSeller.code_id,
+        gamesserver_id: serverId,
+        code_id: fromSeller.code_id,
+        nominal: 6 * KK,
+        status: 'activated',
+        activated_at: new Date(activated.activated_at!).toISOString(),
+      });
       const wallet = await t.db.kysely.selectFrom('wallets').selectAll().where('id', '=', w.id).executeTakeFirstOrThrow();
       expect(data).toMatchObject({
         wallet: { id: w.id, balance: Number(wallet.balance), balance_second: Number(wallet.balance_second) },

@@ -35,7 +35,7 @@ const priceData = (over: Partial<AuthPriceData> = {}): AuthPriceData => ({
   nick: 'Hero',
   save_nick: null,
   telegram_price: null,
-  user_kod: { code_id: 99, nominal: 500_000, status: 'activated', activated_at: null },
+  user_kod: { id: 99, gamesserver_id: 1, code_id: 99, nominal: 500_000, status: 'activated', activated_at: null },
   ...over,
 });
 

@@ -18,7 +18,14 @@ export function useActivationCode() {
         isAuthPriceData(d)
           ? {
               ...d,
-              user_kod: { code_id: success.code_id, nominal: success.nominal, status: success.status, activated_at: new Date().toISOString() },
+              user_kod: {
+                id: success.code_id,
+                gamesserver_id: success.gamesserver_id,
+                code_id: success.code_id,
+                nominal: success.nominal,
+                status: success.status,
+                activated_at: new Date().toISOString(),
+              },
             }
           : d,
       );
