@@ -73,6 +73,30 @@ describe.each(DB_KINDS)('passkeys on %s', (kind) => {
     expect(await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', owner.id).execute()).toHaveLength(1);
   });
 
+  it("refuses a registration finished on the victim's session with a challenge issued to the thief's own account (the step-up is not skipped)", async () => {
+    const thief = await createUser(t.db.kysely);
+    const victim = await createUser(t.db.kysely);
+    await t.db.kysely.updateTable('users').set({ password_hash: await hashPassword('Thief-Pa55word') }).where('id', '=', thief.id).execute();
+    await t.db.kysely.updateTable('users').set({ password_hash: await hashPassword('Victim-Pa55word') }).where('id', '=', victim.id).execute();
+    // The thief holds a copy of the victim's session, not the victim's password: options on the thief's own account, with the thief's password…
+    const options = await call('POST', '/api/passkeys/register/options', thief.auth, { password: 'Thief-Pa55word' });
+    expect(options.statusCode).toBe(200);
+    const response = softAuthenticator().register(options.json());
+    // …finished on the victim's session.
+    const stolen = await call('POST', '/api/passkeys/register/verify', victim.auth, { response, name: 'Вор' });
+    expect([stolen.statusCode, stolen.json().message]).toEqual([422, TWO_FACTOR_MESSAGES.passkeyInvalid]);
+    expect(await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', victim.id).execute()).toEqual([]);
+    expect((await call('GET', '/api/passkeys', victim.auth)).json()).toEqual([]);
+    // The refusal neither spent the thief's challenge nor moved it to the victim: it is still the thief's, and the
+    // same attestation is valid there (the 422 above was the owner check, not a malformed response).
+    const challenge = () => t.db.kysely.selectFrom('webauthn_challenges').select('user_id').where('challenge', '=', options.json().challenge).execute();
+    expect(await challenge()).toEqual([{ user_id: thief.id }]);
+    expect((await call('POST', '/api/passkeys/register/verify', thief.auth, { response })).statusCode).toBe(200);
+    expect(await challenge()).toEqual([]);
+    expect(await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', thief.id).execute()).toHaveLength(1);
+    expect(await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', victim.id).execute()).toEqual([]);
+  });
+
   it('asks a TOTP user for the code before a passkey is removed (a stolen session cannot strip them)', async () => {
     const u = await createUser(t.db.kysely, { totp: true });
     const key = await t.db.kysely

@@ -263,11 +263,23 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
       const owner = await playerWith(10n * BigInt(KK));
       const thief = await playerWith();
       const req = (await call('POST', '/api/down_balance_user/', owner, { gamesserver_id: serverId, amount: 2 * KK })).json().success;
+      const row = () => t.db.kysely.selectFrom('balance_requests').select(['user_id', 'status', 'hidden_at', 'processed_at']).where('id', '=', req.id).executeTakeFirstOrThrow();
+      // The withdrawal holds 2кк of the owner's 10кк until it is decided.
+      expect(Number((await wallet(owner.id)).balance)).toBe(8 * KK);
       const cancel = await call('POST', '/api/delete_request/', thief, { id: req.id });
       expect(cancel.statusCode).toBe(404);
       expect(cancel.json().message).toBe('Заявка не найдена');
-      await call('POST', '/api/delete_request/', owner, { id: req.id });
       expect((await call('GET', `/api/delete_balance_user/${req.id}`, thief)).statusCode).toBe(404);
+      // The owner's request is still pending and shown, and the hold was not returned (nor twice later).
+      expect(await row()).toEqual({ user_id: owner.id, status: 'pending', hidden_at: null, processed_at: null });
+      expect(Number((await wallet(owner.id)).balance)).toBe(8 * KK);
+      expect((await call('POST', '/api/delete_request/', owner, { id: req.id })).statusCode).toBe(200);
+      expect(Number((await wallet(owner.id)).balance)).toBe(10 * KK);
+      // Finished, the request could be hidden, but only by its owner.
+      const hide = await call('GET', `/api/delete_balance_user/${req.id}`, thief);
+      expect(hide.statusCode).toBe(404);
+      expect(hide.json().message).toBe('Заявка не найдена');
+      expect(await row()).toMatchObject({ user_id: owner.id, status: 'cancelled', hidden_at: null });
       expect((await call('GET', '/api/get_user_input_output_balance', thief)).json()).toEqual({ data: [], total: 0 });
       const ownerHistory = (await call('GET', '/api/get_user_input_output_balance', owner)).json();
       expect(ownerHistory.data[0]).toMatchObject({ id: req.id, status: 'cancelled' });

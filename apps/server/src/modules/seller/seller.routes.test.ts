@@ -266,6 +266,54 @@ describe.each(DB_KINDS)('the seller API on %s', (kind) => {
     expect(await balance(wallet.id)).toBe(before - (a.json() as { summa: number }).summa);
   });
 
+  it("keeps Idempotency-Keys per user: another user's call with the owner's key and body never gets the owner's stored answer or codes", async () => {
+    const owner = await createUser(t.db.kysely);
+    const rival = await createUser(t.db.kysely);
+    const ownerWallet = await createWallet(t.db.kysely, owner.id, serverId, 'Owner');
+    await fund(t.db.kysely, ownerWallet, 100n * BigInt(KK));
+    await fund(t.db.kysely, await createWallet(t.db.kysely, rival.id, serverId, 'Rival'), 100n * BigInt(KK));
+    const ownerKey = await newKey(owner);
+    const rivalKey = await newKey(rival);
+    const showBody = { gamesserver_id: serverId, nominal: KK, wallet_id: ownerWallet.id };
+    const batchBody = { gamesserver_id: serverId, nominal: KK, count: 2, external_id: 'FP-1' };
+    const shown = await call('POST', '/api/show_code/', { ...owner.auth, 'idempotency-key': 'order-1' }, showBody);
+    expect(shown.statusCode).toBe(200);
+    const batch = await call('POST', '/api/v1/codes', keyAuth(ownerKey.key, { 'idempotency-key': 'order-2' }), batchBody);
+    expect(batch.statusCode).toBe(200);
+    const ownerSerts = [shown.json().sert as string, ...(batch.json() as { codes: SellerCode[] }).codes.map((c) => c.sert)];
+    expect(ownerSerts).toHaveLength(3);
+    const leaks = (body: string) => ownerSerts.filter((s) => body.includes(s) || body.includes(s.replace(/-/g, '')));
+    const ownersState = async () => ({
+      wallets: await t.db.kysely.selectFrom('wallets').selectAll().where('user_id', '=', owner.id).orderBy('id').execute(),
+      codes: await t.db.kysely.selectFrom('codes').selectAll().where('user_id', '=', owner.id).orderBy('id').execute(),
+      keys: await t.db.kysely.selectFrom('idempotency_keys').selectAll().where('user_id', '=', owner.id).orderBy('key').execute(),
+    });
+    const before = await ownersState();
+
+    // The same key and body on show_code: the owner's wallet is not the rival's, and the owner's answer is not replayed.
+    const rivalShow = await call('POST', '/api/show_code/', { ...rival.auth, 'idempotency-key': 'order-1' }, showBody);
+    expect(rivalShow.statusCode).toBe(404);
+    expect(rivalShow.json().message).toBe('Кошелёк не найден');
+    expect(leaks(rivalShow.body)).toEqual([]);
+    // The same key and body on v1 with the rival's API key: a fresh batch of the rival's own codes.
+    const rivalBatch = await call('POST', '/api/v1/codes', keyAuth(rivalKey.key, { 'idempotency-key': 'order-2' }), batchBody);
+    expect(rivalBatch.statusCode).toBe(200);
+    expect(leaks(rivalBatch.body)).toEqual([]);
+    const rivalCodes = (rivalBatch.json() as { codes: SellerCode[] }).codes;
+    expect(rivalCodes).toHaveLength(2);
+    const rows = await t.db.kysely.selectFrom('codes').select(['id', 'user_id']).where('id', 'in', rivalCodes.map((c) => c.id)).execute();
+    expect(rows.map((r) => r.user_id)).toEqual([rival.id, rival.id]);
+    // The rival's retry replays the rival's answer, still none of the owner's.
+    const rivalRetry = await call('POST', '/api/v1/codes', keyAuth(rivalKey.key, { 'idempotency-key': 'order-2' }), batchBody);
+    expect(rivalRetry.json()).toEqual(rivalBatch.json());
+
+    // The owner's wallet, codes and stored answers are as they were, and the owner's retries still get their own answers.
+    expect(await ownersState()).toEqual(before);
+    expect((await call('POST', '/api/show_code/', { ...owner.auth, 'idempotency-key': 'order-1' }, showBody)).json()).toEqual(shown.json());
+    expect((await call('POST', '/api/v1/codes', keyAuth(ownerKey.key, { 'idempotency-key': 'order-2' }), batchBody)).json()).toEqual(batch.json());
+    await expectAudit();
+  });
+
   it('limits calls per key with a Russian 429 and Retry-After, not the other keys', async () => {
     const k = await newKey(seller);
     const fresh = await newKey(seller);
