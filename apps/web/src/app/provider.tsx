@@ -4,7 +4,7 @@ import useMediaQuery from '@mui/material/useMediaQuery';
 import { QueryClientProvider } from '@tanstack/react-query';
 import { createContext, type ReactNode, useContext, useMemo, useState } from 'react';
 import { Router } from 'wouter';
-import { userQueryOptions } from '../lib/session';
+import { followOtherTabs, userQueryOptions } from '../lib/session';
 import { RealtimeProvider } from './realtime/realtime-provider';
 import { gamesserversQueryOptions } from '../lib/gamesservers';
 import { useIndexedLocation } from '../lib/history';
@@ -13,6 +13,8 @@ import { TelegramBridge, TelegramProvider, useTelegram } from './telegram';
 import { buildTheme, readThemeChoice, THEME_KEY, type ThemeChoice } from './theme';
 
 const queryClient = createQueryClient();
+// From now, not from the first render: a sign-in in another tab during the first screen's reads counts too.
+followOtherTabs(queryClient);
 
 /**
  * Asks for the first screen's own data (who is signed in, the game servers) and resolves when it

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { errorMessage, routes } from '@adena/contract/lite';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, request } from './api-client';
+import { ApiError, request, tokenStore } from './api-client';
 
 describe('an answer that is not ours', () => {
   afterEach(() => vi.unstubAllGlobals());
@@ -23,5 +23,28 @@ describe('an answer that is not ours', () => {
     const err = await failWith(429, JSON.stringify({ message: 'Слишком много попыток' }), { 'Content-Type': 'application/json', 'Retry-After': '42' });
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).retryAfter).toBe(42);
+  });
+});
+
+describe('the session token, shared by the tabs', () => {
+  afterEach(() => localStorage.clear());
+
+  it("tells its subscribers of another tab's sign-in or sign-out, and of this tab's own apart from them", () => {
+    // Review finding: only this tab's own changes were heard; a tab kept one account's name and socket while its calls carried another's token.
+    localStorage.setItem('access_token', 'token-x');
+    const heard = vi.fn();
+    const off = tokenStore.subscribe(heard);
+    localStorage.setItem('access_token', 'token-y');
+    window.dispatchEvent(new StorageEvent('storage', { key: 'access_token', oldValue: 'token-x', newValue: 'token-y' }));
+    localStorage.clear();
+    window.dispatchEvent(new StorageEvent('storage', { key: null }));
+    // Another key of the app (the selected server) is not the session's.
+    window.dispatchEvent(new StorageEvent('storage', { key: 'gamesserver', oldValue: '1', newValue: '2' }));
+    expect(heard.mock.calls).toEqual([[true], [true]]);
+    tokenStore.set('token-z');
+    expect(heard).toHaveBeenLastCalledWith(false);
+    off();
+    window.dispatchEvent(new StorageEvent('storage', { key: 'access_token', oldValue: 'token-z', newValue: 'token-w' }));
+    expect(heard).toHaveBeenCalledTimes(3);
   });
 });

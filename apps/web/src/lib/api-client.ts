@@ -33,24 +33,39 @@ export class ApiError extends Error {
 export const refusedForSure = (err: unknown) => err instanceof ApiError && err.status >= 400 && err.status < 500;
 
 const TOKEN_KEY = 'access_token';
-const tokenListeners = new Set<() => void>();
-const tokenChanged = () => {
-  for (const l of tokenListeners) l();
+/** Told of a change of the token: `fromAnotherTab` when another tab of the app signed in or out. */
+type TokenListener = (fromAnotherTab: boolean) => void;
+const tokenListeners = new Set<TokenListener>();
+const tokenChanged = (fromAnotherTab: boolean) => {
+  for (const l of tokenListeners) l(fromAnotherTab);
+};
+// The token is in localStorage, shared by every tab of the app: another tab's sign-in or sign-out changes the
+// token this tab's calls carry (request reads it at call time), so this tab must follow. The event never reaches
+// the tab that made the change; a null key is that tab clearing its storage.
+const onStorage = (e: StorageEvent) => {
+  if ((e.key === TOKEN_KEY && e.oldValue !== e.newValue) || e.key === null) tokenChanged(true);
 };
 export const tokenStore = {
   get: () => localStorage.getItem(TOKEN_KEY),
   set: (token: string) => {
     localStorage.setItem(TOKEN_KEY, token);
-    tokenChanged();
+    tokenChanged(false);
   },
   clear: () => {
     localStorage.removeItem(TOKEN_KEY);
-    tokenChanged();
+    tokenChanged(false);
   },
-  /** For useSyncExternalStore: told when this tab signs in or out (a new session of the same user too). */
-  subscribe: (listener: () => void) => {
+  /**
+   * For useSyncExternalStore and the session: told when this tab signs in or out (a new session of the same user
+   * too), and when another tab does.
+   */
+  subscribe: (listener: TokenListener) => {
+    if (tokenListeners.size === 0) window.addEventListener('storage', onStorage);
     tokenListeners.add(listener);
-    return () => void tokenListeners.delete(listener);
+    return () => {
+      tokenListeners.delete(listener);
+      if (tokenListeners.size === 0) window.removeEventListener('storage', onStorage);
+    };
   },
 };
 

@@ -1,10 +1,30 @@
 import { onlineManager, QueryClient } from '@tanstack/react-query';
 import { ApiError } from './api-client';
 
+/**
+ * TanStack Query's online state, following the browser from now on. Its own listener starts when the client
+ * mounts (after the first screen's prefetch and render) and starts out 'online' whatever the browser says: a page
+ * opened offline would miss an `online` event in between and believe it is offline until the network drops and
+ * returns again («Нет связи» for good, reads paused, the realtime indicator off).
+ */
+function followBrowserOnline() {
+  onlineManager.setEventListener((setOnline) => {
+    if (typeof window === 'undefined' || !window.addEventListener) return undefined;
+    const online = () => setOnline(true);
+    const offline = () => setOnline(false);
+    window.addEventListener('online', online);
+    window.addEventListener('offline', offline);
+    // Also when TanStack sets the listener up again (its last subscriber had gone): the events meanwhile were missed.
+    setOnline(navigator.onLine !== false);
+    return () => {
+      window.removeEventListener('online', online);
+      window.removeEventListener('offline', offline);
+    };
+  });
+}
+
 export function createQueryClient() {
-  // TanStack Query v5 starts out 'online' and only listens for changes; a page opened (or
-  // reloaded) while offline would never know. Start from what the browser says.
-  if (typeof navigator !== 'undefined' && navigator.onLine === false) onlineManager.setOnline(false);
+  followBrowserOnline();
   return new QueryClient({
     defaultOptions: {
       queries: {

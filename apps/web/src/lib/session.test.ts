@@ -1,10 +1,15 @@
 // @vitest-environment happy-dom
 import { QueryClient } from '@tanstack/react-query';
+import { act } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useRequestKeys } from '../hooks/use-request-key';
-import { answer, playerUser } from '../test/dom';
+import { answer, cleanup, playerUser, renderHook } from '../test/dom';
 import { remember } from './last-known';
-import { endSession, startSession, userQueryOptions } from './session';
+import { endSession, followOtherTabs, startSession, userQueryOptions, useUser } from './session';
+import { askStepUpCode, useStepUp } from './step-up';
+import { useWallets } from './wallets';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
 describe('signing out', () => {
   it('forgets the requests left in doubt: the next player of this tab is not answered from the last one\u2019s withdrawal', () => {
@@ -16,6 +21,77 @@ describe('signing out', () => {
     endSession(new QueryClient());
     expect(useRequestKeys.getState().kept).toEqual({});
     expect(useRequestKeys.getState().begin('take:1:1:1500000')).not.toBe(key);
+  });
+
+  it('closes the second-factor prompt left open: the last player\u2019s call fails as cancelled, not sent again with the next one\u2019s token', async () => {
+    // Review finding: «Подтвердите действие» stayed after a session_ended or a 401, holding the last player's call.
+    const typed = askStepUpCode('Введите код из приложения');
+    endSession(new QueryClient());
+    expect(useStepUp.getState().prompt).toBeNull();
+    await expect(typed).resolves.toBeNull();
+  });
+});
+
+describe('another tab of the app signing in or out', () => {
+  afterEach(() => cleanup(null));
+
+  const asya = { ...playerUser(false), id: 5, name: 'Ася' };
+  const boris = { ...playerUser(false), id: 6, name: 'Борис' };
+  const wallet = (balance: number) => ({ id: 1, gamesserver_id: 1, gamesserver: 'x1', nick: null, balance, balance_second: 0, new_message: false });
+  const bearer = (init?: RequestInit) => (init?.headers as Record<string, string> | undefined)?.Authorization;
+
+  /** This tab, signed in as Ася and showing her name and balance; the server answers each token as its account. */
+  async function tabOfAsya() {
+    localStorage.setItem('access_token', 'asya-token');
+    const server = vi.fn(async (url: string, init?: RequestInit) => {
+      const who = bearer(init) === 'Bearer boris-token' ? 'boris' : bearer(init) === 'Bearer asya-token' ? 'asya' : null;
+      if (!who) return answer(401, { message: 'Войдите снова' });
+      if (url === '/api/user') return answer(200, who === 'asya' ? asya : boris);
+      return answer(200, [wallet(who === 'asya' ? 999 : 7)]);
+    });
+    vi.stubGlobal('fetch', server);
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    const stop = followOtherTabs(qc);
+    const shown = await renderHook(qc, () => ({ name: useUser().user?.name ?? null, balance: useWallets().data?.[0]?.balance ?? null }));
+    await shows(shown, { name: 'Ася', balance: 999 });
+    const keys = useRequestKeys.getState();
+    keys.failed('take:1:1:1500000', keys.begin('take:1:1:1500000'), new TypeError('Failed to fetch'));
+    return { qc, server, shown, stop };
+  }
+  // The reads answer on timers: waited for rather than slept on (a busy machine).
+  const shows = (shown: { result: { current: unknown } }, what: { name: string | null; balance: number | null }) =>
+    act(() => vi.waitFor(() => expect(shown.result.current).toEqual(what), { timeout: 10_000 }));
+  /** What the other tab's change looks like here: the storage event (it never reaches the tab that made it). */
+  const otherTabStores = (token: string | null) => {
+    const oldValue = localStorage.getItem('access_token');
+    if (token === null) localStorage.removeItem('access_token');
+    else localStorage.setItem('access_token', token);
+    window.dispatchEvent(new StorageEvent('storage', { key: 'access_token', oldValue, newValue: token }));
+  };
+
+  it('another account signed in there: this tab drops the first one\u2019s data and shows the new account, read with its token', async () => {
+    // Review finding: the tab kept Ася's name and socket while every call carried Борис's token (a withdrawal «as Ася» moved his money).
+    const { qc, server, shown, stop } = await tabOfAsya();
+    server.mockClear();
+    otherTabStores('boris-token');
+    expect(qc.getQueryData(['wallets'])).toBeUndefined();
+    expect(useRequestKeys.getState().kept).toEqual({});
+    await shows(shown, { name: 'Борис', balance: 7 });
+    expect(server.mock.calls.filter(([url]) => url === '/api/user').map(([, init]) => bearer(init))).toEqual(['Bearer boris-token']);
+    stop();
+    await shown.unmount();
+  });
+
+  it('signed out there: this tab is signed out too, with nothing of the account left', async () => {
+    const { qc, shown, stop } = await tabOfAsya();
+    void askStepUpCode('Введите код из приложения');
+    otherTabStores(null);
+    await shows(shown, { name: null, balance: null });
+    expect(qc.getQueryData(['wallets'])).toBeUndefined();
+    expect(useRequestKeys.getState().kept).toEqual({});
+    expect(useStepUp.getState().prompt).toBeNull();
+    stop();
+    await shown.unmount();
   });
 });
 

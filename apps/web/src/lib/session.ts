@@ -4,6 +4,7 @@ import { queryOptions, useMutation, useQuery, useQueryClient, type QueryClient }
 import { ApiError, request, tokenStore } from './api-client';
 import { forgetAll, recallWhileOffline, remember } from './last-known';
 import { useRequestKeys } from '../hooks/use-request-key';
+import { useStepUp } from './step-up';
 import { useUi } from './ui-store';
 
 export const userQueryOptions = () =>
@@ -51,6 +52,8 @@ function forgetUserData(qc: QueryClient, reads: 'remove' | 'reset') {
   useRequestKeys.setState({ kept: {} });
   // A dialog left open (an incident's, a withdrawal's) and an incident offered are the last user's.
   useUi.setState({ dialog: { name: 'none' }, queued: null });
+  // So is a second-factor prompt: its call fails as cancelled rather than go again, under whoever's token is current.
+  useStepUp.getState().answer(null);
   const predicate = (q: { queryKey: readonly unknown[] }) => q.queryKey[0] !== 'user' && q.queryKey[0] !== 'gamesservers';
   if (reads === 'remove') qc.removeQueries({ predicate });
   else void qc.resetQueries({ predicate });
@@ -75,6 +78,25 @@ export function endSession(qc: QueryClient) {
   forgetCodeFlows();
   forgetUserData(qc, 'remove');
   qc.setQueryData(userQueryOptions().queryKey, null);
+}
+
+/**
+ * Follows another tab's sign-in or sign-out (the token is shared by the tabs): signed out there, this tab signs
+ * out as after a logout; another token there, this tab forgets what it held for the last one and reads the user
+ * again, so that it neither shows one account while its calls act as another nor keeps the last one's socket.
+ * Started with the query client, before the first screen's reads.
+ */
+export function followOtherTabs(qc: QueryClient) {
+  let seen = tokenStore.get();
+  return tokenStore.subscribe((fromAnotherTab) => {
+    const was = seen;
+    seen = tokenStore.get();
+    if (!fromAnotherTab || seen === was) return;
+    if (seen === null) return endSession(qc);
+    forgetCodeFlows();
+    forgetUserData(qc, 'reset');
+    void qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });
+  });
 }
 
 const SESSION_ENDED: Record<string, string> = {

@@ -123,6 +123,15 @@ describe('the realtime provider follows the session', () => {
     expect(made[1]?.userId).toBe(1);
   });
 
+  it('another tab signing in with another token gives this tab a client of the new session, not the last one\u2019s socket', async () => {
+    // Review finding: only this tab's own sign-ins were heard; the old socket kept feeding the last account's events in.
+    localStorage.setItem('access_token', 'token-other-tab');
+    await act(async () => window.dispatchEvent(new StorageEvent('storage', { key: 'access_token', oldValue: 'token', newValue: 'token-other-tab' })));
+    await act(() => vi.waitFor(() => expect(made).toHaveLength(2), { timeout: 10_000 }));
+    expect(made[0]?.closed).toBe(true);
+    expect(made[1]?.closed).toBe(false);
+  });
+
   it('an incident dialog open at sign-out does not open for the next user of the tab', async () => {
     await act(async () =>
       made[0]?.handlers.onMessage({ channel: 'private:user.1', name: 'error_code', data: { gamesserver_id: 1, code_id: 2, your_error_code_id: 3 } }),

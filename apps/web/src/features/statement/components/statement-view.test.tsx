@@ -140,4 +140,46 @@ describe('the statement', () => {
     expect(url.searchParams.get('token')).toBe('tok');
     clicks.mockRestore();
   });
+
+  it('a failed re-read keeps the list on show with a warning and «Повторить»; nothing read yet is an error with «Повторить»', async () => {
+    // Review finding: one failed re-read (after a `balance` event, during a service restart) swapped the loaded
+    // list for «Не удалось загрузить выписку. Обновите страницу.», with no way to read again.
+    let down = true;
+    const entries = [entry(1, 5, 1, 5), entry(2, 7, 1, 12)];
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (!url.startsWith('/api/statement')) return answer(200, []);
+        return down ? answer(503, { message: 'Сервис временно недоступен' }) : answer(200, { data: entries, total: entries.length });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(StatementView, { initialServerId: null }))));
+    await settle();
+    const rows = () => document.querySelectorAll('[data-testid="statement-entry"]').length;
+    const retry = (testId: string) => [...document.querySelectorAll(`[data-testid="${testId}"] button`)].find((b) => b.textContent === 'Повторить') as HTMLElement;
+
+    // Nothing read yet: the error, and «Повторить» reads again.
+    expect(document.querySelector('[data-testid="statement-error"]')?.textContent).toContain('Не удалось загрузить выписку');
+    down = false;
+    await act(async () => retry('statement-error').click());
+    await settle();
+    expect(document.querySelector('[data-testid="statement-error"]')).toBeNull();
+    expect(rows()).toBe(2);
+
+    // A balance moved, and its re-read fails: the list stays, a warning says it may be old.
+    down = true;
+    await act(async () => void qc.invalidateQueries({ queryKey: ['statement'] }));
+    await settle();
+    expect(rows()).toBe(2);
+    expect(document.querySelector('[data-testid="statement-error"]')).toBeNull();
+    expect(document.querySelector('[data-testid="statement-stale"]')?.textContent).toContain('Не удалось обновить выписку: показана загруженная раньше.');
+    down = false;
+    await act(async () => retry('statement-stale').click());
+    await settle();
+    expect(document.querySelector('[data-testid="statement-stale"]')).toBeNull();
+    expect(rows()).toBe(2);
+  });
 });

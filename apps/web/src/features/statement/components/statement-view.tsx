@@ -88,7 +88,7 @@ export function StatementView({ initialServerId }: { initialServerId: number | n
   const { data: servers } = useGamesservers();
   const [filters, setFilters] = useState<StatementFilters>({ gameServerId: initialServerId, currency: null });
   const [page, setPage] = useState(1);
-  const { data, isPending, isError } = useStatement(page, filters);
+  const { data, isPending, isError, isFetching, refetch } = useStatement(page, filters);
   const download = useDownloadStatement();
   const alert = useUi((s) => s.alert);
   const setFilter = (f: Partial<StatementFilters>) => {
@@ -104,6 +104,19 @@ export function StatementView({ initialServerId }: { initialServerId: number | n
     if (!where && !what) return 'Движений по балансу пока нет. Пополните кошелёк — зачисление появится здесь.';
     return `${where}${where ? 'движений' : 'Движений'}${what} нет.`;
   })();
+
+  const retry = (
+    <Button color="inherit" size="small" disabled={isFetching} onClick={() => void refetch()}>
+      Повторить
+    </Button>
+  );
+  // The statement is read again after every `balance` event, on refocus and once stale: one failed re-read (a
+  // service restart) keeps the list on show with a warning above it; the error alone is for nothing read yet.
+  const stale = isError && (
+    <Alert severity="warning" data-testid="statement-stale" action={retry}>
+      Не удалось обновить выписку: показана загруженная раньше.
+    </Alert>
+  );
 
   return (
     <Stack spacing={2} data-testid="statement">
@@ -151,14 +164,20 @@ export function StatementView({ initialServerId }: { initialServerId: number | n
       </Stack>
       {isPending ? (
         <Skeleton variant="rounded" height={200} />
-      ) : isError ? (
-        <Alert severity="error">Не удалось загрузить выписку. Обновите страницу.</Alert>
+      ) : !data ? (
+        <Alert severity="error" data-testid="statement-error" action={retry}>
+          Не удалось загрузить выписку. Проверьте подключение и повторите.
+        </Alert>
       ) : data.total === 0 ? (
-        <Typography color="textSecondary" data-testid="statement-empty">
-          {emptyText}
-        </Typography>
+        <>
+          {stale}
+          <Typography color="textSecondary" data-testid="statement-empty">
+            {emptyText}
+          </Typography>
+        </>
       ) : (
         <>
+          {stale}
           <List disablePadding>
             {data.data.map((e) => (
               <Entry key={e.id} e={e} server={filters.gameServerId === null ? serverName(e.gamesserver_id) : undefined} />

@@ -42,8 +42,12 @@ export function useMoneyForm<T>(options: {
   /** With the server and the amount, what the key was sent for: another of them is another request. */
   currency: CurrencyType;
   nick: string | null;
-  /** Makes the request with the amount read from the players' shorthand (only the call: what follows goes in onSent). */
-  send(amount: number, idempotencyKey: string): Promise<T>;
+  /**
+   * Makes the request with the amount read from the players' shorthand (only the call: what follows goes in
+   * onSent). `opening` is the dialog the press came from (read at the press, not when the call starts, which
+   * may be after a nick save): its answer acts on that opening only.
+   */
+  send(amount: number, idempotencyKey: string, opening: DialogState): Promise<T>;
   /**
    * The request went through. Called after its key was dropped (so `clear` empties the fields), and
    * also when the answer comes after the dialog was closed: it must not close or replace a dialog
@@ -87,8 +91,13 @@ export function useMoneyForm<T>(options: {
     setBusy(true);
     try {
       // The nick typed here is saved first; its 422 lands on the nick field.
-      if (!nick) await saveNick.mutateAsync({ gameServerId, nick: nickText.trim() });
-      const result = await keys.send(`${gameServerId}:${currency}:${amount}`, (key) => send(amount, key));
+      if (!nick) {
+        await saveNick.mutateAsync({ gameServerId, nick: nickText.trim() });
+        // Closed while the nick was being saved (maybe opened again since, for another server): the player
+        // cancelled before any money call was sent, so none is. The nick stays saved, which is harmless.
+        if (useUi.getState().dialog !== opening) return;
+      }
+      const result = await keys.send(`${gameServerId}:${currency}:${amount}`, (key) => send(amount, key, opening));
       onSent(result, amount);
     } catch (err) {
       // A refusal that comes after this opening was closed (the dialog maybe opened again since, for

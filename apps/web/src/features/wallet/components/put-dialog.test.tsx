@@ -5,7 +5,8 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
-import { answer, cleanup, settle, type } from '../../../test/dom';
+import { answer, cleanup, mountWithQuery, settle, type } from '../../../test/dom';
+import { MoneyDialogs } from './money-dialogs';
 import { PutDialog, TRANSFER_NOTICE_MS } from './put-dialog';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -18,6 +19,7 @@ const server = {
   cashier_nick: 'Кассир',
   limits: { input: { '1': limit, '2': coins }, output: { '1': limit, '2': coins } },
 } as unknown as Gamesserver;
+const asterios = { ...server, id: 2, name: 'Asterios x5', cashier_nick: 'Казначей' } as Gamesserver;
 const nbsp = (s: string | null | undefined) => (s ?? '').replace(/\u00a0/g, ' ');
 
 const amountInput = () => document.querySelector<HTMLInputElement>('[data-testid="amount-input"]')!;
@@ -107,6 +109,93 @@ describe('the deposit dialog', () => {
     expect(dialogText()).toContain('Кассир');
     expect(document.querySelector('[data-testid="amount-input"]')).toBeNull();
     expect(fetch).toHaveBeenCalledTimes(1);
+  });
+
+  /** The put dialog of the page, on Scryde until `toAsterios()`; every POST's path is in `posts`. */
+  async function mountPage(nick: string | null) {
+    let shown = server;
+    const mounted = await mountWithQuery(() => createElement(MoneyDialogs, { server: shown, nick, balances: { 1: 10_000_000, 2: 0 } }));
+    root = mounted.root;
+    return {
+      toAsterios: async () => {
+        shown = asterios;
+        await mounted.render();
+      },
+    };
+  }
+  const scrydeRequest = { id: 12, type: 'input', currency_type: 1, amount: 1_500_000, status: 'pending', gamesserver_id: 1, gamesserver: 'Scryde x50', nick: 'Hero', cashier_nick: 'Кассир' };
+  const putButton = (text: string) => [...document.querySelectorAll('[data-testid="put-dialog"] button')].find((b) => b.textContent === text) as HTMLElement;
+  const submitPut = async () => {
+    await act(async () => void document.getElementById('put-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
+    await settle();
+  };
+
+  it('cancelled while its nick was being saved, it files no deposit and never shows Scryde’s cashier under the Asterios deposit opened since', async () => {
+    // Review finding: the request went out once the nick was saved and the next opening showed «Заявка №12 создана.
+    // Передайте в игре 1 500 000 аден персонажу Кассир» under the Asterios title.
+    useUi.setState((s) => ({ snackbar: { ...s.snackbar, open: false, text: '' } }));
+    let releaseNick!: () => void;
+    const posts: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init: RequestInit) => {
+        if (init.method !== 'POST') return answer(404, { message: 'Не найдено' });
+        posts.push(url);
+        if (url === '/api/save_nick/') {
+          await new Promise<void>((r) => (releaseNick = r));
+          return answer(200, { success: 'Ник сохранён' });
+        }
+        return answer(200, { success: scrydeRequest });
+      }),
+    );
+    const page = await mountPage(null);
+    await act(async () => useUi.getState().openDialog({ name: 'put', currency: 1 }));
+    await act(async () => type(document.querySelector<HTMLInputElement>('[data-testid="dialog-nick-input"]')!, 'Hero'));
+    await act(async () => type(amountInput(), '1,5кк'));
+    await submitPut();
+    expect(posts).toEqual(['/api/save_nick/']);
+    await act(async () => putButton('Отмена').click());
+
+    await page.toAsterios();
+    await act(async () => useUi.getState().openDialog({ name: 'put', currency: 1 }));
+    await act(async () => type(document.querySelector<HTMLInputElement>('[data-testid="dialog-nick-input"]')!, 'Hero2'));
+    await act(async () => type(amountInput(), '3кк'));
+    await act(async () => releaseNick());
+    await settle();
+    await settle();
+
+    expect(posts).toEqual(['/api/save_nick/']);
+    expect(useUi.getState().dialog.name).toBe('put');
+    expect(document.querySelector('[data-testid="put-dialog"] h2')?.textContent).toBe('Пополнить адену — Asterios x5');
+    expect(document.querySelector('[data-testid="cashier-nick"]')).toBeNull();
+    expect(document.querySelector('[data-testid="dialog-cashier-nick"]')?.textContent).toBe('Казначей');
+    expect(dialogText()).not.toContain('персонажу Кассир');
+    expect(amountInput().value).toBe('3кк');
+    expect(useUi.getState().snackbar.text).not.toContain('создана');
+  });
+
+  it('answered after the player moved to another server and opened a deposit there, it leaves that dialog alone and says whom to transfer to on its own server', async () => {
+    let deliver!: (r: Response) => void;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn((_url: string, init: RequestInit) => (init.method === 'POST' ? new Promise<Response>((r) => (deliver = r)) : Promise.resolve(answer(404, { message: 'Не найдено' })))),
+    );
+    const page = await mountPage('Hero');
+    await act(async () => useUi.getState().openDialog({ name: 'put', currency: 1 }));
+    await act(async () => type(amountInput(), '1,5кк'));
+    await submitPut();
+    await act(async () => putButton('Отмена').click());
+    await page.toAsterios();
+    await act(async () => useUi.getState().openDialog({ name: 'put', currency: 1 }));
+    await act(async () => type(amountInput(), '3кк'));
+
+    await act(async () => deliver(answer(200, { success: scrydeRequest })));
+    await settle();
+    expect(useUi.getState().dialog.name).toBe('put');
+    expect(document.querySelector('[data-testid="put-dialog"] h2')?.textContent).toBe('Пополнить адену — Asterios x5');
+    expect(document.querySelector('[data-testid="cashier-nick"]')).toBeNull();
+    expect(amountInput().value).toBe('3кк');
+    expect(nbsp(useUi.getState().snackbar.text)).toBe('Заявка №12 создана: передайте 1 500 000 аден персонажу Кассир на Scryde x50');
   });
 
   it('a tap beside the dialog keeps what the player typed and the cashier to transfer to; beside an empty one it closes', async () => {

@@ -34,8 +34,8 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
     gameServerId: target.id,
     currency,
     nick,
-    send: (amount, idempotencyKey) => {
-      sentFrom.current = { opening: useUi.getState().dialog, serverName: target.name, gameServerId: target.id, currency };
+    send: (amount, idempotencyKey, opening) => {
+      sentFrom.current = { opening, serverName: target.name, gameServerId: target.id, currency };
       return deposit.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey });
     },
     onSent: (r) => {

@@ -113,6 +113,49 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
     expect(useUi.getState().snackbar.text.replace(/\u00a0/g, ' ')).toBe('Заявка на вывод 1 500 000 аден на Scryde x50 создана');
   });
 
+  it('cancelled while its nick was being saved, it sends no withdrawal and leaves the Asterios withdrawal opened since alone', async () => {
+    // Review finding: the withdrawal went out once the nick was saved, recorded the dialog open then as its
+    // opening, closed the Asterios withdrawal and erased its «3кк».
+    useUi.setState((s) => ({ snackbar: { ...s.snackbar, open: false, text: '' } }));
+    let releaseNick!: () => void;
+    const posts: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init: RequestInit) => {
+        if (init.method !== 'POST') return answer(404, { message: 'Не найдено' });
+        posts.push(url);
+        if (url === '/api/save_nick/') {
+          await new Promise<void>((r) => (releaseNick = r));
+          return answer(200, { success: 'Ник сохранён' });
+        }
+        return withdrawal.clone();
+      }),
+    );
+    let server = scryde;
+    const render = await mount(() => createElement(MoneyDialogs, { server, nick: null, balances: { 1: 10_000_000, 2: 0 } }));
+    await openTake();
+    await act(async () => type(inTake('[data-testid="dialog-nick-input"]') as HTMLInputElement, 'Hero'));
+    await typeAmount('1,5кк');
+    await submitTake();
+    expect(posts).toEqual(['/api/save_nick/']);
+    await act(async () => button('take-dialog', 'Отмена').click());
+
+    server = asterios;
+    await render();
+    await openTake();
+    await act(async () => type(inTake('[data-testid="dialog-nick-input"]') as HTMLInputElement, 'Hero2'));
+    await typeAmount('3кк');
+    await act(async () => releaseNick());
+    await settle();
+    await settle();
+
+    expect(posts).toEqual(['/api/save_nick/']);
+    expect(useUi.getState().dialog.name).toBe('take');
+    expect(title()).toBe('Вывести адену — Asterios x5');
+    expect(amountInput().value).toBe('3кк');
+    expect(useUi.getState().snackbar.text).not.toContain('создана');
+  });
+
   it('opened again to retry while the first withdrawal runs, the kept amount goes when that one is made: no second withdrawal under a new key', async () => {
     // Review finding: the reopened dialog kept «1,5кк» after the late success, and «Вывести» sent a second withdrawal.
     const net = network('hang', 'ok');

@@ -36,8 +36,8 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
     gameServerId: target.id,
     currency,
     nick,
-    send: (amount, idempotencyKey) => {
-      sentFrom.current = { opening: useUi.getState().dialog, serverName: target.name, gameServerId: target.id, currency };
+    send: (amount, idempotencyKey, opening) => {
+      sentFrom.current = { opening, serverName: target.name, gameServerId: target.id, currency };
       return withdraw.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey, twoFactorCode: askCode ? code.trim() : undefined });
     },
     onSent: (r) => {
