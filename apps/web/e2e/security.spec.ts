@@ -132,9 +132,13 @@ describe('the app under its Content-Security-Policy', () => {
       const cardBg = await card.evaluate((el) => getComputedStyle(el).backgroundColor);
       expect(cardBg).toBe(rgb(theme.section_bg_color));
       expect(cardBg).not.toBe(await page.evaluate(() => getComputedStyle(document.body).backgroundColor));
-      // Telegram's header in the page's colour.
-      const events = await page.evaluate(() => (window as unknown as { __tgEvents: Array<{ type: string; data: unknown }> }).__tgEvents);
-      expect(events).toContainEqual({ type: 'web_app_set_header_color', data: { color_key: 'secondary_bg_color' } });
+      // Telegram's header in the page's colour. Polled: the page's colours come from index.html's first paint,
+      // before the Telegram script that tells the header loads (a CI run read the events before it had).
+      const headerColours = () =>
+        page.evaluate(() =>
+          (window as unknown as { __tgEvents: Array<{ type: string; data: unknown }> }).__tgEvents.filter((e) => e.type === 'web_app_set_header_color'),
+        );
+      await expect.poll(headerColours).toContainEqual({ type: 'web_app_set_header_color', data: { color_key: 'secondary_bg_color' } });
 
       // The content starts below Telegram's controls, and the footer ends above the home indicator.
       const top = safeArea.top + contentSafeArea.top;
