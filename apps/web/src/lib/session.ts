@@ -82,9 +82,9 @@ export function endSession(qc: QueryClient) {
 
 /**
  * Follows another tab's sign-in or sign-out (the token is shared by the tabs): signed out there, this tab signs
- * out as after a logout; another token there, this tab forgets what it held for the last one and reads the user
- * again, so that it neither shows one account while its calls act as another nor keeps the last one's socket.
- * Started with the query client, before the first screen's reads.
+ * out as after a logout; another account's token there, this tab forgets what it held for the last one once the
+ * user read with the new token answers, so that it neither shows one account while its calls act as another nor
+ * keeps the last one's socket. Started with the query client, before the first screen's reads.
  */
 export function followOtherTabs(qc: QueryClient) {
   let seen = tokenStore.get();
@@ -93,9 +93,26 @@ export function followOtherTabs(qc: QueryClient) {
     seen = tokenStore.get();
     if (!fromAnotherTab || seen === was) return;
     if (seen === null) return endSession(qc);
-    forgetCodeFlows();
-    forgetUserData(qc, 'reset');
-    void qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });
+    const token = seen;
+    const before = qc.getQueryData<User | null>(userQueryOptions().queryKey);
+    // Whose is the new token? A password change there gives the same session a new token: the same account keeps
+    // what this tab holds (a dialog being filled, the keys of requests in doubt, which must not be sent again under
+    // new keys), as a sign-in of the same account in this tab does. Unknown (no answer): forgotten, to be safe.
+    void request(routes.getUser).then(
+      (user) => settle(user),
+      () => settle(null),
+    );
+    function settle(user: User | null) {
+      if (tokenStore.get() !== token) return; // changed again meanwhile: that change is followed on its own
+      if (before && user && before.id === user.id) {
+        qc.setQueryData(userQueryOptions().queryKey, user);
+        void qc.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'user' });
+        return;
+      }
+      forgetCodeFlows();
+      forgetUserData(qc, 'reset');
+      void qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });
+    }
   });
 }
 

@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import { ApiError } from './api-client';
+import { ApiError, tokenStore } from './api-client';
 
 /**
  * The step-up prompt (PRODUCT.md section 7, README "Second factors"): with TOTP on, calls that turn
@@ -51,14 +51,19 @@ export const needsStepUp = (err: unknown): err is ApiError => err instanceof Api
  */
 export async function withStepUp<T>(run: (twoFactorCode?: string) => Promise<T>, what?: StepUpFor): Promise<T> {
   if (what?.tag) gone.delete(what.tag);
+  // Whose call this is: after a sign-out or another account's sign-in (here or in another tab) it is neither
+  // asked about nor sent again, since the call reads the token when it goes and would act as the next account.
+  const tokenNow = () => (typeof localStorage === 'undefined' ? null : tokenStore.get());
+  const token = tokenNow();
+  const sameAccount = () => tokenNow() === token;
   let code: string | undefined;
   for (;;) {
     try {
       return await run(code);
     } catch (err) {
-      if (!needsStepUp(err) || (what?.tag !== undefined && gone.has(what.tag))) throw err;
+      if (!needsStepUp(err) || (what?.tag !== undefined && gone.has(what.tag)) || !sameAccount()) throw err;
       const typed = await askStepUpCode(err.message, what);
-      if (typed === null) throw err;
+      if (typed === null || !sameAccount()) throw err;
       code = typed.trim();
     }
   }
