@@ -1,3 +1,4 @@
+// @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from './api-client';
 import { cancelStepUp, useStepUp, withStepUp } from './step-up';

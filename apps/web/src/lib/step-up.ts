@@ -53,9 +53,8 @@ export async function withStepUp<T>(run: (twoFactorCode?: string) => Promise<T>,
   if (what?.tag) gone.delete(what.tag);
   // Whose call this is: after a sign-out or another account's sign-in (here or in another tab) it is neither
   // asked about nor sent again, since the call reads the token when it goes and would act as the next account.
-  const tokenNow = () => (typeof localStorage === 'undefined' ? null : tokenStore.get());
-  const token = tokenNow();
-  const sameAccount = () => tokenNow() === token;
+  const token = tokenStore.get();
+  const sameAccount = () => tokenStore.get() === token;
   let code: string | undefined;
   for (;;) {
     try {
