@@ -46,6 +46,9 @@ describe('amounts are shown for ru-RU', () => {
   it('uses кк shorthand where it is exact', () => {
     expect(formatShort(1_500_000)).toBe('1,5кк');
     expect(formatShort(2_000_000_000)).toBe('2ккк');
+    // Grouped as formatAmount groups: not «1000ккк».
+    expect(formatShort(1_000_000_000_000).replace(/\s/g, ' ')).toBe('1 000ккк');
+    expect(formatShort(1_234_500_000_000).replace(/\s/g, ' ')).toBe('1 234,5ккк');
     expect(formatShort(1_234_567).replace(/\s/g, ' ')).toBe('1 234 567');
     expect(formatShort(999)).toBe('999');
     // Near the largest amount a float division rounds: exactness is decided on the integer.

@@ -1,6 +1,8 @@
 import { formatAmount as groupDigits } from '@adena/contract/lite';
 
-const short = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 2 });
+// `useGrouping: 'always'`: ru-RU leaves four-digit numbers ungrouped («1000ккк») while formatAmount
+// groups them («1 000»); a browser older than the option reads it as `true` and falls back to that.
+const short = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 2, useGrouping: 'always' });
 
 /**
  * 1234567 → «1 234 567»: the contract's grouping with the no-break space ru-RU uses, so a number never
