@@ -4,6 +4,7 @@ import type { RealtimeMessage, Wallet } from '@adena/contract/lite';
 import { QueryClient, QueryObserver } from '@tanstack/react-query';
 import { beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
 import { errorUserCodeQueryOptions } from '../../features/codes/api/get-error-user-code';
+import { codeIncidentsQueryOptions } from '../../features/codes/api/code-incidents';
 import { priceDataQueryOptions } from '../../features/codes/api/price-data';
 import { historyQueryOptions } from '../../lib/requests-history';
 import { walletsQueryOptions } from '../../lib/wallets';
@@ -198,9 +199,14 @@ describe('realtime events change the query cache by SPEC.md section 4', () => {
     expect(effects.endSession).toHaveBeenCalledOnce();
   });
 
-  it('a resync after a reconnect invalidates wallets, every server’s price data and the error flag', () => {
+  it('a resync after a reconnect invalidates wallets, every server’s price data, the error flag and the code incidents', () => {
+    qc.setQueryData(errorUserCodeQueryOptions().queryKey, { error_codes_count: 0 });
+    qc.setQueryData(codeIncidentsQueryOptions().queryKey, []);
     resync(qc);
     expect(qc.getQueryState(walletsQueryOptions().queryKey)?.isInvalidated).toBe(true);
     expect(qc.getQueryState(authKey)?.isInvalidated).toBe(true);
+    expect(qc.getQueryState(errorUserCodeQueryOptions().queryKey)?.isInvalidated).toBe(true);
+    // An error_code missed while away: the dialog's list of incidents is read again too.
+    expect(qc.getQueryState(codeIncidentsQueryOptions().queryKey)?.isInvalidated).toBe(true);
   });
 });

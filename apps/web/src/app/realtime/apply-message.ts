@@ -147,8 +147,12 @@ function readBatchesAgainIfUnknown(qc: QueryClient, gameServerId: number, data: 
   if (data && data.pricekods.length > 0 && !knowsCode(data, codeId)) void qc.invalidateQueries({ queryKey: priceDataQueryOptions(gameServerId, true).queryKey });
 }
 
-/** After a reconnect anything sent while away is lost: read wallets, history, codes and the error flag again. */
+/**
+ * After a reconnect anything sent while away is lost: read wallets, history, codes, the error flag and
+ * the code incidents the error dialog lists (an `error_code` missed while away) again.
+ */
 export function resync(qc: QueryClient) {
+  void qc.invalidateQueries({ queryKey: codeIncidentsQueryOptions().queryKey });
   void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
   void qc.invalidateQueries({ queryKey: allHistoryKey });
   void qc.invalidateQueries({ queryKey: allPriceDataKey });
