@@ -13,7 +13,7 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
-import { AppDialog } from '../../../components/app-dialog';
+import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { CurrentPasswordField } from '../../../components/current-password-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { ApiError } from '../../../lib/api-client';
@@ -141,24 +141,17 @@ export function PasskeysSection() {
         </Stack>
         )}
       </Stack>
-      <AppDialog
+      <ConfirmDialog
         open={removing !== null}
         onClose={() => setRemoving(null)}
+        onConfirm={removeIt}
         title={removing ? `Удалить ключ «${removing.name}»?` : ''}
+        confirmLabel="Удалить"
+        danger
         testId="passkey-remove-dialog"
-        actions={
-          <>
-            <Button onClick={() => setRemoving(null)}>Отмена</Button>
-            <Button color="error" variant="contained" onClick={removeIt}>
-              Удалить
-            </Button>
-          </>
-        }
       >
-        <Typography>
-          Войти этим ключом больше не получится. Устройство может и дальше предлагать его при входе — удалите ключ и в настройках устройства.
-        </Typography>
-      </AppDialog>
+        Войти этим ключом больше не получится. Устройство может и дальше предлагать его при входе — удалите ключ и в настройках устройства.
+      </ConfirmDialog>
     </Paper>
   );
 }

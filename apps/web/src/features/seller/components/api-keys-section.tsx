@@ -9,7 +9,7 @@ import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { type FormEvent, useState } from 'react';
-import { AppDialog } from '../../../components/app-dialog';
+import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { CurrentPasswordField } from '../../../components/current-password-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { ApiError, refusedForSure } from '../../../lib/api-client';
@@ -142,22 +142,17 @@ export function ApiKeysSection() {
           {revokeError}
         </Alert>
       )}
-      <AppDialog
+      <ConfirmDialog
         open={revoking !== null}
         onClose={() => setRevoking(null)}
+        onConfirm={revokeIt}
         title={revoking ? `Отозвать ключ «${revoking.name}»?` : ''}
+        confirmLabel="Отозвать"
+        danger
         testId="api-key-revoke-dialog"
-        actions={
-          <>
-            <Button onClick={() => setRevoking(null)}>Отмена</Button>
-            <Button color="error" variant="contained" onClick={revokeIt}>
-              Отозвать
-            </Button>
-          </>
-        }
       >
-        <Typography>Программа, которая работает с этим ключом, сразу перестанет получать доступ к вашим кодам. Вернуть ключ нельзя — только создать новый.</Typography>
-      </AppDialog>
+        Программа, которая работает с этим ключом, сразу перестанет получать доступ к вашим кодам. Вернуть ключ нельзя — только создать новый.
+      </ConfirmDialog>
     </Stack>
   );
 }

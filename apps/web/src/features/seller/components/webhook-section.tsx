@@ -17,7 +17,7 @@ import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { type FormEvent, useEffect, useState } from 'react';
-import { AppDialog } from '../../../components/app-dialog';
+import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { CurrentPasswordField } from '../../../components/current-password-field';
 import { errorMessage } from '@adena/contract/lite';
 import { useFormErrors } from '../../../hooks/use-form-errors';
@@ -180,48 +180,33 @@ export function WebhookSection() {
           </Stack>
         </Stack>
       )}
-      <AppDialog
+      <ConfirmDialog
         open={confirmRotate}
         onClose={() => setConfirmRotate(false)}
+        onConfirm={newSecret}
         title="Выдать новый секрет?"
+        confirmLabel="Выдать новый"
         testId="webhook-rotate-dialog"
-        actions={
-          <>
-            <Button onClick={() => setConfirmRotate(false)}>Отмена</Button>
-            <Button variant="contained" onClick={newSecret}>
-              Выдать новый
-            </Button>
-          </>
-        }
       >
-        <Typography>
-          Текущий секрет сразу перестанет подписывать события. Пока вы не замените его в своей программе, она будет
-          отклонять доставки, в том числе повторы тех, что ждут.
-        </Typography>
-      </AppDialog>
-      <AppDialog
+        Текущий секрет сразу перестанет подписывать события. Пока вы не замените его в своей программе, она будет
+        отклонять доставки, в том числе повторы тех, что ждут.
+      </ConfirmDialog>
+      <ConfirmDialog
         open={confirmRemove}
         onClose={() => setConfirmRemove(false)}
+        onConfirm={removeIt}
         title="Отключить вебхук?"
+        confirmLabel="Отключить"
+        danger
         testId="webhook-remove-dialog"
-        actions={
-          <>
-            <Button onClick={() => setConfirmRemove(false)}>Отмена</Button>
-            <Button color="error" variant="contained" onClick={removeIt}>
-              Отключить
-            </Button>
-          </>
-        }
       >
-        <Typography>
-          События перестанут приходить на{' '}
-          <Box component="span" sx={{ overflowWrap: 'anywhere' }}>
-            {hook?.url}
-          </Box>
-          , а доставки, которые ждут повтора, не будут отправлены. Подключить вебхук снова можно в любой момент — с
-          новым секретом.
-        </Typography>
-      </AppDialog>
+        События перестанут приходить на{' '}
+        <Box component="span" sx={{ overflowWrap: 'anywhere' }}>
+          {hook?.url}
+        </Box>
+        , а доставки, которые ждут повтора, не будут отправлены. Подключить вебхук снова можно в любой момент — с
+        новым секретом.
+      </ConfirmDialog>
       {hook && (
         <>
           <Typography variant="h3" sx={{ fontSize: 16, pt: 1 }}>
