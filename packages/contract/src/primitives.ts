@@ -22,6 +22,8 @@ export const IdSchema = z.number({ error: M.id }).int(M.id).positive(M.id).max(2
 /** An id in a path or query string. */
 export const IdParamSchema = z.coerce.number({ error: M.id }).int(M.id).positive(M.id).max(2_147_483_647, M.id);
 export const IdParamsSchema = z.object({ id: IdParamSchema });
+/** A positive id of a bigserial table in a query string (past int4, within what a JSON number holds exactly). */
+export const BigIdParamSchema = z.coerce.number({ error: M.id }).int(M.id).positive(M.id).max(Number.MAX_SAFE_INTEGER, M.id);
 
 export const TimestampSchema = z.string();
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONTROL_CHARS_MESSAGE, cleanLine, cleanLines, defineCall, IdParamSchema, IdParamsSchema, PageQuerySchema, TimestampSchema } from '../primitives';
+import { BigIdParamSchema, CONTROL_CHARS_MESSAGE, cleanLine, cleanLines, defineCall, IdParamSchema, IdParamsSchema, PageQuerySchema, TimestampSchema } from '../primitives';
 import { RequestSchema, RequestStatusSchema } from './wallet';
 
 // Admin calls live under /api/admin and answer 403 to anyone who is not an admin.
@@ -141,6 +141,12 @@ export const adminUsers = defineCall({
     /** Email, phone, name (parts of them), a user id, a Telegram id or a Discord id. */
     q: z.string().trim().max(100, 'Не длиннее 100 символов').refine(cleanLine, CONTROL_CHARS_MESSAGE).optional(),
     role: z.enum(['admin', 'vip', 'blocked']).optional(),
+    /**
+     * Beyond PRODUCT.md: only users with id <= before_id; `page` and `total` count from there. A client sends
+     * the id of page 1's newest user with every later page, so users who sign up meanwhile do not push the
+     * rows already seen onto the next page (a repeat).
+     */
+    before_id: IdParamSchema.optional(),
   }),
   response: z.object({ data: z.array(AdminUserSchema), total: z.number().int() }),
 });
@@ -350,6 +356,12 @@ export const adminAuditLog = defineCall({
     entity_type: z.string().trim().max(50).refine(cleanLine, CONTROL_CHARS_MESSAGE).optional(),
     entity_id: z.string().trim().max(50).refine(cleanLine, CONTROL_CHARS_MESSAGE).optional(),
     action: z.string().trim().max(50).refine(cleanLine, CONTROL_CHARS_MESSAGE).optional(),
+    /**
+     * Beyond PRODUCT.md: only entries with id <= before_id; `page` and `total` count from there. A client sends
+     * the id of page 1's newest entry with every later page, so entries written meanwhile do not push the
+     * rows already seen onto the next page (a repeat).
+     */
+    before_id: BigIdParamSchema.optional(),
   }),
   response: z.object({ data: z.array(AdminAuditEntrySchema), total: z.number().int() }),
 });

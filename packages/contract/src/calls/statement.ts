@@ -2,7 +2,7 @@
 // realtime notice of an operator's decision.
 import { z } from 'zod';
 import { FIELD_MESSAGES as M } from '../messages/ru';
-import { CurrencyTypeSchema, defineCall, IdParamSchema, isCalendarDay, PageQuerySchema, TimestampSchema } from '../primitives';
+import { BigIdParamSchema, CurrencyTypeSchema, defineCall, IdParamSchema, isCalendarDay, PageQuerySchema, TimestampSchema } from '../primitives';
 import { CodeSchema, CodeStatusSchema } from './codes';
 import { RequestStatusSchema } from './wallet';
 
@@ -38,6 +38,12 @@ const CurrencyParamSchema = z.coerce.number({ error: M.currency }).pipe(Currency
 export const StatementQuerySchema = PageQuerySchema.extend({
   gamesserver_id: OptionalServerSchema,
   currency_type: CurrencyParamSchema.optional(),
+  /**
+   * Beyond PRODUCT.md: only entries with id <= before_id; `page` and `total` count from there. The web app
+   * sends the id of page 1's newest entry with every later page, so movements made meanwhile do not push
+   * the lines already seen onto the next page (a repeat). Another player's id only bounds the caller's own.
+   */
+  before_id: BigIdParamSchema.optional(),
 });
 export type StatementQuery = z.infer<typeof StatementQuerySchema>;
 

@@ -7,6 +7,8 @@ type Queryable = Kysely<Database> | Transaction<Database>;
 export interface UserSearch {
   q?: string;
   role?: 'admin' | 'vip' | 'blocked';
+  /** Only users with id <= this: the list as it stood when its first page was read (page and total count from here). */
+  beforeId?: number;
   page: number;
   perPage: number;
 }
@@ -64,6 +66,7 @@ export function createAccountsAdminRepository(db: Kysely<Database>) {
       if (s.role === 'admin') q = q.where('admin', '=', true);
       if (s.role === 'vip') q = q.where('vip_until', '>', new Date());
       if (s.role === 'blocked') q = q.where('blocked_at', 'is not', null);
+      if (s.beforeId !== undefined) q = q.where('id', '<=', s.beforeId);
       const [rows, count] = await Promise.all([
         q
           .selectAll()

@@ -74,6 +74,42 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
       expect(second.data).toHaveLength(1);
     });
 
+    it('pages under before_id: a user who signs up between page 1 and page 2 repeats nobody on page 2, with a search or without', async () => {
+      for (let i = 0; i < 4; i++) await createUser(t.db.kysely, { name: `Якорный ${i}` });
+      let n = 4;
+      for (const filter of ['', `&q=${encodeURIComponent('якорный')}`]) {
+        const first = (await call('GET', `/api/admin/users?per_page=2&page=1${filter}`)).json();
+        expect(first.data).toHaveLength(2);
+        const anchor: number = first.data[0].id;
+        await createUser(t.db.kysely, { name: `Якорный ${n++}` });
+        // Without the anchor page 2 starts with page 1's last user again: as before.
+        const drifted = (await call('GET', `/api/admin/users?per_page=2&page=2${filter}`)).json();
+        expect(drifted.data[0].id).toBe(first.data[1].id);
+        const second = (await call('GET', `/api/admin/users?per_page=2&page=2&before_id=${anchor}${filter}`)).json();
+        expect(second.data).toHaveLength(2);
+        const firstIds = first.data.map((u: { id: number }) => u.id);
+        const secondIds = second.data.map((u: { id: number }) => u.id);
+        expect(secondIds.some((id: number) => firstIds.includes(id))).toBe(false);
+        expect(Math.max(...secondIds)).toBeLessThan(Math.min(...firstIds));
+        expect(second.total).toBe(first.total);
+        expect(drifted.total).toBe(first.total + 1);
+      }
+      // A role filter narrows under the anchor too: the operators as they stood.
+      const admins = (await call('GET', '/api/admin/users?role=admin&per_page=100')).json();
+      const newer = await createUser(t.db.kysely, { admin: true });
+      const anchored = (await call('GET', `/api/admin/users?role=admin&per_page=100&before_id=${admins.data[0].id}`)).json();
+      expect(anchored).toEqual(admins);
+      expect((await call('GET', '/api/admin/users?role=admin&per_page=100')).json().data[0].id).toBe(newer.id);
+    });
+
+    it('answers 422 with a Russian message to a bad before_id', async () => {
+      for (const bad of ['0', '-3', 'abc', '1.5', '2147483648']) {
+        const res = await call('GET', `/api/admin/users?before_id=${bad}`);
+        expect(res.statusCode, bad).toBe(422);
+        expect(res.json().errors.before_id).toEqual(['Некорректный идентификатор']);
+      }
+    });
+
     it("shows one player's wallets, requests and ledger entries", async () => {
       const server = await firstServerId(t.db.kysely);
       const wallet = await createWallet(t.db.kysely, player.id, server, 'IvanNick');

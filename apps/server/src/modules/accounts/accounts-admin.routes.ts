@@ -37,7 +37,13 @@ export const accountsAdminRoutes =
     app.addHook('onRequest', async (request) => void (await requireSignedInAdmin(request)));
 
     app.get(adminUsers.path, { schema: { querystring: adminUsers.query, response: { 200: adminUsers.response } } }, (request) =>
-      service.search({ q: request.query.q, role: request.query.role, page: request.query.page, perPage: request.query.per_page }),
+      service.search({
+        q: request.query.q,
+        role: request.query.role,
+        beforeId: request.query.before_id,
+        page: request.query.page,
+        perPage: request.query.per_page,
+      }),
     );
 
     app.get(adminUser.path, { schema: { params: adminUser.params, response: { 200: adminUser.response } } }, (request) =>

@@ -16,6 +16,7 @@ export const auditAdminRoutes =
         entityType: request.query.entity_type,
         entityId: request.query.entity_id,
         action: request.query.action,
+        beforeId: request.query.before_id,
         page: request.query.page,
         perPage: request.query.per_page,
       }),

@@ -19,6 +19,8 @@ export interface AuditFilters {
   entityType?: string;
   entityId?: string;
   action?: string;
+  /** Only entries with id <= this: the list as it stood when its first page was read (page and total count from here). */
+  beforeId?: number;
   page: number;
   perPage: number;
 }
@@ -52,6 +54,7 @@ export const auditRepository = {
     if (f.entityType) q = q.where('admin_audit_log.entity_type', '=', f.entityType);
     if (f.entityId) q = q.where('admin_audit_log.entity_id', '=', f.entityId);
     if (f.action) q = q.where('admin_audit_log.action', '=', f.action);
+    if (f.beforeId !== undefined) q = q.where('admin_audit_log.id', '<=', BigInt(f.beforeId));
     const [rows, count] = await Promise.all([
       q
         .selectAll('admin_audit_log')

@@ -90,9 +90,14 @@ function nextEntryIds(db: Q, ownerId: number, f: StatementFilter, afterId: bigin
 }
 
 export const statementRepository = {
-  /** The owner's entries, newest first. */
-  async page(db: Q, ownerId: number, f: StatementFilter, limit: number, offset: number) {
-    const base = entries(db, ownerId, f);
+  /**
+   * The owner's entries, newest first. `beforeId`: only entries with id <= it (the statement as it stood
+   * when its first page was read; the offset and the total count from there). It only narrows the owner's
+   * own entries: another user's id picks nothing of theirs. (The CSV reads its own way, csvPage.)
+   */
+  async page(db: Q, ownerId: number, f: StatementFilter, limit: number, offset: number, beforeId?: bigint) {
+    const owned = entries(db, ownerId, f);
+    const base = beforeId === undefined ? owned : owned.where('e.id', '<=', beforeId);
     const [rows, count] = await Promise.all([
       base
         .innerJoin('ledger_transactions as t', 't.id', 'e.transaction_id')

@@ -162,6 +162,54 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
       expect(other[0]).toMatchObject({ kind: 'deposit', amount: 7 * KK, balance_after: 7 * KK, gamesserver_id: otherServerId });
     });
 
+    it('pages under before_id: a movement between page 1 and page 2 repeats nothing on page 2, with filters or without', async () => {
+      const p = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, p.id, serverId, 'Anchor');
+      for (let i = 1; i <= 4; i++) await fund(t.db.kysely, w, BigInt(i) * 100n);
+      await fund(t.db.kysely, w, 7n, 2);
+      for (const filter of ['', `&gamesserver_id=${serverId}&currency_type=1`]) {
+        const first = await ok('GET', `/api/statement?per_page=2&page=1${filter}`, p);
+        expect(first.data).toHaveLength(2);
+        const anchor: number = first.data[0].id;
+        await fund(t.db.kysely, w, 1n);
+        // Without the anchor page 2 starts with page 1's last line again: as before.
+        const drifted = await ok('GET', `/api/statement?per_page=2&page=2${filter}`, p);
+        expect(drifted.data[0].id).toBe(first.data[1].id);
+        const second = await ok('GET', `/api/statement?per_page=2&page=2&before_id=${anchor}${filter}`, p);
+        expect(second.data).toHaveLength(2);
+        const firstIds = first.data.map((e: Entry) => e.id);
+        const secondIds = second.data.map((e: Entry) => e.id);
+        expect(secondIds.some((id: number) => firstIds.includes(id))).toBe(false);
+        expect(Math.max(...secondIds)).toBeLessThan(Math.min(...firstIds));
+        expect(second.total).toBe(first.total);
+        expect(drifted.total).toBe(first.total + 1);
+        expect(await ok('GET', `/api/statement?per_page=2&page=1&before_id=${anchor}${filter}`, p)).toEqual(first);
+      }
+    });
+
+    it("before_id only bounds the caller's own entries: another player's id shows nothing of theirs", async () => {
+      const [p, q] = [await createUser(t.db.kysely), await createUser(t.db.kysely)];
+      const pw = await createWallet(t.db.kysely, p.id, serverId, 'Mine');
+      const qw = await createWallet(t.db.kysely, q.id, serverId, 'Theirs');
+      // Interleaved: each one's entries lie below the other's newest.
+      for (let i = 0; i < 3; i++) {
+        await fund(t.db.kysely, qw, 20n);
+        await fund(t.db.kysely, pw, 10n);
+      }
+      const theirs = await everything(q);
+      const mine = await everything(p);
+      expect(theirs).toHaveLength(3);
+      for (const anchor of [theirs[0]!.id, mine[0]!.id, Number.MAX_SAFE_INTEGER]) {
+        const res = await ok('GET', `/api/statement?per_page=100&before_id=${anchor}`, p);
+        expect(res.data.length).toBeGreaterThan(0);
+        expect(res.data.every((e: Entry) => mine.some((m) => m.id === e.id))).toBe(true);
+        expect(res.data.some((e: Entry) => theirs.some((x) => x.id === e.id))).toBe(false);
+        expect(res.total).toBe(mine.filter((m) => m.id <= anchor).length);
+      }
+      // Their oldest entry is older than any of mine: under it my statement is empty, never theirs.
+      expect(await ok('GET', `/api/statement?before_id=${theirs.at(-1)!.id}`, p)).toEqual({ data: [], total: 0 });
+    });
+
     it('answers 401 to an anonymous caller and 422 with Russian field messages to a bad query', async () => {
       expect((await call('GET', '/api/statement')).statusCode).toBe(401);
       const p = await createUser(t.db.kysely);
@@ -170,6 +218,11 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
       expect(Object.keys(bad.json().errors).sort()).toEqual(['currency_type', 'gamesserver_id', 'page']);
       expect(bad.json().errors.currency_type).toEqual(['Неверная валюта']);
       expect((await call('GET', '/api/statement?per_page=101', p)).statusCode).toBe(422);
+      for (const badId of ['0', '-3', 'abc', '1.5', '9007199254740993']) {
+        const res = await call('GET', `/api/statement?before_id=${badId}`, p);
+        expect(res.statusCode, badId).toBe(422);
+        expect(res.json().errors.before_id).toEqual(['Некорректный идентификатор']);
+      }
     });
   });
 

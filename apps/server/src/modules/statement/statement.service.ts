@@ -48,7 +48,8 @@ export function createStatementService({
   return {
     async page(caller: Caller, q: StatementQuery) {
       const filter: StatementFilter = { gameServerId: q.gamesserver_id, currencyType: q.currency_type };
-      const { rows, total } = await repo.page(db, caller.user.id, filter, q.per_page, (q.page - 1) * q.per_page);
+      const beforeId = q.before_id === undefined ? undefined : BigInt(q.before_id);
+      const { rows, total } = await repo.page(db, caller.user.id, filter, q.per_page, (q.page - 1) * q.per_page, beforeId);
       return { data: rows.map(toStatementEntry), total };
     },
 

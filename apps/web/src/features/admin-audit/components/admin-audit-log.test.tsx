@@ -4,7 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { answer, cleanup, settle } from '../../../test/dom';
+import { answer, cleanup, settle, type } from '../../../test/dom';
 import { AdminAuditLog } from './admin-audit-log';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -27,6 +27,7 @@ describe('the audit log', () => {
   afterEach(async () => {
     await cleanup(root);
     root = null;
+    history.replaceState(null, '', '/');
   });
 
   it('names actions and fields in Russian, says booleans as «да»/«нет», and shows a key it does not know as it is', async () => {
@@ -69,5 +70,67 @@ describe('the audit log', () => {
     // A status in words that agree with its object: a request is «отменена», a code «отменён».
     expect(rows[2]!.querySelector('li')?.textContent).toBe('Статус: ожидает → отклонена');
     expect(rows[3]!.querySelector('li')?.textContent).toBe('Статус: активен → отменён');
+  });
+
+  it('asks page 2 under the newest entry page 1 showed (before_id); another filter or page 1 again drops that anchor', async () => {
+    history.replaceState(null, '', '/admin/audit');
+    const asked: URLSearchParams[] = [];
+    // The log grows by 10 entries between reads: page 1 starts at a newer entry each time.
+    let newest = 100;
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        const q = new URL(String(url), 'http://localhost').searchParams;
+        asked.push(q);
+        newest += 10;
+        const top = Number(q.get('before_id') ?? newest);
+        const page = Number(q.get('page') ?? 1);
+        const first = top - (page - 1) * 25;
+        return answer(200, { data: Array.from({ length: 25 }, (_, i) => entry(first - i, 'user.vip', null, {})), total: 60 });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminAuditLog))));
+    await settle();
+    const goTo = async (page: number) => {
+      await act(async () => document.querySelector<HTMLButtonElement>(`button[aria-label="Go to page ${page}"], button[aria-label="page ${page}"]`)!.click());
+      await settle();
+    };
+    const rows = () => document.querySelectorAll('[data-testid="audit-row"]').length;
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.get('before_id')).toBeNull();
+    expect(rows()).toBe(25);
+
+    // Page 2 (and 3) under page 1's newest entry, 110.
+    await goTo(2);
+    expect(asked.at(-1)?.get('page')).toBe('2');
+    expect(asked.at(-1)?.get('before_id')).toBe('110');
+    await goTo(3);
+    expect(asked.at(-1)?.get('page')).toBe('3');
+    expect(asked.at(-1)?.get('before_id')).toBe('110');
+
+    // Back to page 1: read live, and page 2 then goes under what page 1 shows now.
+    await goTo(1);
+    expect(asked.at(-1)?.get('page')).toBe('1');
+    expect(asked.at(-1)?.get('before_id')).toBeNull();
+    const renewed = String(newest);
+    expect(renewed).not.toBe('110');
+    await goTo(2);
+    expect(asked.at(-1)?.get('before_id')).toBe(renewed);
+
+    // Another filter: its page 1 is read without the anchor, and its page 2 under its own page 1's newest.
+    const entityId = [...document.querySelectorAll('label')].find((l) => l.textContent === 'id объекта')!;
+    await act(async () => type(document.getElementById(entityId.htmlFor) as HTMLInputElement, '7'));
+    await settle();
+    expect(asked.at(-1)?.get('entity_id')).toBe('7');
+    expect(asked.at(-1)?.get('page')).toBe('1');
+    expect(asked.at(-1)?.get('before_id')).toBeNull();
+    const filtered = String(newest);
+    expect(filtered).not.toBe(renewed);
+    await goTo(2);
+    expect(asked.at(-1)?.get('entity_id')).toBe('7');
+    expect(asked.at(-1)?.get('before_id')).toBe(filtered);
   });
 });

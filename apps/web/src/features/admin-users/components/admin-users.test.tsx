@@ -70,4 +70,47 @@ describe("the operators' user search", () => {
     expect((document.querySelector('input') as HTMLInputElement).value).toBe('');
     expect(location.search).toBe('');
   });
+
+  it('asks page 2 under the newest user page 1 showed (before_id); a new search drops that anchor', async () => {
+    history.replaceState(null, '', '/admin/users');
+    const asked: URLSearchParams[] = [];
+    // Users sign up between reads: page 1 starts at a newer user each time.
+    let newest = 500;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        const q = new URL(String(url), 'http://localhost').searchParams;
+        asked.push(q);
+        newest += 5;
+        const top = Number(q.get('before_id') ?? newest);
+        const page = Number(q.get('page') ?? 1);
+        return answer(200, { data: Array.from({ length: 20 }, (_, i) => user(top - (page - 1) * 20 - i)), total: 45 });
+      }),
+    );
+    ({ root } = await mountWithQuery(() => createElement(AdminUsers)));
+    await settle();
+    const goTo = async (page: number) => {
+      await act(async () => document.querySelector<HTMLButtonElement>(`button[aria-label="Go to page ${page}"]`)!.click());
+      await settle();
+    };
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.get('before_id')).toBeNull();
+    await goTo(2);
+    expect(asked.at(-1)?.get('page')).toBe('2');
+    expect(asked.at(-1)?.get('before_id')).toBe('505');
+    // The rows of page 2 follow page 1's without a repeat, however many signed up meanwhile.
+    expect(document.querySelector('[data-testid="admin-user-row"] td')?.textContent).toBe('485');
+
+    // A new search: its page 1 is read live, and its page 2 goes under its own page 1's newest user.
+    await act(async () => type(document.querySelector('input') as HTMLInputElement, 'Игрок'));
+    await settle();
+    expect(asked.at(-1)?.get('q')).toBe('Игрок');
+    expect(asked.at(-1)?.get('page')).toBe('1');
+    expect(asked.at(-1)?.get('before_id')).toBeNull();
+    const anchor = String(newest);
+    expect(anchor).not.toBe('505');
+    await goTo(2);
+    expect(asked.at(-1)?.get('q')).toBe('Игрок');
+    expect(asked.at(-1)?.get('before_id')).toBe(anchor);
+  });
 });

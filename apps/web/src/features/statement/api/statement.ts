@@ -1,5 +1,6 @@
 import type { statement } from '@adena/contract';
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
 import { request } from '../../../lib/api-client';
 import { ref } from './ref';
 
@@ -15,12 +16,19 @@ export interface StatementFilters {
   currency: 1 | 2 | null;
 }
 
-export const statementQueryOptions = (page: number, f: StatementFilters) =>
+/** `beforeId`: only entries with id <= it (the statement as page 1 showed it); page 1 itself is read without. */
+export const statementQueryOptions = (page: number, f: StatementFilters, beforeId?: number) =>
   queryOptions({
-    queryKey: [...allStatementKey, { page, ...f }],
+    queryKey: [...allStatementKey, { page, ...f, beforeId }],
     queryFn: ({ signal }) =>
       request(call, {
-        query: { page, per_page: STATEMENT_PAGE_SIZE, gamesserver_id: f.gameServerId ?? undefined, currency_type: f.currency ?? undefined },
+        query: {
+          page,
+          per_page: STATEMENT_PAGE_SIZE,
+          gamesserver_id: f.gameServerId ?? undefined,
+          currency_type: f.currency ?? undefined,
+          before_id: beforeId,
+        },
         signal,
       }),
     // The last page stays on screen while the next page of the same list loads; under other filters it does
@@ -31,4 +39,21 @@ export const statementQueryOptions = (page: number, f: StatementFilters) =>
     },
   });
 
-export const useStatement = (page: number, f: StatementFilters) => useQuery(statementQueryOptions(page, f));
+/**
+ * A page of the statement. Later pages are read under the newest entry page 1 of the same filters showed
+ * (`before_id`), so movements made meanwhile do not push the lines already seen onto the next page. Page 1 is
+ * read live (a `balance` event reads it again) and renews the anchor; other filters have none until their
+ * page 1 is read.
+ */
+export function useStatement(page: number, f: StatementFilters) {
+  const filters = JSON.stringify([f.gameServerId, f.currency]);
+  const [anchor, setAnchor] = useState<{ filters: string; id: number } | null>(null);
+  const beforeId = page > 1 && anchor?.filters === filters ? anchor.id : undefined;
+  const query = useQuery(statementQueryOptions(page, f, beforeId));
+  // What page 1 shows now: its newest entry, or none while it shows nothing of its own.
+  const newest = page === 1 ? ((query.isPlaceholderData ? undefined : query.data?.data[0]?.id) ?? null) : undefined;
+  useEffect(() => {
+    if (newest !== undefined) setAnchor(newest === null ? null : { filters, id: newest });
+  }, [newest, filters]);
+  return query;
+}

@@ -182,4 +182,68 @@ describe('the statement', () => {
     expect(document.querySelector('[data-testid="statement-stale"]')).toBeNull();
     expect(rows()).toBe(2);
   });
+
+  it('asks page 2 under the newest entry page 1 showed (before_id); page 1 stays live, another filter drops the anchor', async () => {
+    const asked: URLSearchParams[] = [];
+    // Movements happen between reads: page 1 starts at a newer entry each time.
+    let newest = 300;
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (!url.startsWith('/api/statement')) return answer(200, []);
+        const q = new URL(url, 'http://localhost').searchParams;
+        asked.push(q);
+        newest += 3;
+        const top = Number(q.get('before_id') ?? newest);
+        const page = Number(q.get('page'));
+        return answer(200, { data: Array.from({ length: 20 }, (_, i) => entry(top - (page - 1) * 20 - i, 5, 1, 5)), total: 50 });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(StatementView, { initialServerId: null }))));
+    await settle();
+    const goTo = async (page: number) => {
+      await act(async () => document.querySelector<HTMLButtonElement>(`button[aria-label="Go to page ${page}"]`)!.click());
+      await settle();
+    };
+    const firstLine = () => document.querySelector('[data-testid="statement-entry"]')?.textContent;
+    expect(asked).toHaveLength(1);
+    expect(asked[0]!.get('before_id')).toBeNull();
+
+    await goTo(2);
+    expect(asked.at(-1)?.get('page')).toBe('2');
+    expect(asked.at(-1)?.get('before_id')).toBe('303');
+    expect(firstLine()).toContain('Заявка №283');
+    // A balance moved: page 2 is read again under the same anchor, its lines stay where they were.
+    await act(async () => void qc.invalidateQueries({ queryKey: ['statement'] }));
+    await settle();
+    expect(asked.at(-1)?.get('before_id')).toBe('303');
+    expect(firstLine()).toContain('Заявка №283');
+
+    // Page 1 is read live, on its own and after a balance event; page 2 then goes under what it shows.
+    await goTo(1);
+    expect(asked.at(-1)?.get('page')).toBe('1');
+    expect(asked.at(-1)?.get('before_id')).toBeNull();
+    await act(async () => void qc.invalidateQueries({ queryKey: ['statement'] }));
+    await settle();
+    expect(asked.at(-1)?.get('before_id')).toBeNull();
+    const live = String(newest);
+    await goTo(2);
+    expect(asked.at(-1)?.get('before_id')).toBe(live);
+
+    // Another currency: page 1 again, read live; its page 2 under its own page 1's newest entry.
+    const button = (text: string) => [...document.querySelectorAll('button')].find((b) => b.textContent === text)!;
+    await act(async () => button('Адена').click());
+    await settle();
+    expect(asked.at(-1)?.get('currency_type')).toBe('1');
+    expect(asked.at(-1)?.get('page')).toBe('1');
+    expect(asked.at(-1)?.get('before_id')).toBeNull();
+    const adena = String(newest);
+    expect(adena).not.toBe(live);
+    await goTo(2);
+    expect(asked.at(-1)?.get('currency_type')).toBe('1');
+    expect(asked.at(-1)?.get('before_id')).toBe(adena);
+  });
 });
