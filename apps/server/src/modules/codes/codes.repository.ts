@@ -9,7 +9,10 @@ export type Q = Kysely<Database> | Transaction<Database>;
 export type GameServerRow = Selectable<GamesserversTable>;
 export type WalletRow = Selectable<WalletsTable>;
 
-/** Open codes listed in price data; a seller with more sees the newest this many. */
+/**
+ * Open codes listed in price data, each list apart (single codes in `kods`, own-nominal batches' codes in
+ * `svoy_variant_kods`): a seller with more sees the newest this many of each.
+ */
 export const OPEN_CODES_LIMIT = 1000;
 
 /** A code as the services know it: the table's columns under the domain's names. */
@@ -152,8 +155,8 @@ export const codesRepository = {
   /**
    * Everything the price data of each (owner, game server) pair shows (decision record 0026,
    * "Wallets and price data"): the server, the owner's wallet there (null when they have none yet),
-   * their open codes (newest OPEN_CODES_LIMIT), their live variants with counts, and the last code
-   * they activated there. Lists come back as arrays of native columns, so each value is parsed by
+   * their open codes (the newest OPEN_CODES_LIMIT singles and as many batch codes), their live variants
+   * with counts, and the last code they activated there. Lists come back as arrays of native columns, so each value is parsed by
    * the driver exactly as separate queries' would be. Keyed by priceDataKey; a pair of an unknown
    * server has no entry.
    *
@@ -288,9 +291,13 @@ const priceDataStatement = (pairs: RawBuilder<unknown>) => sql<PriceDataRaw>`
       SELECT array_agg(c.id ORDER BY c.id DESC) AS ids, array_agg(c.sert ORDER BY c.id DESC) AS serts,
              array_agg(c.nominal::text ORDER BY c.id DESC) AS nominals, array_agg(c.price::text ORDER BY c.id DESC) AS prices,
              array_agg(c.pricekod_id ORDER BY c.id DESC) AS variants, array_agg(c.created_at ORDER BY c.id DESC) AS created
-        FROM (SELECT c.id, c.sert, c.nominal, c.price, c.pricekod_id, c.created_at FROM codes c
-               WHERE c.user_id = k.owner_id AND c.gamesserver_id = g.id AND c.status = 'active'
-               ORDER BY c.id DESC LIMIT ${OPEN_CODES_LIMIT}) c
+        FROM ((SELECT c.id, c.sert, c.nominal, c.price, c.pricekod_id, c.created_at FROM codes c
+                WHERE c.user_id = k.owner_id AND c.gamesserver_id = g.id AND c.status = 'active' AND c.pricekod_id IS NULL
+                ORDER BY c.id DESC LIMIT ${OPEN_CODES_LIMIT})
+              UNION ALL
+              (SELECT c.id, c.sert, c.nominal, c.price, c.pricekod_id, c.created_at FROM codes c
+                WHERE c.user_id = k.owner_id AND c.gamesserver_id = g.id AND c.status = 'active' AND c.pricekod_id IS NOT NULL
+                ORDER BY c.id DESC LIMIT ${OPEN_CODES_LIMIT})) c
     ) o ON w.id IS NOT NULL
     LEFT JOIN LATERAL (
       SELECT array_agg(p.id ORDER BY p.id DESC) AS ids, array_agg(p.nominal::text ORDER BY p.id DESC) AS nominals,

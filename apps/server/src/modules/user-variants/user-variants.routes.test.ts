@@ -1,8 +1,10 @@
 import type { AuthPriceData } from '@adena/contract';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { feeOf } from '../../lib/money';
+import { OPEN_CODES_LIMIT } from '../codes/codes.repository';
 import { auditLedger } from '../ledger/ledger.service';
 
 const KK = 1_000_000;
@@ -302,6 +304,29 @@ describe.each(DB_KINDS)('user variants on %s', (kind) => {
       expect(res.statusCode).toBe(409);
       expect(res.json().low_cap).toBe(true);
       expect(await t.db.kysely.selectFrom('pricekods').select('id').where('user_id', '=', poor.id).execute()).toEqual([]);
+    });
+
+    it('lists a batch’s open codes even when the seller holds OPEN_CODES_LIMIT newer single codes (a limit per list)', async () => {
+      const stocked = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, stocked.id, serverId);
+      await fund(t.db.kysely, w, 10n * BigInt(KK));
+      const batch = await call('POST', '/api/pricekods/', stocked, { gamesserver_id: serverId, nominal: KK, count: 5 });
+      expect(batch.statusCode).toBe(200);
+      // Newer single codes past the limit (a seller's stock issued through the API), written straight to the table
+      // and removed afterwards, so the server's escrow is as the ledger says for the tests after this one.
+      await sql`INSERT INTO codes (sert, user_id, wallet_id, gamesserver_id, nominal, fee, price)
+                SELECT 'ZZLIMIT-' || n, ${stocked.id}, ${w.id}, ${serverId}, 1000, 0, 1000
+                  FROM generate_series(1, ${OPEN_CODES_LIMIT}) AS n`.execute(t.db.kysely);
+      try {
+        const data: AuthPriceData = (await call('GET', `/api/auth_varianty_adeny_za_kod/${serverId}`, stocked)).json();
+        expect(data.pricekods).toMatchObject([{ id: batch.json().success.id, open_count: 5 }]);
+        expect(data.svoy_variant_kods).toHaveLength(5);
+        expect(data.kods).toHaveLength(OPEN_CODES_LIMIT);
+        expect(data.kods.every((k) => k.sert.startsWith('ZZLIMIT-'))).toBe(true);
+      } finally {
+        await t.db.kysely.deleteFrom('codes').where('sert', 'like', 'ZZLIMIT-%').execute();
+      }
+      await expectAudit();
     });
   });
 });
