@@ -22,3 +22,26 @@ export function LoadFailed({ query, testId }: { query: { error: unknown; isFetch
     </Alert>
   );
 }
+
+const time = new Intl.DateTimeFormat('ru-RU', { timeStyle: 'short' });
+
+/**
+ * A re-read that failed while the screen still shows what was read before (TanStack Query keeps `data` and sets
+ * `isError`): said above that content with «Повторить», so an open dialog and the reason typed into it stay.
+ */
+export function RefreshFailed({ query, testId }: { query: { error: unknown; isFetching: boolean; dataUpdatedAt: number; refetch(): unknown }; testId: string }) {
+  return (
+    <Alert
+      severity="warning"
+      data-testid={testId}
+      action={
+        <Button color="inherit" size="small" disabled={query.isFetching} onClick={() => void query.refetch()}>
+          Повторить
+        </Button>
+      }
+    >
+      Не удалось обновить данные, показаны данные на {time.format(new Date(query.dataUpdatedAt))}.
+      {query.error instanceof ApiError && ` ${query.error.message}`}
+    </Alert>
+  );
+}

@@ -6,7 +6,8 @@ import { request } from './api-client';
 /**
  * The operators' live channel (`private:operators`, decision record 0023) for the admin area:
  * a socket of its own with a fresh token on every (re)connection. `live` is true while it is
- * subscribed; the queue and the dashboard poll only while it is not.
+ * subscribed; the queue and the pending count poll every 5 s while it is not, and each minute while it
+ * is (an event lost while a server process's LISTEN connection reconnects is then read within a minute).
  */
 export function useOperatorsFeed(handlers: { onMessage(m: OperatorMessage): void; onResync(): void }) {
   const [live, setLive] = useState(false);

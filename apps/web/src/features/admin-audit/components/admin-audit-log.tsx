@@ -22,6 +22,7 @@ import { IdFilterField, parseId } from '../../../components/id-filter-field';
 import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-in-url';
 import { usePageInRange } from '../../../hooks/use-page-in-range';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
+import { RefreshFailed } from '../../../components/load-failed';
 import { AUDIT_PAGE_SIZE, type AuditFilters, useAdminAuditLog } from '../api/audit-log';
 import { AUDIT_ACTIONS, AUDIT_FIELDS, auditActionLabel } from '../utils/actions';
 import { auditValue } from '../utils/values';
@@ -80,7 +81,8 @@ export function AdminAuditLog() {
     (x) => ({ admin_id: x.admin_id, entity_type: x.entity_type, entity_id: x.entity_id, action: x.action, page: x.page > 1 ? x.page : undefined }),
   );
   const deferred = useDeferredValue(f);
-  const { data, isPending, isError, error, isPlaceholderData } = useAdminAuditLog(deferred);
+  const log = useAdminAuditLog(deferred);
+  const { data, isPending, isError, error, isPlaceholderData } = log;
   const set = (patch: Partial<AuditFilters>) => setF((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
   const pages = usePageInRange(data, AUDIT_PAGE_SIZE, deferred.page, (page) => set({ page }), isPlaceholderData);
   const filtered = Boolean(f.admin_id || f.entity_type || f.entity_id || f.action);
@@ -108,9 +110,11 @@ export function AdminAuditLog() {
         </TextField>
         {filtered && <Button onClick={() => setF({ page: 1 })}>Сбросить</Button>}
       </Stack>
+      {/* A failed re-read keeps the rows already read on screen, with this warning above them. */}
+      {isError && data !== undefined && <RefreshFailed query={log} testId="audit-stale" />}
       {isPending ? (
         <Skeleton variant="rounded" height={260} />
-      ) : isError ? (
+      ) : data === undefined ? (
         <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить журнал'}</Alert>
       ) : data.total === 0 ? (
         <Typography color="textSecondary">Записей нет.</Typography>

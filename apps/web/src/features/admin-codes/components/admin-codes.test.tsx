@@ -101,5 +101,47 @@ describe("the operators' code lookup", () => {
       expect(document.body.textContent).toContain('Такого кода нет.');
     }
   });
+  it('a cancel and the re-read it causes both failing (503) keep the card and the dialog with its reason; sent again, it goes', async () => {
+    let down = true;
+    const cancels: unknown[] = [];
+    const fetch = vi.fn(async (_url: string | URL | Request, init?: RequestInit) => {
+      if (init?.method === 'POST') {
+        if (down) return answer(503, { message: 'Сервис временно недоступен' });
+        cancels.push(JSON.parse(String(init.body)));
+        return answer(200, { success: { ...story('active').code, status: 'cancelled', cancelled_at: '2026-11-01T11:00:00.000Z' }, summa: 1010 });
+      }
+      // The first read is answered; the ones after it wait for the server to come back.
+      return fetch.mock.calls.length > 1 && down ? answer(503, { message: 'Сервис временно недоступен' }) : answer(200, story('active'));
+    });
+    vi.stubGlobal('fetch', fetch);
+    history.replaceState(null, '', '/admin/codes?id=12');
+    ({ root } = await mountWithQuery(() => createElement(AdminCodes)));
+    await settle();
+    const card = () => document.querySelector('[data-testid="admin-code"]')?.textContent ?? '';
+    const dialog = () => document.querySelector('[data-testid="admin-cancel-code-dialog"]');
+    const reason = () => dialog()!.querySelector<HTMLTextAreaElement>('textarea:not([aria-hidden])')!;
+    const button = (label: string, within: ParentNode = document) => [...within.querySelectorAll('button')].find((b) => b.textContent === label);
+    await act(async () => button('Отменить с возвратом')!.click());
+    await settle();
+    await act(async () => {
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(reason(), 'Игрок просил');
+      reason().dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await act(async () => button('Отменить код', dialog()!)!.click());
+    await settle();
+    await settle();
+    expect(fetch.mock.calls.filter(([, init]) => init?.method !== 'POST')).toHaveLength(2);
+    expect(card()).toContain('Активен');
+    expect(document.querySelector('[data-testid="admin-code-stale"]')?.textContent).toContain('Сервис временно недоступен');
+    expect(dialog()?.textContent).toContain('Сервис временно недоступен');
+    expect(reason().value).toBe('Игрок просил');
+
+    down = false;
+    await act(async () => button('Отменить код', dialog()!)!.click());
+    await settle();
+    await settle();
+    expect(cancels).toEqual([{ reason: 'Игрок просил' }]);
+    expect(document.querySelector('[data-testid="admin-code-stale"]')).toBeNull();
+  });
 });
 

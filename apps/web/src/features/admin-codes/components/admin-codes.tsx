@@ -23,6 +23,7 @@ import { amountText } from '../../../utils/plural';
 import { type CodeLookup, useAdminCancelCode, useAdminCode } from '../api/codes';
 import { ReasonDialog } from '../../../components/reason-dialog';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
+import { RefreshFailed } from '../../../components/load-failed';
 import { accountKeyLabel, signedAmount, transactionKindLabel } from '../../../utils/ledger-labels';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
@@ -104,7 +105,11 @@ export function AdminCodes() {
     setText(searched);
   }
   const [cancelling, setCancelling] = useState(false);
-  const { data, isFetching, isError, error } = useAdminCode(lookup);
+  const code = useAdminCode(lookup);
+  const { isFetching, isError, error } = code;
+  // A code gone (404) is said alone; another failed re-read keeps the card, the open cancel dialog and its reason.
+  const gone = error instanceof ApiError && error.status === 404;
+  const data = gone ? undefined : code.data;
   const find = () => {
     const q = text.trim();
     if (!q) return;
@@ -173,12 +178,13 @@ export function AdminCodes() {
         <Typography color="textSecondary">Введите код целиком или его номер. По коду видна вся его история: выпуск, попытки активации, инциденты, проводки.</Typography>
       ) : isFetching && !data ? (
         <Skeleton variant="rounded" height={260} />
-      ) : isError ? (
-        <Alert severity={error instanceof ApiError && error.status === 404 ? 'info' : 'error'}>
+      ) : isError && !data ? (
+        <Alert severity={gone ? 'info' : 'error'}>
           {error instanceof ApiError ? (error.status === 404 ? 'Такого кода нет.' : (error.fieldErrors.sert?.[0] ?? error.message)) : 'Не удалось найти код'}
         </Alert>
       ) : data ? (
         <>
+          {isError && <RefreshFailed query={code} testId="admin-code-stale" />}
           <Paper variant="outlined" sx={{ p: 2 }} data-testid="admin-code">
             <Stack spacing={2}>
               <Stack direction="row" spacing={1.5} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', justifyContent: 'space-between' }}>

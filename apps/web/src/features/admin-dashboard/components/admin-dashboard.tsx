@@ -17,12 +17,12 @@ import { amountText } from '../../../utils/plural';
 import { useAdminDashboard } from '../api/dashboard';
 import { minutesText, useMinutesSince } from '../../../hooks/use-minutes-since';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
+import { RefreshFailed } from '../../../components/load-failed';
 
 /** A median in minutes: «~3 мин», and no «~» before «меньше минуты». */
 const approx = (m: number) => (m < 1 ? minutesText(m) : `~${minutesText(m)}`);
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
-const time = new Intl.DateTimeFormat('ru-RU', { timeStyle: 'short' });
 
 function Tile({ title, children, testId }: { title: string; children: ReactNode; testId?: string }) {
   return (
@@ -55,7 +55,8 @@ type PendingRow = { gamesserver_id: number; gamesserver: string; currency_type: 
 
 /** Pending requests per server and currency, the oldest waiting, and the operators' 24-hour median. */
 export function AdminDashboard({ live = false }: { live?: boolean }) {
-  const { data, isPending, isError, error, dataUpdatedAt } = useAdminDashboard(live);
+  const dashboard = useAdminDashboard(live);
+  const { data, isPending, isError, error } = dashboard;
   if (isPending) return <Skeleton variant="rounded" height={180} />;
   const said = error instanceof ApiError ? error.message : 'Не удалось загрузить сводку';
   // Only with nothing to show is the error all there is: a failed poll keeps the figures already read.
@@ -83,11 +84,7 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
   return (
     <Stack spacing={2} data-view="admin-dashboard">
       <Typography variant="h1">Сводка</Typography>
-      {isError && (
-        <Alert severity="warning" data-testid="dashboard-stale">
-          Не удалось обновить данные, показаны данные на {time.format(new Date(dataUpdatedAt))}. {said}
-        </Alert>
-      )}
+      {isError && <RefreshFailed query={dashboard} testId="dashboard-stale" />}
       <Stack direction={{ xs: 'column', md: 'row' }} spacing={2}>
         <Tile title="Ожидают обработки" testId="dashboard-pending-total">
           <Typography variant="h2" component="p">

@@ -26,6 +26,7 @@ import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-
 import { usePageInRange } from '../../../hooks/use-page-in-range';
 import { ReasonDialog } from '../../../components/reason-dialog';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
+import { RefreshFailed } from '../../../components/load-failed';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 const CODE_STATUS = { active: 'активен', activated: 'активирован', cancelled: 'отменён' } as const;
@@ -73,7 +74,8 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
     (x) => ({ state: x.state === 'all' ? undefined : x.state, gamesserver_id: x.gamesserver_id, user_id: x.user_id, page: x.page > 1 ? x.page : undefined }),
   );
   const [resolving, setResolving] = useState<AdminCodeIncident | null>(null);
-  const { data, isPending, isError, error, isPlaceholderData } = useAdminIncidents(f);
+  const incidents = useAdminIncidents(f);
+  const { data, isPending, isError, error, isPlaceholderData } = incidents;
   const resolutions = useIncidentResolutions(data?.data.map((i) => i.id) ?? []);
   const noteOf = (id: number): IncidentResolution | undefined => resolutions.data?.find((r) => r.incident_id === id);
   // Notes of these incidents that failed stay said while «Повторить» reads them again (the query is pending again
@@ -118,9 +120,11 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
         </TextField>
         <IdFilterField label="id владельца кода" value={f.user_id} onChange={(user_id) => set({ user_id })} width={200} />
       </Stack>
+      {/* A failed re-read keeps the rows already read on screen, with this warning above them. */}
+      {isError && data !== undefined && <RefreshFailed query={incidents} testId="incidents-stale" />}
       {isPending ? (
         <Skeleton variant="rounded" height={240} />
-      ) : isError ? (
+      ) : data === undefined ? (
         <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить инциденты'}</Alert>
       ) : data.total === 0 ? (
         <Typography color="textSecondary">Инцидентов нет.</Typography>

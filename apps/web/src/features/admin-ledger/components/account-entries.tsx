@@ -20,6 +20,7 @@ import { formatAmount } from '../../../utils/format-amount';
 import { amountText } from '../../../utils/plural';
 import { ENTRIES_PAGE_SIZE, useAdminAccountEntries } from '../api/ledger';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
+import { RefreshFailed } from '../../../components/load-failed';
 import { ACCOUNT_KINDS, refTypeLabel, signedAmount, transactionKindLabel } from '../../../utils/ledger-labels';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
@@ -27,12 +28,15 @@ const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyl
 /** Any ledger account's entries, newest first, paged. */
 export function AccountEntries({ id }: { id: number }) {
   const [page, setPage] = useState(1);
-  const { data, isPending, isError, error } = useAdminAccountEntries(id, page);
+  const entries = useAdminAccountEntries(id, page);
+  const { data, isPending, isError, error } = entries;
   if (isPending) return <Skeleton variant="rounded" height={320} />;
-  if (isError) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить счёт'}</Alert>;
+  // Only with nothing read is the error all there is: a failed re-read keeps the entries on screen.
+  if (data === undefined) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить счёт'}</Alert>;
   const a = data.account;
   return (
     <Stack spacing={2} data-view="admin-account">
+      {isError && <RefreshFailed query={entries} testId="account-stale" />}
       <div>
         <Button component={RouterLink} to="/admin/ledger" startIcon={<ArrowBack />} size="small" sx={{ mb: 1 }}>
           К учёту

@@ -18,6 +18,7 @@ import { ApiError } from '../../../lib/api-client';
 import { formatAmount } from '../../../utils/format-amount';
 import { useAdminLedgerAudit, useAdminLedgerTotals } from '../api/ledger';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
+import { RefreshFailed } from '../../../components/load-failed';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 
@@ -83,7 +84,8 @@ function AuditPanel() {
 
 /** What the service holds and owes per server and currency, with the audit on demand. */
 export function AdminLedger() {
-  const { data, isPending, isError, error } = useAdminLedgerTotals();
+  const totals = useAdminLedgerTotals();
+  const { data, isPending, isError, error } = totals;
   const value = (r: LedgerTotalsRow, key: string) => {
     switch (key) {
       case 'wallets':
@@ -109,10 +111,11 @@ export function AdminLedger() {
         <Typography variant="h2">Остатки по серверам</Typography>
         {isPending ? (
           <Skeleton variant="rounded" height={200} />
-        ) : isError ? (
+        ) : data === undefined ? (
           <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить остатки'}</Alert>
         ) : (
           <>
+            {isError && <RefreshFailed query={totals} testId="ledger-totals-stale" />}
             <Paper variant="outlined" sx={scrollsSideways}>
               <Table size="small" aria-label="Остатки по серверам и валютам">
                 <TableHead>

@@ -14,14 +14,18 @@ export interface QueueFilters {
 /** Requests on one page of the queue. */
 export const PAGE_SIZE = 20;
 
-/** `live`: the operators' channel is up and refreshes the queue itself; polling is the fallback while it is down. */
+/**
+ * `live`: the operators' channel is up and refreshes the queue itself; polling every 5 s is the fallback while it
+ * is down. Live, it is still read each minute: an event lost while a server process's LISTEN connection reconnects
+ * would otherwise leave the queue stale until the tab is refocused.
+ */
 export const adminRequestsQueryOptions = (filters: QueueFilters, live = false) =>
   queryOptions({
     queryKey: ['admin', 'requests', filters],
     queryFn: () => request(adminRequests, { query: { ...filters, per_page: PAGE_SIZE } }),
     placeholderData: keepPreviousData,
     // Operators work a shift from this page: new requests show up without a reload.
-    refetchInterval: live ? false : 5_000,
+    refetchInterval: live ? 60_000 : 5_000,
     staleTime: 0,
   });
 

@@ -225,3 +225,91 @@ describe('a request whose nick another player gave too', () => {
     expect(notes).toEqual(['Этот ник указал и другой игрок на этом сервере: убедитесь, что адену передал владелец заявки.']);
   });
 });
+
+describe('the live queue', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+    vi.useRealTimers();
+    useUi.setState({ dialog: { name: 'none' } });
+  });
+
+  async function open(respond: (url: URL, init?: RequestInit) => Response | Promise<Response>) {
+    localStorage.setItem('access_token', 'token');
+    const fetch = vi.fn(async (url: string, init?: RequestInit) => respond(new URL(String(url), 'http://localhost'), init));
+    vi.stubGlobal('fetch', fetch);
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(RequestsQueue, { servers: [], meId: 1, live: true }))));
+    return fetch;
+  }
+  const cards = () => [...document.querySelectorAll('[data-testid="admin-request"]')].map((c) => c.querySelector('p')?.textContent);
+  const buttonIn = (within: ParentNode, name: string) => [...within.querySelectorAll('button')].find((b) => b.textContent === name);
+
+  it('is still read each minute while the feed is up, so a request whose event was lost shows up', async () => {
+    vi.useFakeTimers({ now: NOW });
+    let listed: AdminRequest[] = [];
+    const fetch = await open(() => answer(200, { data: listed, total: listed.length }));
+    await act(async () => vi.advanceTimersByTimeAsync(10));
+    expect(document.body.textContent).toContain('Заявок нет.');
+    // The request comes in; its event is lost while the server's LISTEN connection reconnects.
+    listed = [pending];
+    await act(async () => vi.advanceTimersByTimeAsync(30_000));
+    expect(fetch).toHaveBeenCalledTimes(1);
+    await act(async () => vi.advanceTimersByTimeAsync(30_000));
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(cards()).toEqual(['Пополнение №7']);
+  });
+
+  it('«Отклонить» names the request as «Выполнить» does: type, amount, character, server and player', async () => {
+    const withdrawal: AdminRequest = { ...pending, id: 8, type: 'output', currency_type: 1, amount: 21, nick: 'Robber' };
+    await open(() => answer(200, { data: [pending, withdrawal], total: 2 }));
+    await settle();
+    const [deposit, output] = [...document.querySelectorAll<HTMLElement>('[data-testid="admin-request"]')];
+    const question = () => document.querySelector('[data-testid="reject-dialog"] [data-testid="reject-question"]')?.textContent;
+    await act(async () => buttonIn(deposit!, 'Отклонить')!.click());
+    await settle();
+    expect(document.querySelector('[data-testid="reject-dialog"]')?.textContent).toContain('Отклонить заявку №7');
+    expect(question()).toBe('Пополнение на 301\u00a0монету эйнхасад от персонажа Hero на Scryde x50, игрок Ася (asya@example.com).');
+    await act(async () => buttonIn(document.querySelector('[data-testid="reject-dialog"]')!, 'Отмена')!.click());
+    await settle();
+    await act(async () => buttonIn(output!, 'Отклонить')!.click());
+    await settle();
+    expect(question()).toBe('Вывод 21\u00a0адены персонажу Robber на Scryde x50, игрок Ася (asya@example.com).');
+  });
+
+  it('one completion waiting for its answer does not grey out «Выполнить» of another request, only of its own', async () => {
+    const other: AdminRequest = { ...pending, id: 8, nick: 'Other' };
+    let release: (r: Response) => void = () => {};
+    const completes: string[] = [];
+    await open((url) => {
+      if (url.pathname.endsWith('/complete')) {
+        completes.push(url.pathname);
+        return new Promise<Response>((r) => (release = r));
+      }
+      return answer(200, { data: [pending, other], total: 2 });
+    });
+    await settle();
+    const card = (i: number) => document.querySelectorAll<HTMLElement>('[data-testid="admin-request"]')[i]!;
+    const confirmButton = () => document.querySelector<HTMLButtonElement>('[data-testid="complete-dialog"] button.MuiButton-contained')!;
+    await act(async () => buttonIn(card(0), 'Монеты получены')!.click());
+    await act(async () => confirmButton().click());
+    await settle();
+    expect(completes).toEqual(['/api/admin/requests/7/complete']);
+
+    // №7's answer is still on its way: №8 can be completed meanwhile.
+    await act(async () => buttonIn(card(1), 'Монеты получены')!.click());
+    await settle();
+    expect(document.querySelector('[data-testid="complete-dialog"]')?.textContent).toContain('Выполнить заявку №8?');
+    expect(confirmButton().disabled).toBe(false);
+    await act(async () => buttonIn(document.querySelector('[data-testid="complete-dialog"]')!, 'Не выполнять')!.click());
+    await settle();
+    // №7 itself, opened again while its completion waits, is not sent twice.
+    await act(async () => buttonIn(card(0), 'Монеты получены')!.click());
+    await settle();
+    expect(confirmButton().disabled).toBe(true);
+    await act(async () => release(answer(200, { success: { ...pending, status: 'completed' } })));
+    await settle();
+  });
+});

@@ -20,7 +20,7 @@ import { amountText } from '../../../utils/plural';
 import { PAGE_SIZE, type QueueFilters, useAdminRequests, useProcessRequest } from '../api/requests';
 import { minutesText, useMinutesSince } from '../../../hooks/use-minutes-since';
 import { usePassed } from '../../../hooks/use-passed';
-import { claimLapseText, completeQuestion, queueOrderText } from '../utils/queue-texts';
+import { claimLapseText, completeQuestion, queueOrderText, rejectQuestion } from '../utils/queue-texts';
 
 const STATUS_LABEL = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
@@ -162,7 +162,17 @@ function RejectDialog({ target, onClose }: { target: AdminRequest | null; onClos
       title={target ? `Отклонить заявку №${target.id}` : ''}
       refusedTitle={target ? `Заявка №${target.id} не отклонена` : ''}
       testId="reject-dialog"
-      explanation={`${target?.type === 'output' ? 'Удержанная сумма вернётся на баланс игрока.' : 'Баланс игрока не изменится.'} Причину увидит игрок.`}
+      // Named as the complete dialog names it: the live queue re-sorts, and the number alone is easy to misread.
+      explanation={
+        target && (
+          <>
+            <span style={{ display: 'block', marginBottom: 8 }} data-testid="reject-question">
+              {rejectQuestion(target)}
+            </span>
+            {target.type === 'output' ? 'Удержанная сумма вернётся на баланс игрока.' : 'Баланс игрока не изменится.'} Причину увидит игрок.
+          </>
+        )
+      }
       label="Причина"
       confirmLabel="Отклонить"
       danger
@@ -198,7 +208,9 @@ function CompleteDialog({ target, onClose }: { target: AdminRequest | null; onCl
       actions={
         <>
           <Button onClick={onClose}>Не выполнять</Button>
-          <Button variant="contained" onClick={confirm} disabled={complete.isPending}>
+          {/* Only this request's completion in flight holds the button: another request's («Адена получена» of the
+              next card) is not greyed out by it; a second completion of the same one the server refuses (409). */}
+          <Button variant="contained" onClick={confirm} disabled={r !== null && complete.isPending && complete.variables === r.id}>
             {r ? completeLabel(r) : ''}
           </Button>
         </>

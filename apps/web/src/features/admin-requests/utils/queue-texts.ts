@@ -17,6 +17,17 @@ export function completeQuestion(r: Pick<AdminRequest, 'type' | 'amount' | 'curr
 }
 
 /**
+ * What «Отклонить заявку №N» is about, named as the complete dialog names it: the live queue re-sorts under the
+ * pointer, so the operator sees which request (its type, amount, character, server and player) they reject.
+ */
+export function rejectQuestion(r: Pick<AdminRequest, 'type' | 'amount' | 'currency_type' | 'nick' | 'gamesserver' | 'user'>) {
+  const player = `${r.user.name || 'Без имени'} (${r.user.email ?? r.user.phone ?? `id ${r.user.id}`})`;
+  return r.type === 'input'
+    ? `Пополнение на ${amountText(r.amount, r.currency_type, NBSP, 'acc')} от персонажа ${r.nick} на ${r.gamesserver}, игрок ${player}.`
+    : `Вывод ${amountText(r.amount, r.currency_type, NBSP, 'gen')} персонажу ${r.nick} на ${r.gamesserver}, игрок ${player}.`;
+}
+
+/**
  * The order the server lists the queue in (requests.repository `queue`): pending ones VIP withdrawals first,
  * then the oldest; decided ones the newest first; with every status, the pending ones come first.
  */

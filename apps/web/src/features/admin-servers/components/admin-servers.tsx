@@ -25,6 +25,7 @@ import { amountText } from '../../../utils/plural';
 import { useAdminGamesservers, useServerHoldings, useSaveGamesserver } from '../api/servers';
 import { ServerFormDialog } from './server-form-dialog';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
+import { RefreshFailed } from '../../../components/load-failed';
 
 const pct = (bp: number) => `${(bp / 100).toLocaleString('ru-RU')}%`;
 const range = (l: { min: number; max: number }) => `${formatShort(l.min)}–${formatShort(l.max)}`;
@@ -49,7 +50,8 @@ function Holdings({ serverId }: { serverId: number }) {
 
 /** Every game server, inactive ones too: settings at a glance, edit, show or hide (after a confirmation). */
 export function AdminServers({ onChanged }: { onChanged?: () => void }) {
-  const { data, isPending, isError, error } = useAdminGamesservers();
+  const servers = useAdminGamesservers();
+  const { data, isPending, isError, error } = servers;
   const { update } = useSaveGamesserver(onChanged);
   const alert = useUi((s) => s.alert);
   const [editing, setEditing] = useState<AdminGamesserver | 'new' | null>(null);
@@ -69,9 +71,11 @@ export function AdminServers({ onChanged }: { onChanged?: () => void }) {
         </Button>
       </Stack>
       <Typography color="textSecondary">Изменения видны игрокам сразу и записываются в журнал действий.</Typography>
+      {/* A failed re-read keeps the rows already read on screen, with this warning above them. */}
+      {isError && data !== undefined && <RefreshFailed query={servers} testId="servers-stale" />}
       {isPending ? (
         <Skeleton variant="rounded" height={220} />
-      ) : isError ? (
+      ) : data === undefined ? (
         <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить серверы'}</Alert>
       ) : (
         <Paper variant="outlined" sx={scrollsSideways}>

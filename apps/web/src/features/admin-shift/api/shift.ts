@@ -17,13 +17,16 @@ export const operatorStatsQueryOptions = (p: Period) =>
 
 export const useOperatorStats = (p: Period) => useQuery(operatorStatsQueryOptions(p));
 
-/** Pending requests in the whole queue; under ['admin', 'requests'], so every change of the queue refreshes it. */
+/**
+ * Pending requests in the whole queue; under ['admin', 'requests'], so every change of the queue refreshes it.
+ * Live, it is still read each minute, as the queue is: a lost event does not leave the tab's counter stale.
+ */
 export const usePendingCount = (live: boolean) =>
   useQuery({
     queryKey: ['admin', 'requests', 'pending-count'],
     queryFn: () => request(adminRequests, { query: { status: 'pending', per_page: 1 } }),
     select: (d) => d.total,
-    refetchInterval: live ? false : 5_000,
+    refetchInterval: live ? 60_000 : 5_000,
   });
 
 /** Downloads the report's CSV (the call needs the bearer, so a plain link would not do). */

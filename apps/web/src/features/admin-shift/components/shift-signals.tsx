@@ -29,7 +29,9 @@ function chime() {
 /**
  * The admin area's signals for an operator away from the screen: a chime for each new request
  * and the number of pending requests in the tab's title. Switchable, remembered in this browser.
- * `created` grows by one with each `request_created` the operators' channel brings.
+ * `created` grows by one with each `request_created` the operators' channel brings: only an event chimes, never a
+ * read, so a request that both an event and the minute's safety read bring chimes once. The counter is the server's
+ * total, the same whichever of the two brought it.
  */
 export function ShiftSignals({ created, live }: { created: number; live: boolean }) {
   const [on, setOn] = useLocalState(

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
-import type { Root } from 'react-dom/client';
+import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { answer, cleanup, mountWithQuery, settle, type } from '../../../test/dom';
 import { AdminUsers } from './admin-users';
@@ -112,5 +113,32 @@ describe("the operators' user search", () => {
     await goTo(2);
     expect(asked.at(-1)?.get('q')).toBe('Игрок');
     expect(asked.at(-1)?.get('before_id')).toBe(anchor);
+  });
+  it('a re-read that fails keeps the rows on screen with a warning and «Повторить» above them', async () => {
+    history.replaceState(null, '', '/admin/users');
+    let down = false;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async () => (down ? answer(503, { message: 'Сервис временно недоступен' }) : answer(200, { data: [user(7), user(6)], total: 2 }))),
+    );
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminUsers))));
+    await settle();
+    const rows = () => document.querySelectorAll('[data-testid="admin-user-row"]').length;
+    const stale = () => document.querySelector('[data-testid="users-stale"]');
+    expect(rows()).toBe(2);
+    down = true;
+    await act(async () => qc.invalidateQueries({ queryKey: ['admin', 'users'] }));
+    await settle();
+    expect(rows()).toBe(2);
+    expect(stale()?.textContent).toContain('Не удалось обновить данные');
+    expect(stale()?.textContent).toContain('Сервис временно недоступен');
+    down = false;
+    await act(async () => [...stale()!.querySelectorAll('button')].find((b) => b.textContent === 'Повторить')!.click());
+    await settle();
+    expect(stale()).toBeNull();
+    expect(rows()).toBe(2);
   });
 });

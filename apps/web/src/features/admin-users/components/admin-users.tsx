@@ -24,6 +24,7 @@ import { ApiError } from '../../../lib/api-client';
 import { formatAmount } from '../../../utils/format-amount';
 import { USERS_PAGE_SIZE, type UserSearch, useAdminUsers } from '../api/users';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
+import { RefreshFailed } from '../../../components/load-failed';
 
 const date = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short' });
 
@@ -47,7 +48,8 @@ export function AdminUsers() {
   );
   const [, navigate] = useLocation();
   const deferred = useDeferredValue(s);
-  const { data, isPending, isError, error, isPlaceholderData } = useAdminUsers(deferred);
+  const users = useAdminUsers(deferred);
+  const { data, isPending, isError, error, isPlaceholderData } = users;
   const set = (patch: Partial<UserSearch>) => setS((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
   const pages = usePageInRange(data, USERS_PAGE_SIZE, deferred.page, (page) => set({ page }), isPlaceholderData);
   return (
@@ -70,9 +72,11 @@ export function AdminUsers() {
           <MenuItem value="blocked">Заблокированные</MenuItem>
         </TextField>
       </Stack>
+      {/* A failed re-read keeps the rows already read on screen, with this warning above them. */}
+      {isError && data !== undefined && <RefreshFailed query={users} testId="users-stale" />}
       {isPending ? (
         <Skeleton variant="rounded" height={240} />
-      ) : isError ? (
+      ) : data === undefined ? (
         <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить пользователей'}</Alert>
       ) : data.total === 0 ? (
         <Typography color="textSecondary">Никого не нашли.</Typography>

@@ -228,3 +228,62 @@ describe('an action whose answer comes after the operator left the card', () => 
     expect(useUi.getState().dialog).toMatchObject({ name: 'alert', text: 'Вход с кодом для «Ася» не отключён' });
   });
 });
+
+describe('a card whose re-read fails', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+
+  it('keeps the card, the open block dialog and the typed reason, with a warning and «Повторить» above', async () => {
+    localStorage.setItem('access_token', 'token');
+    const active: AdminUser = { ...user, blocked_at: null };
+    let down = false;
+    const blocks: unknown[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        if (url === `/api/admin/users/${user.id}/block` && init?.method === 'POST') {
+          blocks.push(JSON.parse(String(init.body)));
+          return answer(200, { success: { ...active, blocked_at: '2026-11-27T00:00:00Z' } });
+        }
+        if (url === `/api/admin/users/${user.id}`) {
+          return down ? answer(503, { message: 'Сервис временно недоступен' }) : answer(200, { user: active, wallets: [], requests: [], codes: [], ledger: [] });
+        }
+        throw new Error(`unexpected ${url}`);
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(UserDetails, { id: user.id, currentUserId: 1 }))));
+    await settle();
+    const dialog = () => document.querySelector('[data-testid="block-dialog"]');
+    const field = () => dialog()!.querySelector('textarea:not([readonly])') as HTMLTextAreaElement;
+    const stale = () => document.querySelector('[data-testid="user-stale"]');
+
+    await act(async () => button('Заблокировать').click());
+    await act(async () => {
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(field(), 'мошенничество');
+      field().dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    // Another tab's action (or a refocus) reads the card again while the server is away a moment.
+    down = true;
+    await act(async () => qc.invalidateQueries({ queryKey: ['admin', 'users'] }));
+    await settle();
+    expect(stale()?.textContent).toContain('Не удалось обновить данные');
+    expect(stale()?.textContent).toContain('Сервис временно недоступен');
+    expect(document.querySelector('h1')?.textContent).toBe('Нарушитель');
+    expect(field().value).toBe('мошенничество');
+
+    // «Повторить» reads it again; the warning goes, the dialog and its reason stay, and the block goes through.
+    down = false;
+    await act(async () => button('Повторить', stale()!).click());
+    await settle();
+    expect(stale()).toBeNull();
+    expect(field().value).toBe('мошенничество');
+    await act(async () => button('Заблокировать', dialog()!).click());
+    await settle();
+    expect(blocks).toEqual([{ reason: 'мошенничество' }]);
+  });
+});

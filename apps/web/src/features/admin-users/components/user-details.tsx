@@ -23,6 +23,7 @@ import { useAdminUser, userCardTag } from '../api/users';
 import { UserChips } from './admin-users';
 import { AdminRoleDialog, BlockDialog, TwoFactorOffDialog, UnblockDialog, VipDialog } from './user-dialogs';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
+import { RefreshFailed } from '../../../components/load-failed';
 import { accountKeyLabel, refTypeLabel, signedAmount, transactionKindLabel } from '../../../utils/ledger-labels';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
@@ -90,13 +91,15 @@ function EntriesTable({ entries }: { entries: AdminLedgerEntry[] }) {
 
 /** One user's card: who they are, their wallets, requests, codes and ledger entries, and the admin's actions. */
 export function UserDetails({ id, currentUserId }: { id: number; currentUserId: number | null }) {
-  const { data, isPending, isError, error } = useAdminUser(id);
+  const card = useAdminUser(id);
+  const { data, isPending, isError, error } = card;
   const [dialog, setDialog] = useState<'block' | 'stolen' | 'unblock' | 'vip' | 'admin' | 'two-factor' | null>(null);
   // The operator's code asked for an action on this player is not asked over another player's card.
   useEffect(() => () => cancelStepUp(userCardTag(id)), [id]);
 
   if (isPending) return <Skeleton variant="rounded" height={320} />;
-  if (isError) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить пользователя'}</Alert>;
+  // Only with nothing read is the error all there is: a failed re-read keeps the card, an open dialog and its reason.
+  if (data === undefined) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить пользователя'}</Alert>;
   const { user, wallets, requests, codes, ledger } = data;
   // An admin never blocks or demotes themselves (the server refuses it too).
   const self = currentUserId === user.id;
@@ -104,6 +107,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
 
   return (
     <Stack spacing={3} data-view="admin-user">
+      {isError && <RefreshFailed query={card} testId="user-stale" />}
       <div>
         <Button component={RouterLink} to="/admin/users" startIcon={<ArrowBack />} size="small" sx={{ mb: 1 }}>
           К поиску

@@ -1,0 +1,73 @@
+// @vitest-environment happy-dom
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, createElement } from 'react';
+import { createRoot, type Root } from 'react-dom/client';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { answer, cleanup } from '../../../test/dom';
+import { ShiftSignals } from './shift-signals';
+
+(globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
+
+/** Counts the chimes: each is made on a fresh AudioContext. */
+function stubAudio() {
+  const chimes = { count: 0 };
+  const node = () => ({ connect: (n: unknown) => n ?? node(), start() {}, stop() {}, frequency: { value: 0 }, gain: { setValueAtTime() {}, exponentialRampToValueAtTime() {} } });
+  vi.stubGlobal(
+    'AudioContext',
+    class {
+      currentTime = 0;
+      destination = {};
+      constructor() {
+        chimes.count += 1;
+      }
+      createOscillator = node;
+      createGain = node;
+      close = async () => {};
+    },
+  );
+  return chimes;
+}
+
+describe('the shift signals while the live feed is up', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+    vi.useRealTimers();
+    document.title = 'Adena';
+  });
+
+  it('read the pending count each minute, so a lost event does not leave the tab’s counter at none; a request both an event and the poll bring chimes once', async () => {
+    vi.useFakeTimers();
+    document.title = 'Adena';
+    localStorage.setItem('access_token', 'token');
+    const chimes = stubAudio();
+    let total = 0;
+    const fetch = vi.fn(async () => answer(200, { data: [], total }));
+    vi.stubGlobal('fetch', fetch);
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    const render = (created: number) => act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(ShiftSignals, { created, live: true }))));
+    await render(0);
+    await act(async () => vi.advanceTimersByTimeAsync(10));
+    expect(document.title).toBe('Adena');
+
+    // A request comes in and its event is lost: the minute's read brings the count.
+    total = 1;
+    await act(async () => vi.advanceTimersByTimeAsync(60_000));
+    expect(fetch).toHaveBeenCalledTimes(2);
+    expect(document.title).toBe('(1) Adena');
+
+    // Another comes with its event (which refreshes the count), and the next minute's read brings it again: one chime.
+    total = 2;
+    await render(1);
+    await act(async () => qc.invalidateQueries({ queryKey: ['admin', 'requests'] }));
+    await act(async () => vi.advanceTimersByTimeAsync(10));
+    expect(document.title).toBe('(2) Adena');
+    expect(chimes.count).toBe(1);
+    await act(async () => vi.advanceTimersByTimeAsync(60_000));
+    expect(fetch).toHaveBeenCalledTimes(4);
+    expect(document.title).toBe('(2) Adena');
+    expect(chimes.count).toBe(1);
+  });
+});
