@@ -54,7 +54,7 @@ export const telegramNoticesRepository = {
     return db
       .selectFrom('telegram_notices as n')
       .innerJoin('users as u', 'u.id', 'n.user_id')
-      .select(['n.id', 'n.user_id as userId', 'n.chat_id', 'n.text', 'u.telegram_chat_id as currentChatId'])
+      .select(['n.id', 'n.user_id as userId', 'n.chat_id', 'n.text', 'n.created_at', 'u.telegram_chat_id as currentChatId'])
       .where('n.id', '=', id)
       .where('n.status', '=', 'pending')
       .where('n.chat_id', 'is not', null)

@@ -28,12 +28,23 @@ export interface TelegramNoticesDeps {
 
 export const NOTICE_JOB = 'telegram.notice';
 const NOTICE_SWEEP = 'telegram.notice-sweep';
-/** Sends tried per notice (a 429's wait counts as one); then the notice is kept as failed. */
-export const NOTICE_ATTEMPTS = 8;
+/**
+ * A notice is sent at most this long after it was recorded: news of a balance or a decision hours
+ * old is no longer worth a message. Telegram failing (5xx, the network) or rate-limiting (429) is
+ * tried again until then; a try that would come later ends the notice as failed.
+ */
+export const NOTICE_MAX_AGE_MS = 6 * 60 * 60_000;
+/** The first retry after a network error or a 5xx this long after it; each next gap twice the one before, up to `RETRY_MAX_GAP_MS`. */
+const RETRY_FIRST_MS = 1000;
+/** At most this long between two tries: once Telegram answers again, a notice is at most this late. */
+const RETRY_MAX_GAP_MS = 15 * 60_000;
+/** The queue's own bound on the tries (a 429's wait counts as one): the age bound ends a notice first. */
+export const NOTICE_ATTEMPTS = 1000;
 const SWEEP_EVERY_MS = 60_000;
 /** A pending notice this old has lost its job (its process stopped between COMMIT and enqueue). */
 const SWEEP_AFTER_MS = 30_000;
-const SWEEP_WITHIN_MS = 24 * 60 * 60_000;
+/** Older pending notices are not sent any more: the sweep ends those without a live job as failed. */
+const SWEEP_WITHIN_MS = NOTICE_MAX_AGE_MS;
 
 const JOB_KEY_PREFIX = 'telegram-notice:';
 const jobKey = (id: bigint) => `${JOB_KEY_PREFIX}${id}`;
@@ -44,16 +55,19 @@ const jobKey = (id: bigint) => `${JOB_KEY_PREFIX}${id}`;
  * `deliver` after COMMIT for notices recorded by SQL (request_open), which enqueues the same job
  * under the same key, so a notice has at most one live job. The job queue sends it with retries:
  * Telegram's 429 is honoured through `RetryAfter(retry_after)`, a network failure or 5xx backs
- * off, a 4xx is final (a 403 or `chat not found` also unlinks the chat). A notice goes only to
+ * off (1 s, 2 s, 4 s … at most 15 min apart), both until the notice is `NOTICE_MAX_AGE_MS` (6 hours)
+ * old; a 4xx is final (a 403 or `chat not found` also unlinks the chat). A notice goes only to
  * the chat its user has linked at send time. A sweep every minute enqueues notices left pending
  * by a process that stopped before it enqueued them, and marks failed those nothing will send (their
- * job gave up, or older than a day with no job). A send is marked right after Telegram
+ * job gave up, or older than 6 hours with no job). A send is marked right after Telegram
  * accepts it, tried again while the database is away (JobContext.persist); a process dying between
  * the two, or an outage longer than the job's lease, sends it again (at-least-once).
  */
 export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date() }: TelegramNoticesDeps) {
   const inFlight = new Set<Promise<unknown>>();
-  const enqueue = (q: NoticesDb | NoticesTrx, id: bigint) => jobs.enqueue(q, NOTICE_JOB, { id: String(id) }, { key: jobKey(id), maxAttempts: NOTICE_ATTEMPTS });
+  // The job outlives the notice's own bound by a minute, so the handler, not the queue, ends a notice for its age.
+  const enqueue = (q: NoticesDb | NoticesTrx, id: bigint) =>
+    jobs.enqueue(q, NOTICE_JOB, { id: String(id) }, { key: jobKey(id), maxAttempts: NOTICE_ATTEMPTS, maxAgeMs: NOTICE_MAX_AGE_MS + 60_000 });
 
   async function send({ id: raw }: { id: string }, ctx: Pick<JobContext, 'attempt' | 'persist'>) {
     const id = BigInt(raw);
@@ -70,6 +84,12 @@ export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date
       await repo.finish(db, id, 'no_bot', null);
       return;
     }
+    // A job that comes late (the sweep found it lost, every process was down, a backlog) sends nothing stale.
+    const deadline = new Date(notice.created_at).getTime() + NOTICE_MAX_AGE_MS;
+    if (now().getTime() >= deadline) {
+      await repo.finish(db, id, 'failed', 'expired');
+      return;
+    }
     // The chat was read just above, with nothing awaited since. An unlink during the call itself cannot
     // stop it (no transaction is held open across Telegram's answer): the unlink's 'no_chat' then
     // stays, since the notice is settled only while pending.
@@ -80,8 +100,10 @@ export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date
       return;
     }
     if (r.transient && ctx.attempt < NOTICE_ATTEMPTS) {
-      if (r.retryAfterMs !== undefined) throw new RetryAfter(r.retryAfterMs, r.error);
-      throw new Error(r.error ?? 'telegram send failed');
+      // Telegram's 429 names its wait; a network failure or a 5xx (an outage of Telegram or of this
+      // host's network, minutes or hours) waits twice as long each time, up to the cap.
+      const wait = r.retryAfterMs ?? Math.min(RETRY_FIRST_MS * 2 ** (ctx.attempt - 1), RETRY_MAX_GAP_MS);
+      if (now().getTime() + wait <= deadline) throw new RetryAfter(wait, r.error ?? 'telegram send failed');
     }
     if (r.chatGone) {
       // Blocked bot, deleted account, unknown chat: the player is no longer linked, so the site

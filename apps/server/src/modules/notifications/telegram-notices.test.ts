@@ -5,7 +5,7 @@ import { startFakeBotApi, waitFor } from '../../../test/fakes/telegram-bot-api';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { auditLedger } from '../ledger/ledger.service';
 import { telegramNoticesRepository } from './telegram-notices.repository';
-import { NOTICE_JOB } from './telegram-notices.service';
+import { NOTICE_JOB, NOTICE_MAX_AGE_MS } from './telegram-notices.service';
 import { unlinkTelegramChat } from './telegram-subscriptions.service';
 
 const KK = 1_000_000;
@@ -281,5 +281,92 @@ describe.each(DB_KINDS)('Telegram notices through the job queue on %s', (kind) =
     expect(await noticesOf(u.id)).toEqual([{ status: 'failed', error: expect.stringContaining('403') }]);
     expect(await chatOf(u.id)).toBe(555_402n);
     expect(await linkedOnSite(u)).toBe(true);
+  });
+  /** A crossing's notice and its job's key, the job waiting to be run. */
+  async function crossing(chat: number) {
+    const u = await playerWithLimit(chat);
+    const res = await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: u.auth, payload: { gamesserver_id: serverId, amount: 6 * KK } });
+    expect(res.statusCode).toBe(200);
+    const { id } = await t.db.kysely.selectFrom('telegram_notices').select('id').where('user_id', '=', u.id).executeTakeFirstOrThrow();
+    const key = `telegram-notice:${id}`;
+    await waitFor(async () => ((await t.db.kysely.selectFrom('jobs').select('id').where('key', '=', key).executeTakeFirst()) ? true : undefined), 'the notice job');
+    return { u, key };
+  }
+  /**
+   * Time passes until the notice's job is due again, instead of the test sleeping: the job is made due
+   * now and the notice and the job are made older by the wait. How long that was (ms); null when the
+   * job is no longer waiting.
+   */
+  async function passUntilDue(userId: number, key: string): Promise<number | null> {
+    const { rows } = await sql<{ ms: number }>`
+      WITH g AS (SELECT id, greatest(run_at - now(), interval '0') AS gap FROM jobs WHERE key = ${key} AND state = 'pending')
+      UPDATE jobs j SET run_at = now() - interval '1 millisecond', give_up_at = j.give_up_at - g.gap, created_at = j.created_at - g.gap
+        FROM g WHERE j.id = g.id
+      RETURNING (extract(epoch FROM g.gap) * 1000)::float8 AS ms`.execute(t.db.kysely);
+    if (rows.length === 0) return null;
+    const ms = Number(rows[0]!.ms);
+    await sql`UPDATE telegram_notices SET created_at = created_at - make_interval(secs => ${ms}::float8 / 1000) WHERE user_id = ${userId}`.execute(t.db.kysely);
+    return ms;
+  }
+
+  it('a spell of 5 minutes of Telegram 502s delays a notice, and it is sent once Telegram answers again, exactly once', async () => {
+    const chat = 555_501;
+    const { u, key } = await crossing(chat);
+    const outageMs = 5 * 60_000;
+    let elapsed = 0;
+    for (let i = 0; i < 50; i++) {
+      const waited = await passUntilDue(u.id, key);
+      if (waited === null) break;
+      elapsed += waited;
+      // Telegram (or the way to it) answers 502 Bad Gateway for the first 5 minutes.
+      if (elapsed < outageMs) bot.refuseOnce(502, 'Bad Gateway');
+      expect(await t.app.deps.jobs.runDue()).toBe(1);
+    }
+    // Tried at 0, 1, 3, 7 … 255 s (all refused), then at 511 s.
+    expect(bot.attempts.filter((a) => a.chat_id === chat).map((a) => a.status)).toEqual([...Array<number>(9).fill(502), 200]);
+    expect(elapsed).toBeGreaterThan(outageMs);
+    expect(elapsed).toBeLessThan(outageMs + 5 * 60_000);
+    expect(sentTo(chat)).toHaveLength(1);
+    expect(await noticesOf(u.id)).toEqual([{ status: 'sent', error: null }]);
+    expect(await t.db.kysely.selectFrom('jobs').select('state').where('key', '=', key).execute()).toEqual([]);
+
+    // The sweep and the queue find nothing left to send.
+    await t.db.kysely.deleteFrom('jobs').where('kind', '=', 'telegram.notice-sweep').execute();
+    await t.app.deps.jobs.enqueue(t.db.kysely, 'telegram.notice-sweep', {});
+    await t.app.deps.jobs.runDue();
+    expect(sentTo(chat)).toHaveLength(1);
+  });
+
+  it('a notice Telegram keeps answering with 5xx is tried at most 15 minutes apart and ends as failed when it is 6 hours old, unsent', async () => {
+    const chat = 555_502;
+    const { u, key } = await crossing(chat);
+    let elapsed = 0;
+    const gaps: number[] = [];
+    for (let i = 0; i < 100; i++) {
+      const waited = await passUntilDue(u.id, key);
+      if (waited === null) break;
+      elapsed += waited;
+      gaps.push(waited);
+      bot.refuseOnce(503, 'Service Unavailable');
+      expect(await t.app.deps.jobs.runDue()).toBe(1);
+    }
+    expect(sentTo(chat)).toEqual([]);
+    expect(await noticesOf(u.id)).toEqual([{ status: 'failed', error: '503 Service Unavailable' }]);
+    expect(await t.db.kysely.selectFrom('jobs').select('state').where('key', '=', key).execute()).toEqual([]);
+    // Hours of tries, none later than the notice's 6 hours, none more than 15 minutes after the one before.
+    expect(elapsed).toBeGreaterThan(NOTICE_MAX_AGE_MS - 16 * 60_000);
+    expect(elapsed).toBeLessThan(NOTICE_MAX_AGE_MS);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(15 * 60_000 + 1000);
+    expect(bot.attempts.filter((a) => a.chat_id === chat).length).toBeLessThan(40);
+  });
+
+  it('a notice whose job comes more than 6 hours after it was recorded is not sent', async () => {
+    const chat = 555_503;
+    const { u } = await crossing(chat);
+    // Every process was down, or the sweep found the job lost this late.
+    await sql`UPDATE telegram_notices SET created_at = now() - interval '6 hours 1 minute' WHERE user_id = ${u.id}`.execute(t.db.kysely);
+    await t.app.deps.jobs.runDue();
+    expect(bot.attempts.filter((a) => a.chat_id === chat)).toEqual([]);
+    expect(await noticesOf(u.id)).toEqual([{ status: 'failed', error: 'expired' }]);
   });
 });

@@ -342,6 +342,86 @@ describe.each(DB_KINDS)('the webhook registration when Telegram is unreachable a
   });
 });
 
+describe.each(DB_KINDS)('the webhook registration during a deploy that changes its settings, on %s', (kind) => {
+  const NEW_TOKEN = '654321:TEST-the_new-bot-token';
+  const OLD_URL = 'https://wallet.example/';
+  const envOf = (apiUrl: string, token: string, publicUrl: string) => ({
+    TELEGRAM_BOT_TOKEN: token,
+    TELEGRAM_BOT_USERNAME: 'adena_test_bot',
+    TELEGRAM_API_URL: apiUrl,
+    PUBLIC_URL: publicUrl,
+  });
+  const registered = (bot: Awaited<ReturnType<typeof startFakeBotApi>>) => bot.webhooks.map(({ token, url, secret_token }) => ({ token, url, secret_token }));
+  const hookOf = (token: string, publicUrl: string) => ({ token, url: `${publicUrl}api/telegram/webhook`, secret_token: webhookSecretOf(token) });
+  const registrations = (t: TestApp) => t.db.kysely.selectFrom('jobs').select(['state', 'key', 'payload', 'last_error']).where('kind', '=', SET_WEBHOOK_JOB).execute();
+
+  it.each([
+    ['TELEGRAM_BOT_TOKEN', NEW_TOKEN, OLD_URL],
+    ['PUBLIC_URL', BOT_TOKEN, 'https://new.wallet.example/'],
+  ])('a new %s: an old process that claims the new registration hands it back, and the new process registers its own', async (_, token, publicUrl) => {
+    const bot = await startFakeBotApi();
+    // The worker is not started: each process runs its due jobs with runDue().
+    const old = await createTestApp(kind, { env: envOf(bot.url, BOT_TOKEN, OLD_URL) });
+    try {
+      await old.app.deps.jobs.runDue();
+      expect(registered(bot)).toEqual([hookOf(BOT_TOKEN, OLD_URL)]);
+
+      // The deploy's first new process starts: it queues the registration of its settings.
+      const fresh = await createTestApp(kind, { db: old.db, seed: false, env: envOf(bot.url, token, publicUrl) });
+      try {
+        // An old process's worker finds it due first: it registers nothing, its own settings least of all.
+        await old.app.deps.jobs.runDue();
+        expect(bot.webhookCalls).toEqual([200]);
+        expect(registered(bot)).toEqual([hookOf(BOT_TOKEN, OLD_URL)]);
+        const [job] = await registrations(old);
+        expect(job).toMatchObject({
+          state: 'pending',
+          last_error: expect.stringContaining('left to a process'),
+          payload: { url: `${publicUrl}api/telegram/webhook`, bot: expect.stringMatching(/^[0-9a-f]{32}$/) },
+        });
+        // The row names the token by a fingerprint only: neither the token nor the webhook's secret is in the jobs table.
+        expect(JSON.stringify(job)).not.toContain(token.split(':')[1]!);
+        expect(JSON.stringify(job)).not.toContain(webhookSecretOf(token));
+
+        // Its turn comes again (the time moved instead of the test waiting): the new process registers its settings.
+        await sql`UPDATE jobs SET run_at = now() - interval '1 second' WHERE kind = ${SET_WEBHOOK_JOB}`.execute(old.db.kysely);
+        await fresh.app.deps.jobs.runDue();
+        expect(registered(bot)).toEqual([hookOf(BOT_TOKEN, OLD_URL), hookOf(token, publicUrl)]);
+        expect(await registrations(old)).toEqual([]);
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await old.close();
+      await bot.close();
+    }
+  });
+
+  it('a registration whose settings no process has any more (the deploy rolled back) ends with its age, and the old process never registers over it', async () => {
+    const bot = await startFakeBotApi();
+    const old = await createTestApp(kind, { env: envOf(bot.url, BOT_TOKEN, OLD_URL) });
+    try {
+      await old.app.deps.jobs.runDue();
+      const fresh = await createTestApp(kind, { db: old.db, seed: false, env: envOf(bot.url, NEW_TOKEN, OLD_URL) });
+      await fresh.close();
+      for (let i = 0; i < 3; i++) {
+        await sql`UPDATE jobs SET run_at = now() - interval '1 second' WHERE kind = ${SET_WEBHOOK_JOB} AND state = 'pending'`.execute(old.db.kysely);
+        await old.app.deps.jobs.runDue();
+      }
+      expect(await registrations(old)).toEqual([expect.objectContaining({ state: 'pending' })]);
+      // A day later it is over: failed, not registered by anyone.
+      await sql`UPDATE jobs SET run_at = now() - interval '1 second', give_up_at = now() WHERE kind = ${SET_WEBHOOK_JOB}`.execute(old.db.kysely);
+      await old.app.deps.jobs.runDue();
+      expect(await registrations(old)).toEqual([expect.objectContaining({ state: 'failed', payload: expect.objectContaining({ url: `${OLD_URL}api/telegram/webhook` }) })]);
+      expect(bot.webhookCalls).toEqual([200]);
+      expect(registered(bot)).toEqual([hookOf(BOT_TOKEN, OLD_URL)]);
+    } finally {
+      await old.close();
+      await bot.close();
+    }
+  });
+});
+
 describe.each(DB_KINDS)("Telegram's deliveries and the per-address call limit, on %s", (kind) => {
   it('a busy bot is never refused from the few addresses Telegram delivers from; a caller without the secret is counted', async () => {
     const bot = await startFakeBotApi();
