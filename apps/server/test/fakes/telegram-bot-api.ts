@@ -15,6 +15,8 @@ export async function startFakeBotApi() {
   const refusals: Array<{ status: number; description: string; before?: () => Promise<void> }> = [];
   let rateLimitNext: number | null = null;
   let webhookDown = 0;
+  /** While true, every sendMessage answers 502 (Telegram unreachable behind its proxy, for a while). */
+  let sendDown = false;
   /** Chats that blocked the bot: every message to them is refused. */
   const blocked = new Set<number>();
   /** Every setWebhook call, answered or refused. */
@@ -49,6 +51,12 @@ export async function startFakeBotApi() {
         return;
       }
       const asked = JSON.parse(raw) as { chat_id: number };
+      if (sendDown) {
+        attempts.push({ chat_id: asked.chat_id, status: 502 });
+        res.statusCode = 502;
+        res.end(JSON.stringify({ ok: false, error_code: 502, description: 'Bad Gateway' }));
+        return;
+      }
       if (rateLimitNext !== null) {
         const retry_after = rateLimitNext;
         rateLimitNext = null;
@@ -106,6 +114,10 @@ export async function startFakeBotApi() {
       rateLimitNext = seconds;
     },
     webhookCalls,
+    /** From now on every sendMessage answers 502 (`true`), until called with `false`. */
+    sendDownWhile: (down: boolean) => {
+      sendDown = down;
+    },
     /** The next `times` setWebhook calls answer 502, as Telegram does while it is unreachable behind its proxy. */
     webhookDownFor: (times: number) => {
       webhookDown = times;

@@ -208,6 +208,37 @@ describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
     expect(bot.sent.filter(about)).toHaveLength(1);
   });
 
+  it('keeps trying an alert through a 25-minute Telegram outage (502s) and sends it once Telegram answers again', async () => {
+    const vip = await vipPlayer('VipSix');
+    // As in depositMeeting429: no scan due and every other pending request counted as alerted, so only this
+    // request's VIP alerts are in the queue.
+    const noOverdue = () => t.db.kysely.updateTable('balance_requests').set({ overdue_alerted_at: new Date() }).where('status', '=', 'pending').execute();
+    await noOverdue();
+    await scanAfter(0);
+    bot.sendDownWhile(true);
+    try {
+      const id = await deposit(vip, 3_000_000);
+      await noOverdue();
+      const about = (m: { text: string }) => m.text.startsWith(`VIP-заявка №${id}`);
+      const start = offsetMs;
+      for (let i = 0; i < 400; i++) {
+        const left = await t.db.kysely.selectFrom('jobs').select(['run_at', 'state']).where('kind', '=', 'operators.alert').where('state', 'in', ['pending', 'running']).execute();
+        if (left.length === 0) break;
+        if (offsetMs - start > 25 * 60_000) bot.sendDownWhile(false);
+        // The queue's clock moves on to the next try instead of the test waiting for it.
+        const due = left.filter((j) => j.state === 'pending').map((j) => j.run_at.getTime());
+        if (due.length > 0) offsetMs = Math.max(offsetMs, Math.min(...due) - Date.now() + 1);
+        if ((await t.app.deps.jobs.runDue()) === 0) await new Promise((r) => setTimeout(r, 20));
+        await noOverdue();
+      }
+      // Before, the queue's 10 tries (about 8.5 minutes of backoff) ended both alerts unsent.
+      expect(offsetMs - start).toBeGreaterThan(25 * 60_000);
+      expect(bot.sent.filter(about).map((m) => m.chat_id).sort()).toEqual([chats.anna, chats.boris]);
+    } finally {
+      bot.sendDownWhile(false);
+    }
+  });
+
   async function serverName() {
     return (await t.db.kysely.selectFrom('gamesservers').select('name').where('id', '=', serverId).executeTakeFirstOrThrow()).name;
   }

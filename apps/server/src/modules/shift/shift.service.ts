@@ -14,6 +14,17 @@ export const ALERT_SCAN_KIND = 'operators.alerts';
 const ALERT_SCAN_EVERY_MS = 60_000;
 /** Requests marked per scan; the next scan takes the rest. */
 const ALERT_BATCH = 100;
+/**
+ * An alert is tried while Telegram fails (a 5xx, the network) or rate-limits for up to this long: the
+ * handler drops it anyway once the request is decided. Before, the queue's 10 tries (about 17 minutes)
+ * dropped the alerts of a longer Telegram outage for good.
+ */
+const ALERT_MAX_AGE_MS = 6 * 60 * 60_000;
+/** Gaps between tries after a 5xx or a network failure: 1 s, 2 s, 4 s … at most 5 minutes. */
+const ALERT_RETRY_FIRST_MS = 1000;
+const ALERT_RETRY_MAX_GAP_MS = 5 * 60_000;
+/** The queue's bound on tries; the age ends an alert first. */
+const ALERT_ATTEMPTS = 1000;
 
 export interface ShiftDeps {
   db: ShiftDb;
@@ -102,7 +113,7 @@ export function createShiftService(d: ShiftDeps) {
       const text = alertText(kind, r, waited);
       for (const c of chats) {
         const payload: AlertPayload = { chatId: String(c.chatId), text, userId: c.id, requestId: r.id };
-        await d.jobs.enqueue(trx, ALERT_SEND_KIND, payload, { key: `alert:${kind}:${r.id}:${c.id}` });
+        await d.jobs.enqueue(trx, ALERT_SEND_KIND, payload, { key: `alert:${kind}:${r.id}:${c.id}`, maxAttempts: ALERT_ATTEMPTS, maxAgeMs: ALERT_MAX_AGE_MS });
       }
     }
   }
@@ -304,7 +315,7 @@ export function createShiftService(d: ShiftDeps) {
 
     /** The alert jobs: one send per operator and request, and the scan every minute. */
     registerJobs() {
-      d.jobs.register<AlertPayload>(ALERT_SEND_KIND, async (p) => {
+      d.jobs.register<AlertPayload>(ALERT_SEND_KIND, async (p, ctx) => {
         if (!d.bot.enabled) return;
         // A retry may come an hour later: by then the operator may be blocked, demoted or unlinked, and
         // the request's details are no longer theirs to read.
@@ -316,7 +327,10 @@ export function createShiftService(d: ShiftDeps) {
         if (r.retryAfterMs !== undefined) throw new RetryAfter(r.retryAfterMs, r.error);
         // A chat that blocked the bot or is gone will not take a retry either, and is unlinked from its operator.
         if (r.chatGone && p.userId !== undefined) await d.chatGone?.(p.userId, BigInt(p.chatId));
-        if (!r.ok && !/^(400|403)\b/.test(r.error ?? '')) throw new Error(r.error ?? 'telegram send failed');
+        // A 5xx or a network failure: Telegram (or the way to it) is down for a while; tried again, at most 5 minutes apart.
+        if (!r.ok && !/^(400|403)\b/.test(r.error ?? '')) {
+          throw new RetryAfter(Math.min(ALERT_RETRY_FIRST_MS * 2 ** (ctx.attempt - 1), ALERT_RETRY_MAX_GAP_MS), r.error ?? 'telegram send failed');
+        }
       });
       d.jobs.every(ALERT_SCAN_KIND, ALERT_SCAN_EVERY_MS, scan);
     },
