@@ -348,7 +348,8 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(telegramSubscriptionsRoutes({ subscriptions, twoFactor: accountsServices.twoFactor }));
   await app.register(telegramWebhookRoutes({ bot, subscriptions }));
   const webhookSetup = registerTelegramWebhookSetup({ bot, jobs, db: kysely, publicUrl: config.PUBLIC_URL, log: app.log });
-  app.addHook('onReady', async () => void (await webhookSetup.enqueue()));
+  // Not with JOBS=off: a server on a restored copy would register its own URL as the bot's webhook.
+  if (config.JOBS === 'on') app.addHook('onReady', async () => void (await webhookSetup.enqueue()));
   await app.register(realtimeRoutes({ realtimeTokens }));
   // The seller API (PRODUCT.md section 10): keys and webhook from the profile, /api/v1 with a key.
   await app.register(apiKeysRoutes({ apiKeys, twoFactor: accountsServices.twoFactor }));
@@ -368,10 +369,14 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await app.register(ledgerAdminRoutes({ ledgerAdmin }));
   await app.register(auditAdminRoutes({ audit }));
 
-  // The job queue's worker runs while the server listens.
+  // The job queue's worker runs while the server listens. JOBS=off (a restore drill's server on a copy of
+  // production's database) starts none and schedules nothing: the copy's queued webhooks (their URLs and
+  // secrets are in it), Telegram notices and mail and SMS codes stay where they are, unsent; jobs that
+  // calls enqueue meanwhile wait in the copy.
   schedulePurge(jobs, createPurge({ db: db.kysely }));
   scheduleSessionSweep(jobs, sessions);
-  app.addHook('onListen', async () => jobs.start());
+  if (config.JOBS === 'on') app.addHook('onListen', async () => jobs.start());
+  else app.addHook('onListen', async () => void app.log.warn('JOBS=off: this process runs no job (webhooks, Telegram, mail and SMS are not sent)'));
   // Stopping starts when closing starts, not after the last request is served (onClose): a slow request would
   // keep the workers claiming new jobs until main.ts's exit deadline, which then cuts them off without handing
   // back. stop() stops claiming at once; its wait for the jobs in hand (up to 5 s) is awaited in onClose, so it

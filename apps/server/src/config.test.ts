@@ -81,4 +81,14 @@ describe('settings', () => {
     }
     expect(loadConfig({ TRUST_PROXY: '10.0.0.5, 10.1.0.0/16, ::1, fd00::/8' }).TRUST_PROXY).toEqual(['10.0.0.5', '10.1.0.0/16', '::1', 'fd00::/8']);
   });
+
+  it('JOBS: on (the default, also when empty) or off; anything else stops the start in one line', () => {
+    expect(loadConfig({}).JOBS).toBe('on');
+    expect(loadConfig({ JOBS: '' }).JOBS).toBe('on');
+    expect(loadConfig({ JOBS: 'off' }).JOBS).toBe('off');
+    expect(loadConfig({ JOBS: 'on' }).JOBS).toBe('on');
+    for (const bad of ['false', '0', 'no', 'OFF', 'of']) {
+      expect(() => loadConfig({ JOBS: bad }), bad).toThrow(new ConfigError(`Invalid setting JOBS="${bad}": ожидается on или off`));
+    }
+  });
 });

@@ -110,6 +110,9 @@ export const ConfigSchema = z
     SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
     // Where npm run backup / restore find pg_dump and pg_restore (default: Debian's newest, else PATH).
     PG_BIN_DIR: optionalString,
+    // off: no job worker and nothing queued at start (a server on a restored copy of the database, which
+    // would send its queued webhooks, Telegram notices, mail and SMS codes again, and move the bot's webhook).
+    JOBS: z.enum(['on', 'off'], { error: 'ожидается on или off' }).default('on'),
   })
   .superRefine((c, ctx) => {
     if (Boolean(c.ADMIN_EMAIL) !== Boolean(c.ADMIN_PASSWORD)) {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +46,28 @@ function fakePgBin(root: string) {
   }
   const read = (tool: string, what: string) => readFileSync(join(record, `${tool}.${what}`), 'utf8');
   return { bin, argv: (tool: string) => read(tool, 'argv').trimEnd().split('\n'), read };
+}
+
+/**
+ * A PG_BIN_DIR whose pg_dump opens its --file at once and writes into it for about a second: `PGDMP <its pid>`,
+ * ten lines, `end`. It fails at once, having written half a line, when the database's name is `fail`.
+ */
+function slowPgDump(root: string) {
+  const bin = join(root, 'bin');
+  mkdirSync(bin, { recursive: true });
+  const script = [
+    '#!/bin/sh',
+    'for a in "$@"; do case "$a" in --file=*) f=$(printf %s "$a" | cut -c8-);; --dbname=*) db=$(basename -- "$a");; esac; done',
+    'exec 3>"$f"',
+    'printf "PGDMP $$\\n" >&3',
+    'if [ "$db" = fail ]; then printf chu >&3; echo "connection to server failed: no such database" >&2; exit 1; fi',
+    'for i in 0 1 2 3 4 5 6 7 8 9; do printf "chunk $i\\n" >&3; sleep 0.1; done',
+    'printf "end\\n" >&3',
+    '',
+  ].join('\n');
+  writeFileSync(join(bin, 'pg_dump'), script);
+  chmodSync(join(bin, 'pg_dump'), 0o755);
+  return bin;
 }
 
 /** `npm run backup` or `restore` (ops/cli.ts) with only these settings: its exit code and its output's lines. */
@@ -269,13 +291,12 @@ describe('the database password and pg_dump / pg_restore', () => {
     const file = join(dir, 'fake.backup');
     const databaseUrl = 'postgres://adena:hunter%402@127.0.0.1:1/adena?sslmode=disable';
     expect(await backup({ databaseUrl, dataDir: '', pgBinDir: fake.bin }, file)).toEqual({ kind: 'postgres', bytes: 10 });
-    expect(fake.argv('pg_dump')).toEqual([
-      '--format=custom',
-      '--no-owner',
-      '--no-privileges',
-      `--file=${file}.partial`,
-      '--dbname=postgres://adena@127.0.0.1:1/adena?sslmode=disable',
-    ]);
+    const [, , , fileArg, ...rest] = fake.argv('pg_dump');
+    expect(fake.argv('pg_dump')).toEqual(['--format=custom', '--no-owner', '--no-privileges', fileArg, ...rest]);
+    // Written under a name of this run's own beside the file, then renamed.
+    expect(fileArg?.startsWith(`--file=${file}.${process.pid}.`)).toBe(true);
+    expect(fileArg).toMatch(/\.\d+\.[0-9a-f]{12}\.partial$/);
+    expect(rest).toEqual(['--dbname=postgres://adena@127.0.0.1:1/adena?sslmode=disable']);
     expect(fake.read('pg_dump', 'password')).toBe('hunter@2');
     // The file pg_dump wrote into was 0600 from the start, and stays so.
     expect(fake.read('pg_dump', 'filemode').trim()).toBe('600');
@@ -303,6 +324,39 @@ describe('the database password and pg_dump / pg_restore', () => {
     expect(fake.argv('pg_dump').at(-1)).toBe('--dbname=postgres://adena@127.0.0.1:1/adena');
     expect(fake.read('pg_dump', 'password')).toBe(process.env.PGPASSWORD ?? '(unset)');
   });
+
+  it('two backups to one file at once: each writes its own file, so each finishes with a whole dump; a failed one leaves nothing', async () => {
+    const bin = slowPgDump(join(dir, 'slow'));
+    const folder = join(dir, 'two');
+    mkdirSync(folder);
+    const file = join(folder, 'adena.backup');
+    const target = { databaseUrl: 'postgres://adena@127.0.0.1:1/adena', dataDir: '', pgBinDir: bin };
+    const whole = /^PGDMP (\d+)\n(chunk \d\n){10}end\n$/;
+    const first = backup(target, file);
+    await new Promise((r) => setTimeout(r, 300));
+    const second = backup(target, file);
+    // The first's file is its own whole dump, not the second's half-written one (which it renamed into place
+    // after the second had deleted its file: both ran under the one name FILE.partial).
+    const one = await first;
+    const afterFirst = readFileSync(file, 'utf8');
+    expect(afterFirst).toMatch(whole);
+    expect(one).toEqual({ kind: 'postgres', bytes: afterFirst.length });
+    // The second finishes too (it died of ENOENT on the name the first had taken away), with its own whole dump.
+    const two = await second;
+    const afterSecond = readFileSync(file, 'utf8');
+    expect(afterSecond).toMatch(whole);
+    expect(whole.exec(afterSecond)?.[1]).not.toBe(whole.exec(afterFirst)?.[1]);
+    expect(two).toEqual({ kind: 'postgres', bytes: afterSecond.length });
+    expect(modeOf(file)).toBe(0o600);
+    expect(readdirSync(folder)).toEqual(['adena.backup']);
+
+    // A pg_dump that fails: one line, the existing backup untouched, its half-written file removed.
+    await expect(backup({ ...target, databaseUrl: 'postgres://adena@127.0.0.1:1/fail' }, file)).rejects.toThrow(
+      new BackupError('pg_dump failed: connection to server failed: no such database'),
+    );
+    expect(readFileSync(file, 'utf8')).toBe(afterSecond);
+    expect(readdirSync(folder)).toEqual(['adena.backup']);
+  }, 30_000);
 
   it('npm run backup: the password reaches pg_dump in PGPASSWORD only, and the CLI and pg_dump run under umask 077', async () => {
     const fake = fakePgBin(join(dir, 'cli'));

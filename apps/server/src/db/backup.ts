@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -144,23 +145,28 @@ function runTool(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<v
 /**
  * Writes a consistent copy of the configured database to `file`: pg_dump's custom format (one
  * snapshot) for PostgreSQL, PGlite's own tarball of its data folder for the embedded one (the
- * caller holds the DATA_DIR lock, so no server writes meanwhile). Written aside, then renamed.
+ * caller holds the DATA_DIR lock, so no server writes meanwhile). Written aside under a name of
+ * this run's own, then renamed: two backups to the same file never write into, delete or rename
+ * each other's (the last to finish wins, whole). A run that fails removes its own file.
  * The file holds secrets (gift-code serts, TOTP secrets, webhook signing secrets, maybe the
  * sealing key), so only its owner may read it: mode 0600 from its creation, whatever the umask.
  */
 export async function backup(target: BackupTarget, file: string): Promise<{ kind: BackupKind; bytes: number }> {
-  const partial = `${file}.partial`;
+  // Beside the file, so the rename stays on one file system and is atomic.
+  const partial = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.partial`;
+  const cannotWrite = (err: unknown) => {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (typeof code !== 'string') return err;
+    return new BackupError(`cannot write ${file}: ${code === 'ENOENT' && !existsSync(dirname(file)) ? `no folder ${dirname(file)}` : systemWords(err)} (${code})`);
+  };
   // Made here, new (never someone else's file or link put in its place) and with mode 0600;
   // pg_dump and PGlite write into it and keep that mode.
   try {
-    rmSync(partial, { force: true });
     closeSync(openSync(partial, 'wx', 0o600));
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new BackupError(`${partial} appeared as the backup began: is another backup writing the same file?`);
-    if (typeof code !== 'string') throw err;
-    throw new BackupError(`cannot write ${file}: ${code === 'ENOENT' && !existsSync(dirname(file)) ? `no folder ${dirname(file)}` : systemWords(err)} (${code})`);
+    throw cannotWrite(err);
   }
+  let bytes: number;
   try {
     if (target.databaseUrl) {
       const { arg, env } = connection(target.databaseUrl);
@@ -171,18 +177,28 @@ export async function backup(target: BackupTarget, file: string): Promise<{ kind
       const db = await PGlite.create(dir);
       try {
         const blob = await db.dumpDataDir('gzip');
-        writeFileSync(partial, Buffer.from(await blob.arrayBuffer()));
+        try {
+          writeFileSync(partial, Buffer.from(await blob.arrayBuffer()));
+        } catch (err) {
+          throw cannotWrite(err);
+        }
       } finally {
         await db.close();
       }
     }
-    // And again before it takes its name, should a tool have made the file anew instead.
-    chmodSync(partial, 0o600);
-    renameSync(partial, file);
-  } finally {
+    try {
+      // And again before it takes its name, should a tool have made the file anew instead.
+      chmodSync(partial, 0o600);
+      bytes = statSync(partial).size;
+      renameSync(partial, file);
+    } catch (err) {
+      throw cannotWrite(err);
+    }
+  } catch (err) {
     rmSync(partial, { force: true });
+    throw err;
   }
-  return { kind: kindOf(target), bytes: statSync(file).size };
+  return { kind: kindOf(target), bytes };
 }
 
 /**

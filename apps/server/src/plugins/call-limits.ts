@@ -1,3 +1,4 @@
+import { health, ready } from '@adena/contract';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { createCallLimitStore } from '../modules/sessions/call-limits.service';
 import type { RateLimitsQueryable } from '../modules/sessions/rate-limits.repository';
@@ -9,11 +10,28 @@ import { addressKey } from '../lib/address-key';
 /** Calls a minute, before RATE_LIMIT_SCALE: per client address (many players may share one) and per bearer. */
 export const CALL_LIMITS = { perIp: 600, perToken: 300, windowMs: 60_000 } as const;
 
+/**
+ * The health checks, neither counted nor refused: a balancer asks /api/ready every 2 s from one address,
+ * and counting it made its first check of each minute wait on a sync through the pool (a new window
+ * is synced before answering), up to the pool's 5 s timeout when every slot was busy: the check failed
+ * and the process was taken out of the balancer, which readiness's own connection is there to prevent.
+ * Their cost needs no limit: /api/health answers from memory, and checks of /api/ready that arrive
+ * together share one ping (readiness.service.ts). Matched on the URL as sent (its query aside), which
+ * costs no allocation: an escaped form (`/%61pi/ready`) is counted like any call.
+ */
+const HEALTH_CHECKS: ReadonlySet<string> = new Set([ready.path, health.path]);
+function isHealthCheck(request: FastifyRequest): boolean {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  const url = request.url;
+  const q = url.indexOf('?');
+  return HEALTH_CHECKS.has(q < 0 ? url : url.slice(0, q));
+}
+
 /** The token's key in `rate_limits`: never the token itself, 128 bits of the hash the caller lookup uses too. */
 const tokenKey = (tokenHash: string) => `call:tok:${tokenHash.slice(0, 32)}`;
 
 /**
- * Every /api call is counted per client address and, with a bearer, per token, in the
+ * Every /api call but the health checks is counted per client address and, with a bearer, per token, in the
  * PostgreSQL-backed store every process shares; over the limit it is a Russian 429 with
  * Retry-After, before any work is done. Synchronous (decision record 0027): a call whose keys need
  * no sync costs two map lookups and the bearer's hash (made once per request, shared with the caller
@@ -45,7 +63,7 @@ export function callLimitsHook(
 
   app.addHook('onClose', async () => store.flush());
   const hook: onRequestHookHandler = (request, _reply, done) => {
-    if (apiPathOf(request) === null || unlimited(request)) return done();
+    if (apiPathOf(request) === null || isHealthCheck(request) || unlimited(request)) return done();
     const verdict = check(request);
     if (typeof verdict === 'number') return verdict ? done(refused(verdict)) : done();
     verdict.then((s) => (s ? done(refused(s)) : done()), done);

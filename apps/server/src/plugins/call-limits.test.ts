@@ -1,0 +1,69 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, createTestDb, DB_KINDS, type TestApp, type TestDb } from '../../test/harness';
+
+const IP = '192.0.2.33';
+const call = async (t: TestApp, url: string, remoteAddress = IP) => {
+  const started = Date.now();
+  const res = await t.app.inject({ method: 'GET', url, remoteAddress });
+  return { status: res.statusCode, ms: Date.now() - started };
+};
+
+// A balancer's health checks come every 2 s from one address: they pass no call limit.
+describe.each(DB_KINDS)('health checks and the call limits on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // 1% of the normal limits: 6 calls a minute per address.
+    t = await createTestApp(kind, { env: { RATE_LIMIT_SCALE: '0.01' } });
+  });
+  afterAll(async () => t?.close());
+
+  it('/api/ready and /api/health are neither counted nor refused; every other call still is', async () => {
+    for (let i = 0; i < 10; i++) {
+      expect((await call(t, '/api/ready')).status).toBe(200);
+      expect((await call(t, i % 2 ? '/api/health' : '/api/health?x=1')).status).toBe(200);
+    }
+    // They spent none of the address's 6 calls.
+    for (let i = 0; i < 6; i++) expect((await call(t, '/api/gamesservers')).status).toBe(200);
+    expect((await call(t, '/api/gamesservers')).status).toBe(429);
+    // Nor are they refused while the address is over its limit.
+    expect((await call(t, '/api/ready')).status).toBe(200);
+    expect((await call(t, '/api/health')).status).toBe(200);
+    // Another method on their paths, or an escaped path, is an ordinary call.
+    expect((await t.app.inject({ method: 'POST', url: '/api/ready', remoteAddress: IP })).statusCode).toBe(429);
+    expect((await call(t, '/%61pi/ready')).status).toBe(429);
+  });
+});
+
+describe('health checks while every connection of a small pool is busy (PostgreSQL)', () => {
+  let db: TestDb;
+  let t: TestApp;
+  beforeAll(async () => {
+    db = await createTestDb('postgres', 3);
+    t = await createTestApp('postgres', { db });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await db?.close();
+  });
+
+  it('two checks 2 s apart from one address both answer at once: none waits on the pool to count the call', async () => {
+    // The address is new to the process, as every minute's first check was (its key's window had ended):
+    // counting it meant a sync through the pool before answering.
+    const slow = Array.from({ length: 3 }, () => sql`SELECT pg_sleep(3)`.execute(db.kysely));
+    try {
+      await expect.poll(() => db.poolStats()).toMatchObject({ total: 3, idle: 0 });
+      await expect.poll(() => db.poolStats()!.waiting).toBeGreaterThan(0);
+      const first = await Promise.all([call(t, '/api/ready'), call(t, '/api/health')]);
+      await new Promise((r) => setTimeout(r, 2000));
+      const second = await Promise.all([call(t, '/api/ready'), call(t, '/api/health')]);
+      for (const r of [...first, ...second]) {
+        expect(r.status).toBe(200);
+        expect(r.ms).toBeLessThan(1_000);
+      }
+      expect(db.poolStats()!.waiting).toBeGreaterThan(0); // still busy when the second checks answered
+    } finally {
+      await Promise.all(slow);
+    }
+  }, 30_000);
+});
