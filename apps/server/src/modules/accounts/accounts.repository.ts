@@ -21,6 +21,11 @@ export const accountsRepository = {
     return q.selectFrom('users').selectAll().where(column, '=', value).executeTakeFirst();
   },
 
+  /** The user with this email, the row locked until the transaction ends (waiting for a change in progress, then read as it stands). */
+  lockUserByEmail(trx: Tx, email: string) {
+    return trx.selectFrom('users').selectAll().where('email', '=', email).forNoKeyUpdate().executeTakeFirst();
+  },
+
   findUserByTelegramId(q: Q, telegramId: bigint) {
     return q.selectFrom('users').selectAll().where('telegram_id', '=', telegramId).executeTakeFirst();
   },

@@ -126,7 +126,10 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
     const byDiscord = await repo.findUserBy(trx, 'discord_id', profile.id);
     if (byDiscord) return { user: byDiscord, link: false };
     if (verifiedEmail) {
-      const byEmail = await repo.findUserBy(trx, 'email', verifiedEmail);
+      // Locked: a password reset (or TOTP turned on) committing meanwhile is waited for and its row is the one
+      // checked below and signed in with. Read unlocked, the checks saw the row before a recovery closed links by
+      // address, and the link then went through on the recovered account (a thief's Discord, right after it).
+      const byEmail = await repo.lockUserByEmail(trx, verifiedEmail);
       if (byEmail?.discord_id) throw new AppError('CONFLICT', { message: MSG.discordLinked });
       if (byEmail && (await repo.discordRefused(trx, byEmail.id, profile.id))) throw new AppError('CONFLICT', { message: MSG.discordRefusedLink });
       // After a recovery no Discord account is linked by the address: one the thief verified it on, never linked

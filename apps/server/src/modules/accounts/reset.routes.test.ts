@@ -139,6 +139,26 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       expect((await post('/api/login', { email, password: 'owner back in' })).statusCode).toBe(200);
     });
 
+    it.runIf(kind === 'postgres')("a thief's Discord sign-in overlapping the owner's reset waits for it, and then neither links nor signs in", async () => {
+      const { email, user } = await registerByEmail();
+      const thief = { id: '777000777000777999', username: 'thief', email, verified: true };
+      const body = world.discord.authorize(thief, (await get('/api/auth_config')).json().discord.authorize_url);
+      // The owner's reset, caught with the user's row written and not yet committed (what the reset writes to it).
+      const reset = await holdLocks(world.db.kysely, (trx) =>
+        trx.updateTable('users').set({ password_hash: 'owner-reset-hash', discord_email_links_closed_at: new Date() }).where('id', '=', user.id).execute(),
+      );
+      const signIn = post('/api/discord_auth', body);
+      await waitFor(async () => ((await lockWaits(world.db.kysely, '%"users"%')) > 0 ? true : undefined), 'the sign-in waiting on the reset');
+      await reset.release();
+      const res = await signIn;
+      // Before, the unlocked read saw the row before the reset, and the link went through onto the recovered account.
+      expect(res.statusCode).toBe(409);
+      expect(res.json().access_token).toBeUndefined();
+      const row = await world.db.kysely.selectFrom('users').select(['discord_id']).where('id', '=', user.id).executeTakeFirstOrThrow();
+      expect(row.discord_id).toBeNull();
+      expect(await world.db.kysely.selectFrom('tokens').select('id').where('user_id', '=', user.id).where('method', '=', 'discord').execute()).toEqual([]);
+    });
+
     it('an account Discord made keeps its own Discord through a reset: only links made by the email are cut', async () => {
       const email = newEmail();
       const own = { id: '888000888000888000', username: 'owner', email, verified: true };
