@@ -1,5 +1,6 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser } from '../../test/factories';
 import { createTestApp, type TestApp } from '../../test/harness';
 
 // Every call PRODUCT.md names (sections 3, 3's admin list, 9 and 10; /api/ready is not built on this branch yet), as "METHOD path" with {id} parameters.
@@ -103,6 +104,47 @@ describe('the OpenAPI document', () => {
     expect(JSON.stringify(doc.paths['/api/v1/codes']!.post)).toContain('external_id');
     expect(doc.paths['/api/v1/codes']!.post!.description).toMatch(/Idempotency-Key/);
     expect(Object.keys(doc.paths).filter((p) => !p.startsWith('/api/'))).toEqual([]);
+  });
+
+  it('declares the v1 Idempotency-Key header (required on the issue, optional on the cancel) as long as the server takes it, and the refusals', async () => {
+    type Param = { in: string; name: string; required?: boolean; schema: { type: string; minLength?: number; maxLength?: number } };
+    type Op = { parameters?: Param[]; responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, unknown> } }>; headers?: Record<string, unknown> }> };
+    const op = (path: string, method: string) => (doc.paths as unknown as Record<string, Record<string, Op>>)[path]![method]!;
+    const keyHeader = (o: Op) => o.parameters?.find((p) => p.in === 'header' && p.name.toLowerCase() === 'idempotency-key');
+    const issue = op('/api/v1/codes', 'post');
+    const cancel = op('/api/v1/codes/{id}', 'delete');
+    expect(keyHeader(issue)).toMatchObject({ required: true, schema: { type: 'string', minLength: 1 } });
+    expect(keyHeader(cancel)).toMatchObject({ schema: { type: 'string', minLength: 1 } });
+    expect(keyHeader(cancel)!.required ?? false).toBe(false);
+    const max = keyHeader(issue)!.schema.maxLength!;
+    expect(keyHeader(cancel)!.schema.maxLength).toBe(max);
+    // The length the document states is the one the server enforces.
+    const u = await createUser(t.db.kysely);
+    const key = (await t.app.inject({ method: 'POST', url: '/api/api_keys', headers: u.auth, payload: { name: 'docs' } })).json().key as string;
+    const cancelWith = (idem: string) =>
+      t.app.inject({ method: 'DELETE', url: '/api/v1/codes/2147483647', headers: { authorization: `Bearer ${key}`, 'idempotency-key': idem } });
+    expect((await cancelWith('k'.repeat(max))).statusCode).toBe(404);
+    const tooLong = await cancelWith('k'.repeat(max + 1));
+    expect(tooLong.statusCode).toBe(422);
+    expect(tooLong.json().errors['Idempotency-Key']).toBeDefined();
+
+    const refusals: [string, string, string[]][] = [
+      ['/api/v1/balance', 'get', ['401', '404', '422', '429']],
+      ['/api/v1/codes', 'post', ['401', '404', '409', '422', '429']],
+      ['/api/v1/codes', 'get', ['401', '422', '429']],
+      ['/api/v1/codes/{id}', 'get', ['401', '404', '422', '429']],
+      ['/api/v1/codes/{id}', 'delete', ['401', '404', '409', '422', '429']],
+    ];
+    for (const [path, method, codes] of refusals) {
+      const responses = op(path, method).responses;
+      expect(Object.keys(responses).sort(), `${method} ${path}`).toEqual(['200', ...codes]);
+      for (const code of codes) {
+        expect(Object.keys(responses[code]!.content!['application/json']!.schema.properties!), `${method} ${path} ${code}`).toEqual(['message', 'errors']);
+      }
+      expect(responses['429']!.headers).toHaveProperty('Retry-After');
+    }
+    // The list's cursor is a documented query parameter.
+    expect(op('/api/v1/codes', 'get').parameters!.find((p) => p.in === 'query' && p.name === 'older_than')).toMatchObject({ required: false });
   });
 
   it('says what creating an API key asks for: the code with TOTP on, else the current password in its body', () => {

@@ -117,9 +117,85 @@ const DOCS: Record<string, Doc> = {
     'Выпустить от 1 до 100 кодов',
     `${KEY} Заголовок \`Idempotency-Key\` обязателен: повтор с тем же ключом вернёт тот же ответ, коды не выпускаются дважды.`,
   ],
-  'GET /api/v1/codes': ['API продавца (v1)', 'Список своих кодов (по 50 на странице)', KEY],
+  'GET /api/v1/codes': [
+    'API продавца (v1)',
+    'Список своих кодов (по 50 на странице)',
+    `${KEY} От новых к старым. Чтобы пройти весь список, пока коды активируют и отменяют, передавайте в \`older_than\` id последнего прочитанного кода и page=1: ` +
+      'со сдвигом по page код, вышедший из фильтра, сдвигает следующие страницы, и один код не попадает ни на одну.',
+  ],
   'GET /api/v1/codes/{id}': ['API продавца (v1)', 'Один свой код', KEY],
   'DELETE /api/v1/codes/{id}': ['API продавца (v1)', 'Отменить код (цена возвращается)', KEY],
+};
+
+/** The longest Idempotency-Key the server takes (lib/idempotency.ts). */
+const IDEMPOTENCY_KEY_MAX = 100;
+
+/** `Idempotency-Key` as a header parameter: required on the v1 issue, optional on the v1 cancel. */
+const idempotencyHeader = (required: boolean) => ({
+  type: 'object',
+  properties: {
+    'Idempotency-Key': {
+      type: 'string',
+      minLength: 1,
+      maxLength: IDEMPOTENCY_KEY_MAX,
+      description: required
+        ? 'Обязателен. Например, номер заказа: повтор с тем же ключом вернёт первый ответ, коды не выпускаются дважды. Другое тело с тем же ключом — 409.'
+        : 'Необязателен. Повтор отмены с тем же ключом после потерянного ответа вернёт первый ответ, а не 409. Ключ выпуска для отмены не годится (409).',
+    },
+  },
+  ...(required ? { required: ['Idempotency-Key'] } : {}),
+});
+
+/** The error body every refusal has (PRODUCT.md section 3): `message`, and `errors` by field. */
+const errorBody = (description: string, headers?: Record<string, unknown>) => ({
+  description,
+  type: 'object',
+  properties: {
+    message: { type: 'string' },
+    errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+  },
+  required: ['message'],
+  ...(headers ? { headers } : {}),
+});
+
+const UNAUTHORIZED = 'Нет API-ключа, ключ неверен или отозван, пользователь заблокирован';
+const INVALID = 'Неверные данные: `errors` по полям';
+const TOO_MANY = 'Больше 120 вызовов в минуту с этим ключом';
+const RETRY_AFTER = { 'Retry-After': { type: 'integer', description: 'Через сколько секунд повторить' } };
+const KEY_REUSED = 'ключ повтора уже использован с другим запросом';
+
+/** The v1 calls' headers and refusals (status → what it means there), beyond what their zod schemas say. */
+const V1_EXTRA: Record<string, { headers?: object; errors: Record<number, string> }> = {
+  'GET /api/v1/balance': { errors: { 401: UNAUTHORIZED, 404: 'Игровой сервер не найден', 422: INVALID, 429: TOO_MANY } },
+  'POST /api/v1/codes': {
+    headers: idempotencyHeader(true),
+    errors: {
+      401: UNAUTHORIZED,
+      404: 'Игровой сервер не найден',
+      409: `Не хватает баланса (\`low_cap\`) или ${KEY_REUSED}`,
+      422: `${INVALID}; без заголовка Idempotency-Key — \`errors["Idempotency-Key"]\``,
+      429: TOO_MANY,
+    },
+  },
+  'GET /api/v1/codes': { errors: { 401: UNAUTHORIZED, 422: INVALID, 429: TOO_MANY } },
+  'GET /api/v1/codes/{id}': { errors: { 401: UNAUTHORIZED, 404: 'Код не найден (чужой — тоже)', 422: INVALID, 429: TOO_MANY } },
+  'DELETE /api/v1/codes/{id}': {
+    headers: idempotencyHeader(false),
+    errors: {
+      401: UNAUTHORIZED,
+      404: 'Код не найден (чужой — тоже)',
+      409: `Код уже не активен (\`status\`: activated или cancelled, \`errors.id\`) или ${KEY_REUSED}`,
+      422: INVALID,
+      429: TOO_MANY,
+    },
+  },
+};
+
+const v1ExtraOf = (method: string, url: string, schema: { response?: unknown }) => {
+  const extra = V1_EXTRA[`${method} ${url.replace(/:(\w+)/g, '{$1}')}`];
+  if (!extra) return {};
+  const errors = Object.fromEntries(Object.entries(extra.errors).map(([code, text]) => [code, errorBody(text, code === '429' ? RETRY_AFTER : undefined)]));
+  return { ...(extra.headers ? { headers: extra.headers } : {}), response: { ...(schema.response as object), ...errors } };
 };
 
 const docOf = (method: string, url: string): Doc | undefined => {
@@ -155,6 +231,7 @@ export async function registerOpenApi(app: FastifyInstance) {
         ...out,
         schema: {
           ...out.schema,
+          ...v1ExtraOf(method, arg.url, out.schema as { response?: unknown }),
           ...(doc ? { tags: [doc[0]], summary: doc[1], ...(doc[2] ? { description: doc[2] } : {}) } : {}),
           security,
         },

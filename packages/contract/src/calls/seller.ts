@@ -70,18 +70,25 @@ export const v1Balance = defineCall({
   response: z.object({ gamesserver_id: z.number().int(), balance: BalanceSchema, balance_second: BalanceSchema }),
 });
 
+const COUNT_INT = 'Количество — целое число';
+
 export const v1IssueCodes = defineCall({
   method: 'POST',
   path: '/api/v1/codes',
   body: z.object({
     gamesserver_id: IdSchema,
     nominal: AmountSchema,
+    // «Обязательное поле» only when it is missing; `"count": "2"` is a number of the wrong type, as AmountSchema says.
     count: z
-      .number({ error: M.required })
-      .int('Количество — целое число')
+      .number({ error: (i) => (i.input === undefined ? M.required : COUNT_INT) })
+      .int(COUNT_INT)
       .min(1, 'Не меньше 1 кода')
       .max(SELLER_MAX_COUNT, `Не больше ${SELLER_MAX_COUNT} кодов за вызов`),
-    external_id: PlainText(100, 'Номер заказа').optional(),
+    // null is no order number, as answers write it (`external_id: null`): the same call, the same
+    // Idempotency-Key hash and the same code as a body without the field.
+    external_id: PlainText(100, 'Номер заказа')
+      .nullish()
+      .transform((v) => v ?? undefined),
   }),
   response: z.object({ codes: z.array(SellerCodeSchema), summa: z.number().int() }),
 });
@@ -94,6 +101,17 @@ export const v1ListCodes = defineCall({
     status: CodeStatusSchema.optional(),
     gamesserver_id: IdParamSchema.optional(),
     page: z.coerce.number().int().min(1, 'Номер страницы начинается с 1').max(100_000).default(1),
+    /**
+     * A keyset cursor: only codes with an id below it, newest first, `page` counting from there. A program
+     * walking a list that changes under it (a code activated or cancelled leaves `status=active`) sends
+     * the id of the last code it read and page=1: no code is skipped or read twice (with `page` alone a code
+     * leaving the filter shifted the rest up by one, and one still-active code was on no page). `total`
+     * still counts every code the other filters match. codes.id is int4, hence IdParamSchema.
+     */
+    older_than: IdParamSchema.optional().describe(
+      'Курсор: только коды с id меньше указанного (от новых к старым). Передайте id последнего прочитанного кода и page=1 — ' +
+        'коды, активированные или отменённые между страницами, не сдвинут список. total считает все коды по остальным фильтрам.',
+    ),
   }),
   response: z.object({ data: z.array(SellerCodeSchema), total: z.number().int() }),
 });

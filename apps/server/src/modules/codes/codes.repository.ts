@@ -142,12 +142,18 @@ export const codesRepository = {
       .executeTakeFirst();
   },
 
-  /** A page of the owner's codes, newest first, with the count of all that match (the seller API's list). */
-  async pageOfOwner(q: Q, ownerId: number, f: { status?: CodeStatus; gameServerId?: number; offset: number; limit: number }) {
+  /**
+   * A page of the owner's codes, newest first, with the count of all that match (the seller API's list).
+   * `olderThan`, a keyset cursor, keeps the page to codes below that id (the offset counts from there), so
+   * codes that leave the filter between two pages shift nothing. `total` leaves the cursor out on purpose:
+   * it is the count of every code the filters match, as it was before the cursor existed.
+   */
+  async pageOfOwner(q: Q, ownerId: number, f: { status?: CodeStatus; gameServerId?: number; olderThan?: number; offset: number; limit: number }) {
     let base = q.selectFrom('codes').where('user_id', '=', ownerId);
     if (f.status) base = base.where('status', '=', f.status);
     if (f.gameServerId !== undefined) base = base.where('gamesserver_id', '=', f.gameServerId);
-    const rows = await base.select(CODE).orderBy('id', 'desc').offset(f.offset).limit(f.limit).execute();
+    const page = f.olderThan === undefined ? base : base.where('id', '<', f.olderThan);
+    const rows = await page.select(CODE).orderBy('id', 'desc').offset(f.offset).limit(f.limit).execute();
     const { total } = await base.select((eb) => eb.fn.countAll<string>().as('total')).executeTakeFirstOrThrow();
     return { rows, total: Number(total) };
   },

@@ -450,6 +450,27 @@ describe.each(DB_KINDS)('gift codes on %s', (kind) => {
       await expectAudit();
     });
 
+    it('names `id`, not `sert`, in the 409 of a refused cancel; a refused activation keeps `sert`', async () => {
+      const taken = (await issue(seller, sellerWallet.id, KK)).json();
+      expect((await call('POST', '/api/activation_code/', buyer, { sert: taken.sert })).statusCode).toBe(200);
+      const activated = await call('POST', `/api/codes/${taken.code_id}/cancel`, seller);
+      expect(activated.statusCode).toBe(409);
+      expect(activated.json()).toEqual({ message: 'Код уже активирован', errors: { id: ['Код уже активирован'] }, status: 'activated' });
+
+      const mine = (await issue(seller, sellerWallet.id, KK)).json();
+      expect((await call('POST', `/api/codes/${mine.code_id}/cancel`, seller)).statusCode).toBe(200);
+      const cancelled = await call('POST', `/api/codes/${mine.code_id}/cancel`, seller);
+      expect(cancelled.statusCode).toBe(409);
+      expect(cancelled.json()).toEqual({ message: 'Код отменён владельцем', errors: { id: ['Код отменён владельцем'] }, status: 'cancelled' });
+      // The activation call carries `sert`, and its refusal still names it (the issuer's own and anyone's).
+      for (const who of [buyer, seller]) {
+        const tried = await call('POST', '/api/activation_code/', who, { sert: mine.sert });
+        expect(tried.statusCode).toBe(409);
+        expect(tried.json().errors).toEqual({ sert: ['Код отменён владельцем'] });
+      }
+      await expectAudit();
+    });
+
     it('answers a cancel retried with its Idempotency-Key after a lost answer with the first answer, and refunds once', async () => {
       const before = await balanceOf(seller.id);
       const issued = (await issue(seller, sellerWallet.id, 2 * KK)).json();

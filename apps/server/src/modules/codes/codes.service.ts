@@ -187,7 +187,8 @@ export function createCodesService(deps: CodesServiceDeps) {
         if (!code) {
           const own = await repo.ownCode(trx, ownerId, codeId);
           if (!own) throw codeNotFound();
-          throw codeNotActive(own);
+          // The cancel calls carry the code's `id`, not its `sert`: the refusal names that field.
+          throw codeNotActive(own, 'id');
         }
         const posted = await post(trx, { kind: 'code_cancel', refType: 'code', refId: code.id, actorUserId: ownerId, legs: refundLegs([code]) });
         await webhooks.record(trx, ownerId, 'code.cancelled', { code: toCodeEvent(code) });
@@ -355,8 +356,12 @@ export function createCodesService(deps: CodesServiceDeps) {
         return out.answer;
       }),
 
-    /** The caller's codes, newest first, a page at a time. */
-    async listOwn(caller: Caller, f: { status?: CodeRow['status']; gameServerId?: number; page: number }) {
+    /**
+     * The caller's codes, newest first, a page at a time; with `olderThan` (the id of the last code read)
+     * only older ones, so a list walked while codes change status skips none. `total` counts every code
+     * the filters match, the cursor aside.
+     */
+    async listOwn(caller: Caller, f: { status?: CodeRow['status']; gameServerId?: number; olderThan?: number; page: number }) {
       const { rows, total } = await repo.pageOfOwner(db, caller.user.id, { ...f, offset: (f.page - 1) * SELLER_PAGE, limit: SELLER_PAGE });
       return { data: rows.map(toSellerCode), total };
     },

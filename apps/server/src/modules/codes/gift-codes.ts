@@ -22,10 +22,14 @@ export const gameServerNotFound = () =>
 const STATUS_TEXT = { activated: 'Код уже активирован', cancelled: 'Код отменён владельцем', active: 'Код активен' } as const;
 /** An operator's cancel (a fraud case) is not blamed on the seller. */
 const CANCELLED_BY_OPERATORS = 'Код отменён администрацией сервиса';
-export const codeNotActive = (code: Pick<CodeRow, 'status' | 'ownerId' | 'cancelledBy'>) => {
+/**
+ * 409 for a code that is no longer active, under the field of the call that named it: `sert` for an
+ * activation, `id` for the issuer's cancel (`POST /api/codes/{id}/cancel`, `DELETE /api/v1/codes/{id}`).
+ */
+export const codeNotActive = (code: Pick<CodeRow, 'status' | 'ownerId' | 'cancelledBy'>, field: 'sert' | 'id' = 'sert') => {
   const { status } = code;
   const text = status === 'cancelled' && code.cancelledBy !== null && code.cancelledBy !== code.ownerId ? CANCELLED_BY_OPERATORS : STATUS_TEXT[status];
-  return new AppError('CODE_NOT_ACTIVE', { message: text, errors: { sert: [text] }, body: { status } });
+  return new AppError('CODE_NOT_ACTIVE', { message: text, errors: { [field]: [text] }, body: { status } });
 };
 
 /**

@@ -232,6 +232,110 @@ describe.each(DB_KINDS)('the seller API on %s', (kind) => {
     expect(still.status).toBe('active');
   });
 
+  it('walks the active codes with older_than: a code activated between two pages shifts nothing, none is missed or read twice', async () => {
+    const owner = await createUser(t.db.kysely);
+    await fund(t.db.kysely, await createWallet(t.db.kysely, owner.id, serverId, 'Walker'), 100n * BigInt(KK));
+    const k = await newKey(owner);
+    const issued = await call('POST', '/api/v1/codes', keyAuth(k.key, { 'idempotency-key': 'walk-60' }), { gamesserver_id: serverId, nominal: KK, count: 60 });
+    expect(issued.statusCode).toBe(200);
+    const ids = (issued.json() as { codes: SellerCode[] }).codes.map((c) => c.id).sort((a, b) => b - a);
+    type Page = { data: SellerCode[]; total: number };
+    const list = async (query: string) => {
+      const res = await call('GET', `/api/v1/codes?${query}`, keyAuth(k.key));
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as Page;
+    };
+    const first = await list('status=active&page=1');
+    expect(first.data.map((c) => c.id)).toEqual(ids.slice(0, 50));
+    expect(first.total).toBe(60);
+    // A buyer activates a code of page 1 before the seller's program reads on: with page=2 the rest
+    // shifted up by one and the oldest still-active code of page 1's tail was on no page.
+    expect((await call('POST', '/api/activation_code/', other.auth, { sert: first.data[10]!.sert })).statusCode).toBe(200);
+    const cursor = first.data.at(-1)!.id;
+    const second = await list(`status=active&older_than=${cursor}&page=1`);
+    expect(second.data.map((c) => c.id)).toEqual(ids.slice(50));
+    const read = [...first.data, ...second.data].map((c) => c.id);
+    expect(new Set(read).size).toBe(read.length);
+    expect([...read].sort((a, b) => b - a)).toEqual(ids);
+    // `total` counts every code the filters match, the cursor aside; `page` counts on from the cursor.
+    expect(second.total).toBe(59);
+    expect(await list(`status=active&older_than=${cursor}&page=2`)).toEqual({ data: [], total: 59 });
+    expect((await list(`older_than=${ids[0]}`)).data.map((c) => c.id)).toEqual(ids.slice(1, 51));
+  });
+
+  it('refuses a bad older_than with the contract message, and the cursor never reaches another seller\u2019s codes', async () => {
+    const k = await newKey(seller);
+    for (const bad of ['0', '-5', 'abc', '1.5', '2147483648']) {
+      const res = await call('GET', `/api/v1/codes?older_than=${bad}`, keyAuth(k.key));
+      expect(res.statusCode, bad).toBe(422);
+      expect(res.json().errors.older_than).toEqual(['Некорректный идентификатор']);
+    }
+    const a = await createUser(t.db.kysely);
+    const b = await createUser(t.db.kysely);
+    for (const u of [a, b]) await fund(t.db.kysely, await createWallet(t.db.kysely, u.id, serverId, 'Own'), 10n * BigInt(KK));
+    const [ka, kb] = [await newKey(a), await newKey(b)];
+    const issue = async (key: string, idem: string) =>
+      ((await call('POST', '/api/v1/codes', keyAuth(key, { 'idempotency-key': idem }), { gamesserver_id: serverId, nominal: KK, count: 2 })).json() as { codes: SellerCode[] }).codes.map((c) => c.id);
+    // Interleaved ids: a's, then b's, then a's again.
+    const a1 = await issue(ka.key, 'a-1');
+    const b1 = await issue(kb.key, 'b-1');
+    const a2 = await issue(ka.key, 'a-2');
+    const idsOf = async (key: string, olderThan: number) => {
+      const res = await call('GET', `/api/v1/codes?older_than=${olderThan}`, keyAuth(key));
+      expect(res.statusCode).toBe(200);
+      const body = res.json() as { data: SellerCode[]; total: number };
+      return { ids: body.data.map((c) => c.id), total: body.total };
+    };
+    expect(await idsOf(kb.key, Math.max(...a2) + 1)).toEqual({ ids: [...b1].reverse(), total: 2 });
+    expect(await idsOf(ka.key, Math.max(...a2) + 1)).toEqual({ ids: [...a2, ...a1].sort((x, y) => y - x), total: 4 });
+    expect(await idsOf(ka.key, Math.min(...a2))).toEqual({ ids: [...a1].reverse(), total: 4 });
+    expect(await idsOf(kb.key, Math.min(...b1))).toEqual({ ids: [], total: 2 });
+  });
+
+  it('names `id`, not `sert`, in the 409 of a refused v1 cancel (activated or cancelled code)', async () => {
+    const k = await newKey(seller);
+    const res = await call('POST', '/api/v1/codes', keyAuth(k.key, { 'idempotency-key': 'refused-cancel' }), { gamesserver_id: serverId, nominal: KK, count: 2 });
+    const [taken, mine] = (res.json() as { codes: SellerCode[] }).codes;
+    expect((await call('POST', '/api/activation_code/', other.auth, { sert: taken!.sert })).statusCode).toBe(200);
+    const activated = await call('DELETE', `/api/v1/codes/${taken!.id}`, keyAuth(k.key));
+    expect(activated.statusCode).toBe(409);
+    expect(activated.json()).toEqual({ message: 'Код уже активирован', errors: { id: ['Код уже активирован'] }, status: 'activated' });
+    expect((await call('DELETE', `/api/v1/codes/${mine!.id}`, keyAuth(k.key))).statusCode).toBe(200);
+    const cancelled = await call('DELETE', `/api/v1/codes/${mine!.id}`, keyAuth(k.key));
+    expect(cancelled.statusCode).toBe(409);
+    expect(cancelled.json()).toEqual({ message: 'Код отменён владельцем', errors: { id: ['Код отменён владельцем'] }, status: 'cancelled' });
+  });
+
+  it('refuses `count` sent as text with the type message, not «Обязательное поле», and takes `external_id: null` as no order number', async () => {
+    const k = await newKey(seller);
+    const issue = (idem: string, body: object) => call('POST', '/api/v1/codes', keyAuth(k.key, { 'idempotency-key': idem }), { gamesserver_id: serverId, nominal: KK, ...body });
+    const asText = await issue('count-text', { count: '2' });
+    expect(asText.statusCode).toBe(422);
+    expect(asText.json().errors.count).toEqual(['Количество — целое число']);
+    expect((await issue('count-missing', {})).json().errors.count).toEqual(['Обязательное поле']);
+    expect((await issue('count-null', { count: null })).json().errors.count).toEqual(['Количество — целое число']);
+
+    const before = await balance(wallet.id);
+    // null first, then the same key without the field; and the other way round: each pair is one request.
+    for (const [idem, firstBody, retryBody] of [
+      ['null-then-absent', { count: 1, external_id: null }, { count: 1 }],
+      ['absent-then-null', { count: 1 }, { count: 1, external_id: null }],
+    ] as const) {
+      const first = await issue(idem, firstBody);
+      expect(first.statusCode, first.body).toBe(200);
+      const code = (first.json() as { codes: SellerCode[] }).codes[0]!;
+      expect(code.external_id).toBeNull();
+      const retry = await issue(idem, retryBody);
+      expect(retry.statusCode, retry.body).toBe(200);
+      expect(retry.json()).toEqual(first.json());
+      const row = await t.db.kysely.selectFrom('codes').select('external_id').where('id', '=', code.id).executeTakeFirstOrThrow();
+      expect(row.external_id).toBeNull();
+    }
+    const server = await t.db.kysely.selectFrom('gamesservers').selectAll().where('id', '=', serverId).executeTakeFirstOrThrow();
+    expect(await balance(wallet.id)).toBe(before - 2 * (KK + Number(feeOf(BigInt(KK), server.code_fee_bp))));
+    await expectAudit();
+  });
+
   it('answers bad v1 input with Russian 422s, insufficient balance with 409, and requires an Idempotency-Key', async () => {
     const k = await newKey(seller);
     const noKey = await call('POST', '/api/v1/codes', keyAuth(k.key), { gamesserver_id: serverId, nominal: KK, count: 1 });

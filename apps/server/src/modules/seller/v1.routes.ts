@@ -62,7 +62,7 @@ export const v1Routes =
       return codes.issueBatch(caller(r), { gameServerId: b.gamesserver_id, nominal: b.nominal, count: b.count, externalId: b.external_id }, idem);
     });
     app.get(v1ListCodes.path, { schema: { querystring: v1ListCodes.query, response: { 200: v1ListCodes.response } } }, async (r) =>
-      codes.listOwn(caller(r), { status: r.query.status, gameServerId: r.query.gamesserver_id, page: r.query.page }),
+      codes.listOwn(caller(r), { status: r.query.status, gameServerId: r.query.gamesserver_id, olderThan: r.query.older_than, page: r.query.page }),
     );
     app.get(v1GetCode.path, { schema: { params: v1GetCode.params, response: { 200: v1GetCode.response } } }, async (r) => codes.getOwn(caller(r), r.params.id));
     app.delete(v1CancelCode.path, { schema: { params: v1CancelCode.params, response: { 200: v1CancelCode.response } } }, async (r) =>

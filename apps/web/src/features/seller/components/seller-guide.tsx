@@ -113,7 +113,9 @@ export function SellerGuide() {
         <Code title="curl" code={curlExample(o)} />
         <Code title="JavaScript" code={jsExample(o)} />
         <Typography variant="body2" color="textSecondary">
-          Ещё: <code>GET /api/v1/balance?gamesserver_id=1</code>, <code>GET /api/v1/codes?status=active&amp;page=1</code>,{' '}
+          Ещё: <code>GET /api/v1/balance?gamesserver_id=1</code>, <code>GET /api/v1/codes?status=active&amp;older_than=ID</code> — список от новых
+          к старым: чтобы пройти его целиком, передавайте в <code>older_than</code> id последнего полученного кода (коды, активированные между
+          страницами, иначе сдвинут список),{' '}
           <code>GET /api/v1/codes/{'{id}'}</code>, <code>DELETE /api/v1/codes/{'{id}'}</code> — отмена с возвратом цены. Не больше 120 вызовов в минуту на
           ключ.
         </Typography>
