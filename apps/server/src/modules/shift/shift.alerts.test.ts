@@ -220,6 +220,11 @@ describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
       const id = await deposit(vip, 3_000_000);
       await noOverdue();
       const about = (m: { text: string }) => m.text.startsWith(`VIP-заявка №${id}`);
+      // The VIP alert is queued after the deposit's COMMIT, not before its answer: wait for both operators' jobs.
+      await waitFor(async () => {
+        const queued = await t.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'operators.alert').execute();
+        return queued.length >= 2 ? true : undefined;
+      }, 'both alerts queued');
       const start = offsetMs;
       for (let i = 0; i < 400; i++) {
         const left = await t.db.kysely.selectFrom('jobs').select(['run_at', 'state']).where('kind', '=', 'operators.alert').where('state', 'in', ['pending', 'running']).execute();
