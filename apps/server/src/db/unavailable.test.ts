@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, pgAdminUrl, type TestDb, testConfig } from '../../test/harness';
 import { buildApp } from '../app';
 import { seedDemoServers } from '../modules/system/seed';
+import { READY_REUSE_MS } from '../modules/operations/readiness.service';
 import { createDb, type Db } from './client';
 import { isDatabaseUnavailable, untilReachable } from './unavailable';
 
@@ -94,6 +95,8 @@ describe('a PostgreSQL server refusing connections with 53300 (too many connecti
       await limit(-1);
     }
     expect((await app.inject({ method: 'GET', url: '/api/gamesservers' })).statusCode).toBe(200);
+    // /api/ready reuses its last answer for a second (READY_REUSE_MS): the next check after it says ready.
+    await new Promise((r) => setTimeout(r, READY_REUSE_MS + 50));
     expect((await app.inject({ method: 'GET', url: '/api/ready' })).statusCode).toBe(200);
   });
 

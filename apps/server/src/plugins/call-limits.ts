@@ -16,7 +16,8 @@ export const CALL_LIMITS = { perIp: 600, perToken: 300, windowMs: 60_000 } as co
  * is synced before answering), up to the pool's 5 s timeout when every slot was busy: the check failed
  * and the process was taken out of the balancer, which readiness's own connection is there to prevent.
  * Their cost needs no limit: /api/health answers from memory, and checks of /api/ready that arrive
- * together share one ping (readiness.service.ts). Matched on the URL as sent (its query aside), which
+ * together share one ping and those within a second after it take its answer (readiness.service.ts), so
+ * a flood from one address opens about one connection a second. Matched on the URL as sent (its query aside), which
  * costs no allocation: an escaped form (`/%61pi/ready`) is counted like any call.
  */
 const HEALTH_CHECKS: ReadonlySet<string> = new Set([ready.path, health.path]);

@@ -3,6 +3,13 @@ import { pingOnOwnConnection } from '../../db/ping';
 import { type OperationsDb, operationsRepository as repo } from './operations.repository';
 
 const PING_TIMEOUT_MS = 2000;
+/**
+ * A check's answer is reused for this long after its ping ended: /api/ready is public and not call-limited
+ * (a balancer's check must never wait on the call limits' sync), so checks one after another from one
+ * address would otherwise open a connection each. A balancer checks every 2 s, so it still sees a change
+ * at its next check.
+ */
+export const READY_REUSE_MS = 1000;
 
 export type Readiness = { ready: true } | { ready: false; status: 'unavailable' | 'draining' };
 
@@ -24,6 +31,7 @@ export function createReadiness({ db, pgPool }: { db: OperationsDb; pgPool?: Db[
   const ping = pgPool ? () => pingOnOwnConnection(pgPool, PING_TIMEOUT_MS) : () => repo.ping(db);
   let draining = false;
   let inFlight: Promise<Readiness> | null = null;
+  let last: { answer: Readiness; at: number } | null = null;
   async function probe(): Promise<Readiness> {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -48,13 +56,17 @@ export function createReadiness({ db, pgPool }: { db: OperationsDb; pgPool?: Db[
       return draining;
     },
     /**
-     * Checks that arrive while one is under way share it: /api/ready is public, and a flood of checks
-     * would otherwise open a connection each and could spend the server's spare connections.
+     * Checks that arrive while one is under way share it, and those within READY_REUSE_MS after it ended
+     * take its answer: /api/ready is public, and a flood of checks would otherwise open a connection each
+     * and could spend the server's spare connections. Draining is said at once.
      */
     check(): Promise<Readiness> {
       if (draining) return Promise.resolve({ ready: false, status: 'draining' });
-      inFlight ??= probe().finally(() => {
+      if (last && performance.now() - last.at < READY_REUSE_MS) return Promise.resolve(last.answer);
+      inFlight ??= probe().then((answer) => {
+        last = { answer, at: performance.now() };
         inFlight = null;
+        return answer;
       });
       return inFlight;
     },

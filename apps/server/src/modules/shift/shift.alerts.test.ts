@@ -244,6 +244,25 @@ describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
     }
   });
 
+  it('does not retry an alert Telegram refuses for good (401, a revoked token): only 5xx, network failures and 429 are retried', async () => {
+    const vip = await vipPlayer('VipSeven');
+    const noOverdue = () => t.db.kysely.updateTable('balance_requests').set({ overdue_alerted_at: new Date() }).where('status', '=', 'pending').execute();
+    await noOverdue();
+    await scanAfter(0);
+    const before = bot.attempts.length;
+    bot.refuseOnce(401, 'Unauthorized');
+    const id = await deposit(vip, 3_000_000);
+    await noOverdue();
+    const about = (m: { text: string }) => m.text.startsWith(`VIP-заявка №${id}`);
+    // One operator's alert is refused, the other's sent; nothing is left to try again.
+    await waitFor(async () => {
+      const left = await t.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'operators.alert').where('state', 'in', ['pending', 'running']).execute();
+      return bot.attempts.length - before >= 2 && left.length === 0 ? true : undefined;
+    }, 'both alerts tried, none left');
+    expect(bot.attempts.length - before).toBe(2);
+    expect(bot.sent.filter(about)).toHaveLength(1);
+  });
+
   async function serverName() {
     return (await t.db.kysely.selectFrom('gamesservers').select('name').where('id', '=', serverId).executeTakeFirstOrThrow()).name;
   }

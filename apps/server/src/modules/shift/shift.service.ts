@@ -327,10 +327,13 @@ export function createShiftService(d: ShiftDeps) {
         if (r.retryAfterMs !== undefined) throw new RetryAfter(r.retryAfterMs, r.error);
         // A chat that blocked the bot or is gone will not take a retry either, and is unlinked from its operator.
         if (r.chatGone && p.userId !== undefined) await d.chatGone?.(p.userId, BigInt(p.chatId));
+        if (r.ok) return;
         // A 5xx or a network failure: Telegram (or the way to it) is down for a while; tried again, at most 5 minutes apart.
-        if (!r.ok && !/^(400|403)\b/.test(r.error ?? '')) {
+        if (r.transient) {
           throw new RetryAfter(Math.min(ALERT_RETRY_FIRST_MS * 2 ** (ctx.attempt - 1), ALERT_RETRY_MAX_GAP_MS), r.error ?? 'telegram send failed');
         }
+        // Another refusal (a revoked token, a chat gone) will not change with a retry.
+        if (!r.chatGone) d.log.warn({ err: r.error }, 'operators alert: Telegram refused it');
       });
       d.jobs.every(ALERT_SCAN_KIND, ALERT_SCAN_EVERY_MS, scan);
     },
