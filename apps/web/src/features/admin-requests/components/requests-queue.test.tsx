@@ -281,12 +281,12 @@ describe('the live queue', () => {
 
   it('one completion waiting for its answer does not grey out «Выполнить» of another request, only of its own', async () => {
     const other: AdminRequest = { ...pending, id: 8, nick: 'Other' };
-    let release: (r: Response) => void = () => {};
+    const releases: Array<(r: Response) => void> = [];
     const completes: string[] = [];
     await open((url) => {
       if (url.pathname.endsWith('/complete')) {
         completes.push(url.pathname);
-        return new Promise<Response>((r) => (release = r));
+        return new Promise<Response>((r) => releases.push(r));
       }
       return answer(200, { data: [pending, other], total: 2 });
     });
@@ -303,13 +303,17 @@ describe('the live queue', () => {
     await settle();
     expect(document.querySelector('[data-testid="complete-dialog"]')?.textContent).toContain('Выполнить заявку №8?');
     expect(confirmButton().disabled).toBe(false);
-    await act(async () => buttonIn(document.querySelector('[data-testid="complete-dialog"]')!, 'Не выполнять')!.click());
+    // №8 is sent too, and waits as well (the latest completion: the mutation's variables now name №8).
+    await act(async () => confirmButton().click());
     await settle();
+    expect(completes).toEqual(['/api/admin/requests/7/complete', '/api/admin/requests/8/complete']);
     // №7 itself, opened again while its completion waits, is not sent twice.
     await act(async () => buttonIn(card(0), 'Монеты получены')!.click());
     await settle();
     expect(confirmButton().disabled).toBe(true);
-    await act(async () => release(answer(200, { success: { ...pending, status: 'completed' } })));
+    await act(async () => releases[0]!(answer(200, { success: { ...pending, status: 'completed' } })));
+    await act(async () => releases[1]!(answer(200, { success: { ...other, status: 'completed' } })));
     await settle();
+    expect(completes).toHaveLength(2);
   });
 });

@@ -189,15 +189,28 @@ function CompleteDialog({ target, onClose }: { target: AdminRequest | null; onCl
   const alert = useUi((s) => s.alert);
   const snackbar = useUi((s) => s.showSnackbar);
   const r = target;
+  // Requests whose completion is on its way: each holds only its own button (the mutation's `variables`
+  // name only the latest call, so a second request's completion would free the first one's button).
+  const [sending, setSending] = useState<ReadonlySet<number>>(() => new Set());
   const confirm = () => {
     if (!r) return;
     onClose();
+    setSending((s) => new Set(s).add(r.id));
     // The promise, not mutate's callbacks: the operators' feed may remove the card before the answer
     // arrives, and the snackbar must still say it is done.
-    complete.mutateAsync(r.id).then(
-      () => snackbar(`Заявка №${r.id} выполнена`),
-      (err: unknown) => alert(`Заявка №${r.id}: ${err instanceof ApiError ? err.message : 'не удалось выполнить'}`),
-    );
+    complete
+      .mutateAsync(r.id)
+      .then(
+        () => snackbar(`Заявка №${r.id} выполнена`),
+        (err: unknown) => alert(`Заявка №${r.id}: ${err instanceof ApiError ? err.message : 'не удалось выполнить'}`),
+      )
+      .finally(() =>
+        setSending((s) => {
+          const next = new Set(s);
+          next.delete(r.id);
+          return next;
+        }),
+      );
   };
   return (
     <AppDialog
@@ -210,7 +223,7 @@ function CompleteDialog({ target, onClose }: { target: AdminRequest | null; onCl
           <Button onClick={onClose}>Не выполнять</Button>
           {/* Only this request's completion in flight holds the button: another request's («Адена получена» of the
               next card) is not greyed out by it; a second completion of the same one the server refuses (409). */}
-          <Button variant="contained" onClick={confirm} disabled={r !== null && complete.isPending && complete.variables === r.id}>
+          <Button variant="contained" onClick={confirm} disabled={r !== null && sending.has(r.id)}>
             {r ? completeLabel(r) : ''}
           </Button>
         </>
