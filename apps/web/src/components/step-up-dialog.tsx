@@ -3,6 +3,7 @@ import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { type FormEvent, useState } from 'react';
+import { readSecondFactorCode } from '../lib/second-factor-code';
 import { useStepUp } from '../lib/step-up';
 import { AppDialog } from './app-dialog';
 import { TwoFactorCodeField } from './two-factor-code-field';
@@ -12,14 +13,24 @@ export default function StepUpDialog() {
   const prompt = useStepUp((s) => s.prompt);
   const answer = useStepUp((s) => s.answer);
   const [code, setCode] = useState('');
+  const [error, setError] = useState<string | null>(null);
   const [shown, setShown] = useState(prompt);
   if (prompt !== shown) {
     setShown(prompt);
     setCode('');
+    setError(null);
   }
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    if (code.trim()) answer(code);
+    if (!code.trim()) return;
+    // A code that cannot be one (letters of another script, too short) is said under the field, not sent.
+    const read = readSecondFactorCode(code);
+    if (read.error !== undefined) setError(read.error);
+    else answer(read.code);
+  };
+  const edit = (typed: string) => {
+    setCode(typed);
+    setError(null);
   };
   return (
     <AppDialog
@@ -43,7 +54,7 @@ export default function StepUpDialog() {
           </Typography>
         )}
         {shown && <Alert severity="info">{shown.message}</Alert>}
-        <TwoFactorCodeField value={code} onChange={setCode} />
+        <TwoFactorCodeField value={code} onChange={edit} error={error} />
       </Stack>
     </AppDialog>
   );

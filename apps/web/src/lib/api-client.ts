@@ -1,5 +1,6 @@
 import { type CallRef, errorMessage } from '@adena/contract/lite';
 import type { z } from 'zod';
+import { latinKeys } from './keyboard-layout';
 
 export interface Endpoint {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -85,6 +86,19 @@ type Input<E extends Endpoint> = (E['body'] extends z.ZodType ? { body: z.input<
     signal?: AbortSignal;
   };
 
+/** Whether fetch can send this header value: Latin-1 (a byte string) without NUL, CR or LF. */
+function sendableHeader(value: string) {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c > 0xff || c === 0 || c === 0x0a || c === 0x0d) return false;
+  }
+  return true;
+}
+
+/** TWO_FACTOR_MESSAGES.code of the contract (zod-free here, the first page's module; a test keeps them equal). */
+export const BAD_CODE_MESSAGE = 'Введите 6 цифр из приложения или резервный код';
+const badCode = { message: BAD_CODE_MESSAGE, errors: { code: [BAD_CODE_MESSAGE] } };
+
 /** One typed call of the contract; the answer is whatever the server sent, typed by the schema. */
 export async function request<A extends AnyCall, E extends Endpoint = Full<A>>(endpoint: A, input?: Input<E>): Promise<z.output<E['response']>> {
   let path = endpoint.path;
@@ -96,9 +110,14 @@ export async function request<A extends AnyCall, E extends Endpoint = Full<A>>(e
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (input?.idempotencyKey) headers['Idempotency-Key'] = input.idempotencyKey;
-  if (input?.twoFactorCode) headers['X-Two-Factor-Code'] = input.twoFactorCode;
+  // A recovery code typed on the Russian layout («фисву-апршо») goes as the Latin keys it was typed with.
+  if (input?.twoFactorCode) headers['X-Two-Factor-Code'] = latinKeys(input.twoFactorCode);
   const hasBody = endpoint.method !== 'GET' && endpoint.method !== 'DELETE';
   if (hasBody) headers['Content-Type'] = 'application/json';
+  // fetch throws before sending for a header value outside Latin-1 (what the player typed into the code field):
+  // refused here as the server refuses a bad code, not as a lost connection, so no request is left in doubt.
+  const unsendable = Object.keys(headers).find((name) => !sendableHeader(headers[name]!));
+  if (unsendable) throw new ApiError(422, unsendable === 'X-Two-Factor-Code' ? badCode : { message: errorMessage('VALIDATION') });
   let res: Response;
   try {
     res = await fetch(url, {

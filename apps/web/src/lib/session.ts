@@ -72,6 +72,18 @@ export function startSession(qc: QueryClient, auth: AuthResponse) {
   void qc.invalidateQueries({ predicate: (q) => q.queryKey[0] !== 'user' });
 }
 
+/**
+ * Whose a call is, for what its answer writes: `onMutate: callAccount` keeps the token the call starts with (its
+ * mutation's context), and `sameAccount(context)` tells, when the answer comes, that this tab is still signed in
+ * with it. After a sign-out, or another sign-in here or in another tab, the late answer is the last account's:
+ * it writes nothing into the cache (code texts, the user) and signs nobody in again.
+ */
+export const callAccount = (): CallAccount => ({ token: tokenStore.get() });
+export interface CallAccount {
+  token: string | null;
+}
+export const sameAccount = (call: CallAccount | undefined) => call !== undefined && tokenStore.get() === call.token;
+
 /** Everything held for the signed-in user goes; the server's answer does not matter (SPEC.md: errors ignored). */
 export function endSession(qc: QueryClient) {
   tokenStore.clear();

@@ -7,6 +7,7 @@ import { useState } from 'react';
 import { Redirect, Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { ApiError } from '../../../lib/api-client';
+import { latinKeys } from '../../../lib/keyboard-layout';
 import { pendingSecondStep } from '../api/second-step';
 import { twoFactorVerifyBody, useTwoFactorVerify } from '../api/two-factor-verify';
 import { AuthCard } from './auth-card';
@@ -24,7 +25,8 @@ export function TwoFactorStep() {
   async function submit(e: React.FormEvent) {
     e.preventDefault();
     f.clear();
-    const body = f.validate(twoFactorVerifyBody, { two_factor_token: token, code });
+    // A recovery code typed on the Russian layout reads as the Latin keys it was typed with (lib/keyboard-layout).
+    const body = f.validate(twoFactorVerifyBody, { two_factor_token: token, code: latinKeys(code) });
     if (!body) return;
     try {
       await verify.mutateAsync(body);

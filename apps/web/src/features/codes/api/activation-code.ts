@@ -1,6 +1,7 @@
 import type { activationCode } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { callAccount, sameAccount } from '../../../lib/session';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { isAuthPriceData } from './price-data';
 import { updateAuthPriceData } from './price-data-cache';
@@ -13,7 +14,10 @@ export function useActivationCode() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (sert: string) => request(call, { body: { sert } }),
-    onSuccess: ({ success }) => {
+    onMutate: callAccount,
+    onSuccess: ({ success }, _v, account) => {
+      // Signed out (or another account in) while it ran: the activated code is the last account's.
+      if (!sameAccount(account)) return;
       updateAuthPriceData(qc, success.gamesserver_id, (d) =>
         isAuthPriceData(d)
           ? {

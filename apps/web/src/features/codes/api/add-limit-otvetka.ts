@@ -1,6 +1,7 @@
 import type { addLimitOtvetka } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { callAccount, sameAccount } from '../../../lib/session';
 import { priceDataQueryOptions } from './price-data';
 import { ref } from './ref';
 
@@ -11,7 +12,10 @@ export function useAddLimitOtvetka() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (body: { gamesserver_id: number; telegram_price: number }) => request(call, { body }),
-    onSuccess: (r, body) =>
+    onMutate: callAccount,
+    // Signed out (or another account in) while it ran: the threshold is the last account's.
+    onSuccess: (r, body, account) =>
+      sameAccount(account) &&
       qc.setQueryData(priceDataQueryOptions(body.gamesserver_id, true).queryKey, (d) => (d && 'wallet' in d ? { ...d, telegram_price: r.success } : d)),
   });
 }

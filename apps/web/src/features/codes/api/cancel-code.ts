@@ -1,6 +1,7 @@
 import type { cancelCode } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { callAccount, sameAccount } from '../../../lib/session';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { priceDataQueryOptions } from './price-data';
 import { updateAuthPriceData, withCodeStatus, withoutCode } from './price-data-cache';
@@ -18,7 +19,10 @@ export function useCancelCode() {
   return useMutation({
     mutationFn: (code: { id: number; gamesserver_id: number; idempotencyKey: string }) =>
       request(call, { params: { id: code.id }, idempotencyKey: code.idempotencyKey }),
-    onSuccess: (_r, code) => {
+    onMutate: callAccount,
+    onSuccess: (_r, code, account) => {
+      // Signed out (or another account in) while it ran: the code was the last account's.
+      if (!sameAccount(account)) return;
       updateAuthPriceData(qc, code.gamesserver_id, (d) => withoutCode(withCodeStatus(d, code.id, 'cancelled'), code.id));
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
       void qc.invalidateQueries({ queryKey: priceDataQueryOptions(code.gamesserver_id, true).queryKey });

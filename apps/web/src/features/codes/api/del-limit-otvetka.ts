@@ -1,6 +1,7 @@
 import type { delLimitOtvetka } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { callAccount, sameAccount } from '../../../lib/session';
 import { priceDataQueryOptions } from './price-data';
 import { ref } from './ref';
 
@@ -11,7 +12,10 @@ export function useDelLimitOtvetka() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (body: { gamesserver_id: number }) => request(call, { body }),
-    onSuccess: (_r, body) =>
+    onMutate: callAccount,
+    // Signed out (or another account in) while it ran: the threshold was the last account's.
+    onSuccess: (_r, body, account) =>
+      sameAccount(account) &&
       qc.setQueryData(priceDataQueryOptions(body.gamesserver_id, true).queryKey, (d) => (d && 'wallet' in d ? { ...d, telegram_price: null } : d)),
   });
 }

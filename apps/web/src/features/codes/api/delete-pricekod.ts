@@ -1,6 +1,7 @@
 import type { deletePricekod } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
+import { callAccount, sameAccount } from '../../../lib/session';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { priceDataQueryOptions } from './price-data';
 import { allMyCodesKey } from './my-codes';
@@ -16,7 +17,10 @@ export function useDeletePricekod() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (p: { id: number; gamesserver_id: number; idempotencyKey: string }) => request(call, { params: { id: p.id }, idempotencyKey: p.idempotencyKey }),
-    onSuccess: (_r, p) => {
+    onMutate: callAccount,
+    onSuccess: (_r, p, account) => {
+      // Signed out (or another account in) while it ran: the variant was the last account's.
+      if (!sameAccount(account)) return;
       qc.setQueryData(priceDataQueryOptions(p.gamesserver_id, true).queryKey, (d) =>
         d ? { ...d, pricekods: d.pricekods.filter((x) => x.id !== p.id), svoy_variant_kods: d.svoy_variant_kods.filter((c) => c.pricekod_id !== p.id) } : d,
       );

@@ -1,7 +1,7 @@
 import type { authVariantyAdenyZaKod, AuthPriceData, PriceData, variantyAdenyZaKod } from '@adena/contract';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { useUser } from '../../../lib/session';
+import { callAccount, sameAccount, useUser } from '../../../lib/session';
 import { askStepUpCode, withStepUp } from '../../../lib/step-up';
 import { ref } from './ref';
 
@@ -43,12 +43,14 @@ export function useRevealCodes(gameServerId: number) {
       if (first === null) return null;
       return withStepUp((twoFactorCode) => request(authenticated, { params: { id: gameServerId }, twoFactorCode: twoFactorCode ?? first.trim() }));
     },
-    onSuccess: async (data) => {
-      if (!data) return;
+    onMutate: callAccount,
+    onSuccess: async (data, _v, account) => {
+      // Signed out (or another account in) while it ran: the code texts are the last account's, not the tab's now.
+      if (!data || !sameAccount(account)) return;
       const { queryKey } = priceDataQueryOptions(gameServerId, true);
       // A masked read already under way (a refetch on focus) must not land after this one.
       await qc.cancelQueries({ queryKey });
-      qc.setQueryData(queryKey, data);
+      if (sameAccount(account)) qc.setQueryData(queryKey, data);
     },
   });
 }

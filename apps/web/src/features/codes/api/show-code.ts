@@ -3,6 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { ApiError, request } from '../../../lib/api-client';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { balanceEpoch } from '../../../lib/balance-epoch';
+import { callAccount, sameAccount } from '../../../lib/session';
 import { codeEntry, updateAuthPriceData, withCode, withCodeStatus, withWalletBalance } from './price-data-cache';
 import { isAuthPriceData, priceDataQueryOptions } from './price-data';
 import { isPriceChange, refreshPrices } from './create-pricekod';
@@ -35,8 +36,11 @@ export function useShowCode() {
   return useMutation({
     mutationFn: ({ gameServerId, walletId, nominal, userVariantId, idempotencyKey, twoFactorCode, price }: ShowCodeInput) =>
       request(call, { body: { gamesserver_id: gameServerId, wallet_id: walletId, nominal, pricekod_id: userVariantId, price }, idempotencyKey, twoFactorCode }),
-    onMutate: (input) => ({ epoch: balanceEpoch(input.gameServerId) }),
+    onMutate: (input) => ({ epoch: balanceEpoch(input.gameServerId), ...callAccount() }),
     onSuccess: (r, input, context) => {
+      // Signed out (or another account in) while it ran: the code's text is the last account's; the next one's
+      // price data (maybe of the same server) must not list it.
+      if (!sameAccount(context)) return;
       // The realtime `balance` event may have come first and already carries the lower balance.
       const deduct = balanceEpoch(input.gameServerId) === context?.epoch ? r.summa : 0;
       updateAuthPriceData(qc, input.gameServerId, (d) => {
@@ -55,7 +59,8 @@ export function useShowCode() {
       // «Все мои коды» lists this code too (its status, a new or cancelled one): every page of it is read again.
       void qc.invalidateQueries({ queryKey: allMyCodesKey });
     },
-    onError: (err, input) => {
+    onError: (err, input, context) => {
+      if (!sameAccount(context)) return;
       // The fee changed since the page was read: the prices on it are stale.
       if (isPriceChange(err)) refreshPrices(qc, input.gameServerId);
       const status = err instanceof ApiError ? err.body.status : undefined;

@@ -1,7 +1,7 @@
 import type { vip } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { userQueryOptions } from '../../../lib/session';
+import { callAccount, sameAccount, userQueryOptions } from '../../../lib/session';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { allPriceDataKey } from './price-data';
 import { ref } from './ref';
@@ -14,7 +14,10 @@ export function useBuyVip() {
   return useMutation({
     mutationFn: ({ idempotencyKey, ...body }: { months: number; gamesserver_id?: number; price?: number; days?: number; idempotencyKey: string }) =>
       request(call, { body, idempotencyKey }),
-    onSuccess: (r) => {
+    onMutate: callAccount,
+    onSuccess: (r, _v, account) => {
+      // Signed out (or another account in) while it ran: the answer's user is the last account, not who is signed in.
+      if (!sameAccount(account)) return;
       qc.setQueryData(userQueryOptions().queryKey, r.success);
       void qc.invalidateQueries({ queryKey: walletsQueryOptions().queryKey });
       void qc.invalidateQueries({ queryKey: allPriceDataKey });

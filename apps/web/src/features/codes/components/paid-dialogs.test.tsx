@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+import { TWO_FACTOR_MESSAGES } from '@adena/contract';
 import type { Gamesserver } from '@adena/contract/lite';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement, type ReactElement } from 'react';
@@ -6,7 +7,7 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useGamesservers } from '../../../lib/gamesservers';
 import { useUi } from '../../../lib/ui-store';
-import { answer, cleanup, settle } from '../../../test/dom';
+import { answer, cleanup, settle, type } from '../../../test/dom';
 import { ShowCodeDialog } from './show-code-dialog';
 import { VipDialog } from './vip-dialog';
 
@@ -325,6 +326,82 @@ describe('paid dialogs after a lost answer', () => {
     await settle();
     expect(useUi.getState().dialog.name).toBe('vip');
     expect(useUi.getState().snackbar).toMatchObject({ status: 'error', text: 'VIP не куплен с кошелька на Scryde x50: недостаточно монет эйнхасад' });
+    await act(async () => root.unmount());
+  });
+});
+
+describe('«Купить код» asking for the second factor', () => {
+  afterEach(async () => {
+    await cleanup(null);
+    useUi.setState({ dialog: { name: 'none' }, queued: null });
+  });
+
+  const code = { name: 'show_code', gameServerId: 1, nominal: 1_000_000, price: 1_020_000 } as const;
+  const codeField = () => document.querySelector('[data-testid="step-up-code"]') as HTMLInputElement;
+  const helper = () => document.querySelector('[data-testid="show-code-dialog"] .MuiFormHelperText-root');
+  /** Enter in a text field submits the field's form (a browser's implicit submission; happy-dom has none). */
+  const pressEnter = (input: HTMLInputElement) => {
+    input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true }));
+    input.form?.requestSubmit();
+  };
+
+  /**
+   * The server asks for the code until one comes; fetch as a browser's: a header value outside Latin-1 throws
+   * before anything is sent. The purchases' codes that reached the server, in order.
+   */
+  async function open() {
+    const codes: Array<string | null> = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit) => {
+        if (init.method !== 'POST') return answer(404, { message: 'Не найдено' });
+        const headers = init.headers as Record<string, string>;
+        if (Object.values(headers).some((v) => [...v].some((c) => c.charCodeAt(0) > 0xff))) throw new TypeError('String contains non ISO-8859-1 code point.');
+        const sent = new Headers(headers).get('X-Two-Factor-Code');
+        codes.push(sent);
+        if (!sent) return answer(403, { message: 'Подтвердите действие кодом из приложения-аутентификатора', two_factor_required: true });
+        return answer(200, { success: true, sert: 'ABCD-EFGH', status: 'active', summa: 1_020_000, code_id: 7 });
+      }),
+    );
+    const root = await mount(createElement(ShowCodeDialog, { walletId: 5, balance: 10_000_000 }));
+    await act(async () => useUi.getState().openDialog({ ...code }));
+    await act(async () => button('Оплатить').click());
+    await settle();
+    expect(codes).toEqual([null]);
+    expect(codeField()).not.toBeNull();
+    return { root, codes };
+  }
+
+  it('a recovery code typed on the Russian layout reaches the server as the Latin one', async () => {
+    // Review finding: «фисву-апршо» (for «abcde-fghij») made fetch throw, said as «Нет связи с сервером», the purchase left in doubt.
+    const { root, codes } = await open();
+    await act(async () => type(codeField(), 'фисву-апршо'));
+    await act(async () => button('Оплатить').click());
+    await settle();
+    expect(codes).toEqual([null, 'abcdefghij']);
+    expect(document.querySelector('[data-testid="revealed-sert"]')?.textContent).toBe('ABCD-EFGH');
+    await act(async () => root.unmount());
+  });
+
+  it('an impossible code is said under the field in Russian, and nothing is sent', async () => {
+    const { root, codes } = await open();
+    await act(async () => type(codeField(), '12345€'));
+    await act(async () => button('Оплатить').click());
+    await settle();
+    expect(codes).toEqual([null]);
+    expect(helper()?.textContent).toBe(TWO_FACTOR_MESSAGES.code);
+    expect(useUi.getState().dialog.name).toBe('show_code');
+    await act(async () => root.unmount());
+  });
+
+  it('Enter in the code field pays, once; so does a click on «Оплатить»', async () => {
+    // Review finding: the field (focused as it appears) did not submit on Enter.
+    const { root, codes } = await open();
+    await act(async () => type(codeField(), '123456'));
+    await act(async () => pressEnter(codeField()));
+    await settle();
+    expect(codes).toEqual([null, '123456']);
+    expect(document.querySelector('[data-testid="revealed-sert"]')?.textContent).toBe('ABCD-EFGH');
     await act(async () => root.unmount());
   });
 });

@@ -4,11 +4,13 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import { useEffect, useRef, useState } from 'react';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { useRequestKey } from '../../../hooks/use-request-key';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
 import { ApiError } from '../../../lib/api-client';
+import { readSecondFactorCode } from '../../../lib/second-factor-code';
+import { callAccount, sameAccount } from '../../../lib/session';
 import { type DialogState, useUi } from '../../../lib/ui-store';
 import { isPriceChange } from '../api/create-pricekod';
 import { useShowCode } from '../api/show-code';
@@ -55,6 +57,8 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
   // Step-up: with TOTP on the server answers two_factor_required; the code is asked in this dialog.
   const [askCode, setAskCode] = useState<string | null>(null);
   const [code, setCode] = useState('');
+  // Why the typed code cannot be sent (another script's letters, too short): said under the field.
+  const [codeError, setCodeError] = useState<string | null>(null);
   const open = dialog.name === 'show_code';
   // The last opening stays on screen while the dialog fades out.
   const [last, setLast] = useState<Extract<DialogState, { name: 'show_code' }> | null>(null);
@@ -63,6 +67,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
     setRevealed(null);
     setAskCode(null);
     setCode('');
+    setCodeError(null);
   }
   const d = open ? dialog : last;
   const mounted = useRef(false);
@@ -79,9 +84,18 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
     close();
   };
 
-  const confirm = () => {
-    if (!d || walletId === null) return;
+  // The form's submit: «Оплатить» or Enter in the code field.
+  const confirm = (e: FormEvent) => {
+    e.preventDefault();
+    if (!d || walletId === null || show.isPending) return;
+    let twoFactorCode: string | undefined;
+    if (askCode !== null) {
+      const read = readSecondFactorCode(code);
+      if (read.error !== undefined) return setCodeError(read.error);
+      twoFactorCode = read.code;
+    }
     const opening = useUi.getState().dialog;
+    const account = callAccount();
     void keys
       .send(`${d.gameServerId}:${walletId}:${d.nominal}:${d.userVariantId ?? ''}:${d.price}`, (idempotencyKey) =>
         show.mutateAsync({
@@ -91,11 +105,13 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
           userVariantId: d.userVariantId,
           price: d.price,
           idempotencyKey,
-          twoFactorCode: askCode !== null ? code.trim() : undefined,
+          twoFactorCode,
         }),
       )
       .then(
         (r) => {
+          // Signed out (or another account in) meanwhile: the code is the last account's, said to nobody here.
+          if (!sameAccount(account)) return;
           // Shown in this dialog if it is open (even opened again: the code is paid for, and showing it
           // keeps the player from buying a second); an answer that comes after it was closed is said in a notice.
           // Only over the same code (server, nominal, batch): a dialog since opened for another nominal, or this
@@ -137,7 +153,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
         ) : (
           <>
             <Button onClick={finish}>Отмена</Button>
-            <Button variant="contained" onClick={confirm} disabled={show.isPending || walletId === null}>
+            <Button variant="contained" type="submit" form="show-code-form" disabled={show.isPending || walletId === null}>
               {d ? `Оплатить ${adenShort(d.price, 'acc')}` : 'Оплатить'}
             </Button>
           </>
@@ -156,7 +172,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
           </Typography>
         </Stack>
       ) : d ? (
-        <Stack spacing={2}>
+        <Stack component="form" id="show-code-form" onSubmit={confirm} noValidate spacing={2}>
           <Typography>
             С баланса спишется <b data-testid="show-code-price">{aden(d.price)}</b>: номинал {aden(d.nominal)} и комиссия {aden(d.price - d.nominal)}.
           </Typography>
@@ -170,7 +186,14 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
           {askCode !== null && (
             <>
               <Alert severity="info">{askCode}</Alert>
-              <TwoFactorCodeField value={code} onChange={setCode} />
+              <TwoFactorCodeField
+                value={code}
+                onChange={(typed) => {
+                  setCode(typed);
+                  setCodeError(null);
+                }}
+                error={codeError}
+              />
             </>
           )}
         </Stack>

@@ -1,7 +1,7 @@
 import { type ChangePasswordBody, changePassword } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { startSession } from '../../../lib/session';
+import { callAccount, sameAccount, startSession } from '../../../lib/session';
 import { sessionsQueryOptions } from './list-sessions';
 
 export const changePasswordBodySchema = changePassword.body;
@@ -11,7 +11,10 @@ export function useChangePassword() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: (body: ChangePasswordBody) => request(changePassword, { body }),
-    onSuccess: (auth) => {
+    onMutate: callAccount,
+    onSuccess: (auth, _v, account) => {
+      // Signed out (or another account in) while it ran: the new token must not sign the last account back in.
+      if (!sameAccount(account)) return;
       startSession(qc, auth);
       void qc.invalidateQueries({ queryKey: sessionsQueryOptions().queryKey });
     },

@@ -9,6 +9,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { TwoFactorCodeField } from '../../../components/two-factor-code-field';
 import { ApiError, request } from '../../../lib/api-client';
+import { readSecondFactorCode } from '../../../lib/second-factor-code';
+import { callAccount, sameAccount } from '../../../lib/session';
 import { needsStepUp } from '../../../lib/step-up';
 
 const probeKey = ['admin', 'session-check'] as const;
@@ -29,14 +31,22 @@ function AdminCodePrompt({ message }: { message: string }) {
   const qc = useQueryClient();
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const [codeError, setCodeError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!code.trim()) return;
+    // A code that cannot be one (another script's letters, too short) is said under the field, not sent.
+    const read = readSecondFactorCode(code);
+    setCodeError(read.error ?? null);
+    if (read.error !== undefined) return;
     setPending(true);
     setError(null);
+    const account = callAccount();
     try {
-      const data = await request(adminDashboard, { twoFactorCode: code.trim() });
+      const data = await request(adminDashboard, { twoFactorCode: read.code });
+      // Signed out (or another account in) meanwhile: this check was the last account's.
+      if (!sameAccount(account)) return;
       qc.setQueryData(probeKey, data);
       await qc.invalidateQueries({ queryKey: ['admin'] });
     } catch (err) {
@@ -52,7 +62,14 @@ function AdminCodePrompt({ message }: { message: string }) {
         <Typography variant="h1">Подтвердите вход в админку</Typography>
         <Alert severity="info">{message}</Alert>
         {error && <Alert severity="error">{error}</Alert>}
-        <TwoFactorCodeField value={code} onChange={setCode} />
+        <TwoFactorCodeField
+          value={code}
+          onChange={(typed) => {
+            setCode(typed);
+            setCodeError(null);
+          }}
+          error={codeError}
+        />
         <Button type="submit" variant="contained" disabled={pending || !code.trim()} sx={{ alignSelf: 'flex-start' }}>
           Подтвердить
         </Button>

@@ -15,6 +15,7 @@ import { AppDialog } from '../../../components/app-dialog';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { userQueryOptions, useUser } from '../../../lib/session';
 import { useBackClosesDialog } from '../../../lib/telegram-back';
+import { latinKeys } from '../../../lib/keyboard-layout';
 import { twoFactorDisableBody, useTwoFactorDisable } from '../api/two-factor-disable';
 import { TotpSetup } from './totp-setup';
 
@@ -112,7 +113,8 @@ function DisableDialog({
   async function submit(e: React.FormEvent) {
     e.preventDefault();
     f.clear();
-    const body = f.validate(twoFactorDisableBody, { code });
+    // A recovery code typed on the Russian layout reads as the Latin keys it was typed with.
+    const body = f.validate(twoFactorDisableBody, { code: latinKeys(code) });
     if (!body) return;
     try {
       await disable.mutateAsync(body.code);

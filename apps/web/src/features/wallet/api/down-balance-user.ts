@@ -2,6 +2,7 @@ import { routes } from '@adena/contract/lite';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
 import { balanceEpoch } from '../../../lib/balance-epoch';
+import { callAccount, sameAccount } from '../../../lib/session';
 import { allHistoryKey } from '../../../lib/requests-history';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import type { MoneyRequestInput } from './up-balance-user';
@@ -17,8 +18,10 @@ export function useDownBalanceUser() {
   const qc = useQueryClient();
   return useMutation({
     mutationFn: downBalanceUser,
-    onMutate: (input) => ({ epoch: balanceEpoch(input.gameServerId) }),
+    onMutate: (input) => ({ epoch: balanceEpoch(input.gameServerId), ...callAccount() }),
     onSuccess: ({ success }, input, context) => {
+      // A late answer after a sign-out (or another account's sign-in) is the last account's: B's wallet is not lowered by it.
+      if (!sameAccount(context)) return;
       // SPEC.md section 4: the wallet's balance drops by enter_currency at once, unless the
       // realtime balance (already the lower one) arrived first.
       if (balanceEpoch(input.gameServerId) === context?.epoch) {
