@@ -48,6 +48,7 @@ export function useUser() {
  * app's account switch) resets them, so the screens on show drop the data and read again as who is signed in now.
  */
 function forgetUserData(qc: QueryClient, reads: 'remove' | 'reset') {
+  accountGeneration += 1;
   forgetAll();
   useRequestKeys.setState({ kept: {} });
   // A dialog left open (an incident's, a withdrawal's) and an incident offered are the last user's.
@@ -73,16 +74,24 @@ export function startSession(qc: QueryClient, auth: AuthResponse) {
 }
 
 /**
- * Whose a call is, for what its answer writes: `onMutate: callAccount` keeps the token the call starts with (its
- * mutation's context), and `sameAccount(context)` tells, when the answer comes, that this tab is still signed in
- * with it. After a sign-out, or another sign-in here or in another tab, the late answer is the last account's:
- * it writes nothing into the cache (code texts, the user) and signs nobody in again.
+ * Which account this tab holds: counted up each time what the tab holds for a user is forgotten (a sign-out, a
+ * sign-in of another account here or in another tab, the mini app's account switch), not when the same account
+ * gets a new token (a password change here or in another tab keeps the session under a new token).
  */
-export const callAccount = (): CallAccount => ({ token: tokenStore.get() });
+let accountGeneration = 0;
+
+/**
+ * Whose a call is, for what its answer writes: `onMutate: callAccount` keeps the account the call starts under (its
+ * mutation's context), and `sameAccount(context)` tells, when the answer comes, that this tab still holds it. After
+ * a sign-out, or another account's sign-in here or in another tab, the late answer is the last account's: it writes
+ * nothing into the cache (code texts, the user) and signs nobody in again. The same account under a new token (its
+ * password changed meanwhile) still gets its answer: a code it paid for is shown, a withdrawal's balance drops.
+ */
+export const callAccount = (): CallAccount => ({ generation: accountGeneration });
 export interface CallAccount {
-  token: string | null;
+  generation: number;
 }
-export const sameAccount = (call: CallAccount | undefined) => call !== undefined && tokenStore.get() === call.token;
+export const sameAccount = (call: CallAccount | undefined) => call !== undefined && call.generation === accountGeneration;
 
 /** Everything held for the signed-in user goes; the server's answer does not matter (SPEC.md: errors ignored). */
 export function endSession(qc: QueryClient) {

@@ -103,6 +103,20 @@ describe('answers that come after player A signed out of this tab', () => {
     await unmount();
   });
 
+  it('«Купить код»: the same player’s password changed meanwhile (a new token, the same account) still gets the code', async () => {
+    // Diff review: comparing raw tokens dropped this answer; the code paid for was not shown and could be bought twice.
+    const pending = held();
+    qc.setQueryData(key, priceData([]));
+    const { result, unmount } = await renderHook(qc, useShowCode);
+    act(() => result.current.mutate({ gameServerId: 1, walletId: 7, nominal: 1_000_000, idempotencyKey: 'k' }));
+    await settle();
+    await act(async () => tokenStore.set('token-a-after-password-change'));
+    await act(async () => pending[0]!(answer(200, { success: true, summa: 1_020_000, sert: 'ADN-PAID-BY-A', status: 'active', code_id: 9 })));
+    await settle();
+    expect((qc.getQueryData(key) as AuthPriceData).kods.map((k) => k.sert)).toEqual(['ADN-PAID-BY-A']);
+    await unmount();
+  });
+
   it('VIP: the late answer does not put A back as the signed-in user', async () => {
     // Review finding: the answer's user was set as the user query after the sign-out.
     const pending = held();
