@@ -1,6 +1,6 @@
 import { adminBlockUser, adminSetUserAdmin, adminSetUserVip, adminUnblockUser, adminUser, adminUsers, adminUserTwoFactorOff } from '@adena/contract';
 import { keepPreviousData, queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { useAnchoredPage } from '../../../lib/anchored-page';
 import { request } from '../../../lib/api-client';
 import { withStepUp } from '../../../lib/step-up';
 
@@ -24,24 +24,8 @@ export const adminUsersQueryOptions = (s: UserSearch, beforeId?: number) =>
     staleTime: 0,
   });
 
-/**
- * A page of the search. Later pages are read under the newest user page 1 of the same search showed (`before_id`),
- * so users who sign up meanwhile do not push the rows already seen onto the next page. Page 1 is read live and
- * renews the anchor; another search has none until its page 1 is read (a page opened from the address pages as
- * before).
- */
-export function useAdminUsers(s: UserSearch) {
-  const search = JSON.stringify([s.q.trim(), s.role]);
-  const [anchor, setAnchor] = useState<{ search: string; id: number } | null>(null);
-  const beforeId = s.page > 1 && anchor?.search === search ? anchor.id : undefined;
-  const query = useQuery(adminUsersQueryOptions(s, beforeId));
-  // What page 1 shows now: its newest user, or none while it shows nothing of its own.
-  const newest = s.page === 1 ? ((query.isPlaceholderData ? undefined : query.data?.data[0]?.id) ?? null) : undefined;
-  useEffect(() => {
-    if (newest !== undefined) setAnchor(newest === null ? null : { search, id: newest });
-  }, [newest, search]);
-  return query;
-}
+/** A page of the search; pages 2+ under the newest user page 1 of the same search showed (lib/anchored-page). */
+export const useAdminUsers = (s: UserSearch) => useAnchoredPage(s.page, [s.q.trim(), s.role], (beforeId) => adminUsersQueryOptions(s, beforeId));
 
 export const adminUserQueryOptions = (id: number) =>
   queryOptions({ queryKey: ['admin', 'users', 'one', id], queryFn: () => request(adminUser, { params: { id } }), staleTime: 0 });

@@ -1,6 +1,6 @@
 import type { statement } from '@adena/contract';
-import { queryOptions, useQuery } from '@tanstack/react-query';
-import { useEffect, useState } from 'react';
+import { queryOptions } from '@tanstack/react-query';
+import { useAnchoredPage } from '../../../lib/anchored-page';
 import { request } from '../../../lib/api-client';
 import { ref } from './ref';
 
@@ -39,21 +39,6 @@ export const statementQueryOptions = (page: number, f: StatementFilters, beforeI
     },
   });
 
-/**
- * A page of the statement. Later pages are read under the newest entry page 1 of the same filters showed
- * (`before_id`), so movements made meanwhile do not push the lines already seen onto the next page. Page 1 is
- * read live (a `balance` event reads it again) and renews the anchor; other filters have none until their
- * page 1 is read.
- */
-export function useStatement(page: number, f: StatementFilters) {
-  const filters = JSON.stringify([f.gameServerId, f.currency]);
-  const [anchor, setAnchor] = useState<{ filters: string; id: number } | null>(null);
-  const beforeId = page > 1 && anchor?.filters === filters ? anchor.id : undefined;
-  const query = useQuery(statementQueryOptions(page, f, beforeId));
-  // What page 1 shows now: its newest entry, or none while it shows nothing of its own.
-  const newest = page === 1 ? ((query.isPlaceholderData ? undefined : query.data?.data[0]?.id) ?? null) : undefined;
-  useEffect(() => {
-    if (newest !== undefined) setAnchor(newest === null ? null : { filters, id: newest });
-  }, [newest, filters]);
-  return query;
-}
+/** A page of the statement; pages 2+ under the newest entry page 1 of the same filters showed (lib/anchored-page). */
+export const useStatement = (page: number, f: StatementFilters) =>
+  useAnchoredPage(page, [f.gameServerId, f.currency], (beforeId) => statementQueryOptions(page, f, beforeId));
