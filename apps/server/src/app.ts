@@ -51,7 +51,7 @@ import { incidentsRoutes } from './modules/incidents/incidents.routes';
 import { createIncidentsService } from './modules/incidents/incidents.service';
 import { ledgerAdminRoutes } from './modules/ledger/ledger-admin.routes';
 import { createLedgerAdminService } from './modules/ledger/ledger-admin.service';
-import { createTelegramBot, webhookSecretOf } from './modules/notifications/telegram-bot';
+import { createTelegramBot, TELEGRAM_LANE, TELEGRAM_WORKERS, webhookSecretOf } from './modules/notifications/telegram-bot';
 import { createTelegramNotices } from './modules/notifications/telegram-notices.service';
 import { telegramSubscriptionsRoutes } from './modules/notifications/telegram-subscriptions.routes';
 import { createTelegramSubscriptions, unlinkTelegramChat } from './modules/notifications/telegram-subscriptions.service';
@@ -214,8 +214,8 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   // The job queue (decision record 0016) is built first: mail and SMS codes, Telegram notices and
   // sellers' webhooks (decision record 0022) are sent through it. Seller API keys are built before
   // the accounts too: a password reset revokes them.
-  // Lanes: sign-in codes and sellers' webhooks each have workers of their own (decision record 0016).
-  const jobs = createJobs({ db: db.kysely, log: app.log, dbNow: opts.now, lanes: { [MESSAGE_LANE]: MESSAGE_WORKERS, [WEBHOOK_LANE]: WEBHOOK_WORKERS } });
+  // Lanes: sign-in codes, sellers' webhooks and Telegram each have workers of their own (decision record 0016).
+  const jobs = createJobs({ db: db.kysely, log: app.log, dbNow: opts.now, lanes: { [MESSAGE_LANE]: MESSAGE_WORKERS, [WEBHOOK_LANE]: WEBHOOK_WORKERS, [TELEGRAM_LANE]: TELEGRAM_WORKERS } });
   const apiKeys = createApiKeysService({
     db: db.kysely,
     rate: { limit: Math.max(1, Math.round(DEFAULT_KEY_RATE.limit * config.RATE_LIMIT_SCALE)), windowMs: DEFAULT_KEY_RATE.windowMs },

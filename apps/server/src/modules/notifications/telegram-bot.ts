@@ -31,6 +31,14 @@ export interface TelegramBot {
 
 const SEND_TIMEOUT_MS = 5000;
 
+/**
+ * The job queue's lane of every call to Telegram (players' notices, operators' alerts, the webhook registration):
+ * workers of its own, so Telegram unreachable without a word (each try waiting SEND_TIMEOUT_MS) through hours of
+ * retries holds only them, not the default lane's purge, sweeps and the operators' alert scan.
+ */
+export const TELEGRAM_LANE = 'telegram';
+export const TELEGRAM_WORKERS = 1;
+
 export type TelegramBotConfig = Pick<Config, 'TELEGRAM_BOT_TOKEN' | 'TELEGRAM_BOT_USERNAME' | 'TELEGRAM_API_URL'> & Partial<Pick<Config, 'PUBLIC_URL'>>;
 
 /**

@@ -1,5 +1,5 @@
 import { type JobContext, type Jobs, RetryAfter } from '../jobs/jobs.service';
-import type { TelegramBot } from './telegram-bot';
+import { TELEGRAM_LANE, type TelegramBot } from './telegram-bot';
 import { type NoticesDb, type NoticesTrx, telegramNoticesRepository as repo } from './telegram-notices.repository';
 
 /** A notice recorded in a debit's transaction, to be sent by the job queue. */
@@ -133,7 +133,7 @@ export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date
 
     /** Registers the send and the sweep with the queue (app.ts, once). */
     register() {
-      jobs.register(NOTICE_JOB, send);
+      jobs.register(NOTICE_JOB, send, { lane: TELEGRAM_LANE });
       jobs.every(NOTICE_SWEEP, SWEEP_EVERY_MS, sweep);
     },
 

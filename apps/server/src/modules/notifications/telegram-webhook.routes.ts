@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { constantTimeEqual } from '../../lib/tokens';
 import { type Jobs, RetryAfter } from '../jobs/jobs.service';
-import type { TelegramBot } from './telegram-bot';
+import { TELEGRAM_LANE, type TelegramBot } from './telegram-bot';
 import type { TelegramSubscriptions } from './telegram-subscriptions.service';
 import { TelegramUpdateSchema, toBotCommand } from './telegram-update.mapper';
 
@@ -83,7 +83,7 @@ export function registerTelegramWebhookSetup({
       throw new Error(r.error ?? 'telegram setWebhook failed');
     }
     log.warn({ error: r.error }, 'telegram setWebhook refused');
-  });
+  }, { lane: TELEGRAM_LANE });
   return {
     /** At start (app.ts, when the server listens); a database away then only costs this start's registration, logged. */
     enqueue: () =>

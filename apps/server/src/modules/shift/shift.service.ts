@@ -3,7 +3,7 @@ import { AppError } from '../../lib/app-error';
 import type { Realtime } from '../../plugins/realtime';
 import type { AuditRecorder } from '../audit/audit.service';
 import { type Jobs, RetryAfter } from '../jobs/jobs.service';
-import type { TelegramBot } from '../notifications/telegram-bot';
+import { TELEGRAM_LANE, type TelegramBot } from '../notifications/telegram-bot';
 import { toAdminRequest } from '../requests/requests.mapper';
 import type { Caller } from '../sessions/caller';
 import { alertText, toOperatorEvent, toStatsCsv, toStatsRow } from './shift.mapper';
@@ -334,7 +334,7 @@ export function createShiftService(d: ShiftDeps) {
         }
         // Another refusal (a revoked token, a chat gone) will not change with a retry.
         if (!r.chatGone) d.log.warn({ err: r.error }, 'operators alert: Telegram refused it');
-      });
+      }, { lane: TELEGRAM_LANE });
       d.jobs.every(ALERT_SCAN_KIND, ALERT_SCAN_EVERY_MS, scan);
     },
 
