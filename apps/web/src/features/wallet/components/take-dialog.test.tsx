@@ -273,4 +273,35 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
     expect(dialog.textContent?.replace(/\u00a0/g, ' ')).toContain('Для вывода нужно 1 500 000 аден, а на балансе 500 000 аден.');
     expect(dialog.textContent).not.toContain('10 000 000');
   });
+
+  it('asked for the code, a recovery code typed on the Russian layout goes as its Latin keys, and an impossible one is said under the field, unsent', async () => {
+    const codes: Array<string | null> = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit) => {
+        if (init?.method !== 'POST') return answer(404, { message: 'Не найдено' });
+        const code = new Headers(init.headers).get('X-Two-Factor-Code');
+        codes.push(code);
+        return code === null ? answer(403, { message: 'Подтвердите действие кодом', two_factor_required: true }) : withdrawal.clone();
+      }),
+    );
+    await mount(dialogs);
+    await openTake();
+    await typeAmount('1,5кк');
+    await submitTake();
+    const field = () => inTake('input[autocomplete="one-time-code"]') as HTMLInputElement;
+    expect(field()).toBeTruthy();
+    // Something that cannot be a code: said under the field; nothing more is sent.
+    await act(async () => type(field(), 'привет'));
+    await submitTake();
+    expect(codes).toEqual([null]);
+    const codeHelper = () => field().closest('.MuiFormControl-root')?.querySelector('.MuiFormHelperText-root')?.textContent;
+    expect(codeHelper()).toBe('Введите 6 цифр из приложения или резервный код');
+    // «фисву-апршо» is «abcde-fghij» typed on the Russian layout: sent as that, and the withdrawal is made.
+    await act(async () => type(field(), 'фисву-апршо'));
+    await submitTake();
+    expect(codes).toHaveLength(2);
+    expect(codes[1]?.replace('-', '')).toBe('abcdefghij');
+    expect(useUi.getState().dialog.name).toBe('none');
+  });
 });

@@ -5,6 +5,7 @@ import { useRef, useState } from 'react';
 import Typography from '@mui/material/Typography';
 import { AppDialog } from '../../../components/app-dialog';
 import { ApiError } from '../../../lib/api-client';
+import { readSecondFactorCode } from '../../../lib/second-factor-code';
 import { useUi } from '../../../lib/ui-store';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { amountText, } from '../../../utils/plural';
@@ -31,6 +32,8 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
   // Step-up: with TOTP on the server answers two_factor_required; the code is asked here, in the same dialog.
   const [askCode, setAskCode] = useState(false);
   const [code, setCode] = useState('');
+  // A code that cannot be one (the contract's rule, after the Russian layout is read as Latin keys): said under the field, not sent.
+  const [codeError, setCodeError] = useState<string | null>(null);
   const form = useMoneyForm({
     operation: 'take',
     gameServerId: target.id,
@@ -38,7 +41,14 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
     nick,
     send: (amount, idempotencyKey, opening) => {
       sentFrom.current = { opening, serverName: target.name, gameServerId: target.id, currency };
-      return withdraw.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey, twoFactorCode: askCode ? code.trim() : undefined });
+      let twoFactorCode: string | undefined;
+      if (askCode) {
+        const read = readSecondFactorCode(code);
+        // Refused here as the server refuses a bad code (a 422, so the request's key is not left in doubt).
+        if (read.error !== undefined) throw new ApiError(422, { message: read.error, errors: { code: [read.error] } });
+        twoFactorCode = read.code;
+      }
+      return withdraw.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey, twoFactorCode });
     },
     onSent: (r) => {
       const from = sentFrom.current;
@@ -69,6 +79,11 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
         setAskCode(true);
         setCode('');
         return false;
+      }
+      const badCode = err instanceof ApiError && err.status === 422 ? err.fieldErrors.code?.[0] : undefined;
+      if (badCode) {
+        setCodeError(badCode);
+        return true;
       }
       if (!(err instanceof ApiError && err.body.low_cap)) return false;
       form.clear();
@@ -114,7 +129,14 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
         available={available}
       >
         {askCode && (
-          <TwoFactorCodeField value={code} onChange={setCode} />
+          <TwoFactorCodeField
+            value={code}
+            onChange={(typed) => {
+              setCode(typed);
+              setCodeError(null);
+            }}
+            error={codeError}
+          />
         )}
         {nick && (
           <Typography variant="body2" color="textSecondary">
