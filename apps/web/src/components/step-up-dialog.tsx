@@ -3,7 +3,7 @@ import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { type FormEvent, useState } from 'react';
-import { readSecondFactorCode } from '../lib/second-factor-code';
+import { useCodeField } from '../lib/second-factor-code';
 import { useStepUp } from '../lib/step-up';
 import { AppDialog } from './app-dialog';
 import { TwoFactorCodeField } from './two-factor-code-field';
@@ -12,25 +12,19 @@ import { TwoFactorCodeField } from './two-factor-code-field';
 export default function StepUpDialog() {
   const prompt = useStepUp((s) => s.prompt);
   const answer = useStepUp((s) => s.answer);
-  const [code, setCode] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const codeField = useCodeField();
+  const code = codeField.code;
   const [shown, setShown] = useState(prompt);
   if (prompt !== shown) {
     setShown(prompt);
-    setCode('');
-    setError(null);
+    codeField.clear();
   }
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!code.trim()) return;
     // A code that cannot be one (letters of another script, too short) is said under the field, not sent.
-    const read = readSecondFactorCode(code);
-    if (read.error !== undefined) setError(read.error);
-    else answer(read.code);
-  };
-  const edit = (typed: string) => {
-    setCode(typed);
-    setError(null);
+    const read = codeField.read();
+    if (read !== undefined) answer(read);
   };
   return (
     <AppDialog
@@ -54,7 +48,7 @@ export default function StepUpDialog() {
           </Typography>
         )}
         {shown && <Alert severity="info">{shown.message}</Alert>}
-        <TwoFactorCodeField value={code} onChange={edit} error={error} />
+        <TwoFactorCodeField {...codeField.field} />
       </Stack>
     </AppDialog>
   );

@@ -1,4 +1,5 @@
 import { SecondFactorCodeSchema, TWO_FACTOR_MESSAGES } from '@adena/contract';
+import { useState } from 'react';
 import { latinKeys } from './keyboard-layout';
 
 /**
@@ -9,4 +10,35 @@ import { latinKeys } from './keyboard-layout';
 export function readSecondFactorCode(typed: string): { code: string; error?: undefined } | { code?: undefined; error: string } {
   const parsed = SecondFactorCodeSchema.safeParse(latinKeys(typed));
   return parsed.success ? { code: parsed.data } : { error: parsed.error.issues[0]?.message ?? TWO_FACTOR_MESSAGES.code };
+}
+
+/**
+ * A second-factor code field's state, for TwoFactorCodeField (`field`): what is typed, and why it cannot be sent,
+ * shown under the field until the player types again. `read()` gives the code to send, or undefined with its
+ * message shown; `refuse(message)` shows a refusal of the typed code; `clear()` empties both.
+ */
+export function useCodeField() {
+  const [code, setCode] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  return {
+    code,
+    field: {
+      value: code,
+      error,
+      onChange: (typed: string) => {
+        setCode(typed);
+        setError(null);
+      },
+    },
+    read(): string | undefined {
+      const read = readSecondFactorCode(code);
+      setError(read.error ?? null);
+      return read.code;
+    },
+    refuse: (message: string) => setError(message),
+    clear() {
+      setCode('');
+      setError(null);
+    },
+  };
 }

@@ -9,7 +9,7 @@ import { useRequestKey } from '../../../hooks/use-request-key';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
 import { ApiError } from '../../../lib/api-client';
-import { readSecondFactorCode } from '../../../lib/second-factor-code';
+import { useCodeField } from '../../../lib/second-factor-code';
 import { callAccount, sameAccount } from '../../../lib/session';
 import { type DialogState, useUi } from '../../../lib/ui-store';
 import { isPriceChange } from '../api/create-pricekod';
@@ -56,9 +56,8 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
   const [revealed, setRevealed] = useState<{ sert: string; nominal: number; summa: number } | null>(null);
   // Step-up: with TOTP on the server answers two_factor_required; the code is asked in this dialog.
   const [askCode, setAskCode] = useState<string | null>(null);
-  const [code, setCode] = useState('');
-  // Why the typed code cannot be sent (another script's letters, too short): said under the field.
-  const [codeError, setCodeError] = useState<string | null>(null);
+  // The code typed, and why it cannot be sent (another script's letters, too short): said under the field.
+  const codeField = useCodeField();
   const open = dialog.name === 'show_code';
   // The last opening stays on screen while the dialog fades out.
   const [last, setLast] = useState<Extract<DialogState, { name: 'show_code' }> | null>(null);
@@ -66,8 +65,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
     setLast(dialog);
     setRevealed(null);
     setAskCode(null);
-    setCode('');
-    setCodeError(null);
+    codeField.clear();
   }
   const d = open ? dialog : last;
   const mounted = useRef(false);
@@ -90,9 +88,8 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
     if (!d || walletId === null || show.isPending) return;
     let twoFactorCode: string | undefined;
     if (askCode !== null) {
-      const read = readSecondFactorCode(code);
-      if (read.error !== undefined) return setCodeError(read.error);
-      twoFactorCode = read.code;
+      twoFactorCode = codeField.read();
+      if (twoFactorCode === undefined) return;
     }
     const opening = useUi.getState().dialog;
     const account = callAccount();
@@ -126,7 +123,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
           if (useUi.getState().dialog !== opening) return;
           if (err instanceof ApiError && err.body.two_factor_required) {
             setAskCode(err.message);
-            setCode('');
+            codeField.clear();
             return;
           }
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
@@ -186,14 +183,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
           {askCode !== null && (
             <>
               <Alert severity="info">{askCode}</Alert>
-              <TwoFactorCodeField
-                value={code}
-                onChange={(typed) => {
-                  setCode(typed);
-                  setCodeError(null);
-                }}
-                error={codeError}
-              />
+              <TwoFactorCodeField {...codeField.field} />
             </>
           )}
         </Stack>

@@ -9,7 +9,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { TwoFactorCodeField } from '../../../components/two-factor-code-field';
 import { ApiError, request } from '../../../lib/api-client';
-import { readSecondFactorCode } from '../../../lib/second-factor-code';
+import { useCodeField } from '../../../lib/second-factor-code';
 import { callAccount, sameAccount } from '../../../lib/session';
 import { needsStepUp } from '../../../lib/step-up';
 
@@ -29,29 +29,28 @@ export function AdminSessionCheck({ children }: { children: ReactNode }) {
 
 function AdminCodePrompt({ message }: { message: string }) {
   const qc = useQueryClient();
-  const [code, setCode] = useState('');
+  const codeField = useCodeField();
+  const code = codeField.code;
   const [error, setError] = useState<string | null>(null);
-  const [codeError, setCodeError] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (!code.trim()) return;
     // A code that cannot be one (another script's letters, too short) is said under the field, not sent.
-    const read = readSecondFactorCode(code);
-    setCodeError(read.error ?? null);
-    if (read.error !== undefined) return;
+    const twoFactorCode = codeField.read();
+    if (twoFactorCode === undefined) return;
     setPending(true);
     setError(null);
     const account = callAccount();
     try {
-      const data = await request(adminDashboard, { twoFactorCode: read.code });
+      const data = await request(adminDashboard, { twoFactorCode });
       // Signed out (or another account in) meanwhile: this check was the last account's.
       if (!sameAccount(account)) return;
       qc.setQueryData(probeKey, data);
       await qc.invalidateQueries({ queryKey: ['admin'] });
     } catch (err) {
       setError(err instanceof ApiError ? err.message : 'Не удалось проверить код. Попробуйте ещё раз');
-      setCode('');
+      codeField.clear();
     } finally {
       setPending(false);
     }
@@ -62,14 +61,7 @@ function AdminCodePrompt({ message }: { message: string }) {
         <Typography variant="h1">Подтвердите вход в админку</Typography>
         <Alert severity="info">{message}</Alert>
         {error && <Alert severity="error">{error}</Alert>}
-        <TwoFactorCodeField
-          value={code}
-          onChange={(typed) => {
-            setCode(typed);
-            setCodeError(null);
-          }}
-          error={codeError}
-        />
+        <TwoFactorCodeField {...codeField.field} />
         <Button type="submit" variant="contained" disabled={pending || !code.trim()} sx={{ alignSelf: 'flex-start' }}>
           Подтвердить
         </Button>

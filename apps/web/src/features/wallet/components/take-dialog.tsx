@@ -5,7 +5,7 @@ import { useRef, useState } from 'react';
 import Typography from '@mui/material/Typography';
 import { AppDialog } from '../../../components/app-dialog';
 import { ApiError } from '../../../lib/api-client';
-import { readSecondFactorCode } from '../../../lib/second-factor-code';
+import { readSecondFactorCode, useCodeField } from '../../../lib/second-factor-code';
 import { useUi } from '../../../lib/ui-store';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { amountText, } from '../../../utils/plural';
@@ -31,9 +31,8 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
   targetNow.current = target.id;
   // Step-up: with TOTP on the server answers two_factor_required; the code is asked here, in the same dialog.
   const [askCode, setAskCode] = useState(false);
-  const [code, setCode] = useState('');
   // A code that cannot be one (the contract's rule, after the Russian layout is read as Latin keys): said under the field, not sent.
-  const [codeError, setCodeError] = useState<string | null>(null);
+  const codeField = useCodeField();
   const form = useMoneyForm({
     operation: 'take',
     gameServerId: target.id,
@@ -43,7 +42,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
       sentFrom.current = { opening, serverName: target.name, gameServerId: target.id, currency };
       let twoFactorCode: string | undefined;
       if (askCode) {
-        const read = readSecondFactorCode(code);
+        const read = readSecondFactorCode(codeField.code);
         // Refused here as the server refuses a bad code (a 422, so the request's key is not left in doubt).
         if (read.error !== undefined) throw new ApiError(422, { message: read.error, errors: { code: [read.error] } });
         twoFactorCode = read.code;
@@ -63,26 +62,26 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
         if (useUi.getState().dialog.name !== 'take' || unchanged) form.clear();
         if (unchanged && openFor('take', from, targetNow.current)) {
           setAskCode(false);
-          setCode('');
+          codeField.clear();
           close();
         }
         return snackbar(`Заявка на вывод ${made} на ${from?.serverName ?? target.name} создана`);
       }
       form.clear();
       setAskCode(false);
-      setCode('');
+      codeField.clear();
       close();
       snackbar(`Заявка на вывод ${made} создана`);
     },
     onError: (err, amount) => {
       if (err instanceof ApiError && err.body.two_factor_required) {
         setAskCode(true);
-        setCode('');
+        codeField.clear();
         return false;
       }
       const badCode = err instanceof ApiError && err.status === 422 ? err.fieldErrors.code?.[0] : undefined;
       if (badCode) {
-        setCodeError(badCode);
+        codeField.refuse(badCode);
         return true;
       }
       if (!(err instanceof ApiError && err.body.low_cap)) return false;
@@ -98,7 +97,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
   function reset() {
     form.clear();
     setAskCode(false);
-    setCode('');
+    codeField.clear();
     close();
   }
 
@@ -129,14 +128,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
         available={available}
       >
         {askCode && (
-          <TwoFactorCodeField
-            value={code}
-            onChange={(typed) => {
-              setCode(typed);
-              setCodeError(null);
-            }}
-            error={codeError}
-          />
+          <TwoFactorCodeField {...codeField.field} />
         )}
         {nick && (
           <Typography variant="body2" color="textSecondary">
