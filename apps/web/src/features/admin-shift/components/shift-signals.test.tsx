@@ -37,7 +37,7 @@ describe('the shift signals while the live feed is up', () => {
     document.title = 'Adena';
   });
 
-  it('read the pending count each minute, so a lost event does not leave the tab’s counter at none; a request both an event and the poll bring chimes once', async () => {
+  it('read the pending count each minute, so a lost event does not leave the tab’s counter at none nor the request unheard; a request both an event and the poll bring chimes once', async () => {
     vi.useFakeTimers();
     document.title = 'Adena';
     localStorage.setItem('access_token', 'token');
@@ -57,6 +57,7 @@ describe('the shift signals while the live feed is up', () => {
     await act(async () => vi.advanceTimersByTimeAsync(60_000));
     expect(fetch).toHaveBeenCalledTimes(2);
     expect(document.title).toBe('(1) Adena');
+    expect(chimes.count).toBe(1);
 
     // Another comes with its event (which refreshes the count), and the next minute's read brings it again: one chime.
     total = 2;
@@ -64,10 +65,47 @@ describe('the shift signals while the live feed is up', () => {
     await act(async () => qc.invalidateQueries({ queryKey: ['admin', 'requests'] }));
     await act(async () => vi.advanceTimersByTimeAsync(10));
     expect(document.title).toBe('(2) Adena');
-    expect(chimes.count).toBe(1);
+    expect(chimes.count).toBe(2);
     await act(async () => vi.advanceTimersByTimeAsync(60_000));
     expect(fetch).toHaveBeenCalledTimes(4);
     expect(document.title).toBe('(2) Adena');
+    expect(chimes.count).toBe(2);
+
+    // Requests decided: the count falls, nothing chimes.
+    total = 0;
+    await act(async () => vi.advanceTimersByTimeAsync(60_000));
+    expect(document.title).toBe('Adena');
+    expect(chimes.count).toBe(2);
+  });
+
+  it('chime for requests the 5-second reads bring while the channel reconnects, once each, and not when switched off', async () => {
+    vi.useFakeTimers();
+    document.title = 'Adena';
+    localStorage.setItem('access_token', 'token');
+    localStorage.removeItem('admin.signals');
+    const chimes = stubAudio();
+    let total = 3;
+    vi.stubGlobal('fetch', vi.fn(async () => answer(200, { data: [], total })));
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(ShiftSignals, { created: 0, live: false }))));
+    await act(async () => vi.advanceTimersByTimeAsync(10));
+    // Requests already waiting when the screen opens are counted, not announced.
+    expect(document.title).toBe('(3) Adena');
+    expect(chimes.count).toBe(0);
+
+    total = 5;
+    await act(async () => vi.advanceTimersByTimeAsync(5_000));
+    expect(document.title).toBe('(5) Adena');
     expect(chimes.count).toBe(1);
+    await act(async () => vi.advanceTimersByTimeAsync(5_000));
+    expect(chimes.count).toBe(1);
+
+    const toggle = document.querySelector<HTMLInputElement>('[data-testid="shift-signals"] input')!;
+    await act(async () => toggle.click());
+    total = 6;
+    await act(async () => vi.advanceTimersByTimeAsync(5_000));
+    expect(chimes.count).toBe(1);
+    localStorage.removeItem('admin.signals');
   });
 });

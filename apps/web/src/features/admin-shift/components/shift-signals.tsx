@@ -29,9 +29,11 @@ function chime() {
 /**
  * The admin area's signals for an operator away from the screen: a chime for each new request
  * and the number of pending requests in the tab's title. Switchable, remembered in this browser.
- * `created` grows by one with each `request_created` the operators' channel brings: only an event chimes, never a
- * read, so a request that both an event and the minute's safety read bring chimes once. The counter is the server's
- * total, the same whichever of the two brought it.
+ * `created` grows by one with each `request_created` the operators' channel brings, and each such event chimes.
+ * A read of the pending count (the minute's safety read while live, every 5 s while the channel reconnects) chimes
+ * too when the count rose by more than the events since the previous read explain: those requests came without
+ * their event. A request that both an event and a read bring chimes once; a decision in the same interval can hide
+ * a lost event's request from the count (no chime then, the counter still right).
  */
 export function ShiftSignals({ created, live }: { created: number; live: boolean }) {
   const [on, setOn] = useLocalState(
@@ -41,11 +43,20 @@ export function ShiftSignals({ created, live }: { created: number; live: boolean
   );
   const { data: pending } = usePendingCount(live);
   const seen = useRef(created);
+  /** The previous read's count and how many events had come by then. */
+  const lastRead = useRef<{ count: number; created: number } | null>(null);
 
   useEffect(() => {
     if (created > seen.current && on) chime();
     seen.current = created;
   }, [created, on]);
+
+  useEffect(() => {
+    if (pending === undefined) return;
+    const last = lastRead.current;
+    if (last && pending - last.count > seen.current - last.created && on) chime();
+    lastRead.current = { count: pending, created: seen.current };
+  }, [pending, on]);
 
   useEffect(() => {
     const base = document.title.replace(/^\(\d+\) /, '');
