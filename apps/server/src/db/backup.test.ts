@@ -358,6 +358,61 @@ describe('the database password and pg_dump / pg_restore', () => {
     expect(readdirSync(folder)).toEqual(['adena.backup']);
   }, 30_000);
 
+  it('a run killed outright leaves its half-written copy; the next backup to that file removes it, not a running one’s nor another file’s', async () => {
+    const fake = fakePgBin(join(dir, 'leftovers'));
+    const folder = join(dir, 'leftovers-folder');
+    mkdirSync(folder);
+    const file = join(folder, 'adena.backup');
+    // A process that has ended: its pid names a leftover.
+    const gone = spawn('true');
+    await new Promise((r) => gone.on('exit', r));
+    const names = [`adena.backup.${gone.pid}.0123456789ab.partial`, `adena.backup.${process.pid}.0123456789ab.partial`, `other.backup.${gone.pid}.0123456789ab.partial`];
+    for (const name of names) writeFileSync(join(folder, name), 'PGDMP half', { mode: 0o600 });
+    await backup({ databaseUrl: 'postgres://adena@127.0.0.1:1/adena', dataDir: '', pgBinDir: fake.bin }, file);
+    expect(readdirSync(folder).sort()).toEqual(['adena.backup', names[1], names[2]].sort());
+  });
+
+  it('npm run backup stopped by Ctrl-C (SIGINT) or a stop (SIGTERM): pg_dump is ended, one line, exit 1, no half-written copy left', async () => {
+    const bin = slowPgDump(join(dir, 'stopped'));
+    for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+      const folder = join(dir, `stopped-${sig}`);
+      mkdirSync(folder);
+      const file = join(folder, 'adena.backup');
+      const child = spawn(process.execPath, ['--import', 'tsx', join(HERE, '../ops/cli.ts'), 'backup', file], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'postgres://adena@127.0.0.1:1/adena', PG_BIN_DIR: bin },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+      });
+      child.stderr.on('data', (d) => {
+        out += d;
+      });
+      const exited = new Promise<number | null>((r) => child.on('exit', r));
+      // pg_dump is writing (its copy has appeared): only the CLI gets the signal, as from `kill`.
+      for (let i = 0; i < 300 && !readdirSync(folder).some((n) => n.endsWith('.partial')); i++) await new Promise((r) => setTimeout(r, 20));
+      const partial = readdirSync(folder);
+      expect(partial).toHaveLength(1);
+      for (let i = 0; i < 100 && !readFileSync(join(folder, partial[0]!), 'utf8').includes('\n'); i++) await new Promise((r) => setTimeout(r, 10));
+      const dumpPid = Number(/^PGDMP (\d+)\n/.exec(readFileSync(join(folder, partial[0]!), 'utf8'))?.[1]);
+      child.kill(sig);
+      expect(await exited).toBe(1);
+      expect(out.trim()).toBe('backup interrupted: nothing written');
+      expect(readdirSync(folder)).toEqual([]);
+      // pg_dump (which would have written for about a second more) has ended: gone, or a zombie left for init to reap.
+      const state = (() => {
+        try {
+          return readFileSync(`/proc/${dumpPid}/stat`, 'utf8').replace(/^.*\) /, '')[0];
+        } catch {
+          return 'gone';
+        }
+      })();
+      expect(['gone', 'Z']).toContain(state);
+    }
+  }, 60_000);
+
   it('npm run backup: the password reaches pg_dump in PGPASSWORD only, and the CLI and pg_dump run under umask 077', async () => {
     const fake = fakePgBin(join(dir, 'cli'));
     const file = join(dir, 'cli.backup');

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { privateFolder } from '../lib/data-dir-lock';
@@ -125,21 +125,61 @@ function connection(databaseUrl: string): { arg: string; env: NodeJS.ProcessEnv 
   return { arg: `--dbname=${libpqUrl(url)}`, env: password === undefined ? process.env : { ...process.env, PGPASSWORD: password } };
 }
 
-function runTool(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+function runTool(cmd: string, args: string[], env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
+    // Aborted (the operator's Ctrl-C, a stop): the tool is ended and the run fails as interrupted.
+    const child = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], env, signal, killSignal: 'SIGTERM' });
     let err = '';
     child.stderr.on('data', (d) => {
       err += d;
     });
-    child.on('error', (e) =>
-      reject(new BackupError((e as NodeJS.ErrnoException).code === 'ENOENT' ? `${cmd} not found: install postgresql-client, or set PG_BIN_DIR` : `${cmd}: ${e.message}`)),
-    );
+    child.on('error', (e) => {
+      // Aborted: the answer waits for the tool's exit, so no pg_dump outlives the run.
+      if (signal?.aborted) return child.pid === undefined ? reject(interrupted()) : undefined;
+      reject(new BackupError((e as NodeJS.ErrnoException).code === 'ENOENT' ? `${cmd} not found: install postgresql-client, or set PG_BIN_DIR` : `${cmd}: ${e.message}`));
+    });
     child.on('exit', (code) => {
-      if (code === 0) resolvePromise();
+      if (signal?.aborted) reject(interrupted());
+      else if (code === 0) resolvePromise();
       else reject(new BackupError(`${cmd.split('/').pop()} failed: ${err.trim().split('\n')[0] ?? `exit ${code}`}`));
     });
   });
+}
+
+const interrupted = () => new BackupError('backup interrupted: nothing written');
+
+/** `FILE.<pid>.<12 hex>.partial`: the name a run writes under before its file takes its name. */
+const partialOf = (file: string, pid: number) => `${file}.${pid}.${randomBytes(6).toString('hex')}.partial`;
+
+/**
+ * Removes what runs killed outright (SIGKILL, a crash) left beside `file`: partial dumps of processes that are gone.
+ * They hold the same secrets as a backup. A process still running (another backup to the same file) keeps its own.
+ */
+function removeLeftovers(file: string) {
+  const dir = dirname(file);
+  const prefix = `${basename(file)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d+)\.[0-9a-f]{12}\.partial$/.exec(name.slice(prefix.length));
+    if (!m || processAlive(Number(m[1]))) continue;
+    rmSync(join(dir, name), { force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: alive, someone else's.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**
@@ -147,13 +187,16 @@ function runTool(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<v
  * snapshot) for PostgreSQL, PGlite's own tarball of its data folder for the embedded one (the
  * caller holds the DATA_DIR lock, so no server writes meanwhile). Written aside under a name of
  * this run's own, then renamed: two backups to the same file never write into, delete or rename
- * each other's (the last to finish wins, whole). A run that fails removes its own file.
+ * each other's (the last to finish wins, whole). A run that fails or is aborted (`signal`) removes its own file;
+ * what a killed run left beside the file is removed by the next run.
  * The file holds secrets (gift-code serts, TOTP secrets, webhook signing secrets, maybe the
  * sealing key), so only its owner may read it: mode 0600 from its creation, whatever the umask.
  */
-export async function backup(target: BackupTarget, file: string): Promise<{ kind: BackupKind; bytes: number }> {
+export async function backup(target: BackupTarget, file: string, opts: { signal?: AbortSignal } = {}): Promise<{ kind: BackupKind; bytes: number }> {
+  const { signal } = opts;
+  removeLeftovers(file);
   // Beside the file, so the rename stays on one file system and is atomic.
-  const partial = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.partial`;
+  const partial = partialOf(file, process.pid);
   const cannotWrite = (err: unknown) => {
     const code = (err as NodeJS.ErrnoException).code;
     if (typeof code !== 'string') return err;
@@ -170,7 +213,7 @@ export async function backup(target: BackupTarget, file: string): Promise<{ kind
   try {
     if (target.databaseUrl) {
       const { arg, env } = connection(target.databaseUrl);
-      await runTool(pgTool('pg_dump', target.pgBinDir), ['--format=custom', '--no-owner', '--no-privileges', `--file=${partial}`, arg], env);
+      await runTool(pgTool('pg_dump', target.pgBinDir), ['--format=custom', '--no-owner', '--no-privileges', `--file=${partial}`, arg], env, signal);
     } else {
       const dir = pgliteDir(target.dataDir);
       if (!existsSync(join(dir, 'PG_VERSION'))) throw new BackupError(`DATA_DIR ${resolve(target.dataDir)} holds no database to back up`);
@@ -186,6 +229,7 @@ export async function backup(target: BackupTarget, file: string): Promise<{ kind
         await db.close();
       }
     }
+    if (signal?.aborted) throw interrupted();
     try {
       // And again before it takes its name, should a tool have made the file anew instead.
       chmodSync(partial, 0o600);

@@ -27,7 +27,10 @@ async function main(argv: string[]): Promise<number> {
     try {
       const path = resolve(file);
       if (command === 'backup') {
-        const r = await backup(target, path);
+        // Ctrl-C or a stop ends pg_dump and removes the half-written copy (it holds the same secrets as a backup).
+        const stop = new AbortController();
+        for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(sig, () => stop.abort());
+        const r = await backup(target, path, { signal: stop.signal });
         console.log(`backup of the ${r.kind === 'postgres' ? 'PostgreSQL' : 'embedded'} database written to ${path} (${r.bytes} bytes)`);
       } else {
         const r = await restore(target, path);
