@@ -16,7 +16,7 @@ type Player = Awaited<ReturnType<typeof createUser>>;
 const realCsvPage = statementRepository.csvPage.bind(statementRepository);
 
 const BOM = '\ufeff';
-const HEADER = 'Дата;Сервер;Валюта;Операция;Сумма;Остаток после;Описание';
+const HEADER = 'Дата (МСК);Сервер;Валюта;Операция;Сумма;Остаток после;Описание';
 const moscow = new Intl.DateTimeFormat('ru-RU', {
   timeZone: 'Europe/Moscow',
   day: '2-digit',

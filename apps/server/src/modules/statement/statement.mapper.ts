@@ -75,7 +75,8 @@ export const toStatementEntry = (r: StatementRow): StatementEntry => ({
 
 // ── CSV ──
 
-const HEADERS = ['Дата', 'Сервер', 'Валюта', 'Операция', 'Сумма', 'Остаток после', 'Описание'];
+// The zone is named: the screens show the device's time, the file Moscow's (the service's day, as `from` and `to` are).
+const HEADERS = ['Дата (МСК)', 'Сервер', 'Валюта', 'Операция', 'Сумма', 'Остаток после', 'Описание'];
 export const KIND_TITLES: Record<StatementKind, string> = {
   deposit: 'Пополнение',
   withdrawal: 'Вывод',

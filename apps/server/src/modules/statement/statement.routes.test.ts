@@ -253,14 +253,14 @@ describe.each(DB_KINDS)('statement, CSV, my codes and decisions on %s', (kind) =
       expect(res.headers['content-disposition']).toBe('attachment; filename="statement.csv"');
       expect(res.rawPayload.subarray(0, 3)).toEqual(Buffer.from([0xef, 0xbb, 0xbf]));
       const rows = parse(res.rawPayload, { bom: true, delimiter: ';', columns: true }) as Record<string, string>[];
-      expect(Object.keys(rows[0]!)).toEqual(['Дата', 'Сервер', 'Валюта', 'Операция', 'Сумма', 'Остаток после', 'Описание']);
+      expect(Object.keys(rows[0]!)).toEqual(['Дата (МСК)', 'Сервер', 'Валюта', 'Операция', 'Сумма', 'Остаток после', 'Описание']);
       const json = (await everything(p)).reverse(); // the file runs oldest first
       expect(rows).toHaveLength(json.length);
       const servers = await t.db.kysely.selectFrom('gamesservers').select(['id', 'name']).execute();
       rows.forEach((r, i) => {
         const e = json[i]!;
-        expect(r.Дата).toMatch(/^\d{2}\.\d{2}\.\d{4} \d{2}:\d{2}:\d{2}$/);
-        const [d, m, y] = r.Дата!.slice(0, 10).split('.');
+        expect(r['Дата (МСК)']).toMatch(/^\d{2}\.\d{2}\.\d{4} \d{2}:\d{2}:\d{2}$/);
+        const [d, m, y] = r['Дата (МСК)']!.slice(0, 10).split('.');
         const moscow = new Date(new Date(e.at).getTime() + 3 * 3600_000).toISOString();
         expect(`${y}-${m}-${d}`).toBe(moscow.slice(0, 10));
         expect(r.Сервер).toBe(servers.find((s) => s.id === e.gamesserver_id)!.name);
