@@ -122,6 +122,25 @@ describe.each(DB_KINDS)("the operators' queue and dashboard on %s", (kind) => {
       const done = await call('POST', `/api/admin/requests/${flagged}/complete`, {});
       expect(done.json().success).toMatchObject({ id: flagged, nick_shared: true });
     });
+
+    it('flags a Cyrillic nick another player gave in another letter case, whatever the cluster’s locale (the test cluster runs C)', async () => {
+      const n = Date.now() % 100_000;
+      const claimant = await createUser(t.db.kysely);
+      await createWallet(t.db.kysely, claimant.id, serverId, `Ёжик${n}`);
+      const other = await createUser(t.db.kysely);
+      await createWallet(t.db.kysely, other.id, serverId, `ЁЖИК${n}`);
+      const single = await createUser(t.db.kysely);
+      await createWallet(t.db.kysely, single.id, serverId, `Ежик${n}`);
+      const deposit = async (who: { auth: { authorization: string } }) =>
+        (await call('POST', '/api/up_balance_user/', { gamesserver_id: serverId, amount: KK }, who.auth)).json().success.id as number;
+      const flagged = await deposit(claimant);
+      // Ё and Е are different letters: not the same nick.
+      const clear = await deposit(single);
+      const q = (await call('GET', '/api/admin/requests?status=pending&per_page=100')).json();
+      const of = (id: number) => q.data.find((r: { id: number }) => r.id === id);
+      expect(of(flagged)).toMatchObject({ nick: `Ёжик${n}`, nick_shared: true });
+      expect(of(clear)).toMatchObject({ nick: `Ежик${n}`, nick_shared: false });
+    });
   });
 
   describe('dashboard', () => {

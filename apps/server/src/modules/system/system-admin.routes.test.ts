@@ -67,6 +67,9 @@ describe.each(DB_KINDS)("the operators' game servers on %s", (kind) => {
       const res = await call('POST', '/api/admin/gamesservers', newServer('fresh X10'));
       expect(res.statusCode).toBe(409);
       expect(res.json().errors.name[0]).toMatch(/уже есть/);
+      // Cyrillic names too, whatever the cluster's locale (the test cluster runs C, where lower() leaves them).
+      expect((await call('POST', '/api/admin/gamesservers', newServer('Свежий х5'))).statusCode).toBe(200);
+      expect((await call('POST', '/api/admin/gamesservers', newServer('СВЕЖИЙ Х5'))).statusCode).toBe(409);
     });
 
     it('refuses bad settings with Russian messages per field and changes nothing', async () => {

@@ -51,7 +51,7 @@ export function createSystemRepository(db: Kysely<Database>) {
       return trx.selectFrom('gamesservers').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
     },
     serverNameTaken(trx: Queryable, name: string, exceptId?: number) {
-      let q = trx.selectFrom('gamesservers').select('id').where(sql<boolean>`lower(name) = lower(${name})`);
+      let q = trx.selectFrom('gamesservers').select('id').where(sql<boolean>`nick_fold(name) = nick_fold(${name})`);
       if (exceptId !== undefined) q = q.where('id', '<>', exceptId);
       return q.executeTakeFirst().then(Boolean);
     },
