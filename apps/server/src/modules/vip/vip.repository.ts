@@ -16,6 +16,15 @@ export const vipRepository = {
   },
 
   /**
+   * The buyer's own row, locked for the VIP change before any wallet: every path that takes a player's row and a
+   * wallet takes the row first (an operator's completion holds it FOR SHARE, then locks the wallet), and taking a
+   * wallet first, then updating the row, deadlocked with a completion of the player's withdrawal (one of the two 503).
+   */
+  lockBuyer(trx: VipTrx, userId: number) {
+    return trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().executeTakeFirstOrThrow();
+  },
+
+  /**
    * All the owner's wallets, row-locked in ascending id as every movement locks wallets (decision
    * record 0003): a purchase that chose one by its coins pays from it before another purchase can
    * choose by the same coins, and walking the servers in display order, locking as it went, could

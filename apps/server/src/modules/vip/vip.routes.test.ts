@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
-import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 import { feeOf } from '../../lib/money';
 import { sql } from 'kysely';
 import { auditLedger } from '../ledger/ledger.service';
@@ -42,6 +42,36 @@ describe.each(DB_KINDS)('VIP on %s', (kind) => {
   afterAll(() => t.close());
 
   describe('VIP', () => {
+    it.runIf(kind === 'postgres')('an operator completing a withdrawal while its player buys VIP with coins of that wallet: both go through (no deadlock, no 503), the ledger balanced', async () => {
+      const admin = await createUser(t.db.kysely, { admin: true, name: 'Оператор' });
+      const u = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, u.id, serverId, 'Buyer');
+      await fund(t.db.kysely, w, 1000n, 2);
+      await fund(t.db.kysely, w, 100n * BigInt(KK), 1);
+      const out = await call('POST', '/api/down_balance_user/', u, { gamesserver_id: serverId, amount: 10 * KK });
+      expect(out.statusCode).toBe(200);
+      const id = out.json().success.id as number;
+      const until = async (check: () => Promise<boolean>) => {
+        for (let i = 0; i < 500 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
+      };
+      // The completion takes the operator's and the player's rows, then waits here for the request's row.
+      const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('balance_requests').select('id').where('id', '=', id).forUpdate().execute());
+      const completing = call('POST', `/api/admin/requests/${id}/complete`, admin, {});
+      await until(async () => (await lockWaits(t.db.kysely)) === 1);
+      expect(await lockWaits(t.db.kysely, '%balance_requests%')).toBe(1);
+      // The purchase then waits on the player's row (it took the wallet first, before the fix).
+      const buying = call('POST', '/api/vip/', u, { months: 1, gamesserver_id: serverId });
+      await until(async () => (await lockWaits(t.db.kysely)) === 2);
+      expect(await lockWaits(t.db.kysely)).toBe(2);
+      await hold.release();
+      const [done, vip] = await Promise.all([completing, buying]);
+      expect([done.statusCode, vip.statusCode]).toEqual([200, 200]);
+      expect(vip.json().success.vip).toBe(true);
+      expect(await balanceOf(u.id, 2)).toBe(1000 - 300);
+      expect(await balanceOf(u.id, 1)).toBe(90 * KK);
+      await expectAudit();
+    });
+
     it('a period is whole 24-hour days whatever the database session\'s time zone (a daylight-saving change inside it)', async () => {
       // Review finding: days were added in the session's zone; under Europe/Berlin a period across March's change was an hour short.
       const u = await createUser(t.db.kysely);

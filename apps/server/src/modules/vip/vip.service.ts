@@ -64,6 +64,7 @@ export function createVipService({ db, realtime, clock = () => new Date() }: { d
         const months = BigInt(input.months);
         const out = await db.transaction().execute(async (trx) => {
           await claimKey(trx, userId, idem);
+          await repo.lockBuyer(trx, userId);
           const { server, wallet } = await payer(trx, userId, input, months);
           if (!server) throw notEnoughCoins();
           const total = server.vip_price * months;
