@@ -38,33 +38,36 @@ export function createLedgerAdminRepository(db: Kysely<Database>) {
       return q.selectFrom('gamesservers').select(['id', 'name']).orderBy('sort_order').orderBy('id').execute();
     },
 
+    // The sums below stay numeric and come as text: summed over many wallets or entries they may pass
+    // 2^63 − 1, where a ::bigint cast fails (22003) and the whole screen answered 500. The mapper holds
+    // each figure at the largest amount the contract carries (toFigure).
+
     async serviceTotals(q: Kysely<Database> = db) {
-      const r = await sql<{ gamesserver_id: number; currency_type: 1 | 2; kind: ServiceAccountKind; account_id: number; total: bigint }>`
+      const r = await sql<{ gamesserver_id: number; currency_type: 1 | 2; kind: ServiceAccountKind; account_id: number; total: string }>`
         SELECT a.gamesserver_id, a.currency_type, a.kind, a.id AS account_id,
-               coalesce((SELECT sum(e.amount) FROM ledger_entries e WHERE e.account_id = a.id), 0)::bigint AS total
+               coalesce((SELECT sum(e.amount) FROM ledger_entries e WHERE e.account_id = a.id), 0)::text AS total
         FROM ledger_accounts a WHERE a.kind <> 'wallet'`.execute(q);
-      return r.rows;
+      return r.rows.map((a) => ({ ...a, total: BigInt(a.total) }));
     },
 
     async walletTotals(q: Kysely<Database> = db) {
-      const r = await sql<{ gamesserver_id: number; balance: bigint; balance_second: bigint }>`
-        SELECT gamesserver_id, coalesce(sum(balance), 0)::bigint AS balance, coalesce(sum(balance_second), 0)::bigint AS balance_second
+      const r = await sql<{ gamesserver_id: number; balance: string; balance_second: string }>`
+        SELECT gamesserver_id, coalesce(sum(balance), 0)::text AS balance, coalesce(sum(balance_second), 0)::text AS balance_second
         FROM wallets GROUP BY gamesserver_id`.execute(q);
-      return r.rows;
+      return r.rows.map((w) => ({ ...w, balance: BigInt(w.balance), balance_second: BigInt(w.balance_second) }));
     },
 
-    account(id: number) {
-      return db
+    async account(id: number) {
+      const a = await db
         .selectFrom('ledger_accounts')
         .innerJoin('gamesservers', 'gamesservers.id', 'ledger_accounts.gamesserver_id')
         .leftJoin('wallets', 'wallets.id', 'ledger_accounts.wallet_id')
         .selectAll('ledger_accounts')
         .select(['gamesservers.name as gamesserver', 'wallets.user_id'])
-        .select(
-          sql<bigint>`coalesce((SELECT sum(e.amount) FROM ledger_entries e WHERE e.account_id = ledger_accounts.id), 0)::bigint`.as('balance'),
-        )
+        .select(sql<string>`coalesce((SELECT sum(e.amount) FROM ledger_entries e WHERE e.account_id = ledger_accounts.id), 0)::text`.as('balance'))
         .where('ledger_accounts.id', '=', id)
         .executeTakeFirst();
+      return a && { ...a, balance: BigInt(a.balance) };
     },
 
     async accountEntries(accountId: number, page: number, perPage: number) {

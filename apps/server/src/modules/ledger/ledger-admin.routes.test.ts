@@ -150,3 +150,49 @@ describe.each(DB_KINDS)("the ledger's admin views on %s", (kind) => {
     });
   });
 });
+
+describe.each(DB_KINDS)("the operators' figures past 2^63 on %s", (kind) => {
+  it('totals, the cash account and the dashboard still answer, their sums held at the largest amount the contract carries', async () => {
+    const t = await createTestApp(kind);
+    try {
+      const admin = await createUser(t.db.kysely, { admin: true });
+      const serverId = await firstServerId(t.db.kysely);
+      const MAX = BigInt(Number.MAX_SAFE_INTEGER);
+      // 1025 wallets at the largest balance a wallet may hold: together past 2^63 − 1, what a bigint holds.
+      const N = 1025;
+      const { rows: users } = await sql<{ id: number }>`
+        INSERT INTO users (email, name) SELECT 'rich' || i || '@example.com', 'Богач ' || i FROM generate_series(1, ${N}::int) i RETURNING id`.execute(t.db.kysely);
+      const wallets = await t.db.kysely
+        .insertInto('wallets')
+        .values(users.map((u) => ({ user_id: u.id, gamesserver_id: serverId, nick: `Rich${u.id}` })))
+        .returningAll()
+        .execute();
+      for (const w of wallets) await fund(t.db.kysely, w, MAX);
+      // As many pending deposits of the largest amount: they move nothing until completed, so the ledger stays whole.
+      await t.db.kysely
+        .insertInto('balance_requests')
+        .values(wallets.map((w) => ({ user_id: w.user_id, wallet_id: w.id, gamesserver_id: serverId, type: 'input' as const, currency_type: 1 as const, amount: MAX, nick: w.nick!, cashier_nick: 'Kassa' })))
+        .execute();
+      const get = (url: string) => t.app.inject({ method: 'GET', url, headers: admin.auth });
+      const top = Number.MAX_SAFE_INTEGER;
+
+      const totals = await get('/api/admin/ledger/totals');
+      expect(totals.statusCode).toBe(200);
+      const row = totals.json().data.find((r: { gamesserver_id: number; currency_type: number }) => r.gamesserver_id === serverId && r.currency_type === 1);
+      expect(row).toMatchObject({ wallets: top, payout: 0, escrow: 0, cash: -top, owed: top });
+
+      const cash = await get(`/api/admin/ledger/accounts/${row.accounts.cash}/entries?page=1&per_page=10`);
+      expect(cash.statusCode).toBe(200);
+      expect(cash.json().account).toMatchObject({ kind: 'cash', balance: -top });
+      expect(cash.json().total).toBe(N);
+      expect(cash.json().data[0]).toMatchObject({ amount: -top });
+
+      const dashboard = await get('/api/admin/dashboard');
+      expect(dashboard.statusCode).toBe(200);
+      expect(dashboard.json().pending).toEqual([expect.objectContaining({ gamesserver_id: serverId, currency_type: 1, type: 'input', count: N, sum: top })]);
+      expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+    } finally {
+      await t.close();
+    }
+  });
+});

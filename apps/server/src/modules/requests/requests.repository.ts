@@ -116,16 +116,19 @@ export const requestsRepository = {
     return db.selectFrom('gamesservers').select(['id', 'name']).where('active', '=', true).orderBy('sort_order').orderBy('id').execute();
   },
 
-  /** Pending requests per server, currency and direction: how many, how much, since when. */
+  /**
+   * Pending requests per server, currency and direction: how many, how much, since when. The sum stays
+   * numeric (as text): many requests may pass 2^63 − 1, where a ::bigint cast fails (22003, a 500).
+   */
   async pendingSummary(db: Q) {
-    const r = await sql<PendingGroup>`
+    const r = await sql<Omit<PendingGroup, 's'> & { s: string }>`
       SELECT r.gamesserver_id, g.name AS gamesserver, r.currency_type, r.type,
-             count(*)::bigint AS n, sum(r.amount)::bigint AS s, min(r.created_at) AS oldest
+             count(*)::bigint AS n, sum(r.amount)::text AS s, min(r.created_at) AS oldest
       FROM balance_requests r JOIN gamesservers g ON g.id = r.gamesserver_id
       WHERE r.status = 'pending'
       GROUP BY r.gamesserver_id, g.name, g.sort_order, r.currency_type, r.type
       ORDER BY g.sort_order, r.gamesserver_id, r.currency_type, r.type`.execute(db);
-    return r.rows;
+    return r.rows.map((p): PendingGroup => ({ ...p, s: BigInt(p.s) }));
   },
 
   oldestPending(db: Q) {

@@ -227,13 +227,16 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
      */
     async complete(caller: Caller, id: number, comment?: string) {
       const out = await repo.transaction(db, async (trx) => {
-        await shift?.holdOperator(trx, caller);
         // A blocked account's withdrawal (filed by a thief, to their own character) is not paid out in game:
         // only rejected, back to the wallet. A deposit is credited: its adena already reached the cashier.
         // The player's row is held before the request's, the order every operator action and a block keep
         // (users, then requests); a request's owner and type never change, so they are read first unlocked.
+        // The operator's row and the player's are taken in one statement in id order (shift.holdOperator),
+        // as the operator's block or VIP change of the player takes them: taken one at a time, operator first,
+        // each side could hold one row and wait for the other (a deadlock: one call 503, a block lost to a payout).
         const owner = await repo.ownerAndType(trx, id);
-        const blocked = owner?.type === 'output' && (await repo.playerBlocked(trx, owner.user_id));
+        const player = await shift?.holdOperator(trx, caller, owner?.user_id);
+        const blocked = owner?.type === 'output' && (shift ? player?.blocked_at != null : await repo.playerBlocked(trx, owner.user_id));
         const r = await repo.lock(trx, id);
         if (!r) throw notFound();
         if (r.status !== 'pending') throw notPending(r.status);

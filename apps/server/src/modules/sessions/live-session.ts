@@ -13,3 +13,13 @@ export async function requireLiveSession(trx: Queryable, caller: Caller) {
   if (caller.sessionId === null) return;
   if (!(await repo.holdLiveSession(trx, caller.user.id, caller.sessionId))) throw new AppError('UNAUTHENTICATED');
 }
+
+/**
+ * Whether the caller's session is still live, read as its own statement in the caller's transaction:
+ * after a row lock the caller waited for, it sees what the lock's holder committed (a second factor
+ * turned off, a password changed: both end the sessions in the transaction that held the row). A
+ * seller's API key caller has no session: true.
+ */
+export async function sessionStillLive(trx: Queryable, caller: Caller) {
+  return caller.sessionId === null || (await repo.liveSessions(trx, [caller.sessionId])).length > 0;
+}

@@ -97,9 +97,20 @@ export const shiftRepository = {
     return trx.selectFrom('balance_requests').select(['status', 'user_id', 'claimed_by', 'claimed_at']).where('id', '=', id).forUpdate().executeTakeFirst();
   },
 
-  /** The operator's row, share-locked for the claim's transaction (a block or demotion waits for it). */
-  lockOperator(trx: ShiftTrx, userId: number) {
-    return trx.selectFrom('users').select(['admin', 'blocked_at']).where('id', '=', userId).forShare().executeTakeFirst();
+  /**
+   * The operator's row, share-locked for the act's transaction (a block or demotion waits for it), and
+   * with `playerId` the player's row too, in the same statement and in id order: the order in which an
+   * operator's change of a user (accounts-admin lockPair) takes the same two rows, so neither waits for
+   * the other in the opposite order (a deadlock). ORDER BY runs before the row locks are taken.
+   */
+  lockOperator(trx: ShiftTrx, operatorId: number, playerId?: number) {
+    return trx
+      .selectFrom('users')
+      .select(['id', 'admin', 'blocked_at'])
+      .where('id', 'in', playerId === undefined ? [operatorId] : [operatorId, playerId])
+      .orderBy('id')
+      .forShare()
+      .execute();
   },
 
   /** The pending requests an operator holds, row-locked in id order, with when each claim was taken. */

@@ -403,6 +403,77 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
   });
 
+  it.runIf(kind === 'postgres')("an operator completing a player's withdrawal while changing that player's account does not deadlock: a VIP change and the payout both land; a block lands first (no payout) or after it", async () => {
+    const payouts = (id: number) =>
+      t.db.kysely.selectFrom('ledger_transactions').select('id').where('ref_type', '=', 'balance_request').where('ref_id', '=', BigInt(id)).where('kind', '=', 'withdrawal_payout').execute();
+    for (const change of ['vip', 'block'] as const) {
+      const { id, player } = await pending('output');
+      // Made after the player: the player's id is the lower, so the change takes the player's row first (id order).
+      const op = await createUser(t.db.kysely, { admin: true, name: 'Вера' });
+      expect(player.id).toBeLessThan(op.id);
+      const before = await balanceOf(player.id);
+      // A third transaction holds the player's row: the change queues on it first, then the completion
+      // (the order a deadlock needs: the change next holds the player and wants the operator's row).
+      const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('users').select('id').where('id', '=', player.id).forNoKeyUpdate().execute());
+      const changed =
+        change === 'vip'
+          ? call('POST', `/api/admin/users/${player.id}/vip`, op, { vip_until: new Date(Date.now() + 10 * 86_400_000).toISOString() })
+          : call('POST', `/api/admin/users/${player.id}/block`, op, { reason: 'угнан' });
+      await waitFor(async () => ((await lockWaits(t.db.kysely, '%users%')) > 0 ? true : undefined), 'the change to wait');
+      const completed = call('POST', `/api/admin/requests/${id}/complete`, op, {});
+      await waitFor(async () => ((await lockWaits(t.db.kysely, '%users%')) > 1 ? true : undefined), 'the completion to wait');
+      await hold.release();
+      const [m, c] = await Promise.all([changed, completed]);
+      expect(m.statusCode).toBe(200);
+      if (change === 'vip') {
+        expect(c.statusCode).toBe(200);
+        expect(await row(id)).toMatchObject({ status: 'completed', processed_by: op.id });
+        expect(await payouts(id)).toHaveLength(1);
+      } else if (c.statusCode === 200) {
+        // The payout landed first; the block came after it.
+        expect(await row(id)).toMatchObject({ status: 'completed' });
+        expect(await payouts(id)).toHaveLength(1);
+      } else {
+        // The block landed first: the withdrawal of a player being blocked is not paid out.
+        expect([403, 409]).toContain(c.statusCode);
+        expect(await row(id)).toMatchObject({ status: 'pending' });
+        expect(await payouts(id)).toEqual([]);
+      }
+      expect(await balanceOf(player.id)).toBe(before);
+    }
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it.runIf(kind === 'postgres')("a claim that waits on its operator's row while support turns that operator's second factor off is refused (403): the request is held by nobody", async () => {
+    const gone = await createUser(t.db.kysely, { admin: true, name: 'Уходящий' });
+    const held = await pending('input');
+    const next = await pending('input');
+    expect((await claim(held.id, gone)).statusCode).toBe(200);
+    // The request the operator holds is locked: the change takes both operators' rows, then waits here
+    // (releasing the operator's claims) inside its transaction, before it ends their sessions.
+    const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('balance_requests').select('id').where('id', '=', held.id).forUpdate().execute());
+    await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', boris.id).execute();
+    const off = t.app.inject({
+      method: 'POST',
+      url: `/api/admin/users/${gone.id}/two_factor_off`,
+      headers: { ...boris.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, now()) },
+      payload: { reason: 'потерял телефон' },
+    });
+    await waitFor(async () => ((await lockWaits(t.db.kysely, '%balance_requests%')) > 0 ? true : undefined), 'the change to wait inside its transaction');
+    // Past its sign-in check (the session is live until the change commits), the claim waits on its operator's row.
+    const claimed = claim(next.id, gone);
+    await waitFor(async () => ((await lockWaits(t.db.kysely, '%"users"%for share%')) > 0 ? true : undefined), "the claim to wait on its operator's row");
+    await hold.release();
+    const [o, c] = await Promise.all([off, claimed]);
+    expect(o.statusCode).toBe(200);
+    expect(c.statusCode).toBe(403);
+    expect(await row(next.id)).toMatchObject({ status: 'pending', claimed_by: null, claimed_at: null });
+    expect(await row(held.id)).toMatchObject({ status: 'pending', claimed_by: null });
+    // Another operator takes it at once.
+    expect((await claim(next.id, anna)).statusCode).toBe(200);
+    expect((await release(next.id, anna)).statusCode).toBe(200);
+  });
+
   it('lets any operator decide an unclaimed request, as before', async () => {
     const { id } = await pending();
     const res = await call('POST', `/api/admin/requests/${id}/complete`, boris, {});

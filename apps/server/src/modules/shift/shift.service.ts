@@ -6,6 +6,7 @@ import { type Jobs, RetryAfter } from '../jobs/jobs.service';
 import { TELEGRAM_LANE, type TelegramBot } from '../notifications/telegram-bot';
 import { toAdminRequest } from '../requests/requests.mapper';
 import type { Caller } from '../sessions/caller';
+import { sessionStillLive } from '../sessions/live-session';
 import { alertText, toOperatorEvent, toStatsCsv, toStatsRow } from './shift.mapper';
 import { type AlertRow, type EventRow, type ShiftDb, type ShiftTrx, shiftRepository as repo } from './shift.repository';
 
@@ -143,14 +144,20 @@ export function createShiftService(d: ShiftDeps) {
 
   /**
    * The first lock of every operator's act on a request (claim, release, complete, reject): the
-   * operator's row, shared. A block or demotion takes that row before it releases their claims, so an
-   * act under way either lands first (and its claim is then released) or finds its operator gone (403);
-   * and the two never wait for each other's locks in opposite orders (a deadlock, which PostgreSQL
-   * would end with an error).
+   * operator's row, shared. A block, demotion or support's second-factor rescue takes that row before
+   * it releases their claims (and ends their sessions), so an act under way either lands first (and its
+   * claim is then released) or finds its operator gone (403): no longer an unblocked admin, or the
+   * session it came with ended meanwhile (read after the lock, so it sees what that change committed).
+   * A decision passes its player (`playerId`): both rows are taken in one statement in id order, as an
+   * operator's change of that player takes them, so the two never wait for each other's locks in
+   * opposite orders (a deadlock, which PostgreSQL would end with an error). Answers the player's row.
    */
-  async function holdOperator(trx: ShiftTrx, caller: Caller) {
-    const operator = await repo.lockOperator(trx, caller.user.id);
+  async function holdOperator(trx: ShiftTrx, caller: Caller, playerId?: number) {
+    const rows = await repo.lockOperator(trx, caller.user.id, playerId);
+    const operator = rows.find((u) => u.id === caller.user.id);
     if (!operator?.admin || operator.blocked_at) throw new AppError('FORBIDDEN');
+    if (!(await sessionStillLive(trx, caller))) throw new AppError('FORBIDDEN');
+    return playerId === undefined ? undefined : rows.find((u) => u.id === playerId);
   }
 
   return {
