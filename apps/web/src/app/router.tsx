@@ -1,6 +1,7 @@
 import { lazy } from 'react';
 import { Route, Switch } from 'wouter';
 import { AppShell } from './layout/app-shell';
+import { UserReadFailed } from '../components/user-read-failed';
 import { useUser } from '../lib/session';
 import { HomeRoute } from './routes/home';
 import { NotFoundRoute } from './routes/not-found';
@@ -17,8 +18,10 @@ const AdminDenied = lazy(() => import('./routes/admin-denied'));
 
 /** Only operators load the admin area's code; anyone else gets a short notice without it. */
 function AdminGate() {
-  const { user, isPending } = useUser();
+  const { user, isPending, readFailed } = useUser();
   if (isPending) return null;
+  // Who is signed in could not be read: an operator is not told the area is for operators only.
+  if (readFailed) return <UserReadFailed />;
   return user?.admin ? <AdminRoutes /> : <AdminDenied />;
 }
 

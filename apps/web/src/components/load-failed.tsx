@@ -7,7 +7,16 @@ import { ApiError } from '../lib/api-client';
  * A read that failed, said with the server's reason and «Повторить» (never shown as an empty list: a leaked
  * key would look revoked, a webhook as never set).
  */
-export function LoadFailed({ query, testId }: { query: { error: unknown; isFetching: boolean; refetch(): unknown }; testId: string }) {
+export function LoadFailed({
+  query,
+  testId,
+  lead,
+}: {
+  query: { error: unknown; isFetching: boolean; refetch(): unknown };
+  testId: string;
+  /** What could not be read, said before the reason. */
+  lead?: string;
+}) {
   return (
     <Alert
       severity="error"
@@ -18,6 +27,7 @@ export function LoadFailed({ query, testId }: { query: { error: unknown; isFetch
         </Button>
       }
     >
+      {lead && `${lead} `}
       {query.error instanceof ApiError ? query.error.message : errorMessage('INTERNAL')}
     </Alert>
   );

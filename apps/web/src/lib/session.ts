@@ -31,13 +31,24 @@ export const userQueryOptions = () =>
       }
     },
     staleTime: 60_000,
+    // A failed read is said with «Повторить» (useUser's readFailed): a screen mounting then (that very error) reads
+    // again only when asked, on refocus or on reconnect, not each time it mounts.
+    retryOnMount: false,
     // Offline (the shell from the service worker): the last known user, so the wallets show.
     placeholderData: () => (tokenStore.get() ? recallWhileOffline<User>('user') : undefined),
   });
 
+/**
+ * Who is signed in. `readFailed`: a token is held but reading the user failed (a 5xx, no connection; the token is
+ * kept then): who it is is not known, which is not signed out (no token, or the server's 401). Screens say so with
+ * «Повторить» (`read`, components/user-read-failed) and neither redirect to sign-in nor offer «Войти».
+ */
 export function useUser() {
   const q = useQuery(userQueryOptions());
-  return { user: q.data ?? null, isPending: q.isPending, isSignedIn: Boolean(q.data) };
+  // Failed, and not answered since: a re-read («Повторить», a refocus) starts over as pending (no data), and the
+  // screens keep saying the failure meanwhile rather than blank out and come back.
+  const readFailed = !q.data && q.errorUpdatedAt > q.dataUpdatedAt;
+  return { user: q.data ?? null, isPending: q.isPending && !readFailed, isSignedIn: Boolean(q.data), readFailed, read: q };
 }
 
 /**

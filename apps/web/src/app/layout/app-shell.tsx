@@ -43,7 +43,7 @@ const PageFallback = () => (
 /** SPEC.md section 2: admin app bar, app bar (hidden inside Telegram), main content; the page fills the main content. */
 export function AppShell({ children }: { children: ReactNode }) {
   const { isTelegram } = useTelegram();
-  const { isSignedIn } = useUser();
+  const { isSignedIn, readFailed } = useUser();
   const [pathname] = useLocation();
   const main = useRef<HTMLElement>(null);
   usePageChange(main);
@@ -70,7 +70,8 @@ export function AppShell({ children }: { children: ReactNode }) {
           <Suspense fallback={<PageFallback />}>{children}</Suspense>
         </ErrorBoundary>
       </Container>
-      <Footer profile={isTelegram && isSignedIn} />
+      {/* The profile says a failed read of the user with «Повторить» and keeps «Выйти». */}
+      <Footer profile={isTelegram && (isSignedIn || readFailed)} />
       <GlobalDialogs />
     </Box>
   );

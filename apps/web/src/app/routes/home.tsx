@@ -4,6 +4,7 @@ import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { useSearchParams } from 'wouter';
 import { PageTabs, TabPanel } from '../../components/page-tabs';
+import { UserReadFailed } from '../../components/user-read-failed';
 import { useUser } from '../../lib/session';
 import { CodesTab } from '../../features/codes/components/codes-tab-lazy';
 import { HistoryList } from '../../features/history/components/history-list-lazy';
@@ -27,7 +28,7 @@ export function HomeRoute() {
   const { data: servers } = useGamesservers();
   const [gameServerId] = useSelectedGameServerId();
   const server = servers?.find((s) => s.id === gameServerId);
-  const { isSignedIn } = useUser();
+  const { isSignedIn, user, readFailed } = useUser();
   const [params, setParams] = useSearchParams();
   // An operator decided a request the player has not read about yet (the wallet's new_message).
   const unread = useWallets().data?.some((w) => w.new_message) ?? false;
@@ -73,11 +74,20 @@ export function HomeRoute() {
         {tab === 'wallet' && <WalletCard server={server} />}
         {tab === 'codes' && <CodesTab server={server} topUp={(s, nick) => <WalletDialogs server={s} nick={nick} balances={null} />} />}
         {tab === 'history' &&
-          (isSignedIn ? <HistoryList gameServerId={server?.id ?? null} /> : <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>)}
+          (isSignedIn ? (
+            <HistoryList gameServerId={server?.id ?? null} />
+          ) : readFailed ? (
+            <UserReadFailed />
+          ) : (
+            <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>
+          ))}
         {tab === 'statement' &&
           (isSignedIn ? (
-            // Starts at the server picked above and follows it; «Все серверы» stays a choice inside.
-            <StatementView key={server?.id ?? 'all'} initialServerId={server?.id ?? null} />
+            // Starts at the server picked above and follows it; «Все серверы» stays a choice inside. Keyed by the account
+            // too: another account signed in here starts on its own first page, not the last one's page and anchor.
+            <StatementView key={`${user?.id ?? 'none'}:${server?.id ?? 'all'}`} initialServerId={server?.id ?? null} />
+          ) : readFailed ? (
+            <UserReadFailed />
           ) : (
             <Alert severity="info">Войдите, чтобы увидеть выписку по балансу.</Alert>
           ))}

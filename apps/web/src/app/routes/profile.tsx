@@ -6,6 +6,7 @@ import { PasskeysSection } from '../../features/passkeys/components/passkeys-sec
 import { SecuritySection } from '../../features/sessions/components/security-section';
 import { SellerSection } from '../../features/seller/components/seller-section';
 import { TwoFactorSection } from '../../features/two-factor/components/two-factor-section';
+import { UserReadFailed } from '../../components/user-read-failed';
 import { useLogout, useUser } from '../../lib/session';
 
 /**
@@ -13,19 +14,26 @@ import { useLogout, useUser } from '../../lib/session';
  * each a component of its own feature composed here. Add a section with one line below.
  */
 export default function ProfileRoute() {
-  const { user, isPending } = useUser();
+  const { user, isPending, readFailed } = useUser();
   const logout = useLogout();
   if (isPending) return null;
-  if (!user) return <Redirect to="/auth/login_methods/email" replace />;
+  // Signed in, but the user could not be read (the service down a moment, no connection): said, not sent to sign in.
+  if (!user && !readFailed) return <Redirect to="/auth/login_methods/email" replace />;
   return (
     <Stack spacing={3} component="article">
       <Typography variant="h1">Профиль</Typography>
-      <Typography color="textSecondary">{user.name || 'Игрок'}</Typography>
-      {/* sections: one line per feature */}
-      <SecuritySection />
-      <TwoFactorSection />
-      <PasskeysSection />
-      <SellerSection />
+      {user ? (
+        <>
+          <Typography color="textSecondary">{user.name || 'Игрок'}</Typography>
+          {/* sections: one line per feature */}
+          <SecuritySection />
+          <TwoFactorSection />
+          <PasskeysSection />
+          <SellerSection />
+        </>
+      ) : (
+        <UserReadFailed />
+      )}
       {/* Sign-out here too: inside Telegram the app bar and its menu are hidden, and this page is reached from the footer. */}
       <Button variant="outlined" color="error" sx={{ alignSelf: 'flex-start' }} disabled={logout.isPending} onClick={() => logout.mutate()}>
         Выйти

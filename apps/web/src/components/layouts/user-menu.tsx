@@ -10,10 +10,11 @@ import { deferred } from '../deferred';
 const UserMenuPopup = deferred(() => import('./user-menu-popup'));
 
 export function UserMenu() {
-  const { user, isPending } = useUser();
+  const { user, isPending, readFailed } = useUser();
   const logout = useLogout();
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
-  if (isPending) return null;
+  // Still reading, or the read failed with a token held (the page says so): not «Войти», the player is signed in.
+  if (isPending || readFailed) return null;
   if (!user) {
     return (
       <Button component={RouterLink} to="/auth/login_methods/email" variant="contained" size="small" onClick={() => rememberReturnTo()}>

@@ -8,6 +8,7 @@ import { ApiError } from '../../../lib/api-client';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
 import { useUser } from '../../../lib/session';
+import { USER_READ_FAILED_ACTION } from '../../../components/user-read-failed';
 import { useActivationCode } from '../api/activation-code';
 import { aden } from './code-format';
 
@@ -16,8 +17,9 @@ import { aden } from './code-format';
  * code: a one-second alert was too short to read on a phone and repeated the message twice.
  */
 export function ActivationForm({ serverName }: { serverName: (id: number) => string | undefined }) {
-  const { isSignedIn } = useUser();
+  const { isSignedIn, readFailed } = useUser();
   const openDialog = useUi((s) => s.openDialog);
+  const alert = useUi((s) => s.alert);
   const snackbar = useUi((s) => s.showSnackbar);
   const activate = useActivationCode();
   const f = useFormErrors();
@@ -43,7 +45,7 @@ export function ActivationForm({ serverName }: { serverName: (id: number) => str
         e.preventDefault();
         f.clear();
         setRefusal(null);
-        if (!isSignedIn) return openDialog({ name: 'not_signed_in' });
+        if (!isSignedIn) return readFailed ? alert(USER_READ_FAILED_ACTION) : openDialog({ name: 'not_signed_in' });
         const body = f.validate(activationCode.body, { sert: text });
         if (!body) return;
         // mutateAsync, not mutate's callbacks: TanStack skips those once this form unmounted (the player

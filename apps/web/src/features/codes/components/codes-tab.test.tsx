@@ -4,7 +4,8 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { answer, cleanup, settle } from '../../../test/dom';
+import { startSession, userQueryOptions } from '../../../lib/session';
+import { answer, cleanup, playerUser, settle } from '../../../test/dom';
 import CodesTab from './codes-tab';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -43,5 +44,84 @@ describe('the codes tab, signed out', () => {
     await settle();
     expect(tiles()).not.toContain('Не удалось загрузить коды');
     expect(tiles()).toContain('1 030 000'.replace(/ /g, '\u00a0'));
+  });
+});
+
+describe('the codes tab, another account signed in', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+
+  it('another account signed in on this tab opens «Все мои коды» folded, and then on its first page with no status filter, not as the last account left it', async () => {
+    // Review finding: the tab was keyed by server only: player B's list of all codes stayed open on player A's page 2
+    // under A's «Активные» filter.
+    const code = (id: number) => ({
+      id,
+      nominal: 1_000_000,
+      price: 1_030_000,
+      status: 'active' as const,
+      sert: `ADN-AAAA-BBBB-CCCC-${String(id).padStart(4, '0')}`,
+      gamesserver_id: 1,
+      pricekod_id: null,
+      created_at: '2026-11-01T12:00:00Z',
+      activated_at: null,
+    });
+    const priceData = {
+      id: 1,
+      gamesserver: { id: 1, name: 'Scryde x50' },
+      kods: [],
+      pricekods: [],
+      svoy_variant_kods: [],
+      standard_nominals: [{ nominal: 1_000_000, price: 1_030_000 }],
+      code_fee_bp: 300,
+      min_nominal: 100_000,
+      wallet: { id: 3, balance: 0, balance_second: 0 },
+      nick: null,
+      save_nick: null,
+      telegram_price: null,
+      user_kod: null,
+    };
+    localStorage.setItem('access_token', 'token-a');
+    const fetch = vi.fn(async (url: string) => {
+      const u = new URL(url, 'http://x');
+      if (u.pathname === '/api/my_codes') {
+        const page = Number(u.searchParams.get('page'));
+        return answer(200, { data: Array.from({ length: 20 }, (_, i) => code(page * 100 + i)), total: 45 });
+      }
+      if (u.pathname.startsWith('/api/auth_varianty_adeny_za_kod/')) return answer(200, priceData);
+      if (u.pathname === '/api/gamesservers') return answer(200, [server]);
+      if (u.pathname === '/api/wallets') return answer(200, []);
+      if (u.pathname.includes('error_user_code')) return answer(200, { error_codes_count: 0 });
+      return answer(404, { message: 'Не найдено' });
+    });
+    vi.stubGlobal('fetch', fetch);
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    qc.setQueryData(userQueryOptions().queryKey, playerUser(false));
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(CodesTab, { server, topUp: () => null }))));
+    const toggle = () => document.querySelector<HTMLButtonElement>('[data-testid="all-codes-toggle"]');
+    for (let i = 0; i < 100 && !toggle(); i++) await settle();
+    await act(async () => toggle()!.click());
+    await settle();
+    const chip = (label: string) => [...document.querySelectorAll<HTMLElement>('[aria-label="Статус кода"] [aria-pressed]')].find((c) => c.textContent === label)!;
+    await act(async () => chip('Активные').click());
+    await settle();
+    await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Go to page 2"]')!.click());
+    await settle();
+    const reads = () => fetch.mock.calls.map(([url]) => new URL(url, 'http://x')).filter((u) => u.pathname === '/api/my_codes');
+    expect(reads().at(-1)!.searchParams.get('page')).toBe('2');
+    expect(reads().at(-1)!.searchParams.get('status')).toBe('active');
+
+    await act(async () => startSession(qc, { access_token: 'token-b', user: { ...playerUser(false), id: 6, name: 'Другой' } }));
+    await settle();
+    expect(toggle()!.getAttribute('aria-expanded')).toBe('false');
+    await act(async () => toggle()!.click());
+    await settle();
+    expect(reads().at(-1)!.searchParams.get('page')).toBe('1');
+    expect(reads().at(-1)!.searchParams.has('status')).toBe(false);
+    expect(chip('Все').getAttribute('aria-pressed')).toBe('true');
+    expect(document.querySelector('[aria-current="page"]')?.textContent).toBe('1');
   });
 });

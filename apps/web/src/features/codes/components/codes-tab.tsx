@@ -17,6 +17,7 @@ import { useUi } from '../../../lib/ui-store';
 import { plural } from '../../../utils/plural';
 import { useUser } from '../../../lib/session';
 import { RealtimeIndicator } from '../../../components/realtime-indicator';
+import { USER_READ_FAILED_ACTION, UserReadFailed } from '../../../components/user-read-failed';
 import { useGamesservers } from '../../../lib/gamesservers';
 import { useWallet } from '../../../lib/wallets';
 import { useCodeIncidents } from '../api/code-incidents';
@@ -110,10 +111,11 @@ function IncidentsNotice() {
 export type TopUpDialogs = (server: Gamesserver, nick: string | null) => ReactNode;
 
 function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialogs }) {
-  const { isSignedIn, user } = useUser();
+  const { isSignedIn, user, readFailed } = useUser();
   // Inside Telegram there is no app bar, so the connection state shows here instead.
   const [isTelegram] = useState(isTelegramLaunch);
   const openDialog = useUi((s) => s.openDialog);
+  const alert = useUi((s) => s.alert);
   const q = usePriceData(server.id);
   const { data: servers } = useGamesservers();
   const wallet = useWallet(server.id);
@@ -123,10 +125,13 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
   const feeBp = user?.vip ? server.vip_code_fee_bp : server.code_fee_bp;
   const serverName = (id: number) => servers?.find((s) => s.id === id)?.name;
 
-  const needSignIn = (then: () => void) => () => (isSignedIn ? then() : openDialog({ name: 'not_signed_in' }));
+  // The user's read failed with a token held: not «Вы не авторизованы» (the tab says so above with «Повторить»).
+  const needSignIn = (then: () => void) => () =>
+    isSignedIn ? then() : readFailed ? alert(USER_READ_FAILED_ACTION) : openDialog({ name: 'not_signed_in' });
 
   return (
     <Stack spacing={2} data-testid="codes-tab">
+      {readFailed && <UserReadFailed />}
       <Section
         title={`Коды на ${server.name}`}
         testId="nominals"
@@ -219,6 +224,9 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
 
 /** The codes tab of the selected game server. */
 export default function CodesTab({ server, topUp }: { server: Gamesserver | undefined; topUp: TopUpDialogs }) {
+  const { user } = useUser();
   if (!server) return <Alert severity="info">Выберите игровой сервер, чтобы увидеть подарочные коды.</Alert>;
-  return <ServerCodes key={server.id} server={server} topUp={topUp} />;
+  // Keyed by the account too: another account signed in here (another tab, the mini app's switch) opens «Все мои
+  // коды» folded, on its first page and with no status filter, not as the last account left it.
+  return <ServerCodes key={`${user?.id ?? 'none'}:${server.id}`} server={server} topUp={topUp} />;
 }

@@ -6,6 +6,7 @@ import ListItemText from '@mui/material/ListItemText';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import type { Session } from '@adena/contract/lite';
+import { LoadFailed, RefreshFailed } from '../../../components/load-failed';
 import { useUi } from '../../../lib/ui-store';
 import { useEndOtherSessions } from '../api/end-other-sessions';
 import { useEndSession } from '../api/end-session';
@@ -52,7 +53,9 @@ export function SessionsList() {
           </Button>
         )}
       </Stack>
-      {sessions.isError && <Typography color="error">{sessions.error.message}</Typography>}
+      {/* A list never read says why with «Повторить»; a re-read that failed keeps the list read before under a warning. */}
+      {sessions.isError &&
+        (sessions.data ? <RefreshFailed query={sessions} testId="sessions-stale" /> : <LoadFailed query={sessions} testId="sessions-load-error" />)}
       <List disablePadding aria-label="Сеансы">
         {list.map((s) => (
           <ListItem

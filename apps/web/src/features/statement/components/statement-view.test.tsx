@@ -246,4 +246,22 @@ describe('the statement', () => {
     expect(asked.at(-1)?.get('currency_type')).toBe('1');
     expect(asked.at(-1)?.get('before_id')).toBe(adena);
   });
+
+  it('says under «Скачать CSV» that the file’s dates and times are Moscow’s (the screen shows the device’s)', async () => {
+    // Review finding: the file's times are Moscow time while the screen shows the device's, with nothing said by the button.
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => (url.startsWith('/api/statement') ? answer(200, { data: [entry(1, 5, 1, 5)], total: 1 }) : answer(200, []))),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(StatementView, { initialServerId: null }))));
+    await settle();
+    const hint = document.querySelector('[data-testid="statement-csv-hint"]');
+    expect(hint?.textContent).toBe('Даты и время в файле — по Москве (МСК).');
+    // Right under the row with the download button.
+    const button = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Скачать CSV')!;
+    expect(hint!.previousElementSibling?.contains(button)).toBe(true);
+  });
 });

@@ -162,6 +162,10 @@ export function StatementView({ initialServerId }: { initialServerId: number | n
           Скачать CSV
         </Button>
       </Stack>
+      {/* The screen shows the device's time; the file Moscow's (its «Дата (МСК)» column, the service's day). */}
+      <Typography variant="caption" color="textSecondary" data-testid="statement-csv-hint" sx={{ mt: -1, alignSelf: { sm: 'flex-end' } }}>
+        Даты и время в файле — по Москве (МСК).
+      </Typography>
       {isPending ? (
         <Skeleton variant="rounded" height={200} />
       ) : !data ? (

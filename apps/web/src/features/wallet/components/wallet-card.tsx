@@ -17,6 +17,7 @@ import { useUser } from '../../../lib/session';
 import { useWallet, useWallets } from '../../../lib/wallets';
 import { useSelectedCurrency } from '../selected-currency';
 import { Hint } from '../../../components/hint';
+import { USER_READ_FAILED_ACTION, UserReadFailed } from '../../../components/user-read-failed';
 import { ToggleChoice } from '../../../components/toggle-choice';
 import { WalletDialogs } from './wallet-dialogs';
 
@@ -52,15 +53,18 @@ const CURRENCIES = [
 ] as const;
 
 export function WalletCard({ server }: { server: Gamesserver | undefined }) {
-  const { isSignedIn, isPending: userPending } = useUser();
+  const { isSignedIn, isPending: userPending, readFailed } = useUser();
   const walletsQuery = useWallets();
   const wallet = useWallet(server?.id ?? null);
   const [currency, setCurrency] = useSelectedCurrency();
   const openDialog = useUi((s) => s.openDialog);
+  const alert = useUi((s) => s.alert);
 
   const act = (name: 'put' | 'take') => {
     // Still reading who is signed in (a slow network, the mini app's cold start): not «Вы не авторизованы».
     if (!isSignedIn && userPending && tokenStore.get()) return;
+    // Nor when that read failed (the service down a moment): the card says so with «Повторить».
+    if (readFailed) return alert(USER_READ_FAILED_ACTION);
     if (!isSignedIn) return openDialog({ name: 'not_signed_in' });
     if (!server) return openDialog({ name: 'no_server' });
     openDialog({ name, currency });
@@ -79,6 +83,8 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
           </Stack>
           {!server ? (
             <Alert severity="info">Выберите игровой сервер, чтобы увидеть баланс.</Alert>
+          ) : readFailed ? (
+            <UserReadFailed />
           ) : !isSignedIn && !userPending ? (
             <Alert severity="info">Войдите, чтобы увидеть баланс и пополнять кошелёк.</Alert>
           ) : walletsQuery.isPending ? (
