@@ -132,3 +132,40 @@ describe('a connection whose server went silent mid-statement', () => {
     }
   });
 });
+
+// close() ends the pool though no query went through Kysely (whose destroy() ends it only after one did): an app
+// whose only use of the pool was the realtime adapter's (its goodbye at close) kept an idle connection 10 s.
+describe('closing a PostgreSQL Db that never queried through Kysely', () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await createTestDb('postgres', 1);
+  });
+  afterAll(() => db?.close());
+
+  it('ends its pool and the pool’s idle connection, once however often close() is called', async () => {
+    const other = await createDb({ databaseUrl: db.url, dataDir: '' });
+    const pool = other.pgPool!;
+    const client = await pool.connect();
+    const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    client.release();
+    expect(pool.idleCount).toBe(1);
+    const backend = async () =>
+      (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid = ${pid}`.execute(db.kysely)).rows[0]!.n;
+    expect(await backend()).toBe(1);
+    await other.close();
+    expect(pool.ended).toBe(true);
+    expect(pool.totalCount).toBe(0);
+    // The pool's end resolves as its connections' goodbyes go out; the backend is gone soon after (the idle timeout was 10 s).
+    await expect.poll(backend, { timeout: 3_000 }).toBe(0);
+    // A second close() neither ends the pool again (pg-pool rejects that) nor fails.
+    await expect(other.close()).resolves.toBeUndefined();
+  });
+
+  it('ends the pool once when Kysely ended it too', async () => {
+    const other = await createDb({ databaseUrl: db.url, dataDir: '' });
+    expect((await sql<{ one: number }>`SELECT 1 AS one`.execute(other.kysely)).rows).toEqual([{ one: 1 }]);
+    await other.close();
+    expect(other.pgPool!.ended).toBe(true);
+    await expect(other.close()).resolves.toBeUndefined();
+  });
+});

@@ -44,7 +44,7 @@ const names = new Map<string, string>();
  * unnamed from here on, and the failed call is repeated at once when it was not inside a
  * transaction; inside one, the transaction has failed and the caller's error handling applies.
  */
-function preparing(pool: pg.Pool) {
+function preparing(pool: pg.Pool, end: () => Promise<void>) {
   const nameOf = (text: string) => {
     let name = names.get(text);
     if (name === undefined && names.size < MAX_NAMED) {
@@ -106,7 +106,7 @@ function preparing(pool: pg.Pool) {
       }
       return w;
     },
-    end: () => pool.end(),
+    end,
   } as unknown as pg.Pool;
 }
 const toBigInt = (v: string) => BigInt(v);
@@ -191,7 +191,16 @@ export async function createDb(opts: DbOptions): Promise<Db> {
       client.on('error', () => {});
     });
     const feeds = new Map<string, ChangeFeed>();
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparing(pool) }) });
+    // The pool is ended once, by whichever asks first: Kysely's destroy() ends it only when a query went through
+    // Kysely (its driver starts on the first), so close() ends it itself too. An app that never queried through
+    // Kysely (the realtime adapter's goodbye went through the pool) otherwise kept an idle connection open until
+    // the pool's idle timeout, 10 s after close() had resolved.
+    let ended: Promise<void> | undefined;
+    const end = () => {
+      ended ??= pool.end();
+      return ended;
+    };
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparing(pool, end) }) });
     const url = opts.databaseUrl;
     return {
       kysely,
@@ -202,6 +211,7 @@ export async function createDb(opts: DbOptions): Promise<Db> {
       close: async () => {
         await closeFeeds(feeds);
         await kysely.destroy();
+        await end();
       },
     };
   }

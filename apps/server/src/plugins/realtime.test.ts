@@ -7,7 +7,9 @@ import { io as connectClient, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentCut } from '../../test/fakes/silent-relay';
 import { waitFor } from '../../test/fakes/wait-for';
-import { createTestDb, type TestDb } from '../../test/harness';
+import { sql } from 'kysely';
+import { createTestApp, createTestDb, gate, realtimeListening, type TestDb } from '../../test/harness';
+import { createDb } from '../db/client';
 import { LISTEN_PROBE, oneListener, peerAwareAdapter } from './realtime';
 
 const BROADCAST = 3; // socket.io-adapter's MessageType.BROADCAST
@@ -237,6 +239,99 @@ describe('the LISTEN connection of the adapter', () => {
       heal?.();
       await pool.end();
       await relay.close();
+    }
+  });
+
+  it('after close() ends the client the adapter did not hand back, and answers a later checkout with nothing, not a failure to retry', async () => {
+    const pool = testPool(db.url!);
+    const hooks = { connected: 0, ended: 0 };
+    const watched = oneListener(pool, { connected: () => hooks.connected++, ended: () => hooks.ended++ });
+    // Checked out, its LISTEN not yet done: the adapter has not taken it as its client, so its close() hands nothing back.
+    const client = await watched.connect();
+    const removed = once(pool, 'remove'); // once the client's connection has ended
+    watched.close();
+    expect(await removed).toEqual([client]);
+    expect(pool.totalCount).toBe(0);
+    await pool.end();
+    // The adapter's next reconnection after the close: no client, and no error (the adapter would try again every 2 s).
+    const answer = await Promise.race([
+      watched.connect().then(
+        () => 'a client',
+        () => 'a failure',
+      ),
+      new Promise((r) => setImmediate(() => r('nothing yet'))),
+    ]);
+    expect(answer).toBe('nothing yet');
+    expect(hooks).toEqual({ connected: 1, ended: 0 });
+  });
+});
+
+/**
+ * The adapter sets its LISTEN client only once the checkout and its LISTEN have finished (@socket.io/postgres-adapter
+ * 0.5.0, util.js initClient), and its close() hands back only that one. An app closed while a reconnection was under
+ * way (1–3 s after an outage) kept the new client checked out for good: the pool's end, so db.close(), never
+ * finished, and the connection stayed open.
+ */
+describe('closing the app while the adapter reconnects its LISTEN connection', () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await createTestDb('postgres', 1);
+  });
+  afterAll(() => db?.close());
+
+  /** Where the reconnection is held at close: its checkout done but not yet handed to the adapter, or its LISTEN not yet sent. */
+  it.each(['checkout', 'LISTEN'] as const)('db.close() finishes and no connection of the app is left, the reconnection held at its %s', async (stage) => {
+    const tag = `zz_rt_close_${stage.toLowerCase()}`;
+    const appDb = await createDb({ databaseUrl: `${db.url}?application_name=${tag}`, dataDir: '', poolSize: 3 });
+    const t = await createTestApp('postgres', { db: appDb, seed: false, env: { JOBS: 'off' } });
+    const backends = async () =>
+      (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = ${tag}`.execute(db.kysely)).rows[0]!.n;
+    const held = gate();
+    const go = gate();
+    let closed = false;
+    try {
+      // The app has queried (its pool's end is Kysely's) and its adapter listens.
+      await sql`SELECT 1`.execute(appDb.kysely);
+      await realtimeListening(db, 1);
+      // The adapter's next checkout (promise-style; pool.query's go through the callback) is held at `stage`.
+      const pool = appDb.pgPool!;
+      const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+      pool.connect = ((...args: unknown[]) => {
+        if (args.length > 0) return (connect as (...a: unknown[]) => unknown)(...args);
+        pool.connect = connect as typeof pool.connect;
+        return connect().then(async (client) => {
+          if (stage === 'checkout') {
+            held.open();
+            await go.opened;
+            return client;
+          }
+          const query = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+          client.query = ((...a: unknown[]) => {
+            if (typeof a[0] !== 'string' || !a[0].startsWith('LISTEN')) return query(...a);
+            held.open();
+            return go.opened.then(() => query(...a));
+          }) as typeof client.query;
+          return client;
+        });
+      }) as typeof pool.connect;
+      // An outage of the LISTEN connection: the adapter reconnects 1–3 s later.
+      await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                 WHERE application_name = ${tag} AND query IN ('LISTEN "socket.io#/"', ${LISTEN_PROBE})`.execute(db.kysely);
+      await held.opened;
+      await t.close();
+      go.open();
+      const outcome = await Promise.race([
+        appDb.close().then(() => 'closed'),
+        // A bound for a close that never finishes, not a wait: a passing close takes milliseconds.
+        new Promise((r) => setTimeout(() => r('still waiting'), 5_000).unref()),
+      ]);
+      closed = outcome === 'closed';
+      expect(outcome).toBe('closed');
+      // The pool's end resolves as the goodbyes go out; the backends are gone right after.
+      await expect.poll(backends, { timeout: 3_000 }).toBe(0);
+    } finally {
+      go.open();
+      if (!closed) await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${tag}`.execute(db.kysely);
     }
   });
 });

@@ -70,7 +70,8 @@ export function createRealtime(
   },
 ): Realtime {
   const io = new Server(app.server, { path: '/socket.io/', serveClient: false, cors: { origin: false } });
-  if (pgPool) io.adapter(peerAwareAdapter(pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter') }));
+  const adapter = pgPool ? peerAwareAdapter(pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter') }) : null;
+  if (adapter) io.adapter(adapter);
 
   // Socket.IO's messages pass no per-call limit: the two that reach the database are bounded here.
   // A connection may try a handshake a few times (each a DELETE of the token's hash), then it is closed;
@@ -302,7 +303,11 @@ export function createRealtime(
       new Promise<void>((resolve) => {
         unfollow?.();
         if (recheckTimer) clearTimeout(recheckTimer);
-        void io.close(() => resolve());
+        void io.close(() => {
+          // After the adapter's own close: a LISTEN connection it was still setting up goes back too.
+          adapter?.close();
+          resolve();
+        });
       }),
   };
 }
@@ -364,7 +369,7 @@ export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: Adapte
   });
   const factory = createAdapter(watched, { ...opts, heartbeatTimeout });
   // biome-ignore lint/complexity/useArrowFunction: Socket.IO calls the adapter factory with `new`.
-  return function (nsp: unknown) {
+  const perNamespace = function (nsp: unknown) {
     const adapter = factory(nsp) as ReturnType<typeof factory> & PeerAware;
     // When this adapter last knew of a peer, on this clock (its own list forgets a peer after heartbeatTimeout
     // of silence); a peer's goodbye (ADAPTER_CLOSE) that leaves none ends the grace at once.
@@ -393,6 +398,8 @@ export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: Adapte
     };
     return adapter;
   };
+  // For after io.close(): a LISTEN connection the adapter was still setting up goes back to the pool (oneListener).
+  return Object.assign(perNamespace, { close: () => watched.close() });
 }
 
 /**
@@ -410,13 +417,23 @@ export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: Adapte
  * The client is checked out for good, so the pool's idle listener does not cover it: without one of
  * its own, the database restarting would crash the process. On `end` the adapter reconnects (about
  * 1–3 s later); the dead client is handed back to the pool as broken so that it frees its slot.
+ *
+ * `close()`, called after the adapter's own close: the adapter hands back only a client whose LISTEN
+ * has finished. One it was still connecting or LISTENing with (a reconnection under way at close) it
+ * would keep checked out for good, and the pool's end, so the app's database close, would wait
+ * forever. So from close() on, the client not handed back is ended, as is any a pending checkout
+ * brings, and `connect()` answers with a promise that never settles: a failure would make the adapter
+ * try again every two seconds, against an ended pool.
  */
 export function oneListener(
   pool: Pool,
   hooks: { connected(): void; ended(): void; errorHandler?: (err: Error) => void },
   { probeEveryMs = PROBE_EVERY_MS, probeBoundMs = PROBE_BOUND_MS } = {},
-): Pool {
+): Pool & { close(): void } {
   let live: PgPoolClient | null = null;
+  let closed = false;
+  const never = new Promise<never>(() => {});
+  const CLOSED = 'the realtime adapter closed';
   /**
    * A LISTEN connection only receives, so one cut without a word (a network partition, a failover
    * behind an address that stays up) looks connected until TCP keep-alive gives up, about 11 minutes
@@ -455,11 +472,36 @@ export function oneListener(
       return release(err);
     };
   }
-  return new Proxy(pool, {
+  function close() {
+    closed = true;
+    const client = live;
+    live = null;
+    if (!client) return;
+    client.removeAllListeners('notification');
+    client.removeAllListeners('end');
+    try {
+      client.release(new Error(CLOSED));
+    } catch {
+      // Already released.
+    }
+  }
+  return new Proxy(pool as Pool & { close(): void }, {
     get(target, prop) {
+      if (prop === 'close') return close;
       if (prop === 'connect') {
         return async () => {
-          const client = await target.connect();
+          if (closed) return never;
+          let client: PgPoolClient;
+          try {
+            client = await target.connect();
+          } catch (err) {
+            if (closed) return never;
+            throw err;
+          }
+          if (closed) {
+            client.release(new Error(CLOSED));
+            return never;
+          }
           const previous = live;
           live = client;
           if (previous) {
