@@ -81,6 +81,7 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
       }
       await deps.audit.record(trx, {
         adminId: caller.user.id,
+        sessionId: caller.sessionId,
         action,
         entityType: 'user',
         entityId: id,

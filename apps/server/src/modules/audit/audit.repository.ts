@@ -6,6 +6,11 @@ export type Queryable = Kysely<Database> | Transaction<Database>;
 
 export interface AuditEntry {
   adminId: number;
+  /**
+   * The session the act came with (the caller's `sessionId`), for `record`'s last check: ended meanwhile, the act is
+   * refused. Not stored. Left out where the act's own first lock already checked it (shift's holdOperator).
+   */
+  sessionId?: number | null;
   action: string;
   entityType: string;
   entityId: string | number;

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/client';
 import { AppError } from '../../lib/app-error';
+import { sessionStillLive } from '../sessions/live-session';
 import { toAuditEntry } from './audit.mapper';
 import { type AuditEntry, type AuditFilters, auditRepository as repo, type Queryable } from './audit.repository';
 
@@ -15,11 +16,14 @@ export function createAuditService({ db }: { db: Db['kysely'] }) {
      * Also the last check of every operator's act: the operator's row is share-locked and must still be
      * an unblocked admin, or the whole change is refused (403) and rolls back. A block or demotion
      * writes that row first, so an act that was waiting on another lock meanwhile (a code's cancel, an
-     * incident's close, a server's settings) either commits before it or is refused after it.
+     * incident's close, a server's settings) either commits before it or is refused after it. So does
+     * support's TOTP rescue of the operator, or their password change, which end their sessions in the
+     * transaction that holds the row: with `sessionId`, an act whose session ended meanwhile is refused too.
      */
     async record(trx: Queryable, entry: AuditEntry) {
       const actor = await repo.holdActor(trx, entry.adminId);
       if (!actor?.admin || actor.blocked_at) throw new AppError('FORBIDDEN');
+      if (entry.sessionId != null && !(await sessionStillLive(trx, { sessionId: entry.sessionId }))) throw new AppError('FORBIDDEN');
       await repo.insert(trx, entry);
     },
 

@@ -68,6 +68,7 @@ export function createCodesAdminService({ db, realtime, incidents, audit, webhoo
         const posted = await post(trx, { kind: 'code_cancel_admin', refType: 'code', refId: code.id, actorUserId: caller.user.id, legs: refundLegs([code]) });
         await audit.record(trx, {
           adminId: caller.user.id,
+          sessionId: caller.sessionId,
           action: 'code.cancel',
           entityType: 'code',
           entityId: code.id,

@@ -27,6 +27,7 @@ export function createIncidentsAdminService({ db, audit }: { db: Db['kysely']; a
         if (!inserted) throw new AppError('CONFLICT', { message: 'Инцидент уже закрыт' });
         await audit.record(trx, {
           adminId: caller.user.id,
+          sessionId: caller.sessionId,
           action: 'code_incident.resolve',
           entityType: 'code_incident',
           entityId: incidentId,

@@ -20,6 +20,6 @@ export async function requireLiveSession(trx: Queryable, caller: Caller) {
  * turned off, a password changed: both end the sessions in the transaction that held the row). A
  * seller's API key caller has no session: true.
  */
-export async function sessionStillLive(trx: Queryable, caller: Caller) {
+export async function sessionStillLive(trx: Queryable, caller: Pick<Caller, 'sessionId'>) {
   return caller.sessionId === null || (await repo.liveSessions(trx, [caller.sessionId])).length > 0;
 }

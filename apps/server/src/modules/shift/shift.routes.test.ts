@@ -16,7 +16,7 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
   // The app's clock: tests move it instead of waiting.
   let offsetMs = 0;
   const now = () => new Date(Date.now() + offsetMs);
-  const call = (method: 'GET' | 'POST', url: string, who: User, payload?: object) =>
+  const call = (method: 'GET' | 'POST' | 'PUT', url: string, who: User, payload?: object) =>
     t.app.inject({ method, url, headers: who.auth, ...(payload ? { payload } : {}) });
   const claim = (id: number, who: User) => call('POST', `/api/admin/requests/${id}/claim`, who, {});
   const release = (id: number, who: User) => call('POST', `/api/admin/requests/${id}/release`, who, {});
@@ -472,6 +472,32 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     // Another operator takes it at once.
     expect((await claim(next.id, anna)).statusCode).toBe(200);
     expect((await release(next.id, anna)).statusCode).toBe(200);
+  });
+
+  it.runIf(kind === 'postgres')("a server's settings change that waits on its operator's row while support turns that operator's second factor off is refused (403) and changes nothing", async () => {
+    const gone = await createUser(t.db.kysely, { admin: true, name: 'Уходящий' });
+    const held = await pending('input');
+    expect((await claim(held.id, gone)).statusCode).toBe(200);
+    const server = await t.db.kysely.selectFrom('gamesservers').select(['id', 'code_fee_bp']).orderBy('id').executeTakeFirstOrThrow();
+    // The change pauses inside its transaction (on the request the operator holds) with both operators' rows taken.
+    const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('balance_requests').select('id').where('id', '=', held.id).forUpdate().execute());
+    await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', boris.id).execute();
+    const off = t.app.inject({
+      method: 'POST',
+      url: `/api/admin/users/${gone.id}/two_factor_off`,
+      headers: { ...boris.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, now()) },
+      payload: { reason: 'потерял телефон' },
+    });
+    await waitFor(async () => ((await lockWaits(t.db.kysely, '%balance_requests%')) > 0 ? true : undefined), 'the change to wait inside its transaction');
+    // Past its sign-in check, the settings change writes the server and then waits on its operator's row (the audit's check).
+    const changed = call('PUT', `/api/admin/gamesservers/${server.id}`, gone, { code_fee_bp: server.code_fee_bp + 1 });
+    await waitFor(async () => ((await lockWaits(t.db.kysely, '%"users"%for share%')) > 0 ? true : undefined), "the change to wait on its operator's row");
+    await hold.release();
+    const [o, c] = await Promise.all([off, changed]);
+    expect(o.statusCode).toBe(200);
+    expect(c.statusCode).toBe(403);
+    expect((await t.db.kysely.selectFrom('gamesservers').select('code_fee_bp').where('id', '=', server.id).executeTakeFirstOrThrow()).code_fee_bp).toBe(server.code_fee_bp);
+    expect(await t.db.kysely.selectFrom('admin_audit_log').select('id').where('admin_id', '=', gone.id).where('action', '=', 'gamesserver.update').execute()).toEqual([]);
   });
 
   it('lets any operator decide an unclaimed request, as before', async () => {

@@ -55,6 +55,7 @@ export function createSystemAdminService({ db, audit, system }: SystemAdminServi
           const created = await repo.insertServer(trx, toGameServerValues(input));
           await audit.record(trx, {
             adminId: caller.user.id,
+            sessionId: caller.sessionId,
             action: 'gamesserver.create',
             entityType: 'gamesserver',
             entityId: created.id,
@@ -86,6 +87,7 @@ export function createSystemAdminService({ db, audit, system }: SystemAdminServi
           const after = toAdminGamesserver(await repo.updateServer(trx, id, toGameServerValues(merged.data)));
           await audit.record(trx, {
             adminId: caller.user.id,
+            sessionId: caller.sessionId,
             action: 'gamesserver.update',
             entityType: 'gamesserver',
             entityId: id,
