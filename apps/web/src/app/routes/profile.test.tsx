@@ -5,6 +5,7 @@ import { createRoot, type Root } from 'react-dom/client';
 import { Route, Switch } from 'wouter';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { UserMenu } from '../../components/layouts/user-menu';
+import { nextAfterSignIn } from '../../features/auth/api/second-step';
 import { answer, cleanup, playerUser, settle } from '../../test/dom';
 import ProfileRoute from './profile';
 
@@ -100,6 +101,15 @@ describe('the profile when the user could not be read', () => {
     expect(window.location.pathname).toBe('/auth/login_methods/email');
     expect(document.querySelector('h1')?.textContent).toBe('Вход');
     expect(button('Войти')).toBeDefined();
+  });
+
+  it('signed out, /profile sends to the sign-in page and remembers it: signing in comes back to /profile, not to the wallet', async () => {
+    // Review finding: the sellers' guide's «Создать ключ в профиле» pressed while signed out landed on / after sign-in.
+    await openProfile(() => answer(200, playerUser(false)));
+    expect(window.location.pathname).toBe('/auth/login_methods/email');
+    expect(nextAfterSignIn({ access_token: 'new-token' } as Parameters<typeof nextAfterSignIn>[0])).toBe('/profile');
+    // Used once: the next sign-in goes to the wallet.
+    expect(nextAfterSignIn({ access_token: 'new-token' } as Parameters<typeof nextAfterSignIn>[0])).toBe('/');
   });
 
   it('a 401 (the session ended) signs out: the sign-in page, not the error', async () => {

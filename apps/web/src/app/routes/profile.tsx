@@ -7,6 +7,7 @@ import { SecuritySection } from '../../features/sessions/components/security-sec
 import { SellerSection } from '../../features/seller/components/seller-section';
 import { TwoFactorSection } from '../../features/two-factor/components/two-factor-section';
 import { UserReadFailed } from '../../components/user-read-failed';
+import { rememberReturnTo } from '../../lib/return-to';
 import { useLogout, useUser } from '../../lib/session';
 
 /**
@@ -18,7 +19,11 @@ export default function ProfileRoute() {
   const logout = useLogout();
   if (isPending) return null;
   // Signed in, but the user could not be read (the service down a moment, no connection): said, not sent to sign in.
-  if (!user && !readFailed) return <Redirect to="/auth/login_methods/email" replace />;
+  if (!user && !readFailed) {
+    // Signed in, the player comes back here (the sellers' guide's «Создать ключ в профиле» led them), not to the wallet.
+    rememberReturnTo();
+    return <Redirect to="/auth/login_methods/email" replace />;
+  }
   return (
     <Stack spacing={3} component="article">
       <Typography variant="h1">Профиль</Typography>

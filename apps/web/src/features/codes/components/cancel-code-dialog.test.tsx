@@ -1,11 +1,15 @@
 // @vitest-environment happy-dom
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import type { Code } from '@adena/contract';
+import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
 import { act, createElement } from 'react';
-import { createRoot } from 'react-dom/client';
+import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
-import { answer, settle } from '../../../test/dom';
-import { CancelCodeDialog } from './my-codes-list';
+import { answer, cleanup, settle } from '../../../test/dom';
+import { myCodesQueryOptions } from '../api/my-codes';
+import { type AnyPriceData, priceDataQueryOptions } from '../api/price-data';
+import { mergedCodes, updateAuthPriceData, withCodeStatus, withoutCode } from '../api/price-data-cache';
+import { CancelCodeDialog, MyCodesList } from './my-codes-list';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -45,5 +49,106 @@ describe('cancelling a code after a lost answer', () => {
     expect(keys[1]).toBe(keys[0]);
     expect(useUi.getState().dialog.name).toBe('none');
     await act(async () => root.unmount());
+  });
+});
+
+describe('a code that stops being open around its cancel', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+    useUi.setState({ dialog: { name: 'none' }, queued: null });
+  });
+
+  const code = (id: number): Code => ({
+    id,
+    nominal: 1_000_000,
+    price: 1_030_000,
+    status: 'active',
+    sert: `ADN-AAAA-BBBB-CCCC-${id}`,
+    gamesserver_id: 1,
+    pricekod_id: null,
+    created_at: '2026-11-01T12:00:00Z',
+    activated_at: null,
+  });
+  const priceData = {
+    id: 1,
+    gamesserver: { id: 1, name: 'Scryde x50' },
+    kods: [code(41), code(42)],
+    pricekods: [],
+    svoy_variant_kods: [],
+    standard_nominals: [{ nominal: 1_000_000, price: 1_030_000 }],
+    code_fee_bp: 300,
+    min_nominal: 100_000,
+    wallet: { id: 3, balance: 0, balance_second: 0 },
+    nick: null,
+    save_nick: null,
+    telegram_price: null,
+    user_kod: null,
+  } as unknown as AnyPriceData;
+  const priceKey = priceDataQueryOptions(1, true).queryKey;
+
+  /** «Мои коды» as the codes tab shows it (from the cached price data) with the cancel dialog; reads never answer, so the cache shows what the calls and events wrote. */
+  async function mount(cancelAnswer: () => Response) {
+    localStorage.setItem('access_token', 'token');
+    const fetch = vi.fn(async (_url: string, init: RequestInit) => {
+      if (init.method === 'POST') return cancelAnswer();
+      return new Promise<Response>(() => {});
+    });
+    vi.stubGlobal('fetch', fetch);
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
+    qc.setQueryData(priceKey, priceData);
+    qc.setQueryData(myCodesQueryOptions(1, 1, null).queryKey, { data: [code(41), code(42)], total: 2 } as never);
+    function Mine() {
+      const { data } = useQuery({ ...priceDataQueryOptions(1, true), staleTime: Number.POSITIVE_INFINITY });
+      return data ? createElement(MyCodesList, { codes: mergedCodes(data), gameServerId: 1 }) : null;
+    }
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(Mine), createElement(CancelCodeDialog))));
+    return { qc, fetch };
+  }
+  const item = (id: number) => document.querySelector(`[data-testid="my-code"][data-code-id="${id}"]`);
+  const cancelOffered = (id: number) => [...(item(id)?.querySelectorAll('button') ?? [])].some((b) => b.textContent === 'Отменить');
+  const openCancel = async (id: number) => {
+    await act(async () => [...item(id)!.querySelectorAll('button')].find((b) => b.textContent === 'Отменить')!.click());
+    expect(useUi.getState().dialog).toMatchObject({ name: 'cancel_code', codeId: id });
+  };
+
+  it('a 409 carrying status «activated» shows the code activated: the list no longer offers «Отменить»; its price data and all my codes are read again', async () => {
+    // Review finding: useCancelCode had no onError; the list kept offering «Отменить» for a code a buyer had activated.
+    const { qc } = await mount(() => answer(409, { message: 'Код уже активирован', status: 'activated' }));
+    await openCancel(41);
+    await act(async () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Отменить код')!.click());
+    await settle();
+    expect(item(41)?.getAttribute('data-status')).toBe('activated');
+    expect(cancelOffered(41)).toBe(false);
+    expect(cancelOffered(42)).toBe(true);
+    // The refusal is said.
+    expect(useUi.getState().dialog).toMatchObject({ name: 'alert', text: 'Код уже активирован' });
+    expect(qc.getQueryState(priceKey)?.isInvalidated).toBe(true);
+    expect(qc.getQueryState(myCodesQueryOptions(1, 1, null).queryKey)?.isInvalidated).toBe(true);
+  });
+
+  it('its dialog closes when the code is activated while it is open (code_status), or removed (del_sert); a code the price data never listed keeps it open', async () => {
+    const { qc, fetch } = await mount(() => answer(500, { message: 'unexpected' }));
+    await openCancel(41);
+    await act(async () => updateAuthPriceData(qc, 1, (d) => withCodeStatus(d, 41, 'activated')));
+    await settle();
+    expect(useUi.getState().dialog.name).toBe('none');
+
+    // code_status and del_sert in one go: the code is gone from the list before the dialog looked again.
+    await openCancel(42);
+    await act(async () => {
+      updateAuthPriceData(qc, 1, (d) => withCodeStatus(d, 42, 'cancelled'));
+      updateAuthPriceData(qc, 1, (d) => withoutCode(d, 42));
+    });
+    await settle();
+    expect(useUi.getState().dialog.name).toBe('none');
+
+    // «Все мои коды» offers a code the price data does not list (past its newest): its dialog stays.
+    await act(async () => useUi.getState().openDialog({ name: 'cancel_code', gameServerId: 1, codeId: 7, nominal: 1_000_000, sert: 'ADN-OLD' }));
+    await settle();
+    expect(useUi.getState().dialog).toMatchObject({ name: 'cancel_code', codeId: 7 });
+    expect(fetch.mock.calls.filter(([, init]) => (init as RequestInit).method === 'POST')).toHaveLength(0);
   });
 });

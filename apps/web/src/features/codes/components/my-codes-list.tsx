@@ -10,7 +10,8 @@ import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
 import { needsStepUp } from '../../../lib/step-up';
 import { type DialogState, useUi } from '../../../lib/ui-store';
-import { useCancelCode } from '../api/cancel-code';
+import { useEffect, useRef } from 'react';
+import { useCancelCode, useCodeStanding } from '../api/cancel-code';
 import { useRevealCodes } from '../api/price-data';
 import { aden, adenAcc, adenShort, alertContent, CODE_STATUS, codeTag, dateTime } from './code-format';
 import { agree } from '../../../utils/agree';
@@ -118,6 +119,17 @@ export function CancelCodeDialog() {
   const keys = useRequestKey('code_cancel');
   const open = dialog.name === 'cancel_code';
   const d = open ? (dialog as Extract<DialogState, { name: 'cancel_code' }>) : null;
+  // A code that stops being open while its dialog is (a buyer activated it, another tab cancelled it) has nothing
+  // left to cancel: the dialog closes. Once «Отменить код» was pressed, the call's own answer decides instead (its
+  // refusal, the code's new status, is said in an alert).
+  const standing = useCodeStanding(d);
+  const listedIn = useRef<DialogState | null>(null);
+  const sentIn = useRef<DialogState | null>(null);
+  useEffect(() => {
+    if (!d || sentIn.current === d) return;
+    if (standing === 'listed') listedIn.current = d;
+    else if (standing === 'closed' || listedIn.current === d) close();
+  }, [d, standing, close]);
   return (
     <AppDialog
       open={open}
@@ -133,6 +145,7 @@ export function CancelCodeDialog() {
             disabled={cancel.isPending}
             onClick={() => {
               if (!d) return;
+              sentIn.current = d;
               // Whether this code's dialog is still open: an answer that comes after it was closed closes or opens nothing else.
               const stillOpen = () => {
                 const now = useUi.getState().dialog;

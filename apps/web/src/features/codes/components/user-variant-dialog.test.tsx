@@ -8,6 +8,8 @@ import { gamesserversQueryOptions } from '../../../lib/gamesservers';
 import { userQueryOptions } from '../../../lib/session';
 import { useUi } from '../../../lib/ui-store';
 import { answer, cleanup, playerUser, settle, type } from '../../../test/dom';
+import type { AnyPriceData } from '../api/price-data';
+import { withCodeStatus } from '../api/price-data-cache';
 import { DeleteSuccessDialog, EditUserVariantDialog, editDiff, paidForOpenCodes, UserVariantDialog } from './user-variant-dialogs';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -392,5 +394,88 @@ describe('the own-nominal batch dialog after a lost answer', () => {
     await act(async () => useUi.getState().openDialog({ name: 'delete_success', summa: 0 }));
     expect(text()).toContain('Неактивированные коды отменены.');
     await act(async () => root.unmount());
+  });
+
+  describe('a code of the batch activated while its edit is open', () => {
+    const code = (id: number) =>
+      ({ id, nominal: 1_000_000, price: 1_020_000, status: 'active', sert: `ADN-${id}`, gamesserver_id: 1, pricekod_id: 9, created_at: '2026-11-01T10:00:00.000Z', activated_at: null }) as const;
+    /** The batch's slice of the price data, changed by the same function the realtime code_status event uses. */
+    const start = () =>
+      ({
+        pricekods: [{ id: 9, gamesserver_id: 1, nominal: 1_000_000, price: 1_020_000, count: 3, open_count: 3, created_at: '2026-11-01T10:00:00.000Z' }],
+        kods: [],
+        svoy_variant_kods: [code(1), code(2), code(3)],
+      }) as unknown as AnyPriceData;
+    const text = (sel: string) => document.querySelector(sel)?.textContent?.replace(/\u00a0/g, ' ') ?? null;
+
+    async function openEdit() {
+      localStorage.setItem('access_token', 'token');
+      const bodies: Array<{ count: number; nominal: number }> = [];
+      vi.stubGlobal(
+        'fetch',
+        vi.fn(async (_url: string, init: RequestInit) => {
+          const body = JSON.parse(String(init.body)) as { count: number; nominal: number };
+          bodies.push(body);
+          return answer(200, { success: true, summa: 0, count: body.count, nominal: body.nominal });
+        }),
+      );
+      const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+      const root = createRoot(document.body.appendChild(document.createElement('div')));
+      const render = (data: AnyPriceData) =>
+        act(async () =>
+          root.render(
+            createElement(
+              QueryClientProvider,
+              { client: qc },
+              createElement(EditUserVariantDialog, { server, feeBp: 200, userVariants: data.pricekods, codes: data.svoy_variant_kods }),
+            ),
+          ),
+        );
+      let data = start();
+      await render(data);
+      await act(async () => useUi.getState().openDialog({ name: 'edit_user_variant', userVariantId: 9, nominal: 1_000_000, count: 3, initialTotalAden: 3_060_000 }));
+      const activate = async (id: number) => {
+        data = withCodeStatus(data, id, 'activated');
+        await render(data);
+      };
+      return { bodies, activate, root };
+    }
+    const save = () => act(async () => document.getElementById('edit-variant-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
+
+    it('«Сейчас» says the live open count and paid total; the untouched count follows it, and «Сохранить» charges nothing', async () => {
+      // Review finding: the dialog kept count 3 from its opening; «Сохранить» with nothing changed sent count 3 where
+      // 2 were open, and the server (count = open codes wanted) issued and charged one more.
+      const { bodies, activate, root } = await openEdit();
+      expect(text('#edit-variant-form > p')).toContain('Сейчас: 3 кода по 1кк аден, оплачено 3 060 000 аден.');
+      await activate(2);
+      expect(text('#edit-variant-form > p')).toContain('Сейчас: 2 кода по 1кк аден, оплачено 2 040 000 аден.');
+      expect(byLabel('Количество кодов').value).toBe('2');
+      expect(text('[data-testid="variant-diff"]')).toBeNull();
+      expect(text('[data-testid="variant-changed-meanwhile"]')).toBeNull();
+      await save();
+      await settle();
+      expect(bodies).toEqual([expect.objectContaining({ nominal: 1_000_000, count: 2 })]);
+      await act(async () => root.unmount());
+    });
+
+    it('a count the player changed stays, and the activation is said with what it now charges', async () => {
+      const { bodies, activate, root } = await openEdit();
+      await act(async () => type(byLabel('Количество кодов'), '4'));
+      expect(text('[data-testid="variant-diff"]')).toBe('Доплата ≈ 1 020 000 аден');
+      await activate(2);
+      expect(byLabel('Количество кодов').value).toBe('4');
+      expect(text('[data-testid="variant-changed-meanwhile"]')).toBe(
+        'Пока окно было открыто, активирован или отменён 1 код этого варианта: неактивированных теперь 2. Проверьте количество: столько неактивированных кодов будет в варианте после сохранения.',
+      );
+      expect(text('[data-testid="variant-diff"]')).toBe('Доплата ≈ 2 040 000 аден');
+      // Set back to the live count: nothing to say, nothing charged.
+      await act(async () => type(byLabel('Количество кодов'), '2'));
+      expect(text('[data-testid="variant-changed-meanwhile"]')).toBeNull();
+      expect(text('[data-testid="variant-diff"]')).toBeNull();
+      await save();
+      await settle();
+      expect(bodies).toEqual([expect.objectContaining({ count: 2 })]);
+      await act(async () => root.unmount());
+    });
   });
 });

@@ -246,7 +246,14 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
 
 type EditState = Extract<DialogState, { name: 'edit_user_variant' }>;
 
-function EditForm({ d, server, feeBp, batch }: { d: EditState; server: Gamesserver; feeBp: number; batch: ListedBatch }) {
+/**
+ * `batch` and `paidTotal`: the batch as the page lists it now, kept live by realtime events (a buyer activating
+ * one of its codes lowers its open count while the dialog is open). The server reads an edit's count as the
+ * open codes wanted, so a count taken from the opening would issue, and charge, a code for each one activated
+ * meanwhile: the count field follows the live open count until the player changes it, and once changed, a
+ * change of the open count is said.
+ */
+function EditForm({ d, server, feeBp, batch, paidTotal }: { d: EditState; server: Gamesserver; feeBp: number; batch: ListedBatch; paidTotal: number }) {
   const close = useUi((s) => s.closeDialog);
   const openDialog = useUi((s) => s.openDialog);
   const snackbar = useUi((s) => s.showSnackbar);
@@ -254,10 +261,18 @@ function EditForm({ d, server, feeBp, batch }: { d: EditState; server: Gamesserv
   const del = useDeletePricekod();
   const f = useFormErrors();
   const form = useVariantForm({ nominal: d.nominal, count: d.count });
+  // The open count the count field was last filled from; an untouched field follows the live one.
+  const [filledFrom, setFilledFrom] = useState(d.count);
+  if (batch.openCount !== filledFrom) {
+    setFilledFrom(batch.openCount);
+    if (form.count.trim() === String(filledFrom)) form.setCount(String(batch.openCount));
+  }
+  const leftMeanwhile = d.count - batch.openCount;
+  const countHeld = leftMeanwhile !== 0 && form.count.trim() !== String(batch.openCount);
   // Kept outside this form, which unmounts when the dialog closes: an edit or a deletion in doubt keeps its key for the next opening.
   const keys = useRequestKey('variant_edit');
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const diff = form.parsedNominal && form.parsedCount ? editDiff(batch, d.initialTotalAden, form.parsedNominal, form.parsedCount, feeBp) : null;
+  const diff = form.parsedNominal && form.parsedCount ? editDiff(batch, paidTotal, form.parsedNominal, form.parsedCount, feeBp) : null;
   // Whether this opening is still on screen: an answer that comes after it was closed (or opened again, or
   // the server switched) closes or opens nothing else, and is said in a notice naming its server.
   const opening = useOpening();
@@ -307,8 +322,17 @@ function EditForm({ d, server, feeBp, batch }: { d: EditState; server: Gamesserv
     <>
       <Stack component="form" id="edit-variant-form" spacing={2} sx={{ pt: 1 }} onSubmit={submit} noValidate>
         <Typography color="textSecondary">
-          Сейчас: {codesCount(d.count)} по {adenShort(d.nominal)}, {agree(d.initialTotalAden, 'paid')} {aden(d.initialTotalAden)}. Изменение касается только неактивированных кодов.
+          Сейчас: {codesCount(batch.openCount)} по {adenShort(batch.nominal)}, {agree(paidTotal, 'paid')} {aden(paidTotal)}. Изменение касается только
+          неактивированных кодов.
         </Typography>
+        {countHeld && (
+          <Alert severity="warning" data-testid="variant-changed-meanwhile">
+            {leftMeanwhile > 0
+              ? `Пока окно было открыто, ${plural(leftMeanwhile, ['активирован или отменён', 'активированы или отменены', 'активировано или отменено'])} ${codesCount(leftMeanwhile)} этого варианта: неактивированных теперь ${formatAmount(batch.openCount)}.`
+              : `Пока окно было открыто, вариант изменился: неактивированных кодов теперь ${formatAmount(batch.openCount)}.`}{' '}
+            Проверьте количество: столько неактивированных кодов будет в варианте после сохранения.
+          </Alert>
+        )}
         {f.formError && <Alert severity="error">{f.formError}</Alert>}
         <VariantFields form={form} f={f} server={server} feeBp={feeBp} />
         {diff !== null && diff !== 0 && (
@@ -358,6 +382,9 @@ export function EditUserVariantDialog({ server, feeBp, userVariants, codes }: { 
   const dialog = useUi((s) => s.dialog);
   const close = useUi((s) => s.closeDialog);
   const open = dialog.name === 'edit_user_variant';
+  // What the batch's open codes were paid, as the page lists them now; the opening's figure when the page lacks the batch.
+  const listed = open ? userVariants?.find((p) => p.id === dialog.userVariantId) : undefined;
+  const paidTotal = open ? (listed ? paidForOpenCodes(listed, codes ?? []) : dialog.initialTotalAden) : 0;
   return (
     <AppDialog open={open} onClose={close} title="Изменить вариант" testId="edit-user-variant-dialog">
       {open && (
@@ -367,6 +394,7 @@ export function EditUserVariantDialog({ server, feeBp, userVariants, codes }: { 
           server={server}
           feeBp={feeBp}
           batch={listedBatch(dialog.userVariantId, dialog, userVariants, codes)}
+          paidTotal={paidTotal}
         />
       )}
     </AppDialog>

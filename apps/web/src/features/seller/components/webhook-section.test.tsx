@@ -196,6 +196,51 @@ describe('the webhook form in the profile', () => {
     expect(button('Подключить вебхук')).toBeDefined();
   });
 
+  it('a double click on «Отключить» in its dialog sends one DELETE, and the screen says the webhook was removed', async () => {
+    // Review finding: MUI's buttons still take clicks while the dialog fades out; the second DELETE got 404, and
+    // TanStack ran only the latest call's callbacks: «Вебхук не отключён. Вебхук не настроен.» about a removed webhook.
+    await render(playerUser(true), HOOK, {
+      remove: [() => answer(200, { success: true }), () => answer(404, { message: 'Вебхук не настроен' })],
+    });
+    await act(async () => button('Отключить').click());
+    await settle();
+    const confirm = () =>
+      [...document.querySelectorAll('[data-testid="webhook-remove-dialog"] button')].find((b) => b.textContent === 'Отключить') as HTMLButtonElement;
+    const target = confirm();
+    // Two clicks as a person makes them (React commits between them), then two in one batch.
+    await act(async () => target.click());
+    await act(async () => target.click());
+    await act(async () => {
+      target.click();
+      target.click();
+    });
+    await settle();
+    const deletes = vi.mocked(fetch).mock.calls.filter(([url, init]) => url === '/api/webhook' && (init as RequestInit).method === 'DELETE');
+    expect(deletes).toHaveLength(1);
+    expect(document.querySelector('[data-testid="webhook-remove-error"]')).toBeNull();
+    expect(button('Подключить вебхук')).toBeDefined();
+  });
+
+  it('a double click on «Выдать новый» rotates the secret once and shows the one the server keeps', async () => {
+    const sent = await render(playerUser(false), HOOK, { rotate: [() => answer(200, { secret: 'whsec_first' }), () => answer(200, { secret: 'whsec_second' })] });
+    await act(async () => button('Новый секрет').click());
+    await settle();
+    const target = rotateDialogButton('Выдать новый')!;
+    await act(async () => target.click());
+    await act(async () => target.click());
+    await act(async () => {
+      target.click();
+      target.click();
+    });
+    await settle();
+    expect(sent.rotate).toEqual([{}]);
+    expect(shownSecret()).toBe('whsec_first');
+    // Opened again, it rotates again (once).
+    await press('Новый секрет');
+    expect(sent.rotate).toEqual([{}, {}]);
+    expect(shownSecret()).toBe('whsec_second');
+  });
+
   it('a step-up prompt cancelled on «Сохранить» or «Новый секрет» is no error', async () => {
     // Review finding: «Отмена» in the code prompt left a red «Подтвердите действие кодом…» above the buttons.
     const asked = 'Подтвердите действие кодом из приложения';

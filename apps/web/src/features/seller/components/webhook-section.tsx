@@ -85,7 +85,10 @@ export function WebhookSection() {
   // «Новый секрет» asks first: the old secret stops signing at once, and the seller's receiver refuses every
   // delivery (retries included) until the new one is put into it.
   const [confirmRotate, setConfirmRotate] = useState(false);
+  // Once per opening (ConfirmDialog fires once too): a second click while the dialog fades out rotated again, and
+  // the secret shown could be one the server no longer keeps.
   const newSecret = async () => {
+    if (!confirmRotate) return;
     setConfirmRotate(false);
     f.clear();
     try {
@@ -104,6 +107,8 @@ export function WebhookSection() {
   // Said naming what failed, with a close button: the form's own error line is for the save.
   const [removeError, setRemoveError] = useState<string | null>(null);
   const removeIt = () => {
+    // Once per opening: a second DELETE answered 404, and the screen said «Вебхук не отключён» about a removed one.
+    if (!confirmRemove) return;
     f.clear();
     setConfirmRemove(false);
     setRemoveError(null);
@@ -184,6 +189,7 @@ export function WebhookSection() {
         open={confirmRotate}
         onClose={() => setConfirmRotate(false)}
         onConfirm={newSecret}
+        pending={rotate.isPending}
         title="Выдать новый секрет?"
         confirmLabel="Выдать новый"
         testId="webhook-rotate-dialog"
@@ -195,6 +201,7 @@ export function WebhookSection() {
         open={confirmRemove}
         onClose={() => setConfirmRemove(false)}
         onConfirm={removeIt}
+        pending={remove.isPending}
         title="Отключить вебхук?"
         confirmLabel="Отключить"
         danger
