@@ -1,5 +1,6 @@
 import type { Db } from '../../db/client';
 import { AppError } from '../../lib/app-error';
+import type { Caller } from '../sessions/caller';
 import { sessionStillLive } from '../sessions/live-session';
 import { toAuditEntry } from './audit.mapper';
 import { type AuditEntry, type AuditFilters, auditRepository as repo, type Queryable } from './audit.repository';
@@ -11,6 +12,12 @@ export type { AuditEntry, AuditFilters } from './audit.repository';
  * so the log holds a row exactly when the change committed.
  */
 export function createAuditService({ db }: { db: Db['kysely'] }) {
+  async function holdActor(trx: Queryable, adminId: number, sessionId?: number | null) {
+    const actor = await repo.holdActor(trx, adminId);
+    if (!actor?.admin || actor.blocked_at) throw new AppError('FORBIDDEN');
+    if (sessionId != null && !(await sessionStillLive(trx, { sessionId }))) throw new AppError('FORBIDDEN');
+  }
+
   return {
     /**
      * Also the last check of every operator's act: the operator's row is share-locked and must still be
@@ -21,11 +28,18 @@ export function createAuditService({ db }: { db: Db['kysely'] }) {
      * transaction that holds the row: with `sessionId`, an act whose session ended meanwhile is refused too.
      */
     async record(trx: Queryable, entry: AuditEntry) {
-      const actor = await repo.holdActor(trx, entry.adminId);
-      if (!actor?.admin || actor.blocked_at) throw new AppError('FORBIDDEN');
-      if (entry.sessionId != null && !(await sessionStillLive(trx, { sessionId: entry.sessionId }))) throw new AppError('FORBIDDEN');
+      await holdActor(trx, entry.adminId, entry.sessionId);
       await repo.insert(trx, entry);
     },
+
+    /**
+     * The same check as the act's first lock, for an act that then locks a player's wallet (a code's cancel with its
+     * refund): the operator's row is taken before the wallet, the order of every operator's act (users, then what they
+     * change). Taken only at `record`, after the wallet, it closed a cycle with the same operator's change of that
+     * player (which holds the operator's row and waits for the player's) and a completion of the player's request
+     * (which holds the player's row and waits for the wallet): one of the three answered 503.
+     */
+    hold: (trx: Queryable, caller: Caller) => holdActor(trx, caller.user.id, caller.sessionId),
 
     async list(f: AuditFilters) {
       const { rows, total } = await repo.list(db, f);
@@ -36,4 +50,4 @@ export function createAuditService({ db }: { db: Db['kysely'] }) {
 
 export type AuditService = ReturnType<typeof createAuditService>;
 /** What a service that audits its changes needs of the log. */
-export type AuditRecorder = Pick<AuditService, 'record'>;
+export type AuditRecorder = Pick<AuditService, 'record' | 'hold'>;

@@ -56,6 +56,8 @@ export function createCodesAdminService({ db, realtime, incidents, audit, webhoo
     /** Refunds the price to the issuer's paying wallet, exactly like the issuer's own cancel; audited. */
     async cancel(caller: Caller, id: number, reason: string) {
       const out = await db.transaction().execute(async (trx) => {
+        // The operator's row first, before the code and the owner's wallet (audit.hold).
+        await audit.hold(trx, caller);
         const code = await repo.cancelAnyCode(trx, id, caller.user.id);
         if (!code) {
           const existing = await repo.codeById(trx, id);

@@ -283,10 +283,18 @@ export const requestsRepository = {
     return { walletId: w.id, gamesserverId: w.gamesserver_id, balance: w.balance, balanceSecond: w.balance_second };
   },
 
-  /** The player read their history (of one server, or of all). */
+  /**
+   * The player read their history (of one server, or of all). The wallets are locked in id order, as every movement
+   * locks them (decision record 0003): a plain UPDATE locks them in the order they lie in the table, and a VIP purchase
+   * without a server (all the player's wallets, in id order) deadlocked with it once an update had moved a row.
+   */
   clearMessages(db: Q, ownerId: number, gameServerId?: number) {
-    let q = db.updateTable('wallets').set({ new_message: false }).where('user_id', '=', ownerId).where('new_message', '=', true);
-    if (gameServerId !== undefined) q = q.where('gamesserver_id', '=', gameServerId);
-    return q.execute();
+    let flagged = db.selectFrom('wallets').select('id').where('user_id', '=', ownerId).where('new_message', '=', true);
+    if (gameServerId !== undefined) flagged = flagged.where('gamesserver_id', '=', gameServerId);
+    return db
+      .updateTable('wallets')
+      .set({ new_message: false })
+      .where('id', 'in', flagged.orderBy('id').forNoKeyUpdate())
+      .execute();
   },
 };

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { waitFor } from '../../../test/fakes/wait-for';
 import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 import { feeOf } from '../../lib/money';
 import { sql } from 'kysely';
@@ -70,6 +71,48 @@ describe.each(DB_KINDS)('VIP on %s', (kind) => {
       expect(await balanceOf(u.id, 2)).toBe(1000 - 300);
       expect(await balanceOf(u.id, 1)).toBe(90 * KK);
       await expectAudit();
+    });
+
+    it.runIf(kind === 'postgres')('a history read of all servers takes the player’s wallets in id order, as a VIP purchase without a server does (no deadlock between them)', async () => {
+      const u = await createUser(t.db.kysely);
+      const servers = await t.db.kysely.selectFrom('gamesservers').select('id').where('active', '=', true).orderBy('id').limit(2).execute();
+      // The lower wallet id on the later server: the (user, server) index and, after the updates below, the table
+      // both hold the higher id first, whichever the UPDATE's plan reads.
+      const low = await createWallet(t.db.kysely, u.id, servers[1]!.id, 'Low');
+      const high = await createWallet(t.db.kysely, u.id, servers[0]!.id, 'High');
+      await fund(t.db.kysely, low, 1000n, 2);
+      await fund(t.db.kysely, high, 1000n, 2);
+      // Both carry a notice. The lower id's nick changes (as a player's nick does) until its row lies after the higher
+      // one: a change of an indexed column writes a new row version and new index entries, so scans that read the
+      // table in its order (a bitmap scan's) meet the higher id first.
+      await t.db.kysely.updateTable('wallets').set({ new_message: true }).where('id', '=', high.id).execute();
+      let renamed = 0;
+      const place = async (id: number) => {
+        const { rows } = await sql<{ ctid: string }>`SELECT ctid::text FROM wallets WHERE id = ${id}`.execute(t.db.kysely);
+        const [page, item] = rows[0]!.ctid.slice(1, -1).split(',').map(Number);
+        return page! * 100_000 + item!;
+      };
+      do await t.db.kysely.updateTable('wallets').set({ new_message: true, nick: `Low${++renamed}` }).where('id', '=', low.id).execute();
+      while ((await place(low.id)) < (await place(high.id)));
+      // A purchase without a server holds the lower wallet (it locks the player's wallets in id order)…
+      const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('wallets').select('id').where('id', '=', low.id).forUpdate().execute());
+      const reading = call('GET', '/api/get_user_input_output_balance', u);
+      await waitFor(async () => ((await lockWaits(t.db.kysely)) === 1 ? true : undefined), 'the history read to wait for a wallet');
+      // …and would next take the higher one: the history read must not hold it meanwhile (taken in table order, it did,
+      // and the two waited on each other: one answered 503).
+      const higherFree = await t.db.kysely
+        .transaction()
+        .execute(async (trx) => {
+          await sql`SET LOCAL lock_timeout = '200ms'`.execute(trx);
+          await trx.selectFrom('wallets').select('id').where('id', '=', high.id).forUpdate().execute();
+          return true;
+        })
+        .catch(() => false);
+      await hold.release();
+      expect((await reading).statusCode).toBe(200);
+      expect(higherFree).toBe(true);
+      const flags = await t.db.kysely.selectFrom('wallets').select('new_message').where('user_id', '=', u.id).execute();
+      expect(flags.map((f) => f.new_message)).toEqual([false, false]);
     });
 
     it('a period is whole 24-hour days whatever the database session\'s time zone (a daylight-saving change inside it)', async () => {
