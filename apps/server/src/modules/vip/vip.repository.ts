@@ -28,10 +28,12 @@ export const vipRepository = {
    * All the owner's wallets, row-locked in ascending id as every movement locks wallets (decision
    * record 0003): a purchase that chose one by its coins pays from it before another purchase can
    * choose by the same coins, and walking the servers in display order, locking as it went, could
-   * deadlock with a statement that updates several of the player's wallets at once.
+   * deadlock with a statement that updates several of the player's wallets at once. FOR NO KEY UPDATE, the lock
+   * the payment's UPDATE takes anyway: FOR UPDATE also waited for the key-share locks of writes that refer to a
+   * wallet (foreign-key checks), for nothing.
    */
   walletsOfOwner(trx: VipTrx, ownerId: number) {
-    return trx.selectFrom('wallets').select(['id', 'gamesserver_id', 'balance_second as coins']).where('user_id', '=', ownerId).orderBy('id').forUpdate().execute();
+    return trx.selectFrom('wallets').select(['id', 'gamesserver_id', 'balance_second as coins']).where('user_id', '=', ownerId).orderBy('id').forNoKeyUpdate().execute();
   },
 
   /** The owner's wallet on the chosen server, row-locked as above. */
@@ -41,7 +43,7 @@ export const vipRepository = {
       .select(['id', 'balance_second as coins'])
       .where('user_id', '=', ownerId)
       .where('gamesserver_id', '=', gameServerId)
-      .forUpdate()
+      .forNoKeyUpdate()
       .executeTakeFirst();
   },
 
