@@ -1,4 +1,4 @@
-import { errorMessage } from '@adena/contract';
+import { errorMessage } from '@adena/contract/lite';
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import { ApiError } from '../lib/api-client';
