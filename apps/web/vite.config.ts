@@ -103,6 +103,14 @@ function firstScreenChunk(): Plugin & { groups: Array<{ name: string; test(id: s
         delete process.env[FIRST_PASS];
       }
       if (!modules.has(BOOT)) throw new Error('adena-first-screen-chunk: the first pass found no chunk for src/boot.tsx');
+      // The first page never loads zod (decision record 0004): ~15 KB gzip more, and building a schema tries eval,
+      // which the CSP refuses, a violation on every load. A first-screen module that imports '@adena/contract'
+      // instead of '@adena/contract/lite' brings it (2026-11-28: components/load-failed.tsx, through the user-read warning).
+      const zod = [...modules].filter((id) => /[\\/]node_modules[\\/]zod[\\/]/.test(id));
+      if (zod.length > 0) {
+        const fromContract = [...modules].filter((id) => /[\\/]packages[\\/]contract[\\/]src[\\/]/.test(id) && !/lite\.ts$/.test(id));
+        throw new Error(`adena-first-screen-chunk: the first page would load zod (${zod.length} modules); import from '@adena/contract/lite' in first-screen code. Contract modules on the first page: ${fromContract.join(', ')}`);
+      }
     },
     transformIndexHtml: {
       order: 'post',
