@@ -363,13 +363,25 @@ describe('the database password and pg_dump / pg_restore', () => {
     const folder = join(dir, 'leftovers-folder');
     mkdirSync(folder);
     const file = join(folder, 'adena.backup');
-    // A process that has ended: its pid names a leftover.
+    // A process that has ended: its pid names a leftover. One still running (another backup) keeps its file.
     const gone = spawn('true');
     await new Promise((r) => gone.on('exit', r));
-    const names = [`adena.backup.${gone.pid}.0123456789ab.partial`, `adena.backup.${process.pid}.0123456789ab.partial`, `other.backup.${gone.pid}.0123456789ab.partial`];
-    for (const name of names) writeFileSync(join(folder, name), 'PGDMP half', { mode: 0o600 });
-    await backup({ databaseUrl: 'postgres://adena@127.0.0.1:1/adena', dataDir: '', pgBinDir: fake.bin }, file);
-    expect(readdirSync(folder).sort()).toEqual(['adena.backup', names[1], names[2]].sort());
+    const running = spawn('sleep', ['30']);
+    try {
+      // This process's own pid too, when it is not writing that file: run as one container per backup, every run
+      // is pid 1, and a killed run's file looked like the running one's.
+      const names = [
+        `adena.backup.${gone.pid}.0123456789ab.partial`,
+        `adena.backup.${running.pid}.0123456789ab.partial`,
+        `other.backup.${gone.pid}.0123456789ab.partial`,
+        `adena.backup.${process.pid}.0123456789ab.partial`,
+      ];
+      for (const name of names) writeFileSync(join(folder, name), 'PGDMP half', { mode: 0o600 });
+      await backup({ databaseUrl: 'postgres://adena@127.0.0.1:1/adena', dataDir: '', pgBinDir: fake.bin }, file);
+      expect(readdirSync(folder).sort()).toEqual(['adena.backup', names[1], names[2]].sort());
+    } finally {
+      running.kill();
+    }
   });
 
   it('npm run backup stopped by Ctrl-C (SIGINT) or a stop (SIGTERM): pg_dump is ended, one line, exit 1, no half-written copy left', async () => {

@@ -151,9 +151,14 @@ const interrupted = () => new BackupError('backup interrupted: nothing written')
 /** `FILE.<pid>.<12 hex>.partial`: the name a run writes under before its file takes its name. */
 const partialOf = (file: string, pid: number) => `${file}.${pid}.${randomBytes(6).toString('hex')}.partial`;
 
+/** The partial files this process is writing now: the only ones under its own pid that are not leftovers. */
+const writing = new Set<string>();
+
 /**
  * Removes what runs killed outright (SIGKILL, a crash) left beside `file`: partial dumps of processes that are gone.
  * They hold the same secrets as a backup. A process still running (another backup to the same file) keeps its own.
+ * One named with this process's own pid is a leftover unless this process is writing it: run as one container per
+ * backup, every run is pid 1, and a killed run's file would otherwise be kept for ever.
  */
 function removeLeftovers(file: string) {
   const dir = dirname(file);
@@ -167,8 +172,10 @@ function removeLeftovers(file: string) {
   for (const name of names) {
     if (!name.startsWith(prefix)) continue;
     const m = /^(\d+)\.[0-9a-f]{12}\.partial$/.exec(name.slice(prefix.length));
-    if (!m || processAlive(Number(m[1]))) continue;
-    rmSync(join(dir, name), { force: true });
+    const path = join(dir, name);
+    const pid = Number(m?.[1]);
+    if (!m || writing.has(resolve(path)) || (pid !== process.pid && processAlive(pid))) continue;
+    rmSync(path, { force: true });
   }
 }
 
@@ -209,6 +216,7 @@ export async function backup(target: BackupTarget, file: string, opts: { signal?
   } catch (err) {
     throw cannotWrite(err);
   }
+  writing.add(resolve(partial));
   let bytes: number;
   try {
     if (target.databaseUrl) {
@@ -241,6 +249,8 @@ export async function backup(target: BackupTarget, file: string, opts: { signal?
   } catch (err) {
     rmSync(partial, { force: true });
     throw err;
+  } finally {
+    writing.delete(resolve(partial));
   }
   return { kind: kindOf(target), bytes };
 }
