@@ -112,6 +112,19 @@ describe('the profile when the user could not be read', () => {
     expect(nextAfterSignIn({ access_token: 'new-token' } as Parameters<typeof nextAfterSignIn>[0])).toBe('/');
   });
 
+  it('«Выйти» on /profile sends to the sign-in page without remembering /profile: the next sign-in (maybe another person’s) goes to the wallet', async () => {
+    // Review finding: the profile remembered itself on every render signed out, the one right after its own «Выйти» too.
+    localStorage.setItem('access_token', 'token');
+    await openProfile(() => answer(200, playerUser(false)));
+    expect(document.querySelector('article')?.textContent).toContain('Продавец');
+    const logout = [...document.querySelectorAll('article button')].find((b) => b.textContent === 'Выйти') as HTMLButtonElement;
+    await act(async () => logout.click());
+    await settle();
+    expect(localStorage.getItem('access_token')).toBeNull();
+    expect(window.location.pathname).toBe('/auth/login_methods/email');
+    expect(nextAfterSignIn({ access_token: 'new-token' } as Parameters<typeof nextAfterSignIn>[0])).toBe('/');
+  });
+
   it('a 401 (the session ended) signs out: the sign-in page, not the error', async () => {
     localStorage.setItem('access_token', 'token');
     await openProfile(() => answer(401, { message: 'Требуется вход' }));

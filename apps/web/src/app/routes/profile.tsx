@@ -1,6 +1,7 @@
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
+import { useRef } from 'react';
 import { Redirect } from 'wouter';
 import { PasskeysSection } from '../../features/passkeys/components/passkeys-section';
 import { SecuritySection } from '../../features/sessions/components/security-section';
@@ -17,11 +18,16 @@ import { useLogout, useUser } from '../../lib/session';
 export default function ProfileRoute() {
   const { user, isPending, readFailed } = useUser();
   const logout = useLogout();
+  // Whether this page showed a signed-in player (or the failed read of one): signed out after it («Выйти» here, another
+  // tab's sign-out), the next sign-in (maybe another person's) goes to the wallet, not back here.
+  const shown = useRef(false);
+  if (user || readFailed) shown.current = true;
   if (isPending) return null;
   // Signed in, but the user could not be read (the service down a moment, no connection): said, not sent to sign in.
   if (!user && !readFailed) {
-    // Signed in, the player comes back here (the sellers' guide's «Создать ключ в профиле» led them), not to the wallet.
-    rememberReturnTo();
+    // Opened signed out: signed in, the player comes back here (the sellers' guide's «Создать ключ в профиле» led
+    // them), not to the wallet.
+    if (!shown.current) rememberReturnTo();
     return <Redirect to="/auth/login_methods/email" replace />;
   }
   return (

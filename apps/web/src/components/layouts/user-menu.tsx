@@ -13,9 +13,10 @@ export function UserMenu() {
   const { user, isPending, readFailed } = useUser();
   const logout = useLogout();
   const [anchor, setAnchor] = useState<HTMLElement | null>(null);
-  // Still reading, or the read failed with a token held (the page says so): not «Войти», the player is signed in.
-  if (isPending || readFailed) return null;
-  if (!user) {
+  // Still reading: nothing yet. The read failed with a token held (the page says so): not «Войти», the player is
+  // signed in; the menu still offers «Профиль» and «Выйти» (who it is is not known, so no name in it).
+  if (isPending) return null;
+  if (!user && !readFailed) {
     return (
       <Button component={RouterLink} to="/auth/login_methods/email" variant="contained" size="small" onClick={() => rememberReturnTo()}>
         Войти

@@ -108,4 +108,47 @@ describe('the shift signals while the live feed is up', () => {
     expect(chimes.count).toBe(1);
     localStorage.removeItem('admin.signals');
   });
+
+  // Cache times: the test client's (none: the screen reads again as it opens) and the app's 10 s (no read on opening).
+  it.each([0, 10_000])(
+    'a count cached before the screen opened again (staleTime %i ms) is not the chime’s baseline: requests that came while away are counted, not chimed; a later read that rises chimes',
+    async (staleTime) => {
+      // Review finding: the operator left the admin area and came back within the cache time: the first read compared
+      // the fresh count with the cached one and chimed for requests that were already waiting when the screen opened.
+      vi.useFakeTimers();
+      document.title = 'Adena';
+      localStorage.setItem('access_token', 'token');
+      localStorage.removeItem('admin.signals');
+      const chimes = stubAudio();
+      let total = 2;
+      vi.stubGlobal('fetch', vi.fn(async () => answer(200, { data: [], total })));
+      const qc = new QueryClient({ defaultOptions: { queries: { retry: false, staleTime } } });
+      const mount = () => {
+        root = createRoot(document.body.appendChild(document.createElement('div')));
+        return act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(ShiftSignals, { created: 0, live: false }))));
+      };
+      await mount();
+      await act(async () => vi.advanceTimersByTimeAsync(10));
+      expect(document.title).toBe('(2) Adena');
+      // Away from the admin area for a moment; three requests come meanwhile.
+      await act(async () => root!.unmount());
+      root = null;
+      total = 5;
+      await act(async () => vi.advanceTimersByTimeAsync(1_000));
+      await mount();
+      await act(async () => vi.advanceTimersByTimeAsync(10));
+      // The first read since (at once, or the 5-second one): counted, not chimed.
+      await act(async () => vi.advanceTimersByTimeAsync(5_000));
+      expect(document.title).toBe('(5) Adena');
+      expect(chimes.count).toBe(0);
+
+      // One more, with no event: the next read chimes, once.
+      total = 6;
+      await act(async () => vi.advanceTimersByTimeAsync(5_000));
+      expect(document.title).toBe('(6) Adena');
+      expect(chimes.count).toBe(1);
+      await act(async () => vi.advanceTimersByTimeAsync(5_000));
+      expect(chimes.count).toBe(1);
+    },
+  );
 });

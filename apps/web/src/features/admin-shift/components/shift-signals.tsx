@@ -1,6 +1,6 @@
 import FormControlLabel from '@mui/material/FormControlLabel';
 import Switch from '@mui/material/Switch';
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useLocalState } from '../../../lib/local-state';
 import { usePendingCount } from '../api/shift';
 
@@ -41,22 +41,26 @@ export function ShiftSignals({ created, live }: { created: number; live: boolean
     (raw) => raw !== 'off',
     (v) => (v ? null : 'off'),
   );
-  const { data: pending } = usePendingCount(live);
+  const { data: pending, dataUpdatedAt } = usePendingCount(live);
   const seen = useRef(created);
   /** The previous read's count and how many events had come by then. */
   const lastRead = useRef<{ count: number; created: number } | null>(null);
+  // A count cached before this screen opened (the operator left the admin area and came back) is no baseline: the
+  // requests that came meanwhile are waiting ones, counted in the title, not chimed. The first read since then is.
+  const [openedAt] = useState(Date.now);
 
   useEffect(() => {
     if (created > seen.current && on) chime();
     seen.current = created;
   }, [created, on]);
 
+  const fresh = dataUpdatedAt >= openedAt;
   useEffect(() => {
-    if (pending === undefined) return;
+    if (pending === undefined || !fresh) return;
     const last = lastRead.current;
     if (last && pending - last.count > seen.current - last.created && on) chime();
     lastRead.current = { count: pending, created: seen.current };
-  }, [pending, on]);
+  }, [pending, fresh, on]);
 
   useEffect(() => {
     const base = document.title.replace(/^\(\d+\) /, '');

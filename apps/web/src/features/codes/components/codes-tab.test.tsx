@@ -4,8 +4,8 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startSession, userQueryOptions } from '../../../lib/session';
-import { answer, cleanup, playerUser, settle } from '../../../test/dom';
+import { endSession, startSession, userQueryOptions } from '../../../lib/session';
+import { answer, cleanup, playerUser, settle, type } from '../../../test/dom';
 import CodesTab from './codes-tab';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -123,5 +123,74 @@ describe('the codes tab, another account signed in', () => {
     expect(reads().at(-1)!.searchParams.has('status')).toBe(false);
     expect(chip('Все').getAttribute('aria-pressed')).toBe('true');
     expect(document.querySelector('[aria-current="page"]')?.textContent).toBe('1');
+  });
+});
+
+describe('the codes tab while the user read is on its way', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+
+  const field = () => document.querySelector<HTMLInputElement>('[data-testid="activation"] input')!;
+  const typed = 'ADN-AAAA-BBBB-CCCC-DDDD';
+
+  /** The codes tab with a token held; `/api/user` answered by `user()`, every other read a plain answer. */
+  async function open(user: () => Promise<Response>) {
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        const u = new URL(url, 'http://x');
+        if (u.pathname === '/api/user') return user();
+        if (u.pathname === '/api/gamesservers') return answer(200, [server]);
+        if (u.pathname.startsWith('/api/varianty_adeny_za_kod/')) return answer(200, { standard_nominals: [] });
+        if (u.pathname === '/api/wallets') return answer(200, []);
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(CodesTab, { server, topUp: () => null }))));
+    await settle();
+    return qc;
+  }
+
+  it('a code typed while the user read is on its way (a slow cold start) stays when it answers; a sign-out then clears it', async () => {
+    // Review finding: the tab was keyed by `${user?.id ?? 'none'}`: the read's answer changed the key from «none» to the
+    // player's id and the activation form, remounted, lost the code typed meanwhile.
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const qc = await open(async () => {
+      await gate;
+      return answer(200, playerUser(false));
+    });
+    expect(qc.getQueryState(userQueryOptions().queryKey)?.status).toBe('pending');
+    await act(async () => type(field(), typed));
+    expect(field().value).toBe(typed);
+    await act(async () => release());
+    await settle();
+    expect(qc.getQueryData(userQueryOptions().queryKey)).toMatchObject({ id: 5 });
+    expect(field().value).toBe(typed);
+
+    // Signed out (a shared device): the next person does not find the code in the field.
+    await act(async () => endSession(qc));
+    await settle();
+    expect(field().value).toBe('');
+  });
+
+  it('a code typed while the user read has failed stays when «Повторить» reads it', async () => {
+    let down = true;
+    const qc = await open(async () => (down ? answer(503, { message: 'Сервис временно недоступен' }) : answer(200, playerUser(false))));
+    expect(document.querySelector('[data-testid="user-read-failed"]')).not.toBeNull();
+    await act(async () => type(field(), typed));
+    down = false;
+    const retry = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Повторить')!;
+    await act(async () => retry.click());
+    await settle();
+    expect(qc.getQueryData(userQueryOptions().queryKey)).toMatchObject({ id: 5 });
+    expect(document.querySelector('[data-testid="user-read-failed"]')).toBeNull();
+    expect(field().value).toBe(typed);
   });
 });

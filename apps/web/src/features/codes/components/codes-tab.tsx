@@ -222,11 +222,29 @@ function ServerCodes({ server, topUp }: { server: Gamesserver; topUp: TopUpDialo
   );
 }
 
+/**
+ * Counts the accounts this tab has shown here: one more when the account seen ends (signed out) or another one
+ * replaces it, not when the user read answers (a cold start with a token, «Повторить» after a failed read, the mini
+ * app's sign-in from signed out): a code typed in the activation form meanwhile stays.
+ */
+function useAccountTurn() {
+  const { user, isPending, readFailed } = useUser();
+  const [seen, setSeen] = useState<{ id: number | null; turn: number }>({ id: user?.id ?? null, turn: 0 });
+  const id = user?.id ?? null;
+  const signedOut = !user && !isPending && !readFailed;
+  let next = seen;
+  if (id !== null && id !== seen.id) next = { id, turn: seen.id === null ? seen.turn : seen.turn + 1 };
+  else if (signedOut && seen.id !== null) next = { id: null, turn: seen.turn + 1 };
+  if (next !== seen) setSeen(next);
+  return next.turn;
+}
+
 /** The codes tab of the selected game server. */
 export default function CodesTab({ server, topUp }: { server: Gamesserver | undefined; topUp: TopUpDialogs }) {
-  const { user } = useUser();
+  const turn = useAccountTurn();
   if (!server) return <Alert severity="info">Выберите игровой сервер, чтобы увидеть подарочные коды.</Alert>;
   // Keyed by the account too: another account signed in here (another tab, the mini app's switch) opens «Все мои
-  // коды» folded, on its first page and with no status filter, not as the last account left it.
-  return <ServerCodes key={`${user?.id ?? 'none'}:${server.id}`} server={server} topUp={topUp} />;
+  // коды» folded, on its first page and with no status filter, not as the last account left it; a sign-out clears
+  // a code typed into the activation form (a shared device).
+  return <ServerCodes key={`${turn}:${server.id}`} server={server} topUp={topUp} />;
 }
