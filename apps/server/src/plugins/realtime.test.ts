@@ -100,11 +100,13 @@ describe('the realtime adapter relays broadcasts only when a peer can hear them'
   /**
    * Until `count` adapters' LISTEN connections are up (besides the spy's own): from then on an
    * adapter counts how long it has listened, and hears what is NOTIFYed. A process's heartbeat goes
-   * out through its pool, so being heard does not mean it listens yet.
+   * out through its pool, so being heard does not mean it listens yet. In this test's database only:
+   * other test files' apps listen on the same channel name in theirs, and counting those let the test
+   * go on before its own adapter listened (CI run 82: the event never reached the second process).
    */
   async function listenersUp(count: number) {
     for (;;) {
-      const { rows } = await spy.query(`SELECT 1 FROM pg_stat_activity WHERE query IN ('LISTEN "socket.io#/"', $1) AND pid <> pg_backend_pid()`, [LISTEN_PROBE]);
+      const { rows } = await spy.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query IN ('LISTEN "socket.io#/"', $1) AND pid <> pg_backend_pid()`, [LISTEN_PROBE]);
       if (rows.length >= count) return;
       await new Promise((r) => setImmediate(r));
     }
