@@ -84,9 +84,13 @@ export const telegramSubscriptionsRepository = {
 
   /**
    * Unlinks the user's chat, drops their unused link tokens and their notices still waiting to be
-   * sent (to the chat that is no longer theirs); whether a chat was linked.
+   * sent (to the chat that is no longer theirs); whether a chat was linked. The user's row is taken
+   * first, before the link tokens, the order of a block, a TOTP rescue and a link (which hold the row
+   * already): the player's own unlink took the tokens first and deadlocked with them (one side 503;
+   * stress review 2026-11-28).
    */
   async unlinkUser(q: Q, userId: number) {
+    await sql`SELECT 1 FROM users WHERE id = ${userId} FOR NO KEY UPDATE`.execute(q);
     await q.deleteFrom('telegram_link_tokens').where('user_id', '=', userId).execute();
     const r = await q
       .updateTable('users')

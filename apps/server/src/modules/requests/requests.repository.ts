@@ -288,13 +288,16 @@ export const requestsRepository = {
    * locks them (decision record 0003): a plain UPDATE locks them in the order they lie in the table, and a VIP purchase
    * without a server (all the player's wallets, in id order) deadlocked with it once an update had moved a row.
    */
-  clearMessages(db: Q, ownerId: number, gameServerId?: number) {
-    let flagged = db.selectFrom('wallets').select('id').where('user_id', '=', ownerId).where('new_message', '=', true);
-    if (gameServerId !== undefined) flagged = flagged.where('gamesserver_id', '=', gameServerId);
-    return db
-      .updateTable('wallets')
-      .set({ new_message: false })
-      .where('id', 'in', flagged.orderBy('id').forNoKeyUpdate())
-      .execute();
+  clearMessages(db: Kysely<Database>, ownerId: number, gameServerId?: number) {
+    // Two statements in one transaction: the UPDATE's own snapshot then sees the row versions the SELECT locked.
+    // As one statement (UPDATE … WHERE id IN (SELECT … FOR NO KEY UPDATE)) the UPDATE worked from the older
+    // snapshot when a movement had committed on the wallet meanwhile, locked again, and could queue behind a
+    // waiter that waited for it (a deadlock; stress review 2026-11-28).
+    return db.transaction().execute(async (trx) => {
+      let flagged = trx.selectFrom('wallets').select('id').where('user_id', '=', ownerId).where('new_message', '=', true);
+      if (gameServerId !== undefined) flagged = flagged.where('gamesserver_id', '=', gameServerId);
+      const ids = (await flagged.orderBy('id').forNoKeyUpdate().execute()).map((w) => w.id);
+      if (ids.length > 0) await trx.updateTable('wallets').set({ new_message: false }).where('id', 'in', ids).execute();
+    });
   },
 };

@@ -500,6 +500,29 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     expect(await t.db.kysely.selectFrom('admin_audit_log').select('id').where('admin_id', '=', gone.id).where('action', '=', 'gamesserver.update').execute()).toEqual([]);
   });
 
+  it.runIf(kind === 'postgres')("a player's Telegram unlink and an operator's TOTP rescue of that player: both go through (no deadlock)", async () => {
+    const p = await createUser(t.db.kysely, { totp: true });
+    await t.db.kysely.updateTable('users').set({ telegram_chat_id: 555_001n }).where('id', '=', p.id).execute();
+    await t.db.kysely.insertInto('telegram_link_tokens').values({ token_hash: `h${p.id}`, user_id: p.id, expires_at: new Date(Date.now() + 600_000) }).execute();
+    await t.db.kysely.insertInto('recovery_codes').values({ user_id: p.id, code_hash: `rc${p.id}` }).execute();
+    // The rescue takes the player's row, then waits here (the recovery codes), before it unlinks the chat.
+    const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('recovery_codes').select('id').where('user_id', '=', p.id).forUpdate().execute());
+    await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', boris.id).execute();
+    const rescue = t.app.inject({
+      method: 'POST',
+      url: `/api/admin/users/${p.id}/two_factor_off`,
+      headers: { ...boris.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, now()) },
+      payload: { reason: 'потерял телефон' },
+    });
+    await waitFor(async () => ((await lockWaits(t.db.kysely, '%recovery_codes%')) === 1 ? true : undefined), 'the rescue to wait inside its transaction');
+    const unlink = t.app.inject({ method: 'DELETE', url: '/api/telegram_link', headers: p.auth });
+    await waitFor(async () => ((await lockWaits(t.db.kysely)) === 2 ? true : undefined), 'the unlink to wait for the player');
+    await hold.release();
+    const [r, u] = await Promise.all([rescue, unlink]);
+    expect([r.statusCode, u.statusCode]).toEqual([200, 200]);
+    expect((await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', p.id).executeTakeFirstOrThrow()).telegram_chat_id).toBeNull();
+  });
+
   it('lets any operator decide an unclaimed request, as before', async () => {
     const { id } = await pending();
     const res = await call('POST', `/api/admin/requests/${id}/complete`, boris, {});
