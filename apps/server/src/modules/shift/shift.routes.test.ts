@@ -20,6 +20,17 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     t.app.inject({ method, url, headers: who.auth, ...(payload ? { payload } : {}) });
   const claim = (id: number, who: User) => call('POST', `/api/admin/requests/${id}/claim`, who, {});
   const release = (id: number, who: User) => call('POST', `/api/admin/requests/${id}/release`, who, {});
+  /** Support (Boris, with his TOTP code) turns a user's second factor off: the TOTP rescue. */
+  const twoFactorOff = async (userId: number) => {
+    // A fresh code each time: his last used step is forgotten so the same 30 s window may serve again.
+    await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', boris.id).execute();
+    return t.app.inject({
+      method: 'POST',
+      url: `/api/admin/users/${userId}/two_factor_off`,
+      headers: { ...boris.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, now()) },
+      payload: { reason: 'потерял телефон' },
+    });
+  };
   const row = (id: number) => t.db.kysely.selectFrom('balance_requests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
   const auditOf = (id: number) =>
     t.db.kysely
@@ -323,14 +334,12 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       const spy = vi.spyOn(t.app.deps.realtime, 'publishOperators').mockImplementation((name, data) => {
         heard.push({ name, id: (data as { id: number }).id });
       });
-      await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', boris.id).execute();
-      const borisCode = { ...boris.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, now()) };
       const changed =
         how === 'block'
           ? await call('POST', `/api/admin/users/${gone.id}/block`, boris, { reason: 'уволен' })
           : how === 'demote'
             ? await call('POST', `/api/admin/users/${gone.id}/admin`, boris, { admin: false })
-            : await t.app.inject({ method: 'POST', url: `/api/admin/users/${gone.id}/two_factor_off`, headers: borisCode, payload: { reason: 'потерял телефон' } });
+            : await twoFactorOff(gone.id);
       expect(changed.statusCode).toBe(200);
       // Every open queue hears that both are free again.
       await expect.poll(() => heard.filter((e) => e.name === 'request_released').map((e) => e.id).sort((x, y) => x - y)).toEqual([a.id, b.id]);
@@ -452,13 +461,7 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     // The request the operator holds is locked: the change takes both operators' rows, then waits here
     // (releasing the operator's claims) inside its transaction, before it ends their sessions.
     const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('balance_requests').select('id').where('id', '=', held.id).forUpdate().execute());
-    await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', boris.id).execute();
-    const off = t.app.inject({
-      method: 'POST',
-      url: `/api/admin/users/${gone.id}/two_factor_off`,
-      headers: { ...boris.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, now()) },
-      payload: { reason: 'потерял телефон' },
-    });
+    const off = twoFactorOff(gone.id);
     await waitFor(async () => ((await lockWaits(t.db.kysely, '%balance_requests%')) > 0 ? true : undefined), 'the change to wait inside its transaction');
     // Past its sign-in check (the session is live until the change commits), the claim waits on its operator's row.
     const claimed = claim(next.id, gone);
@@ -481,13 +484,7 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     const server = await t.db.kysely.selectFrom('gamesservers').select(['id', 'code_fee_bp']).orderBy('id').executeTakeFirstOrThrow();
     // The change pauses inside its transaction (on the request the operator holds) with both operators' rows taken.
     const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('balance_requests').select('id').where('id', '=', held.id).forUpdate().execute());
-    await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', boris.id).execute();
-    const off = t.app.inject({
-      method: 'POST',
-      url: `/api/admin/users/${gone.id}/two_factor_off`,
-      headers: { ...boris.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, now()) },
-      payload: { reason: 'потерял телефон' },
-    });
+    const off = twoFactorOff(gone.id);
     await waitFor(async () => ((await lockWaits(t.db.kysely, '%balance_requests%')) > 0 ? true : undefined), 'the change to wait inside its transaction');
     // Past its sign-in check, the settings change writes the server and then waits on its operator's row (the audit's check).
     const changed = call('PUT', `/api/admin/gamesservers/${server.id}`, gone, { code_fee_bp: server.code_fee_bp + 1 });
@@ -507,13 +504,7 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     await t.db.kysely.insertInto('recovery_codes').values({ user_id: p.id, code_hash: `rc${p.id}` }).execute();
     // The rescue takes the player's row, then waits here (the recovery codes), before it unlinks the chat.
     const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('recovery_codes').select('id').where('user_id', '=', p.id).forUpdate().execute());
-    await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', boris.id).execute();
-    const rescue = t.app.inject({
-      method: 'POST',
-      url: `/api/admin/users/${p.id}/two_factor_off`,
-      headers: { ...boris.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, now()) },
-      payload: { reason: 'потерял телефон' },
-    });
+    const rescue = twoFactorOff(p.id);
     await waitFor(async () => ((await lockWaits(t.db.kysely, '%recovery_codes%')) === 1 ? true : undefined), 'the rescue to wait inside its transaction');
     const unlink = t.app.inject({ method: 'DELETE', url: '/api/telegram_link', headers: p.auth });
     await waitFor(async () => ((await lockWaits(t.db.kysely)) === 2 ? true : undefined), 'the unlink to wait for the player');
