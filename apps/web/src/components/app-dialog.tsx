@@ -25,6 +25,7 @@ export function AppDialog(props: {
   const theme = useTheme();
   const fullScreen = useMediaQuery(theme.breakpoints.down('sm'));
   const titleId = useId();
+  const textId = useId();
   useBackClosesDialog(props.open, props.onClose);
   return (
     <Dialog
@@ -35,10 +36,12 @@ export function AppDialog(props: {
       }}
       fullScreen={fullScreen}
       aria-labelledby={titleId}
+      // The question a confirm dialog asks (the amount, the nick, the server) is read out with its title.
+      aria-describedby={props.children !== undefined ? textId : undefined}
       data-testid={props.testId}
     >
       <DialogTitle id={titleId}>{props.title}</DialogTitle>
-      {props.children !== undefined && <DialogContent>{props.children}</DialogContent>}
+      {props.children !== undefined && <DialogContent id={textId}>{props.children}</DialogContent>}
       {props.actions && <DialogActions sx={{ px: 3, pb: 2 }}>{props.actions}</DialogActions>}
     </Dialog>
   );

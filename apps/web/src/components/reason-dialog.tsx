@@ -7,7 +7,7 @@ import Typography from '@mui/material/Typography';
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { useFormErrors } from '../hooks/use-form-errors';
 import { ApiError } from '../lib/api-client';
-import { useUi } from '../lib/ui-store';
+import { UNTIL_CLOSED, useUi } from '../lib/ui-store';
 import { AppDialog } from './app-dialog';
 
 /**
@@ -104,7 +104,7 @@ export function ReasonDialog(props: {
                   },
                   (e: unknown) => {
                     if (stillShown(opening)) f.fromError(e, [field]);
-                    else alert(refused, [e instanceof ApiError ? e.message : errorMessage('INTERNAL')]);
+                    else alert(refused, [e instanceof ApiError ? e.message : errorMessage('INTERNAL')], UNTIL_CLOSED);
                   },
                 )
                 .finally(() => setSending((n) => (n === opening ? null : n)));

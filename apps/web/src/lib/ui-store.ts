@@ -1,6 +1,12 @@
 import { ALERT_TIMEOUT_MS, SNACKBAR_TIMEOUT_MS } from '@adena/contract/lite';
 import { create } from 'zustand';
 
+/**
+ * The timeout of an alert that stays until it is closed: an operator's failed act. They often act and look back at
+ * the game client; an alert gone after ALERT_TIMEOUT_MS would leave the card looking as if the act went through.
+ */
+export const UNTIL_CLOSED = 0;
+
 export type SnackbarStatus = 'success' | 'error' | 'info' | 'warning';
 
 /** Dialogs of SPEC.md section 3 that any feature may open. Only one is open at a time. */

@@ -7,7 +7,7 @@ import { AdminCodes } from './admin-codes';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
-const person = { id: 5, name: 'Продавец', email: 'seller@example.com' };
+const person: { id: number; name: string; email: string | null } = { id: 5, name: 'Продавец', email: 'seller@example.com' };
 const story = (status: 'active' | 'activated') => ({
   code: {
     id: 12,
@@ -143,5 +143,17 @@ describe("the operators' code lookup", () => {
     expect(cancels).toEqual([{ reason: 'Игрок просил' }]);
     expect(document.querySelector('[data-testid="admin-code-stale"]')).toBeNull();
   });
-});
 
+  it('the cancel dialog names who gets the refund by name, else email, else id: a player signed up by phone with no name is not «(null)»', async () => {
+    const phoneOnly = story('active');
+    phoneOnly.code.issuer = { id: 5, name: '', email: null };
+    vi.stubGlobal('fetch', vi.fn(async () => answer(200, phoneOnly)));
+    history.replaceState(null, '', '/admin/codes?id=12');
+    ({ root } = await mountWithQuery(() => createElement(AdminCodes)));
+    await settle();
+    await act(async () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Отменить с возвратом')!.click());
+    await settle();
+    const text = document.querySelector('[data-testid="admin-cancel-code-dialog"]')?.textContent ?? '';
+    expect(text).toContain('вернётся на кошелёк владельца (id 5) на Scryde x50.');
+  });
+});

@@ -43,10 +43,12 @@ const ATTEMPT = {
 } as const;
 
 type Person = { id: number; name: string; email: string | null };
+/** The name, else the email (none for a player signed up by phone), else the id. */
+const personName = (p: Person) => p.name || p.email || `id ${p.id}`;
 function PersonLink({ p }: { p: Person }) {
   return (
     <Link component={RouterLink} to={`/admin/users/${p.id}`}>
-      {p.name || p.email || `id ${p.id}`}
+      {personName(p)}
     </Link>
   );
 }
@@ -69,7 +71,7 @@ function CancelDialog({ code, open, onClose }: { code: AdminCode; open: boolean;
       title={`Отменить код №${code.id}?`}
       refusedTitle={`Код №${code.id} не отменён`}
       testId="admin-cancel-code-dialog"
-      explanation={`Код перестанет действовать, а его цена ${aden(code.price)} вернётся на кошелёк владельца (${code.issuer.name || code.issuer.email}) на ${code.gamesserver}.`}
+      explanation={`Код перестанет действовать, а его цена ${aden(code.price)} вернётся на кошелёк владельца (${personName(code.issuer)}) на ${code.gamesserver}.`}
       label="Причина (для журнала)"
       cancelLabel="Не отменять"
       confirmLabel="Отменить код"

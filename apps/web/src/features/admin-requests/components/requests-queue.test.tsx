@@ -4,7 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { useUi } from '../../../lib/ui-store';
+import { UNTIL_CLOSED, useUi } from '../../../lib/ui-store';
 import { answer, cleanup, settle } from '../../../test/dom';
 import { RequestsQueue } from './requests-queue';
 
@@ -201,6 +201,28 @@ describe('the operators’ queue as the live feed and the server change it', () 
     await act(async () => document.querySelector<HTMLButtonElement>('[data-testid="complete-dialog"] button.MuiButton-contained')!.click());
     await settle();
     expect(useUi.getState().dialog).toMatchObject({ name: 'alert', text: 'Заявка №7: Заявка уже обработана' });
+  });
+
+  it('the completion dialog is described by its question, so a screen reader reads the amount, character and server with its title', async () => {
+    await open(() => answer(200, { data: [pending], total: 1 }));
+    const card = document.querySelector('[data-testid="admin-request"]')!;
+    await act(async () => card.querySelector<HTMLButtonElement>('button.MuiButton-contained')!.click());
+    const dialog = document.querySelector('[data-testid="complete-dialog"] [role="dialog"]')!;
+    const described = document.getElementById(dialog.getAttribute('aria-describedby') ?? '');
+    expect(described?.textContent).toMatch(/301\u00a0монет.*Hero.*Scryde x50/);
+  });
+
+  it.each([
+    [403, 'Недостаточно прав для этого действия'],
+    [503, 'Сервис временно недоступен'],
+  ])('a completion refused with %i stays said until the operator closes it: they look back from the game client later', async (status, message) => {
+    // Review finding: the refusal closed itself after ALERT_TIMEOUT_MS, and the card looked as if the payout was recorded.
+    await open((url) => (url.pathname.endsWith('/complete') ? answer(status, { message }) : answer(200, { data: [pending], total: 1 })));
+    const card = document.querySelector('[data-testid="admin-request"]')!;
+    await act(async () => card.querySelector<HTMLButtonElement>('button.MuiButton-contained')!.click());
+    await act(async () => document.querySelector<HTMLButtonElement>('[data-testid="complete-dialog"] button.MuiButton-contained')!.click());
+    await settle();
+    expect(useUi.getState().dialog).toEqual({ name: 'alert', text: `Заявка №7: ${message}`, errors: [], timeout: UNTIL_CLOSED });
   });
 });
 

@@ -14,7 +14,7 @@ import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
 import { ReasonDialog } from '../../../components/reason-dialog';
 import { ApiError } from '../../../lib/api-client';
-import { useUi } from '../../../lib/ui-store';
+import { UNTIL_CLOSED, useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { amountText } from '../../../utils/plural';
 import { PAGE_SIZE, type QueueFilters, useAdminRequests, useProcessRequest } from '../api/requests';
@@ -44,7 +44,7 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
   const waited = useMinutesSince(r.status === 'pending' ? r.created_at : null);
   const claimAge = useMinutesSince(r.status === 'pending' && othersStanding ? r.claimed_at : null);
   // Said with the request's number: the answer may come after the operator has turned to another card.
-  const failed = (fallback: string) => (err: unknown) => alert(`Заявка №${r.id}: ${err instanceof ApiError ? err.message : fallback}`);
+  const failed = (fallback: string) => (err: unknown) => alert(`Заявка №${r.id}: ${err instanceof ApiError ? err.message : fallback}`, [], UNTIL_CLOSED);
   const releaseIt = () => release.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} снова свободна`), failed('не удалось отпустить'));
   return (
     <Paper variant="outlined" sx={{ p: 2 }} data-testid="admin-request">
@@ -202,7 +202,7 @@ function CompleteDialog({ target, onClose }: { target: AdminRequest | null; onCl
       .mutateAsync(r.id)
       .then(
         () => snackbar(`Заявка №${r.id} выполнена`),
-        (err: unknown) => alert(`Заявка №${r.id}: ${err instanceof ApiError ? err.message : 'не удалось выполнить'}`),
+        (err: unknown) => alert(`Заявка №${r.id}: ${err instanceof ApiError ? err.message : 'не удалось выполнить'}`, [], UNTIL_CLOSED),
       )
       .finally(() =>
         setSending((s) => {

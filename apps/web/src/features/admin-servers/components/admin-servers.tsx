@@ -19,7 +19,7 @@ import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { ApiError } from '../../../lib/api-client';
-import { useUi } from '../../../lib/ui-store';
+import { UNTIL_CLOSED, useUi } from '../../../lib/ui-store';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { amountText } from '../../../utils/plural';
 import { useAdminGamesservers, useServerHoldings, useSaveGamesserver } from '../api/servers';
@@ -59,7 +59,7 @@ export function AdminServers({ onChanged }: { onChanged?: () => void }) {
   const [toggling, setToggling] = useState<AdminGamesserver | null>(null);
   const toggle = (s: AdminGamesserver) => {
     setToggling(null);
-    update.mutate({ id: s.id, body: { active: !s.active } }, { onError: (err) => alert(err instanceof ApiError ? err.message : 'Не удалось сохранить') });
+    update.mutate({ id: s.id, body: { active: !s.active } }, { onError: (err) => alert(err instanceof ApiError ? err.message : 'Не удалось сохранить', [], UNTIL_CLOSED) });
   };
 
   return (

@@ -27,6 +27,9 @@ export const usePendingCount = (live: boolean) =>
     queryFn: () => request(adminRequests, { query: { status: 'pending', per_page: 1 } }),
     select: (d) => d.total,
     refetchInterval: live ? 60_000 : 5_000,
+    // Read in a hidden tab too (an operator in the game client, the browser minimised): the chime and the
+    // title's count are for exactly that operator. The queue itself waits for the tab to be shown.
+    refetchIntervalInBackground: true,
   });
 
 /** Downloads the report's CSV (the call needs the bearer, so a plain link would not do). */

@@ -12,6 +12,7 @@ import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
+import { scrollsSideways } from '../../../components/scrolls-sideways';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
@@ -70,7 +71,7 @@ export function ShiftReport() {
           С {day.format(new Date(data.from))} по {day.format(new Date(new Date(data.to).getTime() - 1))} операторы не решили ни одной заявки.
         </Typography>
       ) : data ? (
-        <TableContainer component={Paper} variant="outlined">
+        <TableContainer component={Paper} variant="outlined" sx={scrollsSideways}>
           <Table size="small">
             <TableHead>
               <TableRow>

@@ -151,4 +151,28 @@ describe('the shift signals while the live feed is up', () => {
       expect(chimes.count).toBe(1);
     },
   );
+  it.each([true, false])('live=%s: in a hidden tab (the operator in the game client) a request that only the safety read brings still chimes and is counted', async (live) => {
+    // Review finding: the reads ran only while the tab was shown (TanStack Query's default), so the chime came when
+    // the operator came back, not when the request did.
+    vi.useFakeTimers();
+    document.title = 'Adena';
+    localStorage.setItem('access_token', 'token');
+    localStorage.removeItem('admin.signals');
+    const chimes = stubAudio();
+    // Hidden for this test only: the own property shadows happy-dom's getter until it is deleted.
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'hidden' });
+    try {
+      let total = 0;
+      vi.stubGlobal('fetch', vi.fn(async () => answer(200, { data: [], total })));
+      const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+      root = createRoot(document.body.appendChild(document.createElement('div')));
+      await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(ShiftSignals, { created: 0, live }))));
+      await act(async () => vi.advanceTimersByTimeAsync(10));
+      total = 1;
+      await act(async () => vi.advanceTimersByTimeAsync(60_000));
+      expect({ title: document.title, chimes: chimes.count }).toEqual({ title: '(1) Adena', chimes: 1 });
+    } finally {
+      delete (document as { visibilityState?: unknown }).visibilityState;
+    }
+  });
 });

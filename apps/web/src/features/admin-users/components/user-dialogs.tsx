@@ -9,7 +9,7 @@ import Typography from '@mui/material/Typography';
 import { useEffect, useRef, useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { useFormErrors } from '../../../hooks/use-form-errors';
-import { useUi } from '../../../lib/ui-store';
+import { UNTIL_CLOSED, useUi } from '../../../lib/ui-store';
 import { useUserActions } from '../api/users';
 import { ReasonDialog } from '../../../components/reason-dialog';
 
@@ -123,7 +123,7 @@ export function UnblockDialog({ user, open, onClose }: { user: AdminUser; open: 
                   showSnackbar(`${who} разблокирован`);
                   if (stillShown()) onClose();
                 },
-                (e: Error) => alert(`${who} не разблокирован`, [e.message]),
+                (e: Error) => alert(`${who} не разблокирован`, [e.message], UNTIL_CLOSED),
               )
             }
           >
@@ -191,7 +191,7 @@ export function VipDialog({ user, open, onClose }: { user: AdminUser; open: bool
         showSnackbar(value ? `VIP для ${who} сохранён: до ${dateOnly.format(new Date(value))}` : `VIP для ${who} снят`);
         if (stillShown()) close();
       },
-      (e: Error) => (stillShown() ? f.fromError(e) : alert(`VIP для ${who} не изменён`, [e.message])),
+      (e: Error) => (stillShown() ? f.fromError(e) : alert(`VIP для ${who} не изменён`, [e.message], UNTIL_CLOSED)),
     );
   return (
     <AppDialog
@@ -269,7 +269,7 @@ export function AdminRoleDialog({ user, open, onClose }: { user: AdminUser; open
                   showSnackbar(grant ? `${userSubject(user)} теперь администратор` : `${userSubject(user)} больше не администратор`);
                   if (stillShown()) onClose();
                 },
-                (e: Error) => alert(grant ? `${userSubject(user)} не стал администратором` : `Права администратора у пользователя ${who} не сняты`, [e.message]),
+                (e: Error) => alert(grant ? `${userSubject(user)} не стал администратором` : `Права администратора у пользователя ${who} не сняты`, [e.message], UNTIL_CLOSED),
               )
             }
           >
