@@ -2,7 +2,8 @@
 # The app as one image: the compiled server (apps/server/dist), the built web app (apps/web/dist)
 # and the server's production dependencies only; runs as the unprivileged `node` user.
 #   docker build -t adena-wallet .
-#   docker run -p 3000:3000 -v adena-data:/data adena-wallet            # embedded PGlite in /data
+#   docker run -p 3000:3000 --hostname adena -v adena-data:/data adena-wallet   # embedded PGlite in /data
+#     (a fixed hostname: a new container after a kill then sees the lock left in /data as its own, stale)
 #   docker run -p 3000:3000 -e DATABASE_URL=postgres://… adena-wallet   # PostgreSQL
 ARG NODE_IMAGE=node:20-bookworm-slim
 
