@@ -52,6 +52,13 @@ export async function activeGameServer(q: Q, id: number) {
   return server;
 }
 
+/** The server, hidden or not: for what only refunds (a batch made smaller), as a cancel or a batch's removal does. */
+export async function anyGameServer(q: Q, id: number) {
+  const server = await repo.gameServer(q, id);
+  if (!server) throw gameServerNotFound();
+  return server;
+}
+
 export function checkNominal(server: GameServerRow, nominal: bigint) {
   if (nominal < server.min_nominal) {
     throw new AppError('VALIDATION', { errors: { nominal: [`Номинал не меньше ${adenaText(server.min_nominal)}`] } });

@@ -296,6 +296,38 @@ describe.each(DB_KINDS)('user variants on %s', (kind) => {
       await expectAudit();
     });
 
+    it('makes a batch smaller (a refund only) after a fee change, a raised minimum nominal or the server hidden: nothing is bought, so no rule of buying refuses it', async () => {
+      // Review finding: the refund-only edit was asked to confirm today's price (409 «…оплатите ещё раз»), was held
+      // to a minimum raised since (422 on a nominal not touched) and 404'd on a hidden server, where the batch's
+      // removal and single cancels still refunded.
+      const p = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, p.id, serverId);
+      await fund(t.db.kysely, w, 100n * BigInt(KK));
+      const paid = price(2 * KK, 300);
+      const made = await call('POST', '/api/pricekods/', p, { gamesserver_id: serverId, nominal: 2 * KK, count: 6, price: paid });
+      expect(made.statusCode).toBe(200);
+      const id = made.json().success.id;
+      const server = await t.db.kysely.selectFrom('gamesservers').select(['code_fee_bp', 'min_nominal']).where('id', '=', serverId).executeTakeFirstOrThrow();
+      const changes = [{ code_fee_bp: 500 }, { min_nominal: BigInt(3 * KK) }, { active: false }];
+      try {
+        for (const [i, change] of changes.entries()) {
+          await t.db.kysely.updateTable('gamesservers').set(change).where('id', '=', serverId).execute();
+          const before = await balanceOf(p.id);
+          const smaller = await call('PUT', `/api/pricekods/${id}`, p, { gamesserver_id: serverId, nominal: 2 * KK, count: 5 - i, price: paid });
+          expect(smaller.statusCode).toBe(200);
+          expect(smaller.json().summa).toBe(-paid);
+          expect(await balanceOf(p.id)).toBe(before + paid);
+          // Buying more is still held to today's rules.
+          const more = await call('PUT', `/api/pricekods/${id}`, p, { gamesserver_id: serverId, nominal: 2 * KK, count: 6, price: paid });
+          expect(more.statusCode).toBe([409, 422, 404][i]);
+          expect(await balanceOf(p.id)).toBe(before + paid);
+        }
+      } finally {
+        await t.db.kysely.updateTable('gamesservers').set({ ...server, active: true }).where('id', '=', serverId).execute();
+      }
+      await expectAudit();
+    });
+
     it('answers 409 low_cap when the batch does not fit the balance', async () => {
       const poor = await createUser(t.db.kysely);
       const w = await createWallet(t.db.kysely, poor.id, serverId);

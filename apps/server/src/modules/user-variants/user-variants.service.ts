@@ -6,6 +6,7 @@ import type { Realtime } from '../../plugins/realtime';
 import { balanceEvents, leftEvents, type Outgoing, sertEventOf } from '../codes/codes.mapper';
 import {
   activeGameServer,
+  anyGameServer,
   cancelOwnCodes,
   checkConfirmedPrice,
   checkNominal,
@@ -183,16 +184,22 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
           if (variant.gameServerId !== input.gameServerId) {
             throw new AppError('VALIDATION', { errors: { gamesserver_id: ['Вариант относится к другому игровому серверу'] } });
           }
-          const server = await activeGameServer(trx, variant.gameServerId);
-          checkNominal(server, nominal);
-          const feeBp = feeBpFor(caller.user, server, clock());
-          const fee = feeOf(nominal, feeBp);
-          checkTotal(nominal + fee);
-          checkConfirmedPrice(input.price, nominal + fee);
           const open = await lockOpenCodesOfVariant(trx, ownerId, variant.id);
           const sameNominal = nominal === variant.nominal;
           const toCancel = sameNominal ? open.slice(input.count) : open;
           const toIssue = BigInt(sameNominal ? Math.max(0, input.count - open.length) : input.count);
+          // Only an edit that issues codes buys, under today's rules: a server shown, its minimum nominal, the price
+          // the player confirmed. One that only makes the batch smaller refunds, as the batch's removal does, after a
+          // fee change, a raised minimum or the server's hiding too (it was told to pay again, or could not shrink).
+          const buys = toIssue > 0n || !sameNominal;
+          const server = buys ? await activeGameServer(trx, variant.gameServerId) : await anyGameServer(trx, variant.gameServerId);
+          const feeBp = feeBpFor(caller.user, server, clock());
+          const fee = feeOf(nominal, feeBp);
+          if (buys) {
+            checkNominal(server, nominal);
+            checkTotal(nominal + fee);
+            checkConfirmedPrice(input.price, nominal + fee);
+          }
           // The batch's whole open total, not only what this edit adds: its removal refunds all of it in one answer.
           // The codes kept are counted at what they were paid, which a fee changed since may put above today's price.
           const kept = sameNominal ? open.slice(0, input.count) : [];
