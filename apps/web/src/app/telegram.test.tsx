@@ -134,3 +134,66 @@ describe('the mini app signs in once with its launch data', () => {
     expect(localStorage.getItem('access_token')).toBe('fresh-token');
   });
 });
+
+describe('the mini app opened while the held token cannot be read', () => {
+  let root: Root | null = null;
+  let posts: number;
+  let qc: QueryClient;
+  afterEach(async () => {
+    if (root) await act(async () => root!.unmount());
+    root = null;
+    vi.unstubAllGlobals();
+    useUi.getState().closeSnackbar();
+    document.body.innerHTML = '';
+    localStorage.clear();
+    sessionStorage.clear();
+  });
+
+  /** Opens the mini app holding an old token; `GET /api/user` gets these answers in turn, /api/web_app signs in. */
+  async function launchHolding(userAnswers: Array<() => Response>) {
+    localStorage.setItem('access_token', 'old-token');
+    posts = 0;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url === '/api/web_app') {
+          posts += 1;
+          return signedIn();
+        }
+        if (url === '/api/user') return userAnswers.shift()!();
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: MUTATION_DEFAULTS } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(TelegramProvider, null, createElement(TelegramBridge)))));
+    await settle();
+  }
+  /** «Повторить»: the user is read again. */
+  const retry = async () => {
+    await act(async () => void (await qc.refetchQueries({ queryKey: ['user'] })));
+    await settle();
+  };
+
+  it('a retry that finds the old token ended (401) signs in with the launch data, not leaving the player signed out inside Telegram', async () => {
+    await launchHolding([() => answer(502, { message: 'Сервис временно недоступен' }), () => answer(401, { message: 'Нужно войти' })]);
+    // Who holds the token is not known: nothing is decided yet, the old token is kept.
+    expect(posts).toBe(0);
+    expect(localStorage.getItem('access_token')).toBe('old-token');
+    await retry();
+    expect(posts).toBe(1);
+    expect(localStorage.getItem('access_token')).toBe('fresh-token');
+  });
+
+  it('a retry that finds another account asks «Войти как …?»', async () => {
+    const other = { id: 9, name: 'Борис', email: 'b@example.com', phone: null, admin: false, vip: false, vip_until: null, telegram_linked: false, created_at: '2026-11-01T00:00:00Z' };
+    await launchHolding([() => answer(502, { message: 'Сервис временно недоступен' }), () => answer(200, other)]);
+    expect(document.querySelector('[data-testid="telegram-switch-dialog"]')).toBeNull();
+    await retry();
+    // The dialog's code loads the first time it is wanted.
+    for (let i = 0; i < 100 && !document.body.textContent?.includes('Войти как'); i++) await settle();
+    expect(document.body.textContent).toContain('Войти как Ася?');
+    expect(document.body.textContent).toContain('Сейчас вы вошли как Борис');
+    expect(posts).toBe(0);
+  });
+});

@@ -85,7 +85,7 @@ export function TelegramProvider({ children }: { children: ReactNode }) {
 export function TelegramBridge() {
   const { env } = useTelegram();
   const { mutateAsync: signIn } = useWebApp();
-  const { user, isPending } = useUser();
+  const { user, isPending, readFailed } = useUser();
   const [pathname, navigate] = useLocation();
   const [ask, setAsk] = useState<{ id: string; name: string; current: string } | null>(null);
   const decided = useRef(false);
@@ -120,14 +120,18 @@ export function TelegramBridge() {
   useEffect(() => {
     const initData = env?.initDataRaw;
     if (!initData || isPending || decided.current) return;
+    const token = tokenStore.get();
+    // A token is held but whose it is is not known yet (`readFailed`: a 5xx, no connection): decided once a read
+    // («Повторить», a refocus) finds the user, or its 401 drops the token and the launch data signs in (`user`
+    // stays null then: the change of `readFailed` runs this again).
+    if (token && (readFailed || !user)) return;
     decided.current = true;
     const who = launchUser(initData);
-    const token = tokenStore.get();
     if (!token) return signInAs(initData, who?.id);
     // Someone is signed in: the same Telegram user's session stays; anyone else is replaced only if the player says so.
     if (!user || !who || isTelegramSessionOf(who.id, token) || declinedTelegramSwitch(who.id)) return;
     setAsk({ id: who.id, name: who.name, current: user.name });
-  }, [env, isPending, user, signInAs]);
+  }, [env, isPending, user, readFailed, signInAs]);
 
   // A store dialog whose code is still loading counts too: it is on its way to the screen.
   const storeDialog = useUi((s) => s.dialog.name !== 'none');

@@ -158,6 +158,47 @@ describe.each(DB_KINDS)('sign-up on %s', (kind) => {
       expect(await db.kysely.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()).toBeUndefined();
     });
 
+    it('after five wrong codes the resend the refusal asks for («Запросите новый код») sends a new code once the minute is over, and it signs up', async () => {
+      const email = newEmail();
+      const start = await post('/api/email_register', { email, password: PASSWORD, password_confirmation: PASSWORD });
+      const { code } = await smtp.next(email);
+      const token = start.json().email_token;
+      const wrong = code === '000000' ? '000001' : '000000';
+      for (let i = 0; i < 5; i++) await post('/api/code_verification_email_register', { email_token: token, code: wrong });
+      const dead = await post('/api/code_verification_email_register', { email_token: token, code: wrong });
+      expect(dead.statusCode).toBe(429);
+      expect(dead.json().message).toBe('Слишком много неверных попыток. Запросите новый код');
+
+      // Within the minute of the last code the resend waits, as any resend does.
+      const early = await post('/api/new_token_email_register', { email_token: token });
+      expect(early.statusCode).toBe(429);
+      expect(early.json().message).toMatch(/^Код уже отправлен. Новый можно запросить через \d+ с$/);
+
+      await ageFlows(email);
+      const resent = await post('/api/new_token_email_register', { email_token: token });
+      expect(resent.statusCode).toBe(200);
+      const fresh = resent.json().email_token;
+      const mail = await smtp.next(email, 2);
+      // The dead token stays dead; the new one has its 5 tries and its code signs up.
+      expect((await post('/api/code_verification_email_register', { email_token: token, code: mail.code })).statusCode).toBe(422);
+      const bad = await post('/api/code_verification_email_register', { email_token: fresh, code: mail.code === '000000' ? '000001' : '000000' });
+      expect(bad.json().errors.code).toEqual(['Неверный код. Осталось попыток: 4']);
+      const ok = await post('/api/code_verification_email_register', { email_token: fresh, code: mail.code });
+      expect(ok.statusCode).toBe(200);
+      expect(ok.json().user.email).toBe(email);
+    });
+
+    it('a dead flow still meets the cap of 5 resends', async () => {
+      const email = newEmail();
+      const start = await post('/api/email_register', { email, password: PASSWORD, password_confirmation: PASSWORD });
+      await smtp.next(email);
+      await db.kysely.updateTable('auth_flows').set({ tries: 5, resends: 5 }).where('address', '=', email).execute();
+      await ageFlows(email);
+      const resend = await post('/api/new_token_email_register', { email_token: start.json().email_token });
+      expect(resend.statusCode).toBe(429);
+      expect(resend.json().message).toBe('Слишком много повторных отправок. Начните заново');
+    });
+
     it('five wrong codes sent in parallel are counted one by one', async () => {
       const email = newEmail();
       const start = await post('/api/email_register', { email, password: PASSWORD, password_confirmation: PASSWORD });

@@ -1,4 +1,4 @@
-import { CODE_MAX_TRIES, CODE_TTL_MS, RESEND_INTERVAL_MS } from '@adena/contract';
+import { CODE_TTL_MS, RESEND_INTERVAL_MS } from '@adena/contract';
 import { refuseCommonPassword } from '../../lib/common-passwords';
 import { AppError } from '../../lib/app-error';
 import { hashPassword } from '../../lib/password';
@@ -6,7 +6,7 @@ import { hashToken, newToken } from '../../lib/tokens';
 import type { CodeDelivery } from '../notifications/code-delivery';
 import type { Client } from '../sessions/caller';
 import { accountsRepository as repo, inTransaction, type Pool } from './accounts.repository';
-import { CODE_MSG, type CodeFlows, channelOf, codeHash, deadFlow, type Method, newCode } from './code-flows';
+import { CODE_MSG, type CodeFlows, channelOf, codeHash, type Method, newCode } from './code-flows';
 import { codeTexts } from './code-messages';
 import { type RateLimiter, tooMany } from '../sessions/rate-limit.service';
 import type { Limits } from './limits';
@@ -47,7 +47,9 @@ export function createSignUpService(deps: SignUpDeps) {
       const flow = await repo.lockFlow(trx, hashToken(flowToken), 'register', channel);
       const at = now();
       if (!flow || flow.consumed_at || flow.expires_at <= at) return { error: gone() };
-      if (flow.tries >= CODE_MAX_TRIES) return { error: deadFlow(flow, at) };
+      // A flow its 5 wrong codes ended is resent like a live one: the new code comes with 5 tries, as
+      // the refusal of the 5th wrong code tells the player («Запросите новый код»). No more guesses than
+      // before: a resend after the 4th wrong code reset the tries too, and the minute and MAX_RESENDS hold.
       // Once a minute per address, over all its flows (another flow of it may have sent meanwhile),
       // decided under the same lock as a new flow's (code-flows.ts).
       await repo.lockAddress(trx, 'register', channel, flow.address);

@@ -137,8 +137,16 @@ export const twoFactorRepository = {
       .executeTakeFirst();
   },
 
-  challengeState(q: Q, tokenHash: string, at: Date) {
-    return q.selectFrom('two_factor_challenges').select(['attempts']).where('token_hash', '=', tokenHash).where('expires_at', '>', at).executeTakeFirst();
+  /**
+   * A challenge as it stands, live or expired (the purge removes expired ones within ten minutes):
+   * when it expires and whether it carries a password reset (`resets`: a new password waits for the code).
+   */
+  challengeState(q: Q, tokenHash: string) {
+    return q
+      .selectFrom('two_factor_challenges')
+      .select((eb) => ['expires_at', eb('new_password_hash', 'is not', null).as('resets')])
+      .where('token_hash', '=', tokenHash)
+      .executeTakeFirst();
   },
 
   /**

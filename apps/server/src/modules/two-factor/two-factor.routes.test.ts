@@ -163,7 +163,7 @@ describe.each(DB_KINDS)('TOTP on %s', (kind) => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(3);
     const right = await post('/api/2fa/verify', { two_factor_token: token, code: codeAt(p.secret, 30) });
     expect(right.statusCode).toBe(429);
-    expect(right.json().message).toMatch(/Слишком много/);
+    expect(right.json().message).toBe('Слишком много неверных кодов. Войдите снова');
     // Every 429 says when to try again (PRODUCT.md section 3): here, by signing in again, at once.
     expect(right.headers['retry-after']).toBe('1');
 
@@ -171,7 +171,7 @@ describe.each(DB_KINDS)('TOTP on %s', (kind) => {
     await db.kysely.updateTable('two_factor_challenges').set({ expires_at: new Date(Date.now() - 1000) }).where('user_id', '=', p.user.id).execute();
     const expired = await post('/api/2fa/verify', { two_factor_token: fresh, code: codeAt(p.secret, 30) });
     expect(expired.statusCode).toBe(401);
-    expect(expired.json().message).toMatch(/Войдите снова/);
+    expect(expired.json().message).toBe('Время на ввод кода истекло. Войдите снова');
     expect((await post('/api/2fa/verify', { two_factor_token: 'made-up', code: '123456' })).statusCode).toBe(401);
     const bad = await post('/api/2fa/verify', { two_factor_token: fresh, code: 'кодкод' });
     expect(bad.statusCode).toBe(422);
@@ -209,6 +209,29 @@ describe.each(DB_KINDS)('TOTP on %s', (kind) => {
     expect((await me(verified.json().access_token)).statusCode).toBe(200);
     expect((await post('/api/login', { email: p.email, password: 'new password 1' })).json().two_factor_required).toBe(true);
     expect((await post('/api/login', { email: p.email, password: PASSWORD })).statusCode).toBe(401);
+  });
+
+  it('a reset waiting for its code that is spent or expired says to start the reset again, not to sign in: the new password was never saved', async () => {
+    const p = await withTotp();
+    const start = await post('/api/email_reset_password_code_date', { email: p.email });
+    const mail = await world.smtp.next(p.email, 2);
+    const check = await post('/api/email_reset_password_code_check', { email_reset_password_token: start.json().email_reset_password_token, code: mail.code });
+    const done = await post('/api/email_create_new_password', { password: 'new password 2', password_confirmation: 'new password 2' }, { token: check.json().new_password_token });
+    const token = done.json().two_factor_token;
+    const right = codeAt(p.secret, 30);
+    for (let i = 0; i < 5; i++) await post('/api/2fa/verify', { two_factor_token: token, code: String(100000 + i) === right ? '099999' : String(100000 + i) });
+    const spent = await post('/api/2fa/verify', { two_factor_token: token, code: right });
+    expect(spent.statusCode).toBe(429);
+    expect(spent.json().message).toBe('Слишком много неверных кодов, новый пароль не сохранён. Начните восстановление пароля заново');
+    expect(spent.headers['retry-after']).toBe('1');
+
+    await db.kysely.updateTable('two_factor_challenges').set({ expires_at: new Date(Date.now() - 1000) }).where('user_id', '=', p.user.id).execute();
+    const expired = await post('/api/2fa/verify', { two_factor_token: token, code: right });
+    expect(expired.statusCode).toBe(401);
+    expect(expired.json().message).toBe('Время на ввод кода истекло, новый пароль не сохранён. Начните восстановление пароля заново');
+    // Indeed: the new password does not sign in, the old one still does.
+    expect((await post('/api/login', { email: p.email, password: 'new password 2' })).statusCode).toBe(401);
+    expect((await post('/api/login', { email: p.email, password: PASSWORD })).json().two_factor_required).toBe(true);
   });
 
   it('a sign-in waiting for its code ends when the owner changes the password, ends other sessions or resets it', async () => {

@@ -225,10 +225,15 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       const at = now();
       const tried = await repo.countTry(db, tokenHash, at, CHALLENGE_TRIES);
       if (!tried) {
-        const state = await repo.challengeState(db, tokenHash, at);
+        const state = await repo.challengeState(db, tokenHash);
+        // A reset waiting for the code was never applied: the old password stands, so «Войдите снова» with the
+        // new one fails; the way on is the reset again (the web links it).
+        const resets = Boolean(state?.resets);
         // This sign-in is spent; signing in again may start another at once.
-        if (state) throw new AppError('TOO_MANY_ATTEMPTS', { message: 'Слишком много неверных кодов. Войдите снова', retryAfter: 1 });
-        throw new AppError('UNAUTHENTICATED', { message: T.expired });
+        if (state && new Date(state.expires_at) > at) {
+          throw new AppError('TOO_MANY_ATTEMPTS', { message: resets ? T.resetTooManyCodes : T.tooManyCodes, retryAfter: 1 });
+        }
+        throw new AppError('UNAUTHENTICATED', { message: resets ? T.resetExpired : T.expired });
       }
       const user = await repo.findUser(db, tried.user_id);
       if (!user || user.blocked_at) throw new AppError('UNAUTHENTICATED', { message: T.expired });

@@ -20,5 +20,5 @@ export const createNewPassword = ({ method, body, newPasswordToken }: CreateNewP
 
 export function useCreateNewPassword() {
   const qc = useQueryClient();
-  return useMutation({ mutationFn: createNewPassword, onSuccess: (res) => void settleSignIn(qc, res) });
+  return useMutation({ mutationFn: createNewPassword, onSuccess: (res, input) => void settleSignIn(qc, res, input.method) });
 }

@@ -4,7 +4,7 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '../../../lib/api-client';
 import { cleanup } from '../../../test/dom';
-import { CodeStep } from './code-step';
+import { CodeStep, type ResendOutcome } from './code-step';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -32,5 +32,42 @@ describe('the code step', () => {
     expect(resend().disabled).toBe(true);
     await act(async () => vi.advanceTimersByTime(45_000));
     expect(resend().disabled).toBe(false);
+  });
+
+  it('a double tap on «Отправить код ещё раз» sends one resend: the button is off from the tap until the answer', async () => {
+    let release: (outcome: ResendOutcome) => void = () => {};
+    const onResend = vi.fn(() => new Promise<ResendOutcome>((r) => (release = r)));
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    // Sent more than a minute ago: the resend is on.
+    await act(async () =>
+      root!.render(createElement(CodeStep, { sentTo: 'a@example.com', sentAt: Date.now() - 61_000, busy: false, onSubmit: () => {}, onResend, onRestart: () => {} })),
+    );
+    const resend = () => [...document.querySelectorAll('button')].find((b) => b.textContent?.startsWith('Отправить код ещё раз'))!;
+    expect(resend().disabled).toBe(false);
+    // Two taps before the page has re-rendered, then a third once it has.
+    await act(async () => {
+      resend().click();
+      resend().click();
+    });
+    expect(resend().disabled).toBe(true);
+    await act(async () => resend().click());
+    expect(onResend).toHaveBeenCalledTimes(1);
+
+    await act(async () => release({ sent: true }));
+    expect(resend().textContent).toMatch(/через 6[01]\u00a0с$/);
+    expect(onResend).toHaveBeenCalledTimes(1);
+  });
+
+  it('a resend that failed turns the button back on (nothing to wait for said by the server)', async () => {
+    const onResend = vi.fn(async (): Promise<ResendOutcome> => ({ sent: false, error: new Error('offline') }));
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () =>
+      root!.render(createElement(CodeStep, { sentTo: 'a@example.com', sentAt: Date.now() - 61_000, busy: false, onSubmit: () => {}, onResend, onRestart: () => {} })),
+    );
+    const resend = () => [...document.querySelectorAll('button')].find((b) => b.textContent?.startsWith('Отправить код ещё раз'))!;
+    await act(async () => resend().click());
+    expect(resend().disabled).toBe(false);
+    await act(async () => resend().click());
+    expect(onResend).toHaveBeenCalledTimes(2);
   });
 });

@@ -3,7 +3,7 @@ import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useCountdown } from '../../../hooks/use-countdown';
 import { ApiError } from '../../../lib/api-client';
 
@@ -29,6 +29,10 @@ export function CodeStep(props: {
   const [code, setCode] = useState('');
   const [resendAt, setResendAt] = useState(() => (props.sentAt ?? Date.now()) + RESEND_INTERVAL_MS);
   const left = useCountdown(resendAt);
+  // A resend on its way: one request per tap, the button off from the click until the answer (a double tap sent
+  // two, and the second, carrying the token the first replaced, said «Код устарел» above a code that works).
+  const [sending, setSending] = useState(false);
+  const sendingNow = useRef(false);
   return (
     <Stack
       component="form"
@@ -57,11 +61,20 @@ export function CodeStep(props: {
       </Button>
       {props.onResend && (
         <Button
-          disabled={left > 0 || props.busy}
+          disabled={left > 0 || props.busy || sending}
           onClick={async () => {
-            const outcome = await props.onResend?.();
-            if (outcome?.sent) setResendAt(Date.now() + RESEND_INTERVAL_MS);
-            else if (outcome && outcome.error instanceof ApiError && outcome.error.retryAfter) setResendAt(Date.now() + outcome.error.retryAfter * 1000);
+            // The ref: a second tap before React has re-rendered the button as disabled.
+            if (sendingNow.current || !props.onResend) return;
+            sendingNow.current = true;
+            setSending(true);
+            try {
+              const outcome = await props.onResend();
+              if (outcome.sent) setResendAt(Date.now() + RESEND_INTERVAL_MS);
+              else if (outcome.error instanceof ApiError && outcome.error.retryAfter) setResendAt(Date.now() + outcome.error.retryAfter * 1000);
+            } finally {
+              sendingNow.current = false;
+              setSending(false);
+            }
           }}
         >
           {left > 0 ? `Отправить код ещё раз через ${left}\u00a0с` : 'Отправить код ещё раз'}

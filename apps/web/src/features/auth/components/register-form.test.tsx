@@ -67,7 +67,7 @@ describe('the sign-up form', () => {
     await settle();
     expect(document.body.textContent).toContain('Мы отправили код из 6 цифр на first@example.com');
 
-    // Five wrong codes later the flow is dead: a resend of it is refused too, and says how long to wait.
+    // Five wrong codes later the flow is dead (the server then resends it once the minute is over, sign-up.routes.test.ts).
     await act(async () => type(document.querySelector<HTMLInputElement>('input[autocomplete="one-time-code"]')!, '000000'));
     await act(async () => button('Подтвердить')!.click());
     await settle();

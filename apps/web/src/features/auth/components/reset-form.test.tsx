@@ -57,4 +57,37 @@ describe('the password reset form', () => {
     expect(codeField()).toBeNull();
     expect(document.querySelector<HTMLInputElement>('input[type="email"]')).not.toBeNull();
   });
+
+  it('a new-password step whose token expired goes back to the address, filled in, saying why, and a new code can be asked for there', async () => {
+    const refused = 'Ссылка для смены пароля недействительна или устарела. Начните восстановление заново';
+    const sent: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        sent.push(url);
+        if (url.includes('code_check')) return Response.json({ new_password_token: 'np-1' });
+        if (url.includes('create_new_password')) return Response.json({ message: refused }, { status: 401 });
+        return Response.json({ email_reset_password_token: `reset-${sent.length}` });
+      }),
+    );
+    // The code step as a reload finds it: the address typed before is known only to the flow.
+    sessionStorage.setItem('code_flow:reset:email', JSON.stringify({ token: 'reset-0', sentTo: 'player@example.com', sentAt: Date.now() }));
+    await mount();
+    await act(async () => type(codeField()!, '123456'));
+    await act(async () => button('Подтвердить')!.click());
+    await settle();
+    const [password, repeat] = [...document.querySelectorAll<HTMLInputElement>('input[type="password"]')];
+    await act(async () => type(password!, 'new password 1'));
+    await act(async () => type(repeat!, 'new password 1'));
+    await act(async () => button('Сохранить пароль и войти')!.click());
+    await settle();
+
+    expect(document.body.textContent).toContain(refused);
+    expect(document.querySelector('input[type="password"]')).toBeNull();
+    expect(document.querySelector<HTMLInputElement>('input[type="email"]')!.value).toBe('player@example.com');
+    await act(async () => button('Получить код')!.click());
+    await settle();
+    expect(sent.at(-1)).toBe('/api/email_reset_password_code_date');
+    expect(document.body.textContent).toContain('Мы отправили код из 6 цифр на player@example.com');
+  });
 });

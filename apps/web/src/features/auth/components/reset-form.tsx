@@ -5,6 +5,7 @@ import TextField from '@mui/material/TextField';
 import { useState } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
+import { ApiError } from '../../../lib/api-client';
 import { nextAfterSignIn } from '../api/second-step';
 import { createNewPasswordBodySchema, useCreateNewPassword } from '../api/create-new-password';
 import { resetPasswordBodySchema, useResetPassword } from '../api/reset-password';
@@ -53,7 +54,14 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
             // SPEC.md section 5: nothing happens without the new password token.
             if (!body || !newPasswordToken) return;
             void run(async () => {
-              navigate(nextAfterSignIn(await createPassword.mutateAsync({ method, body, newPasswordToken })), { replace: true });
+              try {
+                navigate(nextAfterSignIn(await createPassword.mutateAsync({ method, body, newPasswordToken })), { replace: true });
+              } catch (err) {
+                // The token's 15 minutes are over (or another reset came first): every resubmit would get the same
+                // 401, so back to the address, its refusal («…Начните восстановление заново») said above it.
+                if (err instanceof ApiError && err.status === 401) setNewPasswordToken(null);
+                throw err;
+              }
             });
           }}
         >
@@ -96,7 +104,9 @@ export function ResetForm({ method }: { method: 'email' | 'phone' }) {
           onSubmit={(code) =>
             void run(async () => {
               setNewPasswordToken(await checkCode.mutateAsync({ method, token, code }));
-              // The code is spent: a reload from here starts over from the address.
+              // The code is spent: a reload from here starts over from the address, and so does an expired
+              // new-password step, with the address filled in (after a reload only the flow knew it).
+              setLogin((l) => l || sentTo);
               setFlow(null);
             })
           }

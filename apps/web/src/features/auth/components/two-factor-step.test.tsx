@@ -2,7 +2,10 @@
 import { act, createElement } from 'react';
 import type { Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { answer, cleanup, mountWithQuery, playerUser, settle, type } from '../../../test/dom';
+import { QueryClient } from '@tanstack/react-query';
+import { answer, cleanup, mountWithQuery, playerUser, renderHook, settle, type } from '../../../test/dom';
+import { useCreateNewPassword } from '../api/create-new-password';
+import { useLogin } from '../api/login';
 import { TwoFactorStep } from './two-factor-step';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -29,5 +32,42 @@ describe("the sign-in's second step", () => {
     await act(async () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Подтвердить')!.click());
     await settle();
     expect(bodies).toEqual([{ two_factor_token: 'pending', code: 'abcdefghij' }]);
+  });
+
+  it("a reset's pending sign-in that expired leads back to the reset, not to a sign-in with a password never saved", async () => {
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url === '/api/phone_create_new_password') return answer(200, { two_factor_required: true, two_factor_token: 'pending-reset' });
+        // Past the purge the server no longer knows the sign-in carried a reset: its plain words.
+        return answer(401, { message: 'Время на ввод кода истекло. Войдите снова' });
+      }),
+    );
+    const qc = new QueryClient();
+    const { result, unmount } = await renderHook(qc, useCreateNewPassword);
+    await act(async () => void (await result.current.mutateAsync({ method: 'phone', body: { password: 'new password 1', password_confirmation: 'new password 1' }, newPasswordToken: 'np' })));
+    await unmount();
+
+    ({ root } = await mountWithQuery(() => createElement(TwoFactorStep)));
+    const link = () => document.querySelector('a');
+    expect(link()?.textContent).toBe('Начать восстановление пароля заново');
+    expect(link()?.getAttribute('href')).toBe('/auth/reset/phone');
+    await act(async () => type(document.querySelector('[data-testid="two-factor-code"]') as HTMLInputElement, '123456'));
+    await act(async () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Подтвердить')!.click());
+    await settle();
+    expect(document.body.textContent).toContain('Время на ввод кода истекло, новый пароль не сохранён. Начните восстановление пароля заново');
+    expect(document.body.textContent).not.toContain('Войдите снова');
+    expect(link()?.getAttribute('href')).toBe('/auth/reset/phone');
+  });
+
+  it("a password sign-in's pending step keeps «Войти заново», even after a reset's pending step in the tab", async () => {
+    sessionStorage.setItem('two_factor_reset', 'email');
+    vi.stubGlobal('fetch', vi.fn(async () => answer(200, { two_factor_required: true, two_factor_token: 'pending-login' })));
+    const qc = new QueryClient();
+    const { result, unmount } = await renderHook(qc, useLogin);
+    await act(async () => void (await result.current.mutateAsync({ email: 'a@example.com', password: 'password 1' })));
+    await unmount();
+    ({ root } = await mountWithQuery(() => createElement(TwoFactorStep)));
+    expect(document.querySelector('a')?.textContent).toBe('Войти заново');
   });
 });

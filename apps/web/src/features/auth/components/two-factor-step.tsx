@@ -1,3 +1,4 @@
+import { TWO_FACTOR_MESSAGES as T } from '@adena/contract';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
@@ -19,6 +20,8 @@ export function TwoFactorStep() {
   const f = useFormErrors();
   const [code, setCode] = useState('');
   const [token] = useState(pendingSecondStep.get);
+  // A reset's pending sign-in: the new password waits for the code, and starting over means the reset again.
+  const [reset] = useState(pendingSecondStep.reset);
   const verify = useTwoFactorVerify();
   if (!token) return <Redirect to="/auth/login_methods/email" replace />;
 
@@ -32,9 +35,11 @@ export function TwoFactorStep() {
       await verify.mutateAsync(body);
       navigate(takeReturnTo(), { replace: true });
     } catch (err) {
-      // An expired or used-up pending sign-in cannot be retried: back to the password.
+      // An expired or used-up pending sign-in cannot be retried: back to the password, or for a reset to the reset.
       if (err instanceof ApiError && (err.status === 401 || err.status === 429)) pendingSecondStep.clear();
-      f.fromError(err);
+      // The server names a reset's expiry while it still holds the pending sign-in; past its purge it cannot tell.
+      if (reset && err instanceof ApiError && err.status === 401) f.fromError(new ApiError(401, { message: T.resetExpired }));
+      else f.fromError(err);
     }
   }
 
@@ -43,9 +48,15 @@ export function TwoFactorStep() {
       title="Код подтверждения"
       error={f.formError}
       footer={
-        <Link component={RouterLink} to="/auth/login_methods/email" sx={{ textAlign: 'center' }}>
-          Войти заново
-        </Link>
+        reset ? (
+          <Link component={RouterLink} to={`/auth/reset/${reset}`} sx={{ textAlign: 'center' }}>
+            Начать восстановление пароля заново
+          </Link>
+        ) : (
+          <Link component={RouterLink} to="/auth/login_methods/email" sx={{ textAlign: 'center' }}>
+            Войти заново
+          </Link>
+        )
       }
     >
       <Typography color="textSecondary">Введите 6 цифр из приложения-аутентификатора или один из резервных кодов.</Typography>
