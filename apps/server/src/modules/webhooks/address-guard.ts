@@ -1,5 +1,5 @@
-import { lookup as dnsLookup } from 'node:dns';
 import { Resolver } from 'node:dns/promises';
+import { readFileSync } from 'node:fs';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /**
@@ -68,25 +68,81 @@ export function refusedAtSetup(url: URL): boolean {
   return host === 'localhost' || host.endsWith('.localhost');
 }
 
-export type Resolve = (host: string) => Promise<{ address: string; family: number }[]>;
+export type Address = { address: string; family: number };
 
-export const systemResolve: Resolve = (host) =>
-  new Promise((resolve, reject) => dnsLookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
+/** Looks a name up; `signal` ends the lookup (the delivery gave up on it) so nothing of it outlives the request. */
+export type Resolve = (host: string, signal?: AbortSignal) => Promise<Address[]>;
+
+/** How long one read of the hosts file is used before it is read again. */
+const HOSTS_FILE_TTL_MS = 5_000;
+let hostsRead: { at: number; names: Map<string, Address[]> } | null = null;
+
+/** The addresses a hosts file gives each name (lower case), as getaddrinfo's `files` step reads it. */
+export function parseHosts(text: string): Map<string, Address[]> {
+  const names = new Map<string, Address[]>();
+  for (const line of text.split('\n')) {
+    const [address = '', ...aliases] = line.replace(/#.*/, '').trim().split(/\s+/);
+    const family = isIP(address);
+    if (!family) continue;
+    for (const alias of aliases) {
+      const name = alias.toLowerCase();
+      const known = names.get(name) ?? [];
+      if (!known.some((a) => a.address === address)) known.push({ address, family });
+      names.set(name, known);
+    }
+  }
+  return names;
+}
 
 /**
- * A lookup through the DNS client (c-ares) instead of getaddrinfo, for a check made inside a request
- * (saving an endpoint): it runs off libuv's thread pool, which password hashing shares, so names that
- * never answer cannot stall sign-ins; each server is asked once and given `timeoutMs`. DNS only, not
- * /etc/hosts (a delivery's own lookup, through the system, still checks whatever that says).
+ * /etc/hosts' answer for a name, read at most every few seconds. Read synchronously: it is a
+ * small local file, and an asynchronous read would queue on libuv's thread pool, which this
+ * lookup exists to stay off.
  */
-export function dnsResolve(timeoutMs: number): Resolve {
-  return async (host) => {
+function fromHostsFile(host: string): Address[] {
+  const now = Date.now();
+  if (!hostsRead || now - hostsRead.at > HOSTS_FILE_TTL_MS) {
+    let text = '';
+    try {
+      text = readFileSync('/etc/hosts', 'utf8');
+    } catch {
+      // No hosts file: DNS alone answers.
+    }
+    hostsRead = { at: now, names: parseHosts(text) };
+  }
+  return hostsRead.names.get(host.toLowerCase()) ?? [];
+}
+
+/**
+ * A lookup through the DNS client (c-ares) instead of getaddrinfo (`dns.lookup`), for saving an
+ * endpoint and for each delivery: it runs off libuv's thread pool, where getaddrinfo gets only two
+ * of four threads, shared with password hashing and every other lookup of the process (fetch to
+ * Telegram, Discord, SMS), so names that never answer cannot stall sign-ins or other sellers'
+ * deliveries. Each server is asked once and given `timeoutMs`; `signal` cancels the questions.
+ * The hosts file is read first, as getaddrinfo does (`localhost`, compose's `extra_hosts`,
+ * Kubernetes' `hostAliases`), since c-ares' queries do not read it; DNS search domains are not
+ * applied (a name is asked as written). `servers` replaces /etc/resolv.conf's (tests).
+ */
+export function dnsResolve(timeoutMs: number, o: { servers?: string[] } = {}): Resolve {
+  return async (host, signal) => {
+    const listed = fromHostsFile(host);
+    if (listed.length > 0) return listed;
+    signal?.throwIfAborted();
     const resolver = new Resolver({ timeout: timeoutMs, tries: 1 });
-    const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
-    return [
-      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
-      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
-    ];
+    if (o.servers) resolver.setServers(o.servers);
+    const cancel = () => resolver.cancel();
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      const [v4, v6] = await Promise.allSettled([resolver.resolve4(host), resolver.resolve6(host)]);
+      // Neither answered: the reason (ENOTFOUND, ETIMEOUT) goes to the seller's delivery log.
+      if (v4.status === 'rejected' && v6.status === 'rejected') throw v4.reason;
+      return [
+        ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+        ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+      ];
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+    }
   };
 }
 
@@ -102,9 +158,9 @@ export class RefusedAddress extends Error {
  * (unless allowed), and hands the socket only the addresses it checked, so a DNS answer that
  * changes between a check and the connection cannot send the request elsewhere.
  */
-export function guardedLookup(resolve: Resolve, allowPrivate: boolean): LookupFunction {
+export function guardedLookup(resolve: Resolve, allowPrivate: boolean, signal?: AbortSignal): LookupFunction {
   return (host, options, callback) => {
-    resolve(host).then(
+    resolve(host, signal).then(
       (all) => {
         const family = typeof options === 'object' && options.family ? options.family : 0;
         const addresses = all.filter((a) => family === 0 || a.family === family);

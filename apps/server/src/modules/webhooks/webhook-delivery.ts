@@ -4,7 +4,7 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import type { JobQueue } from '../jobs/jobs.service';
 import { RetryAfter } from '../jobs/jobs.service';
-import { guardedLookup, hostOf, isPrivateAddress, type Resolve, systemResolve } from './address-guard';
+import { dnsResolve, guardedLookup, hostOf, isPrivateAddress, type Resolve } from './address-guard';
 import { type WebhooksDb, webhooksRepository as repo } from './webhooks.repository';
 
 export const WEBHOOK_JOB = 'webhook.deliver';
@@ -15,6 +15,8 @@ export const WEBHOOK_WORKERS = 4;
 /** Deliveries are retried for this long after the event. */
 export const WEBHOOK_MAX_AGE_MS = 3 * 24 * 60 * 60_000;
 export const WEBHOOK_TIMEOUT_MS = 10_000;
+/** Each DNS server a delivery's lookup asks waits this long at most (as getaddrinfo's default), within the delivery's timeout. */
+export const WEBHOOK_LOOKUP_MS = 5_000;
 
 /** The Standard Webhooks signature: v1,<base64 HMAC-SHA256 over id.timestamp.body with the secret's bytes>. */
 export function sign(secret: string, id: string, timestamp: number, body: string): string {
@@ -27,9 +29,10 @@ export const webhookId = (deliveryId: bigint | number) => `msg_${deliveryId}`;
 type Sent = { statusCode: number } | { error: string };
 
 /**
- * One POST, at most `timeoutMs` in all, redirects not followed (node:http never follows them; a
- * 3xx is a failure like any non-2xx). A host given as an address literal is checked here, since
- * the socket skips `lookup` for it; a name is checked on every address DNS gives for it. `signal`
+ * One POST, at most `timeoutMs` in all, the name's lookup included (a lookup the timer cut short is
+ * cancelled), redirects not followed (node:http never follows them; a 3xx is a failure like any
+ * non-2xx). A host given as an address literal is checked here, since the socket skips `lookup`
+ * for it; a name is checked on every address DNS gives for it. `signal`
  * (the worker stopping) ends it at once as a failed attempt, so a deploy does not leave the
  * seller's deliveries waiting for the job's lease.
  */
@@ -50,17 +53,21 @@ export function post(
     if (isIP(host) && isPrivateAddress(host) && !o.allowPrivate) return done({ error: `refused private address ${host}` });
     const client = u.protocol === 'https:' ? https : u.protocol === 'http:' ? http : null;
     if (!client) return done({ error: 'only http and https' });
+    const lookupEnded = new AbortController();
     const req = client.request(u, {
       method: 'POST',
       agent: false,
-      lookup: guardedLookup(o.resolve, o.allowPrivate),
+      lookup: guardedLookup(o.resolve, o.allowPrivate, lookupEnded.signal),
       headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'AdenaWallet-Webhooks/1', ...headers },
     });
     const timer = setTimeout(() => req.destroy(new Error(`timeout after ${o.timeoutMs} ms`)), o.timeoutMs);
     const stop = () => req.destroy(new Error('the process was stopping'));
     if (o.signal?.aborted) stop();
     else o.signal?.addEventListener('abort', stop, { once: true });
-    req.on('close', () => o.signal?.removeEventListener('abort', stop));
+    req.on('close', () => {
+      lookupEnded.abort();
+      o.signal?.removeEventListener('abort', stop);
+    });
     req.on('response', (res) => {
       // The receiver's body is not read beyond draining it: nothing of it is kept.
       res.resume();
@@ -87,7 +94,10 @@ export interface DeliveryOptions {
   retryBaseMs: number;
   allowPrivate: boolean;
   timeoutMs?: number;
+  /** How a delivery looks its host up; by default DNS through c-ares (`dnsResolve`), off libuv's thread pool. */
   resolve?: Resolve;
+  /** The DNS servers the default lookup asks instead of /etc/resolv.conf's (tests). */
+  dnsServers?: string[];
   now?: () => Date;
 }
 
@@ -98,7 +108,11 @@ export interface DeliveryOptions {
  */
 export function registerWebhookDelivery(jobs: Pick<JobQueue, 'register'>, o: DeliveryOptions) {
   const now = o.now ?? (() => new Date());
-  const send = { timeoutMs: o.timeoutMs ?? WEBHOOK_TIMEOUT_MS, allowPrivate: o.allowPrivate, resolve: o.resolve ?? systemResolve };
+  const timeoutMs = o.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  // Not getaddrinfo: its lookups of names that never answer would hold libuv's two threads for slow
+  // work and stall every other lookup of the process, other sellers' deliveries included.
+  const resolve = o.resolve ?? dnsResolve(Math.min(timeoutMs, WEBHOOK_LOOKUP_MS), { servers: o.dnsServers });
+  const send = { timeoutMs, allowPrivate: o.allowPrivate, resolve };
   jobs.register<{ id: string }>(WEBHOOK_JOB, async (payload, ctx) => {
     const id = BigInt(payload.id);
     const d = await repo.forSend(o.db, id);
@@ -141,6 +155,6 @@ export function registerWebhookDelivery(jobs: Pick<JobQueue, 'register'>, o: Del
     }
     await repo.finish(o.db, id, { status: 'pending', attempts, statusCode, error, nextAttemptAt: next });
     throw new RetryAfter(gap, error);
-    // A delivery is bounded by its timeout (plus the DNS check): one a stopped process left is taken again a minute after it.
+    // A delivery is bounded by its timeout (its DNS lookup included): one a stopped process left is taken again a minute after it.
   }, { lane: WEBHOOK_LANE, leaseMs: send.timeoutMs + 60_000 });
 }

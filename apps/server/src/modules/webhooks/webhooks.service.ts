@@ -43,7 +43,7 @@ export interface WebhooksDeps {
   /** Caps «Отправить тест» per user (WEBHOOK_TESTS): each one holds a job worker up to 10 s against a silent receiver. */
   limiter?: Pick<RateLimiter, 'count'>;
   testsPerWindow?: number;
-  /** The DNS lookup of a name given as the endpoint (the DNS client off the thread pool by default; a fake in tests). */
+  /** The DNS lookup of a name given as the endpoint (the hosts file, then the DNS client off the thread pool, by default; a fake in tests). */
   resolve?: Resolve;
 }
 

@@ -1,3 +1,5 @@
+import { createSocket } from 'node:dgram';
+import { lookup } from 'node:dns/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { TWO_FACTOR_MESSAGES, type WebhookDelivery } from '@adena/contract';
 import { Webhook } from 'standardwebhooks';
@@ -10,9 +12,9 @@ import { createTestApp, DB_KINDS, gate, type TestApp } from '../../../test/harne
 import { hashPassword } from '../../lib/password';
 import { hashToken, newToken } from '../../lib/tokens';
 import { jobsRepository } from '../jobs/jobs.repository';
-import { createJobs, type JobQueue } from '../jobs/jobs.service';
+import { createJobs, type JobContext, type JobHandler, type JobQueue } from '../jobs/jobs.service';
 import { totpCode } from '../two-factor/totp';
-import { isPrivateAddress, refusedAtSetup, type Resolve } from './address-guard';
+import { isPrivateAddress, parseHosts, refusedAtSetup, type Resolve } from './address-guard';
 import { registerWebhookDelivery, WEBHOOK_JOB, WEBHOOK_WORKERS } from './webhook-delivery';
 import { createWebhooksService, WEBHOOK_TESTS } from './webhooks.service';
 
@@ -578,6 +580,112 @@ describe.each(DB_KINDS)('one seller\u2019s silent receiver and another seller\u2
   });
 });
 
+
+/** The name a DNS question asks (the first question of the message). */
+function questionName(message: Buffer) {
+  const labels: string[] = [];
+  for (let i = 12; i < message.length && message[i]! > 0; i += message[i]! + 1) labels.push(message.toString('latin1', i + 1, i + 1 + message[i]!));
+  return labels.join('.');
+}
+
+/**
+ * Tried as an attacker would: sellers point their webhooks at names whose DNS server never answers.
+ * A delivery looks its name up through the DNS client (c-ares, on the event loop), not getaddrinfo,
+ * which runs on libuv's thread pool with two threads for such work: four stalled lookups there held
+ * both, and every other lookup of the process (another seller's delivery, fetch to Telegram, Discord
+ * or SMS) waited behind them.
+ */
+describe.each(DB_KINDS)('sellers\u2019 names whose DNS never answers and everyone else\u2019s lookups on %s', (kind) => {
+  let t: TestApp;
+  // A DNS server that reads every question and never answers.
+  const dns = createSocket('udp4');
+  const asked = new Set<string>();
+  dns.on('message', (message) => asked.add(questionName(message)));
+  const live: string[] = [];
+  const answering = createServer(async (req, res) => {
+    live.push(await readBody(req));
+    res.end('ok');
+  });
+  let livePort = 0;
+  let deliver: JobHandler<{ id: string }> | undefined;
+  const ctx = (): JobContext => ({ id: 0n, kind: WEBHOOK_JOB, attempt: 1, signal: new AbortController().signal, persist: (write) => write() });
+  const TIMEOUT_MS = 6_000;
+
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => dns.bind(0, '127.0.0.1', resolve));
+    livePort = Number(new URL(await listen(answering)).port);
+    t = await createTestApp(kind, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    // The handler itself, run by the test: the stalled deliveries would take every worker of a real queue.
+    const jobs = {
+      register: (_kind: string, handler: JobHandler<{ id: string }>) => {
+        deliver = handler;
+      },
+    } as Pick<JobQueue, 'register'>;
+    registerWebhookDelivery(jobs, { db: t.db.kysely, retryBaseMs: BASE, allowPrivate: true, timeoutMs: TIMEOUT_MS, dnsServers: [`127.0.0.1:${dns.address().port}`] });
+  });
+  afterAll(async () => {
+    dns.close();
+    await closeServer(answering);
+    await t?.close();
+  });
+
+  it('delivers another seller\u2019s event to a name from /etc/hosts, and the process\u2019s own lookups go, while four deliveries wait on DNS', async () => {
+    const pingTo = async (url: string) => {
+      const seller = await createUser(t.db.kysely);
+      expect((await t.app.inject({ method: 'PUT', url: '/api/webhook', headers: seller.auth, payload: { url, events: ['ping'] } })).statusCode).toBe(200);
+      const sent = await t.app.inject({ method: 'POST', url: '/api/webhook/test', headers: seller.auth });
+      expect(sent.statusCode).toBe(200);
+      return String(sent.json().id);
+    };
+    const names = [1, 2, 3, 4].map((n) => `hooks-${n}.never-answers.test`);
+    const stalledIds = [];
+    for (const name of names) stalledIds.push(await pingTo(`http://${name}:${livePort}/hook`));
+    // `localhost` is in /etc/hosts, which the DNS client does not read: the delivery reads it itself.
+    const liveId = await pingTo(`http://localhost:${livePort}/hook`);
+
+    const ended: string[] = [];
+    const stalled = stalledIds.map((id) => deliver!({ id }, ctx()).then(
+      () => ended.push(`stalled ${id}`),
+      () => ended.push(`stalled ${id}`),
+    ));
+    // Every stalled delivery's question is with the silent server (not with getaddrinfo).
+    await waitFor(() => (names.every((n) => asked.has(n)) ? true : undefined), 'the four names asked of the silent DNS server');
+    await lookup('localhost');
+    ended.push('lookup');
+    await deliver!({ id: liveId }, ctx());
+    ended.push('delivered');
+    expect(live).toHaveLength(1);
+    expect(JSON.parse(live[0]!).type).toBe('ping');
+    // Both came before any stalled delivery ended.
+    expect(ended).toEqual(['lookup', 'delivered']);
+
+    // Each stalled one ends within its timeout, the lookup included: a failed try, retried later.
+    await Promise.all(stalled);
+    const rows = await t.db.kysely.selectFrom('webhook_deliveries').select(['id', 'status', 'attempts', 'last_error']).where('id', 'in', [...stalledIds, liveId].map(BigInt)).orderBy('id').execute();
+    expect(rows.map((r) => r.status)).toEqual(['pending', 'pending', 'pending', 'pending', 'delivered']);
+    for (const r of rows.slice(0, 4)) {
+      expect(r.attempts).toBe(1);
+      expect(r.last_error).toMatch(new RegExp(`timeout after ${TIMEOUT_MS} ms|ETIMEOUT`));
+    }
+  });
+});
+
+describe('the hosts file a delivery reads', () => {
+  it('gives each name its addresses as getaddrinfo would: aliases, any case, IPv6, comments and junk skipped', () => {
+    const names = parseHosts(
+      ['127.0.0.1\tlocalhost', '::1 localhost ip6-localhost # loopback', '# 10.0.0.9 commented', '', '  172.18.0.5  Receiver receiver.internal', 'not-an-address skipped', '172.18.0.5 receiver'].join('\n'),
+    );
+    expect(names.get('localhost')).toEqual([
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ]);
+    expect(names.get('receiver')).toEqual([{ address: '172.18.0.5', family: 4 }]);
+    expect(names.get('receiver.internal')).toEqual([{ address: '172.18.0.5', family: 4 }]);
+    expect(names.has('skipped')).toBe(false);
+    expect(names.has('commented')).toBe(false);
+    expect([...names.keys()].sort()).toEqual(['ip6-localhost', 'localhost', 'receiver', 'receiver.internal']);
+  });
+});
 
 describe.each(DB_KINDS)('a TOTP seller\u2019s webhook secret on %s', (kind) => {
   let t: TestApp;
