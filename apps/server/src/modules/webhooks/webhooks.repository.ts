@@ -41,13 +41,19 @@ export const webhooksRepository = {
     return true;
   },
 
-  /** Whether the user's endpoint wants this event type. */
+  /**
+   * Whether the user's endpoint wants this event type. FOR KEY SHARE, held to the event's commit: the endpoint's
+   * removal (a DELETE) waits for it and then fails the delivery this event writes; without it, the removal ran
+   * between the delivery's row and its commit, missed it, and the endpoint set next received it. Settings and
+   * secret changes (no key changed) do not wait.
+   */
   async wants(q: Q, userId: number, type: string) {
     const row = await q
       .selectFrom('webhooks')
       .select('user_id')
       .where('user_id', '=', userId)
       .where(sql<boolean>`${type} = ANY(events)`)
+      .forKeyShare()
       .executeTakeFirst();
     return row !== undefined;
   },

@@ -126,7 +126,8 @@ export function createWebhooksService({
     },
 
     async remove(caller: Caller) {
-      if (!(await repo.remove(db, caller.user.id))) throw noEndpoint();
+      // One transaction: the removal and the failing of what waited for the endpoint are seen together.
+      if (!(await db.transaction().execute((trx) => repo.remove(trx, caller.user.id)))) throw noEndpoint();
       return { success: true as const };
     },
 
