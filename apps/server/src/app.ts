@@ -237,7 +237,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   notices.register();
   app.addHook('onClose', async () => notices.settle());
   const ensureWallets = { ensure: ensureWallet };
-  const subscriptions = createTelegramSubscriptions({ db: kysely, bot, log: app.log, wallets: ensureWallets });
+  const subscriptions = createTelegramSubscriptions({ db: kysely, bot, log: app.log, wallets: ensureWallets, chatNotices: notices.chatNotices });
   const incidents = createIncidentsService({ db: kysely });
   const webhooks = createWebhooksService({
     db: kysely,

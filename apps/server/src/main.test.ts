@@ -107,18 +107,25 @@ describe('the server process', () => {
     60_000,
   );
 
-  it.runIf(hasPostgresBinaries())('exits 0 on SIGTERM while the network to PostgreSQL is silently cut, well before the 10 s deadline', async () => {
+  it.runIf(hasPostgresBinaries())('exits 0 on SIGTERM while the network to PostgreSQL is silently cut, call counts not yet written, well before the 10 s deadline', async () => {
     const db = await createTestDb('postgres');
     const relay = await silentRelay(new URL(db.url ?? ''));
     const port = await freePort();
     const p = start({ PORT: String(port), DATABASE_URL: relay.url, SHUTDOWN_DELAY_MS: '0' });
     try {
       await expect.poll(() => fetch(`http://127.0.0.1:${port}/api/ready`).then((r) => r.status, () => 0), { timeout: 45_000, interval: 100 }).toBe(200);
+      // Calls the process counts (health checks are not): the first is written before its answer, the
+      // second starts a batch, the rest wait for the next one, which only a later call would start.
+      const calls = 10;
+      for (let i = 0; i < calls; i++) expect((await fetch(`http://127.0.0.1:${port}/api/zz-no-such-call`)).status).toBe(404);
+      const written = await db.kysely.selectFrom('rate_limits').select('hits').where('key', '=', 'call:ip:127.0.0.1').executeTakeFirst();
+      expect(written?.hits ?? 0).toBeLessThan(calls);
       relay.cut();
       p.child.kill('SIGTERM');
-      // The job worker waits at most 5 s for a claim whose answer never comes, then the database gets
-      // 2 s: about 7 s in all. The 10 s deadline would exit with 1.
+      // The job worker waits at most 5 s for a claim whose answer never comes, the call counts' last
+      // write 1 s, then the database gets 2 s: about 8 s in all. The 10 s deadline would exit with 1.
       expect(await p.exited).toBe(0);
+      expect(p.output()).toContain('call limits: the last counts did not reach the database in time; dropped');
     } finally {
       p.child.kill('SIGKILL');
       relay.close();

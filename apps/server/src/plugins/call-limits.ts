@@ -28,6 +28,14 @@ function isHealthCheck(request: FastifyRequest): boolean {
   return HEALTH_CHECKS.has(q < 0 ? url : url.slice(0, q));
 }
 
+/**
+ * How long closing waits for the last counts to reach the shared store (one batched upsert, milliseconds on a
+ * working database). Through a silent network cut the write would wait for the pool's connect timeout or the
+ * statement's read timeout, past main.ts's 10 s exit deadline, as closeDb's wait is bounded there: the counts
+ * not sent by then are dropped (a client may get that many more calls in the window), with a warning.
+ */
+export const FLUSH_ON_CLOSE_MS = 1_000;
+
 /** The token's key in `rate_limits`: never the token itself, 128 bits of the hash the caller lookup uses too. */
 const tokenKey = (tokenHash: string) => `call:tok:${tokenHash.slice(0, 32)}`;
 
@@ -62,7 +70,15 @@ export function callLimitsHook(
     return store.hit(tokenKey(bearer), maxToken);
   }
 
-  app.addHook('onClose', async () => store.flush());
+  app.addHook('onClose', async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((r) => {
+      timer = setTimeout(() => r(false), FLUSH_ON_CLOSE_MS);
+    });
+    const sent = await Promise.race([store.flush().then(() => true, () => true), late]);
+    clearTimeout(timer);
+    if (!sent) app.log.warn({ waitedMs: FLUSH_ON_CLOSE_MS }, 'call limits: the last counts did not reach the database in time; dropped');
+  });
   const hook: onRequestHookHandler = (request, _reply, done) => {
     if (apiPathOf(request) === null || isHealthCheck(request) || unlimited(request)) return done();
     const verdict = check(request);

@@ -9,6 +9,8 @@ import { silentCut } from '../../test/fakes/silent-relay';
 import { waitFor } from '../../test/fakes/wait-for';
 import { sql } from 'kysely';
 import { createTestApp, createTestDb, gate, realtimeListening, type TestDb } from '../../test/harness';
+import { createUser, createWallet, firstServerId } from '../../test/factories';
+import { subscribedSocket } from '../../test/sockets';
 import { createDb } from '../db/client';
 import { LISTEN_PROBE, oneListener, peerAwareAdapter } from './realtime';
 
@@ -334,6 +336,105 @@ describe('closing the app while the adapter reconnects its LISTEN connection', (
     } finally {
       go.open();
       if (!closed) await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${tag}`.execute(db.kysely);
+    }
+  });
+});
+
+/**
+ * While a process's LISTEN connection is away (a restart or failover of the database, the probe ending a silent
+ * connection), what other processes NOTIFY never reaches it. Its sockets stayed connected and were told nothing:
+ * a player's open page kept an old balance and «pending» until the socket reconnected for another reason.
+ */
+describe('a process whose LISTEN connection is lost and comes back', () => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await createTestDb('postgres');
+  });
+  afterAll(() => db?.close());
+
+  it("closes its sockets once it listens again, so a player's page re-reads a deposit completed on another process meanwhile", async () => {
+    const tag = 'zz_rt_relisten_b';
+    const a = await createTestApp('postgres', { db, env: { JOBS: 'off' } });
+    const dbB = await createDb({ databaseUrl: `${db.url}?application_name=${tag}`, dataDir: '' });
+    const b = await createTestApp('postgres', { db: { ...dbB, url: db.url }, seed: false, env: { JOBS: 'off' } });
+    const spy = new pg.Client({ connectionString: db.url });
+    const go = gate();
+    let restore = () => {};
+    let socket: Socket | undefined;
+    try {
+      await realtimeListening(db, 2);
+      const serverId = await firstServerId(db.kysely);
+      const player = await createUser(db.kysely);
+      await createWallet(db.kysely, player.id, serverId);
+      const operator = await createUser(db.kysely, { admin: true });
+      await b.app.listen({ port: 0, host: '127.0.0.1' });
+      const token = await b.app.inject({ method: 'POST', url: '/api/ably-token', headers: player.auth, payload: {} });
+      const sub = await subscribedSocket(`http://127.0.0.1:${(b.app.server.address() as AddressInfo).port}`, token.json());
+      socket = sub.socket;
+      let disconnected: string | undefined;
+      socket.on('disconnect', (reason) => {
+        disconnected = reason;
+      });
+      const heardBalance = () => sub.messages.some((m) => m.name === 'balance');
+
+      // What A sends for the player, as PostgreSQL delivers it to listeners.
+      let notified = false;
+      await spy.connect();
+      spy.on('notification', (n) => {
+        if (n.payload?.includes(`"channel":"private:user.${player.id}"`) && n.payload.includes('"name":"balance"')) notified = true;
+      });
+      await spy.query('LISTEN "socket.io#/"');
+
+      // B's adapter reconnects 1–3 s after the loss; its LISTEN on the new connection is held here until A's event is out.
+      const pool = dbB.pgPool!;
+      const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+      const held = gate();
+      pool.connect = ((...args: unknown[]) => {
+        if (args.length > 0) return (connect as (...a: unknown[]) => unknown)(...args);
+        return connect().then((client) => {
+          const query = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+          client.query = ((...a: unknown[]) => {
+            if (typeof a[0] !== 'string' || !a[0].startsWith('LISTEN')) return query(...a);
+            held.open();
+            return go.opened.then(() => query(...a));
+          }) as typeof client.query;
+          return client;
+        });
+      }) as typeof pool.connect;
+      restore = () => {
+        pool.connect = connect as typeof pool.connect;
+      };
+      const listening = async () =>
+        (
+          await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+             WHERE datname = current_database() AND application_name = ${tag} AND query IN ('LISTEN "socket.io#/"', ${LISTEN_PROBE})`.execute(db.kysely)
+        ).rows[0]!.n;
+      await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                 WHERE datname = current_database() AND application_name = ${tag} AND query IN ('LISTEN "socket.io#/"', ${LISTEN_PROBE})`.execute(db.kysely);
+      await waitFor(async () => ((await listening()) === 0 ? true : undefined), "B's LISTEN connection to end");
+      await held.opened;
+
+      // An operator on A completes the player's deposit while B does not listen.
+      const dep = await a.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: player.auth, payload: { gamesserver_id: serverId, amount: 2_000_000 } });
+      expect(dep.statusCode).toBe(200);
+      const done = await a.app.inject({ method: 'POST', url: `/api/admin/requests/${dep.json().success.id}/complete`, headers: operator.auth, payload: {} });
+      expect(done.statusCode).toBe(200);
+      await waitFor(() => (notified ? true : undefined), "A's balance event to be NOTIFYed");
+
+      // B listens again: the event is gone for it, so its sockets are closed and the page reads again.
+      go.open();
+      await waitFor(async () => ((await listening()) === 1 ? true : undefined), 'B to listen again');
+      await waitFor(() => (disconnected !== undefined || heardBalance() ? true : undefined), 'the socket to be closed or to hear the balance', 10_000);
+      // Closed by the server (the web client connects again and re-reads), not by a failure of its own.
+      if (!heardBalance()) expect(disconnected).toBe('io server disconnect');
+    } finally {
+      go.open();
+      restore();
+      socket?.disconnect();
+      await spy.end().catch(() => {});
+      await b.close();
+      await dbB.close();
+      await a.close();
     }
   });
 });

@@ -70,8 +70,26 @@ export function createRealtime(
   },
 ): Realtime {
   const io = new Server(app.server, { path: '/socket.io/', serveClient: false, cors: { origin: false } });
-  const adapter = pgPool ? peerAwareAdapter(pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter') }) : null;
+  const adapter = pgPool
+    ? peerAwareAdapter(pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter'), relistened: () => resyncSockets() })
+    : null;
   if (adapter) io.adapter(adapter);
+
+  /**
+   * The adapter's LISTEN connection is back after a loss (the database restarted or failed over, the probe
+   * ended a silent connection): what other processes sent while it was away never reached this process's
+   * sockets, which stayed connected, so their pages would keep an old balance and «pending» until they
+   * reconnected for another reason. Each socket is closed, as after a deploy: the web client connects again
+   * at once and reads the truth again once subscribed (apps/web/src/lib/realtime.ts). Called once the new
+   * connection listens, so an event sent after that reaches the socket that comes back, and one sent
+   * before is in what it reads.
+   */
+  function resyncSockets() {
+    const sockets = io.of('/').sockets.size;
+    if (sockets === 0) return;
+    app.log.warn({ sockets }, 'realtime: LISTEN connection back after a loss; closing this process’s sockets so their pages read again');
+    io.local.disconnectSockets(true);
+  }
 
   // Socket.IO's messages pass no per-call limit: the two that reach the database are bounded here.
   // A connection may try a handshake a few times (each a DELETE of the token's hash), then it is closed;
@@ -353,9 +371,13 @@ export const LISTEN_PROBE = '/* realtime adapter: LISTEN connection alive? */';
  * adapter, whose `connect()` it calls for that one long-lived client (its queries go through
  * `pool.query`); the client's `end` event says the connection is gone. `mayHavePeers()` is that
  * decision for the app's own relay (`createRealtime`'s batches). `now` is the clock of that
- * one decision (a test's own clock; the adapter's heartbeats keep real time).
+ * one decision (a test's own clock; the adapter's heartbeats keep real time). `relistened` is
+ * called when the LISTEN connection listens again after a loss (`oneListener`).
  */
-export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: AdapterOptions & { now?: () => number } = {}) {
+export function peerAwareAdapter(
+  pool: Pool,
+  { now = Date.now, relistened, ...opts }: AdapterOptions & { now?: () => number; relistened?: () => void } = {},
+) {
   const heartbeatTimeout = opts.heartbeatTimeout ?? HEARTBEAT_TIMEOUT_MS;
   let listeningSince: number | null = null;
   const watched = oneListener(pool, {
@@ -365,6 +387,7 @@ export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: Adapte
     ended: () => {
       listeningSince = null;
     },
+    relistened,
     errorHandler: opts.errorHandler,
   });
   const factory = createAdapter(watched, { ...opts, heartbeatTimeout });
@@ -411,8 +434,12 @@ export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: Adapte
  * slot lost at every such restart of the database). So a new checkout ends the client handed out
  * before it, after taking the adapter's listeners off it: one LISTEN connection at a time. When the
  * client it ends was still running its LISTEN, that failure makes the adapter schedule one more
- * reconnection, which ends the then-live client a second or two later: a gap like any reconnection's
- * (nothing relayed meanwhile, clients re-read when their sockets come back), and it settles there.
+ * reconnection, which ends the then-live client a second or two later: a gap like any reconnection's,
+ * and it settles there.
+ *
+ * While no connection listens, what other processes NOTIFY is lost for this one. So `relistened` is
+ * called once a client other than the first has run its first LISTEN (the adapter's reconnection after
+ * a loss, a second one after a replacement): the app closes its sockets then, and their pages read again.
  *
  * The client is checked out for good, so the pool's idle listener does not cover it: without one of
  * its own, the database restarting would crash the process. On `end` the adapter reconnects (about
@@ -427,11 +454,13 @@ export function peerAwareAdapter(pool: Pool, { now = Date.now, ...opts }: Adapte
  */
 export function oneListener(
   pool: Pool,
-  hooks: { connected(): void; ended(): void; errorHandler?: (err: Error) => void },
+  hooks: { connected(): void; ended(): void; relistened?(): void; errorHandler?: (err: Error) => void },
   { probeEveryMs = PROBE_EVERY_MS, probeBoundMs = PROBE_BOUND_MS } = {},
 ): Pool & { close(): void } {
   let live: PgPoolClient | null = null;
   let closed = false;
+  /** Whether a client was handed out before: a later one follows a loss or a replacement. */
+  let handedOut = false;
   const never = new Promise<never>(() => {});
   const CLOSED = 'the realtime adapter closed';
   /**
@@ -471,6 +500,28 @@ export function oneListener(
       if (!err && live === client) live = null;
       return release(err);
     };
+  }
+  /**
+   * A client after the first: `relistened` once its first LISTEN has succeeded while it is still the
+   * live one (the adapter LISTENs once per namespace; the first is enough to say the gap is over).
+   */
+  function watchListen(client: PgPoolClient) {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    let told = false;
+    client.query = ((...args: unknown[]) => {
+      const result = query(...args);
+      if (!told && typeof args[0] === 'string' && args[0].startsWith('LISTEN') && result instanceof Promise) {
+        void result.then(
+          () => {
+            if (told || live !== client) return;
+            told = true;
+            hooks.relistened?.();
+          },
+          () => {},
+        );
+      }
+      return result;
+    }) as typeof client.query;
   }
   function close() {
     closed = true;
@@ -514,6 +565,8 @@ export function oneListener(
             }
           }
           hooks.connected();
+          if (handedOut) watchListen(client);
+          handedOut = true;
           probe(client);
           client.on('error', (err) => hooks.errorHandler?.(err));
           client.once('end', () => {

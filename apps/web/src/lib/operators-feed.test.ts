@@ -85,4 +85,19 @@ describe("the operators' feed", () => {
     expect(resyncs).toBe(1);
     await open.unmount();
   });
+
+  it('connects again when the server closes the socket (its process lost its LISTEN connection), which Socket.IO does not do by itself', async () => {
+    const handlers = { onMessage: () => {}, onResync: () => {} };
+    const open = await renderHook(new QueryClient(), () => useOperatorsFeed(handlers));
+    const socket = sockets[0]!;
+    socket.connected = true;
+    socket.emit('connect');
+    socket.connected = false;
+    socket.emit('disconnect', 'io server disconnect');
+    expect(socket.connects).toBe(1);
+    // Any other loss is Socket.IO's own to retry.
+    socket.emit('disconnect', 'transport close');
+    expect(socket.connects).toBe(1);
+    await open.unmount();
+  });
 });

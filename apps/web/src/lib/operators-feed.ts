@@ -50,7 +50,13 @@ export function useOperatorsFeed(handlers: { onMessage(m: OperatorMessage): void
     socket.on('message', (m: OperatorMessage) => {
       if (m?.channel === OPERATORS_CHANNEL) handler.current.onMessage(m);
     });
-    socket.on('disconnect', () => setLive(false));
+    socket.on('disconnect', (reason) => {
+      setLive(false);
+      // Socket.IO reconnects by itself after any loss but the server closing the socket, which a process does
+      // when its LISTEN connection comes back after an outage (plugins/realtime.ts): events were lost, so the
+      // feed connects again at once and its subscribe reads the queue again.
+      if (reason === 'io server disconnect') socket.connect();
+    });
     // A refused handshake (token expired meanwhile) is retried by Socket.IO only after a disconnect.
     // The retry is dropped with the page: a socket connected after it would have no listeners.
     let retry: ReturnType<typeof setTimeout> | undefined;

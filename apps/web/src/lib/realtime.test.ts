@@ -66,6 +66,24 @@ describe('the realtime client', () => {
     c.close();
   });
 
+  it('connects again by itself and reads again when the server closes the socket (its process lost its LISTEN connection, a deploy)', async () => {
+    // socket.io's own client does not reconnect after «io server disconnect»; this one must, and re-read what it missed.
+    const onResync = vi.fn();
+    const c = new RealtimeClient(5, { onMessage: () => {}, onResync });
+    c.connect();
+    await vi.waitFor(() => expect(sockets).toHaveLength(1), { timeout: 10_000 });
+    fire(sockets[0]!, 'connect');
+    expect(onResync).toHaveBeenCalledTimes(1);
+    fire(sockets[0]!, 'disconnect', 'io server disconnect');
+    expect(c.state).toBe('disconnected');
+    // No retryNow(): within a second, as after any drop.
+    await vi.waitFor(() => expect(sockets).toHaveLength(2), { timeout: 10_000 });
+    fire(sockets[1]!, 'connect');
+    expect(c.state).toBe('connected');
+    expect(onResync).toHaveBeenCalledTimes(2);
+    c.close();
+  });
+
   it('a session that ended while the socket was away (its token refused) asks the page to sign out, not to show a connection failure for good', async () => {
     // Review finding: the client went to «failed» and the page still looked signed in.
     const onUnauthorized = vi.fn();

@@ -46,6 +46,26 @@ const SWEEP_AFTER_MS = 30_000;
 /** Older pending notices are not sent any more: the sweep ends those without a live job as failed. */
 const SWEEP_WITHIN_MS = NOTICE_MAX_AGE_MS;
 
+/**
+ * A message to a chat about its own link, not about a wallet: the notices moved to another chat, or turned off on
+ * the site. Sent by the queue with the notices' retries (429's retry_after, a 5xx or the network backing off) for
+ * at most `CHAT_NOTICE_MAX_AGE_MS`: the chat's owner may learn only this way that someone else took their notices.
+ */
+export const CHAT_NOTICE_JOB = 'telegram.chat-notice';
+export const CHAT_NOTICE_MAX_AGE_MS = NOTICE_MAX_AGE_MS;
+/** A chat notice's job: the chat and the text, nothing secret (no token, no user's data beyond the chat). */
+export interface ChatNoticePayload {
+  chatId: string;
+  text: string;
+}
+/** What the subscriptions service needs of the queue for a chat notice. */
+export interface ChatNotices {
+  /** In the transaction that moved or unlinked the chat: the message exists exactly when that commits. */
+  enqueue(trx: NoticesTrx, chatId: bigint, text: string): Promise<void>;
+  /** After that COMMIT: this process's Telegram worker looks at once. */
+  wake(): void;
+}
+
 const JOB_KEY_PREFIX = 'telegram-notice:';
 const jobKey = (id: bigint) => `${JOB_KEY_PREFIX}${id}`;
 
@@ -117,6 +137,24 @@ export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date
     await repo.finish(db, id, 'failed', r.error ?? 'unknown');
   }
 
+  /** A chat notice: sent once Telegram takes it; a refusal other than 429 or 5xx (a blocked bot, a chat gone) is final. */
+  async function sendChatNotice(p: ChatNoticePayload, ctx: Pick<JobContext, 'attempt'>) {
+    if (!bot.enabled) return;
+    const r = await bot.sendMessage(BigInt(p.chatId), p.text);
+    if (r.ok) return;
+    if (r.retryAfterMs !== undefined) throw new RetryAfter(r.retryAfterMs, r.error);
+    // The queue ends the job once a retry would come after its age (give_up_at).
+    if (r.transient) throw new RetryAfter(Math.min(RETRY_FIRST_MS * 2 ** (ctx.attempt - 1), RETRY_MAX_GAP_MS), r.error ?? 'telegram send failed');
+    if (!r.chatGone) log.warn({ error: r.error }, 'telegram chat notice refused');
+  }
+  const chatNotices: ChatNotices = {
+    async enqueue(trx, chatId, text) {
+      const payload: ChatNoticePayload = { chatId: String(chatId), text };
+      await jobs.enqueue(trx, CHAT_NOTICE_JOB, payload, { maxAttempts: NOTICE_ATTEMPTS, maxAgeMs: CHAT_NOTICE_MAX_AGE_MS });
+    },
+    wake: () => jobs.wake(),
+  };
+
   async function sweep() {
     const at = now().getTime();
     await repo.abandonedNotices(db, new Date(at - SWEEP_WITHIN_MS), JOB_KEY_PREFIX);
@@ -125,15 +163,19 @@ export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date
   }
 
   return {
+    /** The chat notices' queue, handed to the subscriptions service (app.ts). */
+    chatNotices,
+
     /**
      * Telegram refused a chat for good (the user blocked the bot, the account is gone) on another
      * message to it (an operator's alert): that user is no longer linked to it, as a notice's refusal does.
      */
     chatGone: (userId: number, chatId: bigint) => db.transaction().execute((trx) => repo.unlinkGoneChat(trx, userId, chatId)),
 
-    /** Registers the send and the sweep with the queue (app.ts, once). */
+    /** Registers the sends (notices, chat notices) and the sweep with the queue (app.ts, once). */
     register() {
       jobs.register(NOTICE_JOB, send, { lane: TELEGRAM_LANE });
+      jobs.register(CHAT_NOTICE_JOB, sendChatNotice, { lane: TELEGRAM_LANE });
       jobs.every(NOTICE_SWEEP, SWEEP_EVERY_MS, sweep);
     },
 

@@ -5,7 +5,8 @@ import { startFakeBotApi, waitFor } from '../../../test/fakes/telegram-bot-api';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { auditLedger } from '../ledger/ledger.service';
 import { telegramNoticesRepository } from './telegram-notices.repository';
-import { NOTICE_JOB, NOTICE_MAX_AGE_MS } from './telegram-notices.service';
+import { webhookSecretOf } from './telegram-bot';
+import { CHAT_NOTICE_JOB, CHAT_NOTICE_MAX_AGE_MS, NOTICE_JOB, NOTICE_MAX_AGE_MS } from './telegram-notices.service';
 import { unlinkTelegramChat } from './telegram-subscriptions.service';
 
 const KK = 1_000_000;
@@ -368,5 +369,76 @@ describe.each(DB_KINDS)('Telegram notices through the job queue on %s', (kind) =
     await t.app.deps.jobs.runDue();
     expect(bot.attempts.filter((a) => a.chat_id === chat)).toEqual([]);
     expect(await noticesOf(u.id)).toEqual([{ status: 'failed', error: 'expired' }]);
+  });
+
+  describe('the notice to a chat that loses the player\u2019s notices', () => {
+    const chatNoticeJobs = () =>
+      t.db.kysely.selectFrom('jobs').select(['state', 'attempts', 'run_at', 'payload', 'created_at', 'give_up_at']).where('kind', '=', CHAT_NOTICE_JOB).execute();
+    const webhook = (text: string, chatId: number) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/telegram/webhook',
+        headers: { 'x-telegram-bot-api-secret-token': webhookSecretOf(BOT_TOKEN) },
+        payload: { update_id: Date.now(), message: { message_id: 1, date: 0, chat: { id: chatId, type: 'private' }, from: { id: chatId }, text } },
+      });
+    const linkThrough = async (u: { auth: Record<string, string> }, chatId: number) => {
+      const token = /start=([\w-]+)$/.exec((await t.app.inject({ method: 'GET', url: '/api/telegram_link', headers: u.auth })).json().url)![1]!;
+      expect((await webhook(`/start ${token}`, chatId)).statusCode).toBe(200);
+    };
+    /** The job's wait is over (its time moved instead of the test sleeping). */
+    const chatNoticeDue = () => sql`UPDATE jobs SET run_at = now() - interval '1 second' WHERE kind = ${CHAT_NOTICE_JOB}`.execute(t.db.kysely);
+
+    it('a chat the notices moved away from is told once Telegram takes messages again: its 429 is waited out, not the end of it', async () => {
+      const u = await createUser(t.db.kysely);
+      await linkThrough(u, 556_101);
+      const moved = () => sentTo(556_101).filter((m) => m.text.startsWith('Уведомления кошелька перенесены в другой чат'));
+      // Telegram rate-limits the bot as the notices move to another chat (the owner's, or a thief's): the /start's
+      // first call to Telegram is refused (the reply to the new chat is best effort; the old chat's notice was, too).
+      bot.rateLimitOnce(7);
+      await linkThrough(u, 556_102);
+      expect(await chatOf(u.id)).toBe(556_102n);
+      // Still rate-limited when the queue first tries: it waits Telegram's retry_after.
+      bot.rateLimitOnce(7);
+      await t.app.deps.jobs.runDue();
+      expect(moved()).toEqual([]);
+      const [waiting] = await chatNoticeJobs();
+      expect(waiting).toMatchObject({ state: 'pending', attempts: 1, payload: { chatId: '556101', text: expect.stringContaining('смените пароль') } });
+      // The chat and the text: nothing secret in the jobs table.
+      expect(Object.keys(waiting!.payload as object).sort()).toEqual(['chatId', 'text']);
+      expect(waiting!.run_at.getTime() - Date.now()).toBeGreaterThan(5000);
+      expect(waiting!.give_up_at.getTime() - waiting!.created_at.getTime()).toBe(CHAT_NOTICE_MAX_AGE_MS);
+
+      await chatNoticeDue();
+      await t.app.deps.jobs.runDue();
+      expect(moved()).toHaveLength(1);
+      expect(await chatNoticeJobs()).toEqual([]);
+    });
+
+    it('a chat unlinked from the site is told through an outage of Telegram (5xx): tried again, backing off, and sent once it answers', async () => {
+      const u = await createUser(t.db.kysely);
+      await linkThrough(u, 556_201);
+      const off = () => sentTo(556_201).filter((m) => m.text.startsWith('Уведомления отключены на сайте'));
+      bot.sendDownWhile(true);
+      try {
+        const res = await t.app.inject({ method: 'DELETE', url: '/api/telegram_link', headers: u.auth });
+        expect(res.json()).toEqual({ linked: false });
+        const gaps: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          await t.app.deps.jobs.runDue();
+          const [waiting] = await chatNoticeJobs();
+          expect(waiting).toMatchObject({ state: 'pending', attempts: i + 1 });
+          gaps.push(waiting!.run_at.getTime() - Date.now());
+          await chatNoticeDue();
+        }
+        // 1 s, 2 s, 4 s after each 502.
+        expect(gaps.map((ms) => Math.round(ms / 1000))).toEqual([1, 2, 4]);
+        expect(off()).toEqual([]);
+      } finally {
+        bot.sendDownWhile(false);
+      }
+      await t.app.deps.jobs.runDue();
+      expect(off()).toHaveLength(1);
+      expect(await chatNoticeJobs()).toEqual([]);
+    });
   });
 });

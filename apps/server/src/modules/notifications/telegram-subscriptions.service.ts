@@ -2,6 +2,7 @@ import { AppError } from '../../lib/app-error';
 import type { Caller } from '../sessions/caller';
 import { hashToken, newToken } from '../../lib/tokens';
 import type { TelegramBot } from './telegram-bot';
+import type { ChatNotices } from './telegram-notices.service';
 import type { BotCommand } from './telegram-update.mapper';
 import { type Q, type SubscriptionsDb, telegramSubscriptionsRepository as repo, type WalletRow } from './telegram-subscriptions.repository';
 
@@ -21,14 +22,24 @@ export interface TelegramSubscriptionsDeps {
   /** The caller's wallet on an active server, created on first use (the wallets module's rule). */
   wallets: { ensure(q: Q, userId: number, gameServerId: number): Promise<WalletRow> };
   clock?: () => Date;
+  /**
+   * The queue of chat notices (`createTelegramNotices`'s): the two notices to a chat that loses the player's
+   * notices are the only word its owner gets of a thief's link or unlink, so Telegram's 429s and outages are waited out.
+   */
+  chatNotices: ChatNotices;
 }
+
+/** To the chat the notices left: if that was not the owner, this is how they learn of it. */
+const MOVED_NOTICE =
+  'Уведомления кошелька перенесены в другой чат Telegram. Если это сделали не вы, отключите их на сайте («Уведомления в Telegram» на вкладке «Коды») и смените пароль.';
+const UNLINKED_NOTICE = 'Уведомления отключены на сайте. Подключить снова — «Уведомления в Telegram» на вкладке «Коды».';
 
 /**
  * A user's Telegram chat and, per wallet, the balance below which the bot writes to it. The
  * threshold (telegram_price) sits on the wallet row but only notices read it, so its calls live
  * here with the notices rather than with the wallets' money.
  */
-export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () => new Date() }: TelegramSubscriptionsDeps) {
+export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () => new Date(), chatNotices }: TelegramSubscriptionsDeps) {
   return {
     /** The server must be active; a wallet there is created on first use. */
     async setThreshold(caller: Caller, gameServerId: number, value: number) {
@@ -56,19 +67,18 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
     },
 
     /**
-     * The player unlinks the notice chat from the site. The chat is told (best effort, like the bot's
-     * replies): someone else in the player's session turning notices off should not go unnoticed.
+     * The player unlinks the notice chat from the site. The chat is told, through the job queue (with its
+     * retries), in the unlink's transaction: someone else in the player's session turning notices off
+     * should not go unnoticed, nor should Telegram's 429 or a moment's outage drop the message.
      */
     async unlink(caller: Caller) {
       const chatId = await db.transaction().execute(async (trx) => {
         const chat = await repo.chatOf(trx, caller.user.id);
         await repo.unlinkUser(trx, caller.user.id);
+        if (chat !== null && bot.enabled) await chatNotices.enqueue(trx, BigInt(chat), UNLINKED_NOTICE);
         return chat;
       });
-      if (chatId !== null && bot.enabled) {
-        const r = await bot.sendMessage(BigInt(chatId), 'Уведомления отключены на сайте. Подключить снова — «Уведомления в Telegram» на вкладке «Коды».');
-        if (!r.ok) log.warn({ error: r.error }, 'telegram unlink notice failed');
-      }
+      if (chatId !== null && bot.enabled) chatNotices.wake();
       return { linked: false as const };
     },
 
@@ -79,7 +89,7 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
         // The token is spent only with the chat linked: when linking fails, Telegram delivers the
         // update again (the webhook answered an error) and the same link still works. The user's other
         // links die with it (an old one left open elsewhere must not move the notices later), and a
-        // chat that loses the notices is told, as on an unlink from the site.
+        // chat that loses the notices is told through the job queue, as on an unlink from the site.
         const token = command.token;
         const owner = token
           ? await db.transaction().execute(async (trx) => {
@@ -89,15 +99,14 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
               const previous = await repo.chatOf(trx, o.userId);
               await repo.dropUnusedLinkTokens(trx, o.userId);
               await repo.setChat(trx, o.userId, command.chatId);
-              return { ...o, previous: previous === null || BigInt(previous) === command.chatId ? null : BigInt(previous) };
+              const moved = previous !== null && BigInt(previous) !== command.chatId;
+              if (moved && bot.enabled) await chatNotices.enqueue(trx, BigInt(previous), MOVED_NOTICE);
+              return { ...o, moved };
             })
           : undefined;
         if (owner) {
           reply = 'Готово: уведомления о балансе будут приходить сюда. Отключить — команда /stop.';
-          if (owner.previous !== null && bot.enabled) {
-            const r = await bot.sendMessage(owner.previous, 'Уведомления кошелька перенесены в другой чат Telegram. Если это сделали не вы, отключите их на сайте («Уведомления в Telegram» на вкладке «Коды») и смените пароль.');
-            if (!r.ok) log.warn({ error: r.error }, 'telegram moved notice failed');
-          }
+          if (owner.moved && bot.enabled) chatNotices.wake();
         } else if (token && (await repo.usedForChat(db, hashToken(token), command.chatId))) {
           // The same /start delivered again (Telegram did not get the answer to the first): it worked.
           reply = 'Этот чат уже подключён: уведомления о балансе приходят сюда. Отключить — команда /stop.';
