@@ -39,6 +39,17 @@ function arrivals() {
  * uncaught exception. Tests need it at teardown: `pool.end()` resolves before its connections have
  * closed, and dropping the test database (WITH FORCE) then terminates them.
  */
+/** Holds each LISTEN the client sends until `go` opens (`held` opens at the first); its other queries go through. */
+function holdListens(client: pg.PoolClient, held: ReturnType<typeof gate>, go: ReturnType<typeof gate>) {
+  const query = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+  client.query = ((...a: unknown[]) => {
+    if (typeof a[0] !== 'string' || !a[0].startsWith('LISTEN')) return query(...a);
+    held.open();
+    return go.opened.then(() => query(...a));
+  }) as typeof client.query;
+  return client;
+}
+
 function testPool(url: string) {
   const pool = new pg.Pool({ connectionString: url, max: 4 });
   pool.on('error', () => {});
@@ -309,13 +320,7 @@ describe('closing the app while the adapter reconnects its LISTEN connection', (
             await go.opened;
             return client;
           }
-          const query = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
-          client.query = ((...a: unknown[]) => {
-            if (typeof a[0] !== 'string' || !a[0].startsWith('LISTEN')) return query(...a);
-            held.open();
-            return go.opened.then(() => query(...a));
-          }) as typeof client.query;
-          return client;
+          return holdListens(client, held, go);
         });
       }) as typeof pool.connect;
       // An outage of the LISTEN connection: the adapter reconnects 1–3 s later.
@@ -391,15 +396,7 @@ describe('a process whose LISTEN connection is lost and comes back', () => {
       const held = gate();
       pool.connect = ((...args: unknown[]) => {
         if (args.length > 0) return (connect as (...a: unknown[]) => unknown)(...args);
-        return connect().then((client) => {
-          const query = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
-          client.query = ((...a: unknown[]) => {
-            if (typeof a[0] !== 'string' || !a[0].startsWith('LISTEN')) return query(...a);
-            held.open();
-            return go.opened.then(() => query(...a));
-          }) as typeof client.query;
-          return client;
-        });
+        return connect().then((client) => holdListens(client, held, go));
       }) as typeof pool.connect;
       restore = () => {
         pool.connect = connect as typeof pool.connect;
