@@ -14,6 +14,8 @@ export function AmountField(props: {
   /** The currency whose word (in the number's plural form) follows the amount read. */
   unit: 1 | 2;
   autoFocus?: boolean;
+  /** What is wrong with an amount read (above zero) for this use, in the server's words (a server's limits), or null. */
+  check?(amount: number): string | null;
 }) {
   const id = useId();
   const parsed = props.value.trim() ? parseAmount(props.value) : null;
@@ -29,7 +31,7 @@ export function AmountField(props: {
             : 'Введите целое число монет, например 150'
         : parsed === 0
           ? 'Сумма должна быть больше нуля'
-          : null;
+          : (props.check?.(parsed) ?? null);
   const helper =
     props.error ?? (props.value.trim() === '' ? props.hint : (problem ?? `= ${formatAmount(parsed ?? 0)} ${currencyWord(parsed ?? 0, props.unit)}`));
   return (

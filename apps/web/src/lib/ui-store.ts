@@ -31,7 +31,11 @@ export type DialogState =
   | { name: 'alert'; text: string; errors: string[]; timeout: number; data?: { low_cap?: boolean; sert?: string; accept?: boolean } };
 
 interface UiState {
-  snackbar: { open: boolean; status: SnackbarStatus; text: string; timeout: number };
+  /**
+   * The notice shown; `id` counts showSnackbar's calls and keys the Snackbar, so each notice is a new one with its
+   * whole timeout (a second with the same timeout would otherwise only change the text and close with the first).
+   */
+  snackbar: { open: boolean; status: SnackbarStatus; text: string; timeout: number; id: number };
   dialog: DialogState;
   showSnackbar(text: string, status?: SnackbarStatus, timeout?: number): void;
   closeSnackbar(): void;
@@ -49,9 +53,10 @@ interface UiState {
 }
 
 export const useUi = create<UiState>((set) => ({
-  snackbar: { open: false, status: 'info', text: '', timeout: SNACKBAR_TIMEOUT_MS },
+  snackbar: { open: false, status: 'info', text: '', timeout: SNACKBAR_TIMEOUT_MS, id: 0 },
   dialog: { name: 'none' },
-  showSnackbar: (text, status = 'success', timeout = SNACKBAR_TIMEOUT_MS) => set({ snackbar: { open: true, status, text, timeout } }),
+  showSnackbar: (text, status = 'success', timeout = SNACKBAR_TIMEOUT_MS) =>
+    set((s) => ({ snackbar: { open: true, status, text, timeout, id: s.snackbar.id + 1 } })),
   closeSnackbar: () => set((s) => ({ snackbar: { ...s.snackbar, open: false } })),
   openDialog: (dialog) => set({ dialog }),
   offerDialog: (dialog) => set((s) => (s.dialog.name === 'none' ? { dialog } : { queued: dialog })),

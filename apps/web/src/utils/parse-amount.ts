@@ -9,7 +9,9 @@ function readAmount(input: string): bigint | null {
     .trim()
     .toLowerCase()
     .replace(/[\s\u00a0\u202f_]/g, '')
-    .replace(/k/g, 'к');
+    .replace(/k/g, 'к')
+    // One dot or comma at the end closes the amount as a sentence would («1кк.», «500к,»), not a decimal mark.
+    .replace(/^(.+)[.,]$/, '$1');
   if (THOUSANDS.test(text)) return BigInt(text.replace(/[.,]/g, ''));
   const m = /^(\d+)(?:[.,](\d+))?(к{0,3})$/.exec(text);
   if (!m) return null;
@@ -22,7 +24,7 @@ function readAmount(input: string): bigint | null {
 
 /**
  * Reads what players type: «1500000», «1 500 000», «1.5кк», «1,5кк», «2ккк», «500к»
- * (Latin k works too). Returns a safe integer, or null when the text is not a whole amount.
+ * (Latin k works too), with one dot or comma after it («1кк.»). Returns a safe integer, or null when the text is not a whole amount.
  * Without a suffix, a dot or comma before exactly three digits groups thousands («10.000» is ten
  * thousand, not ten); with one it is the decimal mark («1.500кк» is 1 500 000).
  */

@@ -52,7 +52,9 @@ function AppSnackbar() {
   return (
     // Under any open dialog (MUI puts snackbars above modals): a notice arriving by realtime (a code
     // activated, a request decided) must not cover a dialog's buttons, which on a phone sit where it shows.
+    // Keyed by the notice: a new one is mounted with its own timer, not left the time the one before had left.
     <Snackbar
+      key={snackbar.id}
       open={snackbar.open}
       autoHideDuration={snackbar.timeout}
       onClose={close}

@@ -131,3 +131,60 @@ describe('the home page when the user could not be read', () => {
     expect(ids()).toEqual(['7']);
   });
 });
+
+describe('the home page while the list of servers is read', () => {
+  const tab = (label: string) => [...document.querySelectorAll<HTMLElement>('[role="tab"]')].find((t) => t.textContent === label)!;
+  const press = (label: string) => act(async () => [...document.querySelectorAll('button')].find((b) => b.textContent === label)!.click());
+
+  async function home(servers: 'hang' | 'fail', saved: boolean) {
+    window.history.replaceState(null, '', '/');
+    localStorage.setItem('access_token', 'token');
+    if (saved) localStorage.setItem('gamesserver_id', '1');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        const u = new URL(url, 'http://x');
+        if (u.pathname === '/api/gamesservers') return servers === 'hang' ? new Promise<Response>(() => {}) : answer(503, { message: 'Сервис временно недоступен' });
+        if (u.pathname === '/api/wallets') return answer(200, []);
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    qc.setQueryData(userQueryOptions().queryKey, playerUser(false));
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(HomeRoute))));
+    await settle();
+  }
+
+  it('with a server saved, the wallet and the codes wait while the list is read: no «Выберите игровой сервер», and «Пополнить» opens no «Вы не выбрали сервер»', async () => {
+    await home('hang', true);
+    const card = () => document.querySelector('[data-testid="wallet-card"]')!;
+    expect(card().querySelector('[data-testid="balance-loading"]')).not.toBeNull();
+    expect(card().textContent).not.toContain('Выберите игровой сервер');
+    await press('Пополнить');
+    await press('Вывести');
+    expect(useUi.getState().dialog.name).toBe('none');
+    await act(async () => tab('Коды').click());
+    await until(() => document.querySelector('[data-testid="codes-loading"]') !== null);
+    expect(document.body.textContent).not.toContain('Выберите игровой сервер');
+  });
+
+  it('with a server saved and the list unreadable, the wallet and the codes say the list could not be loaded, and «Пополнить» opens nothing', async () => {
+    await home('fail', true);
+    const card = () => document.querySelector('[data-testid="wallet-card"]')!;
+    expect(card().textContent).toContain('Не удалось загрузить список серверов. Обновите страницу.');
+    expect(card().textContent).not.toContain('Выберите игровой сервер');
+    await press('Пополнить');
+    expect(useUi.getState().dialog.name).toBe('none');
+    await act(async () => tab('Коды').click());
+    await until(() => !document.querySelector('[data-testid="wallet-card"]') && document.body.textContent!.includes('Не удалось загрузить список серверов'));
+    expect(document.querySelector('[role="tabpanel"]')?.textContent).toBe('Не удалось загрузить список серверов. Обновите страницу.');
+  });
+
+  it('with no server saved, the wallet asks for one and «Пополнить» says «Вы не выбрали сервер», the list read or not', async () => {
+    await home('hang', false);
+    expect(document.querySelector('[data-testid="wallet-card"]')!.textContent).toContain('Выберите игровой сервер, чтобы увидеть баланс.');
+    await press('Пополнить');
+    expect(useUi.getState().dialog.name).toBe('no_server');
+  });
+});

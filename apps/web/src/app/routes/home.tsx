@@ -10,9 +10,8 @@ import { CodesTab } from '../../features/codes/components/codes-tab-lazy';
 import { HistoryList } from '../../features/history/components/history-list-lazy';
 import { StatementView } from '../../features/statement/components/statement-view-lazy';
 import { useWallets } from '../../lib/wallets';
-import { useGamesservers } from '../../lib/gamesservers';
 import { ServerPicker } from '../../features/servers/components/server-picker';
-import { useSelectedGameServerId } from '../../features/servers/selected-server';
+import { useSelectedServer } from '../../features/servers/selected-server';
 import { WalletCard } from '../../features/wallet/components/wallet-card';
 import { WalletDialogs } from '../../features/wallet/components/wallet-dialogs';
 
@@ -25,9 +24,8 @@ const TABS = [
 type TabValue = (typeof TABS)[number]['value'];
 
 export function HomeRoute() {
-  const { data: servers } = useGamesservers();
-  const [gameServerId] = useSelectedGameServerId();
-  const server = servers?.find((s) => s.id === gameServerId);
+  // A server saved while the list is read (or could not be): the tabs wait or say so, not «Выберите игровой сервер».
+  const { server, wait } = useSelectedServer();
   const { isSignedIn, user, readFailed } = useUser();
   const [params, setParams] = useSearchParams();
   // An operator decided a request the player has not read about yet (the wallet's new_message).
@@ -71,8 +69,8 @@ export function HomeRoute() {
         />
       </Box>
       <TabPanel idPrefix="home" value={tab}>
-        {tab === 'wallet' && <WalletCard server={server} />}
-        {tab === 'codes' && <CodesTab server={server} topUp={(s, nick) => <WalletDialogs server={s} nick={nick} balances={null} />} />}
+        {tab === 'wallet' && <WalletCard server={server} wait={wait} />}
+        {tab === 'codes' && <CodesTab server={server} wait={wait} topUp={(s, nick) => <WalletDialogs server={s} nick={nick} balances={null} />} />}
         {tab === 'history' &&
           (isSignedIn ? (
             <HistoryList gameServerId={server?.id ?? null} />

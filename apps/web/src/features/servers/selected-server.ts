@@ -1,3 +1,5 @@
+import type { Gamesserver } from '@adena/contract/lite';
+import { useGamesservers } from '../../lib/gamesservers';
 import { holdLocalState, useLocalState } from '../../lib/local-state';
 import { useUi } from '../../lib/ui-store';
 
@@ -17,3 +19,24 @@ useUi.subscribe((s) => holdLocalState(KEY, s.dialog.name !== 'none'));
 
 /** The chosen game server, kept in local storage and shared by every component (and every tab, but not under an open dialog). */
 export const useSelectedGameServerId = () => useLocalState(KEY, parse, serialize);
+
+/** What the list of servers said when it could not be read (the picker and the tabs under it say the same). */
+export const SERVERS_READ_FAILED = 'Не удалось загрузить список серверов. Обновите страницу.';
+
+/**
+ * Why a saved server is not there yet: its list is being read, or could not be read (with what to say, shown by the
+ * tabs under the picker); null: none is saved, or it is not in the list read.
+ */
+export type ServerWait = 'loading' | { failed: string } | null;
+
+/**
+ * The chosen server as the list read gives it, and, while there is none to show for a saved choice, why: the list
+ * is still being read ('loading') or could not be read (`failed`, SERVERS_READ_FAILED). `wait` is null when no server
+ * is saved or the saved one is not in the list read: only then is the player to choose one («Вы не выбрали сервер»).
+ */
+export function useSelectedServer(): { server: Gamesserver | undefined; wait: ServerWait } {
+  const { data, isError } = useGamesservers();
+  const [gameServerId] = useSelectedGameServerId();
+  const server = data?.find((s) => s.id === gameServerId);
+  return { server, wait: gameServerId === null || data ? null : isError ? { failed: SERVERS_READ_FAILED } : 'loading' };
+}

@@ -1,15 +1,15 @@
 import type { Gamesserver } from '@adena/contract/lite';
 import Skeleton from '@mui/material/Skeleton';
 import { lazy, Suspense } from 'react';
-import type { TopUpDialogs } from './codes-tab';
+import type { ServerWait, TopUpDialogs } from './codes-tab';
 
 // The codes screens (and the zod schemas their forms validate with) load when the tab opens.
 const CodesTabScreen = lazy(() => import('./codes-tab'));
 
-export function CodesTab({ server, topUp }: { server: Gamesserver | undefined; topUp: TopUpDialogs }) {
+export function CodesTab(props: { server: Gamesserver | undefined; wait?: ServerWait; topUp: TopUpDialogs }) {
   return (
     <Suspense fallback={<Skeleton variant="rounded" height={240} />}>
-      <CodesTabScreen server={server} topUp={topUp} />
+      <CodesTabScreen {...props} />
     </Suspense>
   );
 }

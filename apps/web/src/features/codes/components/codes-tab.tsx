@@ -239,10 +239,20 @@ function useAccountTurn() {
   return next.turn;
 }
 
+/**
+ * Why a saved server is not there yet (the app reads it, features/servers/selected-server.ts): its list is being
+ * read, or could not be, with what to say; null: none is chosen.
+ */
+export type ServerWait = 'loading' | { failed: string } | null;
+
 /** The codes tab of the selected game server. */
-export default function CodesTab({ server, topUp }: { server: Gamesserver | undefined; topUp: TopUpDialogs }) {
+export default function CodesTab({ server, wait = null, topUp }: { server: Gamesserver | undefined; wait?: ServerWait; topUp: TopUpDialogs }) {
   const turn = useAccountTurn();
-  if (!server) return <Alert severity="info">Выберите игровой сервер, чтобы увидеть подарочные коды.</Alert>;
+  if (!server) {
+    if (wait === 'loading') return <Skeleton variant="rounded" height={240} data-testid="codes-loading" />;
+    if (wait !== null) return <Alert severity="error">{wait.failed}</Alert>;
+    return <Alert severity="info">Выберите игровой сервер, чтобы увидеть подарочные коды.</Alert>;
+  }
   // Keyed by the account too: another account signed in here (another tab, the mini app's switch) opens «Все мои
   // коды» folded, on its first page and with no status filter, not as the last account left it; a sign-out clears
   // a code typed into the activation form (a shared device).

@@ -396,6 +396,54 @@ describe('the own-nominal batch dialog after a lost answer', () => {
     await act(async () => root.unmount());
   });
 
+  const clickBeside = (testId: string) =>
+    act(async () => {
+      const container = document.querySelector(`[data-testid="${testId}"] .MuiDialog-container`)!;
+      container.dispatchEvent(new MouseEvent('mousedown', { bubbles: true }));
+      container.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    });
+
+  it('a click beside «Свой номинал» keeps what the player typed; beside an untouched one it closes', async () => {
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient();
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(UserVariantDialog, { server, feeBp: 200 }))));
+    await act(async () => useUi.getState().openDialog({ name: 'user_variant' }));
+    await act(async () => type(byLabel('Номинал кода'), '1кк'));
+    await clickBeside('user-variant-dialog');
+    expect(useUi.getState().dialog.name).toBe('user_variant');
+    expect(byLabel('Номинал кода').value).toBe('1кк');
+    await act(async () => type(byLabel('Номинал кода'), ''));
+    await act(async () => type(byLabel('Количество кодов'), '5'));
+    await clickBeside('user-variant-dialog');
+    expect(useUi.getState().dialog.name).toBe('user_variant');
+    await act(async () => type(byLabel('Количество кодов'), '1'));
+    await clickBeside('user-variant-dialog');
+    expect(useUi.getState().dialog.name).toBe('none');
+    await act(async () => root.unmount());
+  });
+
+  it('a click beside «Изменить вариант» keeps the nominal or count the player changed; beside one as it opened it closes', async () => {
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient();
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(EditUserVariantDialog, { server, feeBp: 200 }))));
+    const edit = { name: 'edit_user_variant', userVariantId: 9, nominal: 1_000_000, count: 3, initialTotalAden: 3_060_000 } as const;
+    await act(async () => useUi.getState().openDialog({ ...edit }));
+    await act(async () => type(byLabel('Количество кодов'), '4'));
+    await clickBeside('edit-user-variant-dialog');
+    expect(useUi.getState().dialog.name).toBe('edit_user_variant');
+    expect(byLabel('Количество кодов').value).toBe('4');
+    await act(async () => type(byLabel('Количество кодов'), '3'));
+    await act(async () => type(byLabel('Номинал кода'), '2кк'));
+    await clickBeside('edit-user-variant-dialog');
+    expect(useUi.getState().dialog.name).toBe('edit_user_variant');
+    await act(async () => type(byLabel('Номинал кода'), '1000000'));
+    await clickBeside('edit-user-variant-dialog');
+    expect(useUi.getState().dialog.name).toBe('none');
+    await act(async () => root.unmount());
+  });
+
   describe('a code of the batch activated while its edit is open', () => {
     const code = (id: number) =>
       ({ id, nominal: 1_000_000, price: 1_020_000, status: 'active', sert: `ADN-${id}`, gamesserver_id: 1, pricekod_id: 9, created_at: '2026-11-01T10:00:00.000Z', activated_at: null }) as const;

@@ -126,7 +126,7 @@ function useVariantForm(initial: { nominal: number; count: number } | null) {
 }
 
 function VariantFields(props: {
-  form: ReturnType<typeof useVariantForm>;
+  form: Pick<ReturnType<typeof useVariantForm>, 'nominal' | 'count' | 'parsedNominal' | 'parsedCount'> & { setNominal(v: string): void; setCount(v: string): void };
   f: ReturnType<typeof useFormErrors>;
   server: Gamesserver;
   feeBp: number;
@@ -224,6 +224,8 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
     <AppDialog
       open={open}
       onClose={reset}
+      // A nominal or count typed stays on a stray click beside the dialog (Escape and «Отмена» still close it).
+      keepOnBackdrop={form.nominal.trim() !== '' || form.count.trim() !== '1'}
       title="Свой номинал"
       testId="user-variant-dialog"
       actions={
@@ -253,7 +255,22 @@ type EditState = Extract<DialogState, { name: 'edit_user_variant' }>;
  * meanwhile: the count field follows the live open count until the player changes it, and once changed, a
  * change of the open count is said.
  */
-function EditForm({ d, server, feeBp, batch, paidTotal }: { d: EditState; server: Gamesserver; feeBp: number; batch: ListedBatch; paidTotal: number }) {
+function EditForm({
+  d,
+  server,
+  feeBp,
+  batch,
+  paidTotal,
+  onEdited,
+}: {
+  d: EditState;
+  server: Gamesserver;
+  feeBp: number;
+  batch: ListedBatch;
+  paidTotal: number;
+  /** Whether the player changed the nominal or the count: the dialog then stays on a click beside it. */
+  onEdited(edited: boolean): void;
+}) {
   const close = useUi((s) => s.closeDialog);
   const openDialog = useUi((s) => s.openDialog);
   const snackbar = useUi((s) => s.showSnackbar);
@@ -267,6 +284,19 @@ function EditForm({ d, server, feeBp, batch, paidTotal }: { d: EditState; server
     setFilledFrom(batch.openCount);
     if (form.count.trim() === String(filledFrom)) form.setCount(String(batch.openCount));
   }
+  // The fields as VariantFields edits them, telling the dialog whether they now differ from what it opened with.
+  const edited = (nominal: string, count: string) => onEdited(nominal.trim() !== String(d.nominal) || count.trim() !== String(filledFrom));
+  const fields = {
+    ...form,
+    setNominal(v: string) {
+      form.setNominal(v);
+      edited(v, form.count);
+    },
+    setCount(v: string) {
+      form.setCount(v);
+      edited(form.nominal, v);
+    },
+  };
   const leftMeanwhile = d.count - batch.openCount;
   const countHeld = leftMeanwhile !== 0 && form.count.trim() !== String(batch.openCount);
   // Kept outside this form, which unmounts when the dialog closes: an edit or a deletion in doubt keeps its key for the next opening.
@@ -334,7 +364,7 @@ function EditForm({ d, server, feeBp, batch, paidTotal }: { d: EditState; server
           </Alert>
         )}
         {f.formError && <Alert severity="error">{f.formError}</Alert>}
-        <VariantFields form={form} f={f} server={server} feeBp={feeBp} />
+        <VariantFields form={fields} f={f} server={server} feeBp={feeBp} />
         {diff !== null && diff !== 0 && (
           <Alert severity={diff > 0 ? 'info' : 'success'} data-testid="variant-diff">
             {diff > 0 ? `Доплата ≈ ${aden(diff)}` : `Вернётся на баланс ≈ ${aden(-diff)}`}
@@ -385,8 +415,10 @@ export function EditUserVariantDialog({ server, feeBp, userVariants, codes }: { 
   // What the batch's open codes were paid, as the page lists them now; the opening's figure when the page lacks the batch.
   const listed = open ? userVariants?.find((p) => p.id === dialog.userVariantId) : undefined;
   const paidTotal = open ? (listed ? paidForOpenCodes(listed, codes ?? []) : dialog.initialTotalAden) : 0;
+  // What the player edited in this opening (its dialog object) stays on a stray click beside it; Escape and «Отмена» still close it.
+  const [edited, setEdited] = useState<{ opening: DialogState; edited: boolean } | null>(null);
   return (
-    <AppDialog open={open} onClose={close} title="Изменить вариант" testId="edit-user-variant-dialog">
+    <AppDialog open={open} onClose={close} keepOnBackdrop={open && edited?.opening === dialog && edited.edited} title="Изменить вариант" testId="edit-user-variant-dialog">
       {open && (
         <EditForm
           key={dialog.userVariantId}
@@ -395,6 +427,7 @@ export function EditUserVariantDialog({ server, feeBp, userVariants, codes }: { 
           feeBp={feeBp}
           batch={listedBatch(dialog.userVariantId, dialog, userVariants, codes)}
           paidTotal={paidTotal}
+          onEdited={(e) => setEdited({ opening: dialog, edited: e })}
         />
       )}
     </AppDialog>

@@ -1,4 +1,4 @@
-import type { CurrencyType, Gamesserver } from '@adena/contract/lite';
+import { type CurrencyType, formatAmount as groupDigits, type Gamesserver } from '@adena/contract/lite';
 import Alert from '@mui/material/Alert';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
@@ -19,8 +19,21 @@ type Direction = 'input' | 'output';
 // and are written out (parseAmount still reads «2к», but nobody writes coins that way).
 const amountShown = (n: number, currency: CurrencyType) => (currency === 1 ? formatShort(n) : formatAmount(n));
 
+/** A server's limits on one request for this direction and currency, as GET /api/gamesservers gives them. */
+export const amountLimits = (server: Gamesserver, direction: Direction, currency: CurrencyType) => server.limits[direction][String(currency) as '1' | '2'];
+
+/**
+ * An amount outside those limits, refused under «Сумма» before it is sent, in the words of the server's 422
+ * (limitError in apps/server/src/modules/requests/requests.service.ts): a request sent anyway would be refused,
+ * and a withdrawal's TOTP code spent on that refusal (the server checks the code before the limits).
+ */
+export function limitRefusal(limits: { min: number; max: number }, currency: CurrencyType, amount: number): string | null {
+  if (amount >= limits.min && amount <= limits.max) return null;
+  return limits.max === 0 ? 'Сейчас этот сервер не принимает такие заявки' : `От ${groupDigits(limits.min)} до ${amountText(limits.max, currency, ' ', 'gen')}`;
+}
+
 function limitsText(server: Gamesserver, direction: Direction, currency: CurrencyType) {
-  const l = server.limits[direction][String(currency) as '1' | '2'];
+  const l = amountLimits(server, direction, currency);
   return `${direction === 'input' ? 'Пополнение' : 'Вывод'}: от ${amountShown(l.min, currency)} до ${amountShown(l.max, currency)} ${currencyWord(l.max, currency, 'gen')} за заявку`;
 }
 
@@ -42,6 +55,8 @@ export function useMoneyForm<T>(options: {
   /** With the server and the amount, what the key was sent for: another of them is another request. */
   currency: CurrencyType;
   nick: string | null;
+  /** The server's limits shown in the form (amountLimits): an amount outside them is refused under «Сумма», unsent. */
+  limits?: { min: number; max: number };
   /**
    * Makes the request with the amount read from the players' shorthand (only the call: what follows goes in
    * onSent). `opening` is the dialog the press came from (read at the press, not when the call starts, which
@@ -57,7 +72,8 @@ export function useMoneyForm<T>(options: {
   /** Takes an error over (true), or leaves it to be shown on the fields (false). */
   onError?(err: unknown, amount: number): boolean;
 }) {
-  const { operation, gameServerId, currency, nick, send, onSent, onError } = options;
+  const { operation, gameServerId, currency, nick, limits, send, onSent, onError } = options;
+  const refusal = (amount: number) => (limits ? limitRefusal(limits, currency, amount) : null);
   const errors = useFormErrors();
   const [amountText, setAmountText] = useState('');
   const [nickText, setNickText] = useState('');
@@ -85,7 +101,8 @@ export function useMoneyForm<T>(options: {
     e.preventDefault();
     errors.clear();
     const amount = parseAmount(amountText);
-    if (amount === null || amount <= 0) return;
+    // Said under «Сумма» as it is typed (AmountField's `check`); the button is off, and Enter sends nothing either.
+    if (amount === null || amount <= 0 || refusal(amount) !== null) return;
     const opening = useUi.getState().dialog;
     sentFields.current = { amountText, nickText };
     setBusy(true);
@@ -109,6 +126,7 @@ export function useMoneyForm<T>(options: {
     }
   }
 
+  const typedAmount = parseAmount(amountText) ?? 0;
   return {
     amountText,
     /** A server's error under «Сумма» was about the amount sent: the player typing another one clears it (and the «= …» reading shows again). */
@@ -133,7 +151,9 @@ export function useMoneyForm<T>(options: {
     submit,
     /** Something is typed: a click beside the dialog must not throw it away (Escape and «Отмена» still close). */
     typed: amountText.trim() !== '' || nickText.trim() !== '',
-    canSubmit: !busy && (parseAmount(amountText) ?? 0) > 0 && (Boolean(nick) || nickText.trim() !== ''),
+    /** An amount refused before it is sent (outside the server's limits), in the server's words; null when it may go. */
+    check: refusal,
+    canSubmit: !busy && typedAmount > 0 && refusal(typedAmount) === null && (Boolean(nick) || nickText.trim() !== ''),
   };
 }
 
@@ -206,6 +226,7 @@ export function MoneyForm(props: {
         error={form.errors.fieldError('amount')}
         hint={AMOUNT_HINT[currency]}
         autoFocus={Boolean(props.nick)}
+        check={form.check}
       />
       <Typography variant="body2" color="textSecondary" data-testid="limits">
         {limitsText(props.server, props.direction, currency)}

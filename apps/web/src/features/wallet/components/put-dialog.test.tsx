@@ -48,7 +48,8 @@ describe('the deposit dialog', () => {
 
   it('a server’s error under «Сумма» goes as soon as the player types another amount, and the «= …» reading shows again', async () => {
     await open(1, 'Hero');
-    await act(async () => type(amountInput(), '500к'));
+    // Within the limits the page shows; the server's (changed since) refuse it.
+    await act(async () => type(amountInput(), '1кк'));
     await act(async () => void document.getElementById('put-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
     await settle();
     expect(helperOf(amountInput())).toBe('От 1 000 000 до 5 000 000 000 аден');
@@ -70,6 +71,25 @@ describe('the deposit dialog', () => {
     expect(helperOf(amountInput())).toBe('Слишком большая сумма');
     expect(create().disabled).toBe(true);
     await act(async () => type(amountInput(), '1кк'));
+    expect(create().disabled).toBe(false);
+  });
+
+  it('refuses an amount outside the server’s limits before asking the server, in the words the server uses, in adena and in coins', async () => {
+    await open(1, 'Hero');
+    const create = () => [...document.querySelectorAll('[data-testid="put-dialog"] button')].find((b) => b.textContent === 'Создать заявку') as HTMLButtonElement;
+    await act(async () => type(amountInput(), '500к'));
+    expect(helperOf(amountInput())).toBe('От 1 000 000 до 5 000 000 000 аден');
+    expect(amountInput().getAttribute('aria-invalid')).toBe('true');
+    expect(create().disabled).toBe(true);
+    await act(async () => void document.getElementById('put-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
+    await settle();
+    expect(vi.mocked(fetch)).not.toHaveBeenCalled();
+    await act(async () => useUi.getState().openDialog({ name: 'put', currency: 2 }));
+    await act(async () => type(amountInput(), '100001'));
+    expect(helperOf(amountInput())).toBe('От 1 до 100 000 монет эйнхасад');
+    expect(create().disabled).toBe(true);
+    await act(async () => type(amountInput(), '100000'));
+    expect(helperOf(amountInput())).toBe('= 100 000 монет эйнхасад');
     expect(create().disabled).toBe(false);
   });
 

@@ -9,7 +9,7 @@ import { CopyButton } from '../../../components/copy-button';
 import { useUi } from '../../../lib/ui-store';
 import { amountText } from '../../../utils/plural';
 import { useUpBalanceUser } from '../api/up-balance-user';
-import { MoneyForm, type SentFrom, openFor, stillOpen, useMoneyForm, useServerAtOpening } from './money-form';
+import { amountLimits, MoneyForm, type SentFrom, openFor, stillOpen, useMoneyForm, useServerAtOpening } from './money-form';
 
 /** The late answer's notice carries what to transfer and to whom: long enough to read and act on, not the usual 2 s. */
 export const TRANSFER_NOTICE_MS = 30_000;
@@ -34,6 +34,7 @@ export function PutDialog({ server, nick }: { server: Gamesserver; nick: string 
     gameServerId: target.id,
     currency,
     nick,
+    limits: amountLimits(target, 'input', currency),
     send: (amount, idempotencyKey, opening) => {
       sentFrom.current = { opening, serverName: target.name, gameServerId: target.id, currency };
       return deposit.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey });

@@ -304,4 +304,72 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
     expect(codes[1]?.replace('-', '')).toBe('abcdefghij');
     expect(useUi.getState().dialog.name).toBe('none');
   });
+
+  it('an amount outside the server’s limits is said under «Сумма» in the server’s words and never sent (a TOTP code would be spent on its refusal)', async () => {
+    const net = network();
+    await mount(dialogs);
+    await openTake();
+    const helper = () => document.getElementById(amountInput().getAttribute('aria-describedby') ?? '')?.textContent?.replace(/\u00a0/g, ' ');
+    const press = () => button('take-dialog', 'Вывести') as HTMLButtonElement;
+    for (const text of ['500к', '5000000001']) {
+      await typeAmount(text);
+      expect(helper()).toBe('От 1 000 000 до 5 000 000 000 аден');
+      expect(amountInput().getAttribute('aria-invalid')).toBe('true');
+      expect(press().disabled).toBe(true);
+      await submitTake();
+    }
+    expect(net.sent).toEqual([]);
+    await typeAmount('5ккк');
+    expect(press().disabled).toBe(false);
+    await submitTake();
+    expect(net.sent.map((s) => s.body.amount)).toEqual([5_000_000_000]);
+  });
+
+  it('with TOTP on, the code a withdrawal carried is spent whatever the answer: the field is emptied, and a press again asks for a new code instead of sending the spent one', async () => {
+    const codes: Array<string | null> = [];
+    let lost = true;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit) => {
+        if (init?.method !== 'POST') return answer(404, { message: 'Не найдено' });
+        const code = new Headers(init.headers).get('X-Two-Factor-Code');
+        codes.push(code);
+        if (code === null) return answer(403, { message: 'Подтвердите действие кодом', two_factor_required: true });
+        // The server's limits are newer than the page's; then a wrong code; then a good one.
+        if (code === '111111') return answer(422, { message: 'Сумма вывода вне пределов сервера', errors: { amount: ['От 2 000 000 до 5 000 000 000 аден'] } });
+        if (code === '222222') return answer(422, { message: 'Неверный код', errors: { code: ['Неверный код. Возьмите новый код из приложения'] } });
+        // An answer lost: the retry goes with the same key and the same code, answered from the first try.
+        if (lost) {
+          lost = false;
+          throw new TypeError('Failed to fetch');
+        }
+        return withdrawal.clone();
+      }),
+    );
+    await mount(dialogs);
+    await openTake();
+    await typeAmount('1,5кк');
+    await submitTake();
+    const field = () => inTake('input[autocomplete="one-time-code"]') as HTMLInputElement;
+    const codeHelper = () => field().closest('.MuiFormControl-root')?.querySelector('.MuiFormHelperText-root')?.textContent;
+    await act(async () => type(field(), '111111'));
+    await submitTake();
+    expect(field().value).toBe('');
+    await typeAmount('2кк');
+    await submitTake();
+    // Nothing sent with the spent code: the empty field asks for one.
+    expect(codes).toEqual([null, '111111']);
+    expect(codeHelper()).toBe('Введите 6 цифр из приложения или резервный код');
+
+    await act(async () => type(field(), '222222'));
+    await submitTake();
+    expect(field().value).toBe('');
+    expect(codeHelper()).toBe('Неверный код. Возьмите новый код из приложения');
+    await act(async () => type(field(), '333333'));
+    await submitTake();
+    expect(field().value).toBe('333333');
+    await submitTake();
+    expect(codes).toEqual([null, '111111', '222222', '333333', '333333']);
+    expect(useUi.getState().dialog.name).toBe('none');
+  });
 });

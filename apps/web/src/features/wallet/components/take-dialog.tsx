@@ -4,13 +4,13 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useRef, useState } from 'react';
 import Typography from '@mui/material/Typography';
 import { AppDialog } from '../../../components/app-dialog';
-import { ApiError } from '../../../lib/api-client';
+import { ApiError, refusedForSure } from '../../../lib/api-client';
 import { readSecondFactorCode, useCodeField } from '../../../lib/second-factor-code';
 import { useUi } from '../../../lib/ui-store';
 import { walletsQueryOptions } from '../../../lib/wallets';
 import { amountText, } from '../../../utils/plural';
 import { useDownBalanceUser } from '../api/down-balance-user';
-import { MoneyForm, openFor, type SentFrom, stillOpen, useMoneyForm, useServerAtOpening } from './money-form';
+import { amountLimits, MoneyForm, openFor, type SentFrom, stillOpen, useMoneyForm, useServerAtOpening } from './money-form';
 import { TwoFactorCodeField } from '../../../components/two-factor-code-field';
 
 /** A withdrawal: held at once; a refusal for want of balance opens the low-capacity dialog instead. */
@@ -33,11 +33,25 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
   const [askCode, setAskCode] = useState(false);
   // A code that cannot be one (the contract's rule, after the Russian layout is read as Latin keys): said under the field, not sent.
   const codeField = useCodeField();
+  // The code the try in flight carried, as typed. The server spends a code it accepts before it looks at the
+  // amount (a 422 on the limits, a 409 on the balance or a 429 come after that), and a wrong one is wrong: once
+  // answered, the field is emptied (unless the player typed another since), so a press again asks for a fresh code
+  // instead of sending the spent one and being told «Неверный код» for up to 30 s. An answer lost (or a 5xx) leaves
+  // it: the retry keeps the request's key, and the server answers it from the first try with the spent code.
+  const codeSent = useRef<string | null>(null);
+  const codeNow = useRef(codeField.code);
+  codeNow.current = codeField.code;
+  const answered = (spent: boolean) => {
+    const sent = codeSent.current;
+    codeSent.current = null;
+    if (spent && sent !== null && codeNow.current === sent) codeField.clear();
+  };
   const form = useMoneyForm({
     operation: 'take',
     gameServerId: target.id,
     currency,
     nick,
+    limits: amountLimits(target, 'output', currency),
     send: (amount, idempotencyKey, opening) => {
       sentFrom.current = { opening, serverName: target.name, gameServerId: target.id, currency };
       let twoFactorCode: string | undefined;
@@ -46,8 +60,19 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
         // Refused here as the server refuses a bad code (a 422, so the request's key is not left in doubt).
         if (read.error !== undefined) throw new ApiError(422, { message: read.error, errors: { code: [read.error] } });
         twoFactorCode = read.code;
+        codeSent.current = codeField.code;
       }
-      return withdraw.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey, twoFactorCode });
+      // Whatever the answer (even after its dialog was closed), the code it carried is not sent again.
+      return withdraw.mutateAsync({ gameServerId: target.id, currency, amount, idempotencyKey, twoFactorCode }).then(
+        (r) => {
+          answered(true);
+          return r;
+        },
+        (err: unknown) => {
+          answered(refusedForSure(err));
+          throw err;
+        },
+      );
     },
     onSent: (r) => {
       const from = sentFrom.current;
@@ -95,6 +120,7 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
   });
 
   function reset() {
+    codeSent.current = null;
     form.clear();
     setAskCode(false);
     codeField.clear();

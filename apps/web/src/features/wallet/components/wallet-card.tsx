@@ -52,7 +52,11 @@ const CURRENCIES = [
   { value: 2, label: 'Монеты эйнхасад' },
 ] as const;
 
-export function WalletCard({ server }: { server: Gamesserver | undefined }) {
+/**
+ * `wait`: a server is saved but the list naming it is still being read, or could not be, with what to say (the app
+ * reads it, features/servers/selected-server.ts): the card waits or says so, not «Выберите игровой сервер».
+ */
+export function WalletCard({ server, wait = null }: { server: Gamesserver | undefined; wait?: 'loading' | { failed: string } | null }) {
   const { isSignedIn, isPending: userPending, readFailed } = useUser();
   const walletsQuery = useWallets();
   const wallet = useWallet(server?.id ?? null);
@@ -66,6 +70,8 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
     // Nor when that read failed (the service down a moment): the card says so with «Повторить».
     if (readFailed) return alert(USER_READ_FAILED_ACTION);
     if (!isSignedIn) return openDialog({ name: 'not_signed_in' });
+    // A saved server whose list is being read, or could not be: the card shows which; «Вы не выбрали сервер» would be untrue.
+    if (!server && wait !== null) return;
     if (!server) return openDialog({ name: 'no_server' });
     openDialog({ name, currency });
   };
@@ -81,7 +87,11 @@ export function WalletCard({ server }: { server: Gamesserver | undefined }) {
             </Typography>
             <ToggleChoice<CurrencyType> value={currency} onChange={setCurrency} label="Валюта" options={CURRENCIES} />
           </Stack>
-          {!server ? (
+          {!server && wait === 'loading' ? (
+            <Skeleton variant="text" height={56} width={220} data-testid="balance-loading" />
+          ) : !server && wait !== null && wait !== 'loading' ? (
+            <Alert severity="error">{wait.failed}</Alert>
+          ) : !server ? (
             <Alert severity="info">Выберите игровой сервер, чтобы увидеть баланс.</Alert>
           ) : readFailed ? (
             <UserReadFailed />
