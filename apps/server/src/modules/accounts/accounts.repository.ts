@@ -34,6 +34,14 @@ export const accountsRepository = {
     return q.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   },
 
+  /**
+   * The user, the row locked until the transaction ends (FOR NO KEY UPDATE, as an operator's change,
+   * a password change and a second factor's step take it before they delete the user's tokens).
+   */
+  lockUserById(trx: Tx, id: number) {
+    return trx.selectFrom('users').selectAll().where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
+  },
+
   insertUser(q: Q, values: Insertable<UsersTable>) {
     return q.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow();
   },

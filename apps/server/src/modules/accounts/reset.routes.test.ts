@@ -1,10 +1,12 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, newEmail, type AccountsWorld as World, useAccountsWorld } from '../../../test/accounts-app';
-import { createUser } from '../../../test/factories';
+import { createUser, TEST_TOTP_SECRET } from '../../../test/factories';
 import { waitFor } from '../../../test/fakes/wait-for';
 import { DB_KINDS, holdLocks, lockWaits } from '../../../test/harness';
+import { hashToken } from '../../lib/tokens';
 import { KEYS_LOCK_SPACE } from '../seller/api-keys.repository';
+import { sessionsRepository } from '../sessions/sessions.repository';
 
 describe.each(DB_KINDS)('password reset on %s', (kind) => {
   const { world, post, get, me, registerByEmail, registerByPhone } = useAccountsWorld(kind);
@@ -194,8 +196,8 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
         resetDone = true;
         return r;
       });
-      // The reset gets as far as it can: done, or waiting on the user's row.
-      await waitFor(async () => (resetDone || (await lockWaits(world.db.kysely, 'update "users"%')) > 0 ? true : undefined), 'the reset to finish or wait');
+      // The reset gets as far as it can: done, or waiting on the user's row (it takes that row first).
+      await waitFor(async () => (resetDone || (await lockWaits(world.db.kysely, '%"users"%')) > 0 ? true : undefined), 'the reset to finish or wait');
       await hold.release();
       const [key, done] = await Promise.all([minted, reset]);
       expect(done.statusCode).toBe(200);
@@ -307,6 +309,93 @@ describe.each(DB_KINDS)('password reset on %s', (kind) => {
       // The rightful owner's flow is unharmed by all that.
       const ok = await post('/api/email_reset_password_code_check', { email_reset_password_token: resetToken, code: resetMail.code });
       expect(ok.statusCode).toBe(200);
+    });
+  });
+
+  describe("a reset's new password and another writer of the same account at the same moment", () => {
+    // Stress review finding: step 3 deleted its token before it took the user's row, while every other writer
+    // takes that row and then deletes the user's tokens: each waited for the other's lock, and one side answered 503.
+    let seq = 0;
+    /** A new-password token of the user (what step 2 gives) and a reset of theirs still open (its code not checked yet). */
+    const pendingReset = async (userId: number, email: string) => {
+      const token = `new-password-${userId}-${++seq}-${Date.now()}`;
+      const expiresAt = new Date(Date.now() + 10 * 60_000);
+      await sessionsRepository.insertToken(world.db.kysely, userId, 'new_password', hashToken(token), expiresAt);
+      const flow = await world.db.kysely
+        .insertInto('auth_flows')
+        .values({
+          token_hash: hashToken(`flow-${token}`),
+          purpose: 'reset',
+          channel: 'email',
+          address: email,
+          user_id: userId,
+          code_hash: null,
+          password_hash: null,
+          name: null,
+          expires_at: expiresAt,
+          last_sent_at: new Date(),
+          browser_hash: null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return { token, flowId: flow.id };
+    };
+    const newPassword = (token: string, password: string) => post('/api/email_create_new_password', { password, password_confirmation: password }, { token });
+    /**
+     * The writer first: it takes the user's row and waits to close the user's open reset (its row held here).
+     * Then step 3, until it waits too; then both go on. Answers both answers, the writer's first.
+     */
+    const race = async (flowId: number, writer: () => ReturnType<typeof post>, reset: () => ReturnType<typeof post>) => {
+      const db = world.db.kysely;
+      const hold = await holdLocks(db, (trx) => trx.selectFrom('auth_flows').select('id').where('id', '=', flowId).forUpdate().execute());
+      const writing = writer();
+      await waitFor(async () => ((await lockWaits(db, '%auth_flows%')) === 1 ? true : undefined), 'the writer to wait on the open reset');
+      const resetting = reset();
+      await waitFor(async () => ((await lockWaits(db)) === 2 ? true : undefined), 'step 3 to wait as well');
+      await hold.release();
+      return Promise.all([writing, resetting]);
+    };
+    const passwordOf = async (userId: number) =>
+      (await world.db.kysely.selectFrom('users').select('password_hash').where('id', '=', userId).executeTakeFirstOrThrow()).password_hash;
+
+    it.runIf(kind === 'postgres').each([
+      ['TOTP off', false],
+      ['TOTP on', true],
+    ])("a reset's new password and an operator's block of that player at the same moment (%s): the block holds, the reset is refused", async (_name, totp) => {
+      const { email, user } = await registerByEmail();
+      if (totp) await world.db.kysely.updateTable('users').set({ totp_secret: TEST_TOTP_SECRET }).where('id', '=', user.id).execute();
+      const { token, flowId } = await pendingReset(user.id, email);
+      const hashBefore = await passwordOf(user.id);
+      const admin = await createUser(world.db.kysely, { admin: true });
+      const block = () => world.t.app.inject({ method: 'POST', url: `/api/admin/users/${user.id}/block`, headers: admin.auth, payload: { reason: 'кража' } });
+      const [blocked, reset] = await race(flowId, block, () => newPassword(token, 'a brand new pass'));
+      expect([blocked.statusCode, reset.statusCode]).toEqual([200, 401]);
+      expect(reset.json().message).toMatch(/Ссылка для смены пароля недействительна/);
+      expect(await passwordOf(user.id)).toBe(hashBefore);
+      expect(await world.db.kysely.selectFrom('two_factor_challenges').select('user_id').where('user_id', '=', user.id).execute()).toEqual([]);
+      expect(await world.db.kysely.selectFrom('tokens').select('kind').where('user_id', '=', user.id).execute()).toEqual([]);
+    });
+
+    it.runIf(kind === 'postgres')("a reset's new password while the owner changes the password in a session: the change holds, the reset is refused", async () => {
+      const { email, user, access_token } = await registerByEmail();
+      const { token, flowId } = await pendingReset(user.id, email);
+      const change = () =>
+        post('/api/change_password', { password: PASSWORD, new_password: 'changed in session', new_password_confirmation: 'changed in session' }, { token: access_token });
+      const [changed, reset] = await race(flowId, change, () => newPassword(token, 'a brand new pass'));
+      expect([changed.statusCode, reset.statusCode]).toEqual([200, 401]);
+      expect((await post('/api/login', { email, password: 'changed in session' })).statusCode).toBe(200);
+      expect((await post('/api/login', { email, password: 'a brand new pass' })).statusCode).toBe(401);
+    });
+
+    it.runIf(kind === 'postgres')('two resets of one account finishing at once: the first sets the password, the second is refused', async () => {
+      const { email, user } = await registerByEmail();
+      const first = await pendingReset(user.id, email);
+      const second = await pendingReset(user.id, email);
+      const [done, late] = await race(first.flowId, () => newPassword(first.token, 'the first reset'), () => newPassword(second.token, 'the second reset'));
+      expect([done.statusCode, late.statusCode]).toEqual([200, 401]);
+      expect((await me(done.json().access_token)).statusCode).toBe(200);
+      expect((await post('/api/login', { email, password: 'the first reset' })).statusCode).toBe(200);
+      expect((await post('/api/login', { email, password: 'the second reset' })).statusCode).toBe(401);
     });
   });
 });

@@ -17,7 +17,7 @@ export interface ResetDeps {
   brand: string;
   db: Pool;
   flows: CodeFlows;
-  sessions: Pick<SessionsService, 'issueNewPasswordToken' | 'isLiveNewPasswordToken' | 'takeNewPasswordToken' | 'endAllSessions' | 'announceEnded' | 'isKnownBrowser'>;
+  sessions: Pick<SessionsService, 'issueNewPasswordToken' | 'newPasswordTokenUser' | 'takeNewPasswordToken' | 'endAllSessions' | 'announceEnded' | 'isKnownBrowser'>;
   signIn: SignIn;
   /**
    * A reset proves the mailbox or phone, not the second factor: with TOTP on nothing changes until
@@ -80,12 +80,17 @@ export function createResetService(deps: ResetDeps) {
       if (!bearer) throw refused();
       refuseCommonPassword(password);
       // A cheap look first, so a made-up bearer cannot make us spend an argon2id hash.
-      if (!(await sessions.isLiveNewPasswordToken(bearer))) throw refused();
+      const owner = await sessions.newPasswordTokenUser(bearer);
+      if (owner === null) throw refused();
       const passwordHash = await hashPassword(password);
       const { answer, ended } = await inTransaction(db, async (trx) => {
+        // The user's row before the token's: a block, a TOTP rescue, a password change, another reset or
+        // a second factor's step applying one takes that row and then deletes the user's tokens. The token
+        // deleted first, each waited for the other's lock and one side answered 503. Spent meanwhile, the
+        // token is not found below, and the answer is the same 401.
+        const before = await repo.lockUserById(trx, owner);
         const userId = await sessions.takeNewPasswordToken(bearer, trx);
-        if (userId === null) throw refused();
-        const before = (await repo.findUserById(trx, userId))!;
+        if (userId === null || !before) throw refused();
         refuseBlocked(before);
         if (before.totp_secret) return { answer: await deps.askBeforeReset(trx, before, passwordHash), ended: [] };
         const endedIds = await apply(trx, before.id, passwordHash);

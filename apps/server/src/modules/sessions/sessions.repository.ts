@@ -271,16 +271,19 @@ export const sessionsRepository = {
     return q.insertInto('tokens').values({ user_id: userId, kind, token_hash: tokenHash, expires_at: expiresAt, session_id: sessionId }).execute();
   },
 
-  /** Whether a live token of that kind exists, whoever's it is and blocked or not (the caller decides what a block means). */
-  async hasLiveToken(q: Queryable, tokenHash: string, kind: TokenKind, now: Date) {
+  /**
+   * Whose live token of that kind this is, blocked or not (the caller decides what a block means), or
+   * null; read without a lock.
+   */
+  async liveTokenUser(q: Queryable, tokenHash: string, kind: TokenKind, now: Date): Promise<number | null> {
     const row = await q
       .selectFrom('tokens')
-      .select('id')
+      .select('user_id')
       .where('token_hash', '=', tokenHash)
       .where('kind', '=', kind)
       .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
       .executeTakeFirst();
-    return row !== undefined;
+    return row?.user_id ?? null;
   },
 
   /** Removes a live token and says whose it was: a token used this way works exactly once. */

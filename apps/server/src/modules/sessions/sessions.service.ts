@@ -158,8 +158,8 @@ export function createSessionsService(deps: SessionsDeps) {
       return token;
     },
 
-    /** Whether a new-password token is live, without using it up. */
-    isLiveNewPasswordToken: (token: string) => repo.hasLiveToken(db, hashToken(token), 'new_password', now()),
+    /** Whose live new-password token this is (null: none), without using it up or locking it. */
+    newPasswordTokenUser: (token: string) => repo.liveTokenUser(db, hashToken(token), 'new_password', now()),
 
     /** Uses a new-password token up; returns whose it was, or null when it is not live. */
     takeNewPasswordToken: (token: string, q: Queryable = db) => repo.takeToken(q, hashToken(token), 'new_password', now()),

@@ -1,7 +1,10 @@
 import type { AdminGamesserver } from '@adena/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, firstServerId } from '../../../test/factories';
-import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { sql } from 'kysely';
+import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
+import { waitFor } from '../../../test/fakes/wait-for';
+import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
+import { auditLedger } from '../ledger/ledger.service';
 
 const KK = 1_000_000;
 
@@ -160,6 +163,78 @@ describe.each(DB_KINDS)("the operators' game servers on %s", (kind) => {
 
     it('answers 404 for a server that does not exist', async () => {
       expect((await call('PUT', '/api/admin/gamesservers/999999', { code_fee_bp: 1 })).statusCode).toBe(404);
+    });
+  });
+
+  describe('a settings save beside other writers (PostgreSQL locks)', () => {
+    let servers = 0;
+    /** A server of its own for one test (a save there changes nothing the other tests read), and a player with a funded wallet on it. */
+    const arena = async () => {
+      const server: AdminGamesserver = (await call('POST', '/api/admin/gamesservers', newServer(`Locks x${++servers}`))).json().success;
+      const player = await createUser(t.db.kysely);
+      const wallet = await createWallet(t.db.kysely, player.id, server.id);
+      await fund(t.db.kysely, wallet, 100n * BigInt(KK));
+      return { server, player, wallet };
+    };
+
+    it.runIf(kind === 'postgres')("an operator saving a game server's settings while changing a player's VIP, and another operator completing that player's deposit: all three go through (no deadlock)", async () => {
+      // Stress review finding: the save held the server's row against foreign-key checks (FOR UPDATE, and a rewrite of
+      // the unique name) and then waited for the operator's row; the same operator's VIP change held that row and waited
+      // for the player's; the completion held the player's row and, crediting the wallet, waited for the server's row.
+      // The operator's id is below the player's: a change of the player takes the operator's row first.
+      const op = await createUser(t.db.kysely, { admin: true });
+      const other = await createUser(t.db.kysely, { admin: true });
+      const { server, player } = await arena();
+      const deposit = await call('POST', '/api/up_balance_user/', { gamesserver_id: server.id, amount: 10 * KK }, player.auth);
+      expect(deposit.statusCode).toBe(200);
+      const requestId = deposit.json().success.id as number;
+      const db = t.db.kysely;
+      // The completion takes the other operator's and the player's rows, then waits for the request.
+      const hold = await holdLocks(db, (trx) => trx.selectFrom('balance_requests').select('id').where('id', '=', requestId).forUpdate().execute());
+      const completing = call('POST', `/api/admin/requests/${requestId}/complete`, {}, other.auth);
+      await waitFor(async () => ((await lockWaits(db)) === 1 ? true : undefined), 'the completion to wait for the request');
+      // The VIP change holds the operator's row and waits for the player's.
+      const vip = call('POST', `/api/admin/users/${player.id}/vip`, { vip_until: new Date(Date.now() + 10 * 86_400_000).toISOString() }, op.auth);
+      await waitFor(async () => ((await lockWaits(db)) === 2 ? true : undefined), "the VIP change to wait for the player's row");
+      // The save waits for the operator's row too: before the fix, holding the server's row.
+      const saving = call('PUT', `/api/admin/gamesservers/${server.id}`, { cashier_nick: 'Kassa2' }, op.auth);
+      await waitFor(async () => ((await lockWaits(db)) === 3 ? true : undefined), "the save to wait for the operator's row");
+      await hold.release();
+      const [c, v, s] = await Promise.all([completing, vip, saving]);
+      expect([c.statusCode, v.statusCode, s.statusCode]).toEqual([200, 200, 200]);
+      expect(s.json().success).toMatchObject({ name: server.name, cashier_nick: 'Kassa2' });
+      expect(await auditLedger(db)).toMatchObject({ ok: true, problems: [] });
+    });
+
+    it.runIf(kind === 'postgres')('a settings save under way does not hold up a code issued on that server, nor a new wallet there; a rename does, until it commits', async () => {
+      const { server, player, wallet } = await arena();
+      const db = t.db.kysely;
+      /**
+       * Saves `patch`, the save paused after it wrote the server's row (at its audit-log row: the table is held here);
+       * then `write` (a player's) runs. Answers whether `write` waited for a lock (it then goes on after the save).
+       */
+      const duringSave = async (patch: object, write: () => ReturnType<typeof call>) => {
+        const auditLog = await holdLocks(db, (trx) => sql`LOCK TABLE admin_audit_log IN SHARE MODE`.execute(trx));
+        const saving = call('PUT', `/api/admin/gamesservers/${server.id}`, patch);
+        await waitFor(async () => ((await lockWaits(db, '%admin_audit_log%')) === 1 ? true : undefined), 'the save to wait at its audit row');
+        let answered = false;
+        const writing = write().finally(() => {
+          answered = true;
+        });
+        const waited = await waitFor(async () => (answered ? false : (await lockWaits(db)) > 1 ? true : undefined), 'the write to finish or wait');
+        await auditLog.release();
+        const [s, w] = await Promise.all([saving, writing]);
+        expect([s.statusCode, w.statusCode]).toEqual([200, 200]);
+        return waited;
+      };
+      const issue = () => call('POST', '/api/show_code/', { gamesserver_id: server.id, nominal: 2 * KK, wallet_id: wallet.id }, player.auth);
+      expect(await duringSave({ code_fee_bp: 350, cashier_nick: 'Kassa3' }, issue)).toBe(false);
+      const newcomer = await createUser(t.db.kysely);
+      const newWallet = () => call('POST', '/api/save_nick/', { gamesserver_id: server.id, nick: 'Newbie1' }, newcomer.auth);
+      expect(await duringSave({ sort_order: 11 }, newWallet)).toBe(false);
+      // A rename still takes the key lock (rare): the issue waits for it, and then goes through.
+      expect(await duringSave({ name: `${server.name} renamed` }, issue)).toBe(true);
+      expect(await auditLedger(db)).toMatchObject({ ok: true, problems: [] });
     });
   });
 });

@@ -5,7 +5,7 @@ import { feeOf, MAX_SAFE_AMOUNT } from '../../lib/money';
 import type { AuditRecorder } from '../audit/audit.service';
 import type { Caller } from '../sessions/caller';
 import { toAdminGamesserver, toGameServerValues } from './system.mapper';
-import { createSystemRepository } from './system.repository';
+import { createSystemRepository, type GameServerValues } from './system.repository';
 import type { SystemService } from './system.service';
 
 export interface SystemAdminServiceDeps {
@@ -34,6 +34,12 @@ function checkStandardPrices(s: Pick<GamesserverInput, 'standard_nominals' | 'co
 }
 
 const withoutTimes = ({ created_at: _c, updated_at: _u, ...rest }: AdminGamesserver) => rest;
+
+/** The settings of `next` that differ from `current`'s (as the row takes them). */
+function changedValues(current: GameServerValues, next: GameServerValues): Partial<GameServerValues> {
+  const keys = Object.keys(next) as (keyof GameServerValues)[];
+  return Object.fromEntries(keys.filter((k) => next[k] !== current[k]).map((k) => [k, next[k]]));
+}
 
 /**
  * The operators' game servers. A change and its audit-log row (before and after) are written in
@@ -74,6 +80,11 @@ export function createSystemAdminService({ db, audit, system }: SystemAdminServi
     async update(caller: Caller, id: number, patch: Partial<GamesserverInput>) {
       const result = await repo
         .transaction(async (trx) => {
+          // The operator's row before the server's, the order of every operator's act (audit.hold): a save that held
+          // the server's row while it waited for the operator's closed a cycle with that operator's VIP change or block
+          // of a player (waiting for the player's row) and a completion of that player's request (crediting a wallet
+          // on the server); one of the three answered 503.
+          await audit.hold(trx, caller);
           const current = await repo.lockServer(trx, id);
           if (!current) throw new AppError('NOT_FOUND', { message: 'Игровой сервер не найден' });
           const before = toAdminGamesserver(current);
@@ -84,7 +95,8 @@ export function createSystemAdminService({ db, audit, system }: SystemAdminServi
           if (merged.data.name.toLowerCase() !== current.name.toLowerCase() && (await repo.serverNameTaken(trx, merged.data.name, id))) {
             throw nameTaken();
           }
-          const after = toAdminGamesserver(await repo.updateServer(trx, id, toGameServerValues(merged.data)));
+          const changes = changedValues(toGameServerValues(before), toGameServerValues(merged.data));
+          const after = toAdminGamesserver(await repo.updateServer(trx, id, changes));
           await audit.record(trx, {
             adminId: caller.user.id,
             sessionId: caller.sessionId,

@@ -47,8 +47,15 @@ export function createSystemRepository(db: Kysely<Database>) {
       return new Map(rows.rows.map((r) => [r.gamesserver_id, Math.max(1, Math.round(Number(r.minutes)))]));
     },
 
+    /**
+     * The server's row, against another save, to the end of the transaction. FOR NO KEY UPDATE, not FOR UPDATE:
+     * every write that refers to the server (a wallet, a code, a ledger entry, an incident, a notice; a second
+     * update of a credited wallet re-checks its key) takes FOR KEY SHARE on this row, and FOR UPDATE made them all
+     * wait for the save. A completion crediting a player's wallet there, holding the player's row that the same
+     * operator's VIP change or block waited for, closed a cycle with a save waiting for that operator's row (503).
+     */
     lockServer(trx: Queryable, id: number) {
-      return trx.selectFrom('gamesservers').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+      return trx.selectFrom('gamesservers').selectAll().where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
     },
     serverNameTaken(trx: Queryable, name: string, exceptId?: number) {
       let q = trx.selectFrom('gamesservers').select('id').where(sql<boolean>`nick_fold(name) = nick_fold(${name})`);
@@ -58,10 +65,14 @@ export function createSystemRepository(db: Kysely<Database>) {
     insertServer(trx: Queryable, values: GameServerValues) {
       return trx.insertInto('gamesservers').values(values).returningAll().executeTakeFirstOrThrow();
     },
-    updateServer(trx: Queryable, id: number, values: GameServerValues) {
+    /**
+     * Writes only the settings given (those that changed): an UPDATE that sets `name`, even to the same value,
+     * takes the key lock of its unique index, and a save must not (see lockServer). A rename does, briefly.
+     */
+    updateServer(trx: Queryable, id: number, changes: Partial<GameServerValues>) {
       return trx
         .updateTable('gamesservers')
-        .set({ ...values, updated_at: new Date() })
+        .set({ ...changes, updated_at: new Date() })
         .where('id', '=', id)
         .returningAll()
         .executeTakeFirstOrThrow();
