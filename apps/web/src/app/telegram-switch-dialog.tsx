@@ -16,6 +16,7 @@ export default function TelegramSwitchDialog(props: {
       onClose={props.onCancel}
       title={`Войти как ${props.telegramName}?`}
       testId="telegram-switch-dialog"
+      describe
       actions={
         <>
           <Button onClick={props.onCancel}>Остаться</Button>

@@ -11,7 +11,9 @@ import { useBackClosesDialog } from '../lib/telegram-back';
  * SPEC.md section 9: dialogs at most 500 px wide, full screen on extra-small displays. Inside
  * Telegram the mini app's back button closes the top one through its onClose (lib/telegram-back).
  * `keepOnBackdrop`: a click beside the dialog does not close it (it holds what the operator typed);
- * Escape, the back button and the dialog's own buttons still do.
+ * Escape, the back button and the dialog's own buttons still do. `describe`: the content is the question or
+ * the message itself (a confirmation, an alert), read out with the title as the dialog's description; not for a
+ * form, whose labels, hints and values would all be read as one run-on description.
  */
 export function AppDialog(props: {
   open: boolean;
@@ -21,6 +23,7 @@ export function AppDialog(props: {
   actions?: ReactNode;
   testId?: string;
   keepOnBackdrop?: boolean;
+  describe?: boolean;
 }) {
   const theme = useTheme();
   const fullScreen = useMediaQuery(theme.breakpoints.down('sm'));
@@ -37,7 +40,7 @@ export function AppDialog(props: {
       fullScreen={fullScreen}
       aria-labelledby={titleId}
       // The question a confirm dialog asks (the amount, the nick, the server) is read out with its title.
-      aria-describedby={props.children !== undefined ? textId : undefined}
+      aria-describedby={props.describe && props.children !== undefined ? textId : undefined}
       data-testid={props.testId}
     >
       <DialogTitle id={titleId}>{props.title}</DialogTitle>

@@ -40,6 +40,7 @@ export function ConfirmDialog(props: {
       onClose={props.onClose}
       title={props.title}
       testId={props.testId}
+      describe
       actions={
         <>
           <Button onClick={props.onClose}>Отмена</Button>

@@ -46,6 +46,12 @@ export const telegramNoticesRepository = {
       .executeTakeFirst();
   },
 
+  /** The chat the user has linked now (null: none). */
+  async linkedChat(db: NoticesDb, userId: number) {
+    const row = await db.selectFrom('users').select('telegram_chat_id').where('id', '=', userId).executeTakeFirst();
+    return row?.telegram_chat_id ?? null;
+  },
+
   /**
    * The notice while it still waits to be sent to a linked chat (undefined once settled), with the
    * chat its user has linked now: the notice goes only to that chat, the one it was recorded for.

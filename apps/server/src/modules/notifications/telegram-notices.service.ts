@@ -57,11 +57,13 @@ export const CHAT_NOTICE_MAX_AGE_MS = NOTICE_MAX_AGE_MS;
 export interface ChatNoticePayload {
   chatId: string;
   text: string;
+  /** Whose chat it was: linked to that chat again by the time it goes, the notice is no longer true and is dropped. */
+  userId?: number;
 }
 /** What the subscriptions service needs of the queue for a chat notice. */
 export interface ChatNotices {
   /** In the transaction that moved or unlinked the chat: the message exists exactly when that commits. */
-  enqueue(trx: NoticesTrx, chatId: bigint, text: string): Promise<void>;
+  enqueue(trx: NoticesTrx, userId: number, chatId: bigint, text: string): Promise<void>;
   /** After that COMMIT: this process's Telegram worker looks at once. */
   wake(): void;
 }
@@ -140,6 +142,12 @@ export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date
   /** A chat notice: sent once Telegram takes it; a refusal other than 429 or 5xx (a blocked bot, a chat gone) is final. */
   async function sendChatNotice(p: ChatNoticePayload, ctx: Pick<JobContext, 'attempt'>) {
     if (!bot.enabled) return;
+    // The player linked this chat again while the notice waited out Telegram: «отключены»/«перенесены» would be
+    // the chat's last word about notices that are on (the bot's «Готово» came first).
+    if (p.userId !== undefined) {
+      const linked = await repo.linkedChat(db, p.userId);
+      if (linked !== null && String(linked) === p.chatId) return;
+    }
     const r = await bot.sendMessage(BigInt(p.chatId), p.text);
     if (r.ok) return;
     if (r.retryAfterMs !== undefined) throw new RetryAfter(r.retryAfterMs, r.error);
@@ -148,8 +156,8 @@ export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date
     if (!r.chatGone) log.warn({ error: r.error }, 'telegram chat notice refused');
   }
   const chatNotices: ChatNotices = {
-    async enqueue(trx, chatId, text) {
-      const payload: ChatNoticePayload = { chatId: String(chatId), text };
+    async enqueue(trx, userId, chatId, text) {
+      const payload: ChatNoticePayload = { chatId: String(chatId), text, userId };
       await jobs.enqueue(trx, CHAT_NOTICE_JOB, payload, { maxAttempts: NOTICE_ATTEMPTS, maxAgeMs: CHAT_NOTICE_MAX_AGE_MS });
     },
     wake: () => jobs.wake(),

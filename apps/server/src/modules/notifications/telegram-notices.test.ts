@@ -403,8 +403,8 @@ describe.each(DB_KINDS)('Telegram notices through the job queue on %s', (kind) =
       expect(moved()).toEqual([]);
       const [waiting] = await chatNoticeJobs();
       expect(waiting).toMatchObject({ state: 'pending', attempts: 1, payload: { chatId: '556101', text: expect.stringContaining('смените пароль') } });
-      // The chat and the text: nothing secret in the jobs table.
-      expect(Object.keys(waiting!.payload as object).sort()).toEqual(['chatId', 'text']);
+      // The chat, the text and whose it was: nothing secret in the jobs table.
+      expect(Object.keys(waiting!.payload as object).sort()).toEqual(['chatId', 'text', 'userId']);
       expect(waiting!.run_at.getTime() - Date.now()).toBeGreaterThan(5000);
       expect(waiting!.give_up_at.getTime() - waiting!.created_at.getTime()).toBe(CHAT_NOTICE_MAX_AGE_MS);
 
@@ -438,6 +438,28 @@ describe.each(DB_KINDS)('Telegram notices through the job queue on %s', (kind) =
       }
       await t.app.deps.jobs.runDue();
       expect(off()).toHaveLength(1);
+      expect(await chatNoticeJobs()).toEqual([]);
+    });
+
+    it('a chat linked again while its «отключены» notice waited out Telegram is not told the notices are off', async () => {
+      // Review finding: the queued notice went after the bot's «Готово» of the new link, the chat's last word then
+      // saying the notices were off while they were on.
+      const u = await createUser(t.db.kysely);
+      await linkThrough(u, 556_301);
+      const off = () => sentTo(556_301).filter((m) => m.text.startsWith('Уведомления отключены на сайте'));
+      bot.sendDownWhile(true);
+      try {
+        expect((await t.app.inject({ method: 'DELETE', url: '/api/telegram_link', headers: u.auth })).json()).toEqual({ linked: false });
+        await t.app.deps.jobs.runDue();
+        expect(await chatNoticeJobs()).toMatchObject([{ state: 'pending', attempts: 1 }]);
+      } finally {
+        bot.sendDownWhile(false);
+      }
+      await linkThrough(u, 556_301);
+      expect(await chatOf(u.id)).toBe(556_301n);
+      await chatNoticeDue();
+      await t.app.deps.jobs.runDue();
+      expect(off()).toEqual([]);
       expect(await chatNoticeJobs()).toEqual([]);
     });
   });

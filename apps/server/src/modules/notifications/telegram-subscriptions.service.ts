@@ -75,7 +75,7 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
       const chatId = await db.transaction().execute(async (trx) => {
         const chat = await repo.chatOf(trx, caller.user.id);
         await repo.unlinkUser(trx, caller.user.id);
-        if (chat !== null && bot.enabled) await chatNotices.enqueue(trx, BigInt(chat), UNLINKED_NOTICE);
+        if (chat !== null && bot.enabled) await chatNotices.enqueue(trx, caller.user.id, BigInt(chat), UNLINKED_NOTICE);
         return chat;
       });
       if (chatId !== null && bot.enabled) chatNotices.wake();
@@ -100,7 +100,7 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
               await repo.dropUnusedLinkTokens(trx, o.userId);
               await repo.setChat(trx, o.userId, command.chatId);
               const moved = previous !== null && BigInt(previous) !== command.chatId;
-              if (moved && bot.enabled) await chatNotices.enqueue(trx, BigInt(previous), MOVED_NOTICE);
+              if (moved && bot.enabled) await chatNotices.enqueue(trx, o.userId, BigInt(previous), MOVED_NOTICE);
               return { ...o, moved };
             })
           : undefined;

@@ -23,7 +23,7 @@ function NoServerDialog() {
   const close = useUi((s) => s.closeDialog);
   useAutoClose(open, NO_SERVER_DIALOG_TIMEOUT_MS);
   return (
-    <AppDialog open={open} onClose={close} title="Вы не выбрали сервер" actions={<Button onClick={close}>Понятно</Button>}>
+    <AppDialog open={open} onClose={close} title="Вы не выбрали сервер" describe actions={<Button onClick={close}>Понятно</Button>}>
       Без выбора сервера Вы не можете пополнять или выводить адену и видеть баланс адены, подарочные коды и т. д.
     </AppDialog>
   );
@@ -35,7 +35,7 @@ function AlertDialog() {
   const open = dialog.name === 'alert';
   useAutoClose(open, open ? dialog.timeout : undefined);
   return (
-    <AppDialog open={open} onClose={close} title={open ? dialog.text : ''} actions={<Button onClick={close}>Закрыть</Button>} testId="alert-dialog">
+    <AppDialog open={open} onClose={close} title={open ? dialog.text : ''} describe actions={<Button onClick={close}>Закрыть</Button>} testId="alert-dialog">
       {open &&
         dialog.errors.map((e) => (
           <Typography key={e} color="error">

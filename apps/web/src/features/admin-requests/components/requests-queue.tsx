@@ -218,6 +218,7 @@ function CompleteDialog({ target, onClose }: { target: AdminRequest | null; onCl
       onClose={onClose}
       title={r ? `Выполнить заявку №${r.id}?` : ''}
       testId="complete-dialog"
+      describe
       actions={
         <>
           <Button onClick={onClose}>Не выполнять</Button>

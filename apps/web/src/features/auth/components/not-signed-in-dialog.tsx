@@ -13,6 +13,7 @@ export function NotSignedInDialog() {
       open={open}
       onClose={close}
       title="Вы не авторизованы"
+      describe
       actions={
         <>
           <Button onClick={close}>Позже</Button>

@@ -26,6 +26,7 @@ export function LowCapacityDialog() {
       onClose={close}
       title="Недостаточно средств"
       testId="low-capacity-dialog"
+      describe
       actions={
         <>
           <Button onClick={close}>Закрыть</Button>

@@ -3,8 +3,10 @@ import Alert from '@mui/material/Alert';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { type ReactNode, useRef, useState } from 'react';
+import { useQueryClient } from '@tanstack/react-query';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { AmountField } from '../../../components/amount-field';
+import { ApiError } from '../../../lib/api-client';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { amountText, currencyWord } from '../../../utils/plural';
@@ -74,6 +76,7 @@ export function useMoneyForm<T>(options: {
 }) {
   const { operation, gameServerId, currency, nick, limits, send, onSent, onError } = options;
   const refusal = (amount: number) => (limits ? limitRefusal(limits, currency, amount) : null);
+  const qc = useQueryClient();
   const errors = useFormErrors();
   const [amountText, setAmountText] = useState('');
   const [nickText, setNickText] = useState('');
@@ -120,6 +123,9 @@ export function useMoneyForm<T>(options: {
       // A refusal that comes after this opening was closed (the dialog maybe opened again since, for
       // another server or amount) is not shown on what is open now.
       if (useUi.getState().dialog !== opening) return;
+      // An amount the server refused (its limits changed since the list was read, say): the list is read again,
+      // so the limits shown and checked under «Сумма» are the server's.
+      if (err instanceof ApiError && err.status === 422 && err.fieldErrors.amount) void qc.invalidateQueries({ queryKey: ['gamesservers'] });
       if (!onError?.(err, amount)) errors.fromError(err, nick ? ['amount'] : ['amount', 'nick']);
     } finally {
       setBusy(false);
@@ -182,6 +188,13 @@ export const stillOpen = (from: SentFrom | null) => from !== null && useUi.getSt
 export function useServerAtOpening(open: boolean, dialog: DialogState, server: Gamesserver): Gamesserver {
   const [opening, setOpening] = useState<{ dialog: DialogState; server: Gamesserver } | null>(null);
   if (open && opening?.dialog !== dialog) setOpening({ dialog, server });
+  // Each opening reads the list of servers again: an amount is refused under «Сумма» by the limits it gives, and an
+  // operator may have changed them since the page read it (a list kept up to a minute, longer on a page left open).
+  const qc = useQueryClient();
+  const opened = open ? dialog : null;
+  useEffect(() => {
+    if (opened) void qc.invalidateQueries({ queryKey: ['gamesservers'] });
+  }, [opened, qc]);
   // The page's copy while it is the same server: its limits are the freshest read.
   return !opening || opening.server.id === server.id ? server : opening.server;
 }

@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 import type { Gamesserver } from '@adena/contract/lite';
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { QueryClient, QueryClientProvider, useQuery } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -91,6 +91,35 @@ describe('the deposit dialog', () => {
     await act(async () => type(amountInput(), '100000'));
     expect(helperOf(amountInput())).toBe('= 100 000 монет эйнхасад');
     expect(create().disabled).toBe(false);
+  });
+
+  it('is not described by its whole form (a screen reader would read every label, hint and value as one run-on text)', async () => {
+    await open(1, null);
+    await act(async () => type(amountInput(), '2кк'));
+    expect(document.querySelector('[data-testid="put-dialog"] [role="dialog"]')?.getAttribute('aria-describedby')).toBeNull();
+  });
+
+  it('each opening reads the servers again: a maximum an operator raised since the page read the list lets the amount go', async () => {
+    // Review finding: the limits checked under «Сумма» were the page's copy of the list (kept a minute, longer on a
+    // page left open), and an amount the server would now take stayed refused until a reload.
+    localStorage.setItem('access_token', 'token');
+    const raised = { ...server, limits: { ...server.limits, input: { '1': { min: 1_000_000, max: 10_000_000_000 }, '2': coins } } };
+    const fetch = vi.fn(async (url: string) => (String(url).includes('/api/gamesservers') ? answer(200, [raised]) : answer(500, { message: '—' })));
+    vi.stubGlobal('fetch', fetch);
+    const qc = new QueryClient({ defaultOptions: { queries: { staleTime: 60_000, retry: false } } });
+    qc.setQueryData(['gamesservers'], [server]);
+    // The page: the server as its (cached) list gives it, as home.tsx passes it.
+    function Page() {
+      const { data } = useQuery({ queryKey: ['gamesservers'], queryFn: async () => (await (await fetch('/api/gamesservers')).json()) as Gamesserver[] });
+      return createElement(PutDialog, { server: data![0]!, nick: 'Hero' });
+    }
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(Page))));
+    await act(async () => useUi.getState().openDialog({ name: 'put', currency: 1 }));
+    await settle();
+    await act(async () => type(amountInput(), '6ккк'));
+    expect(helperOf(amountInput())).toBe('= 6 000 000 000 аден');
+    expect(fetch.mock.calls.filter(([url]) => String(url).includes('/api/gamesservers'))).toHaveLength(1);
   });
 
   it('a deposit answered after its dialog was closed opens or closes nothing, and says whom to transfer the amount to', async () => {
