@@ -13,3 +13,9 @@ export const gamesserversQueryOptions = () =>
   });
 
 export const useGamesservers = () => useQuery(gamesserversQueryOptions());
+
+/**
+ * Why a saved server is not shown yet (features/servers' useSelectedServer): its list is being read, or could not
+ * be, with what to say; null: none is saved, or the saved one is not in the list read.
+ */
+export type ServerWait = 'loading' | { failed: string } | null;

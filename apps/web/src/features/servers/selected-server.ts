@@ -1,5 +1,5 @@
 import type { Gamesserver } from '@adena/contract/lite';
-import { useGamesservers } from '../../lib/gamesservers';
+import { type ServerWait, useGamesservers } from '../../lib/gamesservers';
 import { holdLocalState, useLocalState } from '../../lib/local-state';
 import { useUi } from '../../lib/ui-store';
 
@@ -23,11 +23,6 @@ export const useSelectedGameServerId = () => useLocalState(KEY, parse, serialize
 /** What the list of servers said when it could not be read (the picker and the tabs under it say the same). */
 export const SERVERS_READ_FAILED = 'Не удалось загрузить список серверов. Обновите страницу.';
 
-/**
- * Why a saved server is not there yet: its list is being read, or could not be read (with what to say, shown by the
- * tabs under the picker); null: none is saved, or it is not in the list read.
- */
-export type ServerWait = 'loading' | { failed: string } | null;
 
 /**
  * The chosen server as the list read gives it, and, while there is none to show for a saved choice, why: the list

@@ -1,7 +1,8 @@
 import type { Gamesserver } from '@adena/contract/lite';
 import Skeleton from '@mui/material/Skeleton';
 import { lazy, Suspense } from 'react';
-import type { ServerWait, TopUpDialogs } from './codes-tab';
+import type { ServerWait } from '../../../lib/gamesservers';
+import type { TopUpDialogs } from './codes-tab';
 
 // The codes screens (and the zod schemas their forms validate with) load when the tab opens.
 const CodesTabScreen = lazy(() => import('./codes-tab'));

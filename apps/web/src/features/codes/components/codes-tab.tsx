@@ -18,7 +18,7 @@ import { plural } from '../../../utils/plural';
 import { useUser } from '../../../lib/session';
 import { RealtimeIndicator } from '../../../components/realtime-indicator';
 import { USER_READ_FAILED_ACTION, UserReadFailed } from '../../../components/user-read-failed';
-import { useGamesservers } from '../../../lib/gamesservers';
+import { type ServerWait, useGamesservers } from '../../../lib/gamesservers';
 import { useWallet } from '../../../lib/wallets';
 import { useCodeIncidents } from '../api/code-incidents';
 import { useHasErrorCodes } from '../api/get-error-user-code';
@@ -238,12 +238,6 @@ function useAccountTurn() {
   if (next !== seen) setSeen(next);
   return next.turn;
 }
-
-/**
- * Why a saved server is not there yet (the app reads it, features/servers/selected-server.ts): its list is being
- * read, or could not be, with what to say; null: none is chosen.
- */
-export type ServerWait = 'loading' | { failed: string } | null;
 
 /** The codes tab of the selected game server. */
 export default function CodesTab({ server, wait = null, topUp }: { server: Gamesserver | undefined; wait?: ServerWait; topUp: TopUpDialogs }) {

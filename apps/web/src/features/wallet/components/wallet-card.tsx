@@ -14,6 +14,7 @@ import { useUi } from '../../../lib/ui-store';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { currencyWord } from '../../../utils/plural';
 import { useUser } from '../../../lib/session';
+import type { ServerWait } from '../../../lib/gamesservers';
 import { useWallet, useWallets } from '../../../lib/wallets';
 import { useSelectedCurrency } from '../selected-currency';
 import { Hint } from '../../../components/hint';
@@ -56,7 +57,7 @@ const CURRENCIES = [
  * `wait`: a server is saved but the list naming it is still being read, or could not be, with what to say (the app
  * reads it, features/servers/selected-server.ts): the card waits or says so, not «Выберите игровой сервер».
  */
-export function WalletCard({ server, wait = null }: { server: Gamesserver | undefined; wait?: 'loading' | { failed: string } | null }) {
+export function WalletCard({ server, wait = null }: { server: Gamesserver | undefined; wait?: ServerWait }) {
   const { isSignedIn, isPending: userPending, readFailed } = useUser();
   const walletsQuery = useWallets();
   const wallet = useWallet(server?.id ?? null);
