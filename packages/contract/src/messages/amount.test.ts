@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { adenaText, amountText, formatAmount, plural } from './amount';
+import { adenaText, amountText, formatAmount, limitRefusalText, plural } from './amount';
 
 describe('amounts in Russian texts', () => {
   it('groups thousands with a space, for numbers and bigints alike', () => {
@@ -47,5 +47,10 @@ describe('amounts in Russian texts', () => {
     expect(amountText(3, 1, ' ', 'gen')).toBe('3 аден');
     expect(amountText(21, 2, ' ', 'acc')).toBe('21 монету эйнхасад');
     expect(amountText(3, 1, ' ', 'acc')).toBe('3 адены');
+  });
+  it('refuses an amount outside a server\'s limits in one text for the server and the web', () => {
+    expect(limitRefusalText({ min: 1_000_000, max: 5_000_000_000 }, 1)).toBe('От 1 000 000 до 5 000 000 000 аден');
+    expect(limitRefusalText({ min: 10n, max: 21n }, 2)).toBe('От 10 до 21 монеты эйнхасад');
+    expect(limitRefusalText({ min: 0, max: 0 }, 1)).toBe('Сейчас этот сервер не принимает такие заявки');
   });
 });

@@ -53,3 +53,11 @@ export const amountText = (v: number | bigint, currency: 1 | 2, space = ' ', gra
 
 /** An amount of adena in a Russian text: '1 000 000 аден', '1 адена', '2 адены'. */
 export const adenaText = (v: number | bigint, space = ' ', grammaticalCase: GrammaticalCase = 'nom') => amountText(v, 1, space, grammaticalCase);
+
+/**
+ * Why an amount outside a server's limits on one request is refused, under «Сумма»: the server's 422
+ * (requests.service.ts) and the web form that refuses it before sending say it in these words. A limit whose
+ * max is 0 means the server takes no such requests.
+ */
+export const limitRefusalText = (limits: { min: number | bigint; max: number | bigint }, currency: 1 | 2): string =>
+  BigInt(limits.max) === 0n ? 'Сейчас этот сервер не принимает такие заявки' : `От ${formatAmount(limits.min)} до ${amountText(limits.max, currency, ' ', 'gen')}`;

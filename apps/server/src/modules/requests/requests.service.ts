@@ -1,4 +1,4 @@
-import { amountText, decisionText, formatAmount, type Request, type RequestStatusEvent } from '@adena/contract';
+import { decisionText, formatAmount, limitRefusalText, type Request, type RequestStatusEvent } from '@adena/contract';
 import type { Db } from '../../db/client';
 import type { RequestType } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
@@ -102,14 +102,15 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
     if (decision.notice) deliver(decision.notice);
   }
 
-  /** A server whose settings hold no limits for this currency and direction takes nothing (functions/requests.sql). */
-  const NOT_TAKEN = 'Сейчас этот сервер не принимает такие заявки';
-  /** The 422 of an amount outside the server's limits, from the DETAIL 'min,max' request_open gives. */
+  /**
+   * The 422 of an amount outside the server's limits, from the DETAIL 'min,max' request_open gives (a server
+   * whose settings hold no limits for this currency and direction takes nothing: functions/requests.sql).
+   */
   function limitError(type: RequestType, currency: CurrencyType, detail: string) {
     const [min, max] = detail.split(',').map((v) => BigInt(v)) as [bigint, bigint];
     return new AppError('LIMIT_EXCEEDED', {
       message: type === 'input' ? 'Сумма пополнения вне пределов сервера' : 'Сумма вывода вне пределов сервера',
-      errors: { amount: [max === 0n ? NOT_TAKEN : `От ${formatAmount(min)} до ${amountText(max, currency, ' ', 'gen')}`] },
+      errors: { amount: [limitRefusalText({ min, max }, currency)] },
     });
   }
 

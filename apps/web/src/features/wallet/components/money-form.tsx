@@ -1,4 +1,4 @@
-import { type CurrencyType, formatAmount as groupDigits, type Gamesserver } from '@adena/contract/lite';
+import { type CurrencyType, type Gamesserver, limitRefusalText } from '@adena/contract/lite';
 import Alert from '@mui/material/Alert';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
@@ -26,12 +26,11 @@ export const amountLimits = (server: Gamesserver, direction: Direction, currency
 
 /**
  * An amount outside those limits, refused under «Сумма» before it is sent, in the words of the server's 422
- * (limitError in apps/server/src/modules/requests/requests.service.ts): a request sent anyway would be refused,
- * and a withdrawal's TOTP code spent on that refusal (the server checks the code before the limits).
+ * (the contract's limitRefusalText): a request sent anyway would be refused, and a withdrawal's TOTP code spent
+ * on that refusal (the server checks the code before the limits).
  */
 export function limitRefusal(limits: { min: number; max: number }, currency: CurrencyType, amount: number): string | null {
-  if (amount >= limits.min && amount <= limits.max) return null;
-  return limits.max === 0 ? 'Сейчас этот сервер не принимает такие заявки' : `От ${groupDigits(limits.min)} до ${amountText(limits.max, currency, ' ', 'gen')}`;
+  return amount >= limits.min && amount <= limits.max ? null : limitRefusalText(limits, currency);
 }
 
 function limitsText(server: Gamesserver, direction: Direction, currency: CurrencyType) {
