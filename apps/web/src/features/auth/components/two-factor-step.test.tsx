@@ -70,4 +70,36 @@ describe("the sign-in's second step", () => {
     ({ root } = await mountWithQuery(() => createElement(TwoFactorStep)));
     expect(document.querySelector('a')?.textContent).toBe('Войти заново');
   });
+
+  it("the account's wrong-code limit only asks to wait: the pending sign-in stays for the next code; five wrong ones end it", async () => {
+    const bodies: unknown[] = [];
+    const answers = [
+      () => new Response(JSON.stringify({ message: 'Слишком много попыток. Попробуйте позже' }), { status: 429, headers: { 'Content-Type': 'application/json', 'Retry-After': '60' } }),
+      () => answer(429, { message: 'Слишком много неверных кодов. Войдите снова' }),
+    ];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit) => {
+        bodies.push(JSON.parse(String(init.body)));
+        return answers.shift()!();
+      }),
+    );
+    sessionStorage.setItem('two_factor_token', 'pending');
+    ({ root } = await mountWithQuery(() => createElement(TwoFactorStep)));
+    const press = async () => {
+      await act(async () => type(document.querySelector('[data-testid="two-factor-code"]') as HTMLInputElement, '123456'));
+      await act(async () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Подтвердить')!.click());
+      await settle();
+    };
+    await press();
+    expect(document.body.textContent).toContain('Слишком много попыток');
+    expect(sessionStorage.getItem('two_factor_token')).toBe('pending');
+    await press();
+    expect(bodies).toEqual([
+      { two_factor_token: 'pending', code: '123456' },
+      { two_factor_token: 'pending', code: '123456' },
+    ]);
+    expect(document.body.textContent).toContain('Слишком много неверных кодов. Войдите снова');
+    expect(sessionStorage.getItem('two_factor_token')).toBeNull();
+  });
 });

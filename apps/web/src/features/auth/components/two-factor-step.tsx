@@ -14,6 +14,9 @@ import { twoFactorVerifyBody, useTwoFactorVerify } from '../api/two-factor-verif
 import { AuthCard } from './auth-card';
 import { takeReturnTo } from '../../../lib/return-to';
 
+/** The 429s of a pending sign-in used up by its own wrong codes (two-factor.service.ts verify). */
+const spent = (message: string) => message === T.tooManyCodes || message === T.resetTooManyCodes;
+
 /** The sign-in's second step (TOTP on): the code from the app, or a recovery code. */
 export function TwoFactorStep() {
   const [, navigate] = useLocation();
@@ -36,7 +39,9 @@ export function TwoFactorStep() {
       navigate(takeReturnTo(), { replace: true });
     } catch (err) {
       // An expired or used-up pending sign-in cannot be retried: back to the password, or for a reset to the reset.
-      if (err instanceof ApiError && (err.status === 401 || err.status === 429)) pendingSecondStep.clear();
+      // The other 429, the account's wrong codes across sign-ins and step-ups, only asks to wait: the server keeps
+      // the pending sign-in until it expires.
+      if (err instanceof ApiError && (err.status === 401 || (err.status === 429 && spent(err.message)))) pendingSecondStep.clear();
       // The server names a reset's expiry while it still holds the pending sign-in; past its purge it cannot tell.
       if (reset && err instanceof ApiError && err.status === 401) f.fromError(new ApiError(401, { message: T.resetExpired }));
       else f.fromError(err);
