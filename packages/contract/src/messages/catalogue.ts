@@ -21,6 +21,12 @@ export const ERROR_MESSAGES = {
   INTERNAL: 'Неизвестная ошибка приложения. Обновите страницу и попробуйте снова или обратитесь в поддержку',
 } as const;
 
+/**
+ * The sign-up flow's resends are used up (5): its 429 sends the web back to the details form, where «Получить
+ * код» starts a new flow, instead of counting down to the same refusal again.
+ */
+export const RESENDS_USED_UP = 'Слишком много повторных отправок. Начните заново';
+
 export type ErrorCode = keyof typeof ERROR_MESSAGES;
 
 export const errorMessage = (code: ErrorCode): string => ERROR_MESSAGES[code];

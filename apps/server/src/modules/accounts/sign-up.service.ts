@@ -1,4 +1,4 @@
-import { CODE_TTL_MS, RESEND_INTERVAL_MS } from '@adena/contract';
+import { CODE_TTL_MS, RESEND_INTERVAL_MS, RESENDS_USED_UP } from '@adena/contract';
 import { refuseCommonPassword } from '../../lib/common-passwords';
 import { AppError } from '../../lib/app-error';
 import { hashPassword } from '../../lib/password';
@@ -15,7 +15,6 @@ import { addressKey } from '../../lib/address-key';
 
 /** Resends per flow; after that the player starts over (and meets the per-address limits). */
 const MAX_RESENDS = 5;
-const TOO_MANY_RESENDS = 'Слишком много повторных отправок. Начните заново';
 
 const defaultName = (method: Method, address: string) =>
   method === 'email' ? address.split('@')[0]!.slice(0, 64) : `Игрок ${address.slice(-4)}`;
@@ -59,7 +58,7 @@ export function createSignUpService(deps: SignUpDeps) {
         const s = Math.ceil(wait / 1000);
         return { error: tooMany(s, CODE_MSG.sentRecently(s)) };
       }
-      if (flow.resends >= MAX_RESENDS) return { error: tooMany(RESEND_INTERVAL_MS / 1000, TOO_MANY_RESENDS) };
+      if (flow.resends >= MAX_RESENDS) return { error: tooMany(RESEND_INTERVAL_MS / 1000, RESENDS_USED_UP) };
       const token = newToken();
       const code = flow.code_hash ? newCode() : null;
       const expiresAt = new Date(at.getTime() + CODE_TTL_MS);

@@ -87,6 +87,39 @@ describe('the sign-up form', () => {
     expect(sent.filter(([url]) => url === '/api/email_register')).toHaveLength(2);
   });
 
+  it('a flow whose resends are used up goes back to the details with the reason, where «Получить код» starts a new one', async () => {
+    const sent: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        sent.push(url);
+        if (url === '/api/email_register') return Response.json({ email_token: 'flow-2' });
+        const usedUp = 'Слишком много повторных отправок. Начните заново';
+        return Response.json({ message: usedUp }, { status: 429, headers: { 'Retry-After': '60' } });
+      }),
+    );
+    // The code step of a flow sent over a minute ago (a reload: the details typed are gone).
+    sessionStorage.setItem('code_flow:register:email', JSON.stringify({ token: 'flow-1', sentTo: 'player@example.com', sentAt: Date.now() - 61_000 }));
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: new QueryClient() }, createElement(RegisterForm, { method: 'email' }))));
+    const button = (text: string) => [...document.querySelectorAll('button')].find((b) => b.textContent?.startsWith(text));
+    await act(async () => button('Отправить код ещё раз')!.click());
+    await settle();
+    expect(sent).toEqual(['/api/new_token_email_register']);
+    expect(document.querySelector('input[autocomplete="one-time-code"]')).toBeNull();
+    expect(document.body.textContent).toContain('Слишком много повторных отправок. Начните заново');
+    expect(document.querySelector<HTMLInputElement>('input[type="email"]')!.value).toBe('player@example.com');
+    expect(sessionStorage.getItem('code_flow:register:email')).toBeNull();
+
+    const [password, repeat] = [...document.querySelectorAll<HTMLInputElement>('input[type="password"]')];
+    await act(async () => type(password!, 'correct horse battery'));
+    await act(async () => type(repeat!, 'correct horse battery'));
+    await act(async () => button('Получить код')!.click());
+    await settle();
+    expect(sent.at(-1)).toBe('/api/email_register');
+    expect(document.body.textContent).toContain('Мы отправили код из 6 цифр на player@example.com');
+  });
+
   it('keeps the code step across a reload of the tab: the code goes to the same flow, the resend still waits its minute, and a new start fills in the address', async () => {
     const sent: [string, Record<string, unknown>][] = [];
     vi.stubGlobal(

@@ -1,4 +1,4 @@
-import { FIELD_MESSAGES } from '@adena/contract';
+import { FIELD_MESSAGES, RESENDS_USED_UP } from '@adena/contract';
 import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
@@ -6,6 +6,7 @@ import TextField from '@mui/material/TextField';
 import { useState } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
+import { ApiError } from '../../../lib/api-client';
 import { useCodeVerificationRegister } from '../api/code-verification-register';
 import { useNewTokenRegister } from '../api/new-token-register';
 import { registerBodySchema, useRegister } from '../api/register';
@@ -74,13 +75,20 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
 
   async function resend(): Promise<ResendOutcome> {
     f.clear();
+    const sentFor = token;
     try {
-      const sentFor = token;
       const next = await newToken.mutateAsync({ method, token: token! });
       // Only onto the flow it was sent for: after «Изменить данные» (or another flow) a late answer changes nothing.
       setFlow((fl) => (fl && next && fl.token === sentFor ? { ...fl, token: next, sentAt: Date.now() } : fl));
       return { sent: true };
     } catch (err) {
+      // A flow that can no longer be resent (its 5 resends used up, or it expired) is started again from the
+      // details, the reason above them: the code step counted down to the same refusal, again and again.
+      if (err instanceof ApiError && (err.message === RESENDS_USED_UP || err.status === 422)) {
+        const sentTo = flow?.sentTo ?? '';
+        setValues((v) => (v.login ? v : { ...v, login: sentTo }));
+        setFlow((fl) => (fl && fl.token === sentFor ? null : fl));
+      }
       f.fromError(err);
       return { sent: false, error: err };
     }
