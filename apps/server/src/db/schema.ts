@@ -157,6 +157,8 @@ export interface BalanceRequestsTable {
   claimed_at: NullableTimestamp;
   /** When the holder first took it; a renewal by the holder keeps it (migration 0031). */
   claim_started_at: NullableTimestamp;
+  /** The operator whose claim a block, a demotion or a TOTP rescue dropped; the player's cancel waits for an operator (migration 0045). */
+  claim_dropped_by: ColumnType<number | null, number | null | undefined, number | null>;
   vip_alerted_at: NullableTimestamp;
   overdue_alerted_at: NullableTimestamp;
 }

@@ -16,6 +16,10 @@ export const AdminRequestSchema = RequestSchema.extend({
   claim_lapses_at: TimestampSchema.nullable(),
   // Beyond PRODUCT.md: another player's wallet on this server carries the request's nick (nicks are not unique).
   nick_shared: z.boolean(),
+  // Beyond PRODUCT.md: the operator whose claim ended without a decision when they were blocked, lost the admin
+  // flag or had TOTP turned off; they may have handed the adena over, so the player cannot cancel until an
+  // operator decides the request or takes it and releases it.
+  claim_dropped_by: z.object({ id: z.number().int(), name: z.string() }).nullable(),
 });
 export type AdminRequest = z.infer<typeof AdminRequestSchema>;
 

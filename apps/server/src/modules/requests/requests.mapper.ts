@@ -40,6 +40,7 @@ export function toAdminRequest(r: AdminRequestRow, now: Date, claimTimeoutMin: n
     claim_lapses_at:
       r.claimed_by === null || r.claimed_at === null ? null : new Date(new Date(r.claimed_at).getTime() + claimTimeoutMin * 60_000).toISOString(),
     nick_shared: r.nick_shared,
+    claim_dropped_by: r.claim_dropped_by === null ? null : { id: r.claim_dropped_by, name: r.claim_dropper_name ?? '' },
   };
 }
 

@@ -17,7 +17,15 @@ export type AdminRequestRow = RequestRow & {
   claimer_name: string | null;
   /** Another player's wallet on the server carries the request's nick (db/shared-nick.ts). */
   nick_shared: boolean;
+  /** The operator whose claim was dropped by their block, demotion or TOTP rescue (claimDropperName). */
+  claim_dropper_name: string | null;
 };
+
+/**
+ * In a query of `balance_requests as r`: the name of the operator whose claim their block, demotion or TOTP rescue
+ * dropped (migration 0045), shown on the request so the next operator checks in game whether it was handed over.
+ */
+export const claimDropperName = sql<string | null>`(SELECT d.name FROM users d WHERE d.id = r.claim_dropped_by)`.as('claim_dropper_name');
 
 export interface PendingGroup {
   gamesserver_id: number;
@@ -241,7 +249,8 @@ export const requestsRepository = {
       .selectAll('r')
       .leftJoin('users as c', 'c.id', 'r.claimed_by')
       .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until', 'u.blocked_at as user_blocked_at', 'c.name as claimer_name'])
-      .select(nickSharedWithOthers);
+      .select(nickSharedWithOthers)
+      .select(claimDropperName);
     rows =
       f.status === 'pending'
         ? rows.orderBy(sql`CASE WHEN r.type = 'output' AND u.vip_until > now() THEN 0 ELSE 1 END`).orderBy('r.id', 'asc')
@@ -268,6 +277,7 @@ export const requestsRepository = {
       .selectAll('r')
       .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until', 'u.blocked_at as user_blocked_at', 'c.name as claimer_name'])
       .select(nickSharedWithOthers)
+      .select(claimDropperName)
       .where('r.id', '=', id)
       .executeTakeFirst() as Promise<AdminRequestRow | undefined>;
   },

@@ -1,5 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
 import { nickSharedWithOthers } from '../../db/shared-nick';
+import { claimDropperName } from '../requests/requests.repository';
 import type { Database } from '../../db/schema';
 
 type Q = Kysely<Database> | Transaction<Database>;
@@ -125,12 +126,22 @@ export const shiftRepository = {
       .execute();
   },
 
-  clearClaims(trx: ShiftTrx, ids: number[]) {
-    return trx.updateTable('balance_requests').set({ claimed_by: null, claimed_at: null, claim_started_at: null }).where('id', 'in', ids).execute();
+  /** Claims ended by their operator's block, demotion or TOTP rescue: remembered, so the player still cannot cancel. */
+  dropClaims(trx: ShiftTrx, ids: number[], operatorId: number) {
+    return trx
+      .updateTable('balance_requests')
+      .set({ claimed_by: null, claimed_at: null, claim_started_at: null, claim_dropped_by: operatorId })
+      .where('id', 'in', ids)
+      .execute();
   },
 
+  /** An operator's release: their judgement that nothing changed hands, so a dropped claim's hold on the cancel goes too. */
   clearClaim(trx: ShiftTrx, id: number) {
-    return trx.updateTable('balance_requests').set({ claimed_by: null, claimed_at: null, claim_started_at: null }).where('id', '=', id).execute();
+    return trx
+      .updateTable('balance_requests')
+      .set({ claimed_by: null, claimed_at: null, claim_started_at: null, claim_dropped_by: null })
+      .where('id', '=', id)
+      .execute();
   },
 
   claimState(q: Q, id: number) {
@@ -152,6 +163,7 @@ export const shiftRepository = {
       .selectAll('r')
       .select(adminColumns)
       .select(nickSharedWithOthers)
+      .select(claimDropperName)
       .where('r.id', '=', id)
       .executeTakeFirst();
   },

@@ -346,7 +346,7 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       spy.mockRestore();
       for (const id of [a.id, b.id]) {
         expect(await row(id)).toMatchObject({ status: 'pending', claimed_by: null, claimed_at: null });
-        expect((await auditOf(id)).at(-1)).toMatchObject({ admin_id: boris.id, action: 'request.release', before: { claimed_by: gone.id }, after: { claimed_by: null } });
+        expect((await auditOf(id)).at(-1)).toMatchObject({ admin_id: boris.id, action: 'request.release', before: { claimed_by: gone.id }, after: { claimed_by: null, claim_dropped_by: gone.id } });
       }
       // Someone else's claim is untouched.
       expect((await row(other.id)).claimed_by).toBe(anna.id);
@@ -356,6 +356,50 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       expect(await balanceOf(a.player.id)).toBe(before + 2 * KK);
       expect((await call('POST', `/api/admin/requests/${b.id}/complete`, boris, {})).statusCode).toBe(200);
       expect((await release(other.id, anna)).statusCode).toBe(200);
+    }
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it("a claim dropped by its operator's block or demotion still holds the player's cancel: the adena may have changed hands (an operator demoting the one holding their own withdrawal got it twice)", async () => {
+    for (const how of ['block', 'demote'] as const) {
+      // Vera files a withdrawal; Gleb takes it into work and may be handing the adena over in game.
+      const vera = await createUser(t.db.kysely, { admin: true, name: 'Вера' });
+      const gleb = await createUser(t.db.kysely, { admin: true, name: 'Глеб' });
+      const w = await createWallet(t.db.kysely, vera.id, serverId);
+      await fund(t.db.kysely, w, 10n * BigInt(KK));
+      const headers = { ...vera.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, now()) };
+      const opened = await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers, payload: { gamesserver_id: serverId, amount: 2 * KK } });
+      expect(opened.statusCode).toBe(200);
+      const id = opened.json().success.id as number;
+      const held = await balanceOf(vera.id);
+      expect((await claim(id, gleb)).statusCode).toBe(200);
+      expect((await release(id, vera)).statusCode).toBe(403);
+      expect((await call('POST', '/api/delete_request/', vera, { id })).statusCode).toBe(409);
+
+      // Vera, an operator herself, ends Gleb's claim by blocking or demoting him.
+      const changed =
+        how === 'block'
+          ? await call('POST', `/api/admin/users/${gleb.id}/block`, vera, { reason: 'проверка' })
+          : await call('POST', `/api/admin/users/${gleb.id}/admin`, vera, { admin: false });
+      expect(changed.statusCode).toBe(200);
+      expect(await row(id)).toMatchObject({ status: 'pending', claimed_by: null, claim_dropped_by: gleb.id });
+      const cancel = await call('POST', '/api/delete_request/', vera, { id });
+      expect(cancel.statusCode).toBe(409);
+      expect(cancel.json().errors.id).toEqual(['Заявку проверяет оператор, отменить её сейчас нельзя. Дождитесь его решения']);
+      expect(await balanceOf(vera.id)).toBe(held);
+
+      // The queue names who held it, so the next operator checks in game first.
+      const queue = await call('GET', '/api/admin/requests?status=pending&per_page=100', anna);
+      expect(queue.json().data.find((r: { id: number }) => r.id === id)).toMatchObject({ claimed_by: null, claim_dropped_by: { id: gleb.id, name: 'Глеб' } });
+
+      // Another operator takes it, finds nothing was handed over and lets it go: now she may cancel, once.
+      const taken = await claim(id, anna);
+      expect(taken.statusCode).toBe(200);
+      expect(taken.json().success).toMatchObject({ claimed_by: { id: anna.id }, claim_dropped_by: { id: gleb.id } });
+      expect((await release(id, anna)).statusCode).toBe(200);
+      expect((await row(id)).claim_dropped_by).toBeNull();
+      expect((await call('POST', '/api/delete_request/', vera, { id })).statusCode).toBe(200);
+      expect(await balanceOf(vera.id)).toBe(held + 2 * KK);
     }
     expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
   });

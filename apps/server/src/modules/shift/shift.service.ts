@@ -212,16 +212,20 @@ export function createShiftService(d: ShiftDeps) {
     },
 
     /**
-     * An operator blocked or no longer an admin lets go of every request they hold, in that change's
-     * transaction: each is a release by the operator who made the change (audited), so the queue need
-     * not wait CLAIM_TIMEOUT_MIN for claims nobody will finish. The released ids, for announceReleased.
+     * An operator blocked, no longer an admin or with TOTP turned off lets go of every request they hold, in
+     * that change's transaction: each is a release by the operator who made the change (audited), so the queue
+     * need not wait CLAIM_TIMEOUT_MIN for claims nobody will finish. The player's cancel stays refused
+     * (claim_dropped_by, guardCancel): the operator may have handed the adena over already, and a cancel then
+     * refunded the hold (an operator who demoted the one holding their own withdrawal got it twice). The
+     * released ids, for announceReleased.
      */
     async releaseAllOf(trx: ShiftTrx, operatorId: number, byAdminId: number) {
       const held = await repo.lockClaimsOf(trx, operatorId);
       if (held.length === 0) return [];
-      await repo.clearClaims(
+      await repo.dropClaims(
         trx,
         held.map((h) => h.id),
+        operatorId,
       );
       for (const h of held) {
         await d.audit.record(trx, {
@@ -230,7 +234,7 @@ export function createShiftService(d: ShiftDeps) {
           entityType: 'balance_request',
           entityId: h.id,
           before: { claimed_by: operatorId, claimed_at: h.claimed_at?.toISOString() ?? null },
-          after: { claimed_by: null, claimed_at: null },
+          after: { claimed_by: null, claimed_at: null, claim_dropped_by: operatorId },
         });
       }
       return held.map((h) => h.id);
@@ -292,11 +296,15 @@ export function createShiftService(d: ShiftDeps) {
      * releases or decides it, lapsed or not. The operator may be handing over (or have received) the
      * adena in game already, and only an operator can tell; a lapse lets operators take over from
      * each other, it does not give the hold back (a player refunded while the adena changed hands
-     * in game would hold it twice).
+     * in game would hold it twice). The same after its operator was blocked, demoted or had TOTP turned
+     * off (releaseAllOf), until another operator decides it or takes it and releases it.
      */
-    guardCancel(r: { claimed_by: number | null }) {
-      if (r.claimed_by === null) return;
-      const message = 'Оператор уже выполняет эту заявку, отменить её нельзя. Дождитесь его решения';
+    guardCancel(r: { claimed_by: number | null; claim_dropped_by: number | null }) {
+      if (r.claimed_by === null && r.claim_dropped_by === null) return;
+      const message =
+        r.claimed_by === null
+          ? 'Заявку проверяет оператор, отменить её сейчас нельзя. Дождитесь его решения'
+          : 'Оператор уже выполняет эту заявку, отменить её нельзя. Дождитесь его решения';
       throw new AppError('CONFLICT', { message, errors: { id: [message] } });
     },
 

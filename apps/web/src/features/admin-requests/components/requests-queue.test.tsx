@@ -31,6 +31,7 @@ const pending: AdminRequest = {
   claimed_at: null,
   claim_lapses_at: null,
   nick_shared: false,
+  claim_dropped_by: null,
 };
 /** The select whose label reads `label`: its shown value. */
 const selectOf = (label: string) =>
@@ -245,6 +246,28 @@ describe('a request whose nick another player gave too', () => {
     await settle();
     const notes = [...document.querySelectorAll('[data-testid="nick-shared"]')].map((n) => n.textContent);
     expect(notes).toEqual(['Этот ник указал и другой игрок на этом сервере: убедитесь, что адену передал владелец заявки.']);
+  });
+});
+
+describe('a request whose operator was blocked or demoted while holding it', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+
+  it('says who held it, so the next operator checks in game whether it changed hands', async () => {
+    localStorage.setItem('access_token', 'token');
+    const withdrawal = { ...pending, id: 9, type: 'output' as const, claim_dropped_by: { id: 4, name: 'Глеб' } };
+    vi.stubGlobal('fetch', vi.fn(async () => answer(200, { data: [withdrawal, { ...pending, id: 8 }], total: 2 })));
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(RequestsQueue, { servers: [], meId: 1, live: true }))));
+    await settle();
+    const notes = [...document.querySelectorAll('[data-testid="claim-dropped"]')].map((n) => n.textContent);
+    expect(notes).toEqual([
+      'Заявку вёл Глеб, его отстранили: проверьте в игре, не передана ли уже сумма. Игрок не может отменить заявку, пока оператор не выполнит или не отклонит её (или не возьмёт и отпустит).',
+    ]);
   });
 });
 
