@@ -68,7 +68,11 @@ const boundSchema = (end: boolean) =>
       return end ? new Date(start.getTime() + 86_400_000) : start;
     })
     .refine((d) => !Number.isNaN(d.getTime()), DATE_ERROR)
-    .refine((d) => d.getUTCFullYear() >= 2000 && d.getUTCFullYear() <= 9999, 'Дата между 2000 и 9999 годами');
+    // The year in Moscow, as the days are read (2000-01-01 starts in 1999 by UTC); an end is its day's last moment.
+    .refine((d) => {
+      const year = new Date(d.getTime() + 3 * 3_600_000 - (end ? 1 : 0)).getUTCFullYear();
+      return year >= 2000 && year <= 9999;
+    }, 'Дата между 2000 и 9999 годами');
 
 export const MAX_REPORT_DAYS = 366;
 

@@ -692,6 +692,9 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       const ancient = await call('GET', '/api/admin/operators/stats?from=0001-01-01&to=0001-01-01', anna);
       expect(ancient.statusCode).toBe(422);
       expect(ancient.json().errors.from).toEqual(['Дата между 2000 и 9999 годами']);
+      // The first and last days allowed are Moscow days: 2000-01-01 begins in 1999 by UTC.
+      expect((await call('GET', '/api/admin/operators/stats?from=2000-01-01&to=2000-01-01', anna)).statusCode).toBe(200);
+      expect((await call('GET', '/api/admin/operators/stats?from=9999-12-31&to=9999-12-31', anna)).statusCode).toBe(200);
       // A moment without an offset is Moscow time, whatever the server's own zone.
       const local = await call('GET', '/api/admin/operators/stats?from=2025-03-01T00:00&to=2025-03-02T00:00', anna);
       expect(local.json()).toMatchObject({ from: '2025-02-28T21:00:00.000Z', to: '2025-03-01T21:00:00.000Z' });

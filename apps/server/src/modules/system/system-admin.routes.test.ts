@@ -109,6 +109,21 @@ describe.each(DB_KINDS)("the operators' game servers on %s", (kind) => {
       expect(entry.after).toMatchObject({ code_fee_bp: 450, cashier_nick: 'NewKassa' });
     });
 
+    it('a save that changes nothing (the form sends every field back, limits in its own key order) writes no audit row and keeps updated_at', async () => {
+      const id = await firstServerId(t.db.kysely);
+      const current = ((await call('GET', '/api/admin/gamesservers')).json() as AdminGamesserver[]).find((s) => s.id === id)!;
+      const { id: _id, created_at: _c, updated_at: _u, ...settings } = current;
+      // The form's order: min before max (the database gives max first).
+      const limits = Object.fromEntries(
+        Object.entries(settings.limits).map(([dir, byCurrency]) => [dir, Object.fromEntries(Object.entries(byCurrency).map(([c, l]) => [c, { min: l.min, max: l.max }]))]),
+      );
+      const audited = (await auditOf('gamesserver', id)).length;
+      const res = await call('PUT', `/api/admin/gamesservers/${id}`, { ...settings, limits });
+      expect(res.statusCode).toBe(200);
+      expect(res.json().success).toEqual(current);
+      expect(await auditOf('gamesserver', id)).toHaveLength(audited);
+    });
+
     it('checks the merged record: a VIP fee above the fee or a limit below its minimum is refused', async () => {
       const id = await firstServerId(t.db.kysely);
       const vip = await call('PUT', `/api/admin/gamesservers/${id}`, { vip_code_fee_bp: 5000 });

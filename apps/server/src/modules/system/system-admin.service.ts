@@ -96,6 +96,8 @@ export function createSystemAdminService({ db, audit, system }: SystemAdminServi
             throw nameTaken();
           }
           const changes = changedValues(toGameServerValues(before), toGameServerValues(merged.data));
+          // A save that changes nothing writes nothing: no audit row, the same updated_at.
+          if (Object.keys(changes).length === 0) return before;
           const after = toAdminGamesserver(await repo.updateServer(trx, id, changes));
           await audit.record(trx, {
             adminId: caller.user.id,

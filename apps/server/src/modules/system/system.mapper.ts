@@ -31,7 +31,10 @@ export const toGameServerValues = (s: GamesserverInput): GameServerValues => ({
   active: s.active,
   sort_order: s.sort_order,
   cashier_nick: s.cashier_nick,
-  limits: JSON.stringify(s.limits),
+  // Keys in one order (jsonb gives max before min, a form min before max): a save compares this text (changedValues).
+  limits: JSON.stringify(s.limits, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  ),
   code_fee_bp: s.code_fee_bp,
   vip_code_fee_bp: s.vip_code_fee_bp,
   min_nominal: s.min_nominal,
