@@ -3,7 +3,9 @@ import { sql } from 'kysely';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
+import { hashToken } from '../../lib/tokens';
 import { totpCode } from '../two-factor/totp';
+import { codeHash } from './code-flows';
 import { waitFor } from '../../../test/fakes/wait-for';
 import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 
@@ -346,6 +348,61 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
       expect(entry).toMatchObject({ action: 'user.block', after: { api_keys_revoked: 1, reason: 'Оказалось, угнан' } });
       expect((await call('POST', `/api/admin/users/${late.id}/unblock`, {})).statusCode).toBe(200);
       expect((await call('GET', '/api/v1/balance?gamesserver_id=1', undefined, lateKey)).statusCode).toBe(401);
+    });
+
+    // Stress review 2026-11-28: the Discord unlink (`discord_id`, a unique key) takes the key lock on the user's row that
+    // every insert into `tokens` waits for (its foreign key). A socket token or a reset code's new-password token under way
+    // held its session's or its flow's row and waited for that lock; the block, ending sessions and closing reset flows
+    // after it, waited for those rows, and one of the two answered 503. The sessions end and the flows close first now.
+    it.runIf(kind === 'postgres').each([
+      ['a block with revoke_keys', 'a socket token'],
+      ["support's TOTP rescue", 'a socket token'],
+      ['a block with revoke_keys', "a reset code's check"],
+      ["support's TOTP rescue", "a reset code's check"],
+    ])('%s of an account linked to Discord by its email while the player asks for %s: no deadlock, the call is refused', async (action, asked) => {
+      const rescue = action.includes('TOTP');
+      const operator = await createUser(t.db.kysely, { admin: true });
+      const p = await createUser(t.db.kysely, { totp: rescue });
+      const discordId = `9${p.id}${Date.now()}`;
+      await t.db.kysely.updateTable('users').set({ discord_id: discordId, discord_linked_by_email: true }).where('id', '=', p.id).execute();
+      await t.db.kysely.insertInto('known_browsers').values({ user_id: p.id, browser_hash: 'b'.repeat(64) }).execute();
+      const flowToken = `flow-${p.id}-${Date.now()}`;
+      await t.db.kysely
+        .insertInto('auth_flows')
+        .values({
+          token_hash: hashToken(flowToken),
+          purpose: 'reset',
+          channel: 'email',
+          address: p.email!,
+          user_id: p.id,
+          code_hash: codeHash(flowToken, '123456'),
+          password_hash: null,
+          name: null,
+          expires_at: new Date(Date.now() + 10 * 60_000),
+          last_sent_at: new Date(),
+          browser_hash: null,
+        })
+        .execute();
+      // The change has unlinked Discord and waits at the remembered browsers (the last of the leftovers).
+      const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('known_browsers').select('user_id').where('user_id', '=', p.id).forUpdate().execute());
+      const change = rescue
+        ? call('POST', `/api/admin/users/${p.id}/two_factor_off`, { reason: 'Чужой код, владелец проверен' }, { ...operator.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) })
+        : call('POST', `/api/admin/users/${p.id}/block`, { reason: 'Аккаунт угнан', revoke_keys: true }, operator.auth);
+      await waitFor(async () => ((await lockWaits(t.db.kysely, '%known_browsers%')) === 1 ? true : undefined), 'the change to wait at the browsers');
+      const player =
+        asked === 'a socket token'
+          ? t.app.inject({ method: 'POST', url: '/api/ably-token', headers: p.auth, payload: {} })
+          : t.app.inject({ method: 'POST', url: '/api/email_reset_password_code_check', payload: { email_reset_password_token: flowToken, code: '123456' } });
+      await waitFor(async () => ((await lockWaits(t.db.kysely)) === 2 ? true : undefined), "the player's call to wait as well");
+      await hold.release();
+      const [changed, refused] = await Promise.all([change, player]);
+      expect([changed.statusCode, refused.statusCode]).not.toContain(503);
+      // The session was ended, or the reset closed, before the call reached it.
+      expect([changed.statusCode, refused.statusCode]).toEqual([200, asked === 'a socket token' ? 401 : 422]);
+      expect(await t.db.kysely.selectFrom('tokens').select('kind').where('user_id', '=', p.id).execute()).toEqual([]);
+      expect((await t.db.kysely.selectFrom('users').select('discord_id').where('id', '=', p.id).executeTakeFirstOrThrow()).discord_id).toBeNull();
+      const [entry] = await auditOf('user', p.id);
+      expect(entry).toMatchObject({ action: rescue ? 'user.two_factor_off' : 'user.block', after: { discord_unlinked: true } });
     });
 
     it('grants VIP until a future date and revokes it; a past date is refused', async () => {

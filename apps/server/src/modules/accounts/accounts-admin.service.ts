@@ -71,14 +71,18 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
       if (!before) throw userNotFound();
       const set = change(before);
       if (!set) return { user: before, changed: false };
-      const written = await extra.writeFirst?.(trx);
-      const after = await repo.updateUser(trx, id, set);
       if (extra.endTokens) {
         // A reset under way (its code perhaps the thief's) ends with the sessions: after an unblock its code
         // would still have given a new password. Closed first, so a code check under way is waited for.
+        // Both before `writeFirst`, as a reset ends the sessions before its leftovers: the Discord unlink there
+        // takes the key lock on the user's row that every insert into `tokens` waits for (its foreign key), and
+        // a socket token or a code check's new-password token, holding its session's or its flow's row, waited
+        // for that lock while this waited for the row (one side answered 503; stress review 2026-11-28).
         await closeResetFlows(trx, id);
         await deps.sessions.endAllSessions(id, trx);
       }
+      const written = await extra.writeFirst?.(trx);
+      const after = await repo.updateUser(trx, id, set);
       await deps.audit.record(trx, {
         adminId: caller.user.id,
         sessionId: caller.sessionId,

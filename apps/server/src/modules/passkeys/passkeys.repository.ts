@@ -13,6 +13,14 @@ export const passkeysRepository = {
     await trx.selectFrom('users').select('id').where('id', '=', userId).forNoKeyUpdate().execute();
   },
 
+  /**
+   * Shares the user's row until the transaction ends: the lock a new session takes (insertSession), taken by a
+   * sign-in before the passkey's row, the order of a block, a reset or a TOTP rescue (the user's row, then the passkeys).
+   */
+  async shareUser(trx: Transaction<Database>, userId: number) {
+    await trx.selectFrom('users').select('id').where('id', '=', userId).forShare().execute();
+  },
+
   ofUser(q: Q, userId: number) {
     return q.selectFrom('passkeys').selectAll().where('user_id', '=', userId).orderBy('id').execute();
   },

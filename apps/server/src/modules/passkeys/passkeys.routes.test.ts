@@ -278,4 +278,32 @@ describe.each(DB_KINDS)('passkeys on %s', (kind) => {
     expect(late.json()).not.toHaveProperty('access_token');
     expect(await sessions()).toBe(before);
   });
+
+  // Stress review 2026-11-28: the sign-in took the passkey's row (its counter) and then the user's (the new
+  // session), a block with revoke_keys the user's and then the passkeys: each waited for the other, one answered 503.
+  it.runIf(kind === 'postgres').each([
+    ['with revoke_keys', true, 422],
+    ['a plain block', false, 401],
+  ])('a passkey sign-in while an operator blocks the account (%s) waits for the block and signs nobody in (no deadlock)', async (_name, revokeKeys, refusal) => {
+    const operator = await createUser(t.db.kysely, { admin: true });
+    const u = await createUser(t.db.kysely);
+    const key = softAuthenticator();
+    const options = await call('POST', '/api/passkeys/register/options', u.auth);
+    expect((await call('POST', '/api/passkeys/register/verify', u.auth, { response: key.register(options.json()) })).statusCode).toBe(200);
+    const assertion = key.assert((await call('POST', '/api/passkeys/login/options')).json());
+    // The block has taken the user's row (an operator's change locks it first) and waits here; the sign-in comes after it.
+    const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('users').select('id').where('id', '=', u.id).forNoKeyUpdate().execute());
+    const block = call('POST', `/api/admin/users/${u.id}/block`, operator.auth, { reason: 'Аккаунт угнан', revoke_keys: revokeKeys });
+    await waitFor(async () => ((await lockWaits(t.db.kysely)) === 1 ? true : undefined), "the block waiting for the user's row");
+    const signIn = call('POST', '/api/passkeys/login/verify', {}, { response: assertion });
+    await waitFor(async () => ((await lockWaits(t.db.kysely)) === 2 ? true : undefined), 'the sign-in waiting as well');
+    await hold.release();
+    const [blocked, late] = await Promise.all([block, signIn]);
+    expect([blocked.statusCode, late.statusCode]).not.toContain(503);
+    // The block lands first: the sign-in is refused as one of a removed passkey (422) or of a user blocked meanwhile (401).
+    expect([blocked.statusCode, late.statusCode]).toEqual([200, refusal]);
+    expect(late.json()).not.toHaveProperty('access_token');
+    expect(await t.db.kysely.selectFrom('passkeys').select('id').where('user_id', '=', u.id).execute()).toHaveLength(revokeKeys ? 0 : 1);
+    expect(await t.db.kysely.selectFrom('tokens').select('id').where('user_id', '=', u.id).execute()).toEqual([]);
+  });
 });

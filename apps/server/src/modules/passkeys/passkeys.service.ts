@@ -153,6 +153,10 @@ export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
       if (!user) throw new AppError('UNAUTHENTICATED', { message: T.passkeyUnknown });
       if (user.blocked_at) throw new AppError('USER_BLOCKED');
       return repo.transaction(db, async (trx) => {
+        // The user's row before the passkey's: a block, a reset or a TOTP rescue holds that row and then deletes
+        // the passkeys. The passkey's row taken first, each waited for the other's lock and one side answered 503.
+        // One that committed meanwhile is found below as now: the passkey gone (422) or the user blocked (401).
+        await repo.shareUser(trx, user.id);
         // A counter that did not move forward (when the authenticator keeps one) is a cloned key.
         const counter = result.authenticationInfo.newCounter;
         if (!(await repo.advanceCounter(trx, passkey.id, counter, now()))) throw invalid();
