@@ -230,9 +230,11 @@ describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
         const left = await t.db.kysely.selectFrom('jobs').select(['run_at', 'state']).where('kind', '=', 'operators.alert').where('state', 'in', ['pending', 'running']).execute();
         if (left.length === 0) break;
         if (offsetMs - start > 25 * 60_000) bot.sendDownWhile(false);
-        // The queue's clock moves on to the next try instead of the test waiting for it.
+        // The queue's clock moves on to the next try instead of the test waiting for it, but never while the
+        // listening server's worker is sending one: a jump past its 90 s lease let runDue take the same alert over
+        // and both sent it once Telegram was back (a test artefact, seen under load).
         const due = left.filter((j) => j.state === 'pending').map((j) => j.run_at.getTime());
-        if (due.length > 0) offsetMs = Math.max(offsetMs, Math.min(...due) - Date.now() + 1);
+        if (due.length > 0 && left.every((j) => j.state === 'pending')) offsetMs = Math.max(offsetMs, Math.min(...due) - Date.now() + 1);
         if ((await t.app.deps.jobs.runDue()) === 0) await new Promise((r) => setTimeout(r, 20));
         await noOverdue();
       }
