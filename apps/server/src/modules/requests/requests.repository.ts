@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { BalanceRequestsTable, Database, RequestStatus, RequestType } from '../../db/schema';
+import { claimDropperName } from '../../db/claim-dropper';
 import { nickSharedWithOthers } from '../../db/shared-nick';
 import type { IdempotencyKey } from '../../lib/idempotency';
 
@@ -20,12 +21,6 @@ export type AdminRequestRow = RequestRow & {
   /** The operator whose claim was dropped by their block, demotion or TOTP rescue (claimDropperName). */
   claim_dropper_name: string | null;
 };
-
-/**
- * In a query of `balance_requests as r`: the name of the operator whose claim their block, demotion or TOTP rescue
- * dropped (migration 0045), shown on the request so the next operator checks in game whether it was handed over.
- */
-export const claimDropperName = sql<string | null>`(SELECT d.name FROM users d WHERE d.id = r.claim_dropped_by)`.as('claim_dropper_name');
 
 export interface PendingGroup {
   gamesserver_id: number;

@@ -1,6 +1,6 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { claimDropperName } from '../../db/claim-dropper';
 import { nickSharedWithOthers } from '../../db/shared-nick';
-import { claimDropperName } from '../requests/requests.repository';
 import type { Database } from '../../db/schema';
 
 type Q = Kysely<Database> | Transaction<Database>;
