@@ -152,6 +152,49 @@ describe('the statement, all my codes and decisions that announce themselves', (
     expect(rows.at(-1)?.Сумма).toBe(String(3 * KK));
   });
 
+  it('at 360 and 390 px no text of a line is drawn over another: a code purchase\'s code, the amounts and «остаток …» with 5 000 ккк balances', async () => {
+    // Review finding: at 390 px the masked code (its span nowrap) ran past its column over «остаток 4 999 989 700 000».
+    const player = await createUser(db(), { name: 'Игрок Богач' });
+    const w = await createWallet(db(), player.id, sid, 'Rich');
+    await fund(db(), w, 5_000_000_000_000n);
+    expect((await call(player, '/api/show_code/', { gamesserver_id: sid, nominal: 10 * KK, wallet_id: w.id })).statusCode).toBe(200);
+    const withdrawal = (await call(player, '/api/down_balance_user/', { gamesserver_id: sid, amount: 5_000_000_000 })).json().success.id as number;
+    await call(player, '/api/delete_request/', { id: withdrawal });
+    expect((await call(player, '/api/show_code/', { gamesserver_id: sid, nominal: 2 * KK, wallet_id: w.id })).statusCode).toBe(200);
+    for (const width of [360, 390]) {
+      const page = await open(player, '/?tab=statement', { width, height: 800 });
+      await page.getByTestId('statement-entry').nth(4).waitFor();
+      // Every text box of a line's description column against every one of its amount and balance: none may cross,
+      // none may leave the screen.
+      const crossings = await page.evaluate(() => {
+        const boxes = (el: Element) => {
+          const out: DOMRect[] = [];
+          const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            if (!n.textContent?.trim()) continue;
+            const range = document.createRange();
+            range.selectNodeContents(n);
+            out.push(...range.getClientRects());
+          }
+          return out;
+        };
+        const crossed = (a: DOMRect, b: DOMRect) => a.right > b.left + 0.5 && b.right > a.left + 0.5 && a.bottom > b.top + 0.5 && b.bottom > a.top + 0.5;
+        const found: string[] = [];
+        const width = document.documentElement.clientWidth;
+        for (const li of document.querySelectorAll('[data-testid="statement-entry"]')) {
+          const [main, ...figures] = [...li.children];
+          const left = boxes(main!);
+          const right = figures.flatMap(boxes);
+          for (const a of left) for (const b of right) if (crossed(a, b)) found.push(`${li.getAttribute('data-kind')}: ${a.left}–${a.right} × ${b.left}–${b.right}`);
+          for (const a of [...left, ...right]) if (a.left < 0 || a.right > width + 0.5) found.push(`${li.getAttribute('data-kind')}: off screen ${a.left}–${a.right}`);
+        }
+        return found;
+      });
+      expect(crossings, `${width} px`).toEqual([]);
+      expect(await text(page.locator('[data-kind="code_purchase"]').first())).toMatch(/ADN-\w{4}-\*{4}-\*{4}-\w{4}.*остаток 4 999 987 640 000/);
+    }
+  });
+
   it('the statement, all my codes and a decision snackbar at 390 and 1280 px, light and dark (screenshots)', async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const { player } = await codesPlayer('Игрок Витя');

@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { useStepUp } from '../../../lib/step-up';
 import { answer, cleanup, settle } from '../../../test/dom';
 import { AllCodesList } from './all-codes-list';
 import { MyCodesList } from './my-codes-list';
@@ -27,7 +28,18 @@ describe('my codes', () => {
   afterEach(async () => {
     await cleanup(root);
     root = null;
+    useStepUp.setState({ prompt: null });
   });
+
+  async function openAll(qc: QueryClient) {
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AllCodesList, { gameServerId: 1, openCodes: null }))));
+    await act(async () => (document.querySelector('[data-testid="all-codes-toggle"]') as HTMLButtonElement).click());
+    await settle();
+  }
+  const shown = () => [...document.querySelectorAll('[data-testid="my-code"]')].map((li) => `${li.getAttribute('data-code-id')}:${li.getAttribute('data-status')}`);
+  const button = (name: string) => [...document.querySelectorAll('button')].find((b) => b.textContent === name);
+  const stale = () => document.querySelector('[data-testid="all-codes-stale"]');
 
   it('expanded, the whole list takes the open codes’ place: each code once, the copy button on the active one only', async () => {
     const open = [code(1, 'active'), code(2, 'activated')];
@@ -87,5 +99,105 @@ describe('my codes', () => {
     await settle();
     expect(ids()).toHaveLength(20);
     expect(ids()[0]).toBe('1');
+  });
+
+  it('a re-read refused once the step-up window is over keeps the codes with a warning and «Ввести код», which asks for the code and shows the fresh list; a 503 says so with «Повторить»', async () => {
+    // Review finding: the refused re-read failed silently; a code a buyer had just activated stayed «Активен» with «Отменить» and copy.
+    let all = [code(1, 'active')];
+    let mode: 'ok' | 'step-up' | 'down' = 'ok';
+    const codes: Array<string | undefined> = [];
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        if (!url.startsWith('/api/my_codes')) throw new Error(`unexpected ${url}`);
+        const typed = (init?.headers as Record<string, string> | undefined)?.['X-Two-Factor-Code'];
+        codes.push(typed);
+        if (mode === 'down') return answer(503, { message: 'Сервис временно недоступен' });
+        if (mode === 'step-up' && typed !== '123456') return answer(403, { message: 'Подтвердите действие кодом из приложения', two_factor_required: true });
+        return answer(200, { data: all, total: all.length });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    await openAll(qc);
+    expect(shown()).toEqual(['1:active']);
+    expect(stale()).toBeNull();
+
+    // Ten minutes on, a buyer activates the code: the code_status event re-reads the list, and the server asks for the code.
+    all = [code(1, 'activated')];
+    mode = 'step-up';
+    await act(async () => qc.invalidateQueries({ queryKey: ['codes', 'mine'] }));
+    await settle();
+    expect(useStepUp.getState().prompt).toBeNull();
+    expect(shown()).toEqual(['1:active']);
+    expect(stale(), 'the refused re-read is said').not.toBeNull();
+    expect(stale()?.textContent).toContain('Не удалось обновить коды: показаны загруженные раньше');
+    expect(button('Ввести код')).toBeDefined();
+
+    // «Ввести код»: the prompt opens; the code typed, the list is read with it and shows the code activated.
+    await act(async () => button('Ввести код')!.click());
+    await vi.waitFor(() => expect(useStepUp.getState().prompt).not.toBeNull());
+    await act(async () => useStepUp.getState().answer('123456'));
+    await settle();
+    expect(codes.at(-1)).toBe('123456');
+    expect(shown()).toEqual(['1:activated']);
+    expect(stale()).toBeNull();
+
+    // A service restart: said, with «Повторить», which reads again.
+    mode = 'down';
+    await act(async () => qc.invalidateQueries({ queryKey: ['codes', 'mine'] }));
+    await settle();
+    expect(shown()).toEqual(['1:activated']);
+    expect(stale()?.textContent).toContain('Не удалось обновить коды');
+    mode = 'ok';
+    all = [code(1, 'activated'), code(2, 'active')];
+    await act(async () => button('Повторить')!.click());
+    await settle();
+    expect(stale()).toBeNull();
+    expect(shown()).toEqual(['1:activated', '2:active']);
+  });
+
+  it('another status chip drops the last filter’s codes at once (their «Отменить» and copy live) until its answer comes; another page keeps them', async () => {
+    // Review finding: after «Отменённые» was pressed, the «Все» list's active codes stayed with «Отменить» and copy until the answer came.
+    const all = Array.from({ length: 21 }, (_, i) => code(i + 1, i === 20 ? 'cancelled' : 'active'));
+    const held: Array<() => void> = [];
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (!url.startsWith('/api/my_codes')) throw new Error(`unexpected ${url}`);
+        const q = new URL(url, 'http://x').searchParams;
+        const page = Number(q.get('page'));
+        const list = all.filter((c) => !q.get('status') || c.status === q.get('status'));
+        const body = { data: list.slice((page - 1) * 20, page * 20), total: list.length };
+        if (page === 1 && !q.get('status')) return answer(200, body);
+        return new Promise<Response>((resolve) => held.push(() => resolve(answer(200, body))));
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    await openAll(qc);
+    expect(shown()).toHaveLength(20);
+
+    // Page 2 of the same filter: page 1 stays on show while it loads.
+    await act(async () => (document.querySelector('[aria-label="Go to page 2"]') as HTMLButtonElement).click());
+    await settle();
+    expect(shown()).toHaveLength(20);
+    await act(async () => held.shift()!());
+    await settle();
+    expect(shown()).toEqual(['21:cancelled']);
+
+    // Back to page 1 (cached), then «Отменённые»: nothing of «Все» stays while its answer is on the way.
+    await act(async () => (document.querySelector('[aria-label="Go to page 1"]') as HTMLButtonElement).click());
+    await settle();
+    expect(shown()).toHaveLength(20);
+    const chip = [...document.querySelectorAll('[role="group"] [role="button"], [role="group"] .MuiChip-root')].find((c) => c.textContent === 'Отменённые') as HTMLElement;
+    await act(async () => chip.click());
+    await settle();
+    expect(shown()).toEqual([]);
+    expect(button('Отменить')).toBeUndefined();
+    expect(document.querySelector('[aria-label="Скопировать код"]')).toBeNull();
+    await act(async () => held.shift()!());
+    await settle();
+    expect(shown()).toEqual(['21:cancelled']);
   });
 });

@@ -8,7 +8,7 @@ import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { type ReactNode, useState } from 'react';
-import { useMyCodes } from '../api/my-codes';
+import { useMyCodes, useMyCodesWithCode } from '../api/my-codes';
 import { CodeItem } from './my-codes-list';
 import { needsStepUp } from '../../../lib/step-up';
 import { usePageInRange } from '../../../hooks/use-page-in-range';
@@ -24,10 +24,41 @@ const FILTERS: Array<{ value: CodeStatus | null; label: string }> = [
 function AllCodes({ gameServerId }: { gameServerId: number }) {
   const [status, setStatus] = useState<CodeStatus | null>(null);
   const [page, setPage] = useState(1);
-  const { data, isPending, isError, error, refetch, isPlaceholderData } = useMyCodes(page, gameServerId, status);
+  const { data, isPending, isError, error, refetch, isFetching, isPlaceholderData } = useMyCodes(page, gameServerId, status);
+  const withCode = useMyCodesWithCode(page, gameServerId, status);
   // The list shrank while a later page was open (codes cancelled elsewhere, a filter's codes activated): that
   // page comes back empty with codes before it, so the last page there is is shown instead of a blank.
   const pages = usePageInRange(data, MY_CODES_PAGE_SIZE, page, setPage, isPlaceholderData);
+  // The list is read again on every code_status/del_sert event and on refocus: a re-read refused (the step-up
+  // window over, with TOTP on; a 503) keeps the codes on show, said above them, as the history and the
+  // statement do, or a code a buyer just activated would stay «Активен» with «Отменить» and copy, silently.
+  const stale =
+    isError &&
+    (needsStepUp(error) ? (
+      <Alert
+        severity="warning"
+        data-testid="all-codes-stale"
+        action={
+          <Button color="inherit" size="small" disabled={withCode.isPending} onClick={() => withCode.mutate()}>
+            Ввести код
+          </Button>
+        }
+      >
+        Не удалось обновить коды: показаны загруженные раньше. Чтобы обновить их, подтвердите действие кодом из приложения-аутентификатора.
+      </Alert>
+    ) : (
+      <Alert
+        severity="warning"
+        data-testid="all-codes-stale"
+        action={
+          <Button color="inherit" size="small" disabled={isFetching} onClick={() => void refetch()}>
+            Повторить
+          </Button>
+        }
+      >
+        Не удалось обновить коды: показаны загруженные раньше.
+      </Alert>
+    ));
   return (
     <Stack spacing={1.5} data-testid="all-codes">
       <Stack direction="row" useFlexGap sx={{ flexWrap: 'wrap', gap: 1 }} role="group" aria-label="Статус кода">
@@ -62,9 +93,13 @@ function AllCodes({ gameServerId }: { gameServerId: number }) {
           <Alert severity="error">Не удалось загрузить коды. Обновите страницу.</Alert>
         )
       ) : !data ? null : data.total === 0 ? (
-        <Typography color="textSecondary">{status === null ? 'Вы ещё не выпускали коды на этом сервере.' : 'Таких кодов нет.'}</Typography>
+        <>
+          {stale}
+          <Typography color="textSecondary">{status === null ? 'Вы ещё не выпускали коды на этом сервере.' : 'Таких кодов нет.'}</Typography>
+        </>
       ) : (
         <>
+          {stale}
           <List disablePadding>
             {data.data.map((c) => (
               <CodeItem key={c.id} code={c} />

@@ -34,11 +34,17 @@ const KIND_LABEL: Record<StatementKind, string> = {
 
 const dateFormat = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 
-/** A gift code in a line («ADN-7KQ2-****-****-H3RC») stays on one line instead of breaking at its dashes. */
+/**
+ * A gift code in a line («ADN-7KQ2-****-****-H3RC») or a server's name is kept whole: it moves to a line of its own
+ * rather than break at its dashes or spaces, and breaks only where even that line is narrower than it (a phone,
+ * a big amount beside it). `nowrap` drew it past its column, over the amount's column (the balance, at 360 px).
+ */
+const whole = { display: 'inline-block', maxWidth: '100%' } as const;
+
 function unbrokenCodes(text: string) {
   return text.split(/(ADN-[\w*-]+)/).map((part, i) =>
     i % 2 === 1 ? (
-      <Box component="span" key={part} sx={{ whiteSpace: 'nowrap' }}>
+      <Box component="span" key={part} sx={whole}>
         {part}
       </Box>
     ) : (
@@ -50,8 +56,24 @@ function unbrokenCodes(text: string) {
 function Entry({ e, server }: { e: StatementEntry; server: string | undefined }) {
   const credit = e.amount > 0;
   return (
-    <ListItem divider data-testid="statement-entry" data-kind={e.kind} sx={{ px: 0, alignItems: 'flex-start', gap: 1.5 }}>
-      <Stack spacing={0.25} sx={{ flexGrow: 1, minWidth: 0 }}>
+    <ListItem
+      divider
+      data-testid="statement-entry"
+      data-kind={e.kind}
+      sx={{
+        px: 0,
+        display: 'grid',
+        alignItems: 'start',
+        columnGap: 1.5,
+        rowGap: 0.25,
+        gridTemplateColumns: 'minmax(0, 1fr) auto',
+        // On a phone the balance after takes a line of its own under the amount: beside the description it left
+        // a 100-px column at 360 px, with a code drawn over «остаток …». Wider, it stays under the amount.
+        gridTemplateAreas: { xs: '"main amount" "balance balance"', sm: '"main amount" "main balance"' },
+        gridTemplateRows: { sm: 'auto 1fr' },
+      }}
+    >
+      <Stack spacing={0.25} sx={{ gridArea: 'main', minWidth: 0, overflowWrap: 'anywhere' }}>
         <Typography sx={{ fontWeight: 600 }}>{KIND_LABEL[e.kind]}</Typography>
         <Typography variant="body2">{unbrokenCodes(e.description)}</Typography>
         <Typography variant="body2" color="textSecondary">
@@ -59,14 +81,14 @@ function Entry({ e, server }: { e: StatementEntry; server: string | undefined })
           {server && (
             <>
               {' · '}
-              <Box component="span" sx={{ whiteSpace: 'nowrap' }}>
+              <Box component="span" sx={whole}>
                 {server}
               </Box>
             </>
           )}
         </Typography>
       </Stack>
-      <Stack spacing={0.25} sx={{ alignItems: 'flex-end', textAlign: 'right', flexShrink: 0 }}>
+      <Stack spacing={0.25} sx={{ gridArea: 'amount', alignItems: 'flex-end', textAlign: 'right' }}>
         <Typography data-testid="statement-amount" sx={{ fontWeight: 700, color: credit ? 'success.main' : 'text.primary', whiteSpace: 'nowrap' }}>
           {credit ? '+' : '−'}
           {formatAmount(Math.abs(e.amount))}
@@ -75,10 +97,15 @@ function Entry({ e, server }: { e: StatementEntry; server: string | undefined })
           {/* The word agrees with the amount above it: +301 монета эйнхасад, −5 аден. */}
           {currencyWord(Math.abs(e.amount), e.currency_type)}
         </Typography>
-        <Typography variant="body2" color="textSecondary" data-testid="statement-balance" sx={{ whiteSpace: 'nowrap' }}>
-          остаток {formatAmount(e.balance_after)}
-        </Typography>
       </Stack>
+      <Typography
+        variant="body2"
+        color="textSecondary"
+        data-testid="statement-balance"
+        sx={{ gridArea: 'balance', justifySelf: 'end', textAlign: 'right', whiteSpace: 'nowrap' }}
+      >
+        остаток {formatAmount(e.balance_after)}
+      </Typography>
     </ListItem>
   );
 }
