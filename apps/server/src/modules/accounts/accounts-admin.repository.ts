@@ -51,12 +51,13 @@ export function createAccountsAdminRepository(db: Kysely<Database>) {
         const digits = /^\d{1,18}$/.test(text) ? text : null;
         // A whole phone as operators type it (8 900 123-45-67) is the stored E.164 (+79001234567).
         const phone = /\d{10}/.test(text.replace(/\D/g, '')) ? phoneE164(text) : null;
-        // A part of a phone as typed, without its spaces, brackets and hyphens; a text of only those matched every phone.
+        // A part of a phone as typed, without its spaces, brackets and hyphens, when it has a digit: a text of only those
+        // (or a lone «+») matched every phone.
         const phonePart = text.replace(/[\s()-]/g, '');
         q = q.where((eb) =>
           eb.or([
             eb(sql`lower(email)`, 'like', like),
-            ...(phonePart ? [eb('phone', 'like', `%${escapeLike(phonePart)}%`)] : []),
+            ...(/\d/.test(phonePart) ? [eb('phone', 'like', `%${escapeLike(phonePart)}%`)] : []),
             ...(phone ? [eb('phone', '=', phone)] : []),
             eb('name', '~', caseless(text)),
             eb('discord_id', '=', text),

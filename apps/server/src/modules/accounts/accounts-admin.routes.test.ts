@@ -66,7 +66,7 @@ describe.each(DB_KINDS)("the operators' users on %s", (kind) => {
       expect(special.json().data.map((u: { id: number }) => u.id)).toEqual([odd.id]);
       expect((await call('GET', `/api/admin/users?q=${encodeURIComponent('dark.knight')}`)).json().total).toBe(0);
       // Brackets and hyphens are dropped from the phone part only: alone they matched every user with a phone.
-      for (const q of ['-', '( )', '()']) {
+      for (const q of ['-', '( )', '()', '+']) {
         const ids = (await call('GET', `/api/admin/users?q=${encodeURIComponent(q)}`)).json().data.map((u: { id: number }) => u.id);
         expect(ids, q).not.toContain(player.id);
       }

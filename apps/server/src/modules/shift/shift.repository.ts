@@ -126,11 +126,14 @@ export const shiftRepository = {
       .execute();
   },
 
-  /** Claims ended by their operator's block, demotion or TOTP rescue: remembered, so the player still cannot cancel. */
+  /**
+   * Claims ended by their operator's block, demotion or TOTP rescue: remembered, so the player still cannot cancel.
+   * A second drop keeps the first operator's name: they are the one who may have handed the adena over.
+   */
   dropClaims(trx: ShiftTrx, ids: number[], operatorId: number) {
     return trx
       .updateTable('balance_requests')
-      .set({ claimed_by: null, claimed_at: null, claim_started_at: null, claim_dropped_by: operatorId })
+      .set({ claimed_by: null, claimed_at: null, claim_started_at: null, claim_dropped_by: sql<number>`coalesce(claim_dropped_by, ${operatorId})` })
       .where('id', 'in', ids)
       .execute();
   },

@@ -401,6 +401,15 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
       expect((await call('POST', '/api/delete_request/', vera, { id })).statusCode).toBe(200);
       expect(await balanceOf(vera.id)).toBe(held + 2 * KK);
     }
+    // Dropped twice (Glafira, then Lev who took it over, removed in turn): the card keeps the first, who may have paid.
+    const glafira = await createUser(t.db.kysely, { admin: true, name: 'Глафира' });
+    const lev = await createUser(t.db.kysely, { admin: true, name: 'Лев' });
+    const { id } = await pending('output');
+    expect((await claim(id, glafira)).statusCode).toBe(200);
+    expect((await call('POST', `/api/admin/users/${glafira.id}/admin`, boris, { admin: false })).statusCode).toBe(200);
+    expect((await claim(id, lev)).statusCode).toBe(200);
+    expect((await call('POST', `/api/admin/users/${lev.id}/admin`, boris, { admin: false })).statusCode).toBe(200);
+    expect(await row(id)).toMatchObject({ claimed_by: null, claim_dropped_by: glafira.id });
     expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
   });
 
