@@ -126,6 +126,15 @@ export const twoFactorRepository = {
    * Counts one try of a live challenge below its limit and says whose it is; undefined when
    * the challenge is unknown, expired or out of tries (then `challengeState` tells which).
    */
+  /** A try counted by countTry that checked no code (the account's wrong-code limit refused it): given back. */
+  giveTryBack(q: Q, tokenHash: string) {
+    return q
+      .updateTable('two_factor_challenges')
+      .set((eb) => ({ attempts: eb.fn('greatest', [eb('attempts', '-', 1), eb.val(0)]) }))
+      .where('token_hash', '=', tokenHash)
+      .execute();
+  },
+
   countTry(q: Q, tokenHash: string, at: Date, maxTries: number) {
     return q
       .updateTable('two_factor_challenges')

@@ -274,6 +274,26 @@ describe.each(DB_KINDS)('TOTP on %s', (kind) => {
     expect(statuses.filter((s) => s === 422).length).toBeLessThanOrEqual(10);
   });
 
+  it("presses refused by the account's wrong-code limit (429, wait) check no code and spend none of the pending sign-in's 5 tries", async () => {
+    const p = await withTotp();
+    for (let round = 0; round < 2; round++) {
+      const token = (await post('/api/login', { email: p.email, password: PASSWORD })).json().two_factor_token;
+      for (let i = 0; i < 5; i++) expect((await post('/api/2fa/verify', { two_factor_token: token, code: String(300000 + round * 10 + i) })).statusCode).toBe(422);
+    }
+    const token = (await post('/api/login', { email: p.email, password: PASSWORD })).json().two_factor_token;
+    for (let i = 0; i < 5; i++) {
+      const waiting = await post('/api/2fa/verify', { two_factor_token: token, code: codeAt(p.secret) });
+      expect(waiting.statusCode).toBe(429);
+      expect(waiting.json().message).not.toBe('Слишком много неверных кодов. Войдите снова');
+    }
+    // The wait is over: the same pending sign-in takes the right code.
+    await db.kysely.deleteFrom('rate_limits').execute();
+    await forgetLastStep(p.user.id);
+    const signedIn = await post('/api/2fa/verify', { two_factor_token: token, code: codeAt(p.secret) });
+    expect(signedIn.statusCode).toBe(200);
+    expect(signedIn.json().access_token).toEqual(expect.any(String));
+  });
+
   it("someone holding the password who spends the wrong-code allowance locks the owner out of nothing in the owner's own browser", async () => {
     const p = await withTotp();
     // The thief knows the password and guesses from a browser of their own: ten wrong codes, then 429.

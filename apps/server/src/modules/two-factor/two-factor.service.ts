@@ -241,7 +241,12 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       const secret = user.totp_secret;
       if (!secret) throw fieldError('code', T.wrongCode);
       // A wrong code counts towards the user's limit even though its transaction rolls back; anything else gives the try back.
-      const tries = await limiter.take([[await codeKey(user.id, client), CODE_FAILURES_PER_USER]]);
+      // Refused by that limit (429, wait), no code was checked: the pending sign-in's own try is given back too, or
+      // presses during the wait used up its 5 and a right code after it was told «Слишком много неверных кодов».
+      const tries = await limiter.take([[await codeKey(user.id, client), CODE_FAILURES_PER_USER]]).catch(async (err: unknown) => {
+        await repo.giveTryBack(db, tokenHash);
+        throw err;
+      });
       let wrong = false;
       const { answer, ended } = await repo
         .transaction(db, async (trx) => {

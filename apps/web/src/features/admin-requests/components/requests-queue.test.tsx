@@ -259,7 +259,8 @@ describe('a request whose operator was blocked or demoted while holding it', () 
   it('says who held it, so the next operator checks in game whether it changed hands', async () => {
     localStorage.setItem('access_token', 'token');
     const withdrawal = { ...pending, id: 9, type: 'output' as const, claim_dropped_by: { id: 4, name: 'Глеб' } };
-    vi.stubGlobal('fetch', vi.fn(async () => answer(200, { data: [withdrawal, { ...pending, id: 8 }], total: 2 })));
+    const coins = { ...pending, id: 10, claim_dropped_by: { id: 4, name: '' } };
+    vi.stubGlobal('fetch', vi.fn(async () => answer(200, { data: [withdrawal, { ...pending, id: 8 }, coins], total: 3 })));
     const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
     root = createRoot(document.body.appendChild(document.createElement('div')));
     await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(RequestsQueue, { servers: [], meId: 1, live: true }))));
@@ -267,6 +268,7 @@ describe('a request whose operator was blocked or demoted while holding it', () 
     const notes = [...document.querySelectorAll('[data-testid="claim-dropped"]')].map((n) => n.textContent);
     expect(notes).toEqual([
       'Заявку вёл Глеб, его захват снят без решения: проверьте в игре, не передана ли уже сумма. Игрок не может отменить заявку, пока оператор не выполнит или не отклонит её (или не возьмёт и отпустит).',
+      'Заявку вёл оператор №4, его захват снят без решения: проверьте в игре, не получены ли уже монеты. Игрок не может отменить заявку, пока оператор не выполнит или не отклонит её (или не возьмёт и отпустит).',
     ]);
   });
 });

@@ -93,7 +93,7 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
             // Its operator was blocked or demoted while holding it: they may have handed the adena over (or taken it).
             <Alert severity="warning" variant="outlined" sx={{ py: 0 }} data-testid="claim-dropped">
               {`Заявку вёл ${r.claim_dropped_by.name || `оператор №${r.claim_dropped_by.id}`}, его захват снят без решения: проверьте в игре, не ${
-                deposit ? 'получена ли уже адена' : 'передана ли уже сумма'
+                deposit ? (r.currency_type === 1 ? 'получена ли уже адена' : 'получены ли уже монеты') : 'передана ли уже сумма'
               }. Игрок не может отменить заявку, пока оператор не выполнит или не отклонит её (или не возьмёт и отпустит).`}
             </Alert>
           )}

@@ -120,6 +120,31 @@ describe('the sign-up form', () => {
     expect(document.body.textContent).toContain('Мы отправили код из 6 цифр на player@example.com');
   });
 
+  it('a resend refused after the player left its flow («Изменить данные») changes nothing on the page: no reason shown, no address filled back', async () => {
+    let refuse: () => void = () => {};
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url === '/api/email_register') return Response.json({ email_token: 'flow-2' });
+        const usedUp = 'Слишком много повторных отправок. Начните заново';
+        return new Promise<Response>((resolve) => (refuse = () => resolve(Response.json({ message: usedUp }, { status: 429, headers: { 'Retry-After': '60' } }))));
+      }),
+    );
+    sessionStorage.setItem('code_flow:register:email', JSON.stringify({ token: 'flow-1', sentTo: 'player@example.com', sentAt: Date.now() - 61_000 }));
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: new QueryClient() }, createElement(RegisterForm, { method: 'email' }))));
+    const button = (text: string) => [...document.querySelectorAll('button')].find((b) => b.textContent?.startsWith(text));
+    await act(async () => button('Отправить код ещё раз')!.click());
+    await act(async () => button('Изменить данные и начать заново')!.click());
+    await settle();
+    const email = () => document.querySelector<HTMLInputElement>('input[type="email"]')!;
+    await act(async () => type(email(), ''));
+    await act(async () => refuse());
+    await settle();
+    expect(email().value).toBe('');
+    expect(document.body.textContent).not.toContain('Слишком много повторных отправок');
+  });
+
   it('keeps the code step across a reload of the tab: the code goes to the same flow, the resend still waits its minute, and a new start fills in the address', async () => {
     const sent: [string, Record<string, unknown>][] = [];
     vi.stubGlobal(

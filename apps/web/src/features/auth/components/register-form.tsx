@@ -3,7 +3,7 @@ import Button from '@mui/material/Button';
 import Link from '@mui/material/Link';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { ApiError } from '../../../lib/api-client';
@@ -26,6 +26,9 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
   // kept across a reload of the tab.
   const [flow, setFlow] = useCodeFlow(`register:${method}`);
   const token = flow?.token ?? null;
+  // The flow on show now, for an answer that comes late: one for a flow left meanwhile changes nothing on the page.
+  const tokenNow = useRef(token);
+  tokenNow.current = token;
   // The server's refusal of a password (a common one) applies to the password it was sent, not to a new one being typed.
   const [sentPassword, setSentPassword] = useState('');
   const passwordError = f.fieldError('password') && (values.password === sentPassword || !sentPassword) ? f.fieldError('password') : undefined;
@@ -82,12 +85,14 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
       setFlow((fl) => (fl && next && fl.token === sentFor ? { ...fl, token: next, sentAt: Date.now() } : fl));
       return { sent: true };
     } catch (err) {
+      // The refusal of a flow left meanwhile («Изменить данные», a new flow) says nothing over what is shown now.
+      if (tokenNow.current !== sentFor) return { sent: false, error: err };
       // A flow that can no longer be resent (its 5 resends used up, or it expired) is started again from the
       // details, the reason above them: the code step counted down to the same refusal, again and again.
       if (err instanceof ApiError && (err.message === RESENDS_USED_UP || err.status === 422)) {
         const sentTo = flow?.sentTo ?? '';
         setValues((v) => (v.login ? v : { ...v, login: sentTo }));
-        setFlow((fl) => (fl && fl.token === sentFor ? null : fl));
+        setFlow(null);
       }
       f.fromError(err);
       return { sent: false, error: err };

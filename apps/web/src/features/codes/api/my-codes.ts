@@ -34,13 +34,14 @@ export const myCodesQueryOptions = (page: number, gameServerId: number, status: 
 export const useMyCodes = (page: number, gameServerId: number, status: CodeStatus | null) => useQuery(myCodesQueryOptions(page, gameServerId, status));
 
 /**
- * The page on show read again with the second factor, when its quiet re-read was refused (the 10-minute step-up
- * window over): the player's «Ввести код» opens the prompt; the answer replaces what the page showed.
+ * A page read again with the second factor, when its quiet re-read was refused (the 10-minute step-up window
+ * over): the player's «Ввести код» opens the prompt; the answer replaces what that page showed. The page is the
+ * mutation's variables, fixed at the press: a chip or page changed while the code was asked for must not receive it.
  */
-export function useMyCodesWithCode(page: number, gameServerId: number, status: CodeStatus | null) {
+export function useMyCodesWithCode() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: () => withStepUp(read(page, gameServerId, status)),
-    onSuccess: (data) => qc.setQueryData(myCodesQueryOptions(page, gameServerId, status).queryKey, data),
+    mutationFn: (p: { page: number; gameServerId: number; status: CodeStatus | null }) => withStepUp(read(p.page, p.gameServerId, p.status)),
+    onSuccess: (data, p) => qc.setQueryData(myCodesQueryOptions(p.page, p.gameServerId, p.status).queryKey, data),
   });
 }

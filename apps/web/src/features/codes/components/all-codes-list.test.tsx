@@ -157,6 +157,43 @@ describe('my codes', () => {
     expect(shown()).toEqual(['1:activated', '2:active']);
   });
 
+  it('the answer «Ввести код» asked for lands under the filter it was pressed on, even when another chip was pressed while the code was typed', async () => {
+    // Review finding: the answer was written under the filter on show when it came: «Все»'s active codes under «Отменённые».
+    let stepUp = false;
+    let release: () => void = () => {};
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        const q = new URL(url, 'http://x').searchParams;
+        const typed = (init?.headers as Record<string, string> | undefined)?.['X-Two-Factor-Code'];
+        if (q.get('status') === 'cancelled') return answer(200, { data: [code(3, 'cancelled')], total: 1 });
+        if (stepUp && !typed) return answer(403, { message: 'Подтвердите действие кодом из приложения', two_factor_required: true });
+        const body = { data: [code(1, 'active'), code(2, 'active')], total: 2 };
+        if (typed) return new Promise<Response>((resolve) => (release = () => resolve(answer(200, body))));
+        return answer(200, body);
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    await openAll(qc);
+    stepUp = true;
+    await act(async () => qc.invalidateQueries({ queryKey: ['codes', 'mine'] }));
+    await settle();
+    await act(async () => button('Ввести код')!.click());
+    await vi.waitFor(() => expect(useStepUp.getState().prompt).not.toBeNull());
+    await act(async () => useStepUp.getState().answer('123456'));
+    // While that read runs, the player presses «Отменённые»: its own answer comes first.
+    const chip = [...document.querySelectorAll('[role="group"] [role="button"], [role="group"] .MuiChip-root')].find((c) => c.textContent === 'Отменённые') as HTMLElement;
+    await act(async () => chip.click());
+    await settle();
+    expect(shown()).toEqual(['3:cancelled']);
+    await act(async () => release());
+    await settle();
+    expect(shown()).toEqual(['3:cancelled']);
+    expect(qc.getQueryData(['codes', 'mine', { page: 1, gameServerId: 1, status: 'cancelled' }])).toMatchObject({ total: 1 });
+    expect(qc.getQueryData(['codes', 'mine', { page: 1, gameServerId: 1, status: null }])).toMatchObject({ total: 2 });
+  });
+
   it('another status chip drops the last filter’s codes at once (their «Отменить» and copy live) until its answer comes; another page keeps them', async () => {
     // Review finding: after «Отменённые» was pressed, the «Все» list's active codes stayed with «Отменить» and copy until the answer came.
     const all = Array.from({ length: 21 }, (_, i) => code(i + 1, i === 20 ? 'cancelled' : 'active'));

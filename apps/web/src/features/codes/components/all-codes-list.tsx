@@ -25,7 +25,7 @@ function AllCodes({ gameServerId }: { gameServerId: number }) {
   const [status, setStatus] = useState<CodeStatus | null>(null);
   const [page, setPage] = useState(1);
   const { data, isPending, isError, error, refetch, isFetching, isPlaceholderData } = useMyCodes(page, gameServerId, status);
-  const withCode = useMyCodesWithCode(page, gameServerId, status);
+  const withCode = useMyCodesWithCode();
   // The list shrank while a later page was open (codes cancelled elsewhere, a filter's codes activated): that
   // page comes back empty with codes before it, so the last page there is is shown instead of a blank.
   const pages = usePageInRange(data, MY_CODES_PAGE_SIZE, page, setPage, isPlaceholderData);
@@ -39,7 +39,7 @@ function AllCodes({ gameServerId }: { gameServerId: number }) {
         severity="warning"
         data-testid="all-codes-stale"
         action={
-          <Button color="inherit" size="small" disabled={withCode.isPending} onClick={() => withCode.mutate()}>
+          <Button color="inherit" size="small" disabled={withCode.isPending} onClick={() => withCode.mutate({ page, gameServerId, status })}>
             Ввести код
           </Button>
         }
