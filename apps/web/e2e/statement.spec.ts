@@ -152,7 +152,7 @@ describe('the statement, all my codes and decisions that announce themselves', (
     expect(rows.at(-1)?.Сумма).toBe(String(3 * KK));
   });
 
-  it('at 360 and 390 px no text of a line is drawn over another: a code purchase\'s code, the amounts and «остаток …» with 5 000 ккк balances', async () => {
+  it('at 320, 360 and 390 px no text of a line is drawn over another, nor a word broken: a code purchase\'s code, the amounts and «остаток …» with 5 000 ккк balances', async () => {
     // Review finding: at 390 px the masked code (its span nowrap) ran past its column over «остаток 4 999 989 700 000».
     const player = await createUser(db(), { name: 'Игрок Богач' });
     const w = await createWallet(db(), player.id, sid, 'Rich');
@@ -161,7 +161,7 @@ describe('the statement, all my codes and decisions that announce themselves', (
     const withdrawal = (await call(player, '/api/down_balance_user/', { gamesserver_id: sid, amount: 5_000_000_000 })).json().success.id as number;
     await call(player, '/api/delete_request/', { id: withdrawal });
     expect((await call(player, '/api/show_code/', { gamesserver_id: sid, nominal: 2 * KK, wallet_id: w.id })).statusCode).toBe(200);
-    for (const width of [360, 390]) {
+    for (const width of [320, 360, 390]) {
       const page = await open(player, '/?tab=statement', { width, height: 800 });
       await page.getByTestId('statement-entry').nth(4).waitFor();
       // Every text box of a line's description column against every one of its amount and balance: none may cross,
@@ -191,6 +191,16 @@ describe('the statement, all my codes and decisions that announce themselves', (
         return found;
       });
       expect(crossings, `${width} px`).toEqual([]);
+      // «+5 000 000 000 000» beside «Корректировка» broke the word («Корректировк|а»): the amount now takes a line of its own.
+      const labelLines = await page
+        .locator('[data-kind="adjustment"] p')
+        .first()
+        .evaluate((el) => {
+          const range = document.createRange();
+          range.selectNodeContents(el);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+        });
+      expect(labelLines, `${width} px`).toBe(1);
       expect(await text(page.locator('[data-kind="code_purchase"]').first())).toMatch(/ADN-\w{4}-\*{4}-\*{4}-\w{4}.*остаток 4 999 987 640 000/);
     }
   });

@@ -62,19 +62,23 @@ function Entry({ e, server }: { e: StatementEntry; server: string | undefined })
       data-kind={e.kind}
       sx={{
         px: 0,
-        display: 'grid',
         alignItems: 'start',
         columnGap: 1.5,
         rowGap: 0.25,
+        // On a phone the lines wrap: the amount beside the description while both fit, on a line of its own (to the
+        // right) when it is too long for that (5 000 ккк beside «Корректировка» broke the word at 360 px); the
+        // balance after always on its own line (beside the description it left a 100-px column, with a code drawn
+        // over «остаток …»). Wider, a grid: the balance under the amount.
+        display: { xs: 'flex', sm: 'grid' },
+        flexWrap: 'wrap',
         gridTemplateColumns: 'minmax(0, 1fr) auto',
-        // On a phone the balance after takes a line of its own under the amount: beside the description it left
-        // a 100-px column at 360 px, with a code drawn over «остаток …». Wider, it stays under the amount.
-        gridTemplateAreas: { xs: '"main amount" "balance balance"', sm: '"main amount" "main balance"' },
-        gridTemplateRows: { sm: 'auto 1fr' },
+        gridTemplateAreas: '"main amount" "main balance"',
+        gridTemplateRows: 'auto 1fr',
       }}
     >
-      <Stack spacing={0.25} sx={{ gridArea: 'main', minWidth: 0, overflowWrap: 'anywhere' }}>
-        <Typography sx={{ fontWeight: 600 }}>{KIND_LABEL[e.kind]}</Typography>
+      <Stack spacing={0.25} sx={{ gridArea: 'main', flex: '1 1 9rem', minWidth: 'min-content', overflowWrap: 'anywhere' }}>
+        {/* Never broken inside the word: the column is at least this wide (minWidth above). */}
+        <Typography sx={{ fontWeight: 600, overflowWrap: 'normal' }}>{KIND_LABEL[e.kind]}</Typography>
         <Typography variant="body2">{unbrokenCodes(e.description)}</Typography>
         <Typography variant="body2" color="textSecondary">
           {dateFormat.format(new Date(e.at))}
@@ -88,7 +92,7 @@ function Entry({ e, server }: { e: StatementEntry; server: string | undefined })
           )}
         </Typography>
       </Stack>
-      <Stack spacing={0.25} sx={{ gridArea: 'amount', alignItems: 'flex-end', textAlign: 'right' }}>
+      <Stack spacing={0.25} sx={{ gridArea: 'amount', flex: '0 0 auto', ml: 'auto', alignItems: 'flex-end', textAlign: 'right' }}>
         <Typography data-testid="statement-amount" sx={{ fontWeight: 700, color: credit ? 'success.main' : 'text.primary', whiteSpace: 'nowrap' }}>
           {credit ? '+' : '−'}
           {formatAmount(Math.abs(e.amount))}
@@ -102,7 +106,7 @@ function Entry({ e, server }: { e: StatementEntry; server: string | undefined })
         variant="body2"
         color="textSecondary"
         data-testid="statement-balance"
-        sx={{ gridArea: 'balance', justifySelf: 'end', textAlign: 'right', whiteSpace: 'nowrap' }}
+        sx={{ gridArea: 'balance', flexBasis: '100%', justifySelf: 'end', textAlign: 'right', whiteSpace: 'nowrap' }}
       >
         остаток {formatAmount(e.balance_after)}
       </Typography>
