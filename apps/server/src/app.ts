@@ -29,6 +29,7 @@ import { DEFAULT_LIMITS, scaleLimits } from './modules/accounts/limits';
 import { createResetService, type ResetService } from './modules/accounts/reset.service';
 import { createSignIn } from './modules/accounts/sign-in';
 import { createSignUpService } from './modules/accounts/sign-up.service';
+import { createSmsRules } from './modules/accounts/sms-rules';
 import { createCodeDelivery, MESSAGE_LANE, MESSAGE_WORKERS } from './modules/notifications/code-delivery';
 import { createMailer } from './modules/notifications/mail';
 import { createOutbox } from './modules/notifications/outbox';
@@ -426,6 +427,15 @@ function composeAccounts(
   const limits = scaleLimits(DEFAULT_LIMITS, config.RATE_LIMIT_SCALE);
   const limiter = createRateLimiter(db.kysely, now);
   const flows = createCodeFlows({ db: db.kysely, limiter, limits, now });
+  // Toll fraud: which numbers get an SMS, and the sign-up SMS budget over all processes (not scaled by
+  // RATE_LIMIT_SCALE: it caps the bill, and is set in SMS directly).
+  const smsRules = createSmsRules({
+    limiter,
+    log: app.log,
+    countries: config.SMS_COUNTRIES,
+    perHour: config.SMS_SIGNUP_PER_HOUR,
+    perDay: config.SMS_SIGNUP_PER_DAY,
+  });
   const signIn = createSignIn({ sessions, now });
   // Password, Discord and reset sign-ins ask for the second factor when TOTP is on.
   // A reset of a user with TOTP on waits for the code: the two-factor module applies it (the reset
@@ -470,6 +480,7 @@ function composeAccounts(
     signIn,
     askBeforeReset: twoFactor.askBeforeReset,
     delivery,
+    smsRules,
     brand: config.BRAND_NAME,
     // A reset after account theft leaves none of the thief's ways back in (README "Rules").
     revokeLeftovers: async (userId, trx) => void (await revokeLeftovers(userId, trx)),
@@ -477,7 +488,7 @@ function composeAccounts(
   externalSignIn = createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, signInAsking, now });
   return {
     accounts: createAccountsService({ db: db.kysely, limiter, limits, signIn, signInAsking, now }),
-    signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, publicUrl: config.PUBLIC_URL, brand: config.BRAND_NAME, now }),
+    signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, smsRules, publicUrl: config.PUBLIC_URL, brand: config.BRAND_NAME, now }),
     reset,
     externalSignIn,
     passwordChange: createPasswordChangeService({ db: db.kysely, currentPassword, sessions, now }),

@@ -82,6 +82,20 @@ describe('settings', () => {
     expect(loadConfig({ TRUST_PROXY: '10.0.0.5, 10.1.0.0/16, ::1, fd00::/8' }).TRUST_PROXY).toEqual(['10.0.0.5', '10.1.0.0/16', '::1', 'fd00::/8']);
   });
 
+  it('SMS_COUNTRIES: ISO codes in any case and separator, or * for any country; an unknown code stops the start in one line; the sign-up SMS budget', () => {
+    const bare = loadConfig({ SMS_COUNTRIES: '' });
+    expect([...bare.SMS_COUNTRIES!]).toEqual(['RU', 'KZ', 'BY', 'UA', 'AM', 'AZ', 'GE', 'KG', 'MD', 'TJ', 'UZ', 'TM']);
+    expect(bare).toMatchObject({ SMS_SIGNUP_PER_HOUR: 60, SMS_SIGNUP_PER_DAY: 300 });
+    expect([...loadConfig({ SMS_COUNTRIES: ' ru, kz by ' }).SMS_COUNTRIES!]).toEqual(['RU', 'KZ', 'BY']);
+    expect(loadConfig({ SMS_COUNTRIES: '*' }).SMS_COUNTRIES).toBeNull();
+    expect(() => loadConfig({ SMS_COUNTRIES: 'RU,RUS' })).toThrow(/^Invalid setting SMS_COUNTRIES="RU,RUS": .*неизвестный код RUS$/);
+    expect(() => loadConfig({ SMS_COUNTRIES: 'RU,XX' })).toThrow(/^Invalid setting SMS_COUNTRIES=/);
+    expect(() => loadConfig({ SMS_COUNTRIES: ',' })).toThrow(/^Invalid setting SMS_COUNTRIES=/);
+    expect(loadConfig({ SMS_SIGNUP_PER_HOUR: '0', SMS_SIGNUP_PER_DAY: '1000' })).toMatchObject({ SMS_SIGNUP_PER_HOUR: 0, SMS_SIGNUP_PER_DAY: 1000 });
+    expect(() => loadConfig({ SMS_SIGNUP_PER_HOUR: '-1' })).toThrow(/^Invalid setting SMS_SIGNUP_PER_HOUR=/);
+    expect(() => loadConfig({ SMS_SIGNUP_PER_DAY: 'many' })).toThrow(/^Invalid setting SMS_SIGNUP_PER_DAY=/);
+  });
+
   it('JOBS: on (the default, also when empty) or off; anything else stops the start in one line', () => {
     expect(loadConfig({}).JOBS).toBe('on');
     expect(loadConfig({ JOBS: '' }).JOBS).toBe('on');

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { isSupportedCountry } from 'libphonenumber-js/max';
 import { z } from 'zod';
 
 const optionalString = z
@@ -10,6 +11,29 @@ const optionalString = z
 const httpUrl = () => z.url({ protocol: /^https?$/, error: 'нужен адрес вида http:// или https://' });
 const optionalUrl = optionalString.pipe(httpUrl().optional());
 const boolish = z.enum(['1', '0', 'true', 'false', 'yes', 'no']).transform((v) => v === '1' || v === 'true' || v === 'yes');
+
+/**
+ * SMS_COUNTRIES' default: the countries of the CIS and around it whose players come to Russian-language
+ * Lineage 2 servers. Sign-up codes go by SMS to mobiles of these countries only (toll fraud: README "Security").
+ */
+export const DEFAULT_SMS_COUNTRIES = ['RU', 'KZ', 'BY', 'UA', 'AM', 'AZ', 'GE', 'KG', 'MD', 'TJ', 'UZ', 'TM'] as const;
+/**
+ * ISO 3166 codes, comma- or space-separated, any case (`ru, kz`), each one libphonenumber knows; `*`: any
+ * country (mobiles only all the same). A set, or null for `*`.
+ */
+const smsCountries = z
+  .string()
+  .trim()
+  .transform((v, ctx): ReadonlySet<string> | null => {
+    if (v === '*') return null;
+    const codes = v.toUpperCase().split(/[\s,]+/).filter(Boolean);
+    const unknown = codes.find((c) => !isSupportedCountry(c));
+    if (codes.length === 0 || unknown) {
+      ctx.addIssue({ code: 'custom', message: `ожидаются коды стран ISO через запятую (RU,KZ,BY) или *${unknown ? `; неизвестный код ${unknown}` : ''}` });
+      return z.NEVER;
+    }
+    return new Set(codes);
+  });
 
 /** An address, or a CIDR whose prefix fits its family: Fastify's proxy check would throw on anything else, later and with a stack. */
 function isCidr(text: string) {
@@ -84,6 +108,12 @@ export const ConfigSchema = z
     SMS_API_URL: optionalUrl,
     SMS_API_KEY: optionalString,
     SMS_FROM: optionalString,
+    // Toll fraud (README "Security"): sign-up codes go by SMS only to mobiles of these countries, and at most
+    // this many an hour and a day over all processes (codes, their resends, the note to a registered number);
+    // a reset to a number confirmed on an account is never held back by them. 0: no sign-up by phone.
+    SMS_COUNTRIES: smsCountries.prefault(DEFAULT_SMS_COUNTRIES.join(',')),
+    SMS_SIGNUP_PER_HOUR: z.coerce.number().int().min(0).max(1_000_000).default(60),
+    SMS_SIGNUP_PER_DAY: z.coerce.number().int().min(0).max(10_000_000).default(300),
     DISCORD_CLIENT_ID: optionalString,
     DISCORD_CLIENT_SECRET: optionalString,
     DISCORD_API_URL: httpUrl().default('https://discord.com/api/v10'),

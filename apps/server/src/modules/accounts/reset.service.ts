@@ -9,6 +9,7 @@ import { accountsRepository as repo, inTransaction, type Pool, type Tx } from '.
 import { type CodeFlows, channelOf, type Method } from './code-flows';
 import { codeTexts } from './code-messages';
 import { findByAddress, refuseBlocked, type SignIn } from './sign-in';
+import type { SmsRules } from './sms-rules';
 
 const NEW_PASSWORD_TOKEN_REFUSED = 'Ссылка для смены пароля недействительна или устарела. Начните восстановление заново';
 
@@ -25,6 +26,8 @@ export interface ResetDeps {
    */
   askBeforeReset: (trx: Tx, user: User, passwordHash: string) => Promise<SignInResponse>;
   delivery: Pick<CodeDelivery, 'deliver'>;
+  /** A reset's SMS goes to a mobile only (of any country); the sign-up budget never holds it back. */
+  smsRules: Pick<SmsRules, 'resetRefusal'>;
   /**
    * In the reset's transaction: what a thief who held a session could have left behind and would
    * outlive the ended sessions (seller API keys, passkeys), revoked (README "Rules": after a reset).
@@ -57,6 +60,9 @@ export function createResetService(deps: ResetDeps) {
     /** Step 1: a code to a registered address; nothing to an unknown one. Same answer. */
     async startReset(client: Client, method: Method, address: string) {
       const channel = channelOf(method);
+      // Decided by the number alone, before the account is looked up: the answer tells nothing of one.
+      const refused = method === 'phone' ? deps.smsRules.resetRefusal(address) : null;
+      if (refused) throw refused;
       const user = await findByAddress(db, method, address);
       // From a browser the account signed in from, the minute counts that browser's own requests only:
       // a stranger asking for this address every minute does not keep the owner's reset at 429.

@@ -12,6 +12,7 @@ import { type RateLimiter, tooMany } from '../sessions/rate-limit.service';
 import type { Limits } from './limits';
 import { ALREADY_REGISTERED, findByAddress, type SignIn, withConflictAs } from './sign-in';
 import { addressKey } from '../../lib/address-key';
+import type { SmsRules } from './sms-rules';
 
 /** Resends per flow; after that the player starts over (and meets the per-address limits). */
 const MAX_RESENDS = 5;
@@ -28,6 +29,8 @@ export interface SignUpDeps {
   limits: Limits;
   signIn: SignIn;
   delivery: Pick<CodeDelivery, 'deliver'>;
+  /** Which numbers get a sign-up SMS, and how many go out (toll fraud). */
+  smsRules: Pick<SmsRules, 'signUpRefusal' | 'takeSignUpSms'>;
   /** PUBLIC_URL: the "you already have an account" note links to the reset page there. */
   publicUrl: string | undefined;
   now: () => Date;
@@ -37,7 +40,7 @@ export interface SignUpDeps {
 // Long: a factory holding 4 small functions; each is short.
 export function createSignUpService(deps: SignUpDeps) {
   const texts = codeTexts(deps.brand);
-  const { db, flows, limiter, limits, signIn, delivery, publicUrl, now } = deps;
+  const { db, flows, limiter, limits, signIn, delivery, smsRules, publicUrl, now } = deps;
 
   /** Rotates a flow's token and code under its row lock; of two resends at once, the second sees the first's time. */
   const rotateFlow = (channel: ReturnType<typeof channelOf>, flowToken: string) =>
@@ -46,6 +49,9 @@ export function createSignUpService(deps: SignUpDeps) {
       const flow = await repo.lockFlow(trx, hashToken(flowToken), 'register', channel);
       const at = now();
       if (!flow || flow.consumed_at || flow.expires_at <= at) return { error: gone() };
+      // A flow opened before SMS_COUNTRIES changed (or before the rule) is resent under today's rule.
+      const refused = channel === 'sms' ? smsRules.signUpRefusal(flow.address) : null;
+      if (refused) return { error: refused };
       // A flow its 5 wrong codes ended is resent like a live one: the new code comes with 5 tries, as
       // the refusal of the 5th wrong code tells the player («Запросите новый код»). No more guesses than
       // before: a resend after the 4th wrong code reset the tries too, and the minute and MAX_RESENDS hold.
@@ -77,23 +83,33 @@ export function createSignUpService(deps: SignUpDeps) {
     /** Step 1: a code to a new address; to a registered one, a "you have an account" note. Same answer. */
     async startRegistration(client: Client, method: Method, input: { address: string; password: string; name?: string }) {
       const channel = channelOf(method);
+      // Decided by the number alone, before anything about an account is looked up.
+      const refused = method === 'phone' ? smsRules.signUpRefusal(input.address) : null;
+      if (refused) throw refused;
       refuseCommonPassword(input.password);
       await flows.limitSend(client, 'register', channel, input.address);
-      // Hashed for both kinds of address, so neither answers faster.
-      const passwordHash = await hashPassword(input.password);
-      const existing = await findByAddress(db, method, input.address);
-      const { token, code, expiresAt, flowId } = await flows.openFlow({
-        purpose: 'register',
-        channel,
-        address: input.address,
-        withCode: !existing,
-        passwordHash: existing ? null : passwordHash,
-        name: input.name ?? null,
-      });
-      // The note to a registered address carries no code; it is sealed, enqueued and dropped when late alike.
-      const message = code ? texts.registerCode(channel, input.address, code) : texts.alreadyRegistered(channel, input.address, publicUrl);
-      await delivery.deliver({ channel, message, expiresAt, replaces: `register:${flowId}` });
-      return token;
+      // Counted for a registered number's note too: the answers must not tell the two apart.
+      const sms = method === 'phone' ? await smsRules.takeSignUpSms() : null;
+      try {
+        // Hashed for both kinds of address, so neither answers faster.
+        const passwordHash = await hashPassword(input.password);
+        const existing = await findByAddress(db, method, input.address);
+        const { token, code, expiresAt, flowId } = await flows.openFlow({
+          purpose: 'register',
+          channel,
+          address: input.address,
+          withCode: !existing,
+          passwordHash: existing ? null : passwordHash,
+          name: input.name ?? null,
+        });
+        // The note to a registered address carries no code; it is sealed, enqueued and dropped when late alike.
+        const message = code ? texts.registerCode(channel, input.address, code) : texts.alreadyRegistered(channel, input.address, publicUrl);
+        await delivery.deliver({ channel, message, expiresAt, replaces: `register:${flowId}` });
+        return token;
+      } catch (err) {
+        await sms?.giveBack();
+        throw err;
+      }
     },
 
     /** Resend: a new token and a new code; the old token stops working. */
@@ -103,9 +119,14 @@ export function createSignUpService(deps: SignUpDeps) {
       // Counted before the token rotates (a refusal must come first, or the player would be left
       // holding a token that no longer exists), given back when the resend is refused.
       const tries = await limiter.take([[sendIpKey, limits.flowsPerIp]]);
+      const sms = method === 'phone' ? await smsRules.takeSignUpSms().catch(async (err: unknown) => {
+        await tries.giveBack();
+        throw err;
+      }) : null;
       const result = await rotateFlow(channel, flowToken);
       if ('error' in result) {
         await tries.giveBack();
+        await sms?.giveBack();
         throw result.error;
       }
       const { token, code, expiresAt } = result;

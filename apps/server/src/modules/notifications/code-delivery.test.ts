@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmsGateway } from '../../../test/fakes/sms-gateway';
 import { startSmtp } from '../../../test/fakes/smtp';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
-import { MESSAGE_JOB } from './code-delivery';
+import { createCodeDelivery, MESSAGE_JOB } from './code-delivery';
+import { createSmsRuGateway } from './sms';
 
 const SMS_KEY = 'sms-ru-test-key';
 const PASSWORD = 'correct horse 1';
@@ -223,5 +224,35 @@ describe.each(DB_KINDS)('mail and SMS codes through the job queue on %s', (kind)
     expect(mailsTo(known)).toHaveLength(2);
     expect(mailsTo(known)[1]!.text).toMatch(/восстановления пароля: \d{6}/);
     expect(mailsTo(unknown)).toEqual([]);
+  });
+
+  it('an SMS job to a premium-rate or satellite number (one queued before the number rule) fails unsent; a mobile\'s goes out', async () => {
+    // Queued as this process's own delivery would (the same stored key), not through a call that now refuses such a number.
+    const queuer = createCodeDelivery({
+      mail: null,
+      sms: createSmsRuGateway({ url: sms.url, apiKey: SMS_KEY }),
+      outbox: { write: async () => {} },
+      log: t.app.log,
+      jobs: t.app.deps.jobs,
+      db: t.db.kysely,
+      secretKey: undefined,
+      now: clock.now,
+    });
+    const premium = '+78091234567';
+    const satellite = '+881212345678';
+    const mobile = phone();
+    for (const to of [premium, satellite, mobile]) {
+      const message = { to, channel: 'sms' as const, subject: 'Код подтверждения', text: 'Кошелёк Тест: код подтверждения 123456. Действует 10 минут.', code: '123456' };
+      await queuer.deliver({ channel: 'sms', message, expiresAt: new Date(clock.now().getTime() + CODE_TTL_MS) });
+    }
+    expect(await runDue()).toBe(3);
+    await sms.next(mobile);
+    expect(sms.messages.filter((m) => m.to === premium || m.to === satellite)).toEqual([]);
+    const failed = await rows();
+    expect(failed).toEqual([
+      expect.objectContaining({ state: 'failed', last_error: 'not sent: the number is no mobile of any country' }),
+      expect.objectContaining({ state: 'failed', last_error: 'not sent: the number is no mobile of any country' }),
+    ]);
+    await t.db.kysely.deleteFrom('jobs').where('kind', '=', MESSAGE_JOB).execute();
   });
 });

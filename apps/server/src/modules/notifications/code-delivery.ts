@@ -6,6 +6,7 @@ import { MAIL_SEND_DEADLINE_MS, type Mailer } from './mail';
 import type { Outbox, OutgoingMessage } from './outbox';
 import { type SecretKeysDb, secretKeysRepository } from './secret-keys.repository';
 import { DeliveryError, type SmsGateway } from './sms';
+import { smsRefusal } from './sms-numbers';
 
 export type { OutgoingMessage } from './outbox';
 
@@ -118,6 +119,9 @@ export function createCodeDelivery(deps: CodeDeliveryDeps): CodeDelivery {
         throw mailRefusal(err);
       });
     } else if (m.channel === 'sms' && sms) {
+      // The services refuse such a number when asked (422); this holds for a job queued before that
+      // rule, and for any sender to come: no premium-rate, satellite or landline SMS on our bill.
+      if (smsRefusal(m.to, null)) throw new GiveUp('not sent: the number is no mobile of any country');
       await sms.sendSms(m.to, m.text).catch((err: unknown) => {
         throw err instanceof DeliveryError && err.permanent ? new GiveUp(err.message) : err;
       });

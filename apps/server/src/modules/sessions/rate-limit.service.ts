@@ -78,6 +78,10 @@ export function createRateLimiter(db: RateLimitsQueryable, now: () => Date) {
       const delay = Math.min(rule.maxMs, rule.baseMs * 2 ** Math.max(0, (row?.hits ?? rule.free) - rule.free));
       throw tooMany((last + delay - at) / 1000);
     },
+    /** True for the first call with this key in its window of `windowMs`, over all processes: a warning said once. */
+    async firstInWindow(key: string, windowMs: number) {
+      return (await repo.hit(db, key, windowMs, now())).hits === 1;
+    },
     /** Gives a claimed try back. */
     refund: (key: string) => repo.refundTry(db, key),
     clear: (key: string) => repo.clear(db, key),
