@@ -274,6 +274,37 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
     expect(dialog.textContent).not.toContain('10 000 000');
   });
 
+  it('more than the page holds opens the low-capacity dialog at once: nothing is sent, so no TOTP code is asked for a sure refusal', async () => {
+    const posts: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init: RequestInit) => {
+        if (url === '/api/user') return answer(200, playerUser(true));
+        if (url === '/api/wallets') return answer(200, [{ id: 7, gamesserver_id: 1, gamesserver: 'Scryde x50', nick: 'Hero', balance: 10_000_000, balance_second: 0, new_message: false }]);
+        if (init?.method === 'POST') {
+          posts.push(url);
+          return answer(403, { message: 'Подтвердите действие кодом', two_factor_required: true });
+        }
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    await mount(dialogs);
+    await openTake();
+    await typeAmount('15кк');
+    await submitTake();
+    await settle();
+    expect(posts).toEqual([]);
+    expect(useUi.getState().dialog.name).toBe('low_capacity');
+    const dialog = document.querySelector('[data-testid="low-capacity-dialog"]')!;
+    expect(dialog.textContent?.replace(/\u00a0/g, ' ')).toContain('Для вывода нужно 15 000 000 аден, а на балансе 10 000 000 аден.');
+    // Within the balance, it goes (and the server asks for the code).
+    await openTake();
+    await typeAmount('5кк');
+    await submitTake();
+    expect(posts).toEqual(['/api/down_balance_user/']);
+    expect(inTake('input[autocomplete="one-time-code"]')).toBeTruthy();
+  });
+
   it('asked for the code, a recovery code typed on the Russian layout goes as its Latin keys, and an impossible one is said under the field, unsent', async () => {
     const codes: Array<string | null> = [];
     vi.stubGlobal(
@@ -307,7 +338,8 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
 
   it('an amount outside the server’s limits is said under «Сумма» in the server’s words and never sent (a TOTP code would be spent on its refusal)', async () => {
     const net = network();
-    await mount(dialogs);
+    // A balance above the server's maximum: the limits alone decide.
+    await mount(() => createElement(MoneyDialogs, { server: scryde, nick: 'Hero', balances: { 1: 10_000_000_000, 2: 0 } }));
     await openTake();
     const helper = () => document.getElementById(amountInput().getAttribute('aria-describedby') ?? '')?.textContent?.replace(/\u00a0/g, ' ');
     const press = () => button('take-dialog', 'Вывести') as HTMLButtonElement;
