@@ -21,6 +21,8 @@ export async function startDiscord(client: { id: string; secret: string }) {
   const tokens = new Map<string, FakeDiscordUser>();
   const exchanges: Array<{ code: string; ok: boolean }> = [];
   let seq = 0;
+  /** Token calls still to answer with Discord's 429 (our application rate limited), before any check. */
+  let limited = 0;
   const server = createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? '/', 'http://x');
@@ -30,6 +32,11 @@ export async function startDiscord(client: { id: string; secret: string }) {
         res.end(JSON.stringify(body));
       };
       if (req.method === 'POST' && url.pathname === '/oauth2/token') {
+        if (limited > 0) {
+          limited -= 1;
+          res.setHeader('Retry-After', '2');
+          return send(429, { message: 'You are being rate limited.', retry_after: 1.5, global: false });
+        }
         const form = new URLSearchParams(await readBody(req));
         const basic = Buffer.from((req.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString();
         if (basic !== `${client.id}:${client.secret}`) return send(401, { error: 'invalid_client' });
@@ -60,6 +67,10 @@ export async function startDiscord(client: { id: string; secret: string }) {
   return {
     url,
     exchanges,
+    /** The next `n` token calls get Discord's 429. */
+    rateLimitNext(n: number) {
+      limited = n;
+    },
     authorize(user: FakeDiscordUser, authorizeUrl: string) {
       const q = new URL(authorizeUrl).searchParams;
       const code = `code-${++seq}`;

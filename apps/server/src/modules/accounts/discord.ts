@@ -35,7 +35,9 @@ async function call(url: string, init: RequestInit): Promise<unknown> {
     throw new DiscordError(`Discord unreachable: ${(err as Error).message}`, 'unavailable');
   }
   const data = await res.json().catch(() => null);
-  if (res.status >= 400 && res.status < 500) throw new DiscordError(`Discord refused: HTTP ${res.status}`, 'refused');
+  // A 429 is Discord limiting our application, not a verdict on the player's code: «попробуйте позже», and
+  // it counts against no one's address.
+  if (res.status >= 400 && res.status < 500 && res.status !== 429) throw new DiscordError(`Discord refused: HTTP ${res.status}`, 'refused');
   if (!res.ok || !data || typeof data !== 'object') throw new DiscordError(`Discord answered HTTP ${res.status}`, 'unavailable');
   return data;
 }

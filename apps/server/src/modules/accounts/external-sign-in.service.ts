@@ -59,6 +59,14 @@ export interface ExternalSignInDeps {
 export function createExternalSignInService(deps: ExternalSignInDeps) {
   const { db, config, limiter, limits, signIn, now } = deps;
 
+  /**
+   * A social sign-in that failed on the caller's side (Telegram data unsigned, stale or used; a Discord state
+   * not ours or not this browser's, or a code Discord refused) counts against the address: 429 once its
+   * failures are used up. Counted after the check, never before: a sign-in Telegram signed, or one whose
+   * state we gave this browser and whose code Discord takes, is never refused for someone else's junk.
+   */
+  const failedFrom = (client: Client) => limiter.count(`social:ip:${addressKey(client.ip)}`, limits.socialPerIp);
+
   /** A fresh state and PKCE challenge, stored hashed with the verifier; the authorize URL that carries them. */
   async function discordLink(clientId: string, origin: string, browserKey: string) {
     const state = newToken();
@@ -87,33 +95,45 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
     return { client_id: clientId, authorize_url: url.toString() };
   }
 
-  /** Discord's profile for an authorization code, exchanged with the verifier stored beside the state. */
+  /**
+   * Discord's profile for an authorization code, exchanged with the verifier stored beside the state. The
+   * state is checked first, in the database: junk without one we gave this browser never reaches Discord.
+   */
   async function discordProfile(
-    client: { id: string; secret: string },
+    app: { id: string; secret: string },
+    client: Client,
     input: { code: string; state: string; redirect_uri: string },
     browserKey: string | undefined,
   ) {
     // A state issued to another browser (an attacker's link carrying their own sign-in) is refused.
     const stateRow = browserKey ? await repo.takeOauthState(db, hashToken(input.state), hashToken(browserKey), now()) : undefined;
     if (!stateRow || stateRow.redirect_uri !== input.redirect_uri) {
+      await failedFrom(client);
       throw new AppError('VALIDATION', { message: MSG.discordState, errors: { state: [MSG.discordState] } });
     }
+    const asAppError = (err: unknown) => {
+      if (!(err instanceof DiscordError)) return err;
+      return new AppError('UNAUTHENTICATED', { message: err.kind === 'refused' ? MSG.discordRefused : MSG.discordUnavailable, details: err.message });
+    };
+    let accessToken: string;
     try {
-      const accessToken = await exchangeCode({
+      accessToken = await exchangeCode({
         apiUrl: config.DISCORD_API_URL,
-        clientId: client.id,
-        clientSecret: client.secret,
+        clientId: app.id,
+        clientSecret: app.secret,
         code: input.code,
         redirectUri: stateRow.redirect_uri,
         codeVerifier: stateRow.code_verifier,
       });
+    } catch (err) {
+      // A code Discord refused is the caller's failure; Discord out of reach is nobody's.
+      if (err instanceof DiscordError && err.kind === 'refused') await failedFrom(client);
+      throw asAppError(err);
+    }
+    try {
       return await fetchDiscordUser(config.DISCORD_API_URL, accessToken);
     } catch (err) {
-      if (!(err instanceof DiscordError)) throw err;
-      throw new AppError('UNAUTHENTICATED', {
-        message: err.kind === 'refused' ? MSG.discordRefused : MSG.discordUnavailable,
-        details: err.message,
-      });
+      throw asAppError(err);
     }
   }
 
@@ -148,22 +168,28 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
   async function telegramSignIn(client: Client, method: 'telegram' | 'telegram_app', check: (botToken: string) => TelegramCheck) {
     const botToken = config.TELEGRAM_BOT_TOKEN;
     if (!botToken) throw new AppError('NOT_FOUND', { message: MSG.telegramOff });
-    await limiter.count(`social:ip:${addressKey(client.ip)}`, limits.socialPerIp);
+    // The signature first (one HMAC): only failures count against the address, so junk from it cannot
+    // refuse a login Telegram signed. Valid ones are not counted at all: only Telegram can make them, each
+    // signs in once, and a carrier address has many players behind it.
     const result = check(botToken);
     if (!result.ok) {
+      await failedFrom(client);
       throw new AppError('UNAUTHENTICATED', { message: result.reason === 'stale' ? MSG.telegramStale : MSG.telegramBad, details: result.reason });
     }
-    return inTransaction(db, async (trx) => {
+    const signedIn = await inTransaction(db, async (trx) => {
       // Each signed login result signs in once: a copied link or launch data cannot be replayed.
       const at = now();
       const usedUntil = new Date((result.identity.authDate + config.TELEGRAM_AUTH_MAX_AGE_S + 300) * 1000);
-      if (!(await repo.claimTelegramSignIn(trx, result.hash, usedUntil, at))) {
-        throw new AppError('UNAUTHENTICATED', { message: MSG.telegramUsed, details: 'replayed' });
-      }
+      if (!(await repo.claimTelegramSignIn(trx, result.hash, usedUntil, at))) return null;
       const user = await findOrCreateTelegramUser(trx, result.identity);
       refuseBlocked(user);
       return signIn(trx, user, { method, client });
     });
+    if (!signedIn) {
+      await failedFrom(client);
+      throw new AppError('UNAUTHENTICATED', { message: MSG.telegramUsed, details: 'replayed' });
+    }
+    return signedIn;
   }
 
   async function findOrCreateTelegramUser(trx: Tx, id: TelegramIdentity) {
@@ -195,8 +221,7 @@ export function createExternalSignInService(deps: ExternalSignInDeps) {
     async discordSignIn(client: Client, input: { code: string; state: string; redirect_uri: string }, browserKey: string | undefined) {
       const { DISCORD_CLIENT_ID: id, DISCORD_CLIENT_SECRET: secret } = config;
       if (!id || !secret) throw new AppError('NOT_FOUND', { message: MSG.discordOff });
-      await limiter.count(`social:ip:${addressKey(client.ip)}`, limits.socialPerIp);
-      const profile = await discordProfile({ id, secret }, input, browserKey);
+      const profile = await discordProfile({ id, secret }, client, input, browserKey);
       const origin = { method: 'discord' as const, client };
       const attempt = () =>
         inTransaction(db, async (trx) => {

@@ -11,7 +11,11 @@ export const DEFAULT_LIMITS = {
   loginPerIp: { free: 30, baseMs: 1000, maxMs: 60_000, resetMs: 15 * 60_000 },
   /** Codes sent (new flows and resends) from one address in an hour. */
   flowsPerIp: { limit: 20, windowMs: 60 * 60_000 },
-  /** Discord and Telegram sign-ins from one IP. */
+  /**
+   * Failed Discord and Telegram sign-ins from one address (unsigned, stale or replayed Telegram data; a Discord
+   * state not given to this browser, a code Discord refused). Counted after the check, so signed logins and
+   * Discord callbacks with this browser's state are never refused for them (external-sign-in.service.ts).
+   */
   socialPerIp: { limit: 30, windowMs: 15 * 60_000 },
   /**
    * Reset codes one address gets in an hour through its remembered browsers' own minutes (each of
