@@ -88,6 +88,8 @@ export function useRequestKey(operation: string) {
         throw err;
       }
     },
+    /** Whether `request` (as `send` names it) is in doubt: a try of it running, or one whose answer was lost. */
+    keeps: (request: string) => inDoubt(`${operation}:${request}`),
     /** Whether the last request this form sent may still go through or have gone through (its fields and key are kept). */
     get uncertain() {
       return last.current !== null && inDoubt(last.current);

@@ -61,9 +61,10 @@ export function useMoneyForm<T>(options: {
   /**
    * Makes the request with the amount read from the players' shorthand (only the call: what follows goes in
    * onSent). `opening` is the dialog the press came from (read at the press, not when the call starts, which
-   * may be after a nick save): its answer acts on that opening only.
+   * may be after a nick save): its answer acts on that opening only. `again`: the same request is in doubt (a try
+   * running, or its answer lost), so this one goes with its key, and only the server knows whether it went through.
    */
-  send(amount: number, idempotencyKey: string, opening: DialogState): Promise<T>;
+  send(amount: number, idempotencyKey: string, opening: DialogState, again: boolean): Promise<T>;
   /**
    * The request went through. Called after its key was dropped (so `clear` empties the fields), and
    * also when the answer comes after the dialog was closed: it must not close or replace a dialog
@@ -116,7 +117,9 @@ export function useMoneyForm<T>(options: {
         // cancelled before any money call was sent, so none is. The nick stays saved, which is harmless.
         if (useUi.getState().dialog !== opening) return;
       }
-      const result = await keys.send(`${gameServerId}:${currency}:${amount}`, (key) => send(amount, key, opening));
+      const request = `${gameServerId}:${currency}:${amount}`;
+      const again = keys.keeps(request);
+      const result = await keys.send(request, (key) => send(amount, key, opening, again));
       onSent(result, amount);
     } catch (err) {
       // A refusal that comes after this opening was closed (the dialog maybe opened again since, for

@@ -305,6 +305,29 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
     expect(inTake('input[autocomplete="one-time-code"]')).toBeTruthy();
   });
 
+  it('a withdrawal whose answer was lost goes again with its key even when its own hold has lowered «Доступно» below it: the player learns it was made', async () => {
+    const net = network('lost', 'ok');
+    let balance = 10_000_000;
+    const render = await mount(() => createElement(MoneyDialogs, { server: scryde, nick: 'Hero', balances: { 1: balance, 2: 0 } }));
+    await openTake();
+    await typeAmount('8кк');
+    await submitTake();
+    expect(net.sent).toHaveLength(1);
+    // The server made it: the realtime balance comes, 2кк left; the answer itself was lost.
+    balance = 2_000_000;
+    await render();
+    await submitTake();
+    expect(net.sent).toHaveLength(2);
+    expect(net.keys()[1]).toBe(net.keys()[0]);
+    expect(useUi.getState().dialog.name).toBe('none');
+    // A new 8кк withdrawal now is beyond the balance: the low-capacity dialog, nothing sent.
+    await openTake();
+    await typeAmount('8кк');
+    await submitTake();
+    expect(net.sent).toHaveLength(2);
+    expect(useUi.getState().dialog.name).toBe('low_capacity');
+  });
+
   it('asked for the code, a recovery code typed on the Russian layout goes as its Latin keys, and an impossible one is said under the field, unsent', async () => {
     const codes: Array<string | null> = [];
     vi.stubGlobal(

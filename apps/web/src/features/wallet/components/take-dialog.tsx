@@ -52,12 +52,13 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
     currency,
     nick,
     limits: amountLimits(target, 'output', currency),
-    send: (amount, idempotencyKey, opening) => {
+    send: (amount, idempotencyKey, opening, again) => {
       sentFrom.current = { opening, serverName: target.name, gameServerId: target.id, currency };
       // More than the page holds: the low-capacity dialog at once, nothing sent. The server spends a TOTP code
       // before it looks at the balance, so the player typed a code for a sure refusal, and another for the amount
-      // he lowered to. Refused here as the server refuses it (a 409 with low_cap: a new key next time).
-      if (available != null && amount > available) throw new ApiError(409, { message: 'Недостаточно средств', low_cap: true });
+      // he lowered to. Refused here as the server refuses it (a 409 with low_cap: a new key next time). Not a
+      // retry of a withdrawal in doubt: its own hold may be what lowered the balance, and its key gets its answer.
+      if (!again && available != null && amount > available) throw new ApiError(409, { message: 'Недостаточно средств', low_cap: true });
       let twoFactorCode: string | undefined;
       if (askCode) {
         const read = readSecondFactorCode(codeField.code);
