@@ -95,4 +95,6 @@ export interface TelegramLinkTokensTable {
   expires_at: Timestamp;
   used_at: NullableTimestamp;
   created_at: Generated<Date>;
+  /** 0046: the session (access token row) that asked for the link; the link dies with it. NULL links nothing. */
+  session_id: ColumnType<number | null, number | null | undefined, number | null>;
 }

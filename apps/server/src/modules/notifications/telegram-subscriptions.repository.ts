@@ -28,8 +28,22 @@ export const telegramSubscriptionsRepository = {
     return (await q.selectFrom('gamesservers').select('id').where('id', '=', gameServerId).executeTakeFirst()) !== undefined;
   },
 
-  insertLinkToken(q: Q, userId: number, tokenHash: string, expiresAt: Date) {
-    return q.insertInto('telegram_link_tokens').values({ token_hash: tokenHash, user_id: userId, expires_at: expiresAt }).execute();
+  /**
+   * A link token of the session that asked for it, written only while that session exists; false when it
+   * has ended. It dies with the session (ON DELETE CASCADE, migration 0046): a link a thief took from a
+   * stolen session stops working when the owner ends that session, changes the password or logs it out.
+   * The session row is locked FOR KEY SHARE by the insert, as for a socket's token: an end committed
+   * meanwhile makes it find nothing, and one that comes after deletes this token with its session.
+   */
+  async insertLinkToken(q: Q, userId: number, sessionId: number, tokenHash: string, expiresAt: Date) {
+    const { rows } = await sql<{ token_hash: string }>`
+      INSERT INTO telegram_link_tokens (token_hash, user_id, expires_at, session_id)
+      SELECT ${tokenHash}::text, s.user_id, ${expiresAt}::timestamptz, s.id
+        FROM tokens s
+       WHERE s.id = ${sessionId}::integer AND s.user_id = ${userId}::integer AND s.kind = 'access'
+         FOR KEY SHARE
+      RETURNING token_hash`.execute(q);
+    return rows.length === 1;
   },
 
   /**
@@ -46,6 +60,10 @@ export const telegramSubscriptionsRepository = {
   /**
    * Uses a live link token once; the user it belongs to, or nothing. Not a token of a blocked user:
    * a link made before an operator's block does not tie a chat to the account while it is blocked.
+   * Only while the session that asked for it lives (its row is there, not past its idle or hard end,
+   * the rule token_user applies): a session ended deletes its links, and one past its end that the
+   * minute's sweep has not removed yet does not link a chat either. A token without a session (none is
+   * written since migration 0046) links nothing.
    */
   consumeLinkToken(q: Q, tokenHash: string) {
     return q
@@ -56,6 +74,16 @@ export const telegramSubscriptionsRepository = {
       .where('expires_at', '>', sql<Date>`now()`)
       .where(({ exists, selectFrom }) =>
         exists(selectFrom('users').select('users.id').whereRef('users.id', '=', 'telegram_link_tokens.user_id').where('users.blocked_at', 'is', null)),
+      )
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('tokens as s')
+            .select('s.id')
+            .whereRef('s.id', '=', 'telegram_link_tokens.session_id')
+            .where('s.kind', '=', 'access')
+            .where(sql<boolean>`(token_ends_at(s.expires_at, s.last_seen_at, s.idle_seconds) > now()
+              OR token_ends_at(s.expires_at, s.last_seen_at, s.idle_seconds) IS NULL)`),
+        ),
       )
       .returning('user_id as userId')
       .executeTakeFirst();

@@ -1,5 +1,5 @@
 import { AppError } from '../../lib/app-error';
-import type { Caller } from '../sessions/caller';
+import type { Caller, SessionCaller } from '../sessions/caller';
 import { hashToken, newToken } from '../../lib/tokens';
 import type { TelegramBot } from './telegram-bot';
 import type { ChatNotices } from './telegram-notices.service';
@@ -57,12 +57,18 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
       return { success: null };
     },
 
-    /** The bot's deep link with a one-time token (null without a bot), and whether a chat is linked. */
-    async link(caller: Caller) {
+    /**
+     * The bot's deep link with a one-time token (null without a bot), and whether a chat is linked. The
+     * token belongs to the caller's session and dies with it (a logout, a revoke, a password change): a
+     * thief's link stops working once the owner ends the thief's session. 401 when the session ended
+     * after the caller was checked.
+     */
+    async link(caller: SessionCaller) {
       const linked = (await repo.chatOf(db, caller.user.id)) !== null;
       if (!bot.enabled) return { url: null, linked };
       const token = newToken();
-      await repo.insertLinkToken(db, caller.user.id, hashToken(token), new Date(clock().getTime() + LINK_TOKEN_TTL_MS));
+      const expiresAt = new Date(clock().getTime() + LINK_TOKEN_TTL_MS);
+      if (!(await repo.insertLinkToken(db, caller.user.id, caller.sessionId, hashToken(token), expiresAt))) throw new AppError('UNAUTHENTICATED');
       return { url: bot.linkUrl(token), linked };
     },
 

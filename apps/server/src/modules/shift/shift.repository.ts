@@ -182,22 +182,32 @@ export const shiftRepository = {
 
   // ── alerts ──
 
-  /** Marks a new pending request of a VIP player as alerted; the row when this call marked it. */
-  async markVip(q: Q, id: number, now: Date) {
+  /**
+   * Marks a pending request of a VIP player as alerted; the row when this call marked it. Not while an
+   * operator's claim stands (claimed at or after `staleBefore`), as markOverdue: the player became VIP
+   * (coins, a grant) while an operator held the request, and «Возьмите её в работу» was false. The scan
+   * alerts it once the claim lapses or is released, if it is still pending then.
+   */
+  async markVip(q: Q, id: number, now: Date, staleBefore: Date) {
     const { rows } = await sql<AlertRow>`
       UPDATE balance_requests r SET vip_alerted_at = ${now}
       FROM users u, gamesservers g
       WHERE r.id = ${id} AND u.id = r.user_id AND g.id = r.gamesserver_id
         AND r.status = 'pending' AND r.vip_alerted_at IS NULL AND u.vip_until > ${now}
+        AND (r.claimed_by IS NULL OR r.claimed_at < ${staleBefore})
       RETURNING r.id, r.type, r.currency_type, r.amount, g.name AS gamesserver, r.nick, r.created_at`.execute(q);
     return rows[0];
   },
 
-  /** VIP requests still pending that no alert was handed out for (a process stopped between COMMIT and the alert). */
-  async missedVip(q: Q, now: Date, limit: number) {
+  /**
+   * VIP requests still pending, under no standing claim, that no alert was handed out for (a process stopped
+   * between COMMIT and the alert, the player became VIP later, or a claim held it until now).
+   */
+  async missedVip(q: Q, now: Date, staleBefore: Date, limit: number) {
     const { rows } = await sql<{ id: number }>`
       SELECT r.id FROM balance_requests r JOIN users u ON u.id = r.user_id
       WHERE r.status = 'pending' AND r.vip_alerted_at IS NULL AND u.vip_until > ${now}
+        AND (r.claimed_by IS NULL OR r.claimed_at < ${staleBefore})
       ORDER BY r.id LIMIT ${limit}`.execute(q);
     return rows.map((r) => r.id);
   },
@@ -228,12 +238,23 @@ export const shiftRepository = {
       .execute() as Promise<Array<{ id: number; chatId: bigint }>>;
   },
 
-  /** Whether the chat is still the linked chat of a live operator (not blocked, not demoted, not unlinked). */
-  /** A request's status, or undefined when there is no such request. */
-  async statusOf(q: Q, id: number) {
-    return (await q.selectFrom('balance_requests').select('status').where('id', '=', id).executeTakeFirst())?.status;
+  /**
+   * Whether an alert about the request is still news when it is sent: the request is pending and no
+   * operator's claim stands (none, or one taken before `staleBefore`). Read at send time: an alert that
+   * waited out Telegram's 429 or an outage may go after another operator took the request.
+   */
+  async awaitsOperator(q: Q, id: number, staleBefore: Date) {
+    const row = await q
+      .selectFrom('balance_requests')
+      .select('id')
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .where((eb) => eb.or([eb('claimed_by', 'is', null), eb('claimed_at', '<', staleBefore)]))
+      .executeTakeFirst();
+    return row !== undefined;
   },
 
+  /** Whether the chat is still the linked chat of a live operator (not blocked, not demoted, not unlinked). */
   async isOperatorChat(q: Q, userId: number, chatId: bigint) {
     const row = await q
       .selectFrom('users')

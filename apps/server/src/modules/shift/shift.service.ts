@@ -122,17 +122,20 @@ export function createShiftService(d: ShiftDeps) {
   async function alertVip(id: number) {
     const at = d.now();
     const marked = await repo.transaction(d.db, async (trx) => {
-      const row = await repo.markVip(trx, id, at);
+      const row = await repo.markVip(trx, id, at, staleBefore(at));
       if (row) await enqueueAlerts(trx, 'vip', [row], at);
       return row !== undefined;
     });
     if (marked) d.jobs.wake();
   }
 
-  /** The recurring scan: overdue unclaimed requests, and VIP requests whose alert a stopped process never handed out. */
+  /**
+   * The recurring scan: overdue unclaimed requests, and VIP requests not alerted yet (a stopped process never
+   * handed the alert out, or a standing claim held it back); neither while an operator's claim stands.
+   */
   async function scan() {
     const at = d.now();
-    for (const id of await repo.missedVip(d.db, at, ALERT_BATCH)) await alertVip(id);
+    for (const id of await repo.missedVip(d.db, at, staleBefore(at), ALERT_BATCH)) await alertVip(id);
     const before = new Date(at.getTime() - d.alertAfterMin * 60_000);
     const marked = await repo.transaction(d.db, async (trx) => {
       const rows = await repo.markOverdue(trx, before, at, staleBefore(at), ALERT_BATCH);
@@ -335,8 +338,10 @@ export function createShiftService(d: ShiftDeps) {
         // A retry may come an hour later: by then the operator may be blocked, demoted or unlinked, and
         // the request's details are no longer theirs to read.
         if (p.userId === undefined || !(await repo.isOperatorChat(d.db, p.userId, BigInt(p.chatId)))) return;
-        // Nor is a request already decided or cancelled news by then (a retry after Telegram's 429).
-        if (p.requestId !== undefined && (await repo.statusOf(d.db, p.requestId)) !== 'pending') return;
+        // Nor is a request already decided or cancelled news by then (a retry after Telegram's 429 or an
+        // outage), or one another operator took meanwhile while their claim stands: «ждёт без оператора» and
+        // «Возьмите её в работу» would be false.
+        if (p.requestId !== undefined && !(await repo.awaitsOperator(d.db, p.requestId, staleBefore(d.now())))) return;
         const r = await d.bot.sendMessage(BigInt(p.chatId), p.text);
         // Telegram's 429 names when to try again; sooner would be refused again.
         if (r.retryAfterMs !== undefined) throw new RetryAfter(r.retryAfterMs, r.error);
