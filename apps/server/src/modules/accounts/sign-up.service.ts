@@ -87,10 +87,12 @@ export function createSignUpService(deps: SignUpDeps) {
       const refused = method === 'phone' ? smsRules.signUpRefusal(input.address) : null;
       if (refused) throw refused;
       refuseCommonPassword(input.password);
-      await flows.limitSend(client, 'register', channel, input.address);
-      // Counted for a registered number's note too: the answers must not tell the two apart.
+      // Counted for a registered number's note too: the answers must not tell the two apart. Taken before the
+      // address's sends: a sign-up the spent budget refuses must not use up one of them (players behind a shared
+      // address, told to sign up by email, were then refused that and their resets too).
       const sms = method === 'phone' ? await smsRules.takeSignUpSms() : null;
       try {
+        await flows.limitSend(client, 'register', channel, input.address);
         // Hashed for both kinds of address, so neither answers faster.
         const passwordHash = await hashPassword(input.password);
         const existing = await findByAddress(db, method, input.address);

@@ -185,4 +185,54 @@ describe.each(DB_KINDS)('SMS toll fraud on %s', (kind) => {
       for (const w of warnings) w.mockRestore();
     });
   });
+
+  describe('a spent budget, the players behind one address and the operators', () => {
+    let sms: Awaited<ReturnType<typeof startSmsGateway>>;
+    let t: TestApp;
+    let at = Date.now();
+    beforeAll(async () => {
+      sms = await startSmsGateway(SMS_KEY);
+      t = await createTestApp(kind, { env: { SMS_API_URL: sms.url, SMS_API_KEY: SMS_KEY, SMS_SIGNUP_PER_HOUR: '1' }, now: () => new Date(at) });
+      await t.app.deps.jobs.start();
+    });
+    afterAll(async () => {
+      await t?.close();
+      await sms?.close();
+    });
+    const post = (url: string, payload: object, remoteAddress = nextIp()) => t.app.inject({ method: 'POST', url, payload, remoteAddress });
+
+    it('sign-ups the spent budget refuses use none of the address’s sends: email sign-up and the owner’s reset from it go on', async () => {
+      const owner = newPhone();
+      const own = await post('/api/phone_register', body(owner));
+      expect(own.statusCode).toBe(200);
+      const code = await sms.next(owner);
+      expect((await post('/api/code_verification_phone_register', { phone_token: own.json().phone_token, code: code.code })).statusCode).toBe(200);
+      // A carrier's address: 20 players try phone sign-up while the budget is spent (20 = its sends an hour).
+      const shared = nextIp();
+      for (let i = 0; i < 20; i++) expect((await post('/api/phone_register', body(newPhone()), shared)).statusCode).toBe(429);
+      const reset = await post('/api/phone_reset_password', { phone: owner }, shared);
+      expect(reset.statusCode).toBe(200);
+      await sms.next(owner, 2);
+      expect((await post('/api/email_register', { email: newEmail(), password: PASSWORD, password_confirmation: PASSWORD }, shared)).statusCode).toBe(200);
+    });
+
+    it('the warning is said once for each window whose budget is spent, also when the next one is spent soon after', async () => {
+      const warn = vi.spyOn(t.app.log, 'warn');
+      const warnings = () => warn.mock.calls.filter((c) => JSON.stringify(c).includes('SMS budget')).length;
+      // A new hour: its one SMS; the first refusal late in it; just after it, the next hour's SMS and refusals.
+      at += 61 * 60_000;
+      expect((await post('/api/phone_register', body(newPhone()))).statusCode).toBe(200);
+      at += 58 * 60_000;
+      expect((await post('/api/phone_register', body(newPhone()))).statusCode).toBe(429);
+      expect(warnings()).toBe(1);
+      at += 3 * 60_000;
+      expect((await post('/api/phone_register', body(newPhone()))).statusCode).toBe(200);
+      expect((await post('/api/phone_register', body(newPhone()))).statusCode).toBe(429);
+      expect(warnings()).toBe(2);
+      at += 30 * 60_000;
+      expect((await post('/api/phone_register', body(newPhone()))).statusCode).toBe(429);
+      expect(warnings()).toBe(2);
+      warn.mockRestore();
+    });
+  });
 });

@@ -65,8 +65,11 @@ export function createSmsRules(deps: SmsRulesDeps) {
   ];
 
   async function spent(budget: (typeof budgets)[number], err: AppError): Promise<never> {
-    // Said once a window over all processes; the log holds no number and no code.
-    if (await limiter.firstInWindow(`${BUDGET_KEY}:${budget.name}:warned`, budget.rule.windowMs)) {
+    // Said once per spent window of the budget, over all processes (keyed by that window's start: a marker with a
+    // window of its own, opened at the first refusal, outlived the budget's window and kept the next one silent);
+    // the log holds no number and no code.
+    const start = await limiter.windowStart(`${BUDGET_KEY}:${budget.name}`);
+    if (await limiter.firstInWindow(`${BUDGET_KEY}:${budget.name}:warned:${start?.getTime() ?? 0}`, budget.rule.windowMs)) {
       log.warn({ window: budget.name, limit: budget.rule.limit }, `sign-up SMS budget spent (${budget.setting}): phone sign-ups are refused until the window ends`);
     }
     const s = err.options.retryAfter ?? 60;

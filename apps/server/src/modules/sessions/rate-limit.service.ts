@@ -78,6 +78,11 @@ export function createRateLimiter(db: RateLimitsQueryable, now: () => Date) {
       const delay = Math.min(rule.maxMs, rule.baseMs * 2 ** Math.max(0, (row?.hits ?? rule.free) - rule.free));
       throw tooMany((last + delay - at) / 1000);
     },
+    /** When the current window of `key` began; null when it has none. */
+    async windowStart(key: string) {
+      const row = await repo.peek(db, key);
+      return row ? new Date(row.window_start) : null;
+    },
     /** True for the first call with this key in its window of `windowMs`, over all processes: a warning said once. */
     async firstInWindow(key: string, windowMs: number) {
       return (await repo.hit(db, key, windowMs, now())).hits === 1;

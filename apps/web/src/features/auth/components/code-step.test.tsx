@@ -34,6 +34,26 @@ describe('the code step', () => {
     expect(resend().disabled).toBe(false);
   });
 
+  it('a long refusal (the sign-up SMS budget: an hour) is counted in minutes and hours on the button, as the server says it', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
+    let wait = 3540;
+    const refusal = () => new ApiError(429, { message: 'Сейчас мы не можем отправить SMS для регистрации. Зарегистрируйтесь по почте или попробуйте через 59 мин' }, wait);
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () =>
+      root!.render(createElement(CodeStep, { sentTo: '+79001234567', busy: false, onSubmit: () => {}, onResend: async () => ({ sent: false, error: refusal() }), onRestart: () => {} })),
+    );
+    const resend = () => [...document.querySelectorAll('button')].find((b) => b.textContent?.startsWith('Отправить код ещё раз'))!;
+    await act(async () => vi.advanceTimersByTime(60_000));
+    await act(async () => resend().click());
+    expect(resend().textContent).toBe('Отправить код ещё раз через 59\u00a0мин');
+    await act(async () => vi.advanceTimersByTime(3540_000 - 90_000));
+    expect(resend().textContent).toBe('Отправить код ещё раз через 90\u00a0с');
+    await act(async () => vi.advanceTimersByTime(90_000));
+    wait = 20 * 3600;
+    await act(async () => resend().click());
+    expect(resend().textContent).toBe('Отправить код ещё раз через 20\u00a0ч');
+  });
+
   it('a double tap on «Отправить код ещё раз» sends one resend: the button is off from the tap until the answer', async () => {
     let release: (outcome: ResendOutcome) => void = () => {};
     const onResend = vi.fn(() => new Promise<ResendOutcome>((r) => (release = r)));

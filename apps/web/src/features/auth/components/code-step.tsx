@@ -14,6 +14,16 @@ export type ResendOutcome = { sent: true } | { sent: false; error: unknown };
  * The 6-digit code entry shared by sign-up and reset, with a resend countdown and a way back to the
  * details: a flow that died (5 wrong codes, expired) is started again from there, not from a resend.
  */
+/**
+ * The wait on the button as the server's messages say it: seconds for the minute between codes, minutes and hours
+ * for a longer refusal (the sign-up SMS budget's could read «через 3540 с»).
+ */
+function waitLeft(seconds: number) {
+  if (seconds <= 90) return `${seconds}\u00a0с`;
+  if (seconds < 3600) return `${Math.ceil(seconds / 60)}\u00a0мин`;
+  return `${Math.ceil(seconds / 3600)}\u00a0ч`;
+}
+
 export function CodeStep(props: {
   sentTo: string;
   /** When the code was sent (Date.now()); the resend countdown runs from it. Default: now. */
@@ -77,7 +87,7 @@ export function CodeStep(props: {
             }
           }}
         >
-          {left > 0 ? `Отправить код ещё раз через ${left}\u00a0с` : 'Отправить код ещё раз'}
+          {left > 0 ? `Отправить код ещё раз через ${waitLeft(left)}` : 'Отправить код ещё раз'}
         </Button>
       )}
       <Button color="inherit" disabled={props.busy} onClick={props.onRestart}>
