@@ -165,6 +165,25 @@ describe('the rough edges a Russian player trips over', () => {
     expect(user?.phone).toBe(e164);
   });
 
+  it('a premium-rate number is refused under «Телефон» and gets no SMS; the form stays filled for another number (and at 390 px, light and dark)', async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const premium = `809${String(Date.now()).slice(-7)}`;
+      const { page } = await open(null, '/auth/register/phone', { width: 390, height: 844, colorScheme });
+      await page.getByLabel('Телефон').fill(`8 ${premium}`);
+      await page.getByLabel('Пароль', { exact: true }).fill(PASSWORD);
+      await page.getByLabel('Повторите пароль').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Получить код' }).click();
+      const phone = page.getByLabel('Телефон');
+      await expect.poll(() => phone.getAttribute('aria-invalid')).toBe('true');
+      const helper = page.locator(`#${await phone.getAttribute('aria-describedby')}`);
+      expect(await helper.textContent()).toBe('На этот номер мы не отправляем SMS: нужен мобильный номер России или стран СНГ');
+      expect(await page.getByLabel('Пароль', { exact: true }).inputValue()).toBe(PASSWORD);
+      expect(readOutbox(server.dataDir).filter((m) => m.to === `+7${premium}`)).toEqual([]);
+      await page.screenshot({ path: join(SCREENSHOTS, `register-phone-refused-390-${colorScheme}.png`), animations: 'disabled' });
+    }
+  });
+
   it('signing in from the «Вы не авторизованы» dialog brings the player back to the codes tab; the sign-in page then sends them on', async () => {
     const player = await createUser(db(), { email: `back.${Date.now()}@example.com` });
     const hash = await import('../../server/src/lib/password').then((m) => m.hashPassword(PASSWORD));

@@ -149,15 +149,6 @@ export const sessionsRepository = {
     return row !== undefined;
   },
 
-  /** Stores a new socket token of a session; the user's expired ones are of no use to anyone and go in the same transaction. */
-  replaceExpiredRealtimeTokens(q: Queryable, userId: number, sessionId: number, tokenHash: string, expiresAt: Date, now: Date): Promise<boolean> {
-    const run = async (trx: Queryable) => {
-      await trx.deleteFrom('tokens').where('user_id', '=', userId).where('kind', '=', 'realtime').where('expires_at', '<', now).execute();
-      return sessionsRepository.insertSessionToken(trx, userId, sessionId, 'realtime', tokenHash, expiresAt);
-    };
-    return q.isTransaction ? run(q) : q.transaction().execute(run);
-  },
-
   /**
    * A token that belongs to a session (a socket's, a download link's), written only while that session
    * exists; false when it has ended. A logout, revoke or password change may delete the session between

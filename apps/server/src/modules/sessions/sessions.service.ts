@@ -123,8 +123,10 @@ export function createSessionsService(deps: SessionsDeps) {
       const token = newToken();
       const issuedAt = now();
       const expiresAt = new Date(issuedAt.getTime() + REALTIME_TOKEN_TTL_MS);
-      // The session ended after the caller was checked (a logout in another tab): signed out, not a 500.
-      if (!(await repo.replaceExpiredRealtimeTokens(db, caller.user.id, caller.sessionId, hashToken(token), expiresAt, issuedAt))) {
+      // The session ended after the caller was checked (a logout in another tab): signed out, not a 500. Expired
+      // socket tokens are left to the purge: deleted here, first, they locked the user's old socket tokens before
+      // the insert's session row, the opposite of a logout's, a block's or a reset's order (stress round 5: deadlocks).
+      if (!(await repo.insertSessionToken(db, caller.user.id, caller.sessionId, 'realtime', hashToken(token), expiresAt))) {
         throw new AppError('UNAUTHENTICATED');
       }
       return { token, expiresAt };
