@@ -138,7 +138,8 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
           onChange={set('login')}
           disabled={busy}
           error={Boolean(f.fieldError(method))}
-          helperText={f.fieldError(method)}
+          // The code goes by SMS to mobiles only (README "Phone numbers and SMS"): said before a landline is refused.
+          helperText={f.fieldError(method) ?? (method === 'phone' ? 'Мобильный номер: на него придёт SMS с кодом' : undefined)}
           autoFocus
         />
         <TextField label="Имя (необязательно)" autoComplete="nickname" value={values.name} onChange={set('name')} disabled={busy} error={Boolean(f.fieldError('name'))} helperText={f.fieldError('name')} />
