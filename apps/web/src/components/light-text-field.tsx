@@ -17,6 +17,7 @@ export function LightTextField(props: {
   helperText?: string;
   size?: 'small' | 'medium';
   autoComplete?: string;
+  autoFocus?: boolean;
   sx?: SxProps<Theme>;
 }) {
   const id = useId();
@@ -29,6 +30,7 @@ export function LightTextField(props: {
         value={props.value}
         onChange={(e) => props.onChange(e.target.value)}
         autoComplete={props.autoComplete}
+        autoFocus={props.autoFocus}
         aria-describedby={props.helperText ? `${id}-help` : undefined}
       />
       {props.helperText && <FormHelperText id={`${id}-help`}>{props.helperText}</FormHelperText>}

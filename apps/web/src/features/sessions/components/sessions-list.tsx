@@ -57,10 +57,11 @@ export function SessionsList() {
       {sessions.isError &&
         (sessions.data ? <RefreshFailed query={sessions} testId="sessions-stale" /> : <LoadFailed query={sessions} testId="sessions-load-error" />)}
       <List disablePadding aria-label="Сеансы">
-        {list.map((s) => (
+        {list.map((s, i) => (
           <ListItem
             key={s.id}
-            divider
+            // The section draws its own rule under the list: the last row's was a second one.
+            divider={i < list.length - 1}
             disableGutters
             sx={{ gap: 1, alignItems: 'flex-start', flexWrap: { xs: 'wrap', sm: 'nowrap' } }}
             data-testid="session"

@@ -6,8 +6,11 @@ import { LightTextField } from '../../../components/light-text-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useSaveNick } from '../api/save-nick';
 
-/** The wallet's nick on this server: asked when missing, changed on request. */
-export function NickForm({ server, nick, onSaved }: { server: Gamesserver; nick: string | null; onSaved(): void }) {
+/**
+ * The wallet's nick on this server: asked when missing, changed on request. A change (`onCancel` given) takes the
+ * focus, and «Отмена» or Escape puts the nick back unchanged: opened by a stray tap, it had only «Сохранить».
+ */
+export function NickForm({ server, nick, onSaved, onCancel }: { server: Gamesserver; nick: string | null; onSaved(): void; onCancel?(): void }) {
   const [value, setValue] = useState(nick ?? '');
   const save = useSaveNick();
   const f = useFormErrors();
@@ -17,6 +20,9 @@ export function NickForm({ server, nick, onSaved }: { server: Gamesserver; nick:
       direction="row"
       spacing={1}
       sx={{ alignItems: 'flex-start' }}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && onCancel) onCancel();
+      }}
       onSubmit={(e) => {
         e.preventDefault();
         f.clear();
@@ -33,6 +39,7 @@ export function NickForm({ server, nick, onSaved }: { server: Gamesserver; nick:
         value={value}
         onChange={setValue}
         autoComplete="nickname"
+        autoFocus={Boolean(onCancel)}
         error={Boolean(f.fieldError('nick') || f.formError)}
         helperText={f.fieldError('nick') ?? f.formError ?? 'С него вы передаёте и на него получаете'}
         sx={{ flexGrow: 1 }}
@@ -40,6 +47,11 @@ export function NickForm({ server, nick, onSaved }: { server: Gamesserver; nick:
       <Button type="submit" variant="outlined" disabled={save.isPending} sx={{ mt: '1px' }}>
         Сохранить
       </Button>
+      {onCancel && (
+        <Button color="inherit" onClick={onCancel} sx={{ mt: '1px' }}>
+          Отмена
+        </Button>
+      )}
     </Stack>
   );
 }

@@ -27,6 +27,12 @@ const NickForm = lazy(() => import('./nick-form').then((m) => ({ default: m.Nick
 
 function NickEditor({ server, nick }: { server: Gamesserver; nick: string | null }) {
   const [editing, setEditing] = useState(!nick);
+  // Back from a change (saved or cancelled), the focus returns to the pencil rather than to the page's top.
+  const [back, setBack] = useState(false);
+  const done = () => {
+    setEditing(false);
+    setBack(true);
+  };
   if (!editing && nick) {
     return (
       <Stack direction="row" spacing={0.5} sx={{ alignItems: 'center' }}>
@@ -34,7 +40,7 @@ function NickEditor({ server, nick }: { server: Gamesserver; nick: string | null
           Персонаж: <b data-testid="wallet-nick">{nick}</b>
         </Typography>
         <Hint title="Изменить ник">
-          <IconButton size="small" aria-label="Изменить ник" onClick={() => setEditing(true)}>
+          <IconButton size="small" aria-label="Изменить ник" autoFocus={back} onClick={() => setEditing(true)}>
             <Edit fontSize="small" />
           </IconButton>
         </Hint>
@@ -43,7 +49,7 @@ function NickEditor({ server, nick }: { server: Gamesserver; nick: string | null
   }
   return (
     <Suspense fallback={<Skeleton variant="rounded" height={63} />}>
-      <NickForm server={server} nick={nick} onSaved={() => setEditing(false)} />
+      <NickForm server={server} nick={nick} onSaved={done} onCancel={nick ? done : undefined} />
     </Suspense>
   );
 }

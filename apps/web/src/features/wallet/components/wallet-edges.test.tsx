@@ -4,7 +4,7 @@ import { act, createElement } from 'react';
 import type { Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useUi } from '../../../lib/ui-store';
-import { answer, cleanup, mountWithQuery, settle, type } from '../../../test/dom';
+import { answer, cleanup, mountWithQuery, playerUser, settle, type } from '../../../test/dom';
 import { NickForm } from './nick-form';
 import { WalletCard } from './wallet-card';
 
@@ -45,5 +45,36 @@ describe('the wallet card’s edges', () => {
     const put = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Пополнить')!;
     await act(async () => put.click());
     expect(useUi.getState().dialog.name).not.toBe('not_signed_in');
+  });
+
+  it('the pencil opens the nick with the focus in it; «Отмена» or Escape puts it back unchanged, the focus on the pencil', async () => {
+    // Walk review: a stray tap on the pencil left only «Сохранить», and the focus on the page's top.
+    const posts: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        if (init?.method === 'POST') posts.push(url);
+        if (url === '/api/user') return answer(200, playerUser(false));
+        if (url === '/api/wallets') return answer(200, [{ id: 7, gamesserver_id: 1, gamesserver: 'Scryde x50', nick: 'Hero', balance: 0, balance_second: 0, new_message: false }]);
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    root = (await mountWithQuery(() => createElement(WalletCard, { server }))).root;
+    const pencil = () => document.querySelector<HTMLButtonElement>('button[aria-label="Изменить ник"]');
+    const cancel = () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Отмена');
+    for (let i = 0; i < 20 && !pencil(); i++) await settle();
+    for (const how of ['Отмена', 'Escape'] as const) {
+      await act(async () => pencil()!.click());
+      await settle();
+      const input = document.querySelector('input')!;
+      expect(document.activeElement).toBe(input);
+      await act(async () => type(input, 'Villain'));
+      if (how === 'Отмена') await act(async () => cancel()!.click());
+      else await act(async () => void input.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })));
+      await settle();
+      expect(document.querySelector('[data-testid="wallet-nick"]')?.textContent).toBe('Hero');
+      expect(document.activeElement).toBe(pencil());
+    }
+    expect(posts).toEqual([]);
   });
 });
