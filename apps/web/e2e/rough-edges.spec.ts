@@ -171,7 +171,7 @@ describe('the rough edges a Russian player trips over', () => {
       const premium = `809${String(Date.now()).slice(-7)}`;
       const { page } = await open(null, '/auth/register/phone', { width: 390, height: 844, colorScheme });
       const hint = page.locator(`#${await page.getByLabel('Телефон').getAttribute('aria-describedby')}`);
-      expect(await hint.textContent()).toBe('Мобильный номер: на него придёт SMS с кодом');
+      expect(await hint.textContent()).toBe('Мобильный номер: на него придёт СМС с кодом');
       await page.getByLabel('Телефон').fill(`8 ${premium}`);
       await page.getByLabel('Пароль', { exact: true }).fill(PASSWORD);
       await page.getByLabel('Повторите пароль').fill(PASSWORD);

@@ -139,7 +139,7 @@ export function RegisterForm({ method }: { method: 'email' | 'phone' }) {
           disabled={busy}
           error={Boolean(f.fieldError(method))}
           // The code goes by SMS to mobiles only (README "Phone numbers and SMS"): said before a landline is refused.
-          helperText={f.fieldError(method) ?? (method === 'phone' ? 'Мобильный номер: на него придёт SMS с кодом' : undefined)}
+          helperText={f.fieldError(method) ?? (method === 'phone' ? 'Мобильный номер: на него придёт СМС с кодом' : undefined)}
           autoFocus
         />
         <TextField label="Имя (необязательно)" autoComplete="nickname" value={values.name} onChange={set('name')} disabled={busy} error={Boolean(f.fieldError('name'))} helperText={f.fieldError('name')} />
