@@ -7,6 +7,13 @@ type Q = Kysely<Database> | Transaction<Database>;
 export type ShiftDb = Kysely<Database>;
 export type ShiftTrx = Transaction<Database>;
 
+/**
+ * No operator's claim stands on the request: none, or one taken before `staleBefore` (lapsed). The one
+ * rule every alert follows (overdue, VIP, and again at send time); `r` names the request's row.
+ */
+const noStandingClaim = (staleBefore: Date, r = 'r') =>
+  sql<boolean>`(${sql.ref(`${r}.claimed_by`)} IS NULL OR ${sql.ref(`${r}.claimed_at`)} < ${staleBefore})`;
+
 /** A request as the operators' channel tells of it. */
 export interface EventRow {
   id: number;
@@ -194,7 +201,7 @@ export const shiftRepository = {
       FROM users u, gamesservers g
       WHERE r.id = ${id} AND u.id = r.user_id AND g.id = r.gamesserver_id
         AND r.status = 'pending' AND r.vip_alerted_at IS NULL AND u.vip_until > ${now}
-        AND (r.claimed_by IS NULL OR r.claimed_at < ${staleBefore})
+        AND ${noStandingClaim(staleBefore)}
       RETURNING r.id, r.type, r.currency_type, r.amount, g.name AS gamesserver, r.nick, r.created_at`.execute(q);
     return rows[0];
   },
@@ -207,7 +214,7 @@ export const shiftRepository = {
     const { rows } = await sql<{ id: number }>`
       SELECT r.id FROM balance_requests r JOIN users u ON u.id = r.user_id
       WHERE r.status = 'pending' AND r.vip_alerted_at IS NULL AND u.vip_until > ${now}
-        AND (r.claimed_by IS NULL OR r.claimed_at < ${staleBefore})
+        AND ${noStandingClaim(staleBefore)}
       ORDER BY r.id LIMIT ${limit}`.execute(q);
     return rows.map((r) => r.id);
   },
@@ -218,7 +225,7 @@ export const shiftRepository = {
       UPDATE balance_requests r SET overdue_alerted_at = ${now}
       FROM (SELECT id FROM balance_requests
             WHERE status = 'pending' AND overdue_alerted_at IS NULL AND created_at < ${before}
-              AND (claimed_by IS NULL OR claimed_at < ${staleBefore})
+              AND ${noStandingClaim(staleBefore, 'balance_requests')}
             ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) due,
            gamesservers g
       WHERE r.id = due.id AND g.id = r.gamesserver_id
@@ -249,7 +256,7 @@ export const shiftRepository = {
       .select('id')
       .where('id', '=', id)
       .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('claimed_by', 'is', null), eb('claimed_at', '<', staleBefore)]))
+      .where(noStandingClaim(staleBefore, 'balance_requests'))
       .executeTakeFirst();
     return row !== undefined;
   },
