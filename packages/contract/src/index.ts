@@ -13,4 +13,5 @@ export * from './calls/system';
 export * from './calls/wallet';
 export * from './messages/decision';
 export * from './messages/ru';
+export * from './messages/wait';
 export * from './primitives';

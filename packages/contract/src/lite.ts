@@ -3,6 +3,7 @@ export * from './constants';
 export * from './messages/amount';
 export * from './messages/catalogue';
 export * from './messages/decision';
+export * from './messages/wait';
 export * from './routes';
 export type { AuthResponse, SignInResponse, User } from './calls/auth';
 export type { Gamesserver } from './calls/system';

@@ -1,8 +1,8 @@
-import { health, ready } from '@adena/contract';
+import { health, ready, waitText } from '@adena/contract';
 import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { createCallLimitStore } from '../modules/sessions/call-limits.service';
 import type { RateLimitsQueryable } from '../modules/sessions/rate-limits.repository';
-import { tooMany, waitText } from '../modules/sessions/rate-limit.service';
+import { tooMany } from '../modules/sessions/rate-limit.service';
 import { apiPathOf } from './api-path';
 import { bearerHashOf } from './auth';
 import { addressKey } from '../lib/address-key';

@@ -1,7 +1,8 @@
+import { waitText } from '@adena/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError, fieldError } from '../../lib/app-error';
 import { smsRefusal } from '../notifications/sms-numbers';
-import { type RateLimiter, type RateRule, tooMany, waitText } from '../sessions/rate-limit.service';
+import { type RateLimiter, type RateRule, tooMany } from '../sessions/rate-limit.service';
 
 /** The countries SMS_COUNTRIES may name that a player reads in Russian, in the genitive («номер России»). */
 const CIS_GENITIVE: Readonly<Record<string, string>> = {

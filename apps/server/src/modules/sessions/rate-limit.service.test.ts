@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, DB_KINDS, type TestDb } from '../../../test/harness';
-import { createRateLimiter, waitText } from './rate-limit.service';
+import { createRateLimiter } from './rate-limit.service';
 
 const RULE = { limit: 3, windowMs: 60_000 };
 
@@ -35,7 +35,6 @@ describe.each(DB_KINDS)('limits on failures (take, give back) on %s', (kind) => 
     const err = await limiter.count('words', hour).catch((e) => e);
     expect(err.options.retryAfter).toBe(45 * 60);
     expect(err.message).toBe('Слишком много попыток. Попробуйте через 45 мин');
-    expect([1, 59.2, 60, 61, 3_599, 3_600, 3_601, 86_400].map(waitText)).toEqual(['1 с', '1 мин', '1 мин', '2 мин', '60 мин', '1 ч', '2 ч', '24 ч']);
   });
 
   it('gives a try back only to the window it was counted in', async () => {

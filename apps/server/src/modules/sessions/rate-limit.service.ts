@@ -1,3 +1,4 @@
+import { waitText } from '@adena/contract';
 import { AppError } from '../../lib/app-error';
 import { rateLimitsRepository as repo, type RateLimitsQueryable } from './rate-limits.repository';
 
@@ -13,14 +14,6 @@ export interface DelayRule {
   maxMs: number;
   /** Quiet this long, the key starts over. */
   resetMs: number;
-}
-
-/** A wait in the words a person reads: «40 с», «15 мин», «2 ч» (rounded up; Retry-After keeps the seconds). */
-export function waitText(seconds: number) {
-  const s = Math.max(1, Math.ceil(seconds));
-  if (s < 60) return `${s} с`;
-  if (s < 3600) return `${Math.ceil(s / 60)} мин`;
-  return `${Math.ceil(s / 3600)} ч`;
 }
 
 /** 429 with Retry-After; without a message of its own it says how long to wait, not just «позже». */

@@ -1,4 +1,4 @@
-import { RESEND_INTERVAL_MS } from '@adena/contract';
+import { RESEND_INTERVAL_MS, waitText } from '@adena/contract/lite';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
@@ -11,19 +11,16 @@ import { ApiError } from '../../../lib/api-client';
 export type ResendOutcome = { sent: true } | { sent: false; error: unknown };
 
 /**
+ * The wait on the button as the server's messages say it: seconds for the minute between codes, minutes and hours
+ * for a longer refusal (the sign-up SMS budget's could read «через 3540 с»). Seconds up to a minute and a half, so that
+ * the countdown does not jump from «2 мин» to «60 с».
+ */
+const waitLeft = (seconds: number) => waitText(seconds, { secondsUpTo: 90, space: '\u00a0' });
+
+/**
  * The 6-digit code entry shared by sign-up and reset, with a resend countdown and a way back to the
  * details: a flow that died (5 wrong codes, expired) is started again from there, not from a resend.
  */
-/**
- * The wait on the button as the server's messages say it: seconds for the minute between codes, minutes and hours
- * for a longer refusal (the sign-up SMS budget's could read «через 3540 с»).
- */
-function waitLeft(seconds: number) {
-  if (seconds <= 90) return `${seconds}\u00a0с`;
-  if (seconds < 3600) return `${Math.ceil(seconds / 60)}\u00a0мин`;
-  return `${Math.ceil(seconds / 3600)}\u00a0ч`;
-}
-
 export function CodeStep(props: {
   sentTo: string;
   /** When the code was sent (Date.now()); the resend countdown runs from it. Default: now. */
