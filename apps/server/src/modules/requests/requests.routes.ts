@@ -43,7 +43,7 @@ export const requestsRoutes =
     twoFactor,
   }: {
     requests: Pick<RequestsService, 'deposit' | 'withdraw' | 'cancel' | 'hide' | 'history'>;
-    twoFactor: Pick<TwoFactorService, 'requireStepUp' | 'isReplay'>;
+    twoFactor: Pick<TwoFactorService, 'requireStepUpIn' | 'isReplay'>;
   }): FastifyPluginAsyncZod =>
   async (app) => {
     const authenticated = async (request: FastifyRequest) => void (await requireSignedIn(request));
@@ -60,18 +60,18 @@ export const requestsRoutes =
         opening(request).then(async ({ bearer, idem }) => {
           // Step-up (PRODUCT.md section 7). Without the header, the withdrawal's own statement refuses
           // a user with TOTP on (withdrawer_id), so users without it pay no extra round trip; with
-          // it, the code is checked and used up here first. A keyed retry whose answer is stored
+          // it, the code is used up in the withdrawal's transaction, so a withdrawal refused for its
+          // amount leaves the code for the corrected retry. A keyed retry whose answer is stored
           // spends no code: its statement replays the answer (withdrawer_id lets only that through).
           const header = request.headers['x-two-factor-code'];
-          let codeChecked = false;
+          const input = toOpeningInput(request.body);
           if (header !== undefined) {
             const caller = await bearer.caller();
             if (!(await twoFactor.isReplay(caller, idem))) {
-              await twoFactor.requireStepUp(caller, header);
-              codeChecked = true;
+              return twoFactor.requireStepUpIn(caller, header, (useUp) => service.withdraw(bearer, input, idem, useUp));
             }
           }
-          return service.withdraw(bearer, toOpeningInput(request.body), idem, codeChecked);
+          return service.withdraw(bearer, input, idem);
         }),
       );
     }

@@ -115,8 +115,16 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
   }
 
   /** Opens a deposit or withdrawal in one statement; a replay of a keyed call publishes and sends nothing. */
-  async function open(bearer: Bearer, type: RequestType, input: OpeningInput, idem?: IdempotencyKey, codeChecked = false) {
-    const row = await repo.open(db, { tokenHash: bearer.tokenHash, type, codeChecked, ...input }, idem).catch((err: { code?: string; detail?: string }) => {
+  async function open(bearer: Bearer, type: RequestType, input: OpeningInput, idem?: IdempotencyKey, useUpCode?: (trx: Tx) => Promise<void>) {
+    const opening = { tokenHash: bearer.tokenHash, type, codeChecked: useUpCode !== undefined, ...input };
+    // With a second-factor code: the code is used up in the withdrawal's transaction and comes back if it is refused.
+    const opened = useUpCode
+      ? repo.transaction(db, async (trx) => {
+          await useUpCode(trx);
+          return repo.open(trx, opening, idem);
+        })
+      : repo.open(db, opening, idem);
+    const row = await opened.catch((err: { code?: string; detail?: string }) => {
       if (err?.code === 'AW2FA') throw stepUpRefused();
       if (err?.code === 'AW422') throw limitError(type, input.currency, err.detail ?? '0,0');
       if (err?.code === 'AWKEY') throw keyReused();
@@ -160,9 +168,12 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
   return {
     deposit: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey) => open(bearer, 'input', input, idem) as Promise<{ success: Request }>,
 
-    /** `codeChecked`: the route has checked an X-Two-Factor-Code; without one, a user with TOTP on is refused in the statement. */
-    withdraw: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey, codeChecked = false) =>
-      open(bearer, 'output', input, idem, codeChecked) as Promise<{ success: Request & { enter_currency: number } }>,
+    /**
+     * `useUpCode`: uses up the caller's X-Two-Factor-Code in the withdrawal's transaction (TwoFactorService.requireStepUpIn);
+     * without it, a user with TOTP on is refused in the statement.
+     */
+    withdraw: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey, useUpCode?: (trx: Tx) => Promise<void>) =>
+      open(bearer, 'output', input, idem, useUpCode) as Promise<{ success: Request & { enter_currency: number } }>,
 
     /** The player's own pending request is cancelled; a withdrawal's hold comes back to the wallet. */
     cancel: (caller: Caller, id: number, idem?: IdempotencyKey) =>

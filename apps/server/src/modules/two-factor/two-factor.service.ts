@@ -104,13 +104,45 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     return ok;
   }
 
+  /** The X-Two-Factor-Code header as a code to check: 403 when it is absent or not shaped like one. */
+  function headerCode(header: string | string[] | undefined) {
+    const code = typeof header === 'string' ? header.replace(/[\s-]/g, '').toLowerCase() : '';
+    if (!/^(\d{6}|[a-z0-9]{10})$/.test(code)) throw stepUpRefused();
+    return code;
+  }
+
   async function requireStepUp(caller: Caller, header: string | string[] | undefined) {
     const secret = caller.user.totp_secret;
     if (!secret) return;
-    const code = typeof header === 'string' ? header.replace(/[\s-]/g, '').toLowerCase() : '';
-    if (!/^(\d{6}|[a-z0-9]{10})$/.test(code)) throw stepUpRefused();
+    const code = headerCode(header);
     if (!(await useCodeLimited(caller.user.id, secret, code, caller))) throw stepUpRefused(T.wrongCode);
     if (caller.sessionId !== null) await repo.markSteppedUp(db, caller.user.id, caller.sessionId, now());
+  }
+
+  /**
+   * requireStepUp whose code is used up inside the transaction `run` opens, by the `useUp` it is handed: a movement
+   * that transaction then refuses (a low balance, the server's limits) rolls the code back with it, so the player's
+   * corrected retry can give the same code instead of waiting for the next one. The wrong-code limit is taken
+   * before `run` (on its own connection, not inside the transaction) and given back unless the code was wrong.
+   */
+  async function requireStepUpIn<T>(caller: Caller, header: string | string[] | undefined, run: (useUp: (trx: Trx) => Promise<void>) => Promise<T>) {
+    const secret = caller.user.totp_secret;
+    if (!secret) return run(async () => {});
+    const code = headerCode(header);
+    const userId = caller.user.id;
+    const tries = await limiter.take([[await codeKey(userId, caller), CODE_FAILURES_PER_USER]]);
+    let wrong = false;
+    try {
+      return await run(async (trx) => {
+        if (!(await useCode(trx, userId, secret, code))) {
+          wrong = true;
+          throw stepUpRefused(T.wrongCode);
+        }
+        if (caller.sessionId !== null) await repo.markSteppedUp(trx, userId, caller.sessionId, now());
+      });
+    } finally {
+      if (!wrong) await tries.giveBack();
+    }
   }
 
   /**
@@ -280,6 +312,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
      * with it, 403 `{ message, two_factor_required: true }` unless the header holds a good unused code.
      */
     requireStepUp,
+    requireStepUpIn,
     /**
      * Adding a way in that lasts beyond the session: a passkey (signs in alone), a seller API key
      * (issues codes under /api/v1) or the seller's webhook (setting or rotating it answers the secret
