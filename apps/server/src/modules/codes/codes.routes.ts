@@ -13,7 +13,7 @@ import type { CodesService } from './codes.service';
  * anonymous caller gets 401 whatever they send.
  */
 export const codesRoutes =
-  ({ codes, twoFactor }: { codes: CodesService; twoFactor: Pick<TwoFactorService, 'stepUpUnlessReplay' | 'requireRecentStepUp' | 'mayShowCodes'> }): FastifyPluginAsyncZod =>
+  ({ codes, twoFactor }: { codes: CodesService; twoFactor: Pick<TwoFactorService, 'stepUpUnlessReplayIn' | 'requireRecentStepUp' | 'mayShowCodes'> }): FastifyPluginAsyncZod =>
   async (app) => {
     const authFirst = { onRequest: async (request: FastifyRequest) => void (await requireSignedIn(request)) };
 
@@ -36,10 +36,11 @@ export const codesRoutes =
     );
     app.post(showCode.path, { ...authFirst, schema: { body: showCode.body, response: { 200: showCode.response } } }, async (request) => {
       const caller = await requireSignedIn(request);
-      // Step-up (PRODUCT.md section 7): with TOTP on, a code in X-Two-Factor-Code, checked before anything moves.
+      // Step-up (PRODUCT.md section 7): with TOTP on, a code in X-Two-Factor-Code, used up in the issue's transaction.
       // A keyed retry whose answer is stored is replayed without a fresh code.
-      const idem = await twoFactor.stepUpUnlessReplay(caller, request.headers['x-two-factor-code'], idempotencyKey(request));
-      return codes.issueCode(caller, fromShowCodeBody(request.body), idem);
+      return twoFactor.stepUpUnlessReplayIn(caller, request.headers['x-two-factor-code'], idempotencyKey(request), (idem, useUp) =>
+        codes.issueCode(caller, fromShowCodeBody(request.body), idem, useUp),
+      );
     });
     app.post(
       activationCode.path,

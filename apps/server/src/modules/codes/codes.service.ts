@@ -29,6 +29,7 @@ import {
 import { type CodeRow, type CodesDb, type CodesTrx, codesRepository as repo, priceDataKey, type Q, type WalletRow } from './codes.repository';
 import { activeGameServer, checkConfirmedPrice, checkNominal, gameServerNotFound, checkTotal, codeActivatedByYou, codeNotActive, drawCode, drawCodes, feeBpFor, issueLegs, refundLegs } from './gift-codes';
 import { addressKey } from '../../lib/address-key';
+import type { UseUpCode } from '../two-factor/two-factor.service';
 
 export interface CodesLimits {
   /** Activation tries of unknown codes per user, and per IP (guessing). */
@@ -224,11 +225,13 @@ export function createCodesService(deps: CodesServiceDeps) {
       return toAuthPriceData({ ...data, wallet: data.wallet, feeBp: feeBpFor(caller.user, data.server, clock()) });
     },
 
-    issueCode: (caller: Caller, input: IssueInput, idem?: IdempotencyKey) =>
+    /** `useUp`: the caller's second-factor code, used up first in the transaction (the user's row first), so a refusal leaves it. */
+    issueCode: (caller: Caller, input: IssueInput, idem?: IdempotencyKey, useUp?: UseUpCode) =>
       once(async () => {
         const ownerId = caller.user.id;
         const nominal = BigInt(input.nominal);
         const out = await db.transaction().execute(async (trx) => {
+          await useUp?.(trx);
           await claimKey(trx, ownerId, idem);
           const wallet = await repo.findWallet(trx, ownerId, input.walletId);
           if (!wallet) throw new AppError('NOT_FOUND', { message: 'Кошелёк не найден', errors: { wallet_id: ['Кошелёк не найден'] } });

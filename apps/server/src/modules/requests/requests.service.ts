@@ -12,7 +12,7 @@ import type { Caller } from '../sessions/caller';
 import { ownRequestRefused, type ShiftService } from '../shift/shift.service';
 import { noWebhooks, type WebhookOutbox } from '../webhooks/webhooks.service';
 import { toAdminRequest, toDashboard, toRequest, toRequestStatusEvent, toUserCardRequest } from './requests.mapper';
-import { stepUpRefused } from '../two-factor/two-factor.service';
+import { stepUpRefused, type UseUpCode } from '../two-factor/two-factor.service';
 import { type AdminRequestRow, type QueueFilters, requestsRepository as repo, type Tx } from './requests.repository';
 
 const notFound = () => new AppError('NOT_FOUND', { message: 'Заявка не найдена', errors: { id: ['Заявка не найдена'] } });
@@ -115,7 +115,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
   }
 
   /** Opens a deposit or withdrawal in one statement; a replay of a keyed call publishes and sends nothing. */
-  async function open(bearer: Bearer, type: RequestType, input: OpeningInput, idem?: IdempotencyKey, useUpCode?: (trx: Tx) => Promise<void>) {
+  async function open(bearer: Bearer, type: RequestType, input: OpeningInput, idem?: IdempotencyKey, useUpCode?: UseUpCode) {
     const opening = { tokenHash: bearer.tokenHash, type, codeChecked: useUpCode !== undefined, ...input };
     // With a second-factor code: the code is used up in the withdrawal's transaction and comes back if it is refused.
     const opened = useUpCode
@@ -172,7 +172,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
      * `useUpCode`: uses up the caller's X-Two-Factor-Code in the withdrawal's transaction (TwoFactorService.requireStepUpIn);
      * without it, a user with TOTP on is refused in the statement.
      */
-    withdraw: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey, useUpCode?: (trx: Tx) => Promise<void>) =>
+    withdraw: (bearer: Bearer, input: OpeningInput, idem?: IdempotencyKey, useUpCode?: UseUpCode) =>
       open(bearer, 'output', input, idem, useUpCode) as Promise<{ success: Request & { enter_currency: number } }>,
 
     /** The player's own pending request is cancelled; a withdrawal's hold comes back to the wallet. */

@@ -6,11 +6,11 @@ import { auditLedger } from '../ledger/ledger.service';
 import { totpCode } from './totp';
 
 /**
- * A withdrawal with a second-factor code that the withdrawal itself refuses (more than the balance, outside the
- * server's limits) leaves the code unspent: the player corrects the amount and sends the same code, instead of
- * being told «Неверный код» and waiting for the next one. A code still works once only.
+ * A withdrawal, a code or a batch of codes with a second-factor code that the call itself refuses (more than the
+ * balance, outside the server's limits) leaves the code unspent: the player corrects the amount and sends the same
+ * code, instead of being told «Неверный код» and waiting for the next one. A code still works once only.
  */
-describe.each(DB_KINDS)('a refused withdrawal keeps its second-factor code, on %s', (kind) => {
+describe.each(DB_KINDS)('a refused movement keeps its second-factor code, on %s', (kind) => {
   let t: TestApp;
   let serverId: number;
   beforeAll(async () => {
@@ -60,6 +60,25 @@ describe.each(DB_KINDS)('a refused withdrawal keeps its second-factor code, on %
     expect(wrong.statusCode).toBe(403);
     expect(wrong.json().message).toMatch(/[Нн]еверн/);
     expect(await balance(w.id)).toBe(9n * BigInt(KK));
+  });
+
+  it('a code or a batch dearer than the balance, then a cheaper one with the same code: issued once, the code then spent', async () => {
+    const { u, w, code } = await player();
+    const post = (url: string, payload: object, key = `k-${Math.random()}`) =>
+      t.app.inject({ method: 'POST', url, headers: { ...u.auth, 'x-two-factor-code': code, 'idempotency-key': key }, payload });
+    const dear = await post('/api/show_code/', { gamesserver_id: serverId, nominal: 20 * KK, wallet_id: w.id });
+    expect(dear.statusCode).toBe(409);
+    const batch = await post('/api/pricekods/', { gamesserver_id: serverId, nominal: KK, count: 50 });
+    expect(batch.statusCode).toBe(409);
+    const issued = await post('/api/show_code/', { gamesserver_id: serverId, nominal: KK, wallet_id: w.id });
+    expect(issued.statusCode).toBe(200);
+    expect(issued.json()).toMatchObject({ success: true, sert: expect.stringMatching(/^ADN-/) });
+
+    const spent = await post('/api/pricekods/', { gamesserver_id: serverId, nominal: KK, count: 1 });
+    expect(spent.statusCode).toBe(403);
+    const codes = await t.db.kysely.selectFrom('codes').select('id').where('user_id', '=', u.id).execute();
+    expect(codes).toHaveLength(1);
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
   });
 
   it('one code sent with several withdrawals at once pays at most one of them; the money adds up', async () => {

@@ -24,6 +24,9 @@ export const STEP_UP_READ_MS = 10 * 60_000;
  */
 export const FRESH_SIGN_IN_MS = 15 * 60_000;
 /** What requireLastingAccessAddition guards, and what its fresh sign-in refusal tells the user to do. */
+/** Uses up the caller's checked second-factor code in the transaction it is given (requireStepUpIn). */
+export type UseUpCode = (trx: Trx) => Promise<void>;
+
 export type LastingAccess = 'passkey' | 'apiKey' | 'webhook';
 const FRESH_SIGN_IN_MESSAGE: Record<LastingAccess, string> = {
   passkey: T.freshSignInPasskey,
@@ -125,7 +128,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
    * corrected retry can give the same code instead of waiting for the next one. The wrong-code limit is taken
    * before `run` (on its own connection, not inside the transaction) and given back unless the code was wrong.
    */
-  async function requireStepUpIn<T>(caller: Caller, header: string | string[] | undefined, run: (useUp: (trx: Trx) => Promise<void>) => Promise<T>) {
+  async function requireStepUpIn<T>(caller: Caller, header: string | string[] | undefined, run: (useUp: UseUpCode) => Promise<T>) {
     const secret = caller.user.totp_secret;
     if (!secret) return run(async () => {});
     const code = headerCode(header);
@@ -331,13 +334,19 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     /**
      * The step-up of a keyed call that moves value (show_code, pricekods): a retry whose key already
      * holds its answer is replayed without a fresh code (the first try's code was spent); the key
-     * it returns then refuses the call, should the claim turn out fresh after all.
+     * `run` gets then refuses the call, should the claim turn out fresh after all. Otherwise as
+     * requireStepUpIn: `run` uses the code up first thing in its transaction (`useUp`, absent without
+     * TOTP or on a replay), so a call refused for its amount leaves the code unspent.
      */
-    async stepUpUnlessReplay(caller: Caller, header: string | string[] | undefined, idem: IdempotencyKey | undefined) {
-      if (!caller.user.totp_secret) return idem;
-      if (idem && (await keyAnswered(db, caller.user.id, idem))) return { ...idem, freshRefused: () => stepUpRefused() };
-      await requireStepUp(caller, header);
-      return idem;
+    async stepUpUnlessReplayIn<T>(
+      caller: Caller,
+      header: string | string[] | undefined,
+      idem: IdempotencyKey | undefined,
+      run: (idem: IdempotencyKey | undefined, useUp?: UseUpCode) => Promise<T>,
+    ) {
+      if (!caller.user.totp_secret) return run(idem);
+      if (idem && (await keyAnswered(db, caller.user.id, idem))) return run({ ...idem, freshRefused: () => stepUpRefused() });
+      return requireStepUpIn(caller, header, (useUp) => run(idem, useUp));
     },
 
     /** Whether a keyed withdrawal of this caller is a retry whose answer is stored (its statement replays it). */

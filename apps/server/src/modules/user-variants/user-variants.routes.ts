@@ -9,7 +9,7 @@ import type { UserVariantsService } from './user-variants.service';
 
 /** A user's own batches of codes (`pricekods` on the wire): create, edit, delete. The token is checked first. */
 export const userVariantsRoutes =
-  ({ userVariants, twoFactor }: { userVariants: UserVariantsService; twoFactor: Pick<TwoFactorService, 'stepUpUnlessReplay'> }): FastifyPluginAsyncZod =>
+  ({ userVariants, twoFactor }: { userVariants: UserVariantsService; twoFactor: Pick<TwoFactorService, 'stepUpUnlessReplayIn'> }): FastifyPluginAsyncZod =>
   async (app) => {
     const authFirst = { onRequest: async (request: FastifyRequest) => void (await requireSignedIn(request)) };
 
@@ -19,8 +19,9 @@ export const userVariantsRoutes =
       async (request) => {
         // Issuing codes turns balance into bearer value: with TOTP on, a step-up as show_code's.
         const caller = await requireSignedIn(request);
-        const idem = await twoFactor.stepUpUnlessReplay(caller, request.headers['x-two-factor-code'], idempotencyKey(request));
-        return userVariants.create(caller, fromPricekodBody(request.body), idem);
+        return twoFactor.stepUpUnlessReplayIn(caller, request.headers['x-two-factor-code'], idempotencyKey(request), (idem, useUp) =>
+          userVariants.create(caller, fromPricekodBody(request.body), idem, useUp),
+        );
       },
     );
     app.put(
@@ -29,8 +30,9 @@ export const userVariantsRoutes =
       async (request) => {
         // An edit may issue codes (a larger count): the same step-up.
         const caller = await requireSignedIn(request);
-        const idem = await twoFactor.stepUpUnlessReplay(caller, request.headers['x-two-factor-code'], idempotencyKey(request));
-        return userVariants.edit(caller, request.params.id, fromPricekodBody(request.body), idem);
+        return twoFactor.stepUpUnlessReplayIn(caller, request.headers['x-two-factor-code'], idempotencyKey(request), (idem, useUp) =>
+          userVariants.edit(caller, request.params.id, fromPricekodBody(request.body), idem, useUp),
+        );
       },
     );
     app.delete(

@@ -23,6 +23,7 @@ import type { TelegramNotices } from '../notifications/telegram-notices.service'
 import type { Caller } from '../sessions/caller';
 import { toPricekod, toPricekodAnswer } from './user-variants.mapper';
 import { type UserVariantRow, type UserVariantsDb, type UserVariantsTrx, userVariantsRepository as repo } from './user-variants.repository';
+import type { UseUpCode } from '../two-factor/two-factor.service';
 
 type Q = UserVariantsDb | UserVariantsTrx;
 
@@ -130,12 +131,14 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
       return variant.id;
     },
 
-    create: (caller: Caller, input: UserVariantInput, idem?: IdempotencyKey) =>
+    /** `useUp`: the caller's second-factor code, used up first in the transaction (the user's row first), so a refusal leaves it. */
+    create: (caller: Caller, input: UserVariantInput, idem?: IdempotencyKey, useUp?: UseUpCode) =>
       once(async () => {
         const ownerId = caller.user.id;
         const nominal = BigInt(input.nominal);
         const count = BigInt(input.count);
         const out = await db.transaction().execute(async (trx) => {
+          await useUp?.(trx);
           await claimKey(trx, ownerId, idem);
           const server = await activeGameServer(trx, input.gameServerId);
           checkNominal(server, nominal);
@@ -173,11 +176,12 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
      * two postings of one transaction, refund first, so only the difference must be on the balance;
      * `summa` is that difference, positive when charged and negative when refunded.
      */
-    edit: (caller: Caller, id: number, input: UserVariantInput, idem?: IdempotencyKey) =>
+    edit: (caller: Caller, id: number, input: UserVariantInput, idem?: IdempotencyKey, useUp?: UseUpCode) =>
       once(async () => {
         const ownerId = caller.user.id;
         const nominal = BigInt(input.nominal);
         const out = await db.transaction().execute(async (trx) => {
+          await useUp?.(trx);
           await claimKey(trx, ownerId, idem);
           const variant = await repo.lockOwn(trx, ownerId, id);
           if (!variant) throw userVariantNotFound();
