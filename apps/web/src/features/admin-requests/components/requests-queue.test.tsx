@@ -364,3 +364,124 @@ describe('the live queue', () => {
     expect(completes).toHaveLength(2);
   });
 });
+
+describe('focus after a decision, for an operator working the queue by keyboard', () => {
+  // From the Chromium walk: the decided card left with the button that opened its dialog, MUI gave focus back to
+  // that removed button, and the next Tab started from the admin menu.
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+    useUi.setState({ dialog: { name: 'none' } });
+  });
+
+  /** The queue over a server that keeps `listed` (pending requests), deciding and claiming them as asked. */
+  async function open(ids: number[], { keepDecided = false } = {}) {
+    localStorage.setItem('access_token', 'token');
+    let listed = ids.map((id): AdminRequest => ({ ...pending, id }));
+    // `keepDecided`: «Статус: Все» lists a decided request on, without its buttons.
+    const decide = (id: number) => {
+      const r = listed.find((x) => x.id === id)!;
+      listed = keepDecided ? listed.map((x) => (x.id === id ? { ...x, status: 'completed' } : x)) : listed.filter((x) => x.id !== id);
+      return answer(200, { success: { ...r, status: 'completed' } });
+    };
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (input: string) => {
+        const url = new URL(String(input), 'http://localhost');
+        const id = Number(url.pathname.split('/')[4]);
+        if (url.pathname.endsWith('/complete') || url.pathname.endsWith('/reject')) return decide(id);
+        if (url.pathname.endsWith('/claim')) {
+          listed = listed.map((x) => (x.id === id ? { ...x, claimed_by: { id: 1, name: 'Я' }, claimed_at: pending.created_at, claim_lapses_at: '2099-01-01T00:00:00.000Z' } : x));
+          return answer(200, { success: listed.find((x) => x.id === id) });
+        }
+        return answer(200, { data: listed, total: listed.length });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(RequestsQueue, { servers: [], meId: 1, live: true }))));
+    await settle();
+  }
+  const card = (id: number) =>
+    [...document.querySelectorAll<HTMLElement>('[data-testid="admin-request"]')].find((c) => c.querySelector('p')?.textContent === `Пополнение №${id}`);
+  const buttonIn = (within: ParentNode | undefined, name: string) => [...(within?.querySelectorAll('button') ?? [])].find((b) => b.textContent === name);
+  /** The focused button's name and the card it is on: «Отклонить @ №9». */
+  const focused = () => {
+    const a = document.activeElement as HTMLElement | null;
+    if (!a || a === document.body) return 'body';
+    const on = a.closest('[data-testid="admin-request"]')?.querySelector('p')?.textContent;
+    return on ? `${a.textContent} @ ${on.replace('Пополнение ', '')}` : a.textContent;
+  };
+  /** Long enough for a dialog's closing transition to end and the page to drop it. */
+  const dialogGone = () => act(async () => new Promise((r) => setTimeout(r, 400)));
+  const press = async (b: HTMLButtonElement | undefined) => {
+    expect(b).toBeDefined();
+    await act(async () => {
+      b!.focus();
+      b!.click();
+    });
+    await settle();
+  };
+
+  it('a rejection moves focus to the next card’s «Отклонить»', async () => {
+    await open([7, 8, 9]);
+    await press(buttonIn(card(8), 'Отклонить'));
+    const dialog = () => document.querySelector('[data-testid="reject-dialog"]')!;
+    const reason = dialog().querySelector('textarea')!;
+    await act(async () => {
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(reason, 'Адена не пришла');
+      reason.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await press(buttonIn(dialog(), 'Отклонить'));
+    await settle();
+    await dialogGone();
+    expect(card(8)).toBeUndefined();
+    expect(focused()).toBe('Отклонить @ №9');
+  });
+
+  it('a completion of the last card moves focus to the previous card’s «Монеты получены», and of the only one to «Заявок нет.»', async () => {
+    await open([7, 9]);
+    // №9 is the last card: its completion leaves focus on №7's «Монеты получены».
+    await press(buttonIn(card(9), 'Монеты получены'));
+    await press(buttonIn(document.querySelector('[data-testid="complete-dialog"]')!, 'Монеты получены'));
+    await settle();
+    await dialogGone();
+    expect(card(9)).toBeUndefined();
+    expect(focused()).toBe('Монеты получены @ №7');
+
+    // The last request decided: «Заявок нет.» takes focus, not the admin menu above.
+    await press(buttonIn(card(7), 'Монеты получены'));
+    await press(buttonIn(document.querySelector('[data-testid="complete-dialog"]')!, 'Монеты получены'));
+    await settle();
+    await dialogGone();
+    expect(document.activeElement?.textContent).toBe('Заявок нет.');
+    expect(document.activeElement?.getAttribute('tabindex')).toBe('-1');
+  });
+
+  it('with every status shown, the completed card stays without its buttons: focus goes to the next card’s «Монеты получены»', async () => {
+    await open([7, 8], { keepDecided: true });
+    await press(buttonIn(card(7), 'Монеты получены'));
+    await press(buttonIn(document.querySelector('[data-testid="complete-dialog"]')!, 'Монеты получены'));
+    await settle();
+    await dialogGone();
+    expect(card(7)?.textContent).toContain('Выполнена');
+    expect(buttonIn(card(7), 'Монеты получены')).toBeUndefined();
+    expect(focused()).toBe('Монеты получены @ №8');
+  });
+
+  it('«Взять в работу» leaves focus on the «Отпустить» that takes its place, though its button was disabled while the call ran', async () => {
+    await open([7, 8]);
+    const take = buttonIn(card(7), 'Взять в работу')!;
+    await act(async () => {
+      take.focus();
+      take.click();
+      // Chromium drops focus from a button disabled while its call runs.
+      take.blur();
+    });
+    await settle();
+    await settle();
+    expect(buttonIn(card(7), 'Отпустить')).toBeDefined();
+    expect(focused()).toBe('Отпустить @ №7');
+  });
+});

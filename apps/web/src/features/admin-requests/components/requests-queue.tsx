@@ -9,7 +9,7 @@ import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
 import { ReasonDialog } from '../../../components/reason-dialog';
@@ -20,6 +20,7 @@ import { amountText } from '../../../utils/plural';
 import { PAGE_SIZE, type QueueFilters, useAdminRequests, useProcessRequest } from '../api/requests';
 import { minutesText, useMinutesSince } from '../../../hooks/use-minutes-since';
 import { usePassed } from '../../../hooks/use-passed';
+import { type FocusSpot, useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
 import { claimLapseText, completeQuestion, queueOrderText, rejectQuestion } from '../utils/queue-texts';
 
 const STATUS_LABEL = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
@@ -45,9 +46,16 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
   const claimAge = useMinutesSince(r.status === 'pending' && othersStanding ? r.claimed_at : null);
   // Said with the request's number: the answer may come after the operator has turned to another card.
   const failed = (fallback: string) => (err: unknown) => alert(`Заявка №${r.id}: ${err instanceof ApiError ? err.message : fallback}`, [], UNTIL_CLOSED);
-  const releaseIt = () => release.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} снова свободна`), failed('не удалось отпустить'));
+  // «Взять в работу» and «Отпустить» take each other's place; Chromium drops focus from the button disabled while
+  // its call runs, and it comes back once the answer is shown.
+  const focusFrom = useFocusAfterRemoval('queue');
+  const keepFocus = (call: Promise<unknown>) => {
+    const spot = focusFrom(r.id, 'claim');
+    void call.finally(() => spot.back());
+  };
+  const releaseIt = () => keepFocus(release.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} снова свободна`), failed('не удалось отпустить')));
   return (
-    <Paper variant="outlined" sx={{ p: 2 }} data-testid="admin-request">
+    <Paper variant="outlined" sx={{ p: 2 }} data-testid="admin-request" data-focus-row="queue" data-focus-key={r.id}>
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={2} sx={{ justifyContent: 'space-between' }}>
         <Stack spacing={0.5} sx={{ minWidth: 0 }}>
           <Stack direction="row" spacing={1} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
@@ -127,12 +135,13 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
               <Button
                 variant="outlined"
                 disabled={claim.isPending}
-                onClick={() => claim.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} у вас в работе`), failed('не удалось взять'))}
+                onClick={() => keepFocus(claim.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} у вас в работе`), failed('не удалось взять')))}
+                data-focus-action="claim"
               >
                 Взять в работу
               </Button>
             ) : mine ? (
-              <Button color="inherit" disabled={release.isPending} onClick={releaseIt}>
+              <Button color="inherit" disabled={release.isPending} onClick={releaseIt} data-focus-action="claim">
                 Отпустить
               </Button>
             ) : (
@@ -147,10 +156,11 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
               // Asks first, naming the request: a list the live feed re-sorts between hover and click,
               // or the second click of a double click, must not complete the card that moved under it.
               onClick={() => onComplete(r)}
+              data-focus-action="complete"
             >
               {completeLabel(r)}
             </Button>
-            <Button color="error" disabled={othersStanding} onClick={() => onReject(r)}>
+            <Button color="error" disabled={othersStanding} onClick={() => onReject(r)} data-focus-action="reject">
               Отклонить
             </Button>
           </Stack>
@@ -160,7 +170,8 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
   );
 }
 
-function RejectDialog({ target, onClose }: { target: AdminRequest | null; onClose(): void }) {
+/** `focusFrom`: the decided card leaves the queue with its button; focus goes on to the next card's (useFocusAfterRemoval). */
+function RejectDialog({ target, onClose, focusFrom }: { target: AdminRequest | null; onClose(): void; focusFrom(key: number, action: string): FocusSpot }) {
   const { reject } = useProcessRequest();
   const snackbar = useUi((s) => s.showSnackbar);
   return (
@@ -184,15 +195,26 @@ function RejectDialog({ target, onClose }: { target: AdminRequest | null; onClos
       label="Причина"
       confirmLabel="Отклонить"
       danger
-      submit={(reason) =>
-        target ? reject.mutateAsync({ id: target.id, reason }).then(() => snackbar(`Заявка №${target.id} отклонена`)) : Promise.resolve()
-      }
+      submit={(reason) => {
+        if (!target) return Promise.resolve();
+        const spot = focusFrom(target.id, 'reject');
+        return reject.mutateAsync({ id: target.id, reason }).then(
+          () => {
+            snackbar(`Заявка №${target.id} отклонена`);
+            spot.done();
+          },
+          (err: unknown) => {
+            spot.back();
+            throw err;
+          },
+        );
+      }}
     />
   );
 }
 
 /** «Адена получена/передана» asks once more, with the request's number, amount and nick. */
-function CompleteDialog({ target, onClose }: { target: AdminRequest | null; onClose(): void }) {
+function CompleteDialog({ target, onClose, focusFrom }: { target: AdminRequest | null; onClose(): void; focusFrom(key: number, action: string): FocusSpot }) {
   const { complete } = useProcessRequest();
   const alert = useUi((s) => s.alert);
   const snackbar = useUi((s) => s.showSnackbar);
@@ -203,14 +225,21 @@ function CompleteDialog({ target, onClose }: { target: AdminRequest | null; onCl
   const confirm = () => {
     if (!r) return;
     onClose();
+    const spot = focusFrom(r.id, 'complete');
     setSending((s) => new Set(s).add(r.id));
     // The promise, not mutate's callbacks: the operators' feed may remove the card before the answer
     // arrives, and the snackbar must still say it is done.
     complete
       .mutateAsync(r.id)
       .then(
-        () => snackbar(`Заявка №${r.id} выполнена`),
-        (err: unknown) => alert(`Заявка №${r.id}: ${err instanceof ApiError ? err.message : 'не удалось выполнить'}`, [], UNTIL_CLOSED),
+        () => {
+          snackbar(`Заявка №${r.id} выполнена`);
+          spot.done();
+        },
+        (err: unknown) => {
+          alert(`Заявка №${r.id}: ${err instanceof ApiError ? err.message : 'не удалось выполнить'}`, [], UNTIL_CLOSED);
+          spot.back();
+        },
       )
       .finally(() =>
         setSending((s) => {
@@ -249,6 +278,11 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Array<
   const [completing, setCompleting] = useState<AdminRequest | null>(null);
   const { data, isPending, isError, error } = useAdminRequests(filters, live);
   const set = (patch: Partial<QueueFilters>) => setFilters((f) => ({ ...f, ...patch, page: patch.page ?? 1 }));
+  // A decision takes its card (or, with every status shown, its buttons) away: focus goes to the next card's same
+  // button, the previous card's after the last one, and to «Заявок нет.» (or the heading) when none is left.
+  const heading = useRef<HTMLHeadingElement>(null);
+  const empty = useRef<HTMLParagraphElement>(null);
+  const focusFrom = useFocusAfterRemoval('queue', { busy: rejecting !== null || completing !== null, fallback: () => empty.current ?? heading.current });
   // A page the live feed emptied (its requests decided by others) moves to the last page there still is.
   const lastPage = data ? Math.max(1, Math.ceil(data.total / PAGE_SIZE)) : null;
   useEffect(() => {
@@ -274,7 +308,9 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Array<
   );
   return (
     <Stack spacing={2}>
-      <Typography variant="h1">Очередь заявок</Typography>
+      <Typography variant="h1" ref={heading} tabIndex={-1}>
+        Очередь заявок
+      </Typography>
       <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap' }}>
         {select('Статус', filters.status ?? '', [['', 'Все'], ...Object.entries(STATUS_LABEL)], (v) => set({ status: (v || undefined) as QueueFilters['status'] }))}
         {select('Тип', filters.type ?? '', [['', 'Все'], ['input', 'Пополнения'], ['output', 'Выводы']], (v) => set({ type: (v || undefined) as QueueFilters['type'] }))}
@@ -290,7 +326,9 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Array<
       {isPending ? (
         !isError && <Skeleton variant="rounded" height={200} />
       ) : data === undefined ? null : data.total === 0 ? (
-        <Typography color="textSecondary">Заявок нет.</Typography>
+        <Typography color="textSecondary" ref={empty} tabIndex={-1}>
+          Заявок нет.
+        </Typography>
       ) : (
         <>
           <Typography variant="body2" color="textSecondary">
@@ -304,8 +342,8 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Array<
           )}
         </>
       )}
-      <RejectDialog target={rejecting} onClose={() => setRejecting(null)} />
-      <CompleteDialog target={completing} onClose={() => setCompleting(null)} />
+      <RejectDialog target={rejecting} onClose={() => setRejecting(null)} focusFrom={focusFrom} />
+      <CompleteDialog target={completing} onClose={() => setCompleting(null)} focusFrom={focusFrom} />
     </Stack>
   );
 }

@@ -129,6 +129,36 @@ describe('a code that stops being open around its cancel', () => {
     expect(qc.getQueryState(myCodesQueryOptions(1, 1, null).queryKey)?.isInvalidated).toBe(true);
   });
 
+  it('a cancelled code leaves focus on the next code’s «Отменить», and on «Открытых кодов нет» when it was the last one', async () => {
+    // From the Chromium walk: the cancelled code left the list with the button that opened its dialog, MUI gave focus
+    // back to that removed button, and the next Tab started from the page's header.
+    await mount(() => answer(200, { success: 41, summa: 1_020_000 }));
+    const focusedCode = () => {
+      const a = document.activeElement as HTMLElement | null;
+      return a === null || a === document.body ? 'body' : `${a.getAttribute('aria-label')?.split(' ').slice(0, 2).join(' ')} @ ${a.closest('[data-testid="my-code"]')?.getAttribute('data-code-id')}`;
+    };
+    const cancelFromKeyboard = async (id: number) => {
+      const opener = [...item(id)!.querySelectorAll('button')].find((b) => b.textContent === 'Отменить')!;
+      await act(async () => {
+        opener.focus();
+        opener.click();
+      });
+      await settle();
+      await act(async () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Отменить код')!.click());
+      await settle();
+      // The dialog's closing transition ends and the page drops it.
+      await act(async () => new Promise((r) => setTimeout(r, 400)));
+    };
+    await cancelFromKeyboard(41);
+    expect(item(41)).toBeNull();
+    expect(focusedCode()).toBe('Отменить код @ 42');
+
+    await cancelFromKeyboard(42);
+    const empty = document.querySelector('[data-testid="my-codes-empty"]');
+    expect(empty).not.toBeNull();
+    expect(document.activeElement).toBe(empty);
+  });
+
   it('its dialog closes when the code is activated while it is open (code_status), or removed (del_sert); a code the price data never listed keeps it open', async () => {
     const { qc, fetch } = await mount(() => answer(500, { message: 'unexpected' }));
     await openCancel(41);

@@ -16,6 +16,7 @@ import { useRevealCodes } from '../api/price-data';
 import { aden, adenAcc, adenShort, alertContent, CODE_STATUS, codeTag, dateTime } from './code-format';
 import { agree } from '../../../utils/agree';
 import { useRequestKey } from '../../../hooks/use-request-key';
+import { useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
 
 const MONO = 'ui-monospace, "SF Mono", Menlo, Consolas, monospace';
 
@@ -23,7 +24,15 @@ export function CodeItem({ code }: { code: Code }) {
   const openDialog = useUi((s) => s.openDialog);
   const status = CODE_STATUS[code.status];
   return (
-    <ListItem divider data-testid="my-code" data-code-id={code.id} data-status={code.status} sx={{ px: 0, display: 'block' }}>
+    <ListItem
+      divider
+      data-testid="my-code"
+      data-code-id={code.id}
+      data-status={code.status}
+      sx={{ px: 0, display: 'block' }}
+      data-focus-row="codes"
+      data-focus-key={code.id}
+    >
       <Stack direction="row" useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', gap: 1 }}>
         <Typography sx={{ fontWeight: 700 }}>{adenShort(code.nominal)}</Typography>
         <Chip size="small" label={status.label} color={status.color} variant="outlined" data-testid="code-status" />
@@ -34,6 +43,7 @@ export function CodeItem({ code }: { code: Code }) {
             sx={{ ml: 'auto', minWidth: 0 }}
             onClick={() => openDialog({ name: 'cancel_code', gameServerId: code.gamesserver_id, codeId: code.id, nominal: code.nominal, sert: code.sert })}
             aria-label={`Отменить код ${codeTag(code)} на ${adenAcc(code.nominal)}`}
+            data-focus-action="cancel"
           >
             Отменить
           </Button>
@@ -93,7 +103,7 @@ function MaskedCodesNote({ gameServerId }: { gameServerId: number }) {
 export function MyCodesList({ codes, gameServerId }: { codes: Code[]; gameServerId: number }) {
   if (codes.length === 0) {
     return (
-      <Typography color="textSecondary" data-testid="my-codes-empty">
+      <Typography color="textSecondary" data-testid="my-codes-empty" tabIndex={-1} data-focus-list="codes">
         Открытых кодов нет. Нажмите «Купить код» у номинала — код появится здесь.
       </Typography>
     );
@@ -123,6 +133,9 @@ export function CancelCodeDialog() {
   // left to cancel: the dialog closes. Once «Отменить код» was pressed, the call's own answer decides instead (its
   // refusal, the code's new status, is said in an alert).
   const standing = useCodeStanding(d);
+  // The cancelled code leaves the open codes (or, in «Все мои коды», loses its «Отменить»): focus goes to the next
+  // code's «Отменить», the previous one's after the last, or to «Открытых кодов нет» once none is left.
+  const focusFrom = useFocusAfterRemoval('codes', { busy: dialog.name !== 'none' });
   const listedIn = useRef<DialogState | null>(null);
   const sentIn = useRef<DialogState | null>(null);
   useEffect(() => {
@@ -146,6 +159,7 @@ export function CancelCodeDialog() {
             onClick={() => {
               if (!d) return;
               sentIn.current = d;
+              const spot = focusFrom(d.codeId, 'cancel');
               // Whether this code's dialog is still open: an answer that comes after it was closed closes or opens nothing else.
               const stillOpen = () => {
                 const now = useUi.getState().dialog;
@@ -157,8 +171,10 @@ export function CancelCodeDialog() {
                   (r) => {
                     if (stillOpen()) close();
                     snackbar(`Код отменён, на баланс ${agree(r.summa, 'returned')} ${aden(r.summa)}`);
+                    spot.done();
                   },
                   (err: unknown) => {
+                    spot.back();
                     if (!stillOpen()) return;
                     const { text, errors } = alertContent(err);
                     alert(text, errors, ALERT_TIMEOUT_MS);

@@ -147,6 +147,68 @@ describe('the History tab: what it shows after a refusal, a failed read, a switc
     expect(calls('/api/wallets').length).toBeGreaterThan(walletReads);
   });
 
+  /** The focused element's accessible name (aria-label, else its text); `body` when focus was dropped. */
+  const focused = () => {
+    const a = document.activeElement as HTMLElement | null;
+    return a === null || a === document.body ? 'body' : (a.getAttribute('aria-label') ?? a.textContent);
+  };
+  /** Presses a button from the keyboard: focused first, as Tab leaves it, then activated. */
+  const press = async (b: HTMLElement | undefined) => {
+    expect(b).toBeDefined();
+    await act(async () => {
+      b!.focus();
+      b!.click();
+    });
+    await settle();
+    await settle();
+  };
+
+  it('«Убрать из истории» leaves focus on the next entry’s, the previous one’s after the last, and on «Заявок пока нет» when none is left', async () => {
+    // From the Chromium walk: the hidden entry left with its focused button, focus fell to <body> and the next Tab
+    // started from the page's top.
+    let listed = [entry(7, 'completed'), entry(8, 'rejected'), entry(9, 'cancelled')];
+    await show(
+      1,
+      () => answer(200, { data: listed, total: listed.length }),
+      (url) => {
+        const m = url.match(/^\/api\/delete_balance_user\/(\d+)/);
+        if (!m) return null;
+        listed = listed.filter((e) => e.id !== Number(m[1]));
+        return answer(200, { success: 1 });
+      },
+    );
+    await press(button('Убрать заявку №8 из истории'));
+    expect(ids()).toEqual(['7', '9']);
+    expect(focused()).toBe('Убрать заявку №9 из истории');
+
+    await press(button('Убрать заявку №9 из истории'));
+    expect(ids()).toEqual(['7']);
+    expect(focused()).toBe('Убрать заявку №7 из истории');
+
+    await press(button('Убрать заявку №7 из истории'));
+    expect(ids()).toEqual([]);
+    expect(document.activeElement?.textContent).toBe('Заявок пока нет. Пополните кошелёк — заявка появится здесь.');
+  });
+
+  it('a cancelled request’s «Отменить» gives focus to the «Убрать из истории» that takes its place', async () => {
+    let status: Request['status'] = 'pending';
+    await show(
+      1,
+      () => answer(200, { data: [entry(7, status), entry(8, 'completed')], total: 2 }),
+      (url) => {
+        if (!url.startsWith('/api/delete_request/')) return null;
+        status = 'cancelled';
+        return answer(200, { success: 7 });
+      },
+    );
+    await press(button('Отменить заявку №7'));
+    await press(button('Отменить заявку'));
+    // The dialog's closing transition ends and the page drops it.
+    await act(async () => new Promise((r) => setTimeout(r, 400)));
+    expect(document.querySelector('[data-testid="history-item"]')?.textContent).toContain('Отменена');
+    expect(focused()).toBe('Убрать заявку №7 из истории');
+  });
+
   it('a failed re-read keeps the list on show with a warning and «Повторить»; a failed first read says so, with «Повторить»', async () => {
     // Review finding: a failed background re-read replaced the whole list with «Не удалось загрузить историю. Обновите страницу.»
     let down = false;

@@ -15,6 +15,7 @@ import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { usePageInRange } from '../../../hooks/use-page-in-range';
+import { type FocusSpot, useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { amountText } from '../../../utils/plural';
@@ -31,7 +32,8 @@ const STATUS: Record<Request['status'], { label: string; color: 'warning' | 'suc
 
 const dateFormat = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 
-function HistoryItem({ item }: { item: Request }) {
+/** `focusFrom`: the list's, which outlives an entry hidden with its button (useFocusAfterRemoval). */
+function HistoryItem({ item, focusFrom }: { item: Request; focusFrom(key: number, action: string, to?: string): FocusSpot }) {
   const cancel = useCancelRequest();
   const hide = useHideRequest();
   const alert = useUi((s) => s.alert);
@@ -44,7 +46,7 @@ function HistoryItem({ item }: { item: Request }) {
   const [confirming, setConfirming] = useState(false);
   const amount = amountText(item.amount, item.currency_type, '\u00a0', 'gen');
   return (
-    <ListItem divider data-testid="history-item" sx={{ px: 0, alignItems: 'flex-start' }}>
+    <ListItem divider data-testid="history-item" sx={{ px: 0, alignItems: 'flex-start' }} data-focus-row="history" data-focus-key={item.id}>
       <Stack spacing={0.5} sx={{ flexGrow: 1, minWidth: 0 }}>
         <Stack direction="row" spacing={1} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap' }}>
           <Typography sx={{ fontWeight: 600 }}>
@@ -85,6 +87,7 @@ function HistoryItem({ item }: { item: Request }) {
             onClick={() => setConfirming(true)}
             aria-label={`Отменить заявку №${item.id}`}
             sx={{ flexShrink: 0 }}
+            data-focus-action="cancel"
           >
             Отменить
           </Button>
@@ -100,13 +103,21 @@ function HistoryItem({ item }: { item: Request }) {
                   color="error"
                   variant="contained"
                   disabled={cancel.isPending}
-                  onClick={() =>
+                  onClick={() => {
+                    // The cancelled entry stays, «Убрать из истории» in place of «Отменить»: focus goes there.
+                    const spot = focusFrom(item.id, 'cancel', 'hide');
                     cancel.mutate(item.id, {
-                      onError,
+                      onError: (err) => {
+                        onError(err);
+                        spot.back();
+                      },
                       onSettled: () => setConfirming(false),
-                      onSuccess: () => snackbar(incoming ? `Заявка №${item.id} отменена` : `Заявка №${item.id} отменена, сумма вернулась на баланс`),
-                    })
-                  }
+                      onSuccess: () => {
+                        snackbar(incoming ? `Заявка №${item.id} отменена` : `Заявка №${item.id} отменена, сумма вернулась на баланс`);
+                        spot.done();
+                      },
+                    });
+                  }}
                 >
                   Отменить заявку
                 </Button>
@@ -132,7 +143,25 @@ function HistoryItem({ item }: { item: Request }) {
         </>
       ) : (
         <Tooltip title="Убрать из истории">
-          <IconButton size="small" edge="end" aria-label={`Убрать заявку №${item.id} из истории`} disabled={hide.isPending} onClick={() => hide.mutate(item.id, { onError })}>
+          <IconButton
+            size="small"
+            edge="end"
+            aria-label={`Убрать заявку №${item.id} из истории`}
+            disabled={hide.isPending}
+            data-focus-action="hide"
+            onClick={() => {
+              // The entry leaves with its button: focus goes to the next entry's (useFocusAfterRemoval). Its answer may
+              // come after the entry has gone, to callbacks no longer called: the list watches for that.
+              const spot = focusFrom(item.id, 'hide');
+              hide.mutate(item.id, {
+                onError: (err) => {
+                  onError(err);
+                  spot.back();
+                },
+                onSuccess: () => spot.done(),
+              });
+            }}
+          >
             <DeleteOutline />
           </IconButton>
         </Tooltip>
@@ -174,6 +203,9 @@ function ServerHistory({ gameServerId }: { gameServerId: number | null }) {
   const { data, isPending, isError, isFetching, isPlaceholderData, refetch } = useHistory(page, gameServerId);
   // Removing the last entry of the last page (or decisions read elsewhere) leaves a page past the end: the last page there is shows instead.
   const pages = usePageInRange(data, HISTORY_PAGE_SIZE, page, setPage, isPlaceholderData);
+  // A hidden entry leaves with its button: focus goes to the next entry's, the previous one's after the last, or to the
+  // list (or what says it is empty) when no entry has one.
+  const focusFrom = useFocusAfterRemoval('history');
   const retry = (
     <Button color="inherit" size="small" disabled={isFetching} onClick={() => void refetch()}>
       Повторить
@@ -196,15 +228,17 @@ function ServerHistory({ gameServerId }: { gameServerId: number | null }) {
     return (
       <Stack spacing={2}>
         {stale}
-        <Typography color="textSecondary">Заявок пока нет. Пополните кошелёк — заявка появится здесь.</Typography>
+        <Typography color="textSecondary" tabIndex={-1} data-focus-list="history">
+          Заявок пока нет. Пополните кошелёк — заявка появится здесь.
+        </Typography>
       </Stack>
     );
   return (
     <Stack spacing={2}>
       {stale}
-      <List disablePadding>
+      <List disablePadding tabIndex={-1} data-focus-list="history">
         {data.data.map((item) => (
-          <HistoryItem key={item.id} item={item} />
+          <HistoryItem key={item.id} item={item} focusFrom={focusFrom} />
         ))}
       </List>
       {pages > 1 && <Pagination count={pages} page={Math.min(page, pages)} onChange={(_, p) => setPage(p)} sx={{ alignSelf: 'center' }} />}

@@ -7,6 +7,7 @@ import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import type { Session } from '@adena/contract/lite';
 import { LoadFailed, RefreshFailed } from '../../../components/load-failed';
+import { useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
 import { useUi } from '../../../lib/ui-store';
 import { useEndOtherSessions } from '../api/end-other-sessions';
 import { useEndSession } from '../api/end-session';
@@ -23,32 +24,48 @@ export function SessionsList() {
   const snackbar = useUi((s) => s.showSnackbar);
   const list = sessions.data ?? [];
   const others = list.filter((s) => !s.current).length;
+  // An ended session's row leaves with its button: focus goes to the next row's «Завершить» (the previous one's
+  // after the last), or to the list when no other session is left; a failed call gives it back to the button.
+  const focusFrom = useFocusAfterRemoval('sessions', { busy: endOne.isPending || endOthers.isPending });
 
   const end = async (s: Session) => {
+    const spot = focusFrom(s.id, 'end');
     try {
       await endOne.mutateAsync(s.id);
       snackbar(`Сеанс «${deviceName(s.user_agent)}» завершён`);
+      spot.done();
     } catch (err) {
       snackbar((err as Error).message, 'error');
+      spot.back();
     }
   };
   const endAll = async () => {
+    const spot = focusFrom('others', 'end-others');
     try {
       const { ended } = await endOthers.mutateAsync();
       snackbar(ended ? `Завершено сеансов: ${ended.toLocaleString('ru-RU')}` : 'Других сеансов нет');
+      spot.done();
     } catch (err) {
       snackbar((err as Error).message, 'error');
+      spot.back();
     }
   };
 
   return (
     <Stack spacing={1} component="section" aria-labelledby="sessions-title">
-      <Stack direction="row" spacing={1} useFlexGap sx={{ alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap', rowGap: 1 }}>
+      <Stack
+        direction="row"
+        spacing={1}
+        useFlexGap
+        sx={{ alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap', rowGap: 1 }}
+        data-focus-row="sessions"
+        data-focus-key="others"
+      >
         <Typography variant="h3" id="sessions-title" sx={{ fontSize: '1.125rem', fontWeight: 600 }}>
           Сеансы
         </Typography>
         {others > 0 && (
-          <Button color="error" variant="outlined" size="small" onClick={endAll} disabled={endOthers.isPending}>
+          <Button color="error" variant="outlined" size="small" onClick={endAll} disabled={endOthers.isPending} data-focus-action="end-others">
             Завершить все остальные
           </Button>
         )}
@@ -56,7 +73,7 @@ export function SessionsList() {
       {/* A list never read says why with «Повторить»; a re-read that failed keeps the list read before under a warning. */}
       {sessions.isError &&
         (sessions.data ? <RefreshFailed query={sessions} testId="sessions-stale" /> : <LoadFailed query={sessions} testId="sessions-load-error" />)}
-      <List disablePadding aria-label="Сеансы">
+      <List disablePadding aria-label="Сеансы" tabIndex={-1} data-focus-list="sessions">
         {list.map((s, i) => (
           <ListItem
             key={s.id}
@@ -65,6 +82,8 @@ export function SessionsList() {
             disableGutters
             sx={{ gap: 1, alignItems: 'flex-start', flexWrap: { xs: 'wrap', sm: 'nowrap' } }}
             data-testid="session"
+            data-focus-row="sessions"
+            data-focus-key={s.id}
           >
             <ListItemText
               sx={{ flex: '1 1 auto', minWidth: 0, m: 0 }}
@@ -85,7 +104,13 @@ export function SessionsList() {
               slotProps={{ primary: { component: 'div' }, secondary: { component: 'div' } }}
             />
             {!s.current && (
-              <Button size="small" onClick={() => end(s)} disabled={endOne.isPending} aria-label={`Завершить сеанс «${deviceName(s.user_agent)}»`}>
+              <Button
+                size="small"
+                onClick={() => end(s)}
+                disabled={endOne.isPending}
+                aria-label={`Завершить сеанс «${deviceName(s.user_agent)}»`}
+                data-focus-action="end"
+              >
                 Завершить
               </Button>
             )}

@@ -1,0 +1,163 @@
+import { useCallback, useEffect, useLayoutEffect, useRef } from 'react';
+
+/** How long a call may run while its control waits to be taken away or given back. */
+const PENDING_MS = 30_000;
+/** After the answer: how long the list may take to show it (a closing dialog's focus extends it, up to PENDING_MS). */
+const SETTLE_MS = 3_000;
+
+interface Watch {
+  key: string;
+  /** The control that started the action, and the one to land on in the rows around it (the same, or what replaces it). */
+  from: string;
+  to: string;
+  /** The group's rows in the order last shown with this one among them (a live list re-sorts). */
+  order: string[];
+  /** What held the rows as the action started: the last place for focus when nothing else is left. */
+  holder: HTMLElement | null;
+  /** The action failed: its control stays, and focus lost meanwhile goes back to it. */
+  back: boolean;
+  started: number;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+export interface FocusSpot {
+  /** The action succeeded: its control leaves; the watch ends soon after. */
+  done(): void;
+  /** The action failed: its control stays, and focus lost meanwhile goes back to it. */
+  back(): void;
+}
+
+const rowsOf = (group: string) => {
+  const rows = new Map<string, HTMLElement>();
+  for (const el of document.querySelectorAll<HTMLElement>(`[data-focus-row="${group}"]`)) rows.set(el.dataset.focusKey ?? '', el);
+  return rows;
+};
+const control = (row: HTMLElement | undefined, action: string) => row?.querySelector<HTMLElement>(`[data-focus-action="${action}"]`) ?? null;
+const enabled = (el: HTMLElement) => !(el as HTMLButtonElement).disabled && el.getAttribute('aria-disabled') !== 'true';
+const FOCUSABLE = 'button:not(:disabled), a[href], input:not(:disabled), [tabindex]:not([tabindex="-1"])';
+
+/**
+ * Where focus is: `lost` on <body> (or on an element removed or disabled since, which Chromium drops to <body>), held
+ * by a `dialog` (one open, or one closing that keeps it until it leaves the page), or `held` where the user put it.
+ */
+function focusState(): 'lost' | 'dialog' | 'held' {
+  const a = document.activeElement as HTMLElement | null;
+  if (!a || a === document.body || !a.isConnected || (a as HTMLButtonElement).disabled === true) return 'lost';
+  return a.closest('.MuiModal-root, [role="dialog"]') ? 'dialog' : 'held';
+}
+
+/**
+ * Where focus goes when an action takes away the control that started it: a session ended, a request decided, a
+ * code cancelled, an entry hidden. Its row leaves the list (or stays without the control), the browser drops focus
+ * to <body>, and a keyboard or screen-reader user would start again from the top of the page.
+ *
+ * A list marks its rows `data-focus-row={group}` with `data-focus-key={key}`, their controls
+ * `data-focus-action={action}`, and, optionally, itself or what says it is empty `data-focus-list={group}`
+ * (with tabIndex -1). The function returned is called as an action starts: `from(key, action)`. Once that row's
+ * control has gone and focus has been lost, focus goes to the same control (`to`, when another takes its place) of
+ * the next row, or the previous one when it was the last (rows without one are passed over); else to the next row's
+ * first control; else to `fallback()`, the group's `data-focus-list`, or what held the rows. `back()` (the action
+ * failed) returns focus lost meanwhile to the control: a button disabled while its call runs loses it in Chromium.
+ * Focus the user has put anywhere else is never taken, and nothing moves while `busy` (the call runs, the list's
+ * dialog is open).
+ */
+export function useFocusAfterRemoval(group: string, opts: { busy?: boolean; fallback?: () => HTMLElement | null } = {}) {
+  const busy = useRef(false);
+  const fallback = useRef(opts.fallback);
+  useLayoutEffect(() => {
+    busy.current = opts.busy ?? false;
+    fallback.current = opts.fallback;
+  });
+  const watch = useRef<Watch | null>(null);
+  const observer = useRef<MutationObserver | null>(null);
+
+  const stop = useCallback(() => {
+    clearTimeout(watch.current?.timer);
+    watch.current = null;
+    observer.current?.disconnect();
+    observer.current = null;
+  }, []);
+
+  const successor = useCallback(
+    (w: Watch, rows: Map<string, HTMLElement>) => {
+      const at = w.order.indexOf(w.key);
+      const near = [...w.order.slice(at + 1), ...w.order.slice(0, Math.max(at, 0)).reverse()]
+        .filter((k) => k !== w.key && rows.has(k))
+        .map((k) => rows.get(k) as HTMLElement);
+      const own = rows.get(w.key);
+      for (const row of own ? [own, ...near] : near) {
+        const c = control(row, w.to);
+        if (c && enabled(c)) return c;
+      }
+      for (const row of near) {
+        const c = row.querySelector<HTMLElement>(FOCUSABLE);
+        if (c) return c;
+      }
+      const last = fallback.current?.() ?? document.querySelector<HTMLElement>(`[data-focus-list="${group}"]`) ?? (w.holder?.isConnected ? w.holder : null);
+      if (last && !last.hasAttribute('tabindex')) last.setAttribute('tabindex', '-1');
+      return last;
+    },
+    [group],
+  );
+
+  const check = useCallback(
+    (final = false) => {
+      const w = watch.current;
+      if (!w || (busy.current && !final)) return;
+      const rows = rowsOf(group);
+      if (rows.has(w.key)) w.order = [...rows.keys()];
+      const own = control(rows.get(w.key), w.from);
+      const focus = focusState();
+      if (own && (w.back || final)) {
+        // Still on the page: focus lost while its call ran comes back to it once it is enabled again.
+        if (!enabled(own)) return final ? stop() : undefined;
+        if (focus === 'lost') own.focus();
+        if (focus !== 'dialog' || final) stop();
+        return;
+      }
+      // Its answer has not reached the list yet.
+      if (own) return;
+      if (focus === 'held') return stop();
+      if (focus === 'dialog') return final ? stop() : undefined;
+      successor(w, rows)?.focus();
+      stop();
+    },
+    [group, stop, successor],
+  );
+
+  // Each render may be the one that ends the call, closes the dialog or removes the row.
+  useEffect(() => {
+    if (watch.current) check();
+  });
+  useEffect(() => stop, [stop]);
+
+  return useCallback(
+    (key: string | number, action: string, to: string = action): FocusSpot => {
+      stop();
+      const rows = rowsOf(group);
+      const w: Watch = { key: String(key), from: action, to, order: [...rows.keys()], holder: rows.get(String(key))?.parentElement ?? null, back: false, started: Date.now() };
+      watch.current = w;
+      const arm = (ms: number) => {
+        clearTimeout(w.timer);
+        w.timer = setTimeout(() => {
+          if (watch.current !== w) return;
+          // An alert the failure opened, or a dialog still closing, holds focus: it is waited for a while longer.
+          if (focusState() === 'dialog' && Date.now() - w.started < PENDING_MS) arm(SETTLE_MS);
+          else check(true);
+        }, ms);
+      };
+      arm(PENDING_MS);
+      // The row's removal, a control enabled again, a closing dialog leaving the page: none needs this list to render.
+      observer.current = new MutationObserver(() => check());
+      observer.current.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['disabled'] });
+      const settle = (back: boolean) => {
+        if (watch.current !== w) return;
+        w.back = back;
+        arm(SETTLE_MS);
+        check();
+      };
+      return { done: () => settle(false), back: () => settle(true) };
+    },
+    [group, stop, check],
+  );
+}
