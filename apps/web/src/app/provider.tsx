@@ -7,6 +7,7 @@ import { Router } from 'wouter';
 import { followOtherTabs, userQueryOptions } from '../lib/session';
 import { RealtimeProvider } from './realtime/realtime-provider';
 import { gamesserversQueryOptions } from '../lib/gamesservers';
+import { publicConfigQueryOptions } from '../lib/public-config';
 import { useIndexedLocation } from '../lib/history';
 import { createQueryClient } from '../lib/query-client';
 import { TelegramBridge, TelegramProvider, useTelegram } from './telegram';
@@ -17,13 +18,18 @@ const queryClient = createQueryClient();
 followOtherTabs(queryClient);
 
 /**
- * Asks for the first screen's own data (who is signed in, the game servers) and resolves when it
+ * Asks for the first screen's own data (who is signed in, the game servers, the brand) and resolves when it
  * has come or after `maxWaitMs`, whichever is first. Rendering after it, the first render (a
  * transition, in slices) already has the data; otherwise each answer re-renders the page in one
  * uninterruptible piece, which a slow phone feels (TanStack Query's updates are synchronous).
  */
 export function prefetchFirstScreen(maxWaitMs: number): Promise<void> {
-  const data = Promise.all([queryClient.prefetchQuery(userQueryOptions()), queryClient.prefetchQuery(gamesserversQueryOptions())]);
+  // The public config too: the header and the tab title name the service by it (BRAND_NAME), which should not swap after the first paint.
+  const data = Promise.all([
+    queryClient.prefetchQuery(userQueryOptions()),
+    queryClient.prefetchQuery(gamesserversQueryOptions()),
+    queryClient.prefetchQuery(publicConfigQueryOptions()),
+  ]);
   return Promise.race([data.then(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, maxWaitMs))]);
 }
 

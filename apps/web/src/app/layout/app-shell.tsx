@@ -20,6 +20,7 @@ import { ErrorBoundary, ErrorNotice } from '../../components/error-boundary';
 import { OfflineNotice } from '../../components/layouts/offline-notice';
 import { UserMenu } from '../../components/layouts/user-menu';
 import { Hint } from '../../components/hint';
+import { useBrandName } from '../../lib/public-config';
 import { useUser } from '../../lib/session';
 
 function ThemeToggle() {
@@ -46,6 +47,7 @@ export function AppShell({ children }: { children: ReactNode }) {
   const { isSignedIn, readFailed } = useUser();
   const [pathname] = useLocation();
   const main = useRef<HTMLElement>(null);
+  const brand = useBrandName();
   usePageChange(main);
   return (
     <Box sx={{ minHeight: '100dvh', display: 'flex', flexDirection: 'column' }}>
@@ -54,7 +56,7 @@ export function AppShell({ children }: { children: ReactNode }) {
         <AppBar position="sticky" color="default" elevation={0} sx={{ borderBottom: 1, borderColor: 'divider' }} data-view="app-bar">
           <Toolbar sx={{ gap: 1 }}>
             <Typography component={RouterLink} to="/" variant="h6" sx={{ color: 'inherit', textDecoration: 'none', fontWeight: 700, flexGrow: 1 }}>
-              Адена Кошелёк
+              {brand}
             </Typography>
             {/* Live updates: a dot while connected, the Russian error text when they fail. */}
             <RealtimeIndicator />

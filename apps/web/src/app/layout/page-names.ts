@@ -1,5 +1,4 @@
 // The page names, in a chunk of their own: the first page does not carry them (decision record 0028).
-const APP = 'Адена Кошелёк';
 
 /** Page names by path prefix, longest first where they nest; the home page has none. */
 const NAMES: Array<[RegExp, string]> = [
@@ -22,9 +21,9 @@ const NAMES: Array<[RegExp, string]> = [
   [/^\/admin\/?$/, 'Заявки'],
 ];
 
-/** The tab's title for a path: «<page> — Адена Кошелёк», the home page «Адена Кошелёк». */
-export function pageTitle(pathname: string): string {
-  if (pathname === '/') return APP;
+/** The tab's title for a path: «<page> — <brand>» (BRAND_NAME, «Адена Кошелёк» by default), the home page the brand alone. */
+export function pageTitle(pathname: string, brand: string): string {
+  if (pathname === '/') return brand;
   const name = NAMES.find(([re]) => re.test(pathname))?.[1] ?? 'Страница не найдена';
-  return `${name} — ${APP}`;
+  return `${name} — ${brand}`;
 }

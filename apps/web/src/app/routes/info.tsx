@@ -3,7 +3,7 @@ import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import type { ReactNode } from 'react';
-import { usePublicConfig } from '../../lib/public-config';
+import { useBrandName, usePublicConfig } from '../../lib/public-config';
 import { isTelegramLaunch, loadTelegram } from '../../lib/telegram';
 
 function Page({ title, children }: { title: string; children: ReactNode }) {
@@ -84,10 +84,11 @@ export function ContactsRoute() {
 }
 
 export function AboutRoute() {
+  const brand = useBrandName();
   return (
     <Page title="О нас">
       <P>
-        «Адена Кошелёк» работает с 2018 года. Мы храним адену и монеты эйнхасад игроков Lineage 2 на официальных русских серверах и
+        «{brand}» работает с 2018 года. Мы храним адену и монеты эйнхасад игроков Lineage 2 на официальных русских серверах и
         помогаем безопасно передавать их: между своими персонажами, друзьям и покупателям.
       </P>
       <P>

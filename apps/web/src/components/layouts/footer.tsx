@@ -7,6 +7,7 @@ import Box from '@mui/material/Box';
 import IconButton from '@mui/material/IconButton';
 import Typography from '@mui/material/Typography';
 import { Link as RouterLink } from 'wouter';
+import { useBrandName } from '../../lib/public-config';
 import { Hint } from '../hint';
 
 const LINKS = [
@@ -17,6 +18,7 @@ const LINKS = [
 
 /** `profile`: a link to the profile (sessions, sign-out), for the Telegram mini app where the app bar and its menu are hidden. */
 export function Footer({ profile = false }: { profile?: boolean }) {
+  const brand = useBrandName();
   const links = profile ? [{ to: '/profile', title: 'Профиль', icon: <AccountCircleOutlined /> }, ...LINKS] : LINKS;
   return (
     <Box component="footer" sx={{ py: 2, px: 2, textAlign: 'center', borderTop: 1, borderColor: 'divider' }}>
@@ -31,7 +33,7 @@ export function Footer({ profile = false }: { profile?: boolean }) {
         ))}
       </Box>
       <Typography variant="body2" color="textSecondary" data-testid="copyright">
-        © {COPYRIGHT_START_YEAR}–{new Date().getFullYear()} Адена Кошелёк
+        © {COPYRIGHT_START_YEAR}–{new Date().getFullYear()} {brand}
       </Typography>
     </Box>
   );

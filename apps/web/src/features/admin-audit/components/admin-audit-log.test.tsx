@@ -72,6 +72,58 @@ describe('the audit log', () => {
     expect(rows[3]!.querySelector('li')?.textContent).toBe('Статус: активен → отменён');
   });
 
+  /** Renders the log with GET /api/admin/audit_log answering `entries` and /api/admin/users `operators`; the URLs asked. */
+  async function showLog(entries: AdminAuditEntry[], operators: Array<{ id: number; name: string; email: string | null }> = []) {
+    const asked: string[] = [];
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        asked.push(String(url));
+        if (url.startsWith('/api/admin/audit_log')) return answer(200, { data: entries, total: entries.length });
+        if (url.startsWith('/api/admin/users')) return answer(200, { data: operators, total: operators.length });
+        throw new Error(`unexpected ${url}`);
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminAuditLog))));
+    await settle();
+    return asked;
+  }
+  const changes = () => [...document.querySelectorAll('[data-testid="audit-row"]')].map((row) => [...row.querySelectorAll('li')].map((li) => li.textContent));
+  const request = (e: AdminAuditEntry): AdminAuditEntry => ({ ...e, entity_type: 'balance_request', entity_id: '12' });
+
+  it('names the operator a claim or a decision holds by id from the entries’ authors, asking for no list', async () => {
+    // Review finding: «Обработал: — → 1», «В работе у: 1».
+    const asked = await showLog([
+      request(entry(3, 'request.complete', { status: 'pending', amount: '5000000', comment: null, processed_by: null }, { status: 'completed', amount: '5000000', comment: null, processed_by: 1 })),
+      request(entry(2, 'request.claim', null, { claimed_by: 1, claimed_at: '2026-11-01T11:59:00Z' })),
+    ]);
+    const [complete, claim] = changes();
+    expect(complete).toEqual(['Статус: ожидает → выполнена', 'Обработал: — → Анна']);
+    expect(claim?.[0]).toBe('В работе у: Анна');
+    expect(asked.filter((u) => u.startsWith('/api/admin/users'))).toEqual([]);
+  });
+
+  it('names an operator no entry on the page was written by from the operators list, «оператор №id» when not there either', async () => {
+    const asked = await showLog(
+      [
+        // Анна takes over Борис's lapsed claim, then releases it.
+        request(entry(5, 'request.release', { claimed_by: 1, claimed_at: '2026-11-01T12:00:00Z' }, { claimed_by: null, claimed_at: null })),
+        request(entry(4, 'request.claim', { claimed_by: 2, claimed_at: '2026-11-01T11:00:00Z' }, { claimed_by: 1, claimed_at: '2026-11-01T12:00:00Z' })),
+        // Анна demoted operator 3, whose claim was dropped (releaseAllOf): no longer in the operators list.
+        request(entry(3, 'request.release', { claimed_by: 3, claimed_at: '2026-11-01T10:00:00Z' }, { claimed_by: null, claimed_at: null, claim_dropped_by: 3 })),
+      ],
+      [{ id: 1, name: 'Анна', email: null }, { id: 2, name: 'Борис', email: 'boris@example.com' }],
+    );
+    const claimedBy = changes().map((lis) => lis.filter((li) => li?.startsWith('В работе у') || li?.startsWith('Снята с работы у')));
+    expect(claimedBy).toEqual([['В работе у: Анна → —'], ['В работе у: Борис → Анна'], ['В работе у: оператор №3 → —', 'Снята с работы у: — → оператор №3']]);
+    const users = asked.filter((u) => u.startsWith('/api/admin/users'));
+    expect(users).toHaveLength(1);
+    expect(new URL(users[0]!, 'http://localhost').searchParams.get('role')).toBe('admin');
+  });
+
   it('asks page 2 under the newest entry page 1 showed (before_id); another filter or page 1 again drops that anchor', async () => {
     history.replaceState(null, '', '/admin/audit');
     const asked: URLSearchParams[] = [];

@@ -15,7 +15,7 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { useDeferredValue } from 'react';
+import { useDeferredValue, useMemo } from 'react';
 import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { IdFilterField, parseId } from '../../../components/id-filter-field';
@@ -24,8 +24,9 @@ import { usePageInRange } from '../../../hooks/use-page-in-range';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 import { RefreshFailed } from '../../../components/load-failed';
 import { AUDIT_PAGE_SIZE, type AuditFilters, useAdminAuditLog } from '../api/audit-log';
+import { useAuditOperators } from '../api/operators';
 import { AUDIT_ACTIONS, AUDIT_FIELDS, auditActionLabel } from '../utils/actions';
-import { auditValue } from '../utils/values';
+import { auditValue, type OperatorNames, operatorIdsIn, operatorNames } from '../utils/values';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 
@@ -39,9 +40,9 @@ const ENTITIES: Record<string, string> = {
 
 /**
  * Only what changed: «Комиссия за код, б.п.: 300 → 450»; a creation or a note lists what was written.
- * A field the list does not know yet shows as its key.
+ * A field the list does not know yet shows as its key; an operator by name («Обработал: — → Анна»).
  */
-function Changes({ e }: { e: AdminAuditEntry }) {
+function Changes({ e, names }: { e: AdminAuditEntry; names: OperatorNames }) {
   const before = (e.before ?? {}) as Record<string, unknown>;
   const after = (e.after ?? {}) as Record<string, unknown>;
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
@@ -53,7 +54,7 @@ function Changes({ e }: { e: AdminAuditEntry }) {
     <Box component="ul" sx={{ m: 0, pl: 2, fontSize: '0.875rem', wordBreak: 'break-word' }}>
       {keys.slice(0, created ? 6 : 20).map((k) => (
         <li key={k}>
-          {AUDIT_FIELDS[k] ?? <code>{k}</code>}: {created ? auditValue(e.entity_type, k, after[k]) : `${auditValue(e.entity_type, k, before[k])} → ${auditValue(e.entity_type, k, after[k])}`}
+          {AUDIT_FIELDS[k] ?? <code>{k}</code>}: {created ? auditValue(e.entity_type, k, after[k], names) : `${auditValue(e.entity_type, k, before[k], names)} → ${auditValue(e.entity_type, k, after[k], names)}`}
         </li>
       ))}
       {created && keys.length > 6 && <li>…и ещё {keys.length - 6}</li>}
@@ -86,6 +87,11 @@ export function AdminAuditLog() {
   const set = (patch: Partial<AuditFilters>) => setF((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
   const pages = usePageInRange(data, AUDIT_PAGE_SIZE, deferred.page, (page) => set({ page }), isPlaceholderData);
   const filtered = Boolean(f.admin_id || f.entity_type || f.entity_id || f.action);
+  // Operators the entries hold by id, named from the page's own authors; the operators list only for the rest.
+  const fromPage = useMemo(() => operatorNames(data?.data ?? []), [data]);
+  const unnamed = useMemo(() => operatorIdsIn(data?.data ?? []).some((id) => !fromPage.has(id)), [data, fromPage]);
+  const operators = useAuditOperators(unnamed);
+  const names = useMemo(() => (operators.data ? operatorNames(data?.data ?? [], operators.data.data) : fromPage), [data, fromPage, operators.data]);
   return (
     <Stack spacing={2} data-view="admin-audit">
       <Typography variant="h1">Журнал действий</Typography>
@@ -146,7 +152,7 @@ export function AdminAuditLog() {
                     </TableCell>
                     <TableCell sx={{ whiteSpace: 'nowrap' }}>{entityLink(e)}</TableCell>
                     <TableCell>
-                      <Changes e={e} />
+                      <Changes e={e} names={names} />
                     </TableCell>
                   </TableRow>
                 ))}

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { AUDIT_ACTIONS, AUDIT_FIELDS } from './actions';
+import { AUDIT_ACTIONS, AUDIT_FIELDS, AUDIT_OPERATOR_FIELDS } from './actions';
 
 const SERVER = fileURLToPath(new URL('../../../../../server/src/', import.meta.url));
 const sources = (readdirSync(SERVER, { recursive: true }) as string[])
@@ -36,20 +36,25 @@ describe('the audit log’s action labels', () => {
     expect(passedOn.sort()).toEqual(['modules/accounts/accounts-admin.service.ts', 'modules/requests/requests.service.ts']);
   });
 
-  it('every field the server writes into a user’s entry, a request’s decision or claim, a code’s cancel and an incident’s note has a Russian label', () => {
+  it('every field the server writes into a user’s entry, a request’s decision, claim or release, a code’s cancel and an incident’s note has a Russian label', () => {
     const text = (file: string) => sources.find((s) => s.file.replaceAll('\\', '/') === file)!.text;
     // `key: value`, `key?: type`, or a shorthand `{ note }`.
     const keys = (block: string) => [...block.matchAll(/\b([a-z_]+)\??:|\{ ([a-z_]+) \}/g)].map(([, k, short]) => (k ?? short)!);
     const between = (t: string, from: string, to: string) => t.slice(t.indexOf(from), t.indexOf(to, t.indexOf(from)));
+    const everyBetween = (t: string, from: string, to: string) => t.split(from).slice(1).map((part) => part.slice(0, part.indexOf(to)));
     const fields = [
       ...keys(between(text('modules/accounts/accounts-admin.mapper.ts'), 'toUserAuditView = (u: User) =>', '});')).filter((k) => k !== 'u'),
       ...keys(between(text('modules/accounts/accounts-admin.service.ts'), 'revokeLeftovers(', '}>')).filter((k) => k !== 'trx'),
       ...keys(between(text('modules/requests/requests.service.ts'), 'const snapshot', '});')).filter((k) => k !== 'r'),
       ...keys(between(text('modules/shift/shift.service.ts'), "action: 'request.claim'", '});')),
+      // Both releases: releaseAllOf's (a blocked or demoted operator's claims, with claim_dropped_by) and release's.
+      ...everyBetween(text('modules/shift/shift.service.ts'), "action: 'request.release'", '});').flatMap(keys),
       ...keys(between(text('modules/codes/codes-admin.service.ts'), "action: 'code.cancel'", '});')),
       ...keys(between(text('modules/incidents/incidents-admin.service.ts'), "action: 'code_incident.resolve'", '});')),
     ].filter((k) => !['action', 'adminId', 'entityType', 'entityId', 'before', 'after'].includes(k));
-    expect(fields).toEqual(expect.arrayContaining(['two_factor', 'webhook_removed', 'processed_by', 'claimed_by', 'refunded', 'note']));
+    expect(fields).toEqual(expect.arrayContaining(['two_factor', 'webhook_removed', 'processed_by', 'claimed_by', 'claim_dropped_by', 'refunded', 'note']));
     expect(fields.filter((f) => !AUDIT_FIELDS[f])).toEqual([]);
+    // A field that names who did something (`…_by`) holds a user's id: shown as the operator's name, not the number.
+    expect(fields.filter((f) => f.endsWith('_by') && !AUDIT_OPERATOR_FIELDS.has(f))).toEqual([]);
   });
 });

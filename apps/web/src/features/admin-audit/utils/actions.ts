@@ -56,6 +56,8 @@ export const AUDIT_FIELDS: Record<string, string> = {
   updated_at: 'Изменён',
   claimed_by: 'В работе у',
   claimed_at: 'Взята в работу',
+  // The operator whose claim ended without a decision when they were blocked, demoted or lost TOTP (shift's releaseAllOf).
+  claim_dropped_by: 'Снята с работы у',
   status: 'Статус',
   amount: 'Сумма',
   comment: 'Комментарий',
@@ -64,6 +66,9 @@ export const AUDIT_FIELDS: Record<string, string> = {
   wallet_id: 'Кошелёк',
   note: 'Заметка',
 };
+
+/** The fields that hold a user's id (an operator's): shown as the operator's name (utils/values' auditValue). */
+export const AUDIT_OPERATOR_FIELDS: ReadonlySet<string> = new Set(['claimed_by', 'processed_by', 'claim_dropped_by']);
 
 /** The statuses an entry's `status` field holds, by the entry's object, in operators' words. */
 export const AUDIT_STATUSES: Record<string, Record<string, string>> = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { auditValue } from './values';
+import { auditValue, operatorIdsIn, operatorNames } from './values';
 
 const plain = (s: string) => s.replace(/\u00a0/g, ' ');
 const KK = 1_000_000;
@@ -33,5 +33,32 @@ describe('a value in the audit log', () => {
     expect(auditValue('user', 'id', 12345)).toBe('12345');
     expect(auditValue('code', 'status', 'cancelled')).toBe('отменён');
     expect(auditValue('user', 'blocked_at', null)).toBe('—');
+  });
+
+  it('names the operator a request’s claim or decision holds by id, «оператор №id» when the name is not known', () => {
+    // Review finding: «Обработал: — → 1», «В работе у: 1».
+    const names = operatorNames(
+      [{ admin_id: 1, admin_name: 'Анна', admin_email: null }, { admin_id: 4, admin_name: '', admin_email: 'op4@example.com' }],
+      [{ id: 2, name: 'Борис', email: null }, { id: 1, name: 'Анна старое имя', email: null }],
+    );
+    expect(auditValue('balance_request', 'processed_by', 1, names)).toBe('Анна');
+    expect(auditValue('balance_request', 'claimed_by', 2, names)).toBe('Борис');
+    expect(auditValue('balance_request', 'claimed_by', 4, names)).toBe('op4@example.com');
+    expect(auditValue('balance_request', 'claim_dropped_by', '3', names)).toBe('оператор №3');
+    expect(auditValue('balance_request', 'processed_by', 1)).toBe('оператор №1');
+    expect(auditValue('balance_request', 'processed_by', null, names)).toBe('—');
+    // Other numbers stay numbers.
+    expect(auditValue('code', 'wallet_id', 1, names)).toBe('1');
+  });
+
+  it('finds every operator id an entry holds, before and after', () => {
+    expect(
+      operatorIdsIn([
+        { before: { status: 'pending', processed_by: null }, after: { status: 'completed', processed_by: 1 } },
+        { before: { claimed_by: 2, claimed_at: '2026-11-01T12:00:00Z' }, after: { claimed_by: null, claimed_at: null, claim_dropped_by: 2 } },
+        { before: null, after: { claimed_by: 3 } },
+        { before: null, after: { note: 'x', wallet_id: 9 } },
+      ]).sort(),
+    ).toEqual([1, 2, 3]);
   });
 });

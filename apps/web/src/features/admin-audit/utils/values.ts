@@ -1,6 +1,6 @@
 import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { amountText } from '../../../utils/plural';
-import { AUDIT_STATUSES } from './actions';
+import { AUDIT_OPERATOR_FIELDS, AUDIT_STATUSES } from './actions';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -54,12 +54,56 @@ function generic(v: unknown): string {
   return String(v);
 }
 
+/** A user's id as the log keeps it: a number, or digits in a string. */
+function userIdOf(v: unknown): number | null {
+  if (typeof v === 'number' && Number.isSafeInteger(v) && v > 0) return v;
+  if (typeof v === 'string' && /^\d{1,15}$/.test(v) && Number(v) > 0) return Number(v);
+  return null;
+}
+
+/** Operators' names by user id (operatorNames). */
+export type OperatorNames = ReadonlyMap<number, string>;
+
+/**
+ * Who each operator is: the authors of the log's entries (`admin_id` → their name, or their e-mail when they have
+ * none), and the users of the operators list (api/operators), asked for only when an entry names someone else.
+ */
+export function operatorNames(
+  entries: ReadonlyArray<{ admin_id: number; admin_name: string; admin_email: string | null }>,
+  users: ReadonlyArray<{ id: number; name: string; email: string | null }> = [],
+): OperatorNames {
+  const names = new Map<number, string>();
+  for (const u of users) if (u.name || u.email) names.set(u.id, u.name || u.email!);
+  for (const e of entries) if (e.admin_name || e.admin_email) names.set(e.admin_id, e.admin_name || e.admin_email!);
+  return names;
+}
+
+/** Every operator's id the entries' before and after hold (claimed_by, processed_by, claim_dropped_by). */
+export function operatorIdsIn(entries: ReadonlyArray<{ before: unknown; after: unknown }>): number[] {
+  const ids = new Set<number>();
+  for (const e of entries) {
+    for (const side of [e.before, e.after]) {
+      if (!isRecord(side)) continue;
+      for (const key of AUDIT_OPERATOR_FIELDS) {
+        const id = userIdOf(side[key]);
+        if (id !== null) ids.add(id);
+      }
+    }
+  }
+  return [...ids];
+}
+
 /**
  * One value of an audit entry's before or after, as an operator reads it: a status in words, «да»/«нет»,
- * a date, limits and nominals as the server list shows them, amounts grouped (adena with its unit).
+ * a date, limits and nominals as the server list shows them, amounts grouped (adena with its unit), an operator
+ * by name (`names`), «оператор №5» when the name is not known.
  */
-export function auditValue(entityType: string, key: string, v: unknown): string {
+export function auditValue(entityType: string, key: string, v: unknown, names?: OperatorNames): string {
   if (v === null || v === undefined) return '—';
+  if (AUDIT_OPERATOR_FIELDS.has(key)) {
+    const id = userIdOf(v);
+    if (id !== null) return names?.get(id) || `оператор №${id}`;
+  }
   if (key === 'status' && typeof v === 'string') return AUDIT_STATUSES[entityType]?.[v] ?? v;
   if (key === 'limits') {
     const text = limitsText(v);

@@ -5,13 +5,16 @@ import Box from '@mui/material/Box';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import { useState } from 'react';
+import { useBrandName } from '../../../lib/public-config';
 import { useUi } from '../../../lib/ui-store';
 
 /** The ten recovery codes, shown once: copy them or save them as a .txt file. */
 export function RecoveryCodes({ codes }: { codes: string[] }) {
   const [copied, setCopied] = useState(false);
   const snackbar = useUi((s) => s.showSnackbar);
-  const text = `Адена Кошелёк — резервные коды входа\nКаждый код работает один раз.\n\n${codes.join('\n')}\n`;
+  const brand = useBrandName();
+  // Headed with the service's name (BRAND_NAME), so the saved file says which site the codes are for.
+  const text = `${brand} — резервные коды входа\nКаждый код работает один раз.\n\n${codes.join('\n')}\n`;
   // Refused (an insecure origin, some webviews) or absent, the clipboard is said to have failed, as CopyButton
   // says it: codes believed copied and never saved are lost for good.
   async function copy() {
