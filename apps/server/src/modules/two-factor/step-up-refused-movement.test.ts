@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KK } from '../../../test/admin-outsiders';
 import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
-import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { waitFor } from '../../../test/fakes/wait-for';
+import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 import { auditLedger } from '../ledger/ledger.service';
 import { totpCode } from './totp';
 
@@ -79,6 +82,54 @@ describe.each(DB_KINDS)('a refused movement keeps its second-factor code, on %s'
     const codes = await t.db.kysely.selectFrom('codes').select('id').where('user_id', '=', u.id).execute();
     expect(codes).toHaveLength(1);
     expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  // Diff review 2026-11-28: a recovery code's UPDATE locks only its own row, then the session's row is marked; support's
+  // TOTP rescue holds the user's row, ends the sessions, then deletes the recovery codes: one side answered 503.
+  it.runIf(kind === 'postgres')("a withdrawal paid with a recovery code while support's TOTP rescue runs: no deadlock, nothing moves", async () => {
+    const { u, w } = await player();
+    const recovery = (code: string) => createHash('sha256').update(`${u.id}:${code}`).digest('hex');
+    await t.db.kysely
+      .insertInto('recovery_codes')
+      .values(['abcdefghij', 'klmnopqrst'].map((c) => ({ user_id: u.id, code_hash: recovery(c) })))
+      .execute();
+    const operator = await createUser(t.db.kysely, { admin: true });
+    // The rescue has ended the sessions and waits at the first recovery code; the withdrawal comes with the second.
+    const first = recovery('abcdefghij');
+    const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('recovery_codes').select('user_id').where('code_hash', '=', first).forUpdate().execute());
+    const rescue = t.app.inject({
+      method: 'POST',
+      url: `/api/admin/users/${u.id}/two_factor_off`,
+      headers: { ...operator.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) },
+      payload: { reason: 'Чужой код, владелец проверен' },
+    });
+    await waitFor(async () => ((await lockWaits(t.db.kysely, '%recovery_codes%')) === 1 ? true : undefined), 'the rescue to wait at the codes');
+    const paid = withdraw(u.auth, 'klmno-pqrst', KK);
+    await waitFor(async () => ((await lockWaits(t.db.kysely)) === 2 ? true : undefined), 'the withdrawal to wait as well');
+    await hold.release();
+    const [rescued, refused] = await Promise.all([rescue, paid]);
+    expect([rescued.statusCode, refused.statusCode]).not.toContain(503);
+    expect(rescued.statusCode).toBe(200);
+    expect([401, 403]).toContain(refused.statusCode);
+    expect(await balance(w.id)).toBe(10n * BigInt(KK));
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  // Diff review 2026-11-28: the wrong-code try is given back after COMMIT now; its failure turned a withdrawal that had
+  // gone through into a 503, and a retry without a key would have moved the money again.
+  it('a try that cannot be given back after the withdrawal committed does not turn its answer into an error', async () => {
+    const { u, w, code } = await player();
+    await sql`CREATE FUNCTION zz_refund_fails() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.hits < OLD.hits THEN RAISE EXCEPTION 'connection lost' USING ERRCODE = '08006'; END IF; RETURN NEW; END $$`.execute(t.db.kysely);
+    await sql`CREATE TRIGGER zz_refund_fails BEFORE UPDATE ON rate_limits FOR EACH ROW EXECUTE FUNCTION zz_refund_fails()`.execute(t.db.kysely);
+    try {
+      const paid = await withdraw(u.auth, code, KK);
+      expect(paid.statusCode).toBe(200);
+      expect(await balance(w.id)).toBe(9n * BigInt(KK));
+    } finally {
+      await sql`DROP TRIGGER zz_refund_fails ON rate_limits`.execute(t.db.kysely);
+      await sql`DROP FUNCTION zz_refund_fails()`.execute(t.db.kysely);
+    }
   });
 
   it('one code sent with several withdrawals at once pays at most one of them; the money adds up', async () => {

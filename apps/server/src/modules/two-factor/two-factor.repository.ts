@@ -159,13 +159,13 @@ export const twoFactorRepository = {
   },
 
   /**
-   * Before the challenge is taken: holds its user's row for update, as a block, support's TOTP rescue or
-   * a reset does before it deletes the user's challenges (the same order, so neither waits on the
-   * other's lock in reverse: taking the challenge first deadlocked with them, and one side answered
-   * 503). For update, not shared: the step may write the row (a waiting reset, a Discord link), and two
-   * steps of one user upgrading shared locks would deadlock with each other.
+   * The user's row, for update, as a block, support's TOTP rescue or a reset takes it before it deletes the user's
+   * challenges or sessions (the same order, so neither waits on the other's lock in reverse). Before a sign-in's
+   * challenge is taken (taking it first deadlocked with them, and one side answered 503), and before a step-up's
+   * code is used up in a money call's transaction. For update, not shared: the step may write the row (a waiting
+   * reset, a Discord link, the TOTP step), and two calls of one user upgrading shared locks would deadlock.
    */
-  async holdUserOfChallenge(q: Q, userId: number) {
+  async holdUser(q: Q, userId: number) {
     await sql`SELECT 1 FROM users WHERE id = ${userId} FOR NO KEY UPDATE`.execute(q);
   },
 

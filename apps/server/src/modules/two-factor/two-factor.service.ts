@@ -135,17 +135,26 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     const userId = caller.user.id;
     const tries = await limiter.take([[await codeKey(userId, caller), CODE_FAILURES_PER_USER]]);
     let wrong = false;
+    let answer: T;
     try {
-      return await run(async (trx) => {
+      answer = await run(async (trx) => {
+        // The user's row first, whatever the code: a recovery code's UPDATE locks only its own row, and the session's
+        // row comes next, while a TOTP rescue or a block holds the user's row and deletes the sessions (a deadlock).
+        await repo.holdUser(trx, userId);
         if (!(await useCode(trx, userId, secret, code))) {
           wrong = true;
           throw stepUpRefused(T.wrongCode);
         }
         if (caller.sessionId !== null) await repo.markSteppedUp(trx, userId, caller.sessionId, now());
       });
-    } finally {
+    } catch (err) {
       if (!wrong) await tries.giveBack();
+      throw err;
     }
+    // The movement has committed: a try that could not be given back counts one failure too many until its window ends,
+    // which must not turn the committed movement's answer into an error (a retry without a key would move money again).
+    await tries.giveBack().catch(() => {});
+    return answer;
   }
 
   /**
@@ -285,7 +294,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       let wrong = false;
       const { answer, ended } = await repo
         .transaction(db, async (trx) => {
-          await repo.holdUserOfChallenge(trx, user.id);
+          await repo.holdUser(trx, user.id);
           const challenge = await repo.takeChallenge(trx, tokenHash);
           if (!challenge) throw new AppError('UNAUTHENTICATED', { message: T.expired });
           // The code is used only now, in the transaction of the taken challenge: a sign-in that ends
