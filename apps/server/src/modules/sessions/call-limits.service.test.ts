@@ -5,6 +5,11 @@ import { createCallLimitStore } from './call-limits.service';
 import { rateLimitsRepository } from './rate-limits.repository';
 
 const quiet = { warn() {} };
+/**
+ * Each test starts its own database inside its body (a fresh window table), which on a loaded two-core machine can
+ * take most of the default 30 s; a test that timed out kept running and its spy's restore broke the next test's.
+ */
+const SLOW_MACHINE_MS = 120_000;
 const settle = (v: number | Promise<number>) => Promise.resolve(v);
 
 describe('the shared call limits while the database is away', () => {
@@ -23,7 +28,7 @@ describe('the shared call limits while the database is away', () => {
     await sleep(windowMs + 100);
     expect(await settle(store.hit('call:ip:192.0.2.1', 3))).toBe(0);
     expect(await settle(store.hit('call:ip:192.0.2.1', 3))).toBe(0);
-  });
+  }, SLOW_MACHINE_MS);
 });
 
 describe.each(DB_KINDS)('the shared call limits through an outage on %s', (kind) => {
@@ -68,7 +73,7 @@ describe.each(DB_KINDS)('the shared call limits through an outage on %s', (kind)
       addHits.mockRestore();
       await db.close();
     }
-  });
+  }, SLOW_MACHINE_MS);
 });
 
 describe.each(DB_KINDS)('a burst from a new address on %s', (kind) => {
@@ -93,7 +98,7 @@ describe.each(DB_KINDS)('a burst from a new address on %s', (kind) => {
       addHits.mockRestore();
       await db.close();
     }
-  });
+  }, SLOW_MACHINE_MS);
 });
 
 describe.each(DB_KINDS)('a flood of refused calls on %s', (kind) => {
@@ -115,7 +120,7 @@ describe.each(DB_KINDS)('a flood of refused calls on %s', (kind) => {
       addHits.mockRestore();
       await db.close();
     }
-  });
+  }, SLOW_MACHINE_MS);
 });
 
 describe.each(DB_KINDS)('two processes on %s', (kind) => {
@@ -140,5 +145,5 @@ describe.each(DB_KINDS)('two processes on %s', (kind) => {
     } finally {
       await db.close();
     }
-  });
+  }, SLOW_MACHINE_MS);
 });
