@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../../test/factories';
 import { startFakeBotApi } from '../../../test/fakes/telegram-bot-api';
-import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
+import { waitFor } from '../../../test/fakes/wait-for';
+import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 import { hashPassword } from '../../lib/password';
 import { hashToken, newToken } from '../../lib/tokens';
 import { webhookSecretOf } from './telegram-bot';
@@ -120,6 +121,29 @@ describe.each(DB_KINDS)('a Telegram link dies with the session that asked for it
     const ownerNext = ++chatSeq;
     expect(await start(fresh, ownerNext)).toContain('Готово');
     expect(await chatOf(w.owner.id)).toBe(BigInt(ownerNext));
+  });
+
+  // Stress round 6: a /start holds the user's row and the link it used, then deletes the user's other links; a logout
+  // deleted its session first, whose cascade took that session's older link and then waited for the used one.
+  it.runIf(kind === 'postgres')('a /start of a session that logs out meanwhile: no deadlock, both answered', async () => {
+    const w = await ownerAndThief();
+    const otherLink = await linkToken(w.ownerToken);
+    const older = await linkToken(w.thief);
+    const used = await linkToken(w.thief);
+    expect(older).not.toBe(used);
+    // /start has marked its link used and waits at the owner's other session's link, before the thief's older one.
+    const hold = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('telegram_link_tokens').select('user_id').where('token_hash', '=', hashToken(otherLink)).forUpdate().execute());
+    const chat = ++chatSeq;
+    const started = start(used, chat);
+    await waitFor(async () => ((await lockWaits(t.db.kysely, '%telegram_link_tokens%')) === 1 ? true : undefined), '/start to wait at the links');
+    const loggedOut = call('GET', '/api/logout', w.thief);
+    await waitFor(async () => ((await lockWaits(t.db.kysely)) === 2 ? true : undefined), 'the logout to wait as well');
+    await hold.release();
+    const [answer, logout] = await Promise.all([started, loggedOut]);
+    expect(logout.statusCode).toBe(200);
+    expect(answer).toContain('Готово');
+    expect(await chatOf(w.owner.id)).toBe(BigInt(chat));
+    expect((await call('GET', '/api/user', w.thief)).statusCode).toBe(401);
   });
 
   it('a link of a live second session still links its chat', async () => {

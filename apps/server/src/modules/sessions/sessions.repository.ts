@@ -113,8 +113,13 @@ export const sessionsRepository = {
    * ending each other at once both succeeded before, and neither owner nor thief kept one.
    */
   async holdUserForEnding(q: Queryable, userId: number, sessionId: number) {
-    await sql`SELECT 1 FROM users WHERE id = ${userId} FOR NO KEY UPDATE`.execute(q);
+    await sessionsRepository.holdUser(q, userId);
     return (await sessionsRepository.liveSessions(q, [sessionId])).length > 0;
+  },
+
+  /** The user's row, for update: taken first by everything that ends a user's sessions (README's lock order). */
+  async holdUser(q: Queryable, userId: number) {
+    await sql`SELECT 1 FROM users WHERE id = ${userId} FOR NO KEY UPDATE`.execute(q);
   },
 
   transaction: <T>(db: Kysely<Database>, fn: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(fn),
@@ -129,11 +134,16 @@ export const sessionsRepository = {
       .values({ user_id: userId, browser_hash: browserHash })
       .onConflict((oc) => oc.columns(['user_id', 'browser_hash']).doUpdateSet({ last_seen_at: sql`now()` }))
       .execute();
+    // Rows another sign-in of the user is refreshing right now are skipped, not waited for: they are not the stale
+    // ones, and two sign-ins each trimming the row the other refreshed deadlocked (stress round 6).
     await sql`
       DELETE FROM known_browsers k
-       WHERE k.user_id = ${userId}
-         AND k.browser_hash NOT IN (SELECT browser_hash FROM known_browsers WHERE user_id = ${userId}
-                                     ORDER BY last_seen_at DESC, browser_hash LIMIT ${KNOWN_BROWSERS_MAX})`.execute(q);
+       WHERE (k.user_id, k.browser_hash) IN (
+               SELECT user_id, browser_hash FROM known_browsers
+                WHERE user_id = ${userId}
+                  AND browser_hash NOT IN (SELECT browser_hash FROM known_browsers WHERE user_id = ${userId}
+                                            ORDER BY last_seen_at DESC, browser_hash LIMIT ${KNOWN_BROWSERS_MAX})
+                  FOR UPDATE SKIP LOCKED)`.execute(q);
   },
 
   /** Forgets the user's browsers (a recovery: a thief's sign-ins count for nothing afterwards), but `keep`. */
@@ -295,15 +305,21 @@ export const sessionsRepository = {
     return row?.id ?? null;
   },
 
-  /**
-   * Every session, socket token and pending new-password token of the user, and every sign-in
-   * waiting for its second factor; answers the ended sessions' ids.
-   */
+  /** Whose token this is (expired or not); null when there is none. */
+  async tokenOwner(q: Queryable, tokenHash: string, kind: TokenKind) {
+    const row = await q.selectFrom('tokens').select('user_id').where('token_hash', '=', tokenHash).where('kind', '=', kind).executeTakeFirst();
+    return row?.user_id ?? null;
+  },
+
   /** The user's tokens of one kind, gone (a password change: a reset's new-password tokens). */
   async deleteTokensOfKind(q: Queryable, userId: number, kind: TokenKind) {
     await q.deleteFrom('tokens').where('user_id', '=', userId).where('kind', '=', kind).execute();
   },
 
+  /**
+   * Every session, socket token and pending new-password token of the user, and every sign-in
+   * waiting for its second factor; answers the ended sessions' ids.
+   */
   async deleteAllTokens(q: Queryable, userId: number) {
     await q.deleteFrom('two_factor_challenges').where('user_id', '=', userId).execute();
     const rows = await q.deleteFrom('tokens').where('user_id', '=', userId).returning(['id', 'kind']).execute();

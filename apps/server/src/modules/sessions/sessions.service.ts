@@ -188,7 +188,18 @@ export function createSessionsService(deps: SessionsDeps) {
 
     /** Ends the session of this access token only; 401 when there is none. */
     async logout(accessToken: string | undefined) {
-      const id = accessToken ? await repo.deleteToken(db, hashToken(accessToken), 'access') : null;
+      const tokenHash = accessToken ? hashToken(accessToken) : null;
+      const id =
+        tokenHash === null
+          ? null
+          : await repo.transaction(db, async (trx) => {
+              // The user's row first, as every other ending of sessions takes it: the session's row cascades to its
+              // Telegram link tokens, which a /start holding the user's row locks too (stress round 6: a deadlock).
+              const userId = await repo.tokenOwner(trx, tokenHash, 'access');
+              if (userId === null) return null;
+              await repo.holdUser(trx, userId);
+              return repo.deleteToken(trx, tokenHash, 'access');
+            });
       if (id === null) throw new AppError('UNAUTHENTICATED');
       announceEnded([id], 'logout');
     },
