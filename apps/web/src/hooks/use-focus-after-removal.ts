@@ -1,23 +1,41 @@
 import { useCallback, useEffect, useLayoutEffect, useRef } from 'react';
 
-/** How long a call may run while its control waits to be taken away or given back. */
+/** How long a call may run while its control waits to be taken away or given back; after the answer, the longest wait. */
 const PENDING_MS = 30_000;
-/** After the answer: how long the list may take to show it (a closing dialog's focus extends it, up to PENDING_MS). */
+/**
+ * After the answer: how long the list may take to show it. A dialog holding focus (an alert the failure opened, one
+ * still closing) extends it, and so does, after a success, its control still on show (the list is read again after
+ * the answer, and that read may be slow): up to PENDING_MS after the answer.
+ */
 const SETTLE_MS = 3_000;
+/**
+ * After a failure: a control disabled while its call ran is enabled again as soon as the page shows the answer. One
+ * still disabled this long after it is disabled for another reason (another operator took the request) and, focus
+ * having no place on it, counts as gone.
+ */
+const ENABLE_MS = 250;
 
 interface Watch {
   key: string;
   /** The control that started the action, and the one to land on in the rows around it (the same, or what replaces it). */
   from: string;
   to: string;
-  /** The group's rows in the order last shown with this one among them (a live list re-sorts). */
+  /**
+   * The group's rows in the order last shown with this one still holding its control (a live list re-sorts). Not read
+   * once the control has gone: a decided row may move (pending requests, open codes are listed first).
+   */
   order: string[];
   /** What held the rows as the action started: the last place for focus when nothing else is left. */
   holder: HTMLElement | null;
   /** The action failed: its control stays, and focus lost meanwhile goes back to it. */
   back: boolean;
-  started: number;
+  /** When the answer came (back or done), and how long a dialog or a success's control still on show is waited for. */
+  answered: number;
+  until: number;
+  /** The control as focus has been on it since the answer: focus lost from it after that, while it stays, is the user's doing (a click on a blank). */
+  given: HTMLElement | null;
   timer?: ReturnType<typeof setTimeout>;
+  recheck?: ReturnType<typeof setTimeout>;
 }
 
 export interface FocusSpot {
@@ -57,9 +75,11 @@ function focusState(): 'lost' | 'dialog' | 'held' {
  * control has gone and focus has been lost, focus goes to the same control (`to`, when another takes its place) of
  * the next row, or the previous one when it was the last (rows without one are passed over); else to the next row's
  * first control; else to `fallback()`, the group's `data-focus-list`, or what held the rows. `back()` (the action
- * failed) returns focus lost meanwhile to the control: a button disabled while its call runs loses it in Chromium.
- * Focus the user has put anywhere else is never taken, and nothing moves while `busy` (the call runs, the list's
- * dialog is open).
+ * failed) returns focus lost meanwhile to the control: a button disabled while its call runs loses it in Chromium;
+ * the control is watched on while the list settles, and one left disabled (another operator took the request) or
+ * removed by then counts as gone, as it does at the watch's end. After `done()` the watch lasts while the control is
+ * still on show (its list read again after the answer). Focus the user has put anywhere else is never taken, and
+ * nothing moves while `busy` (the call runs, the list's dialog is open).
  */
 export function useFocusAfterRemoval(group: string, opts: { busy?: boolean; fallback?: () => HTMLElement | null } = {}) {
   const busy = useRef(false);
@@ -73,6 +93,7 @@ export function useFocusAfterRemoval(group: string, opts: { busy?: boolean; fall
 
   const stop = useCallback(() => {
     clearTimeout(watch.current?.timer);
+    clearTimeout(watch.current?.recheck);
     watch.current = null;
     observer.current?.disconnect();
     observer.current = null;
@@ -105,18 +126,30 @@ export function useFocusAfterRemoval(group: string, opts: { busy?: boolean; fall
       const w = watch.current;
       if (!w || (busy.current && !final)) return;
       const rows = rowsOf(group);
-      if (rows.has(w.key)) w.order = [...rows.keys()];
       const own = control(rows.get(w.key), w.from);
+      if (own) w.order = [...rows.keys()];
       const focus = focusState();
-      if (own && (w.back || final)) {
-        // Still on the page: focus lost while its call ran comes back to it once it is enabled again.
-        if (!enabled(own)) return final ? stop() : undefined;
-        if (focus === 'lost') own.focus();
-        if (focus !== 'dialog' || final) stop();
+      // Left disabled once the answer is shown (the card of a request another operator took), or at the watch's end:
+      // focus has no place on it (Chromium drops it to <body>, MUI's restoring it to the button does nothing).
+      const stuck = own !== null && !enabled(own) && (final || (w.back && Date.now() - w.answered >= ENABLE_MS));
+      if (own && !stuck) {
+        // Its answer has not reached the list yet.
+        if (!w.back && !final) return;
+        // Disabled while its call ran: enabled again as the page shows the answer.
+        if (!enabled(own)) return;
+        if (document.activeElement === own) w.given = own;
+        else if (focus === 'held') return stop();
+        else if (focus === 'lost') {
+          // Lost while its call ran (or with the control another took the place of): it comes back. Lost from this very
+          // control once it was back: the user's doing, left alone.
+          if (w.given === own) return stop();
+          own.focus();
+          w.given = own;
+        }
+        // Watched on while the list settles: a re-read may yet disable or remove it.
+        if (final) stop();
         return;
       }
-      // Its answer has not reached the list yet.
-      if (own) return;
       if (focus === 'held') return stop();
       if (focus === 'dialog') return final ? stop() : undefined;
       successor(w, rows)?.focus();
@@ -135,14 +168,18 @@ export function useFocusAfterRemoval(group: string, opts: { busy?: boolean; fall
     (key: string | number, action: string, to: string = action): FocusSpot => {
       stop();
       const rows = rowsOf(group);
-      const w: Watch = { key: String(key), from: action, to, order: [...rows.keys()], holder: rows.get(String(key))?.parentElement ?? null, back: false, started: Date.now() };
+      const now = Date.now();
+      const holder = rows.get(String(key))?.parentElement ?? null;
+      const w: Watch = { key: String(key), from: action, to, order: [...rows.keys()], holder, back: false, answered: now, until: now + PENDING_MS, given: null };
       watch.current = w;
       const arm = (ms: number) => {
         clearTimeout(w.timer);
         w.timer = setTimeout(() => {
           if (watch.current !== w) return;
-          // An alert the failure opened, or a dialog still closing, holds focus: it is waited for a while longer.
-          if (focusState() === 'dialog' && Date.now() - w.started < PENDING_MS) arm(SETTLE_MS);
+          // An alert the failure opened, or a dialog still closing, holds focus; or, after a success, the list has not
+          // shown it yet (read again after the answer, and slowly): waited for a while longer.
+          const unshown = !w.back && control(rowsOf(group).get(w.key), w.from) !== null;
+          if ((focusState() === 'dialog' || unshown) && Date.now() < w.until) arm(SETTLE_MS);
           else check(true);
         }, ms);
       };
@@ -153,7 +190,12 @@ export function useFocusAfterRemoval(group: string, opts: { busy?: boolean; fall
       const settle = (back: boolean) => {
         if (watch.current !== w) return;
         w.back = back;
+        w.answered = Date.now();
+        w.until = w.answered + PENDING_MS;
         arm(SETTLE_MS);
+        // A control still disabled by then is disabled for another reason: looked at again, with nothing else changing.
+        clearTimeout(w.recheck);
+        if (back) w.recheck = setTimeout(() => watch.current === w && check(), ENABLE_MS);
         check();
       };
       return { done: () => settle(false), back: () => settle(true) };

@@ -369,19 +369,38 @@ describe('focus after a decision, for an operator working the queue by keyboard'
   // From the Chromium walk: the decided card left with the button that opened its dialog, MUI gave focus back to
   // that removed button, and the next Tab started from the admin menu.
   let root: Root | null = null;
+  let dropping: MutationObserver | null = null;
   afterEach(async () => {
+    dropping?.disconnect();
+    dropping = null;
     await cleanup(root);
     root = null;
     useUi.setState({ dialog: { name: 'none' } });
   });
+  /** As Chromium does (happy-dom keeps it there): a focused button that becomes disabled loses focus to <body>. */
+  const dropFocusFromDisabled = () => {
+    dropping = new MutationObserver(() => {
+      if ((document.activeElement as HTMLButtonElement | null)?.disabled) document.body.focus();
+    });
+    dropping.observe(document.body, { subtree: true, attributes: true, attributeFilter: ['disabled'] });
+  };
 
-  /** The queue over a server that keeps `listed` (pending requests), deciding and claiming them as asked. */
-  async function open(ids: number[], { keepDecided = false } = {}) {
+  /**
+   * The queue over a server that keeps `listed` (pending requests), deciding and claiming them as asked.
+   * `keepDecided`: «Статус: Все» lists a decided request on, without its buttons; `sorted`: pending first, then the
+   * decided ones (`decided`, listed from the start), as the server orders them; `takenBy`: a decision refused (409)
+   * because that operator took the request meanwhile, which the queue then shows held by them.
+   */
+  async function open(ids: number[], { keepDecided = false, sorted = false, decided = [] as number[], takenBy = null as { id: number; name: string } | null } = {}) {
     localStorage.setItem('access_token', 'token');
-    let listed = ids.map((id): AdminRequest => ({ ...pending, id }));
-    // `keepDecided`: «Статус: Все» lists a decided request on, without its buttons.
+    let listed = [...ids.map((id): AdminRequest => ({ ...pending, id })), ...decided.map((id): AdminRequest => ({ ...pending, id, status: 'completed' }))];
+    const shown = () => (sorted ? [...listed.filter((x) => x.status === 'pending'), ...listed.filter((x) => x.status !== 'pending')] : listed);
     const decide = (id: number) => {
       const r = listed.find((x) => x.id === id)!;
+      if (takenBy) {
+        listed = listed.map((x) => (x.id === id ? { ...x, claimed_by: takenBy, claimed_at: pending.created_at, claim_lapses_at: '2099-01-01T00:00:00.000Z' } : x));
+        return answer(409, { message: 'Заявку взял другой оператор' });
+      }
       listed = keepDecided ? listed.map((x) => (x.id === id ? { ...x, status: 'completed' } : x)) : listed.filter((x) => x.id !== id);
       return answer(200, { success: { ...r, status: 'completed' } });
     };
@@ -395,7 +414,7 @@ describe('focus after a decision, for an operator working the queue by keyboard'
           listed = listed.map((x) => (x.id === id ? { ...x, claimed_by: { id: 1, name: 'Я' }, claimed_at: pending.created_at, claim_lapses_at: '2099-01-01T00:00:00.000Z' } : x));
           return answer(200, { success: listed.find((x) => x.id === id) });
         }
-        return answer(200, { data: listed, total: listed.length });
+        return answer(200, { data: shown(), total: listed.length });
       }),
     );
     const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
@@ -405,6 +424,7 @@ describe('focus after a decision, for an operator working the queue by keyboard'
   }
   const card = (id: number) =>
     [...document.querySelectorAll<HTMLElement>('[data-testid="admin-request"]')].find((c) => c.querySelector('p')?.textContent === `Пополнение №${id}`);
+  const cards = () => [...document.querySelectorAll('[data-testid="admin-request"]')].map((c) => c.querySelector('p')?.textContent);
   const buttonIn = (within: ParentNode | undefined, name: string) => [...(within?.querySelectorAll('button') ?? [])].find((b) => b.textContent === name);
   /** The focused button's name and the card it is on: «Отклонить @ №9». */
   const focused = () => {
@@ -483,5 +503,53 @@ describe('focus after a decision, for an operator working the queue by keyboard'
     await settle();
     expect(buttonIn(card(7), 'Отпустить')).toBeDefined();
     expect(focused()).toBe('Отпустить @ №7');
+  });
+
+  it('with every status shown, a completed card that moves below the pending ones sends focus to the card that was after it, not to the last pending one', async () => {
+    // Review finding: the hook read the order again with the decided card at its new place, below №10: no card after
+    // it had buttons, and focus went to №10, the last pending card, instead of №8.
+    await open([7, 8, 9, 10], { keepDecided: true, sorted: true, decided: [3] });
+    await press(buttonIn(card(7), 'Монеты получены'));
+    await press(buttonIn(document.querySelector('[data-testid="complete-dialog"]')!, 'Монеты получены'));
+    await settle();
+    await dialogGone();
+    expect(cards()).toEqual(['Пополнение №8', 'Пополнение №9', 'Пополнение №10', 'Пополнение №7', 'Пополнение №3']);
+    expect(focused()).toBe('Монеты получены @ №8');
+  });
+
+  it('a completion refused because another operator took the request leaves its buttons disabled: focus goes to the next card’s, not to <body>', async () => {
+    // Review finding: the card stayed with its buttons disabled (another operator's claim), the hook gave up on a
+    // disabled control, and Chromium dropped focus to <body>.
+    dropFocusFromDisabled();
+    await open([7, 8, 9], { takenBy: { id: 3, name: 'Анна' } });
+    await press(buttonIn(card(7), 'Монеты получены'));
+    await press(buttonIn(document.querySelector('[data-testid="complete-dialog"]')!, 'Монеты получены'));
+    await settle();
+    await dialogGone();
+    expect(useUi.getState().dialog).toMatchObject({ name: 'alert', text: 'Заявка №7: Заявку взял другой оператор' });
+    expect(buttonIn(card(7), 'Монеты получены')?.disabled).toBe(true);
+    expect(focused()).toBe('Монеты получены @ №8');
+  });
+
+  it('a rejection refused because another operator took the request: after «Отмена» focus goes to the next card’s «Отклонить», not to the disabled one', async () => {
+    // Review finding: MUI gave focus back to the card's «Отклонить», disabled by the other operator's claim, and
+    // Chromium dropped it to <body>.
+    dropFocusFromDisabled();
+    await open([7, 8, 9], { takenBy: { id: 3, name: 'Анна' } });
+    await press(buttonIn(card(7), 'Отклонить'));
+    const dialog = () => document.querySelector('[data-testid="reject-dialog"]')!;
+    const reason = dialog().querySelector('textarea')!;
+    await act(async () => {
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(reason, 'Адена не пришла');
+      reason.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await press(buttonIn(dialog(), 'Отклонить'));
+    await settle();
+    // The refusal is said in the dialog, which stays; the card's buttons are disabled behind it.
+    expect(dialog().textContent).toContain('Заявку взял другой оператор');
+    expect(buttonIn(card(7), 'Отклонить')?.disabled).toBe(true);
+    await press(buttonIn(dialog(), 'Отмена'));
+    await dialogGone();
+    expect(focused()).toBe('Отклонить @ №8');
   });
 });

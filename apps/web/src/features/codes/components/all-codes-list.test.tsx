@@ -5,9 +5,10 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { useStepUp } from '../../../lib/step-up';
+import { useUi } from '../../../lib/ui-store';
 import { answer, cleanup, settle } from '../../../test/dom';
 import { AllCodesList } from './all-codes-list';
-import { MyCodesList } from './my-codes-list';
+import { CancelCodeDialog, MyCodesList } from './my-codes-list';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -236,5 +237,98 @@ describe('my codes', () => {
     await act(async () => held.shift()!());
     await settle();
     expect(shown()).toEqual(['21:cancelled']);
+  });
+});
+
+describe('focus after a code is cancelled in «Все мои коды», for a player working by keyboard', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+    vi.useRealTimers();
+    useUi.setState({ dialog: { name: 'none' }, queued: null });
+  });
+
+  /**
+   * «Все мои коды» expanded, with the cancel dialog, over a server that keeps `codes` and lists them as it does (active
+   * first); after a cancel the list is read again `slowRead` ms late.
+   */
+  async function openAll(codes: Code[], slowRead = 0) {
+    let all = codes;
+    let cancelled = false;
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        const cancel = url.match(/^\/api\/codes\/(\d+)\/cancel/);
+        if (cancel && init?.method === 'POST') {
+          all = all.map((c) => (c.id === Number(cancel[1]) ? { ...c, status: 'cancelled' } : c));
+          cancelled = true;
+          return answer(200, { success: Number(cancel[1]), summa: 1_020_000 });
+        }
+        if (!url.startsWith('/api/my_codes')) return new Promise<Response>(() => {});
+        const status = new URL(url, 'http://x').searchParams.get('status');
+        const listed = all.filter((c) => !status || c.status === status);
+        const body = answer(200, { data: [...listed.filter((c) => c.status === 'active'), ...listed.filter((c) => c.status !== 'active')], total: listed.length });
+        return cancelled && slowRead ? new Promise<Response>((r) => setTimeout(() => r(body), slowRead)) : body;
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () =>
+      root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AllCodesList, { gameServerId: 1, openCodes: null }), createElement(CancelCodeDialog))),
+    );
+    await act(async () => (document.querySelector('[data-testid="all-codes-toggle"]') as HTMLButtonElement).click());
+    await settle();
+  }
+  const item = (id: number) => document.querySelector(`[data-testid="my-code"][data-code-id="${id}"]`);
+  const shown = () => [...document.querySelectorAll('[data-testid="my-code"]')].map((li) => `${li.getAttribute('data-code-id')}:${li.getAttribute('data-status')}`);
+  /** «Отменить @ 42»: the focused button's first word and its code; `body` when focus was dropped. */
+  const focusedCode = () => {
+    const a = document.activeElement as HTMLElement | null;
+    return a === null || a === document.body ? 'body' : `${a.getAttribute('aria-label')?.split(' ')[0] ?? a.textContent} @ ${a.closest('[data-testid="my-code"]')?.getAttribute('data-code-id')}`;
+  };
+  const cancelFromKeyboard = async (id: number) => {
+    const opener = [...item(id)!.querySelectorAll('button')].find((b) => b.textContent === 'Отменить')!;
+    await act(async () => {
+      opener.focus();
+      opener.click();
+    });
+    await settle();
+    await act(async () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Отменить код')!.click());
+    await settle();
+  };
+
+  it('under «Все», a cancelled code read again only 3.5 s later, below the open ones: focus goes to the next code’s «Отменить»', async () => {
+    // Review findings: the watch ended 3 s after the answer while «Отменить» was still on show, so the slower re-read
+    // dropped focus to <body>; and the order read with the cancelled code at its new place (below the open ones) sent it
+    // to the last open code instead of the next one.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], shouldAdvanceTime: true });
+    await openAll([code(41, 'active'), code(42, 'active'), code(43, 'active'), code(3, 'cancelled')], 3_500);
+    await cancelFromKeyboard(41);
+    await act(async () => vi.advanceTimersByTimeAsync(400));
+    expect(useUi.getState().dialog.name).toBe('none');
+    expect(shown()).toEqual(['41:active', '42:active', '43:active', '3:cancelled']);
+    await act(async () => vi.advanceTimersByTimeAsync(3_300));
+    expect(shown()).toEqual(['42:active', '43:active', '41:cancelled', '3:cancelled']);
+    expect(focusedCode()).toBe('Отменить @ 42');
+  });
+
+  it('under «Активные», the last open code cancelled: focus goes to «Таких кодов нет.», not to <body>', async () => {
+    // Review finding: the empty text had no data-focus-list, «Открытых кодов нет» is not shown while the whole list is,
+    // and the list that held the rows had left the page.
+    await openAll([code(41, 'active'), code(3, 'cancelled')]);
+    const chip = [...document.querySelectorAll('[role="group"] .MuiChip-root')].find((c) => c.textContent === 'Активные') as HTMLElement;
+    await act(async () => chip.click());
+    await settle();
+    expect(shown()).toEqual(['41:active']);
+    await cancelFromKeyboard(41);
+    await act(async () => new Promise((r) => setTimeout(r, 400)));
+    expect(shown()).toEqual([]);
+    const empty = [...document.querySelectorAll('[data-testid="all-codes"] p')].find((p) => p.textContent === 'Таких кодов нет.');
+    expect(empty).toBeDefined();
+    expect(focusedCode()).not.toBe('body');
+    expect(document.activeElement).toBe(empty);
+    expect(empty?.getAttribute('tabindex')).toBe('-1');
   });
 });

@@ -95,7 +95,10 @@ function AllCodes({ gameServerId }: { gameServerId: number }) {
       ) : !data ? null : data.total === 0 ? (
         <>
           {stale}
-          <Typography color="textSecondary">{status === null ? 'Вы ещё не выпускали коды на этом сервере.' : 'Таких кодов нет.'}</Typography>
+          {/* The last code under a filter cancelled (its «Отменить» gone with it): focus comes here (useFocusAfterRemoval). */}
+          <Typography color="textSecondary" tabIndex={-1} data-focus-list="codes">
+            {status === null ? 'Вы ещё не выпускали коды на этом сервере.' : 'Таких кодов нет.'}
+          </Typography>
         </>
       ) : (
         <>

@@ -94,6 +94,7 @@ describe('the History tab: what it shows after a refusal, a failed read, a switc
   afterEach(async () => {
     await cleanup(root);
     root = null;
+    vi.useRealTimers();
   });
 
   /** The tab with the history answered by `history(page, server)`; `other` answers anything else (or null: unexpected). */
@@ -205,6 +206,33 @@ describe('the History tab: what it shows after a refusal, a failed read, a switc
     await press(button('Отменить заявку'));
     // The dialog's closing transition ends and the page drops it.
     await act(async () => new Promise((r) => setTimeout(r, 400)));
+    expect(document.querySelector('[data-testid="history-item"]')?.textContent).toContain('Отменена');
+    expect(focused()).toBe('Убрать заявку №7 из истории');
+  });
+
+  it('a cancel whose history is read again only 3.5 s after its answer still gives focus to the «Убрать из истории» that takes its place', async () => {
+    // Review finding: the watch ended 3 s after the answer while «Отменить» was still on show; the slower re-read then
+    // swapped it for «Убрать из истории», and focus fell to <body>.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'], shouldAdvanceTime: true });
+    let status: Request['status'] = 'pending';
+    await show(
+      1,
+      () => {
+        const list = answer(200, { data: [entry(7, status), entry(8, 'completed')], total: 2 });
+        return status === 'pending' ? list : new Promise<Response>((r) => setTimeout(() => r(list), 3_500));
+      },
+      (url) => {
+        if (!url.startsWith('/api/delete_request/')) return null;
+        status = 'cancelled';
+        return answer(200, { success: 7 });
+      },
+    );
+    await press(button('Отменить заявку №7'));
+    await press(button('Отменить заявку'));
+    await act(async () => vi.advanceTimersByTimeAsync(400));
+    // The answer is in, the dialog gone; the list is still being read: «Отменить» is on show, and focus on it.
+    expect(focused()).toBe('Отменить заявку №7');
+    await act(async () => vi.advanceTimersByTimeAsync(3_300));
     expect(document.querySelector('[data-testid="history-item"]')?.textContent).toContain('Отменена');
     expect(focused()).toBe('Убрать заявку №7 из истории');
   });
