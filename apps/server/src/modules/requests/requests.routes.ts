@@ -68,7 +68,7 @@ export const requestsRoutes =
           if (header !== undefined) {
             const caller = await bearer.caller();
             if (!(await twoFactor.isReplay(caller, idem))) {
-              return twoFactor.requireStepUpIn(caller, header, (useUp) => service.withdraw(bearer, input, idem, useUp));
+              return twoFactor.requireStepUpIn(caller, header, (useUp) => service.withdraw(bearer, input, idem, useUp), idem);
             }
           }
           return service.withdraw(bearer, input, idem);

@@ -115,6 +115,37 @@ describe.each(DB_KINDS)('a refused movement keeps its second-factor code, on %s'
     expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
   });
 
+  // Diff review 2026-11-28: a retry with the same key and code, sent while its first try still ran, waited for the
+  // user's row, found the code spent and answered «Неверный код» (counted) instead of the first try's answer.
+  it.runIf(kind === 'postgres')('a keyed withdrawal and a keyed code retried with the same code while the first try runs: the first answer, once', async () => {
+    const { u, w, code } = await player();
+    const heldWallet = () =>
+      holdLocks(t.db.kysely, (trx) => trx.selectFrom('wallets').select('id').where('id', '=', w.id).forUpdate().execute());
+    const send = (url: string, key: string, payload: object) =>
+      t.app.inject({ method: 'POST', url, headers: { ...u.auth, 'x-two-factor-code': code, 'idempotency-key': key }, payload });
+    const calls = [
+      ['/api/down_balance_user/', { gamesserver_id: serverId, amount: KK }],
+      ['/api/show_code/', { gamesserver_id: serverId, nominal: KK, wallet_id: w.id }],
+    ] as const;
+    for (const [url, payload] of calls) {
+      await t.db.kysely.updateTable('users').set({ totp_last_step: null }).where('id', '=', u.id).execute();
+      const key = `k-${Math.random()}`;
+      const hold = await heldWallet();
+      const first = send(url, key, payload);
+      await waitFor(async () => ((await lockWaits(t.db.kysely)) === 1 ? true : undefined), 'the first try to wait at the wallet');
+      const retry = send(url, key, payload);
+      await waitFor(async () => ((await lockWaits(t.db.kysely)) === 2 ? true : undefined), 'the retry to wait as well');
+      await hold.release();
+      const [a, b] = await Promise.all([first, retry]);
+      expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+      expect(b.json()).toEqual(a.json());
+    }
+    // One withdrawal held, one code bought: each once.
+    expect(await t.db.kysely.selectFrom('balance_requests').select('id').where('user_id', '=', u.id).execute()).toHaveLength(1);
+    expect(await t.db.kysely.selectFrom('codes').select('id').where('user_id', '=', u.id).execute()).toHaveLength(1);
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+
   // Diff review 2026-11-28: the wrong-code try is given back after COMMIT now; its failure turned a withdrawal that had
   // gone through into a 503, and a retry without a key would have moved the money again.
   it('a try that cannot be given back after the withdrawal committed does not turn its answer into an error', async () => {

@@ -126,9 +126,10 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
    * requireStepUp whose code is used up inside the transaction `run` opens, by the `useUp` it is handed: a movement
    * that transaction then refuses (a low balance, the server's limits) rolls the code back with it, so the player's
    * corrected retry can give the same code instead of waiting for the next one. The wrong-code limit is taken
-   * before `run` (on its own connection, not inside the transaction) and given back unless the code was wrong.
+   * before `run` (on its own connection, not inside the transaction) and given back unless the code was wrong. With
+   * `idem`, a used code is let through when the key already holds its answer (its call replays it, moving nothing).
    */
-  async function requireStepUpIn<T>(caller: Caller, header: string | string[] | undefined, run: (useUp: UseUpCode) => Promise<T>) {
+  async function requireStepUpIn<T>(caller: Caller, header: string | string[] | undefined, run: (useUp: UseUpCode) => Promise<T>, idem?: IdempotencyKey) {
     const secret = caller.user.totp_secret;
     if (!secret) return run(async () => {});
     const code = headerCode(header);
@@ -142,6 +143,9 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
         // row comes next, while a TOTP rescue or a block holds the user's row and deletes the sessions (a deadlock).
         await repo.holdUser(trx, userId);
         if (!(await useCode(trx, userId, secret, code))) {
+          // A keyed retry sent while its first try still ran, with the same code: that try has committed by now (this
+          // transaction waited for the user's row), its code is spent and its answer stored; `run` replays it.
+          if (idem && (await keyAnswered(trx, userId, idem))) return;
           wrong = true;
           throw stepUpRefused(T.wrongCode);
         }
@@ -355,7 +359,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     ) {
       if (!caller.user.totp_secret) return run(idem);
       if (idem && (await keyAnswered(db, caller.user.id, idem))) return run({ ...idem, freshRefused: () => stepUpRefused() });
-      return requireStepUpIn(caller, header, (useUp) => run(idem, useUp));
+      return requireStepUpIn(caller, header, (useUp) => run(idem, useUp), idem);
     },
 
     /** Whether a keyed withdrawal of this caller is a retry whose answer is stored (its statement replays it). */
