@@ -23,10 +23,10 @@ export const STEP_UP_READ_MS = 10 * 60_000;
  * only from a session signed in this recently.
  */
 export const FRESH_SIGN_IN_MS = 15 * 60_000;
-/** What requireLastingAccessAddition guards, and what its fresh sign-in refusal tells the user to do. */
 /** Uses up the caller's checked second-factor code in the transaction it is given (requireStepUpIn). */
 export type UseUpCode = (trx: Trx) => Promise<void>;
 
+/** What requireLastingAccessAddition guards, and what its fresh sign-in refusal tells the user to do. */
 export type LastingAccess = 'passkey' | 'apiKey' | 'webhook';
 const FRESH_SIGN_IN_MESSAGE: Record<LastingAccess, string> = {
   passkey: T.freshSignInPasskey,
