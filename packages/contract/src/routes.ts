@@ -17,6 +17,7 @@ const ref = <Call extends { method: string; path: string }>(method: Call['method
 export const routes = {
   gamesservers: ref<typeof C.gamesservers>('GET', '/api/gamesservers'),
   getUser: ref<typeof C.getUser>('GET', '/api/user'),
+  publicConfig: ref<typeof C.publicConfig>('GET', '/api/public_config'),
   logout: ref<typeof C.logout>('GET', '/api/logout'),
   webApp: ref<typeof C.webApp>('POST', '/api/web_app'),
   wallets: ref<typeof C.wallets>('GET', '/api/wallets'),

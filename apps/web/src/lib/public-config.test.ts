@@ -1,10 +1,9 @@
 // @vitest-environment happy-dom
-import { publicConfig } from '@adena/contract';
 import { QueryClient } from '@tanstack/react-query';
 import { act } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { answer, renderHook, settle } from '../test/dom';
-import { DEFAULT_BRAND_NAME, publicConfigCall, useBrandName } from './public-config';
+import { DEFAULT_BRAND_NAME, useBrandName } from './public-config';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -13,10 +12,6 @@ afterEach(() => {
 });
 
 describe('the public config', () => {
-  it('is read by the method and path of the contract’s call (the first page carries no zod)', () => {
-    expect({ method: publicConfigCall.method, path: publicConfigCall.path }).toEqual({ method: publicConfig.method, path: publicConfig.path });
-  });
-
   it.each([
     ['the server’s BRAND_NAME', { brand_name: 'L2 Bank', support_email: null, support_telegram: null }, 'L2 Bank'],
     ['«Адена Кошелёк» from an answer without one', { support_email: null, support_telegram: null }, 'Адена Кошелёк'],

@@ -1,20 +1,16 @@
-import type { publicConfig } from '@adena/contract';
-import type { CallRef } from '@adena/contract/lite';
+import { routes } from '@adena/contract/lite';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { request } from './api-client';
-
-/**
- * GET /api/public_config by method and path only: the app shell (the first page) reads the brand, and the full
- * call would bring zod with it (decision record 0004). public-config.test.ts keeps it equal to the contract's call.
- */
-export const publicConfigCall = { method: 'GET', path: '/api/public_config' } as CallRef<typeof publicConfig>;
 
 /** The service's name until the server's BRAND_NAME has come (and if it never does): the server's default, as index.html says it. */
 export const DEFAULT_BRAND_NAME = 'Адена Кошелёк';
 
-/** The brand and support contacts from the server's settings (GET /api/public_config); they change only with a restart. */
+/**
+ * The brand and support contacts from the server's settings (GET /api/public_config); they change only with a restart.
+ * By the lite reference: the app shell (the first page) reads the brand, and the full call would bring zod with it.
+ */
 export const publicConfigQueryOptions = () =>
-  queryOptions({ queryKey: ['public_config'], queryFn: () => request(publicConfigCall, { token: null }), staleTime: Number.POSITIVE_INFINITY });
+  queryOptions({ queryKey: ['public_config'], queryFn: () => request(routes.publicConfig, { token: null }), staleTime: Number.POSITIVE_INFINITY });
 
 export const usePublicConfig = () => useQuery(publicConfigQueryOptions());
 
