@@ -320,6 +320,27 @@ describe('a player’s wallet: deposits, withdrawals, the operators’ queue and
     expect((await requestsOf(player.id)).find((r) => r.id === completed)?.status).toBe('completed');
   });
 
+  it('a deposit the player opens on another device appears in the history open here without a reload, and shows as cancelled when cancelled there', async () => {
+    const player = await createUser(db(), { name: 'Игрок Лена' });
+    await fund(db(), await createWallet(db(), player.id, sid, 'LenaL2'), 3_000_000n);
+    const p = await open(player, '/?tab=history', sid);
+    const items = p.page.getByTestId('history-item');
+    await p.page.getByText('Заявок пока нет', { exact: false }).waitFor();
+    await live(p.page);
+    await markPage(p.page);
+
+    // The other device (a phone): the same player's calls, not this page's.
+    const id = (await call(player, '/api/up_balance_user/', { gamesserver_id: sid, amount: 2_000_000 })).json().success.id as number;
+    const item = items.filter({ hasText: `Пополнение №${id}` });
+    await expect.poll(() => item.count(), { timeout: 10_000 }).toBe(1);
+    expect(await text(item.locator('.MuiChip-root'))).toBe('В обработке');
+    expect((await call(player, '/api/delete_request/', { id })).statusCode).toBe(200);
+    await expect.poll(() => text(item.locator('.MuiChip-root')), { timeout: 10_000 }).toBe('Отменена');
+    expect(await sameDocument(p.page)).toBe(true);
+    await p.page.getByRole('tab', { name: 'Кошелёк' }).click();
+    await expect.poll(() => balance(p.page)).toBe('3000000');
+  });
+
   it('an operator rejects a withdrawal with a reason; the player’s open page gets the amount back and reads the reason', async () => {
     const player = await createUser(db(), { name: 'Игрок Дима' });
     const operator = await createUser(db(), { admin: true, name: 'Оператор Два' });

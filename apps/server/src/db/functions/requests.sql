@@ -104,9 +104,11 @@ BEGIN
     RAISE EXCEPTION 'NICK_REQUIRED' USING ERRCODE = 'AW423';
   END IF;
   -- At most 5 pending deposits per wallet (PRODUCT.md section 8): the wallet row is locked first,
-  -- so parallel deposits count one after another and a sixth never slips in beside the fifth.
+  -- so parallel deposits count one after another and a sixth never slips in beside the fifth. The
+  -- balances are read again under the lock: the `balance` event sent after COMMIT (so the player's
+  -- other devices list the new deposit) carries no figure older than a change committed before it.
   IF p_type = 'input' THEN
-    PERFORM 1 FROM wallets x WHERE x.id = w.id FOR UPDATE;
+    SELECT x.balance, x.balance_second INTO w.balance, w.balance_second FROM wallets x WHERE x.id = w.id FOR UPDATE;
     IF (SELECT count(*) FROM balance_requests b WHERE b.user_id = p_user AND b.gamesserver_id = p_server
           AND b.type = 'input' AND b.status = 'pending') >= 5 THEN
       RAISE EXCEPTION 'TOO_MANY_PENDING' USING ERRCODE = 'AW429';

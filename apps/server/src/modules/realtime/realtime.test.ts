@@ -51,10 +51,17 @@ async function playerAndOperator(t: TestApp, adena = 0n) {
   return { serverId, player, operator };
 }
 
-async function depositCompleted(t: TestApp, who: { player: { auth: Record<string, string> }; operator: { auth: Record<string, string> }; serverId: number }, amount: number) {
+type Who = { player: { auth: Record<string, string> }; operator: { auth: Record<string, string> }; serverId: number };
+
+/** The player's deposit, opened (its own `balance` event, with the balance unchanged, is sent then). */
+async function depositOpened(t: TestApp, who: Who, amount: number): Promise<number> {
   const dep = await t.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: who.player.auth, payload: { gamesserver_id: who.serverId, amount } });
   expect(dep.statusCode).toBe(200);
-  const done = await t.app.inject({ method: 'POST', url: `/api/admin/requests/${dep.json().success.id}/complete`, headers: who.operator.auth, payload: {} });
+  return dep.json().success.id;
+}
+
+async function depositCompleted(t: TestApp, who: Who, id: number) {
+  const done = await t.app.inject({ method: 'POST', url: `/api/admin/requests/${id}/complete`, headers: who.operator.auth, payload: {} });
   expect(done.statusCode).toBe(200);
 }
 
@@ -104,12 +111,16 @@ describe.each(DB_KINDS)('the private realtime channel on %s', (kind) => {
     expect(received).toEqual([]);
   });
 
-  it("a deposit completed by an operator reaches the player's socket with the new balance", async () => {
+  it("a deposit opened by the player, then completed by an operator, reaches the player's socket with the balance each time", async () => {
     const who = await playerAndOperator(t, 1_000_000n);
     const s = await connect(url, (await tokenFor(t, who.player)).token);
     expect(await subscribe(s, realtimeChannelFor(who.player.id))).toEqual({ ok: true });
+    // Opened on another device: the balance is unchanged, and this device's history learns of the deposit.
+    const opened = nextNamed(s, 'balance');
+    const id = await depositOpened(t, who, 2_500_000);
+    expect((await opened).data).toEqual({ gamesserver_id: who.serverId, balance: 1_000_000, balance_second: 0 });
     const got = nextNamed(s, 'balance');
-    await depositCompleted(t, who, 2_500_000);
+    await depositCompleted(t, who, id);
     expect(await got).toEqual({
       channel: realtimeChannelFor(who.player.id),
       name: 'balance',
@@ -121,6 +132,9 @@ describe.each(DB_KINDS)('the private realtime channel on %s', (kind) => {
     const who = await playerAndOperator(t, 1_000_000n);
     const s = await connect(url, (await tokenFor(t, who.player)).token);
     expect(await subscribe(s, realtimeChannelFor(who.player.id))).toEqual({ ok: true });
+    const opened = nextNamed(s, 'balance');
+    const id = await depositOpened(t, who, 1_000_000);
+    await opened;
     const received: RealtimeMessage[] = [];
     s.on('message', (m: RealtimeMessage) => received.push(m));
     // The withdrawal's transaction rolls back at the balance guard (409).
@@ -134,7 +148,7 @@ describe.each(DB_KINDS)('the private realtime channel on %s', (kind) => {
     // A committed change afterwards arrives, and its two messages (the balance and the decision) are
     // the only ones on the socket: nothing of the refused withdrawal.
     const got = Promise.all([nextNamed(s, 'balance'), nextNamed(s, 'request_status')]);
-    await depositCompleted(t, who, 1_000_000);
+    await depositCompleted(t, who, id);
     await got;
     expect(received.map((m) => m.name).sort()).toEqual(['balance', 'request_status']);
     expect(received.find((m) => m.name === 'balance')?.data).toEqual({ gamesserver_id: who.serverId, balance: 2_000_000, balance_second: 0 });
@@ -240,8 +254,11 @@ describe('two app processes on one PostgreSQL', () => {
     const urlB = `http://127.0.0.1:${(b.app.server.address() as { port: number }).port}`;
     const s = await connect(urlB, (await tokenFor(b, who.player)).token);
     expect(await subscribe(s, realtimeChannelFor(who.player.id))).toEqual({ ok: true });
+    const opened = nextNamed(s, 'balance');
+    const id = await depositOpened(a, who, 3_000_000);
+    expect((await opened).data).toEqual({ gamesserver_id: who.serverId, balance: 0, balance_second: 0 });
     const got = nextNamed(s, 'balance');
-    await depositCompleted(a, who, 3_000_000);
+    await depositCompleted(a, who, id);
     expect((await got).data).toEqual({ gamesserver_id: who.serverId, balance: 3_000_000, balance_second: 0 });
   });
 
@@ -274,16 +291,20 @@ describe('two app processes on one PostgreSQL', () => {
         const payload = n.payload ?? '';
         if (!payload.includes(`"channel":"${channel}"`)) return;
         if (payload.includes('"name":"test"')) markerSeen();
-        else payloads.push(payload);
+        else if (!payload.includes('"balance":0,')) payloads.push(payload);
       });
       await spy.query('LISTEN "socket.io#/"');
       const urlB = `http://127.0.0.1:${(b.app.server.address() as { port: number }).port}`;
       const s = await connect(urlB, (await tokenFor(b, who.player)).token);
       expect(await subscribe(s, channel)).toEqual({ ok: true });
+      // The deposit's own `balance` event (the balance still 0) comes before the decision's and is not counted.
+      const opened = nextNamed(s, 'balance');
+      const id = await depositOpened(a, who, 1_000_000);
+      await opened;
       const names: string[] = [];
       s.on('message', (m: RealtimeMessage) => names.push(m.name));
       const decided = Promise.all([nextNamed(s, 'balance'), nextNamed(s, 'request_status')]);
-      await depositCompleted(a, who, 1_000_000);
+      await depositCompleted(a, who, id);
       await decided;
       expect(names).toEqual(['balance', 'request_status']);
       // The decision's NOTIFYs were delivered, so committed, before this one: PostgreSQL delivers in

@@ -278,6 +278,20 @@ export const requestsRepository = {
   },
 
   /** An unread notice: an operator finished one of the player's requests on this wallet. Answers its balances after. */
+  /**
+   * A wallet's balances as of its row lock (shared: nothing is written), for the `balance` event of a change that
+   * moved none (a deposit cancelled): a change committed before it is not shown older, one after it waits.
+   */
+  async heldBalance(trx: Transaction<Database>, walletId: number) {
+    const w = await trx
+      .selectFrom('wallets')
+      .select(['id', 'gamesserver_id', 'balance', 'balance_second'])
+      .where('id', '=', walletId)
+      .forShare()
+      .executeTakeFirstOrThrow();
+    return { walletId: w.id, gamesserverId: w.gamesserver_id, balance: w.balance, balanceSecond: w.balance_second };
+  },
+
   async flagMessage(db: Q, walletId: number) {
     const w = await db
       .updateTable('wallets')

@@ -5,7 +5,7 @@ import { createUser, createWallet, firstServerId, fund } from '../../../test/fac
 import { waitFor } from '../../../test/fakes/wait-for';
 import { createTestApp, DB_KINDS, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 import { hashToken, newToken } from '../../lib/tokens';
-import { auditLedger } from '../ledger/ledger.service';
+import { auditLedger, post, serviceAccount, walletAccount } from '../ledger/ledger.service';
 
 const KK = 1_000_000;
 type Player = Awaited<ReturnType<typeof createUser>>;
@@ -393,18 +393,19 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
         const p = await playerWith(2n * BigInt(KK));
         const keyed = (path: string, amount: number, key: string) => call('POST', path, p, { gamesserver_id: serverId, amount }, { 'idempotency-key': key });
         const dep = await keyed('/api/up_balance_user/', 5 * KK, 'd1');
+        expect(sent).toEqual([p.id]);
         const depAgain = await keyed('/api/up_balance_user/', 5 * KK, 'd1');
         expect(depAgain.json()).toEqual(dep.json());
         expect(await t.db.kysely.selectFrom('balance_requests').select('id').where('user_id', '=', p.id).execute()).toEqual([{ id: dep.json().success.id }]);
         // Too much: refused, and the key is free again for the same call once the balance allows it.
         expect((await keyed('/api/down_balance_user/', 3 * KK, 'w1')).json()).toMatchObject({ low_cap: true });
-        expect(sent).toEqual([]);
+        expect(sent).toEqual([p.id]);
         await fund(t.db.kysely, await wallet(p.id), 1n * BigInt(KK));
         const w = await keyed('/api/down_balance_user/', 3 * KK, 'w1');
         expect(w.statusCode).toBe(200);
-        expect(sent).toEqual([p.id]);
+        expect(sent).toEqual([p.id, p.id]);
         expect((await keyed('/api/down_balance_user/', 3 * KK, 'w1')).json()).toEqual(w.json());
-        expect(sent).toEqual([p.id]);
+        expect(sent).toEqual([p.id, p.id]);
         expect(Number((await wallet(p.id)).balance)).toBe(0);
         await expectAudit();
       } finally {
@@ -445,13 +446,61 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
       }
     });
 
+    it.runIf(kind === 'postgres')('a deposit opened or cancelled while a movement of its wallet commits tells the balance after that movement', async () => {
+      const p = await playerWith(5n * BigInt(KK));
+      const w = await wallet(p.id);
+      const sent: Array<{ name: string; data: unknown }> = [];
+      const spy = vi.spyOn(t.app.deps.realtime, 'publish').mockImplementation((_userId, name, data) => void sent.push({ name, data }));
+      /** A credit of 1кк to the wallet, written and committed only once `call` waits for the wallet's row. */
+      const creditedDuring = async (call: () => Promise<{ statusCode: number }>) => {
+        const credit = await holdLocks(t.db.kysely, (trx) =>
+          post(trx, {
+            kind: 'test_funding',
+            legs: [
+              { account: walletAccount(w.id, serverId, 1), amount: BigInt(KK) },
+              { account: serviceAccount('cash', serverId, 1), amount: -BigInt(KK) },
+            ],
+          }),
+        );
+        const answer = call();
+        await waitFor(async () => ((await lockWaits(t.db.kysely, '%')) === 1 ? true : undefined), 'the call waiting for the wallet');
+        await credit.release();
+        expect((await answer).statusCode).toBe(200);
+      };
+      try {
+        let id = 0;
+        await creditedDuring(async () => {
+          const r = await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 2 * KK });
+          id = r.json().success.id;
+          return r;
+        });
+        expect(sent).toEqual([{ name: 'balance', data: { gamesserver_id: serverId, balance: 6 * KK, balance_second: 0 } }]);
+        sent.length = 0;
+        await creditedDuring(() => call('POST', '/api/delete_request/', p, { id }));
+        expect(sent).toEqual([{ name: 'balance', data: { gamesserver_id: serverId, balance: 7 * KK, balance_second: 0 } }]);
+        await expectAudit();
+      } finally {
+        spy.mockRestore();
+      }
+    });
+
     it('tells the owner the new balances after commit, and nothing for a refused call', async () => {
       const sent: Array<{ userId: number; name: string; data: unknown }> = [];
       const spy = vi.spyOn(t.app.deps.realtime, 'publish').mockImplementation((userId, name, data) => void sent.push({ userId, name, data }));
       try {
         const p = await playerWith(5n * BigInt(KK), 7n);
-        const dep = (await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 2 * KK })).json().success;
+        // A deposit opened or cancelled moves no balance; the event still reaches the player's other devices, whose
+        // open history then lists it (or drops it) at once.
+        const unchanged = { userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 5 * KK, balance_second: 7 } };
+        const dropped = (await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 2 * KK })).json().success;
+        expect((await call('POST', '/api/delete_request/', p, { id: dropped.id })).statusCode).toBe(200);
+        expect(sent).toEqual([unchanged, unchanged]);
+        sent.length = 0;
+        expect((await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 1 })).statusCode).toBe(422);
         expect(sent).toEqual([]);
+        const dep = (await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 2 * KK })).json().success;
+        expect(sent).toEqual([unchanged]);
+        sent.length = 0;
         await call('POST', `/api/admin/requests/${dep.id}/complete`, admin, {});
         const decided = (r: { id: number }, type: 'input' | 'output', status: string, amount: number, comment: string | null = null) => ({
           userId: p.id,
@@ -474,8 +523,8 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
           decided(w, 'output', 'rejected', 3 * KK, 'нет'),
         ]);
         // Decisions that move no balance still tell the player, so an open history shows them at once.
-        sent.length = 0;
         const refused = (await call('POST', '/api/up_balance_user/', p, { gamesserver_id: serverId, amount: 2 * KK })).json().success;
+        sent.length = 0;
         await call('POST', `/api/admin/requests/${refused.id}/reject`, admin, { reason: 'Передача не найдена' });
         expect(sent).toEqual([
           { userId: p.id, name: 'balance', data: { gamesserver_id: serverId, balance: 7 * KK, balance_second: 7 } },

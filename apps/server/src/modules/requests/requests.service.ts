@@ -133,9 +133,8 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
     });
     const request = toRequest({ ...row, amount: BigInt(row.amount) });
     if (!row.replayed) {
-      if (type === 'output') {
-        publish(row.user_id, [{ walletId: row.wallet_id, gamesserverId: row.gamesserver_id, balance: BigInt(row.balance), balanceSecond: BigInt(row.balance_second) }]);
-      }
+      // A withdrawal's hold moved the balance; a deposit moved none, but the player's other devices list it at once.
+      publish(row.user_id, [{ walletId: row.wallet_id, gamesserverId: row.gamesserver_id, balance: BigInt(row.balance), balanceSecond: BigInt(row.balance_second) }]);
       if (row.notice_id !== null) {
         deliver({ id: BigInt(row.notice_id), chatId: row.notice_chat_id === null ? null : BigInt(row.notice_chat_id), text: row.notice_text! });
       }
@@ -186,7 +185,8 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
           if (r.status !== 'pending') throw notPending(r.status);
           shift?.guardCancel(r);
           await repo.finish(trx, r.id, { status: 'cancelled', processedBy: null });
-          const wallets = r.type === 'output' ? (await refund(trx, r, userId, 'withdrawal_cancel')).wallets : [];
+          // A deposit moved no balance; its `balance` event lets the player's other devices drop it from their lists.
+          const wallets = r.type === 'output' ? (await refund(trx, r, userId, 'withdrawal_cancel')).wallets : [await repo.heldBalance(trx, r.wallet_id)];
           const answer = { success: r.id };
           await storeKey(trx, userId, idem, answer);
           return { answer, wallets };
