@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parse as parseQuery } from 'node:querystring';
 import { fileURLToPath } from 'node:url';
-import { errorMessage, installRussianZodErrors } from '@adena/contract';
-import fastifyStatic from '@fastify/static';
+import { installRussianZodErrors } from '@adena/contract';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
@@ -18,6 +16,7 @@ import { createSerializerCompiler } from './plugins/serializer';
 import { securityHeadersHook } from './plugins/security';
 import { frameworkErrorHandler, registerErrorHandling, russianClientError } from './plugins/errors';
 import { createRealtime, type Realtime } from './plugins/realtime';
+import { registerWeb } from './plugins/web';
 import { accountsAdminRoutes } from './modules/accounts/accounts-admin.routes';
 import { createAccountsAdminService } from './modules/accounts/accounts-admin.service';
 import { accountsRoutes } from './modules/accounts/accounts.routes';
@@ -388,7 +387,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   });
   app.addHook('onClose', async () => jobsStopped ?? jobs.stop());
 
-  await registerWeb(app, config.WEB_DIST ?? DEFAULT_WEB_DIST);
+  await registerWeb(app, config.WEB_DIST ?? DEFAULT_WEB_DIST, config.BRAND_NAME);
   // Before the server stops accepting: open sockets would keep its close waiting (they reconnect
   // to another process through the balancer).
   app.addHook('preClose', async () => {
@@ -453,8 +452,9 @@ function composeAccounts(
     browsers: { isKnown: sessions.isKnownBrowser, forgetOthers: (q, userId, keep) => sessions.forgetBrowsers(userId, q, keep) },
     sessionShowed: sessions.showedSecondFactor,
     currentPassword,
+    brand: config.BRAND_NAME,
   });
-  const passkeys = createPasskeysService({ db: db.kysely, issue: signIn, now });
+  const passkeys = createPasskeysService({ db: db.kysely, issue: signIn, now, brand: config.BRAND_NAME });
   /**
    * What a thief's session may have left behind that outlives the sessions: seller API keys, passkeys,
    * the Telegram chat linked for notices, the seller's webhook endpoint, a Discord account linked by the
@@ -513,33 +513,4 @@ declare module 'fastify' {
   interface FastifyInstance {
     deps: Deps;
   }
-}
-
-/** The built web app on the same origin; unknown non-API paths get index.html (client routing). */
-async function registerWeb(app: FastifyInstance, root: string) {
-  const hasWeb = existsSync(join(root, 'index.html'));
-  if (hasWeb) {
-    await app.register(fastifyStatic, {
-      root,
-      wildcard: false,
-      index: ['index.html'],
-      // The build writes .br and .gz beside each asset (apps/web/vite.config.ts).
-      preCompressed: true,
-      setHeaders(res, path) {
-        // The service worker and the page must revalidate; hashed assets may be cached for good.
-        if (path.includes(`${join(root, 'assets')}`)) res.header('Cache-Control', 'public, max-age=31536000, immutable');
-        else res.header('Cache-Control', 'no-cache');
-      },
-    });
-  }
-  app.setNotFoundHandler((request, reply) => {
-    // A missing hashed asset (a script of an older build after a deploy) is a 404, never the page:
-    // the web app sees the failed load and reloads itself once (apps/web/src/app/chunk-reload.ts).
-    const isPage =
-      request.method === 'GET' && !request.url.startsWith('/api/') && !request.url.startsWith('/socket.io/') && !request.url.startsWith('/assets/');
-    if (hasWeb && isPage) {
-      return reply.header('Cache-Control', 'no-cache').type('text/html').sendFile('index.html');
-    }
-    return reply.status(404).send({ message: errorMessage('NOT_FOUND') });
-  });
 }

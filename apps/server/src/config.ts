@@ -12,6 +12,9 @@ const httpUrl = () => z.url({ protocol: /^https?$/, error: 'нужен адре�
 const optionalUrl = optionalString.pipe(httpUrl().optional());
 const boolish = z.enum(['1', '0', 'true', 'false', 'yes', 'no']).transform((v) => v === '1' || v === 'true' || v === 'yes');
 
+/** The service's name the web app's page and manifest are built with (apps/web/index.html, vite.config.ts). */
+export const BUILT_BRAND = 'Адена Кошелёк';
+
 /**
  * SMS_COUNTRIES' default: the countries of the CIS and around it whose players come to Russian-language
  * Lineage 2 servers. Sign-up codes go by SMS to mobiles of these countries only (toll fraud: README "Security").
@@ -91,7 +94,7 @@ export const ConfigSchema = z
         .optional(),
     ),
     // The service's name in mails, SMS and the web app; the support contacts on the contacts page.
-    BRAND_NAME: z.string().trim().min(1).max(64).default('Адена Кошелёк'),
+    BRAND_NAME: z.string().trim().min(1).max(64).default(BUILT_BRAND),
     SUPPORT_EMAIL: optionalString.pipe(z.email().optional()),
     SUPPORT_TELEGRAM: optionalString.pipe(
       z

@@ -200,3 +200,46 @@ describe('the app shell', () => {
     await context.close();
   });
 });
+
+describe('the app shell under another BRAND_NAME', () => {
+  let server: E2EServer;
+  let browser: Browser;
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer({ env: { BRAND_NAME: 'L2 Bank' } }), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('names the service from the first paint (no script yet), in the installed app and in the page the worker keeps for offline', async () => {
+    const bare = await browser.newContext({ javaScriptEnabled: false });
+    const first = await bare.newPage();
+    await first.goto(server.url);
+    expect(await first.title()).toBe('L2 Bank');
+    expect(await first.locator('.boot-bar').textContent()).toBe('L2 Bank');
+    expect(await first.locator('meta[property="og:site_name"]').getAttribute('content')).toBe('L2 Bank');
+    await bare.close();
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'ru-RU', serviceWorkers: 'allow' });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(server.url);
+    await page.getByRole('heading', { level: 1 }).first().waitFor();
+    expect(await page.title()).toContain('L2 Bank');
+    const manifest = await page.evaluate(async () => (await fetch(document.querySelector<HTMLLinkElement>('link[rel="manifest"]')!.href)).json());
+    expect(manifest).toMatchObject({ name: 'L2 Bank', short_name: 'L2 Bank', start_url: '/' });
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    await page.reload();
+    await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
+    // The inline theme script still runs under the page's CSP (its hash is of the built page's script).
+    expect(problems).toEqual([]);
+    await context.setOffline(true);
+    await page.goto(`${server.url}/history`);
+    await expect.poll(() => page.locator('.boot-bar, header').first().textContent()).toContain('L2 Bank');
+    expect(await page.title()).toContain('L2 Bank');
+    await context.close();
+  });
+});

@@ -18,7 +18,6 @@ import { passkeysRepository as repo } from './passkeys.repository';
 const CHALLENGE_TTL_MS = 5 * 60_000;
 /** WebAuthn's transport names (level 3, with the older `cable`): anything else a client sends is dropped. */
 const TRANSPORTS = new Set(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb']);
-const RP_NAME = 'Адена Кошелёк';
 
 /** The relying party of one request: PUBLIC_URL's host, else the request's (routes decide). */
 export interface RelyingParty {
@@ -30,6 +29,8 @@ export interface PasskeysDeps {
   db: DbHandle;
   issue: (q: Trx | DbHandle, user: User, origin: SessionOrigin) => Promise<AuthResponse>;
   now: () => Date;
+  /** BRAND_NAME: the relying party's name a passkey manager shows beside the key. */
+  brand: string;
 }
 
 /** 409 at the cap: every passkey signs in alone, so an account keeps a list its owner can still review. */
@@ -54,7 +55,7 @@ function challengeOf(response: { response?: unknown }): string | null {
  * the database, so the process that verifies need not be the one that issued; each is deleted
  * by the verification that uses it. A passkey sign-in counts as both factors.
  */
-export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
+export function createPasskeysService({ db, issue, now, brand }: PasskeysDeps) {
   const expiry = () => new Date(now().getTime() + CHALLENGE_TTL_MS);
 
   return {
@@ -63,7 +64,7 @@ export function createPasskeysService({ db, issue, now }: PasskeysDeps) {
       if (existing.length >= PASSKEYS_MAX) throw tooMany();
       const u = caller.user;
       const options = await generateRegistrationOptions({
-        rpName: RP_NAME,
+        rpName: brand,
         rpID: rp.id,
         userName: u.email ?? u.phone ?? `user-${u.id}`,
         userDisplayName: u.name || u.email || u.phone || `#${u.id}`,

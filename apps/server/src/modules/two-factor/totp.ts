@@ -4,15 +4,15 @@ import { Secret, TOTP } from 'otpauth';
 /** RFC 6238 as PRODUCT.md section 7 fixes it: SHA-1, 6 digits, 30 s steps, one step of drift either way. */
 const PERIOD_S = 30;
 const DRIFT_STEPS = 1;
-const ISSUER = 'Адена Кошелёк';
 
-const totpOf = (secret: string, label = '') =>
-  new TOTP({ issuer: ISSUER, label, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: PERIOD_S });
+const totpOf = (secret: string, label = '', issuer = '') =>
+  new TOTP({ issuer, label, secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: PERIOD_S });
 
 /** A new 160-bit secret in base32, as authenticator apps take it. */
 export const newTotpSecret = () => new Secret({ size: 20 }).base32;
 
-export const otpauthUrl = (secret: string, label: string) => totpOf(secret, label).toString();
+/** `issuer`: the service's name (BRAND_NAME), shown by the authenticator app above the account. */
+export const otpauthUrl = (secret: string, label: string, issuer: string) => totpOf(secret, label, issuer).toString();
 
 /**
  * The time step the code belongs to when it is right at `at` within one step of drift, or null.

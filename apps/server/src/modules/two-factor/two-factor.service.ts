@@ -56,6 +56,8 @@ export interface TwoFactorDeps {
     /** Forgets the user's remembered browsers but `keep` (TOTP turned on: the others signed in without it). */
     forgetOthers(q: Trx, userId: number, keep: string | null): Promise<void>;
   };
+  /** BRAND_NAME: the issuer an authenticator app shows above the account. */
+  brand: string;
   /** Whether a session has shown the second factor (sessions module). */
   sessionShowed: (userId: number, sessionId: number) => Promise<boolean>;
 }
@@ -72,7 +74,7 @@ const stepUpRefused = (message: string = T.required) => new AppError('FORBIDDEN'
  * step-up of money going out. A code is accepted once: its time step must be later than the
  * last one accepted, taken by one conditional UPDATE, so parallel uses of one code let one through.
  */
-export function createTwoFactorService({ db, limiter, issue, now, resets, links, currentPassword, browsers, sessionShowed }: TwoFactorDeps) {
+export function createTwoFactorService({ db, limiter, issue, now, resets, links, currentPassword, browsers, sessionShowed, brand }: TwoFactorDeps) {
   /**
    * The bucket of a user's wrong codes. A browser the user signed in from (with the code, for a TOTP
    * user) has one of its own: someone holding the password or a stolen token spends the shared one
@@ -190,7 +192,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       const res = await repo.setPendingSecret(db, caller.user.id, caller.sessionId, secret);
       if (res === 'totpOn') throw new AppError('CONFLICT', { message: T.alreadyOn });
       if (res === 'sessionEnded') throw new AppError('UNAUTHENTICATED');
-      return { secret, otpauth_url: otpauthUrl(secret, labelOf(caller.user)) };
+      return { secret, otpauth_url: otpauthUrl(secret, labelOf(caller.user), brand) };
     },
 
     /**
