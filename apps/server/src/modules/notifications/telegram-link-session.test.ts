@@ -25,6 +25,7 @@ describe.each(DB_KINDS)('a Telegram link dies with the session that asked for it
     t.app.inject({ method, url, headers: { authorization: `Bearer ${token}` }, ...(payload ? { payload } : {}) });
   /** `/start <token>` from a chat, through the bot's webhook; the bot's answer to that chat. */
   const start = async (token: string, chatId: number) => {
+    const before = bot.sent.filter((m) => m.chat_id === chatId).length;
     const res = await t.app.inject({
       method: 'POST',
       url: '/api/telegram/webhook',
@@ -33,8 +34,8 @@ describe.each(DB_KINDS)('a Telegram link dies with the session that asked for it
     });
     expect(res.statusCode).toBe(200);
     const answers = bot.sent.filter((m) => m.chat_id === chatId);
-    expect(answers).toHaveLength(1);
-    return answers[0]!.text;
+    expect(answers).toHaveLength(before + 1);
+    return answers.at(-1)!.text;
   };
   const linkToken = async (sessionToken: string) => {
     const res = await call('GET', '/api/telegram_link', sessionToken);
@@ -121,6 +122,19 @@ describe.each(DB_KINDS)('a Telegram link dies with the session that asked for it
     const ownerNext = ++chatSeq;
     expect(await start(fresh, ownerNext)).toContain('Готово');
     expect(await chatOf(w.owner.id)).toBe(BigInt(ownerNext));
+  });
+
+  it('a /start delivered again after its session ended says the chat is still linked, not only that the link is stale', async () => {
+    const w = await ownerAndThief();
+    const chat = ++chatSeq;
+    const link = await linkToken(w.thief);
+    expect(await start(link, chat)).toContain('Готово');
+    expect((await call('GET', '/api/logout', w.thief)).statusCode).toBe(200);
+    // Telegram delivers the same update again (it never got the webhook's answer), or the player taps the link again.
+    expect(await start(link, chat)).toMatch(/^Ссылка устарела или уже использована, но этот чат подключён: уведомления о балансе приходят сюда\./);
+    expect(await chatOf(w.owner.id)).toBe(BigInt(chat));
+    // A chat linked to nobody keeps the plain answer.
+    expect(await start(link, ++chatSeq)).toMatch(/^Ссылка устарела или уже использована\. Откройте на сайте/);
   });
 
   // Stress round 6: a /start holds the user's row and the link it used, then deletes the user's other links; a logout

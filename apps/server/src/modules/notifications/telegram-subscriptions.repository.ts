@@ -105,6 +105,12 @@ export const telegramSubscriptionsRepository = {
     return row !== undefined;
   },
 
+  /** Whether some account's notices come to this chat. */
+  async chatLinked(q: Q, chatId: bigint) {
+    const row = await q.selectFrom('users').select('id').where('telegram_chat_id', '=', chatId).limit(1).executeTakeFirst();
+    return row !== undefined;
+  },
+
   /** Drops the user's link tokens not used yet (a chat was just linked with another). */
   dropUnusedLinkTokens(q: Q, userId: number) {
     return q.deleteFrom('telegram_link_tokens').where('user_id', '=', userId).where('used_at', 'is', null).execute();

@@ -116,6 +116,10 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
         } else if (token && (await repo.usedForChat(db, hashToken(token), command.chatId))) {
           // The same /start delivered again (Telegram did not get the answer to the first): it worked.
           reply = 'Этот чат уже подключён: уведомления о балансе приходят сюда. Отключить — команда /stop.';
+        } else if (token && (await repo.chatLinked(db, command.chatId))) {
+          // A link whose session has ended since (its token went with it), delivered again or tapped again: the chat
+          // it linked, or another account's, still gets the notices, which the stale-link answer alone would deny.
+          reply = `Ссылка устарела или уже использована, но этот чат подключён: уведомления о балансе приходят сюда. Чтобы подключить другой аккаунт, откройте на сайте ${linkSteps(bot.siteUrl)}`;
         } else if (token) {
           reply = `Ссылка устарела или уже использована. Откройте на сайте ${linkSteps(bot.siteUrl)}`;
         } else {
