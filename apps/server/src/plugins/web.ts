@@ -6,7 +6,6 @@ import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BUILT_BRAND } from '../config';
 
-
 /** The page and the manifest, with another BRAND_NAME in place of the built one, compressed once. */
 interface BrandedFile {
   type: string;
