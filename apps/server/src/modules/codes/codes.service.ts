@@ -29,7 +29,7 @@ import {
 import { type CodeRow, type CodesDb, type CodesTrx, codesRepository as repo, priceDataKey, type Q, type WalletRow } from './codes.repository';
 import { activeGameServer, checkConfirmedPrice, checkNominal, gameServerNotFound, checkTotal, codeActivatedByYou, codeNotActive, drawCode, drawCodes, feeBpFor, issueLegs, refundLegs } from './gift-codes';
 import { addressKey } from '../../lib/address-key';
-import type { UseUpCode } from '../two-factor/two-factor.service';
+import { type UseUpCode, useUpOrCheckSession } from '../two-factor/two-factor.service';
 
 export interface CodesLimits {
   /** Activation tries of unknown codes per user, and per IP (guessing). */
@@ -231,7 +231,7 @@ export function createCodesService(deps: CodesServiceDeps) {
         const ownerId = caller.user.id;
         const nominal = BigInt(input.nominal);
         const out = await db.transaction().execute(async (trx) => {
-          await useUp?.(trx);
+          await useUpOrCheckSession(trx, caller, useUp);
           await claimKey(trx, ownerId, idem);
           const wallet = await repo.findWallet(trx, ownerId, input.walletId);
           if (!wallet) throw new AppError('NOT_FOUND', { message: 'Кошелёк не найден', errors: { wallet_id: ['Кошелёк не найден'] } });

@@ -5,6 +5,7 @@ import { AppError, fieldError } from '../../lib/app-error';
 import { type IdempotencyKey, keyAnswered } from '../../lib/idempotency';
 import { hashToken, newToken } from '../../lib/tokens';
 import type { Caller, Client, SessionCaller, User } from '../sessions/caller';
+import { requireLiveSession, sessionStillLive } from '../sessions/live-session';
 import { SIGN_IN_OVERTAKEN, type SessionOrigin } from '../sessions/sessions.service';
 import type { RateLimiter, RateRule } from '../sessions/rate-limit.service';
 import { newRecoveryCode, newTotpSecret, otpauthUrl, totpStep } from './totp';
@@ -25,6 +26,14 @@ export const STEP_UP_READ_MS = 10 * 60_000;
 export const FRESH_SIGN_IN_MS = 15 * 60_000;
 /** Uses up the caller's checked second-factor code in the transaction it is given (requireStepUpIn). */
 export type UseUpCode = (trx: Trx) => Promise<void>;
+
+/**
+ * First in the transaction of a purchase paid from the wallet (a code, a batch): uses up the second-factor code
+ * (`useUp` holds the user's row, then checks the session), or without one holds the row (shared) and checks the
+ * session. A block, a logout or a TOTP rescue that the call waited for on that row ends it with 401: no bearer code is
+ * bought on a session ended meanwhile (a withdrawal's statement checks its bearer itself).
+ */
+export const useUpOrCheckSession = (trx: Trx, caller: Caller, useUp?: UseUpCode) => (useUp ? useUp(trx) : requireLiveSession(trx, caller));
 
 /** What requireLastingAccessAddition guards, and what its fresh sign-in refusal tells the user to do. */
 export type LastingAccess = 'passkey' | 'apiKey' | 'webhook';
@@ -146,6 +155,8 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
         // The user's row first, whatever the code: a recovery code's UPDATE locks only its own row, and the session's
         // row comes next, while a TOTP rescue or a block holds the user's row and deletes the sessions (a deadlock).
         await repo.holdUser(trx, userId);
+        // A block, a logout or a rescue the call waited for on that row has ended its session: 401, the code not counted.
+        if (!(await sessionStillLive(trx, caller))) throw new AppError('UNAUTHENTICATED');
         if (!(await useCode(trx, userId, secret, code))) {
           // A keyed retry sent while its first try still ran, with the same code: that try has committed by now (this
           // transaction waited for the user's row), its code is spent and its answer stored; `run` replays it.

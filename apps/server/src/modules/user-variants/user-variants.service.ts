@@ -23,7 +23,7 @@ import type { TelegramNotices } from '../notifications/telegram-notices.service'
 import type { Caller } from '../sessions/caller';
 import { toPricekod, toPricekodAnswer } from './user-variants.mapper';
 import { type UserVariantRow, type UserVariantsDb, type UserVariantsTrx, userVariantsRepository as repo } from './user-variants.repository';
-import type { UseUpCode } from '../two-factor/two-factor.service';
+import { type UseUpCode, useUpOrCheckSession } from '../two-factor/two-factor.service';
 
 type Q = UserVariantsDb | UserVariantsTrx;
 
@@ -138,7 +138,7 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
         const nominal = BigInt(input.nominal);
         const count = BigInt(input.count);
         const out = await db.transaction().execute(async (trx) => {
-          await useUp?.(trx);
+          await useUpOrCheckSession(trx, caller, useUp);
           await claimKey(trx, ownerId, idem);
           const server = await activeGameServer(trx, input.gameServerId);
           checkNominal(server, nominal);
@@ -181,7 +181,7 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
         const ownerId = caller.user.id;
         const nominal = BigInt(input.nominal);
         const out = await db.transaction().execute(async (trx) => {
-          await useUp?.(trx);
+          await useUpOrCheckSession(trx, caller, useUp);
           await claimKey(trx, ownerId, idem);
           const variant = await repo.lockOwn(trx, ownerId, id);
           if (!variant) throw userVariantNotFound();

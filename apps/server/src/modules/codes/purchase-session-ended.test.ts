@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KK } from '../../../test/admin-outsiders';
+import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
+import { waitFor } from '../../../test/fakes/wait-for';
+import { createTestApp, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
+import { auditLedger } from '../ledger/ledger.service';
+import { totpCode } from '../two-factor/totp';
+
+/**
+ * A code or a batch is a bearer value: bought on a session that an operator's block or the owner's logout ends while
+ * the purchase waits for the player's row, it would hand a thief a code paid from the wallet after he was shut out.
+ * The purchase takes the player's row first and then finds its session ended: 401, nothing bought, the second-factor
+ * code not counted (stress review, round 7). A withdrawal's statement checks its bearer itself.
+ */
+describe('a purchase that waited for a block or a logout of its player', () => {
+  let t: TestApp;
+  let serverId: number;
+  let operator: Awaited<ReturnType<typeof createUser>>;
+  beforeAll(async () => {
+    t = await createTestApp('postgres');
+    serverId = await firstServerId(t.db.kysely);
+    operator = await createUser(t.db.kysely, { admin: true });
+  });
+  afterAll(() => t.close());
+
+  async function player(totp: boolean) {
+    const u = await createUser(t.db.kysely, { totp });
+    const w = await createWallet(t.db.kysely, u.id, serverId);
+    await fund(t.db.kysely, w, 10n * BigInt(KK));
+    return { u, w, headers: { ...u.auth, ...(totp ? { 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) } : {}) } };
+  }
+  const codesOf = async (userId: number) => (await t.db.kysely.selectFrom('codes').select('id').where('user_id', '=', userId).execute()).length;
+  const balance = async (walletId: number) =>
+    (await t.db.kysely.selectFrom('wallets').select('balance').where('id', '=', walletId).executeTakeFirstOrThrow()).balance;
+
+  /**
+   * `end` (a block, a logout) takes the player's row and then waits at their session's row, held here; `buy` is sent
+   * and waits for the player's row; then the session's row is let go, and `end` commits before `buy` goes on.
+   */
+  async function buyWhileEnding(userId: number, end: () => Promise<{ statusCode: number }>, buy: () => Promise<{ statusCode: number; json(): unknown }>) {
+    const session = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('tokens').select('id').where('user_id', '=', userId).forUpdate().execute());
+    const ended = end();
+    await waitFor(async () => ((await lockWaits(t.db.kysely)) === 1 ? true : undefined), 'the block or logout to wait at the session');
+    const bought = buy();
+    await waitFor(async () => ((await lockWaits(t.db.kysely)) === 2 ? true : undefined), 'the purchase to wait for the player');
+    await session.release();
+    expect((await ended).statusCode).toBe(200);
+    return bought;
+  }
+
+  for (const totp of [true, false]) {
+    const who = totp ? 'with the second factor' : 'without a second factor';
+
+    it(`a code bought ${who} while an operator blocks the player: 401, no code, the wallet untouched`, async () => {
+      const p = await player(totp);
+      const block = () => t.app.inject({ method: 'POST', url: `/api/admin/users/${p.u.id}/block`, headers: operator.auth, payload: { reason: 'угнан' } });
+      const res = await buyWhileEnding(p.u.id, block, () =>
+        t.app.inject({ method: 'POST', url: '/api/show_code/', headers: p.headers, payload: { gamesserver_id: serverId, nominal: KK, wallet_id: p.w.id } }),
+      );
+      expect(res.statusCode).toBe(401);
+      expect(await codesOf(p.u.id)).toBe(0);
+      expect(await balance(p.w.id)).toBe(10n * BigInt(KK));
+    });
+
+    it(`a batch bought ${who} while the player logs out in another tab: 401, no batch`, async () => {
+      const p = await player(totp);
+      const logout = () => t.app.inject({ method: 'GET', url: '/api/logout', headers: p.u.auth });
+      const res = await buyWhileEnding(p.u.id, logout, () =>
+        t.app.inject({ method: 'POST', url: '/api/pricekods/', headers: p.headers, payload: { gamesserver_id: serverId, nominal: KK, count: 2 } }),
+      );
+      expect(res.statusCode).toBe(401);
+      expect(await codesOf(p.u.id)).toBe(0);
+      expect(await balance(p.w.id)).toBe(10n * BigInt(KK));
+    });
+  }
+
+  it('a batch edited with the second factor while an operator blocks the player: 401, the batch as it was', async () => {
+    const p = await player(true);
+    const created = await t.app.inject({ method: 'POST', url: '/api/pricekods/', headers: p.headers, payload: { gamesserver_id: serverId, nominal: KK, count: 1 } });
+    expect(created.statusCode).toBe(200);
+    const id = (await t.db.kysely.selectFrom('pricekods').select('id').where('user_id', '=', p.u.id).executeTakeFirstOrThrow()).id;
+    const fresh = { ...p.u.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date(Date.now() + 30_000)) };
+    const block = () => t.app.inject({ method: 'POST', url: `/api/admin/users/${p.u.id}/block`, headers: operator.auth, payload: { reason: 'угнан' } });
+    const res = await buyWhileEnding(p.u.id, block, () =>
+      t.app.inject({ method: 'PUT', url: `/api/pricekods/${id}`, headers: fresh, payload: { gamesserver_id: serverId, nominal: KK, count: 3 } }),
+    );
+    expect(res.statusCode).toBe(401);
+    expect(await codesOf(p.u.id)).toBe(1);
+    expect(await balance(p.w.id)).toBe(10n * BigInt(KK) - BigInt(KK) - (await t.db.kysely.selectFrom('codes').select('fee').where('user_id', '=', p.u.id).executeTakeFirstOrThrow()).fee);
+    expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
+  });
+});
