@@ -7,6 +7,7 @@ import Typography from '@mui/material/Typography';
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { useFormErrors } from '../hooks/use-form-errors';
 import { ApiError } from '../lib/api-client';
+import { needsStepUp } from '../lib/step-up';
 import { UNTIL_CLOSED, useUi } from '../lib/ui-store';
 import { AppDialog } from './app-dialog';
 
@@ -18,7 +19,7 @@ import { AppDialog } from './app-dialog';
  * then clears itself and closes. A click beside it never drops a typed reason. An answer that comes
  * after the dialog was closed, or opened for another item, acts on nothing on screen: a refusal is said
  * in an alert that names its item (`refusedTitle`), and the confirm button waits only for its own
- * opening's call.
+ * opening's call. A step-up refusal (the second-factor prompt cancelled) shows nothing: the dialog keeps the reason.
  */
 export function ReasonDialog(props: {
   open: boolean;
@@ -103,8 +104,10 @@ export function ReasonDialog(props: {
                     else setDraft((d) => (d.about === about ? { about, text: '' } : d));
                   },
                   (e: unknown) => {
-                    if (stillShown(opening)) f.fromError(e, [field]);
-                    else alert(refused, [e instanceof ApiError ? e.message : errorMessage('INTERNAL')], UNTIL_CLOSED);
+                    // A second-factor prompt the operator cancelled is no error: the dialog stays as it was, for another try.
+                    if (stillShown(opening)) {
+                      if (!needsStepUp(e)) f.fromError(e, [field]);
+                    } else alert(refused, [e instanceof ApiError ? e.message : errorMessage('INTERNAL')], UNTIL_CLOSED);
                   },
                 )
                 .finally(() => setSending((n) => (n === opening ? null : n)));

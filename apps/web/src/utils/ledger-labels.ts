@@ -26,16 +26,18 @@ export const refTypeLabel = (type: string) => REF_TYPES[type] ?? type;
 export const ACCOUNT_KINDS = { wallet: 'Кошелёк игрока', cash: 'Касса', payout: 'Удержано на вывод', escrow: 'Коды (депонент)', fees: 'Комиссии' } as const;
 
 /**
- * A ledger account's key in words: `wallet:13:1` → «Кошелёк №13 · адена», `cash:1:2` → «Касса,
- * сервер 1 · монеты». A wallet's number is the wallet's own id, not its owner's (the key does not
- * name the owner; the account's page does); the others' is the game server's.
+ * A ledger account's key in words: `wallet:13:1` → «Кошелёк №13 · адена», `fees:1:1` → «Комиссии · Scryde x50 ·
+ * адена» with the game server's name from `servers` (the operators' server list the route holds), «Комиссии,
+ * сервер 1 · адена» while it is not known. A wallet's number is the wallet's own id, not its owner's (the key does
+ * not name the owner; the account's page does); the others' is the game server's.
  */
-export function accountKeyLabel(key: string): string {
+export function accountKeyLabel(key: string, servers: ReadonlyArray<{ id: number; name: string }> = []): string {
   const [kind, id, currency] = key.split(':');
   const name = ACCOUNT_KINDS[kind as keyof typeof ACCOUNT_KINDS];
   if (!name || !id) return key;
   const what = currency === '1' ? 'адена' : currency === '2' ? 'монеты' : null;
-  const where = kind === 'wallet' ? `Кошелёк №${id}` : `${name}, сервер ${id}`;
+  const server = servers.find((s) => String(s.id) === id)?.name;
+  const where = kind === 'wallet' ? `Кошелёк №${id}` : server ? `${name} · ${server}` : `${name}, сервер ${id}`;
   return what ? `${where} · ${what}` : where;
 }
 

@@ -124,6 +124,39 @@ describe('the audit log', () => {
     expect(new URL(users[0]!, 'http://localhost').searchParams.get('role')).toBe('admin');
   });
 
+  it('keeps «Что изменилось» at least 260 px wide, a date in one piece, and cuts only a long unbroken value', async () => {
+    // Walk finding: at 390 px the column got ~119 px and «03.12.2026, 15:24:28» split as «03.12.202 / 6».
+    await showLog([entry(1, 'user.vip_grant', { vip_until: '2026-12-03T12:24:28Z' }, { vip_until: '2026-12-04T12:24:28Z' })]);
+    const header = [...document.querySelectorAll('th')].find((th) => th.textContent === 'Что изменилось')!;
+    expect(getComputedStyle(header).minWidth).toBe('260px');
+    const list = document.querySelector('[data-testid="audit-row"] ul')!;
+    expect(getComputedStyle(list).overflowWrap).toBe('anywhere');
+    expect(getComputedStyle(list).wordBreak).not.toBe('break-word');
+    // The only break opportunity left in the line is around «→»: each date and its time are held by no-break spaces.
+    const text = list.querySelector('li')!.textContent!;
+    expect(text).toMatch(/^VIP до: \d{2}\.12\.2026,\u00a0\d{2}:24:28 → \d{2}\.12\.2026,\u00a0\d{2}:24:28$/);
+  });
+
+  it('names a user entry «Пользователь №id» with the name when known; other objects by «№» too', async () => {
+    // Walk finding: «Пользователь 3» with no name, where every other reference reads «№».
+    const asked = await showLog(
+      [
+        // Анна (id 1) made user 3 an operator: the operators list names them.
+        { ...entry(4, 'user.admin_grant', { admin: false }, { admin: true }), entity_id: '3' },
+        // The page's own author.
+        { ...entry(3, 'user.vip_grant', { vip_until: null }, { vip_until: '2026-12-04T12:24:28Z' }), entity_id: '1' },
+        // A player no list names.
+        { ...entry(2, 'user.vip_grant', { vip_until: null }, { vip_until: '2026-12-04T12:24:28Z' }), entity_id: '9' },
+        { ...entry(1, 'gamesserver.update', { name: 'Scryde x50', code_fee_bp: 300 }, { name: 'Scryde x50', code_fee_bp: 450 }), entity_type: 'gamesserver', entity_id: '2' },
+      ],
+      [{ id: 3, name: 'Борис', email: null }],
+    );
+    const objects = [...document.querySelectorAll('[data-testid="audit-row"]')].map((row) => row.querySelectorAll('td')[3]!.textContent);
+    expect(objects).toEqual(['Пользователь №3 · Борис', 'Пользователь №1 · Анна', 'Пользователь №9', 'Сервер №2 · Scryde x50']);
+    expect(document.querySelector('[data-testid="audit-row"] a')?.getAttribute('href')).toBe('/admin/users/3');
+    expect(asked.filter((u) => u.startsWith('/api/admin/users'))).toHaveLength(1);
+  });
+
   it('asks page 2 under the newest entry page 1 showed (before_id); another filter or page 1 again drops that anchor', async () => {
     history.replaceState(null, '', '/admin/audit');
     const asked: URLSearchParams[] = [];

@@ -51,7 +51,9 @@ function Changes({ e, names }: { e: AdminAuditEntry; names: OperatorNames }) {
   if (keys.length === 0) return <Typography color="textDisabled">без изменений</Typography>;
   const created = e.before === null;
   return (
-    <Box component="ul" sx={{ m: 0, pl: 2, fontSize: '0.875rem', wordBreak: 'break-word' }}>
+    // Words wrap at their spaces; only a long unbroken value (a URL, a token) is cut where it must. A date keeps
+    // its date and time together (auditValue), and the column never narrows below 260 px (the header's minWidth).
+    <Box component="ul" sx={{ m: 0, pl: 2, fontSize: '0.875rem', overflowWrap: 'anywhere' }}>
       {keys.slice(0, created ? 6 : 20).map((k) => (
         <li key={k}>
           {AUDIT_FIELDS[k] ?? <code>{k}</code>}: {created ? auditValue(e.entity_type, k, after[k], names) : `${auditValue(e.entity_type, k, before[k], names)} → ${auditValue(e.entity_type, k, after[k], names)}`}
@@ -62,11 +64,24 @@ function Changes({ e, names }: { e: AdminAuditEntry; names: OperatorNames }) {
   );
 }
 
-function entityLink(e: AdminAuditEntry) {
+/**
+ * «Пользователь №3 · Анна», «Сервер №2 · Scryde x50»: a number written as every other reference writes it, with the
+ * name the entry carries, or a user's from the page's operator names when the entry carries none.
+ */
+function entityLink(e: AdminAuditEntry, names: OperatorNames) {
   const named = (e.after ?? e.before) as { name?: unknown } | null;
-  const label = `${ENTITIES[e.entity_type] ?? e.entity_type} ${e.entity_id}${typeof named?.name === 'string' ? ` · ${named.name}` : ''}`;
+  const numeric = /^\d+$/.test(e.entity_id);
+  const name =
+    typeof named?.name === 'string' && named.name !== '' ? named.name : e.entity_type === 'user' && numeric ? names.get(Number(e.entity_id)) : undefined;
+  const label = `${ENTITIES[e.entity_type] ?? e.entity_type} ${numeric ? '№' : ''}${e.entity_id}${name ? ` · ${name}` : ''}`;
   if (e.entity_type === 'user') return <Link component={RouterLink} to={`/admin/users/${e.entity_id}`}>{label}</Link>;
   return label;
+}
+
+/** The users the entries are about who are or were operators (`admin` in before or after): the operators list names them. */
+function operatorUsersIn(entries: readonly AdminAuditEntry[]): number[] {
+  const isAdmin = (side: unknown) => typeof side === 'object' && side !== null && (side as { admin?: unknown }).admin === true;
+  return entries.filter((e) => e.entity_type === 'user' && /^\d+$/.test(e.entity_id) && (isAdmin(e.before) || isAdmin(e.after))).map((e) => Number(e.entity_id));
 }
 
 /** Every admin action: who, when, what, before and after. Read-only. */
@@ -89,7 +104,10 @@ export function AdminAuditLog() {
   const filtered = Boolean(f.admin_id || f.entity_type || f.entity_id || f.action);
   // Operators the entries hold by id, named from the page's own authors; the operators list only for the rest.
   const fromPage = useMemo(() => operatorNames(data?.data ?? []), [data]);
-  const unnamed = useMemo(() => operatorIdsIn(data?.data ?? []).some((id) => !fromPage.has(id)), [data, fromPage]);
+  const unnamed = useMemo(
+    () => [...operatorIdsIn(data?.data ?? []), ...operatorUsersIn(data?.data ?? [])].some((id) => !fromPage.has(id)),
+    [data, fromPage],
+  );
   const operators = useAuditOperators(unnamed);
   const names = useMemo(() => (operators.data ? operatorNames(data?.data ?? [], operators.data.data) : fromPage), [data, fromPage, operators.data]);
   return (
@@ -134,7 +152,7 @@ export function AdminAuditLog() {
                   <TableCell>Кто</TableCell>
                   <TableCell>Действие</TableCell>
                   <TableCell>Объект</TableCell>
-                  <TableCell sx={{ width: '40%' }}>Что изменилось</TableCell>
+                  <TableCell sx={{ width: '40%', minWidth: 260 }}>Что изменилось</TableCell>
                 </TableRow>
               </TableHead>
               <TableBody>
@@ -150,7 +168,7 @@ export function AdminAuditLog() {
                     <TableCell>
                       {auditActionLabel(e.action)}
                     </TableCell>
-                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{entityLink(e)}</TableCell>
+                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{entityLink(e, names)}</TableCell>
                     <TableCell>
                       <Changes e={e} names={names} />
                     </TableCell>

@@ -41,11 +41,14 @@ function limitsText(v: unknown): string | null {
   return parts.length > 0 ? parts.join('; ') : null;
 }
 
+/** «03.12.2026,\u00a015:24:28»: a date and its time held together by a no-break space, so a line never ends between them. */
+const dateText = (iso: string) => dateTime.format(new Date(iso)).replace(/\s/g, '\u00a0');
+
 /** Anything else: a list with commas, an object as «ключ: значение; …», never raw JSON. */
 function generic(v: unknown): string {
   if (v === null || v === undefined) return '—';
   if (typeof v === 'boolean') return v ? 'да' : 'нет';
-  if (typeof v === 'string') return ISO.test(v) ? dateTime.format(new Date(v)) : v;
+  if (typeof v === 'string') return ISO.test(v) ? dateText(v) : v;
   if (Array.isArray(v)) return v.length === 0 ? '—' : v.map(generic).join(', ');
   if (isRecord(v)) {
     const entries = Object.entries(v);

@@ -1,11 +1,12 @@
 // @vitest-environment happy-dom
-import type { AdminGamesserver } from '@adena/contract';
+import { type AdminGamesserver, GamesserverInputSchema } from '@adena/contract';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { answer, cleanup, settle, type } from '../../../test/dom';
 import { AdminServers } from './admin-servers';
+import { toForm, toInput } from './server-form-dialog';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -171,7 +172,7 @@ describe('the game servers screen', () => {
     await act(async () => button('Сохранить', formDialog()!).click());
     await settle();
     await act(async () => button('Взять новые', formDialog()!).click());
-    expect(field('Пополнение, адена: до').value).toBe('9000000000');
+    expect(field('Пополнение, адена: до').value).toBe('9ккк');
     expect(field('Вывод, адена: до').value).toBe('6ккк');
     refuse = false;
     await act(async () => button('Сохранить', formDialog()!).click());
@@ -206,5 +207,71 @@ describe('the game servers screen', () => {
     await act(async () => release(answer(422, { message: 'Проверьте поля', errors: { cashier_nick: ['Такой ник уже занят'] } })));
     await settle();
     expect(formDialog()!.textContent).toContain('Такой ник уже занят');
+  });
+
+  it('heads the display order «Порядок», not «№»: a new server’s 0 is not its number', async () => {
+    // Walk finding: a new server with order 0 showed «№ 0».
+    await open();
+    const heads = [...document.querySelectorAll('th')].map((th) => th.textContent);
+    expect(heads[0]).toBe('Порядок');
+    expect(heads).not.toContain('№');
+    expect(document.querySelector('[data-testid="admin-server-row"] td')?.textContent).toBe('0');
+  });
+
+  // Amounts shorthand can write, and ones it cannot (written in full), near 2^53 − 1 too.
+  const awkward: AdminGamesserver = {
+    ...server,
+    limits: {
+      input: { '1': { min: 1_000_000, max: 10_000_000_000 }, '2': { min: 1, max: 1_234_567 } },
+      output: { '1': { min: 1_000_001, max: Number.MAX_SAFE_INTEGER }, '2': { min: 10, max: 100_000 } },
+    },
+    min_nominal: 999_999,
+    standard_nominals: [1_000_000, 1_500_000, 2_250_000_000, 1_234_567, 999_999, 5_000_000_001, 9_007_199_250_000_000],
+    vip_price: 1_200,
+  };
+  const plain = (s: string) => s.replace(/\u00a0/g, ' ');
+
+  it('the edit form writes amounts as the list does: adena in shorthand, coins and inexact amounts grouped in full', async () => {
+    // Walk finding: «1000000, 5000000, 10000000» and «1000000000» in the form, «1кк» in the list.
+    await open({ listed: () => awkward });
+    await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Изменить Scryde x50"]')!.click());
+    const field = (label: string) => plain([...formDialog()!.querySelectorAll('input')].find((i) => i.closest('.MuiFormControl-root')?.querySelector('label')?.textContent?.startsWith(label))!.value);
+    expect(field('Стандартные номиналы')).toBe('1кк, 1,5кк, 2,25ккк, 1 234 567, 999 999, 5 000 000 001, 9 007 199,25ккк');
+    expect(field('Минимальный номинал')).toBe('999 999');
+    expect(field('Пополнение, адена: от')).toBe('1кк');
+    expect(field('Пополнение, адена: до')).toBe('10ккк');
+    expect(field('Вывод, адена: от')).toBe('1 000 001');
+    expect(field('Вывод, адена: до')).toBe('9 007 199 254 740 991');
+    expect(field('Пополнение, монеты: до')).toBe('1 234 567');
+    expect(field('Цена в монетах')).toBe('1 200');
+  });
+
+  it('reads back exactly what the form wrote: saved unchanged it sends nothing, one field changed sends the others as they were', async () => {
+    // The pure round trip: every field of the server, through the form's text and back.
+    const { id: _id, created_at: _c, updated_at: _u, ...fields } = awkward;
+    expect(GamesserverInputSchema.parse(toInput(toForm(awkward)))).toEqual(fields);
+    expect(GamesserverInputSchema.parse(toInput(toForm(server)))).toEqual(GamesserverInputSchema.parse({ ...server }));
+
+    const updates = await open({ listed: () => awkward, onUpdate: (body) => answer(200, { success: { ...awkward, ...(body as object) } }) });
+    const edit = () => act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Изменить Scryde x50"]')!.click());
+    await edit();
+    await act(async () => button('Сохранить', formDialog()!).click());
+    await settle();
+    expect(updates).toEqual([]);
+    expect(formDialog()).toBeNull();
+
+    // One coin limit changed: the limits go as a whole, every other one exactly as the server holds it.
+    await edit();
+    const field = (label: string) => [...formDialog()!.querySelectorAll('input')].find((i) => i.closest('.MuiFormControl-root')?.querySelector('label')?.textContent?.startsWith(label))!;
+    await act(async () => type(field('Вывод, монеты: от'), '20'));
+    await act(async () => type(field('Стандартные номиналы'), `${field('Стандартные номиналы').value}, 7кк`));
+    await act(async () => button('Сохранить', formDialog()!).click());
+    await settle();
+    expect(updates).toEqual([
+      {
+        limits: { ...awkward.limits, output: { ...awkward.limits.output, '2': { min: 20, max: 100_000 } } },
+        standard_nominals: [...awkward.standard_nominals, 7_000_000],
+      },
+    ]);
   });
 });

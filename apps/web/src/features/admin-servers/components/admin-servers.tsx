@@ -82,7 +82,8 @@ export function AdminServers({ onChanged }: { onChanged?: () => void }) {
           <Table size="small" aria-label="Игровые серверы">
             <TableHead>
               <TableRow>
-                <TableCell>№</TableCell>
+                {/* The display order (the form's «Порядок»), not the server's number: a new server's is 0. */}
+                <TableCell align="right">Порядок</TableCell>
                 <TableCell>Сервер</TableCell>
                 <TableCell>Кассир</TableCell>
                 <TableCell align="right">Комиссия / VIP</TableCell>
@@ -98,7 +99,7 @@ export function AdminServers({ onChanged }: { onChanged?: () => void }) {
             <TableBody>
               {data.map((s) => (
                 <TableRow key={s.id} data-testid="admin-server-row" sx={{ opacity: s.active ? 1 : 0.6 }}>
-                  <TableCell>{s.sort_order}</TableCell>
+                  <TableCell align="right">{s.sort_order}</TableCell>
                   <TableCell>
                     <b>{s.name}</b>
                     {!s.active && <Chip size="small" label="скрыт" sx={{ ml: 1 }} />}

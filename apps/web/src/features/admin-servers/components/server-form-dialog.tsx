@@ -10,6 +10,7 @@ import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
+import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { amountTooBig, parseAmount } from '../../../utils/parse-amount';
 import { useAdminGamesservers, useSaveGamesserver } from '../api/servers';
 import { amountHint } from '../utils/amount-hint';
@@ -38,8 +39,17 @@ interface FormState {
 }
 
 const EMPTY_LIMITS = { min: '', max: '' };
-function toForm(s: AdminGamesserver | null): FormState {
-  const lim = (d: Dir, c: Cur) => (s ? { min: String(s.limits[d][c].min), max: String(s.limits[d][c].max) } : EMPTY_LIMITS);
+const adena = formatShort;
+const coins = formatAmount;
+
+/**
+ * The form's text for a server (a new one's defaults for null). Amounts as the list writes them: adena in players'
+ * shorthand («1кк», «1,5ккк»), coins grouped («1 000»); one shorthand cannot write exactly is written in full
+ * (formatShort). toInput reads each back to the very same number (the round trip is tested).
+ */
+export function toForm(s: AdminGamesserver | null): FormState {
+  const show = (c: Cur) => (c === '1' ? adena : coins);
+  const lim = (d: Dir, c: Cur) => (s ? { min: show(c)(s.limits[d][c].min), max: show(c)(s.limits[d][c].max) } : EMPTY_LIMITS);
   const limits = {} as FormState['limits'];
   for (const [d, c] of LIMIT_ROWS) {
     limits[`${d}.${c}.min`] = lim(d, c).min;
@@ -52,9 +62,9 @@ function toForm(s: AdminGamesserver | null): FormState {
     cashier_nick: s?.cashier_nick ?? '',
     code_fee_bp: String(s?.code_fee_bp ?? 300),
     vip_code_fee_bp: String(s?.vip_code_fee_bp ?? 100),
-    min_nominal: s ? String(s.min_nominal) : '1кк',
-    standard_nominals: s ? s.standard_nominals.map(String).join(', ') : '',
-    vip_price: String(s?.vip_price ?? ''),
+    min_nominal: s ? adena(s.min_nominal) : '1кк',
+    standard_nominals: s ? s.standard_nominals.map(adena).join(', ') : '',
+    vip_price: s ? coins(s.vip_price) : '',
     vip_period_days: String(s?.vip_period_days ?? 30),
     limits,
   };
@@ -72,7 +82,8 @@ const nominalTexts = (text: string) =>
     .map((s) => s.trim())
     .filter(Boolean);
 
-function toInput(f: FormState): unknown {
+/** The form's text as the contract's input; an unreadable entry left as it is, for the schema to name. */
+export function toInput(f: FormState): unknown {
   const limit = (d: Dir, c: Cur) => ({ min: amount(f.limits[`${d}.${c}.min`]), max: amount(f.limits[`${d}.${c}.max`]) });
   return {
     name: f.name,

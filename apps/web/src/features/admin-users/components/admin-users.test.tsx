@@ -5,6 +5,7 @@ import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { answer, cleanup, mountWithQuery, settle, type } from '../../../test/dom';
 import { AdminUsers } from './admin-users';
+import { UserDetails } from './user-details';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -140,5 +141,38 @@ describe("the operators' user search", () => {
     await settle();
     expect(stale()).toBeNull();
     expect(rows()).toBe(2);
+  });
+
+  it('«К поиску» on a card opened from a search goes back to that search, not to an empty list', async () => {
+    // From the Chromium walk: /admin/users?q=igrok → a row → «К поиску» went to /admin/users with the field empty.
+    history.replaceState(null, '', '/admin/users?q=igrok&role=vip&page=2');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        const path = new URL(String(url), 'http://localhost').pathname;
+        if (path === '/api/admin/users/207') return answer(200, { user: user(207), wallets: [], requests: [], codes: [], ledger: [] });
+        return answer(200, { data: Array.from({ length: 20 }, (_, i) => user(200 + i)), total: 45 });
+      }),
+    );
+    ({ root } = await mountWithQuery(() => createElement(AdminUsers)));
+    await settle();
+    const link = [...document.querySelectorAll<HTMLAnchorElement>('[data-testid="admin-user-row"] a')].find((a) => a.textContent === 'Игрок 207')!;
+    const cardAddress = link.getAttribute('href')!;
+    expect(new URL(cardAddress, 'http://localhost').pathname).toBe('/admin/users/207');
+
+    // The card opens in place of the list (as a click on the row or its name does).
+    await act(async () => root!.unmount());
+    history.pushState(null, '', cardAddress);
+    ({ root } = await mountWithQuery(() => createElement(UserDetails, { id: 207, currentUserId: 1 })));
+    await settle();
+    const back = [...document.querySelectorAll('a')].find((a) => a.textContent === 'К поиску')!;
+    expect(back.getAttribute('href')).toBe('/admin/users?q=igrok&role=vip&page=2');
+
+    // A card reached from elsewhere (the audit log, a request) goes to the bare list.
+    await act(async () => root!.unmount());
+    history.pushState(null, '', '/admin/users/207');
+    ({ root } = await mountWithQuery(() => createElement(UserDetails, { id: 207, currentUserId: 1 })));
+    await settle();
+    expect([...document.querySelectorAll('a')].find((a) => a.textContent === 'К поиску')!.getAttribute('href')).toBe('/admin/users');
   });
 });

@@ -39,18 +39,45 @@ export function UserChips({ u }: { u: AdminUser }) {
 }
 
 const ROLES = ['admin', 'vip', 'blocked'] as const;
+const SEARCH_KEYS = ['q', 'role', 'page'] as const;
+const toUrl = (x: UserSearch) => ({ q: x.q, role: x.role, page: x.page > 1 ? x.page : undefined });
+
+/** `?q=…&role=…&page=…` of a search as its address says it, or '' for the bare list. */
+function searchString(x: UserSearch) {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(toUrl(x))) if (v !== undefined && v !== '') p.set(k, String(v));
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+/**
+ * The search a user's card was opened from, out of the card's own address (`useSearch()`, no «?»): the row's link
+ * carries it there, and «К поиску» goes back to the same search, filter and page rather than an empty list.
+ */
+export function searchBack(cardSearch: string) {
+  const from = new URLSearchParams(cardSearch);
+  const p = new URLSearchParams();
+  for (const k of SEARCH_KEYS) {
+    const v = from.get(k);
+    if (v) p.set(k, v);
+  }
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
 
 /** Search by email, phone, name, id, Telegram or Discord id; each row opens the user's card. */
 export function AdminUsers() {
   const [s, setS] = useFiltersInUrl<UserSearch>(
     (p) => ({ q: p.get('q') ?? '', role: oneOf(p.get('role'), ROLES), page: pageFromUrl(p.get('page')) }),
-    (x) => ({ q: x.q, role: x.role, page: x.page > 1 ? x.page : undefined }),
+    toUrl,
   );
   const [, navigate] = useLocation();
   const deferred = useDeferredValue(s);
   const users = useAdminUsers(deferred);
   const { data, isPending, isError, error, isPlaceholderData } = users;
   const set = (patch: Partial<UserSearch>) => setS((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
+  // A card opened from here carries the search in its address, for its «К поиску».
+  const cardOf = (u: AdminUser) => `/admin/users/${u.id}${searchString(s)}`;
   const pages = usePageInRange(data, USERS_PAGE_SIZE, deferred.page, (page) => set({ page }), isPlaceholderData);
   return (
     <Stack spacing={2} data-view="admin-users">
@@ -101,10 +128,10 @@ export function AdminUsers() {
                 {data.data.map((u) => (
                   // A click anywhere on the row opens the card; the name is the link (keyboard, a new tab). The row
                   // itself stays a <tr>: an <a> row put its cells outside any valid table structure.
-                  <TableRow key={u.id} hover onClick={() => navigate(`/admin/users/${u.id}`)} data-testid="admin-user-row" sx={{ cursor: 'pointer' }}>
+                  <TableRow key={u.id} hover onClick={() => navigate(cardOf(u))} data-testid="admin-user-row" sx={{ cursor: 'pointer' }}>
                     <TableCell>{u.id}</TableCell>
                     <TableCell>
-                      <Link component={RouterLink} to={`/admin/users/${u.id}`} onClick={(e: React.MouseEvent) => e.stopPropagation()}>
+                      <Link component={RouterLink} to={cardOf(u)} onClick={(e: React.MouseEvent) => e.stopPropagation()}>
                         {u.name || 'без имени'}
                       </Link>
                     </TableCell>

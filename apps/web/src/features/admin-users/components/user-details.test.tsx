@@ -287,3 +287,174 @@ describe('a card whose re-read fails', () => {
     expect(blocks).toEqual([{ reason: 'мошенничество' }]);
   });
 });
+
+describe('focus after an action that swaps or removes the card’s button, for an operator working by keyboard', () => {
+  // From the Chromium walk: «Заблокировать» became «Разблокировать» under the dialog, MUI gave focus back to the removed
+  // button, and the next Tab started from the admin menu.
+  let root: Root | null = null;
+  let dropping: MutationObserver | null = null;
+  afterEach(async () => {
+    dropping?.disconnect();
+    dropping = null;
+    await cleanup(root);
+    root = null;
+    useUi.setState({ dialog: { name: 'none' } });
+    useStepUp.setState({ prompt: null });
+  });
+
+  /** A card the server changes as asked; a focused button that becomes disabled loses focus to <body>, as in Chromium. */
+  async function card(start: AdminUser) {
+    let shown = start;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        if (init?.method === 'POST') {
+          if (url.endsWith('/block')) shown = { ...shown, blocked_at: '2026-11-28T00:00:00Z' };
+          else if (url.endsWith('/unblock')) shown = { ...shown, blocked_at: null };
+          else if (url.endsWith('/two_factor_off')) shown = { ...shown, two_factor: false };
+          else throw new Error(`unexpected ${url}`);
+          return answer(200, { success: shown });
+        }
+        if (url === `/api/admin/users/${start.id}`) return answer(200, { user: shown, wallets: [], requests: [], codes: [], ledger: [] });
+        throw new Error(`unexpected ${url}`);
+      }),
+    );
+    dropping = new MutationObserver(() => {
+      if ((document.activeElement as HTMLButtonElement | null)?.disabled) document.body.focus();
+    });
+    dropping.observe(document.body, { subtree: true, attributes: true, attributeFilter: ['disabled'] });
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(UserDetails, { id: start.id, currentUserId: 1 }))));
+    await settle();
+  }
+  const press = async (b: HTMLButtonElement | undefined) => {
+    expect(b).toBeDefined();
+    await act(async () => {
+      b!.focus();
+      b!.click();
+    });
+    await settle();
+  };
+  const typeReason = (testId: string, text: string) =>
+    act(async () => {
+      const input = document.querySelector(`[data-testid="${testId}"] textarea:not([readonly])`) as HTMLTextAreaElement;
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(input, text);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+  /** Long enough for a dialog's closing transition to end and the page to drop it. */
+  const dialogGone = () => act(async () => new Promise((r) => setTimeout(r, 400)));
+  const inDialog = (testId: string) => document.querySelector(`[data-testid="${testId}"]`)!;
+  const focused = () => (document.activeElement === document.body ? 'body' : document.activeElement?.textContent);
+
+  it('a block moves focus to «Разблокировать», and the unblock after it back to «Заблокировать»', async () => {
+    await card({ ...user, blocked_at: null });
+    await press(button('Заблокировать'));
+    await typeReason('block-dialog', 'мошенничество');
+    await press(button('Заблокировать', inDialog('block-dialog')));
+    await settle();
+    await dialogGone();
+    expect(button('Заблокировать')).toBeUndefined();
+    expect(focused()).toBe('Разблокировать');
+
+    await press(button('Разблокировать'));
+    await press(button('Разблокировать', inDialog('unblock-dialog')));
+    await settle();
+    await dialogGone();
+    expect(button('Разблокировать')).toBeUndefined();
+    expect(focused()).toBe('Заблокировать');
+  });
+
+  it('the TOTP rescue, whose button leaves with nothing in its place, moves focus to the next button along', async () => {
+    await card({ ...user, blocked_at: null, two_factor: true });
+    await press(button('Отключить вход с кодом'));
+    await typeReason('two-factor-off-dialog', 'владелец подтвердил по видео');
+    await press(button('Отключить', inDialog('two-factor-off-dialog')));
+    await settle();
+    await dialogGone();
+    expect(button('Отключить вход с кодом')).toBeUndefined();
+    expect(focused()).toBe('Заблокировать');
+  });
+});
+
+describe('a step-up prompt the operator cancels', () => {
+  // From the Chromium walk: «Отмена» in «Подтвердите действие» opened a red alert «Пользователь «Борис» не
+  // разблокирован — Подтвердите действие кодом…» (and «…не стал администратором»), and the TOTP rescue's dialog
+  // showed the server's «Подтвердите действие кодом» in red. The player's side says nothing for a cancelled prompt.
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+    useUi.setState({ dialog: { name: 'none' } });
+    useStepUp.setState({ prompt: null });
+  });
+
+  const STEP_UP = 'Подтвердите действие кодом из приложения-аутентификатора';
+  async function card(start: AdminUser) {
+    const calls: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        if (init?.method === 'POST' || init?.method === 'PUT' || init?.method === 'PATCH') {
+          calls.push(url);
+          return answer(403, { message: STEP_UP, two_factor_required: true });
+        }
+        if (url === `/api/admin/users/${start.id}`) return answer(200, { user: start, wallets: [], requests: [], codes: [], ledger: [] });
+        throw new Error(`unexpected ${url}`);
+      }),
+    );
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(UserDetails, { id: start.id, currentUserId: 1 }))));
+    await settle();
+    return calls;
+  }
+  const cancelPrompt = async () => {
+    expect(useStepUp.getState().prompt).not.toBeNull();
+    await act(async () => useStepUp.getState().answer(null));
+    await settle();
+  };
+  const dialog = (testId: string) => document.querySelector(`[data-testid="${testId}"]`);
+
+  it('«Разблокировать» → «Отмена»: no red alert, the unblock dialog stays for another try', async () => {
+    const calls = await card({ ...user, admin: true, two_factor: true });
+    await act(async () => button('Разблокировать').click());
+    await act(async () => button('Разблокировать', dialog('unblock-dialog')!).click());
+    await settle();
+    await cancelPrompt();
+    expect(calls).toEqual([`/api/admin/users/${user.id}/unblock`]);
+    expect(useUi.getState().dialog).toEqual({ name: 'none' });
+    expect(dialog('unblock-dialog')?.textContent).toContain('Разблокировать администратора «Нарушитель»?');
+  });
+
+  it('«Сделать админом» → «Отмена»: no red alert', async () => {
+    await card({ ...user, blocked_at: null });
+    await act(async () => button('Сделать админом').click());
+    await settle();
+    await act(async () => button('Сделать').click());
+    await settle();
+    await cancelPrompt();
+    expect(useUi.getState().dialog).toEqual({ name: 'none' });
+    expect(document.querySelector('[role="dialog"]')?.textContent).toContain('Сделать администратором?');
+  });
+
+  it('«Отключить вход с кодом» → «Отмена»: no red error in the dialog, which keeps the typed reason', async () => {
+    await card({ ...user, blocked_at: null, two_factor: true });
+    await act(async () => button('Отключить вход с кодом').click());
+    const field = () => dialog('two-factor-off-dialog')!.querySelector('textarea:not([readonly])') as HTMLTextAreaElement;
+    await act(async () => {
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(field(), 'владелец подтвердил по видео');
+      field().dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await act(async () => button('Отключить', dialog('two-factor-off-dialog')!).click());
+    await settle();
+    await cancelPrompt();
+    expect(useUi.getState().dialog).toEqual({ name: 'none' });
+    expect(dialog('two-factor-off-dialog')?.textContent).not.toContain(STEP_UP);
+    expect(dialog('two-factor-off-dialog')?.querySelector('.MuiAlert-root, .Mui-error')).toBeNull();
+    expect(field().value).toBe('владелец подтвердил по видео');
+    expect(button('Отключить', dialog('two-factor-off-dialog')!).disabled).toBe(false);
+  });
+});

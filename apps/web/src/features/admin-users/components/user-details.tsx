@@ -14,13 +14,14 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import Typography from '@mui/material/Typography';
 import { type ReactNode, useEffect, useState } from 'react';
-import { Link as RouterLink } from 'wouter';
+import { Link as RouterLink, useSearch } from 'wouter';
+import { useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
 import { ApiError } from '../../../lib/api-client';
 import { cancelStepUp } from '../../../lib/step-up';
 import { formatAmount } from '../../../utils/format-amount';
 import { amountText, currencyWord } from '../../../utils/plural';
 import { useAdminUser, userCardTag } from '../api/users';
-import { UserChips } from './admin-users';
+import { searchBack, UserChips } from './admin-users';
 import { AdminRoleDialog, BlockDialog, TwoFactorOffDialog, UnblockDialog, VipDialog } from './user-dialogs';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 import { RefreshFailed } from '../../../components/load-failed';
@@ -96,6 +97,11 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
   const [dialog, setDialog] = useState<'block' | 'stolen' | 'unblock' | 'vip' | 'admin' | 'two-factor' | null>(null);
   // The operator's code asked for an action on this player is not asked over another player's card.
   useEffect(() => () => cancelStepUp(userCardTag(id)), [id]);
+  // A block, an unblock or a TOTP rescue takes away the button that opened its dialog: focus goes to the one that
+  // takes its place, not to the page's top (README «Keyboard and screen-reader users keep their place»).
+  const focusFrom = useFocusAfterRemoval('admin-user-actions', { busy: dialog !== null });
+  // The search the card was opened from (its row's link carries it): «К поиску» goes back to it.
+  const search = useSearch();
 
   if (isPending) return <Skeleton variant="rounded" height={320} />;
   // Only with nothing read is the error all there is: a failed re-read keeps the card, an open dialog and its reason.
@@ -109,7 +115,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
     <Stack spacing={3} data-view="admin-user">
       {isError && <RefreshFailed query={card} testId="user-stale" />}
       <div>
-        <Button component={RouterLink} to="/admin/users" startIcon={<ArrowBack />} size="small" sx={{ mb: 1 }}>
+        <Button component={RouterLink} to={`/admin/users${searchBack(search)}`} startIcon={<ArrowBack />} size="small" sx={{ mb: 1 }}>
           К поиску
         </Button>
         <Stack direction={{ xs: 'column', md: 'row' }} spacing={2} sx={{ justifyContent: 'space-between' }}>
@@ -130,7 +136,14 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
               {user.blocked_at && ` · заблокирован ${dateTime.format(new Date(user.blocked_at))}`}
             </Typography>
           </Stack>
-          <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap', alignItems: 'flex-start' }}>
+          <Stack
+            direction="row"
+            spacing={1}
+            useFlexGap
+            sx={{ flexWrap: 'wrap', alignItems: 'flex-start' }}
+            data-focus-row="admin-user-actions"
+            data-focus-key={user.id}
+          >
             <Button variant="outlined" disabled={self} onClick={() => setDialog('vip')}>
               {user.vip ? 'VIP…' : 'Выдать VIP'}
             </Button>
@@ -138,21 +151,21 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
               {user.admin ? 'Снять админа' : 'Сделать админом'}
             </Button>
             {user.two_factor && !self && (
-              <Button variant="outlined" color="warning" onClick={() => setDialog('two-factor')}>
+              <Button variant="outlined" color="warning" onClick={() => setDialog('two-factor')} data-focus-action="two-factor">
                 Отключить вход с кодом
               </Button>
             )}
             {user.blocked_at ? (
               <>
-                <Button variant="outlined" color="error" onClick={() => setDialog('stolen')}>
+                <Button variant="outlined" color="error" onClick={() => setDialog('stolen')} data-focus-action="stolen">
                   Аккаунт угнан…
                 </Button>
-                <Button variant="contained" onClick={() => setDialog('unblock')}>
+                <Button variant="contained" onClick={() => setDialog('unblock')} data-focus-action="unblock">
                   Разблокировать
                 </Button>
               </>
             ) : (
-              <Button variant="contained" color="error" disabled={self} onClick={() => setDialog('block')}>
+              <Button variant="contained" color="error" disabled={self} onClick={() => setDialog('block')} data-focus-action="block">
                 Заблокировать
               </Button>
             )}
@@ -287,12 +300,19 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
         {ledger.length === 0 ? <Empty text="Движений нет." /> : <EntriesTable entries={ledger} />}
       </Section>
 
-      <BlockDialog user={user} open={dialog === 'block'} onClose={() => setDialog(null)} />
+      <BlockDialog user={user} open={dialog === 'block'} onClose={() => setDialog(null)} focus={() => focusFrom(user.id, 'block', 'unblock')} />
       <BlockDialog user={user} stolen open={dialog === 'stolen'} onClose={() => setDialog(null)} />
-      <UnblockDialog user={user} open={dialog === 'unblock'} onClose={() => setDialog(null)} />
+      <UnblockDialog user={user} open={dialog === 'unblock'} onClose={() => setDialog(null)} focus={() => focusFrom(user.id, 'unblock', 'block')} />
+      {/* VIP and the admin role keep their button (only its text changes): MUI gives focus back to it. */}
       {dialog === 'vip' && <VipDialog user={user} open onClose={() => setDialog(null)} />}
       <AdminRoleDialog user={user} open={dialog === 'admin'} onClose={() => setDialog(null)} />
-      <TwoFactorOffDialog user={user} open={dialog === 'two-factor'} onClose={() => setDialog(null)} />
+      {/* The rescue's button leaves with nothing in its place: focus goes to the next one along. */}
+      <TwoFactorOffDialog
+        user={user}
+        open={dialog === 'two-factor'}
+        onClose={() => setDialog(null)}
+        focus={() => focusFrom(user.id, 'two-factor', user.blocked_at ? 'stolen' : 'block')}
+      />
     </Stack>
   );
 }

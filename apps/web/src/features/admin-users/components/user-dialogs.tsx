@@ -8,7 +8,9 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useEffect, useRef, useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
+import type { FocusSpot } from '../../../hooks/use-focus-after-removal';
 import { useFormErrors } from '../../../hooks/use-form-errors';
+import { needsStepUp } from '../../../lib/step-up';
 import { UNTIL_CLOSED, useUi } from '../../../lib/ui-store';
 import { useUserActions } from '../api/users';
 import { ReasonDialog } from '../../../components/reason-dialog';
@@ -42,6 +44,19 @@ function useStillShown(open: boolean) {
   return () => shown.current.mounted && shown.current.open;
 }
 
+/**
+ * `focus`: called as the action starts, when its success takes away the card's button that opened the dialog
+ * («Заблокировать» becomes «Разблокировать»): focus goes to the one that takes its place (useFocusAfterRemoval),
+ * not to the page's top.
+ */
+type Focus = { focus?(): FocusSpot };
+
+/**
+ * A step-up prompt the operator cancelled with the dialog still on screen is no error: the dialog stays, with what
+ * was typed, for another try. A prompt withdrawn because the card was left is still said (the dialog is gone).
+ */
+const cancelledHere = (e: unknown, stillShown: () => boolean) => needsStepUp(e) && stillShown();
+
 const STOLEN_LEFTOVERS = 'ключи продавца, ключи доступа (passkeys), вебхук и чат Telegram для уведомлений';
 // The server also unlinks a Discord account linked by email and closes linking by email for good: undoing
 // that takes support editing the database, so the operator is told before confirming.
@@ -51,7 +66,7 @@ const DISCORD_BY_EMAIL = 'Discord, привязанный по почте (и п
  * Blocks a user; «Аккаунт угнан» also removes what a thief could have left behind, so an unblock does
  * not bring it back. `stolen`: the user is blocked already and the operator has learned it was stolen.
  */
-export function BlockDialog({ user, open, onClose, stolen: alreadyBlocked = false }: { user: AdminUser; open: boolean; onClose(): void; stolen?: boolean }) {
+export function BlockDialog({ user, open, onClose, stolen: alreadyBlocked = false, focus }: { user: AdminUser; open: boolean; onClose(): void; stolen?: boolean } & Focus) {
   const { block } = useUserActions(user.id);
   const showSnackbar = useUi((s) => s.showSnackbar);
   const [ticked, setTicked] = useState(false);
@@ -81,23 +96,31 @@ export function BlockDialog({ user, open, onClose, stolen: alreadyBlocked = fals
       }
       confirmLabel={alreadyBlocked ? 'Удалить' : 'Заблокировать'}
       danger
-      submit={(reason) =>
-        block.mutateAsync({ reason, revokeKeys: stolen }).then(() => {
-          setTicked(false);
-          showSnackbar(
-            alreadyBlocked
-              ? `Ключи угнанного аккаунта ${userLabel(user)} удалены`
-              : stolen
-                ? `${userSubject(user)} заблокирован, его сеансы завершены, ключи удалены`
-                : `${userSubject(user)} заблокирован, его сеансы завершены`,
-          );
-        })
-      }
+      submit={(reason) => {
+        const spot = focus?.();
+        return block.mutateAsync({ reason, revokeKeys: stolen }).then(
+          () => {
+            setTicked(false);
+            showSnackbar(
+              alreadyBlocked
+                ? `Ключи угнанного аккаунта ${userLabel(user)} удалены`
+                : stolen
+                  ? `${userSubject(user)} заблокирован, его сеансы завершены, ключи удалены`
+                  : `${userSubject(user)} заблокирован, его сеансы завершены`,
+            );
+            spot?.done();
+          },
+          (e: unknown) => {
+            spot?.back();
+            throw e;
+          },
+        );
+      }}
     />
   );
 }
 
-export function UnblockDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
+export function UnblockDialog({ user, open, onClose, focus }: { user: AdminUser; open: boolean; onClose(): void } & Focus) {
   const { unblock } = useUserActions(user.id);
   const alert = useUi((s) => s.alert);
   const showSnackbar = useUi((s) => s.showSnackbar);
@@ -117,15 +140,20 @@ export function UnblockDialog({ user, open, onClose }: { user: AdminUser; open: 
           <Button
             variant="contained"
             disabled={unblock.isPending}
-            onClick={() =>
+            onClick={() => {
+              const spot = focus?.();
               unblock.mutateAsync({ about: `${operator ? 'Разблокировать администратора' : 'Разблокировать пользователя'} ${userRef(user)}` }).then(
                 () => {
                   showSnackbar(`${who} разблокирован`);
+                  spot?.done();
                   if (stillShown()) onClose();
                 },
-                (e: Error) => alert(`${who} не разблокирован`, [e.message], UNTIL_CLOSED),
-              )
-            }
+                (e: Error) => {
+                  spot?.back();
+                  if (!cancelledHere(e, stillShown)) alert(`${who} не разблокирован`, [e.message], UNTIL_CLOSED);
+                },
+              );
+            }}
           >
             Разблокировать
           </Button>
@@ -141,7 +169,7 @@ export function UnblockDialog({ user, open, onClose }: { user: AdminUser; open: 
   );
 }
 
-export function TwoFactorOffDialog({ user, open, onClose }: { user: AdminUser; open: boolean; onClose(): void }) {
+export function TwoFactorOffDialog({ user, open, onClose, focus }: { user: AdminUser; open: boolean; onClose(): void } & Focus) {
   const { twoFactorOff } = useUserActions(user.id);
   const showSnackbar = useUi((s) => s.showSnackbar);
   return (
@@ -155,11 +183,19 @@ export function TwoFactorOffDialog({ user, open, onClose }: { user: AdminUser; o
       label="Причина и как проверен владелец"
       confirmLabel="Отключить"
       danger
-      submit={(reason) =>
-        twoFactorOff
-          .mutateAsync({ reason, about: `Отключить вход с кодом для ${userRef(user)}` })
-          .then(() => showSnackbar(`Вход с кодом для ${userLabel(user)} отключён, его сеансы завершены`))
-      }
+      submit={(reason) => {
+        const spot = focus?.();
+        return twoFactorOff.mutateAsync({ reason, about: `Отключить вход с кодом для ${userRef(user)}` }).then(
+          () => {
+            showSnackbar(`Вход с кодом для ${userLabel(user)} отключён, его сеансы завершены`);
+            spot?.done();
+          },
+          (e: unknown) => {
+            spot?.back();
+            throw e;
+          },
+        );
+      }}
     />
   );
 }
@@ -269,7 +305,9 @@ export function AdminRoleDialog({ user, open, onClose }: { user: AdminUser; open
                   showSnackbar(grant ? `${userSubject(user)} теперь администратор` : `${userSubject(user)} больше не администратор`);
                   if (stillShown()) onClose();
                 },
-                (e: Error) => alert(grant ? `${userSubject(user)} не стал администратором` : `Права администратора у пользователя ${who} не сняты`, [e.message], UNTIL_CLOSED),
+                (e: Error) => {
+                  if (!cancelledHere(e, stillShown)) alert(grant ? `${userSubject(user)} не стал администратором` : `Права администратора у пользователя ${who} не сняты`, [e.message], UNTIL_CLOSED);
+                },
               )
             }
           >
