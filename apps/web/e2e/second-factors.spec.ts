@@ -94,6 +94,36 @@ describe('second factors in the browser', () => {
     await context.close();
   });
 
+  it('new recovery codes from the profile for a code from the app; one of them then signs in (screenshots at 390 px, dark)', async () => {
+    const u = await playerWithPassword({ totp: true, name: 'Игрок Коды' });
+    const { context, page } = await openAs(u.token, '/profile', { width: 390, colorScheme: 'dark' });
+    await page.getByRole('button', { name: 'Новые резервные коды' }).click();
+    const dialog = page.getByTestId('new-recovery-codes-dialog');
+    await dialog.getByLabel('Код из приложения или резервный').fill(codeAt(TEST_TOTP_SECRET));
+    // The screenshot once the dialog has faded in (no assertion waits on it).
+    await page.waitForTimeout(400);
+    await page.screenshot({ path: join(SCREENSHOTS, 'new-recovery-codes-390-dark.png') });
+    await dialog.getByRole('button', { name: 'Получить' }).click();
+    const codes = page.getByTestId('recovery-codes');
+    await codes.waitFor();
+    const fresh = (await codes.locator('li').allTextContents()).map((c) => c.trim());
+    expect(fresh).toHaveLength(10);
+    await page.screenshot({ path: join(SCREENSHOTS, 'new-recovery-codes-shown-390-dark.png') });
+    // A tap beside the dialog does not lose them.
+    await page.mouse.click(5, 5);
+    expect(await codes.isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Коды сохранены' }).click();
+    await codes.waitFor({ state: 'detached' });
+
+    await signInWithPassword(page, u.email!);
+    await page.waitForURL('**/auth/two_factor');
+    await page.getByTestId('two-factor-code').fill(fresh[3]!);
+    await page.getByRole('button', { name: 'Подтвердить' }).click();
+    await page.waitForURL(`${origin}/`);
+    expect(await page.evaluate(() => localStorage.getItem('access_token'))).toBeTruthy();
+    await context.close();
+  });
+
   it('a withdrawal asks for the code in the same dialog and goes through with it', async () => {
     const sid = await firstServerId(db());
     const u = await createUser(db(), { totp: true });

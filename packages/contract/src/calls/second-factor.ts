@@ -71,6 +71,16 @@ export const twoFactorDisable = defineCall({
   body: z.object({ code: SecondFactorCodeSchema }),
   response: z.object({ enabled: z.literal(false) }),
 });
+/**
+ * Beyond PRODUCT.md: a current code from the app, or an unused recovery code, replaces the recovery codes with
+ * ten new ones (the old ones, used or lost, stop working); the answer shows them once, as /2fa/enable's does.
+ */
+export const twoFactorRecoveryCodes = defineCall({
+  method: 'POST',
+  path: '/api/2fa/recovery_codes',
+  body: z.object({ code: SecondFactorCodeSchema }),
+  response: z.object({ recovery_codes: z.array(z.string()) }),
+});
 export const twoFactorVerify = defineCall({
   method: 'POST',
   path: '/api/2fa/verify',

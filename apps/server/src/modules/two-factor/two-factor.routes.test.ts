@@ -322,6 +322,49 @@ describe.each(DB_KINDS)('TOTP on %s', (kind) => {
     expect(list.statusCode).toBe(200);
   });
 
+  it('new recovery codes for a code: the old ones stop working, the new sign in once; a wrong code or TOTP off changes nothing', async () => {
+    const p = await withTotp();
+    const codesOf = async () => (await db.kysely.selectFrom('recovery_codes').select('code_hash').where('user_id', '=', p.user.id).execute()).map((r) => r.code_hash).sort();
+    const before = await codesOf();
+    const wrong = await post('/api/2fa/recovery_codes', { code: codeAt(p.secret, 120) }, { token: p.access_token });
+    expect(wrong.statusCode).toBe(422);
+    expect(wrong.json().errors.code).toEqual(['Неверный код. Возьмите новый код из приложения']);
+    expect(await codesOf()).toEqual(before);
+    expect((await post('/api/2fa/recovery_codes', {}, { token: p.access_token })).statusCode).toBe(422);
+    expect((await post('/api/2fa/recovery_codes', { code: codeAt(p.secret) })).statusCode).toBe(401);
+
+    // A recovery code itself may ask for the new list (the player used most of them); it is spent with the old ones.
+    const renewed = await post('/api/2fa/recovery_codes', { code: p.recovery[0] }, { token: p.access_token });
+    expect(renewed.statusCode).toBe(200);
+    const fresh: string[] = renewed.json().recovery_codes;
+    expect(fresh).toHaveLength(10);
+    expect(new Set(fresh).size).toBe(10);
+    expect(fresh.some((c) => p.recovery.includes(c))).toBe(false);
+    const after = await codesOf();
+    expect(after).toHaveLength(10);
+    expect(after.some((h) => before.includes(h))).toBe(false);
+
+    const signIn = async (code: string) => {
+      const token = (await post('/api/login', { email: p.email, password: PASSWORD })).json().two_factor_token;
+      return (await post('/api/2fa/verify', { two_factor_token: token, code })).statusCode;
+    };
+    expect(await signIn(p.recovery[1]!)).toBe(422);
+    expect(await signIn(fresh[0]!)).toBe(200);
+    expect(await signIn(fresh[0]!)).toBe(422);
+    // The same code from the app does not ask twice (one use per step).
+    await forgetLastStep(p.user.id);
+    const code = codeAt(p.secret);
+    expect((await post('/api/2fa/recovery_codes', { code }, { token: p.access_token })).statusCode).toBe(200);
+    expect((await post('/api/2fa/recovery_codes', { code }, { token: p.access_token })).statusCode).toBe(422);
+
+    const other = await withTotp();
+    expect((await post('/api/2fa/recovery_codes', { code: other.recovery[0] }, { token: p.access_token })).statusCode).toBe(422);
+    expect((await post('/api/2fa/disable', { code: other.recovery[1] }, { token: other.access_token })).statusCode).toBe(200);
+    const off = await post('/api/2fa/recovery_codes', { code: other.recovery[2] }, { token: other.access_token });
+    expect(off.statusCode).toBe(409);
+    expect(off.json().message).toBe('Вход с кодом не включён');
+  });
+
   it('turns off with a code or a recovery code; a wrong one changes nothing', async () => {
     const p = await withTotp();
     const wrong = await post('/api/2fa/disable', { code: codeAt(p.secret, 120) }, { token: p.access_token });

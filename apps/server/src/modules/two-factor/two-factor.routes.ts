@@ -1,4 +1,4 @@
-import { twoFactorDisable, twoFactorEnable, twoFactorSetup, twoFactorVerify } from '@adena/contract';
+import { twoFactorDisable, twoFactorEnable, twoFactorRecoveryCodes, twoFactorSetup, twoFactorVerify } from '@adena/contract';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { clientOf, requireSignedIn } from '../../plugins/auth';
@@ -18,6 +18,11 @@ export const twoFactorRoutes =
     );
     app.post(twoFactorDisable.path, { ...authFirst, schema: { body: twoFactorDisable.body, response: { 200: twoFactorDisable.response } } }, async (request) =>
       twoFactor.disable(await requireSignedIn(request), request.body.code),
+    );
+    app.post(
+      twoFactorRecoveryCodes.path,
+      { ...authFirst, schema: { body: twoFactorRecoveryCodes.body, response: { 200: twoFactorRecoveryCodes.response } } },
+      async (request) => twoFactor.newRecoveryCodes(await requireSignedIn(request), request.body.code),
     );
     app.post(twoFactorVerify.path, { schema: { body: twoFactorVerify.body, response: { 200: twoFactorVerify.response } } }, (request) =>
       twoFactor.verify(clientOf(request), request.body.two_factor_token, request.body.code),

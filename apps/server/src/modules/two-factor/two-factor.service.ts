@@ -255,6 +255,38 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     },
 
     /**
+     * POST /2fa/recovery_codes (beyond PRODUCT.md): a current code, or an unused recovery code, replaces the recovery
+     * codes with ten new ones; the old list (used up, or lost with the paper it was on) stops working. Under the user's
+     * row, as every use of a code: two calls at once take turns, each code used once, the later list replacing the
+     * earlier. A session ended meanwhile (a block, a logout) gets 401; TOTP turned off meanwhile, 409. A wrong code counts
+     * as one.
+     */
+    async newRecoveryCodes(caller: SessionCaller, code: string) {
+      const userId = caller.user.id;
+      const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
+      const tries = await limiter.take([[await codeKey(userId, caller), CODE_FAILURES_PER_USER]]);
+      let wrong = false;
+      try {
+        await repo.transaction(db, async (trx) => {
+          await repo.holdUser(trx, userId);
+          if (!(await sessionStillLive(trx, caller))) throw new AppError('UNAUTHENTICATED');
+          const secret = (await repo.totpState(trx, userId))?.totp_secret;
+          if (!secret) throw new AppError('CONFLICT', { message: T.notOn });
+          if (!(await useCode(trx, userId, secret, code))) {
+            wrong = true;
+            throw fieldError('code', T.wrongCode);
+          }
+          await repo.replaceRecoveryCodes(trx, userId, codes.map((c) => recoveryHash(userId, c)));
+        });
+      } catch (err) {
+        if (!wrong) await tries.giveBack();
+        throw err;
+      }
+      await tries.giveBack().catch(() => {});
+      return { recovery_codes: codes };
+    },
+
+    /**
      * A sign-in that asks for the second factor (password, phone, Discord, reset): with TOTP on,
      * the token of a pending sign-in instead of a session. `linkDiscordId` waits with it and is
      * linked by the good code; the caller links at once a user without TOTP, who is not asked.

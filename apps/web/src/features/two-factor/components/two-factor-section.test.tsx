@@ -153,4 +153,53 @@ describe("the profile's TOTP setup dialog", () => {
     await settle();
     expect(document.querySelector('[role="dialog"] [role="alert"]')?.textContent).toBe('Слишком много попыток. Попробуйте через 15 мин');
   });
+  it('«Новые резервные коды»: a wrong code is said under the field; the new codes stay on screen until «Коды сохранены»', async () => {
+    const sent: string[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        const path = new URL(String(url), 'http://localhost').pathname;
+        if (path === '/api/user') return answer(200, playerUser(true));
+        if (path === '/api/2fa/recovery_codes') {
+          const { code } = JSON.parse(String(init?.body));
+          sent.push(code);
+          if (code !== 'abcde12345') return answer(422, { message: 'Проверьте поля', errors: { code: ['Неверный код. Возьмите новый код из приложения'] } });
+          return answer(200, { recovery_codes: ['new11-aaaaa', 'new22-bbbbb'] });
+        }
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+    ({ root } = await mountWithQuery(() => createElement(TwoFactorSection)));
+    await settle();
+    await act(async () => button('Новые резервные коды')!.click());
+    await settle();
+    const input = () => document.querySelector('[data-testid="new-recovery-codes-dialog"] input') as HTMLInputElement;
+    const submit = () => act(async () => document.getElementById('new-recovery-codes-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
+    await act(async () => type(input(), '654321'));
+    await submit();
+    await settle();
+    expect(document.querySelector('[role="dialog"]')?.textContent).toContain('Неверный код. Возьмите новый код из приложения');
+    expect(codes()).toBeNull();
+    // A recovery code typed on the Russian layout, with its dash, reads as the Latin keys it was typed with.
+    await act(async () => type(input(), 'фисву-12345'));
+    await submit();
+    await settle();
+    expect(sent).toEqual(['654321', 'abcde12345']);
+    expect(codes()?.textContent).toContain('new11-aaaaa');
+
+    await act(async () => backdrop().click());
+    await act(async () => document.querySelector('[role="dialog"]')!.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true })));
+    await act(async () => void closeTopDialog());
+    await settle();
+    expect(codes()).not.toBeNull();
+    await act(async () => button('Коды сохранены')!.click());
+    // Gone once the dialog has faded out.
+    await act(() => new Promise((r) => setTimeout(r, 500)));
+    expect(codes()).toBeNull();
+    // Opened again, it starts from the code field, not from the codes of the last time.
+    await act(async () => button('Новые резервные коды')!.click());
+    await settle();
+    expect(codes()).toBeNull();
+    expect(input().value).toBe('');
+  });
 });

@@ -17,12 +17,13 @@ import { userQueryOptions, useUser } from '../../../lib/session';
 import { useBackClosesDialog } from '../../../lib/telegram-back';
 import { latinKeys } from '../../../lib/keyboard-layout';
 import { twoFactorDisableBody, useTwoFactorDisable } from '../api/two-factor-disable';
+import { NewRecoveryCodesDialog } from './new-recovery-codes-dialog';
 import { TotpSetup } from './totp-setup';
 
 /** The profile's second-factor section: TOTP on or off. */
 export function TwoFactorSection() {
   const { user } = useUser();
-  const [open, setOpen] = useState<'setup' | 'disable' | null>(null);
+  const [open, setOpen] = useState<'setup' | 'disable' | 'codes' | null>(null);
   // The recovery codes are on screen: they are shown once, so only «Коды сохранены» closes the dialog.
   const [codesShown, setCodesShown] = useState(false);
   // «Включить» is on its way: its answer carries the recovery codes, so the dialog cannot be closed meanwhile.
@@ -61,9 +62,14 @@ export function TwoFactorSection() {
         </Typography>
         <div>
           {user.two_factor ? (
-            <Button color="error" variant="outlined" onClick={() => setOpen('disable')}>
-              Выключить
-            </Button>
+            <Stack direction="row" useFlexGap sx={{ flexWrap: 'wrap', gap: 1 }}>
+              <Button variant="outlined" onClick={() => setOpen('codes')}>
+                Новые резервные коды
+              </Button>
+              <Button color="error" variant="outlined" onClick={() => setOpen('disable')}>
+                Выключить
+              </Button>
+            </Stack>
           ) : (
             <Button variant="contained" onClick={() => setOpen('setup')}>
               Включить
@@ -83,6 +89,7 @@ export function TwoFactorSection() {
         )}
       </Dialog>
       <DisableDialog open={open === 'disable'} disable={disable} onClose={closeDisable} onDismiss={dismissDisable} />
+      <NewRecoveryCodesDialog open={open === 'codes'} onClose={() => setOpen(null)} />
     </Paper>
   );
 }
