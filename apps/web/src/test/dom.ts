@@ -64,5 +64,6 @@ export const playerUser = (twoFactor: boolean): User => ({
   vip_until: null,
   telegram_linked: false,
   two_factor: twoFactor,
+  has_password: true,
   created_at: '2026-11-01T00:00:00Z',
 });

@@ -64,6 +64,11 @@ export const UserSchema = z.object({
   telegram_linked: z.boolean(),
   /** TOTP is on (PRODUCT.md section 7). */
   two_factor: z.boolean(),
+  /**
+   * The account has a password (beyond PRODUCT.md's user object): false for one made by Discord or Telegram
+   * sign-in, whose profile then offers no password change it could never pass.
+   */
+  has_password: z.boolean(),
   created_at: TimestampSchema,
 });
 export type User = z.infer<typeof UserSchema>;

@@ -14,6 +14,7 @@ export function toUser(u: User, now = new Date()): WireUser {
     vip_until: u.vip_until ? u.vip_until.toISOString() : null,
     telegram_linked: u.telegram_id !== null || u.telegram_chat_id !== null,
     two_factor: u.totp_secret !== null,
+    has_password: u.password_hash !== null,
     created_at: u.created_at.toISOString(),
   };
 }

@@ -5,7 +5,7 @@ import { DB_KINDS } from '../../../test/harness';
 import { hashToken } from '../../lib/tokens';
 
 describe.each(DB_KINDS)('Discord and Telegram sign-in on %s', (kind) => {
-  const { world, post, get, registerByEmail } = useAccountsWorld(kind);
+  const { world, post, get, me, registerByEmail, registerByPhone } = useAccountsWorld(kind);
   let db: World['db'];
   let bare: World['bare'];
   let discord: World['discord'];
@@ -125,6 +125,23 @@ describe.each(DB_KINDS)('Discord and Telegram sign-in on %s', (kind) => {
       expect(mini.json().user.id).toBe(res.json().user.id);
       const row = await db.kysely.selectFrom('users').select('telegram_id').where('id', '=', res.json().user.id).executeTakeFirstOrThrow();
       expect(row.telegram_id).toBe(5550001n);
+    });
+
+    it('the user object says whether the account has a password: not one made by Telegram or Discord, yes one registered by email or phone', async () => {
+      // Chromium walk of the mini app: the profile offered a Telegram player a password change that could only be refused.
+      const tg = await post('/api/telegram_auth', signWidget({ id: 5550010, first_name: 'Без пароля', auth_date: now() }, BOT_TOKEN));
+      expect(tg.statusCode).toBe(200);
+      expect(tg.json().user.has_password).toBe(false);
+      expect((await me(tg.json().access_token)).json()).toMatchObject({ id: tg.json().user.id, has_password: false });
+      const who = { id: '555000555000555000', username: 'nopass' };
+      const ds = await post('/api/discord_auth', discord.authorize(who, (await get('/api/auth_config')).json().discord.authorize_url));
+      expect(ds.statusCode).toBe(200);
+      expect((await me(ds.json().access_token)).json()).toMatchObject({ id: ds.json().user.id, has_password: false });
+      const byEmail = await registerByEmail();
+      expect(byEmail.user).toMatchObject({ has_password: true });
+      expect((await me(byEmail.access_token)).json()).toMatchObject({ id: byEmail.user.id, has_password: true });
+      const byPhone = await registerByPhone();
+      expect((await me(byPhone.access_token)).json()).toMatchObject({ id: byPhone.user.id, has_password: true });
     });
 
     it('a long name is cut between characters, never inside an emoji', async () => {

@@ -54,6 +54,7 @@ const user = (id: number): User => ({
   vip_until: null,
   telegram_linked: false,
   two_factor: false,
+  has_password: true,
   created_at: '2026-11-01T00:00:00Z',
 });
 

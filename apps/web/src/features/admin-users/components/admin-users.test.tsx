@@ -22,6 +22,7 @@ const user = (id: number) => ({
   discord_id: null,
   telegram_id: null,
   two_factor: false,
+  has_password: true,
   created_at: '2026-11-01T00:00:00Z',
 });
 

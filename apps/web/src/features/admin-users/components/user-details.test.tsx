@@ -21,6 +21,7 @@ const user: AdminUser = {
   vip_until: null,
   telegram_linked: false,
   two_factor: false,
+  has_password: true,
   created_at: '2025-01-01T00:00:00Z',
   blocked_at: '2025-02-01T00:00:00Z',
   telegram_id: null,

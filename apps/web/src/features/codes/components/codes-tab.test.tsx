@@ -47,6 +47,45 @@ describe('the codes tab, signed out', () => {
   });
 });
 
+describe('the codes tab, a nominal tile', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+
+  it('wraps its nominal and price before «аден» as a whole word, never inside the number or the word', async () => {
+    // Chromium walk of the mini app at 360 px: «цена 10 300 000 аде / н» — overflowWrap 'anywhere' on a text joined
+    // with no-break spaces. Layout is not measured here (happy-dom): the text and the computed styles that decide it
+    // are; the codes e2e screenshots at 360 px show the wrap. The nominal «100кк аден», joined the same way, ran past
+    // the tile's edge there.
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (String(url).startsWith('/api/varianty_adeny_za_kod/')) return answer(200, { standard_nominals: [{ nominal: 100_000_000, price: 103_000_000 }] });
+        if (String(url) === '/api/gamesservers') return answer(200, [server]);
+        return answer(401, { message: 'Требуется вход' });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(CodesTab, { server, topUp: () => null }))));
+    const price = () => [...document.querySelectorAll<HTMLElement>('[data-testid="nominal"] p')].find((p) => p.textContent?.startsWith('цена'));
+    for (let i = 0; i < 100 && !price(); i++) await settle();
+    const el = price()!;
+    // No-break spaces inside the number only; an ordinary space before the unit, where the line may break.
+    expect(el.textContent).toBe('цена 103\u00a0000\u00a0000 аден');
+    expect(getComputedStyle(el).overflowWrap).not.toBe('anywhere');
+    expect(getComputedStyle(el).wordBreak).not.toBe('break-all');
+    const number = [...el.querySelectorAll('span')].find((s) => s.textContent === '103\u00a0000\u00a0000');
+    expect(number).toBeDefined();
+    expect(getComputedStyle(number!).whiteSpace).toBe('nowrap');
+    const nominal = document.querySelector('[data-testid="nominal"] p')!;
+    expect(nominal.textContent).toBe('100кк аден');
+    expect(getComputedStyle(nominal.querySelector('span')!).whiteSpace).toBe('nowrap');
+  });
+});
+
 describe('the codes tab, another account signed in', () => {
   let root: Root | null = null;
   afterEach(async () => {

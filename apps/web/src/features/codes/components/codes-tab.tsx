@@ -51,6 +51,23 @@ function Section({ title, action, children, testId }: { title: string; action?: 
   );
 }
 
+/**
+ * An amount as `aden`/`adenShort` write it («10 300 000 аден», «100кк аден») for a narrow tile: the number kept whole,
+ * then an ordinary space, so the line breaks before the unit as a word. overflowWrap 'anywhere' broke it inside
+ * («10 300 000 аде / н»), and the whole text joined by no-break spaces ran past the tile («100кк аден» at 360 px).
+ */
+function breakBeforeUnit(text: string) {
+  const i = text.lastIndexOf('\u00a0');
+  return (
+    <>
+      <Box component="span" sx={{ whiteSpace: 'nowrap' }}>
+        {text.slice(0, i)}
+      </Box>{' '}
+      {text.slice(i + 1)}
+    </>
+  );
+}
+
 function NominalTile({ nominal, price, onClick }: { nominal: number; price: number; onClick(): void }) {
   return (
     <ButtonBase
@@ -73,9 +90,9 @@ function NominalTile({ nominal, price, onClick }: { nominal: number; price: numb
         '&.Mui-focusVisible': { outline: 2, outlineColor: 'primary.main', outlineStyle: 'solid' },
       }}
     >
-      <Typography sx={{ fontWeight: 700, fontSize: '1.2rem', lineHeight: 1.3 }}>{adenShort(nominal)}</Typography>
-      <Typography variant="body2" color="textSecondary" sx={{ overflowWrap: 'anywhere' }}>
-        цена {aden(price)}
+      <Typography sx={{ fontWeight: 700, fontSize: '1.2rem', lineHeight: 1.3 }}>{breakBeforeUnit(adenShort(nominal))}</Typography>
+      <Typography variant="body2" color="textSecondary">
+        цена {breakBeforeUnit(aden(price))}
       </Typography>
       <Typography variant="body2" sx={{ color: 'primary.main', fontWeight: 600, mt: 0.5 }}>
         Купить код

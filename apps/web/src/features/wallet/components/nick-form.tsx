@@ -15,11 +15,13 @@ export function NickForm({ server, nick, onSaved, onCancel }: { server: Gamesser
   const save = useSaveNick();
   const f = useFormErrors();
   return (
+    // Wraps on a narrow card: the field keeps 160 px at least, then the buttons go below it together, each as wide
+    // as its label (at 360 px «Отмена» ran past the card's edge and the field shrank to «икПерсонажа»).
     <Stack
       component="form"
       direction="row"
-      spacing={1}
-      sx={{ alignItems: 'flex-start' }}
+      useFlexGap
+      sx={{ alignItems: 'flex-start', flexWrap: 'wrap', gap: 1 }}
       onKeyDown={(e) => {
         if (e.key === 'Escape' && onCancel) onCancel();
       }}
@@ -42,16 +44,18 @@ export function NickForm({ server, nick, onSaved, onCancel }: { server: Gamesser
         autoFocus={Boolean(onCancel)}
         error={Boolean(f.fieldError('nick') || f.formError)}
         helperText={f.fieldError('nick') ?? f.formError ?? 'С него вы передаёте и на него получаете'}
-        sx={{ flexGrow: 1 }}
+        sx={{ flex: '1 1 160px', minWidth: 0 }}
       />
-      <Button type="submit" variant="outlined" disabled={save.isPending} sx={{ mt: '1px' }}>
-        Сохранить
-      </Button>
-      {onCancel && (
-        <Button color="inherit" onClick={onCancel} sx={{ mt: '1px' }}>
-          Отмена
+      <Stack direction="row" useFlexGap sx={{ gap: 1, flexShrink: 0, mt: '1px' }}>
+        <Button type="submit" variant="outlined" disabled={save.isPending} sx={{ flexShrink: 0, whiteSpace: 'nowrap' }}>
+          Сохранить
         </Button>
-      )}
+        {onCancel && (
+          <Button color="inherit" onClick={onCancel} sx={{ flexShrink: 0, whiteSpace: 'nowrap' }}>
+            Отмена
+          </Button>
+        )}
+      </Stack>
     </Stack>
   );
 }

@@ -77,4 +77,26 @@ describe('the wallet card’s edges', () => {
     }
     expect(posts).toEqual([]);
   });
+
+  it('the nick row wraps on a narrow card: the field keeps 160 px, the buttons go below whole, never squeezed', async () => {
+    // Chromium walk of the mini app at 360 px: «Сохранить» wider than its outline, «Отмена» past the card's edge and
+    // the field shrunk to «икПерсонажа». happy-dom lays nothing out, so the styles that decide it are asserted; the
+    // e2e screenshots at 360 and 390 px show the wrap.
+    vi.stubGlobal('fetch', vi.fn(async () => answer(404, { message: 'Не найдено' })));
+    root = (await mountWithQuery(() => createElement(NickForm, { server, nick: 'Hero', onSaved: () => {}, onCancel: () => {} }))).root;
+    const form = document.querySelector('form')!;
+    expect(getComputedStyle(form).flexWrap).toBe('wrap');
+    expect(getComputedStyle(form).gap).toBe('8px');
+    const field = document.querySelector('input')!.closest('.MuiFormControl-root')!;
+    expect(field.parentElement).toBe(form);
+    expect(getComputedStyle(field).flexBasis).toBe('160px');
+    expect(getComputedStyle(field).minWidth).toBe('0');
+    for (const label of ['Сохранить', 'Отмена']) {
+      const button = [...document.querySelectorAll('button')].find((b) => b.textContent === label)!;
+      expect(getComputedStyle(button).whiteSpace).toBe('nowrap');
+      expect(getComputedStyle(button).flexShrink).toBe('0');
+      // Together in one group that does not shrink: «Отмена» never wraps alone under a «Сохранить» left beside the field.
+      expect(getComputedStyle(button.parentElement!).flexShrink).toBe('0');
+    }
+  });
 });
