@@ -10,6 +10,7 @@ import type { IncidentsService } from '../incidents/incidents.service';
 import { post, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger.service';
 import type { TelegramNotices } from '../notifications/telegram-notices.service';
 import type { Caller } from '../sessions/caller';
+import { requireLiveSession } from '../sessions/live-session';
 import type { UserVariantsService } from '../user-variants/user-variants.service';
 import { noWebhooks, type WebhookOutbox } from '../webhooks/webhooks.service';
 import {
@@ -334,6 +335,8 @@ export function createCodesService(deps: CodesServiceDeps) {
         const nominal = BigInt(input.nominal);
         const count = BigInt(input.count);
         const out = await db.transaction().execute(async (trx) => {
+          // The key (or session) still live under its user's row: a revoke or a block the call waited for is seen.
+          await requireLiveSession(trx, caller);
           await claimKey(trx, ownerId, idem);
           const server = await activeGameServer(trx, input.gameServerId);
           checkNominal(server, nominal);

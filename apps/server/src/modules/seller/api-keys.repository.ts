@@ -84,6 +84,18 @@ export const apiKeysRepository = {
     return { keyId, keyLastUsedAt, user };
   },
 
+  /**
+   * Holds the key's user (shared; a block takes that row first) and then the key, and tells whether the key is still
+   * live: a revoke or a block the call waited for is seen (the check is its own statement, read after the locks).
+   */
+  async holdLiveKey(q: Q, userId: number, keyId: number) {
+    await sql`SELECT 1 FROM users WHERE id = ${userId} FOR SHARE`.execute(q);
+    await sql`SELECT 1 FROM api_keys WHERE id = ${keyId} FOR SHARE`.execute(q);
+    const { rows } = await sql`SELECT 1 FROM api_keys k JOIN users u ON u.id = k.user_id
+      WHERE k.id = ${keyId} AND k.user_id = ${userId} AND k.revoked_at IS NULL AND u.blocked_at IS NULL`.execute(q);
+    return rows.length > 0;
+  },
+
   /** At most one write a minute per key, whatever the call rate. */
   async touch(q: Q, id: number, at: Date) {
     await q

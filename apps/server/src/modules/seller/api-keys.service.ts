@@ -4,6 +4,7 @@ import { AppError } from '../../lib/app-error';
 import { hashToken } from '../../lib/tokens';
 import type { Caller, Client } from '../sessions/caller';
 import { requireLiveSession } from '../sessions/live-session';
+import { KEY_GONE } from './live-key';
 import { createRateLimiter, type RateRule } from '../sessions/rate-limit.service';
 import { toApiKey } from './api-keys.mapper';
 import { type ApiKeysDb, apiKeysRepository as repo } from './api-keys.repository';
@@ -62,7 +63,7 @@ export function createApiKeysService({ db, rate = DEFAULT_KEY_RATE, clock = () =
         throw new AppError('UNAUTHENTICATED', { message: 'Нужен API-ключ (Authorization: Bearer aw_…); токен входа здесь не действует' });
       }
       const found = await repo.userOfKey(db, hashToken(key));
-      if (!found) throw new AppError('UNAUTHENTICATED', { message: 'API-ключ не найден или отозван' });
+      if (!found) throw new AppError('UNAUTHENTICATED', { message: KEY_GONE });
       const at = clock();
       if (!found.keyLastUsedAt || at.getTime() - new Date(found.keyLastUsedAt).getTime() > 60_000) await repo.touch(db, found.keyId, at);
       return { user: found.user, ip: client.ip, sessionId: null, apiKeyId: found.keyId };

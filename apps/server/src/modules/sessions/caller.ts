@@ -17,6 +17,8 @@ export interface Caller extends Client {
   user: User;
   /** The session (access token row) the call was made with; null for a seller's API key. */
   sessionId: number | null;
+  /** The seller's API key the call was made with (sessionId null). */
+  apiKeyId?: number;
 }
 
 /** A caller signed in through a session (not an API key): what the sessions calls act on. */

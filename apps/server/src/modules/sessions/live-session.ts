@@ -1,4 +1,5 @@
 import { AppError } from '../../lib/app-error';
+import { requireLiveKey } from '../seller/live-key';
 import type { Caller } from './caller';
 import { type Queryable, sessionsRepository as repo } from './sessions.repository';
 
@@ -7,10 +8,14 @@ import { type Queryable, sessionsRepository as repo } from './sessions.repositor
  * holds the user's row and refuses (401) when the session has ended meanwhile. A password reset
  * takes the same row before it ends the sessions and revokes keys and passkeys, so the write either
  * commits first (and the reset revokes it) or finds its session gone: nothing a thief's session makes
- * while the owner resets outlives the reset. A seller's API key caller has no session to check.
+ * while the owner resets outlives the reset. A seller's API key caller has its key checked the same way
+ * (requireLiveKey: a revoke or a block it waited for is seen).
  */
 export async function requireLiveSession(trx: Queryable, caller: Caller) {
-  if (caller.sessionId === null) return;
+  if (caller.sessionId === null) {
+    if (caller.apiKeyId !== undefined) await requireLiveKey(trx, caller.user.id, caller.apiKeyId);
+    return;
+  }
   if (!(await repo.holdLiveSession(trx, caller.user.id, caller.sessionId))) throw new AppError('UNAUTHENTICATED');
 }
 

@@ -118,6 +118,35 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     return ok;
   }
 
+  /**
+   * A change a code from the app (or a recovery code) allows, in one transaction under the user's row, as every use of
+   * a code: the session checked first (a block, a logout or a rescue the call waited for ends it: 401, the code not
+   * counted), TOTP still on (409), the code used up (422 and counted when wrong), then `change`. Two such calls take
+   * turns; a code works once.
+   */
+  async function underCode(caller: Caller, code: string, change: (trx: Trx) => Promise<void>) {
+    const userId = caller.user.id;
+    const tries = await limiter.take([[await codeKey(userId, caller), CODE_FAILURES_PER_USER]]);
+    let wrong = false;
+    try {
+      await repo.transaction(db, async (trx) => {
+        await repo.holdUser(trx, userId);
+        if (!(await sessionStillLive(trx, caller))) throw new AppError('UNAUTHENTICATED');
+        const secret = (await repo.totpState(trx, userId))?.totp_secret;
+        if (!secret) throw new AppError('CONFLICT', { message: T.notOn });
+        if (!(await useCode(trx, userId, secret, code))) {
+          wrong = true;
+          throw fieldError('code', T.wrongCode);
+        }
+        await change(trx);
+      });
+    } catch (err) {
+      if (!wrong) await tries.giveBack();
+      throw err;
+    }
+    await tries.giveBack().catch(() => {});
+  }
+
   /** The X-Two-Factor-Code header as a code to check: 403 when it is absent or not shaped like one. */
   function headerCode(header: string | string[] | undefined) {
     const code = typeof header === 'string' ? header.replace(/[\s-]/g, '').toLowerCase() : '';
@@ -244,45 +273,24 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     /** An operator's turning TOTP off for a user (accounts admin), in their transaction: recovery codes go too. */
     turnOff: (trx: Trx, userId: number) => repo.disable(trx, userId),
 
-    /** POST /2fa/disable: a current TOTP code or an unused recovery code turns it off. */
+    /**
+     * POST /2fa/disable: a current TOTP code or an unused recovery code turns it off (underCode: a thief's call that
+     * waited for the owner's block or logout no longer strips the second factor after it).
+     */
     async disable(caller: Caller, code: string) {
-      const userId = caller.user.id;
-      const state = await repo.totpState(db, userId);
-      if (!state?.totp_secret) throw new AppError('CONFLICT', { message: T.notOn });
-      if (!(await useCodeLimited(userId, state.totp_secret, code, caller))) throw fieldError('code', T.wrongCode);
-      await repo.transaction(db, (trx) => repo.disable(trx, userId));
+      await underCode(caller, code, (trx) => repo.disable(trx, caller.user.id));
       return { enabled: false as const };
     },
 
     /**
      * POST /2fa/recovery_codes (beyond PRODUCT.md): a current code, or an unused recovery code, replaces the recovery
-     * codes with ten new ones; the old list (used up, or lost with the paper it was on) stops working. Under the user's
-     * row, as every use of a code: two calls at once take turns, each code used once, the later list replacing the
-     * earlier. A session ended meanwhile (a block, a logout) gets 401; TOTP turned off meanwhile, 409. A wrong code counts
-     * as one.
+     * codes with ten new ones (underCode); the old list (used up, or lost with the paper it was on) stops working. Two
+     * calls at once take turns, the later list replacing the earlier.
      */
     async newRecoveryCodes(caller: SessionCaller, code: string) {
       const userId = caller.user.id;
       const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
-      const tries = await limiter.take([[await codeKey(userId, caller), CODE_FAILURES_PER_USER]]);
-      let wrong = false;
-      try {
-        await repo.transaction(db, async (trx) => {
-          await repo.holdUser(trx, userId);
-          if (!(await sessionStillLive(trx, caller))) throw new AppError('UNAUTHENTICATED');
-          const secret = (await repo.totpState(trx, userId))?.totp_secret;
-          if (!secret) throw new AppError('CONFLICT', { message: T.notOn });
-          if (!(await useCode(trx, userId, secret, code))) {
-            wrong = true;
-            throw fieldError('code', T.wrongCode);
-          }
-          await repo.replaceRecoveryCodes(trx, userId, codes.map((c) => recoveryHash(userId, c)));
-        });
-      } catch (err) {
-        if (!wrong) await tries.giveBack();
-        throw err;
-      }
-      await tries.giveBack().catch(() => {});
+      await underCode(caller, code, (trx) => repo.replaceRecoveryCodes(trx, userId, codes.map((c) => recoveryHash(userId, c))));
       return { recovery_codes: codes };
     },
 

@@ -6,6 +6,7 @@ import type { Realtime } from '../../plugins/realtime';
 import { balanceEvents, type Outgoing } from '../codes/codes.mapper';
 import { post, serviceAccount, walletAccount } from '../ledger/ledger.service';
 import type { Caller } from '../sessions/caller';
+import { sessionStillLive } from '../sessions/live-session';
 import { toVipAnswer } from './vip.mapper';
 import { type VipDb, type VipServerRow, type VipTrx, type VipWalletRow, vipRepository as repo } from './vip.repository';
 
@@ -65,6 +66,8 @@ export function createVipService({ db, realtime, clock = () => new Date() }: { d
         const out = await db.transaction().execute(async (trx) => {
           await claimKey(trx, userId, idem);
           await repo.lockBuyer(trx, userId);
+          // A block, a logout or a TOTP rescue the purchase waited for on the buyer's row has ended its session.
+          if (!(await sessionStillLive(trx, caller))) throw new AppError('UNAUTHENTICATED');
           const { server, wallet } = await payer(trx, userId, input, months);
           if (!server) throw notEnoughCoins();
           const total = server.vip_price * months;

@@ -10,9 +10,10 @@ import { totpCode } from '../two-factor/totp';
  * A code or a batch is a bearer value: bought on a session that an operator's block or the owner's logout ends while
  * the purchase waits for the player's row, it would hand a thief a code paid from the wallet after he was shut out.
  * The purchase takes the player's row first and then finds its session ended: 401, nothing bought, the second-factor
- * code not counted (stress review, round 7). A withdrawal's statement checks its bearer itself.
+ * code not counted (stress review, round 7). So do a VIP purchase, turning TOTP off, and a seller API call whose key
+ * is revoked, or whose user is blocked, while it waits (round 8). A withdrawal's statement checks its bearer itself.
  */
-describe('a purchase that waited for a block or a logout of its player', () => {
+describe('a call that waited for a block, a logout or a revoke of what it was made with', () => {
   let t: TestApp;
   let serverId: number;
   let operator: Awaited<ReturnType<typeof createUser>>;
@@ -73,6 +74,68 @@ describe('a purchase that waited for a block or a logout of its player', () => {
       expect(await balance(p.w.id)).toBe(10n * BigInt(KK));
     });
   }
+
+  it('a VIP purchase while an operator blocks the player: 401, no coins spent, no VIP', async () => {
+    const p = await player(false);
+    await fund(t.db.kysely, p.w, 1_000n, 2);
+    const block = () => t.app.inject({ method: 'POST', url: `/api/admin/users/${p.u.id}/block`, headers: operator.auth, payload: { reason: 'угнан' } });
+    const res = await buyWhileEnding(p.u.id, block, () =>
+      t.app.inject({ method: 'POST', url: '/api/vip/', headers: p.u.auth, payload: { months: 1, gamesserver_id: serverId } }),
+    );
+    expect(res.statusCode).toBe(401);
+    const after = await t.db.kysely.selectFrom('users').select('vip_until').where('id', '=', p.u.id).executeTakeFirstOrThrow();
+    expect(after.vip_until).toBeNull();
+    expect((await t.db.kysely.selectFrom('wallets').select('balance_second').where('id', '=', p.w.id).executeTakeFirstOrThrow()).balance_second).toBe(1_000n);
+  });
+
+  it('turning TOTP off from a session the owner logs out meanwhile: 401, TOTP stays on', async () => {
+    const p = await player(true);
+    const logout = () => t.app.inject({ method: 'GET', url: '/api/logout', headers: p.u.auth });
+    const res = await buyWhileEnding(p.u.id, logout, () =>
+      t.app.inject({ method: 'POST', url: '/api/2fa/disable', headers: p.u.auth, payload: { code: totpCode(TEST_TOTP_SECRET, new Date()) } }),
+    );
+    expect(res.statusCode).toBe(401);
+    expect((await t.db.kysely.selectFrom('users').select('totp_secret').where('id', '=', p.u.id).executeTakeFirstOrThrow()).totp_secret).toBe(TEST_TOTP_SECRET);
+  });
+
+  describe('the seller API', () => {
+    async function seller() {
+      const p = await player(false);
+      const key = (await t.app.inject({ method: 'POST', url: '/api/api_keys', headers: p.u.auth, payload: { name: 'bot' } })).json().key as string;
+      expect(key).toMatch(/^aw_/);
+      return { ...p, key };
+    }
+    const issue = (key: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/v1/codes',
+        headers: { authorization: `Bearer ${key}`, 'idempotency-key': `k-${Math.random()}` },
+        payload: { gamesserver_id: serverId, nominal: KK, count: 2 },
+      });
+
+    it('codes issued with a key its owner revokes meanwhile: 401, none issued', async () => {
+      const s = await seller();
+      const keyId = (await t.db.kysely.selectFrom('api_keys').select('id').where('user_id', '=', s.u.id).executeTakeFirstOrThrow()).id;
+      const revoke = await holdLocks(t.db.kysely, (trx) => trx.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', keyId).execute());
+      const issued = issue(s.key);
+      await waitFor(async () => ((await lockWaits(t.db.kysely)) === 1 ? true : undefined), 'the call to wait for the key');
+      await revoke.release();
+      const res = await issued;
+      expect(res.statusCode).toBe(401);
+      expect(res.json().message).toBe('API-ключ не найден или отозван');
+      expect(await codesOf(s.u.id)).toBe(0);
+    });
+
+    it('codes issued with a key while an operator blocks its stolen account (revoking its keys): 401, none issued', async () => {
+      const s = await seller();
+      const block = () =>
+        t.app.inject({ method: 'POST', url: `/api/admin/users/${s.u.id}/block`, headers: operator.auth, payload: { reason: 'угнан', revoke_keys: true } });
+      const res = await buyWhileEnding(s.u.id, block, () => issue(s.key));
+      expect(res.statusCode).toBe(401);
+      expect(await codesOf(s.u.id)).toBe(0);
+      expect(await balance(s.w.id)).toBe(10n * BigInt(KK));
+    });
+  });
 
   it('a batch edited with the second factor while an operator blocks the player: 401, the batch as it was', async () => {
     const p = await player(true);
