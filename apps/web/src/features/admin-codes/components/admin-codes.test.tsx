@@ -157,3 +157,119 @@ describe("the operators' code lookup", () => {
     expect(text).toContain('вернётся на кошелёк владельца (id 5) на Scryde x50.');
   });
 });
+
+describe('focus after a cancel, for an operator working by keyboard', () => {
+  // From the Chromium walk: «Отменить с возвратом» left with the dialog's success, focus dropped to <body>, and the next
+  // Tab landed on the admin menu.
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+    history.replaceState(null, '', '/');
+  });
+
+  /** Code 12, active; the cancel answers `status` and the code is read again as it then is. */
+  async function open(status: 200 | 409 | 404) {
+    let stored: 'active' | 'activated' | 'cancelled' | 'gone' = 'active';
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string | URL | Request, init?: RequestInit) => {
+        if (String(url).includes('id=13')) {
+          const s = story('active');
+          return answer(200, { ...s, code: { ...s.code, id: 13 } });
+        }
+        if (init?.method === 'POST') {
+          stored = status === 200 ? 'cancelled' : status === 409 ? 'activated' : 'gone';
+          if (status !== 200) return answer(status, { message: status === 409 ? 'Код уже активирован' : 'Код не найден' });
+          return answer(200, { success: { ...story('active').code, status: 'cancelled', cancelled_at: '2026-11-01T11:00:00.000Z' }, summa: 1010 });
+        }
+        if (stored === 'gone') return answer(404, { message: 'Код не найден' });
+        if (stored !== 'cancelled') return answer(200, story(stored));
+        const s = story('active');
+        return answer(200, { ...s, code: { ...s.code, status: 'cancelled', cancelled_at: '2026-11-01T11:00:00.000Z' } });
+      }),
+    );
+    history.replaceState(null, '', '/admin/codes?id=12');
+    ({ root } = await mountWithQuery(() => createElement(AdminCodes)));
+    await settle();
+  }
+  const button = (label: string, within: ParentNode = document) => [...within.querySelectorAll('button')].find((b) => b.textContent === label);
+  const dialog = () => document.querySelector('[data-testid="admin-cancel-code-dialog"]')!;
+  async function cancel() {
+    await act(async () => {
+      const b = button('Отменить с возвратом')!;
+      b.focus();
+      b.click();
+    });
+    await settle();
+    await act(async () => {
+      const reason = dialog().querySelector<HTMLTextAreaElement>('textarea:not([aria-hidden])')!;
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(reason, 'Игрок просил');
+      reason.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await act(async () => button('Отменить код', dialog())!.click());
+    await settle();
+    await settle();
+  }
+  /** Long enough for the dialog's closing transition to end and the page to drop it. */
+  const dialogGone = () => act(async () => new Promise((r) => setTimeout(r, 400)));
+  const focused = () => (document.activeElement === document.body ? 'body' : document.activeElement?.textContent);
+
+  it('a cancel done moves focus to the code’s status, «Отменён», that takes the button’s place', async () => {
+    await open(200);
+    await cancel();
+    await dialogGone();
+    expect(button('Отменить с возвратом')).toBeUndefined();
+    expect(focused()).toBe('Отменён');
+    expect(document.activeElement?.closest('[data-testid="admin-code"]')).not.toBeNull();
+  });
+
+  it('a cancel refused because the code was activated meanwhile: after «Не отменять» focus goes to its status, «Активирован»', async () => {
+    await open(409);
+    await cancel();
+    expect(dialog().textContent).toContain('Код уже активирован');
+    await act(async () => button('Не отменять', dialog())!.click());
+    await dialogGone();
+    expect(button('Отменить с возвратом')).toBeUndefined();
+    expect(focused()).toBe('Активирован');
+  });
+
+  it('a cancel refused because the code is gone, which takes its card away: focus goes to the page’s heading, before the search box', async () => {
+    await open(404);
+    await cancel();
+    await dialogGone();
+    expect(document.body.textContent).toContain('Такого кода нет.');
+    expect(document.activeElement?.tagName).toBe('H1');
+    // The dialog went with its code: it does not open by itself over the next code looked up.
+    await act(async () => history.pushState(null, '', '/admin/codes?id=13'));
+    await settle();
+    await settle();
+    expect(document.querySelector('[data-testid="admin-code"]')?.textContent).toContain('№13');
+    expect(document.querySelector('[data-testid="admin-cancel-code-dialog"]')).toBeNull();
+  });
+  it("names the code's service accounts by its game server in its ledger entries, a wallet by its number", async () => {
+    const withLedger = story('active') as ReturnType<typeof story> & { ledger: unknown[] };
+    const entry = (id: number, account_key: string, amount: number) => ({
+      id,
+      transaction_id: 40,
+      transaction_kind: 'code_issue',
+      ref_type: 'code',
+      ref_id: 12,
+      actor_user_id: 5,
+      account_id: id,
+      account_key,
+      gamesserver_id: 1,
+      currency_type: 1,
+      amount,
+      balance_after: null,
+      created_at: '2026-11-01T10:00:00.000Z',
+    });
+    withLedger.ledger = [entry(1, 'wallet:13:1', -1010), entry(2, 'escrow:1:1', 1000), entry(3, 'fees:1:1', 10)];
+    vi.stubGlobal('fetch', vi.fn(async () => answer(200, withLedger)));
+    history.replaceState(null, '', '/admin/codes?id=12');
+    ({ root } = await mountWithQuery(() => createElement(AdminCodes)));
+    await settle();
+    const links = [...document.querySelectorAll('a[href^="/admin/ledger/accounts/"]')].map((a) => a.textContent);
+    expect(links).toEqual(['Кошелёк №13 · адена', 'Коды (депонент) · Scryde x50 · адена', 'Комиссии · Scryde x50 · адена']);
+  });
+});

@@ -14,7 +14,7 @@ import TableHead from '@mui/material/TableHead';
 import TableRow from '@mui/material/TableRow';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { type ReactNode, useState } from 'react';
+import { type ReactNode, useRef, useState } from 'react';
 import { Link as RouterLink, useSearchParams } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
@@ -25,6 +25,7 @@ import { ReasonDialog } from '../../../components/reason-dialog';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 import { RefreshFailed } from '../../../components/load-failed';
 import { accountKeyLabel, signedAmount, transactionKindLabel } from '../../../utils/ledger-labels';
+import { type FocusSpot, useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'medium' });
 const aden = (n: number) => amountText(n, 1, '\u00a0');
@@ -61,7 +62,8 @@ function lookupOf(params: URLSearchParams): CodeLookup | null {
   return sert ? { sert } : null;
 }
 
-function CancelDialog({ code, open, onClose }: { code: AdminCode; open: boolean; onClose(): void }) {
+/** `focus`: called as the cancel starts; its success takes «Отменить с возвратом» away (useFocusAfterRemoval). */
+function CancelDialog({ code, open, onClose, focus }: { code: AdminCode; open: boolean; onClose(): void; focus(): FocusSpot }) {
   const cancel = useAdminCancelCode();
   const showSnackbar = useUi((s) => s.showSnackbar);
   return (
@@ -76,9 +78,20 @@ function CancelDialog({ code, open, onClose }: { code: AdminCode; open: boolean;
       cancelLabel="Не отменять"
       confirmLabel="Отменить код"
       danger
-      submit={(reason) =>
-        cancel.mutateAsync({ id: code.id, reason }).then((r) => showSnackbar(`Код №${code.id} отменён, владельцу ${agree(r.summa, 'refunded')} ${aden(r.summa)}`))
-      }
+      submit={(reason) => {
+        const spot = focus();
+        return cancel.mutateAsync({ id: code.id, reason }).then(
+          (r) => {
+            showSnackbar(`Код №${code.id} отменён, владельцу ${agree(r.summa, 'refunded')} ${aden(r.summa)}`);
+            spot.done();
+          },
+          (err: unknown) => {
+            // Refused because the code was activated meanwhile: the re-read takes the button away too.
+            spot.back();
+            throw err;
+          },
+        );
+      }}
     />
   );
 }
@@ -106,12 +119,20 @@ export function AdminCodes() {
     setShownFor(searched);
     setText(searched);
   }
-  const [cancelling, setCancelling] = useState(false);
+  // The code whose cancel dialog is open: one gone from the page meanwhile (a 404, another code looked up) closes it,
+  // so it neither holds focus's move nor opens uninvited over the next code shown.
+  const [cancelling, setCancelling] = useState<number | null>(null);
+  // A cancel takes «Отменить с возвратом» away: focus goes to the code's status that says it is cancelled, not to
+  // the page's top (README «Keyboard and screen-reader users keep their place»). A code gone meanwhile (404) takes
+  // its whole card away: focus goes to the page's heading, just before the search box.
+  const heading = useRef<HTMLHeadingElement>(null);
+  const focusFrom = useFocusAfterRemoval('admin-code', { busy: cancelling !== null, fallback: () => heading.current });
   const code = useAdminCode(lookup);
   const { isFetching, isError, error } = code;
   // A code gone (404) is said alone; another failed re-read keeps the card, the open cancel dialog and its reason.
   const gone = error instanceof ApiError && error.status === 404;
   const data = gone ? undefined : code.data;
+  if (cancelling !== null && data?.code.id !== cancelling) setCancelling(null);
   const find = () => {
     const q = text.trim();
     if (!q) return;
@@ -152,7 +173,9 @@ export function AdminCodes() {
 
   return (
     <Stack spacing={2.5} data-view="admin-codes">
-      <Typography variant="h1">Коды</Typography>
+      <Typography variant="h1" ref={heading} tabIndex={-1}>
+        Коды
+      </Typography>
       <Stack
         component="form"
         direction="row"
@@ -189,15 +212,29 @@ export function AdminCodes() {
           {isError && <RefreshFailed query={code} testId="admin-code-stale" />}
           <Paper variant="outlined" sx={{ p: 2 }} data-testid="admin-code">
             <Stack spacing={2}>
-              <Stack direction="row" spacing={1.5} useFlexGap sx={{ alignItems: 'center', flexWrap: 'wrap', justifyContent: 'space-between' }}>
+              <Stack
+                direction="row"
+                spacing={1.5}
+                useFlexGap
+                sx={{ alignItems: 'center', flexWrap: 'wrap', justifyContent: 'space-between' }}
+                data-focus-row="admin-code"
+                data-focus-key={data.code.id}
+              >
                 <Stack direction="row" spacing={1.5} sx={{ alignItems: 'center' }}>
                   <Typography variant="h2" component="p" sx={{ fontFamily: 'monospace', letterSpacing: 1 }}>
                     {data.code.sert}
                   </Typography>
-                  <Chip size="small" variant="outlined" label={STATUS[data.code.status].label} color={STATUS[data.code.status].color} />
+                  <Chip
+                    size="small"
+                    variant="outlined"
+                    label={STATUS[data.code.status].label}
+                    color={STATUS[data.code.status].color}
+                    tabIndex={-1}
+                    data-focus-action="status"
+                  />
                 </Stack>
                 {data.code.status === 'active' && (
-                  <Button color="error" variant="outlined" onClick={() => setCancelling(true)}>
+                  <Button color="error" variant="outlined" onClick={() => setCancelling(data.code.id)} data-focus-action="cancel">
                     Отменить с возвратом
                   </Button>
                 )}
@@ -266,7 +303,7 @@ export function AdminCodes() {
                         </TableCell>
                         <TableCell>
                           <Link component={RouterLink} to={`/admin/ledger/accounts/${e.account_id}`}>
-                            {accountKeyLabel(e.account_key)}
+                            {accountKeyLabel(e.account_key, [{ id: data.code.gamesserver_id, name: data.code.gamesserver }])}
                           </Link>
                         </TableCell>
                         <TableCell align="right" sx={{ color: e.amount < 0 ? 'error.main' : 'success.main', whiteSpace: 'nowrap' }}>
@@ -279,7 +316,13 @@ export function AdminCodes() {
               </Paper>
             )}
           </Stack>
-          <CancelDialog key={data.code.id} code={data.code} open={cancelling} onClose={() => setCancelling(false)} />
+          <CancelDialog
+            key={data.code.id}
+            code={data.code}
+            open={cancelling === data.code.id}
+            onClose={() => setCancelling(null)}
+            focus={() => focusFrom(data.code.id, 'cancel', 'status')}
+          />
         </>
       ) : null}
     </Stack>

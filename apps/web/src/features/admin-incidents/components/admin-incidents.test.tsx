@@ -162,3 +162,81 @@ describe("the operators' incident list", () => {
     expect(document.querySelector('[data-testid="incident-notes-failed"]')).toBeNull();
   });
 });
+
+describe('focus after closing an incident, for an operator working by keyboard', () => {
+  // From the Chromium walk: «Закрыть с заметкой» left with the dialog's success, focus dropped to <body>, and the next
+  // Tab landed on the admin menu.
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+
+  /** Two incidents; closing 7 answers `status` (409: another operator closed it first), and its note is listed after. */
+  async function list(status: 200 | 409) {
+    const notes: Array<typeof othersNote> = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string, init?: RequestInit) => {
+        if (url.startsWith('/api/admin/code_incidents/7/resolve') && init?.method === 'POST') {
+          const note = status === 200 ? { ...othersNote, note: String(JSON.parse(String(init.body)).note), resolved_by_name: 'Я' } : othersNote;
+          notes.push(note);
+          return status === 200 ? answer(200, { success: note }) : answer(409, { message: 'Инцидент уже закрыт' });
+        }
+        if (url.startsWith('/api/admin/code_incidents')) return answer(200, { data: [incident, { ...incident, id: 8 }], total: 2 });
+        if (url.startsWith('/api/admin/incident_resolutions')) return answer(200, notes);
+        throw new Error(`unexpected ${url}`);
+      }),
+    );
+    localStorage.setItem('access_token', 'token');
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminIncidents, { servers: [{ id: 1, name: 'Scryde x50' }] }))));
+    await settle();
+    await settle();
+  }
+  const row = (n: number) => document.querySelectorAll<HTMLElement>('[data-testid="admin-incident-row"]')[n]!;
+  const buttonIn = (within: ParentNode, label: string) => [...within.querySelectorAll('button')].find((b) => b.textContent === label);
+  const dialog = () => document.querySelector('[data-testid="resolve-incident-dialog"]')!;
+  async function closeFirst() {
+    await act(async () => {
+      const b = buttonIn(row(0), 'Закрыть с заметкой')!;
+      b.focus();
+      b.click();
+    });
+    await settle();
+    await act(async () => {
+      const note = dialog().querySelector('textarea')!;
+      Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value')!.set!.call(note, 'Заблокировали продавца');
+      note.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await act(async () => buttonIn(dialog(), 'Закрыть инцидент')!.click());
+    await settle();
+    await settle();
+  }
+  /** Long enough for the dialog's closing transition to end and the page to drop it. */
+  const dialogGone = () => act(async () => new Promise((r) => setTimeout(r, 400)));
+
+  it('a closed incident’s note takes the place of its button, and focus goes to the note', async () => {
+    await list(200);
+    await closeFirst();
+    await dialogGone();
+    expect(buttonIn(row(0), 'Закрыть с заметкой')).toBeUndefined();
+    const note = row(0).querySelector('[data-testid="incident-resolution"]');
+    expect(note?.textContent).toContain('Заблокировали продавца');
+    expect(document.activeElement).toBe(note);
+  });
+
+  it('one another operator closed first: after «Отмена» focus goes to their note, not to <body>', async () => {
+    await list(409);
+    await closeFirst();
+    expect(dialog().textContent).toContain('Инцидент уже закрыт');
+    await act(async () => buttonIn(dialog(), 'Отмена')!.click());
+    await dialogGone();
+    const note = row(0).querySelector('[data-testid="incident-resolution"]');
+    expect(note?.textContent).toContain('Вернули покупателю');
+    expect(document.activeElement).toBe(note);
+    // The next incident keeps its button.
+    expect(buttonIn(row(1), 'Закрыть с заметкой')).toBeDefined();
+  });
+});

@@ -27,6 +27,7 @@ import { usePageInRange } from '../../../hooks/use-page-in-range';
 import { ReasonDialog } from '../../../components/reason-dialog';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 import { RefreshFailed } from '../../../components/load-failed';
+import { type FocusSpot, useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
 
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 const CODE_STATUS = { active: 'активен', activated: 'активирован', cancelled: 'отменён' } as const;
@@ -40,7 +41,8 @@ function PersonLink({ p }: { p: Person }) {
   );
 }
 
-function ResolveDialog({ incident, onClose }: { incident: AdminCodeIncident | null; onClose(): void }) {
+/** `focusFrom`: the incident's note takes the place of its «Закрыть с заметкой» (useFocusAfterRemoval). */
+function ResolveDialog({ incident, onClose, focusFrom }: { incident: AdminCodeIncident | null; onClose(): void; focusFrom(key: number, action: string, to: string): FocusSpot }) {
   const resolve = useResolveIncident();
   const showSnackbar = useUi((s) => s.showSnackbar);
   return (
@@ -55,7 +57,21 @@ function ResolveDialog({ incident, onClose }: { incident: AdminCodeIncident | nu
       field="note"
       confirmLabel="Закрыть инцидент"
       minRows={3}
-      submit={(note) => (incident ? resolve.mutateAsync({ id: incident.id, note }).then(() => showSnackbar(`Инцидент №${incident.id} закрыт`)) : Promise.resolve())}
+      submit={(note) => {
+        if (!incident) return Promise.resolve();
+        const spot = focusFrom(incident.id, 'resolve', 'resolution');
+        return resolve.mutateAsync({ id: incident.id, note }).then(
+          () => {
+            showSnackbar(`Инцидент №${incident.id} закрыт`);
+            spot.done();
+          },
+          (err: unknown) => {
+            // Refused because another operator closed it first: their note replaces the button, and focus goes to it.
+            spot.back();
+            throw err;
+          },
+        );
+      }}
     />
   );
 }
@@ -88,6 +104,9 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
   const notesUnknown = failedFor === idsKey && !resolutions.data;
   const set = (patch: Partial<IncidentFilters>) => setF((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
   const pages = usePageInRange(data, INCIDENTS_PAGE_SIZE, f.page, (page) => set({ page }), isPlaceholderData);
+  // Closing an incident takes its «Закрыть с заметкой» away (the note takes its place): focus goes to the note, not to
+  // the page's top (README «Keyboard and screen-reader users keep their place»).
+  const focusFrom = useFocusAfterRemoval('incidents', { busy: resolving !== null });
 
   return (
     <Stack spacing={2} data-view="admin-incidents">
@@ -161,7 +180,7 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
                 {data.data.map((i) => {
                   const note = noteOf(i.id);
                   return (
-                    <TableRow key={i.id} data-testid="admin-incident-row" sx={{ verticalAlign: 'top' }}>
+                    <TableRow key={i.id} data-testid="admin-incident-row" sx={{ verticalAlign: 'top' }} data-focus-row="incidents" data-focus-key={i.id}>
                       <TableCell>{i.id}</TableCell>
                       <TableCell sx={{ whiteSpace: 'nowrap' }}>{dateTime.format(new Date(i.created_at))}</TableCell>
                       <TableCell>
@@ -188,7 +207,7 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
                       </TableCell>
                       <TableCell>
                         {note ? (
-                          <Stack spacing={0.25} data-testid="incident-resolution">
+                          <Stack spacing={0.25} data-testid="incident-resolution" tabIndex={-1} data-focus-action="resolution">
                             <Typography variant="body2">{note.note}</Typography>
                             <Typography variant="body2" color="textSecondary">
                               {note.resolved_by_name || `админ ${note.resolved_by}`} · {dateTime.format(new Date(note.resolved_at))}
@@ -200,7 +219,7 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
                             Заметки не загрузились
                           </Typography>
                         ) : resolutions.isPending ? null : (
-                          <Button size="small" variant="outlined" onClick={() => setResolving(i)}>
+                          <Button size="small" variant="outlined" onClick={() => setResolving(i)} data-focus-action="resolve">
                             Закрыть с заметкой
                           </Button>
                         )}
@@ -216,7 +235,7 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
           )}
         </>
       )}
-      <ResolveDialog incident={resolving} onClose={() => setResolving(null)} />
+      <ResolveDialog incident={resolving} onClose={() => setResolving(null)} focusFrom={focusFrom} />
     </Stack>
   );
 }

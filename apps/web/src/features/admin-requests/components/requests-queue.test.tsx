@@ -273,6 +273,43 @@ describe('a request whose operator was blocked or demoted while holding it', () 
   });
 });
 
+describe('a decided request in the queue («Статус: Все»)', () => {
+  // From the Chromium walk: «Выполнена №1», «Отклонена №2» showed only when they were created, not who decided them or when.
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+
+  it('says when it was decided and by which operator; a cancelled one, that its player cancelled it', async () => {
+    localStorage.setItem('access_token', 'token');
+    const decided = (patch: Partial<AdminRequest>): AdminRequest => ({ ...pending, processed_at: '2026-11-01T12:30:00.000Z', ...patch });
+    const listed = [
+      // Claimed and decided by the same operator: named.
+      decided({ id: 1, status: 'completed', processed_by: 3, claimed_by: { id: 3, name: 'Анна' }, claimed_at: '2026-11-01T12:00:00.000Z' }),
+      // Decided without a claim, by someone else than its lapsed claim's holder: by number.
+      decided({ id: 2, status: 'rejected', comment: 'Адена не пришла', processed_by: 4, claimed_by: { id: 3, name: 'Анна' }, claimed_at: '2026-11-01T12:00:00.000Z' }),
+      decided({ id: 3, status: 'completed', processed_by: 1 }),
+      decided({ id: 4, status: 'cancelled', processed_by: null }),
+      { ...pending, id: 5 },
+    ];
+    vi.stubGlobal('fetch', vi.fn(async () => answer(200, { data: listed, total: listed.length })));
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(RequestsQueue, { servers: [], meId: 1, live: true }))));
+    await settle();
+    const at = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' }).format(new Date('2026-11-01T12:30:00.000Z'));
+    const lines = [...document.querySelectorAll('[data-testid="admin-request"]')].map((c) => c.querySelector('[data-testid="decided"]')?.textContent ?? null);
+    expect(lines).toEqual([
+      `Решена ${at} · оператор Анна`,
+      `Решена ${at} · оператор №4`,
+      `Решена ${at} · оператор №1 (вы)`,
+      `Отменена игроком ${at}`,
+      null,
+    ]);
+  });
+});
+
 describe('the live queue', () => {
   let root: Root | null = null;
   afterEach(async () => {

@@ -21,7 +21,7 @@ import { PAGE_SIZE, type QueueFilters, useAdminRequests, useProcessRequest } fro
 import { minutesText, useMinutesSince } from '../../../hooks/use-minutes-since';
 import { usePassed } from '../../../hooks/use-passed';
 import { type FocusSpot, useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
-import { claimLapseText, completeQuestion, queueOrderText, rejectQuestion } from '../utils/queue-texts';
+import { claimLapseText, completeQuestion, decidedText, queueOrderText, rejectQuestion } from '../utils/queue-texts';
 
 const STATUS_LABEL = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
@@ -53,6 +53,7 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
     const spot = focusFrom(r.id, 'claim');
     void call.finally(() => spot.back());
   };
+  const decided = decidedText(r, meId);
   const releaseIt = () => keepFocus(release.mutateAsync(r.id).then(() => snackbar(`Заявка №${r.id} снова свободна`), failed('не удалось отпустить')));
   return (
     <Paper variant="outlined" sx={{ p: 2 }} data-testid="admin-request" data-focus-row="queue" data-focus-key={r.id}>
@@ -117,6 +118,12 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
             {r.user.name || 'Без имени'} · {r.user.email ?? r.user.phone ?? `id ${r.user.id}`} · {dateTime.format(new Date(r.created_at))}
             {waited !== null && ` · ждёт ${minutesText(waited)}`}
           </Typography>
+          {decided && (
+            // The time above is when it was created: a decided card says who decided it and when.
+            <Typography variant="body2" color="textSecondary" data-testid="decided">
+              {decided}
+            </Typography>
+          )}
           {r.comment && (
             <Typography variant="body2" color="textSecondary">
               Комментарий: {r.comment}
