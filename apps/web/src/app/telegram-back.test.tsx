@@ -3,10 +3,13 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement, useState } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Gamesserver } from '@adena/contract/lite';
 import { AppDialog } from '../components/app-dialog';
+import { ActivationForm } from '../features/codes/components/activation-form';
+import { NickForm } from '../features/wallet/components/nick-form';
 import type { TelegramEnv } from '../lib/telegram';
 import { useUi } from '../lib/ui-store';
-import { settle } from '../test/dom';
+import { settle, type } from '../test/dom';
 import { TelegramBridge, TelegramProvider } from './telegram';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
@@ -151,5 +154,52 @@ describe('inside Telegram, the back button closes an open dialog instead of the 
     expect(ownCloses).toEqual([]);
     expect(back).not.toHaveBeenCalled();
     expect(tg.backVisible).toBe(false);
+  });
+});
+
+describe('inside Telegram, typed text outside a dialog is asked about before the mini app closes', () => {
+  let root: Root | null = null;
+  const server = { id: 1, name: 'Scryde x50' } as unknown as Gamesserver;
+  beforeEach(() => {
+    tg.confirmClose = null;
+    vi.stubGlobal('fetch', vi.fn(async () => new Response('{"message":"Нужно войти"}', { status: 401 })));
+  });
+  afterEach(async () => {
+    if (root) await act(async () => root!.unmount());
+    root = null;
+    vi.unstubAllGlobals();
+    document.body.innerHTML = '';
+  });
+
+  it('a gift code typed into «Код» and a nick being changed turn Telegram’s closing confirmation on until they are emptied or put back', async () => {
+    window.history.replaceState({ idx: 0 }, '', '/');
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    const tree = createElement(
+      TelegramProvider,
+      null,
+      createElement(TelegramBridge),
+      createElement(ActivationForm, { serverName: () => undefined }),
+      createElement(NickForm, { server, nick: 'Гном', onSaved: () => {}, onCancel: () => {} }),
+    );
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, tree)));
+    await settle();
+    expect(tg.confirmClose).toBe(false);
+    const code = document.querySelector<HTMLInputElement>('[data-testid="activation-input"]')!;
+    const nick = document.querySelector<HTMLInputElement>('input[autocomplete="nickname"]')!;
+
+    await act(async () => type(code, 'ADN-AAAA'));
+    expect(tg.confirmClose).toBe(true);
+    await act(async () => type(code, ''));
+    expect(tg.confirmClose).toBe(false);
+
+    await act(async () => type(nick, 'Гном2'));
+    expect(tg.confirmClose).toBe(true);
+    await act(async () => type(code, 'ADN-BBBB'));
+    // Both hold text: emptying one still leaves the other to lose.
+    await act(async () => type(code, ''));
+    expect(tg.confirmClose).toBe(true);
+    await act(async () => type(nick, 'Гном'));
+    expect(tg.confirmClose).toBe(false);
   });
 });

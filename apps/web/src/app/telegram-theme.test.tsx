@@ -27,7 +27,9 @@ afterEach(async () => {
   root = null;
   window.location.hash = '';
   document.documentElement.removeAttribute('data-theme');
+  document.documentElement.removeAttribute('data-tg');
   document.documentElement.removeAttribute('style');
+  delete (window as { TelegramWebviewProxy?: unknown }).TelegramWebviewProxy;
 });
 
 describe('inside Telegram the first render already has Telegram’s colour scheme', () => {
@@ -81,5 +83,33 @@ describe('inside Telegram the first render already has Telegram’s colour schem
     run();
     expect(el.dataset.theme).toBe('dark');
     expect(el.style.getPropertyValue('--boot-bg')).toBe('');
+  });
+
+  it('index.html’s first paint inside Telegram has no bar of the app’s own (the app renders none there), so nothing jumps when React mounts', () => {
+    const html = readFileSync(join(import.meta.dirname, '../../index.html'), 'utf8');
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)![1]!;
+    const run = () => new Function(script)();
+    const el = document.documentElement;
+    expect(html).toMatch(/html\[data-tg\] \.boot-bar \{ display: none; \}/);
+    // The server writes BRAND_NAME over the bar's text everywhere in the page: never inside the hashed script.
+    expect(script).not.toContain('Адена Кошелёк');
+    // Launch data in a Telegram client (its bridge injected).
+    (window as unknown as { TelegramWebviewProxy: unknown }).TelegramWebviewProxy = { postEvent() {} };
+    window.location.hash = launchHash(NIGHT);
+    run();
+    expect(el.dataset.tg).toBe('1');
+    // A reload inside the mini app: the hash is gone, the SDK's copy of the launch parameters is kept.
+    el.removeAttribute('data-tg');
+    window.location.hash = '';
+    sessionStorage.setItem('tapps/launchParams', JSON.stringify(launchHash(NIGHT).slice(1)));
+    run();
+    expect(el.dataset.tg).toBe('1');
+    // Launch data pasted into an ordinary tab (no bridge) is no Telegram launch, as for isTelegramLaunch: the bar stays.
+    el.removeAttribute('data-tg');
+    sessionStorage.clear();
+    delete (window as { TelegramWebviewProxy?: unknown }).TelegramWebviewProxy;
+    window.location.hash = launchHash(NIGHT);
+    run();
+    expect(el.dataset.tg).toBeUndefined();
   });
 });

@@ -4,7 +4,7 @@ import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, beforeEach, describe, expect, it, type Mock, vi } from 'vitest';
 import { MUTATION_DEFAULTS } from '../lib/query-client';
-import type { TelegramEnv } from '../lib/telegram';
+import { endSelfSignIn, type TelegramEnv, useSelfSignInOver } from '../lib/telegram';
 import { useUi } from '../lib/ui-store';
 import { answer, settle } from '../test/dom';
 import { TelegramBridge, TelegramProvider } from './telegram';
@@ -38,6 +38,13 @@ const signedIn = () =>
   });
 const snackbarText = () => useUi.getState().snackbar.text;
 
+/** Whether the app's own sign-in with the launch data is over, as the signed-out screens see it (the latest render). */
+let selfSignInOver: boolean | null = null;
+function SelfSignInProbe() {
+  selfSignInOver = useSelfSignInOver();
+  return null;
+}
+
 describe('the mini app signs in once with its launch data', () => {
   let root: Root | null = null;
   let posts: number;
@@ -47,6 +54,7 @@ describe('the mini app signs in once with its launch data', () => {
     localStorage.clear();
     sessionStorage.clear();
     posts = 0;
+    endSelfSignIn(false);
   });
   afterEach(async () => {
     if (root) await act(async () => root!.unmount());
@@ -74,7 +82,9 @@ describe('the mini app signs in once with its launch data', () => {
     );
     const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: MUTATION_DEFAULTS } });
     root = createRoot(document.body.appendChild(document.createElement('div')));
-    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(TelegramProvider, null, createElement(TelegramBridge)))));
+    await act(async () =>
+      root!.render(createElement(QueryClientProvider, { client: qc }, createElement(TelegramProvider, null, createElement(TelegramBridge), createElement(SelfSignInProbe)))),
+    );
     await settle();
   }
 
@@ -113,9 +123,16 @@ describe('the mini app signs in once with its launch data', () => {
 
   it('launch data the server has already used is answered with «close and open the app again», not «try again»', async () => {
     await launch([() => answer(401, { message: 'Эти данные входа Telegram уже использованы. Попробуйте войти ещё раз' })]);
-    expect(snackbarText()).toBe('Не удалось войти через Telegram: Эти данные входа Telegram уже использованы. Закройте и откройте приложение заново');
+    expect(snackbarText()).toBe('Не удалось войти через Telegram: эти данные входа Telegram уже использованы. Закройте и откройте приложение заново');
+    // The signed-out screens now say it for good (not only the 8-second notice).
+    expect(selfSignInOver).toBe(true);
     await timePassesAndConnectionReturns();
     expect(posts).toBe(1);
+  });
+
+  it('any other refusal of the server goes on after the colon from a small letter, as one sentence', async () => {
+    await launch([() => answer(429, { message: 'Слишком много попыток входа. Попробуйте позже' })]);
+    expect(snackbarText()).toBe('Не удалось войти через Telegram: слишком много попыток входа. Попробуйте позже');
   });
 
   it('opened offline, the data never left the phone: it signs in when the connection returns', async () => {
@@ -127,11 +144,14 @@ describe('the mini app signs in once with its launch data', () => {
       signedIn,
     ]);
     expect(snackbarText()).toBe('Не удалось войти через Telegram: нет связи с сервером. Войдём, когда связь появится');
+    // Still to sign in by itself: no «reopen the app» meanwhile.
+    expect(selfSignInOver).toBe(false);
     onLine.mockReturnValue(true);
     await act(async () => void window.dispatchEvent(new Event('online')));
     await settle();
     expect(posts).toBe(2);
     expect(localStorage.getItem('access_token')).toBe('fresh-token');
+    expect(selfSignInOver).toBe(true);
   });
 });
 

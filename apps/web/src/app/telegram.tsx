@@ -9,6 +9,7 @@ import { useUi } from '../lib/ui-store';
 import {
   declinedTelegramSwitch,
   declineTelegramSwitch,
+  endSelfSignIn,
   isTelegramLaunch,
   isTelegramSessionOf,
   launchTheme,
@@ -18,7 +19,7 @@ import {
   type TelegramEnv,
   type TelegramTheme,
 } from '../lib/telegram';
-import { closeTopDialog, useDialogOpen } from '../lib/telegram-back';
+import { closeTopDialog, useDialogOpen, useUnsavedInputs } from '../lib/telegram-back';
 
 const SwitchUserDialog = deferred(() => import('./telegram-switch-dialog'));
 
@@ -37,9 +38,12 @@ function signInFailure(err: unknown): string {
   if (!(err instanceof ApiError) || err.status === 0) return `нет связи с сервером. ${REOPEN}`;
   if (err.status >= 500) return `сервис не ответил. ${REOPEN}`;
   // The server's reason (stale, already used), without its «Попробуйте войти ещё раз»: this data will not do again.
-  if (err.status === 401) return `${/^[^.]*\./.exec(err.message)?.[0] ?? `${err.message}.`} ${REOPEN}`;
-  return err.message;
+  if (err.status === 401) return `${afterColon(/^[^.]*\./.exec(err.message)?.[0] ?? `${err.message}.`)} ${REOPEN}`;
+  return afterColon(err.message);
 }
+
+/** The server's sentence after «Не удалось войти через Telegram:», from a small letter (a name such as «Discord» or «IP» stays). */
+const afterColon = (sentence: string) => (/^[А-ЯЁ][а-яё]/.test(sentence) ? sentence.charAt(0).toLocaleLowerCase('ru') + sentence.slice(1) : sentence);
 
 interface TelegramValue {
   /** True from the first render on a Telegram launch, before the SDK has loaded. */
@@ -62,8 +66,11 @@ export function TelegramProvider({ children }: { children: ReactNode }) {
     let cancelled = false;
     void loadTelegram().then((e) => {
       if (cancelled) return;
-      // Unusable launch parameters: the app behaves as in a browser, with its own colours.
-      if (!e) return setTheme(null);
+      // Unusable launch parameters: the app behaves as in a browser, with its own colours (and signs in by no launch data).
+      if (!e) {
+        endSelfSignIn();
+        return setTheme(null);
+      }
       setEnv(e);
       setTheme(e.theme);
       off = e.onThemeChange(setTheme);
@@ -80,7 +87,8 @@ export function TelegramProvider({ children }: { children: ReactNode }) {
  * Inside Telegram: signs in with the mini app's initData (without asking when nobody is signed in,
  * after asking when someone else is), shows Telegram's back button off the root, and makes it go
  * one step back in history, or home when there is none. While a dialog is open the back button
- * shows on the root too and closes the dialog, and Telegram asks before closing the mini app.
+ * shows on the root too and closes the dialog, and Telegram asks before closing the mini app (also
+ * while a field outside a dialog holds typed text: useUnsavedInput).
  */
 export function TelegramBridge() {
   const { env } = useTelegram();
@@ -98,6 +106,7 @@ export function TelegramBridge() {
       signIn(initData)
         .then((auth) => {
           if (telegramId) rememberTelegramSession(telegramId, auth.access_token);
+          endSelfSignIn();
         })
         .catch((err: unknown) => {
           // The visitor stays as they were (the usual sign-in pages still work), told why.
@@ -110,7 +119,9 @@ export function TelegramBridge() {
             window.addEventListener('online', retry);
             return;
           }
-          // Long enough to read what to do («Закройте и откройте приложение заново»), not SPEC's 2 s.
+          // Long enough to read what to do («Закройте и откройте приложение заново»), not SPEC's 2 s; the
+          // signed-out screen then says it for good (REOPEN_TO_SIGN_IN).
+          endSelfSignIn();
           snackbar(`Не удалось войти через Telegram: ${signInFailure(err)}`, 'error', SIGN_IN_FAILURE_MS);
         });
     },
@@ -119,6 +130,8 @@ export function TelegramBridge() {
 
   useEffect(() => {
     const initData = env?.initDataRaw;
+    // Nothing to sign in with: the signed-out screens say how to get launch data (a new launch).
+    if (env && !initData) endSelfSignIn();
     if (!initData || isPending || decided.current) return;
     const token = tokenStore.get();
     // A token is held but whose it is is not known yet (`readFailed`: a 5xx, no connection): decided once a read
@@ -129,6 +142,7 @@ export function TelegramBridge() {
     const who = launchUser(initData);
     if (!token) return signInAs(initData, who?.id);
     // Someone is signed in: the same Telegram user's session stays; anyone else is replaced only if the player says so.
+    endSelfSignIn();
     if (!user || !who || isTelegramSessionOf(who.id, token) || declinedTelegramSwitch(who.id)) return;
     setAsk({ id: who.id, name: who.name, current: user.name });
   }, [env, isPending, user, readFailed, signInAs]);
@@ -140,9 +154,11 @@ export function TelegramBridge() {
     env?.setBackVisible(inDialog || pathname !== '/');
   }, [env, pathname, inDialog]);
 
+  // Typed text outside a dialog (a gift code, a nick being changed) is asked about too.
+  const unsaved = useUnsavedInputs();
   useEffect(() => {
-    env?.setClosingConfirmation(inDialog);
-  }, [env, inDialog]);
+    env?.setClosingConfirmation(inDialog || unsaved);
+  }, [env, inDialog, unsaved]);
 
   useEffect(() => {
     if (!env) return;

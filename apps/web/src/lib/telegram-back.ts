@@ -44,3 +44,26 @@ export function closeTopDialog(): boolean {
   top?.close();
   return top !== undefined;
 }
+
+/**
+ * The fields holding typed text not yet sent (a gift code, a nick being changed), for Telegram's closing
+ * confirmation: a swipe down or its «Закрыть» would lose them as surely as a half-filled dialog.
+ */
+const unsaved = new Set<object>();
+
+/** Counts this field as unsaved while `dirty` (typed, not yet sent); Telegram then asks before closing the mini app. */
+export function useUnsavedInput(dirty: boolean) {
+  useEffect(() => {
+    if (!dirty) return;
+    const entry = {};
+    unsaved.add(entry);
+    changed();
+    return () => {
+      unsaved.delete(entry);
+      changed();
+    };
+  }, [dirty]);
+}
+
+/** True while any field holds unsaved text. */
+export const useUnsavedInputs = () => useSyncExternalStore(subscribe, () => unsaved.size > 0);

@@ -83,6 +83,40 @@ describe('a Telegram launch', () => {
   });
 });
 
+describe('a change of Telegram’s theme while the mini app is open', () => {
+  afterEach(() => {
+    delete (window as { TelegramWebviewProxy?: unknown }).TelegramWebviewProxy;
+    window.location.hash = '';
+    sessionStorage.clear();
+  });
+
+  it('hands over the new theme at each change (night mode switched off, then on again), not the one before it', async () => {
+    (window as unknown as { TelegramWebviewProxy: unknown }).TelegramWebviewProxy = { postEvent() {} };
+    const initData = new URLSearchParams({ auth_date: '1800000000', query_id: 'AAH', user: JSON.stringify({ id: 777000111, first_name: 'Ася' }), signature: 'c2ln', hash: 'abc' }).toString();
+    const NIGHT = { bg_color: '#000000', secondary_bg_color: '#1c1c1d', section_bg_color: '#2c2c2e', text_color: '#ffffff' };
+    const DAY = { bg_color: '#ffffff', secondary_bg_color: '#efeff3', section_bg_color: '#ffffff', text_color: '#000000' };
+    window.location.hash = new URLSearchParams({ tgWebAppData: initData, tgWebAppVersion: '8.0', tgWebAppPlatform: 'ios', tgWebAppThemeParams: JSON.stringify(NIGHT) }).toString();
+    vi.resetModules();
+    const { loadTelegram: load } = await import('./telegram');
+    const env = await load();
+    const seen: Array<{ isDark: boolean; bg?: string; text?: string }> = [];
+    const off = env!.onThemeChange((t) => seen.push({ isDark: t.isDark, bg: t.bg, text: t.text }));
+    // What Telegram's client sends as the player switches its theme.
+    const themeChanged = (theme_params: object) =>
+      (window as unknown as { Telegram: { WebView: { receiveEvent(t: string, d: unknown): void } } }).Telegram.WebView.receiveEvent('theme_changed', { theme_params });
+    // A known theme to start from (the SDK, loaded once per test file, keeps the state an earlier test left).
+    themeChanged({ bg_color: '#18222d', secondary_bg_color: '#131415', text_color: '#f5f5f5' });
+    seen.length = 0;
+    themeChanged(DAY);
+    expect(seen).toEqual([{ isDark: false, bg: '#efeff3', text: '#000000' }]);
+    themeChanged(NIGHT);
+    expect(seen.at(-1)).toEqual({ isDark: true, bg: '#1c1c1d', text: '#ffffff' });
+    off();
+    themeChanged(DAY);
+    expect(seen).toHaveLength(2);
+  });
+});
+
 describe('launch data from an older Telegram client (no `signature`)', () => {
   afterEach(() => {
     delete (window as { TelegramWebviewProxy?: unknown }).TelegramWebviewProxy;

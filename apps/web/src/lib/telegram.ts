@@ -5,6 +5,8 @@
  * on a Telegram launch, so an ordinary visitor never downloads it.
  */
 
+import { useSyncExternalStore } from 'react';
+
 export interface TelegramTheme {
   isDark: boolean;
   /** The page (MUI's background.default). */
@@ -70,19 +72,24 @@ export function launchTheme(): TelegramTheme | null {
       fromLaunch(JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null') as string | null);
     const p = JSON.parse(json ?? 'null') as Record<string, unknown> | null;
     if (!p || typeof p !== 'object') return null;
-    const c = (key: string) => (typeof p[key] === 'string' ? (p[key] as string) : undefined);
-    return telegramTheme(isDarkColor(c('bg_color')), {
-      bgColor: c('bg_color'),
-      secondaryBgColor: c('secondary_bg_color'),
-      sectionBgColor: c('section_bg_color'),
-      textColor: c('text_color'),
-      hintColor: c('hint_color'),
-      buttonColor: c('button_color'),
-      buttonTextColor: c('button_text_color'),
-    });
+    return themeOf(p);
   } catch {
     return null;
   }
+}
+
+/** Our theme from Telegram's theme parameters by Telegram's own names (bg_color…), as the launch hash and the SDK's state hold them. */
+function themeOf(p: Record<string, unknown>): TelegramTheme {
+  const c = (key: string) => (typeof p[key] === 'string' ? (p[key] as string) : undefined);
+  return telegramTheme(isDarkColor(c('bg_color')), {
+    bgColor: c('bg_color'),
+    secondaryBgColor: c('secondary_bg_color'),
+    sectionBgColor: c('section_bg_color'),
+    textColor: c('text_color'),
+    hintColor: c('hint_color'),
+    buttonColor: c('button_color'),
+    buttonTextColor: c('button_text_color'),
+  });
 }
 
 /**
@@ -147,6 +154,30 @@ export function isTelegramLaunch(): boolean {
     return false;
   }
 }
+
+/**
+ * How a player signed out inside the mini app (stale launch data, «Выйти») gets back in: Telegram gives new
+ * launch data only to a new launch, and its login page would ask for a phone inside the mini app's webview.
+ */
+export const REOPEN_TO_SIGN_IN = 'Закройте и откройте приложение заново — войдём через Telegram сами';
+
+/**
+ * Whether the mini app is done signing in by itself with its launch data (app/telegram.tsx's TelegramBridge):
+ * signed in, refused, or nothing to sign in with. Until then a signed-out screen waits rather than say «reopen».
+ */
+let selfSignInOver = false;
+const selfSignInListeners = new Set<() => void>();
+export function endSelfSignIn(over = true) {
+  if (selfSignInOver === over) return;
+  selfSignInOver = over;
+  for (const l of selfSignInListeners) l();
+}
+const subscribeSelfSignIn = (l: () => void) => {
+  selfSignInListeners.add(l);
+  return () => void selfSignInListeners.delete(l);
+};
+/** True once the mini app's own sign-in is over (see endSelfSignIn); meaningful only on a Telegram launch. */
+export const useSelfSignInOver = () => useSyncExternalStore(subscribeSelfSignIn, () => selfSignInOver);
 
 /** The Telegram user the launch data names (unverified: only to ask the player; the server checks the signature). */
 export function launchUser(initDataRaw: string): { id: string; name: string } | null {
@@ -266,7 +297,9 @@ export function loadTelegram(): Promise<TelegramEnv | null> {
         const fn = on ? sdk.closingBehavior.enableConfirmation : sdk.closingBehavior.disableConfirmation;
         if (fn.isAvailable()) fn();
       },
-      onThemeChange: (cb) => sdk.themeParams.state.sub(() => cb(readTheme())),
+      // From the new state the SDK hands over: its per-colour getters (readTheme) update only after this
+      // callback, so reading them here gave the theme before the change (night mode stayed on in a light Telegram).
+      onThemeChange: (cb) => tp.state.sub((state) => cb(themeOf(state))),
       downloadFile(url, fileName) {
         if (!sdk.downloadFile.isAvailable()) return false;
         downloadOrOpen(

@@ -1,9 +1,11 @@
 import Telegram from '@mui/icons-material/Telegram';
+import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Divider from '@mui/material/Divider';
 import Stack from '@mui/material/Stack';
 import { useState } from 'react';
 import { newNonce, startDiscordSignIn, startTelegramSignIn, telegramReturnTo } from '../../../lib/sign-in-binding';
+import { isTelegramLaunch, REOPEN_TO_SIGN_IN } from '../../../lib/telegram';
 import { useAuthConfig } from '../api/auth-config';
 
 function DiscordIcon() {
@@ -25,22 +27,31 @@ function telegramLoginUrl(botId: number, nonce: string) {
   return `https://oauth.telegram.org/auth?${q}`;
 }
 
-/** Discord and Telegram sign-in, shown only when the server has them configured; the «или» divider only with them. */
+/**
+ * Discord and Telegram sign-in, shown only when the server has them configured; the «или» divider only with them.
+ * Inside the mini app Telegram's login page would open in the mini app's own webview and ask for a phone: there
+ * the Telegram button says how the app signs in by itself instead (a new launch).
+ */
 export function SocialButtons({ divided = false }: { divided?: boolean }) {
   const { data } = useAuthConfig();
   const [nonce] = useState(newNonce);
-  if (!data?.discord && !data?.telegram) return null;
+  const [inTelegram] = useState(isTelegramLaunch);
+  if (!data?.discord && !data?.telegram && !inTelegram) return null;
   return (
     <Stack spacing={1}>
       {divided && <Divider sx={{ pb: 1 }}>или</Divider>}
-      {data.discord && (
+      {data?.discord && (
         <Button variant="outlined" size="large" startIcon={<DiscordIcon />} href={data.discord.authorize_url}
           onClick={() => startDiscordSignIn(data.discord!.authorize_url)}
         >
           Войти через Discord
         </Button>
       )}
-      {data.telegram && (
+      {inTelegram ? (
+        <Alert severity="info" icon={<Telegram />} data-testid="telegram-reopen">
+          {REOPEN_TO_SIGN_IN}
+        </Alert>
+      ) : data?.telegram && (
         <Button
           variant="outlined"
           size="large"

@@ -8,6 +8,7 @@ import { ApiError } from '../../../lib/api-client';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
 import { useUser } from '../../../lib/session';
+import { useUnsavedInput } from '../../../lib/telegram-back';
 import { USER_READ_FAILED_ACTION } from '../../../components/user-read-failed';
 import { useActivationCode } from '../api/activation-code';
 import { aden } from './code-format';
@@ -25,6 +26,8 @@ export function ActivationForm({ serverName }: { serverName: (id: number) => str
   const f = useFormErrors();
   const [text, setText] = useState('');
   const [refusal, setRefusal] = useState<string | null>(null);
+  // A typed code not yet activated: Telegram asks before the mini app closes.
+  useUnsavedInput(text.trim() !== '');
   const error = f.fieldError('sert') ?? refusal ?? undefined;
   // The form is keyed by server: switched meanwhile, it is gone, and a refusal has no field to show under.
   const mounted = useRef(false);

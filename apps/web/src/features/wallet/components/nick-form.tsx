@@ -4,6 +4,7 @@ import Stack from '@mui/material/Stack';
 import { useState } from 'react';
 import { LightTextField } from '../../../components/light-text-field';
 import { useFormErrors } from '../../../hooks/use-form-errors';
+import { useUnsavedInput } from '../../../lib/telegram-back';
 import { useSaveNick } from '../api/save-nick';
 
 /**
@@ -12,6 +13,7 @@ import { useSaveNick } from '../api/save-nick';
  */
 export function NickForm({ server, nick, onSaved, onCancel }: { server: Gamesserver; nick: string | null; onSaved(): void; onCancel?(): void }) {
   const [value, setValue] = useState(nick ?? '');
+  useUnsavedInput(value.trim() !== (nick ?? '').trim());
   const save = useSaveNick();
   const f = useFormErrors();
   return (

@@ -14,6 +14,7 @@ import { useUi } from '../../../lib/ui-store';
 import { formatAmount, formatShort } from '../../../utils/format-amount';
 import { currencyWord } from '../../../utils/plural';
 import { useUser } from '../../../lib/session';
+import { isTelegramLaunch, REOPEN_TO_SIGN_IN, useSelfSignInOver } from '../../../lib/telegram';
 import type { ServerWait } from '../../../lib/gamesservers';
 import { useWallet, useWallets } from '../../../lib/wallets';
 import { useSelectedCurrency } from '../selected-currency';
@@ -70,6 +71,8 @@ export function WalletCard({ server, wait = null }: { server: Gamesserver | unde
   const [currency, setCurrency] = useSelectedCurrency();
   const openDialog = useUi((s) => s.openDialog);
   const alert = useUi((s) => s.alert);
+  const [inTelegram] = useState(isTelegramLaunch);
+  const selfSignInOver = useSelfSignInOver();
 
   const act = (name: 'put' | 'take') => {
     // Still reading who is signed in (a slow network, the mini app's cold start): not «Вы не авторизованы».
@@ -102,8 +105,14 @@ export function WalletCard({ server, wait = null }: { server: Gamesserver | unde
             <Alert severity="info">Выберите игровой сервер, чтобы увидеть баланс.</Alert>
           ) : readFailed ? (
             <UserReadFailed />
+          ) : !isSignedIn && !userPending && inTelegram && !selfSignInOver ? (
+            // The mini app is still signing in with its launch data: not «Вы не вошли» meanwhile.
+            <Skeleton variant="text" height={56} width={220} data-testid="balance-loading" />
           ) : !isSignedIn && !userPending ? (
-            <Alert severity="info">Войдите, чтобы увидеть баланс и пополнять кошелёк.</Alert>
+            // Inside the mini app (its launch data stale or spent, or «Выйти» in Профиль) a new launch signs in: said here for good, not only in a notice.
+            <Alert severity="info" data-testid="signed-out">
+              {inTelegram ? `Вы не вошли. ${REOPEN_TO_SIGN_IN}.` : 'Войдите, чтобы увидеть баланс и пополнять кошелёк.'}
+            </Alert>
           ) : walletsQuery.isPending ? (
             <Skeleton variant="text" height={56} width={220} />
           ) : walletsQuery.isError && !walletsQuery.data ? (
