@@ -248,7 +248,6 @@ describe('focus after a cancel, for an operator working by keyboard', () => {
     expect(document.querySelector('[data-testid="admin-cancel-code-dialog"]')).toBeNull();
   });
   it("names the code's service accounts by its game server in its ledger entries, a wallet by its number", async () => {
-    const withLedger = story('active') as ReturnType<typeof story> & { ledger: unknown[] };
     const entry = (id: number, account_key: string, amount: number) => ({
       id,
       transaction_id: 40,
@@ -264,7 +263,7 @@ describe('focus after a cancel, for an operator working by keyboard', () => {
       balance_after: null,
       created_at: '2026-11-01T10:00:00.000Z',
     });
-    withLedger.ledger = [entry(1, 'wallet:13:1', -1010), entry(2, 'escrow:1:1', 1000), entry(3, 'fees:1:1', 10)];
+    const withLedger = { ...story('active'), ledger: [entry(1, 'wallet:13:1', -1010), entry(2, 'escrow:1:1', 1000), entry(3, 'fees:1:1', 10)] };
     vi.stubGlobal('fetch', vi.fn(async () => answer(200, withLedger)));
     history.replaceState(null, '', '/admin/codes?id=12');
     ({ root } = await mountWithQuery(() => createElement(AdminCodes)));

@@ -52,8 +52,9 @@ export function decidedText(r: Pick<AdminRequest, 'status' | 'processed_at' | 'p
   if (r.status === 'cancelled') return `Отменена игроком ${at}`;
   const id = r.processed_by;
   if (id === null) return `Решена ${at}`;
+  if (id === meId) return `Решена ${at} · вами`;
   const name = [r.claimed_by, r.claim_dropped_by].find((o) => o?.id === id && o.name)?.name;
-  return `Решена ${at} · оператор ${name ?? `№${id}`}${id === meId ? ' (вы)' : ''}`;
+  return `Решена ${at} · оператор ${name ?? `№${id}`}`;
 }
 
 /**

@@ -114,7 +114,8 @@ describe('the webhook form in the profile', () => {
     expect(passwordField()).not.toBeNull();
     expect(passwordField()!.type).toBe('password');
     expect(passwordField()!.getAttribute('autocomplete')).toBe('current-password');
-    expect(helperOf(passwordField())).toMatch(/Discord или Telegram/);
+    // The account has a password (has_password): no hint about accounts without one.
+    expect(helperOf(passwordField())).toBeNull();
 
     await act(async () => type(urlField(), 'https://shop.example/hook'));
     await press('Подключить вебхук', 'не тот пароль');
@@ -143,6 +144,16 @@ describe('the webhook form in the profile', () => {
     expect(sent.rotate[1]).toEqual({ password: 'верный пароль' });
     expect(shownSecret()).toBe('whsec_rotated');
     expect(passwordField()!.value).toBe('');
+    expect(helperOf(passwordField())).toBeNull();
+  });
+
+  it('an account without a password (Telegram, Discord) is not asked for one; one whose user object predates has_password gets the hint', async () => {
+    await render({ ...playerUser(false), has_password: false }, HOOK, {});
+    expect(passwordField()).toBeNull();
+    await cleanup(root);
+    root = null;
+    const { has_password: _, ...older } = playerUser(false);
+    await render(older as User, HOOK, {});
     expect(helperOf(passwordField())).toMatch(/оставьте пустым/);
   });
 
