@@ -70,3 +70,18 @@ export async function newPage(
   const page = await context.newPage();
   return { context, page };
 }
+
+/** Records every CSP violation the page reports, and console errors that mention the policy. */
+export async function watchViolations(page: Page) {
+  const seen: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) seen.push(m.text());
+  });
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      (window as unknown as { __csp: string[] }).__csp ??= [];
+      (window as unknown as { __csp: string[] }).__csp.push(`${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
+  return async () => [...seen, ...((await page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp)) ?? [])];
+}

@@ -1,26 +1,11 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { firstServerId } from '../../server/test/factories';
-import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
+import { type E2EServer, launchBrowser, newPage, startServer, watchViolations } from './harness';
 import { launchHash, NATIVE_BRIDGE, signInitData, TG_IOS_DARK, TG_IOS_LIGHT } from './telegram';
 
 const BOT_TOKEN = '123456789:AAE-test-token-for-the-mini-app';
 const REOPEN = 'Закройте и откройте приложение заново — войдём через Telegram сами';
-
-/** Records every CSP violation the page reports, and console errors that mention the policy. */
-async function watchViolations(page: Page) {
-  const seen: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' && /Content Security Policy/i.test(m.text())) seen.push(m.text());
-  });
-  await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
-      (window as unknown as { __csp: string[] }).__csp ??= [];
-      (window as unknown as { __csp: string[] }).__csp.push(`${e.violatedDirective} ${e.blockedURI}`);
-    });
-  });
-  return async () => [...seen, ...((await page.evaluate(() => (window as unknown as { __csp?: string[] }).__csp)) ?? [])];
-}
 
 const bodyColor = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
 

@@ -1,7 +1,6 @@
 import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
@@ -9,6 +8,7 @@ import { useFormErrors } from '../../../hooks/use-form-errors';
 import { latinKeys } from '../../../lib/keyboard-layout';
 import { twoFactorRecoveryCodesBody, useNewRecoveryCodes } from '../api/two-factor-recovery-codes';
 import { RecoveryCodes } from './recovery-codes';
+import { SecondFactorCodeField } from './second-factor-code-field';
 
 /**
  * New recovery codes for a code from the app (or a recovery code): the old list stops working. Once the new codes are
@@ -74,14 +74,7 @@ export function NewRecoveryCodesDialog({ open, onClose }: { open: boolean; onClo
         <Stack component="form" id="new-recovery-codes-form" noValidate onSubmit={submit} spacing={2} sx={{ pt: 1 }}>
           {f.formError && <Alert severity="error">{f.formError}</Alert>}
           <Typography>Старые резервные коды перестанут работать, даже неиспользованные. Подтвердите кодом из приложения или одним из старых резервных кодов.</Typography>
-          <TextField
-            label="Код из приложения или резервный"
-            value={code}
-            onChange={(e) => setCode(e.target.value)}
-            autoFocus
-            error={Boolean(f.fieldError('code'))}
-            helperText={f.fieldError('code')}
-          />
+          <SecondFactorCodeField value={code} onChange={setCode} error={f.fieldError('code')} />
         </Stack>
       )}
     </AppDialog>

@@ -6,7 +6,6 @@ import DialogContent from '@mui/material/DialogContent';
 import DialogTitle from '@mui/material/DialogTitle';
 import Paper from '@mui/material/Paper';
 import Stack from '@mui/material/Stack';
-import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import useMediaQuery from '@mui/material/useMediaQuery';
 import { useQueryClient } from '@tanstack/react-query';
@@ -18,6 +17,7 @@ import { useBackClosesDialog } from '../../../lib/telegram-back';
 import { latinKeys } from '../../../lib/keyboard-layout';
 import { twoFactorDisableBody, useTwoFactorDisable } from '../api/two-factor-disable';
 import { NewRecoveryCodesDialog } from './new-recovery-codes-dialog';
+import { SecondFactorCodeField } from './second-factor-code-field';
 import { TotpSetup } from './totp-setup';
 
 /** The profile's second-factor section: TOTP on or off. */
@@ -149,14 +149,7 @@ function DisableDialog({
     >
       <Stack component="form" id="two-factor-disable-form" noValidate onSubmit={submit} spacing={2} sx={{ pt: 1 }}>
         {f.formError && <Alert severity="error">{f.formError}</Alert>}
-        <TextField
-          label="Код из приложения или резервный"
-          value={code}
-          onChange={(e) => setCode(e.target.value)}
-          autoFocus
-          error={Boolean(f.fieldError('code'))}
-          helperText={f.fieldError('code')}
-        />
+        <SecondFactorCodeField value={code} onChange={setCode} error={f.fieldError('code')} />
       </Stack>
     </AppDialog>
   );
