@@ -178,12 +178,14 @@ export function createCodesService(deps: CodesServiceDeps) {
   /**
    * The issuer's cancel: the code leaves 'active' once and its price goes back to the wallet that paid.
    * With an Idempotency-Key a retry after a lost answer gets the first answer (`answerOf` the
-   * cancelled code) instead of 409 «already cancelled».
+   * cancelled code) instead of 409 «already cancelled». The session or API key is checked again under the owner's
+   * row first: a seller's codes are sold to customers, and a key revoked while its cancel waited must not void them.
    */
   function cancelOne<A>(caller: Caller, codeId: number, answerOf: (code: CodeRow) => A, idem?: IdempotencyKey): Promise<A> {
     return once(async () => {
       const ownerId = caller.user.id;
       const out = await db.transaction().execute(async (trx) => {
+        await requireLiveSession(trx, caller);
         await claimKey(trx, ownerId, idem);
         const [code] = await repo.cancelOwnCodes(trx, ownerId, [codeId], ownerId);
         if (!code) {

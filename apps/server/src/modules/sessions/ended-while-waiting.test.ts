@@ -126,6 +126,22 @@ describe('a call that waited for a block, a logout or a revoke of what it was ma
       expect(await codesOf(s.u.id)).toBe(0);
     });
 
+    it('a code cancelled with a key its owner revokes meanwhile: 401, the sold code stays valid', async () => {
+      const s = await seller();
+      const issued = await issue(s.key);
+      expect(issued.statusCode).toBe(200);
+      const codeId = (await t.db.kysely.selectFrom('codes').select('id').where('user_id', '=', s.u.id).executeTakeFirstOrThrow()).id;
+      const keyId = (await t.db.kysely.selectFrom('api_keys').select('id').where('user_id', '=', s.u.id).executeTakeFirstOrThrow()).id;
+      const revoke = await holdLocks(t.db.kysely, (trx) => trx.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', keyId).execute());
+      const cancelled = t.app.inject({ method: 'DELETE', url: `/api/v1/codes/${codeId}`, headers: { authorization: `Bearer ${s.key}` } });
+      await waitFor(async () => ((await lockWaits(t.db.kysely)) === 1 ? true : undefined), 'the cancel to wait for the key');
+      await revoke.release();
+      const res = await cancelled;
+      expect(res.statusCode).toBe(401);
+      const code = await t.db.kysely.selectFrom('codes').select('status').where('id', '=', codeId).executeTakeFirstOrThrow();
+      expect(code.status).toBe('active');
+    });
+
     it('codes issued with a key while an operator blocks its stolen account (revoking its keys): 401, none issued', async () => {
       const s = await seller();
       const block = () =>
