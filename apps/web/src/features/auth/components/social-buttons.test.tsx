@@ -13,7 +13,9 @@ vi.mock('../../../lib/telegram', async (importOriginal) => {
   return { ...actual, isTelegramLaunch: () => launch.inTelegram };
 });
 
-describe('«Войти через Telegram» on the sign-in page', () => {
+const DISCORD = { client_id: '1', authorize_url: 'https://discord.com/oauth2/authorize?client_id=1&state=s' };
+
+describe('«Войти через Telegram» and «Войти через Discord» on the sign-in page', () => {
   let root: Root | null = null;
   afterEach(async () => {
     await cleanup(root);
@@ -24,7 +26,7 @@ describe('«Войти через Telegram» on the sign-in page', () => {
     vi.stubGlobal(
       'fetch',
       vi.fn(async (url: string) => {
-        if (url === '/api/auth_config') return answer(200, { discord: null, telegram: { bot_username: 'adena_bot', bot_id: 123456789 } });
+        if (url === '/api/auth_config') return answer(200, { discord: DISCORD, telegram: { bot_username: 'adena_bot', bot_id: 123456789 } });
         return answer(401, { message: 'Нужно войти' });
       }),
     );
@@ -32,19 +34,22 @@ describe('«Войти через Telegram» on the sign-in page', () => {
     await settle();
   }
 
-  it('in a browser opens Telegram’s login page', async () => {
+  it('in a browser opens Telegram’s and Discord’s login pages', async () => {
     launch.inTelegram = false;
     await mount();
     const link = [...document.querySelectorAll('a')].find((a) => a.textContent === 'Войти через Telegram');
     expect(link?.getAttribute('href')).toMatch(/^https:\/\/oauth\.telegram\.org\/auth\?/);
+    const discord = [...document.querySelectorAll('a')].find((a) => a.textContent === 'Войти через Discord');
+    expect(discord?.getAttribute('href')).toBe(DISCORD.authorize_url);
     expect(document.body.textContent).not.toContain('Закройте и откройте приложение заново');
   });
 
-  it('inside the mini app says the app signs in by itself on a new launch, and sends the mini app’s webview to no login page', async () => {
+  it('inside the mini app says the app signs in by itself on a new launch, and sends the mini app’s webview to no login page, Telegram’s or Discord’s', async () => {
     launch.inTelegram = true;
     await mount();
     expect(document.body.textContent).toContain('Закройте и откройте приложение заново — войдём через Telegram сами');
     expect(document.querySelector('a[href*="oauth.telegram.org"]')).toBeNull();
     expect(document.body.textContent).not.toContain('Войти через Telegram');
+    expect(document.querySelector('a[href*="discord.com"]')).toBeNull();
   });
 });

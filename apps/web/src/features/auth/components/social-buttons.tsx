@@ -30,7 +30,8 @@ function telegramLoginUrl(botId: number, nonce: string) {
 /**
  * Discord and Telegram sign-in, shown only when the server has them configured; the «или» divider only with them.
  * Inside the mini app Telegram's login page would open in the mini app's own webview and ask for a phone: there
- * the Telegram button says how the app signs in by itself instead (a new launch).
+ * the Telegram button says how the app signs in by itself instead (a new launch). Discord's is left out there: its
+ * page too would replace the mini app's own, and the account it signed in would not be the chat's.
  */
 export function SocialButtons({ divided = false }: { divided?: boolean }) {
   const { data } = useAuthConfig();
@@ -40,7 +41,7 @@ export function SocialButtons({ divided = false }: { divided?: boolean }) {
   return (
     <Stack spacing={1}>
       {divided && <Divider sx={{ pb: 1 }}>или</Divider>}
-      {data?.discord && (
+      {data?.discord && !inTelegram && (
         <Button variant="outlined" size="large" startIcon={<DiscordIcon />} href={data.discord.authorize_url}
           onClick={() => startDiscordSignIn(data.discord!.authorize_url)}
         >
