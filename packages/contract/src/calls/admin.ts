@@ -8,6 +8,8 @@ export const AdminRequestSchema = RequestSchema.extend({
   // `blocked` beyond PRODUCT.md: an operator's block of the player (a blocked player's withdrawal is only rejected).
   user: z.object({ id: z.number().int(), name: z.string(), email: z.string().nullable(), phone: z.string().nullable(), vip: z.boolean(), blocked: z.boolean() }),
   processed_by: z.number().int().nullable(),
+  // Beyond PRODUCT.md: the deciding operator's name (null while undecided or for a player's cancel).
+  processed_by_name: z.string().nullable(),
   processed_at: TimestampSchema.nullable(),
   // The operators' shift (PRODUCT.md section 12): who took it into work, and when.
   claimed_by: z.object({ id: z.number().int(), name: z.string() }).nullable(),

@@ -34,6 +34,7 @@ export function toAdminRequest(r: AdminRequestRow, now: Date, claimTimeoutMin: n
       blocked: r.user_blocked_at !== null,
     },
     processed_by: r.processed_by,
+    processed_by_name: r.processed_by === null ? null : (r.decider_name ?? ''),
     processed_at: r.processed_at === null ? null : iso(r.processed_at),
     claimed_by: r.claimed_by === null ? null : { id: r.claimed_by, name: r.claimer_name ?? '' },
     claimed_at: r.claimed_at === null ? null : iso(r.claimed_at),

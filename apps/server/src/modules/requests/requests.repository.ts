@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { BalanceRequestsTable, Database, RequestStatus, RequestType } from '../../db/schema';
-import { claimDropperName } from '../../db/claim-dropper';
+import { claimDropperName, deciderName } from '../../db/claim-dropper';
 import { nickSharedWithOthers } from '../../db/shared-nick';
 import type { IdempotencyKey } from '../../lib/idempotency';
 
@@ -20,6 +20,8 @@ export type AdminRequestRow = RequestRow & {
   nick_shared: boolean;
   /** The operator whose claim was dropped by their block, demotion or TOTP rescue (claimDropperName). */
   claim_dropper_name: string | null;
+  /** The deciding operator's name (deciderName). */
+  decider_name: string | null;
 };
 
 export interface PendingGroup {
@@ -245,7 +247,8 @@ export const requestsRepository = {
       .leftJoin('users as c', 'c.id', 'r.claimed_by')
       .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until', 'u.blocked_at as user_blocked_at', 'c.name as claimer_name'])
       .select(nickSharedWithOthers)
-      .select(claimDropperName);
+      .select(claimDropperName)
+      .select(deciderName);
     rows =
       f.status === 'pending'
         ? rows.orderBy(sql`CASE WHEN r.type = 'output' AND u.vip_until > now() THEN 0 ELSE 1 END`).orderBy('r.id', 'asc')
@@ -273,6 +276,7 @@ export const requestsRepository = {
       .select(['g.name as gamesserver', 'u.name as user_name', 'u.email as user_email', 'u.phone as user_phone', 'u.vip_until as user_vip_until', 'u.blocked_at as user_blocked_at', 'c.name as claimer_name'])
       .select(nickSharedWithOthers)
       .select(claimDropperName)
+      .select(deciderName)
       .where('r.id', '=', id)
       .executeTakeFirst() as Promise<AdminRequestRow | undefined>;
   },

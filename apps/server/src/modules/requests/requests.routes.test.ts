@@ -89,6 +89,10 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
       const done = await call('POST', `/api/admin/requests/${request.id}/complete`, admin, {});
       expect(done.statusCode).toBe(200);
       expect(done.json().success).toMatchObject({ id: request.id, status: 'completed', processed_by: admin.id, user: { id: p.id } });
+      // Decided without a claim: the queue names the operator all the same.
+      const listed = (await call('GET', '/api/admin/requests?status=completed&per_page=100', admin)).json().data;
+      const adminName = (await t.db.kysely.selectFrom('users').select('name').where('id', '=', admin.id).executeTakeFirstOrThrow()).name;
+      expect(listed.find((r: { id: number }) => r.id === request.id)).toMatchObject({ processed_by: admin.id, processed_by_name: adminName, claimed_by: null });
       const w = await wallet(p.id);
       expect(Number(w.balance)).toBe(3 * KK);
       expect(w.new_message).toBe(true);

@@ -1,5 +1,5 @@
 import { type Kysely, sql, type Transaction } from 'kysely';
-import { claimDropperName } from '../../db/claim-dropper';
+import { claimDropperName, deciderName } from '../../db/claim-dropper';
 import { nickSharedWithOthers } from '../../db/shared-nick';
 import type { Database } from '../../db/schema';
 
@@ -174,6 +174,7 @@ export const shiftRepository = {
       .select(adminColumns)
       .select(nickSharedWithOthers)
       .select(claimDropperName)
+      .select(deciderName)
       .where('r.id', '=', id)
       .executeTakeFirst();
   },

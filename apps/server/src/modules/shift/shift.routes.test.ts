@@ -244,7 +244,7 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     // The claimer decides; the claim stays on the row for the shift report.
     const mine = await call('POST', `/api/admin/requests/${id}/reject`, anna, { reason: 'персонаж не в игре' });
     expect(mine.statusCode).toBe(200);
-    expect(mine.json().success).toMatchObject({ status: 'rejected', processed_by: anna.id, claimed_by: { id: anna.id } });
+    expect(mine.json().success).toMatchObject({ status: 'rejected', processed_by: anna.id, processed_by_name: 'Анна', claimed_by: { id: anna.id } });
     expect(await balanceOf(player.id)).toBe(before + 2 * KK);
     expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true, problems: [] });
   });

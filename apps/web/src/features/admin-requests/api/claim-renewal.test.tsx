@@ -34,6 +34,7 @@ const claimedAt = (id: number, at: number, by = ME): AdminRequest => ({
   claim_lapses_at: new Date(at + TIMEOUT).toISOString(),
   nick_shared: false,
   claim_dropped_by: null,
+  processed_by_name: null,
 });
 /** Claimed `agoMs` ago by this browser's clock. */
 const claimed = (id: number, agoMs: number, by = ME) => claimedAt(id, Date.now() - agoMs, by);

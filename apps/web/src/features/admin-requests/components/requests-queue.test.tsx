@@ -32,6 +32,7 @@ const pending: AdminRequest = {
   claim_lapses_at: null,
   nick_shared: false,
   claim_dropped_by: null,
+  processed_by_name: null,
 };
 /** The select whose label reads `label`: its shown value. */
 const selectOf = (label: string) =>
@@ -286,9 +287,11 @@ describe('a decided request in the queue («Статус: Все»)', () => {
     const decided = (patch: Partial<AdminRequest>): AdminRequest => ({ ...pending, processed_at: '2026-11-01T12:30:00.000Z', ...patch });
     const listed = [
       // Claimed and decided by the same operator: named.
-      decided({ id: 1, status: 'completed', processed_by: 3, claimed_by: { id: 3, name: 'Анна' }, claimed_at: '2026-11-01T12:00:00.000Z' }),
-      // Decided without a claim, by someone else than its lapsed claim's holder: by number.
-      decided({ id: 2, status: 'rejected', comment: 'Адена не пришла', processed_by: 4, claimed_by: { id: 3, name: 'Анна' }, claimed_at: '2026-11-01T12:00:00.000Z' }),
+      decided({ id: 1, status: 'completed', processed_by: 3, processed_by_name: 'Анна', claimed_by: { id: 3, name: 'Анна' }, claimed_at: '2026-11-01T12:00:00.000Z' }),
+      // Decided by someone else than its lapsed claim's holder: named all the same.
+      decided({ id: 2, status: 'rejected', comment: 'Адена не пришла', processed_by: 4, processed_by_name: 'Борис', claimed_by: { id: 3, name: 'Анна' }, claimed_at: '2026-11-01T12:00:00.000Z' }),
+      // An operator account without a name: by number.
+      decided({ id: 6, status: 'completed', processed_by: 5, processed_by_name: '' }),
       decided({ id: 3, status: 'completed', processed_by: 1 }),
       decided({ id: 4, status: 'cancelled', processed_by: null }),
       { ...pending, id: 5 },
@@ -302,7 +305,8 @@ describe('a decided request in the queue («Статус: Все»)', () => {
     const lines = [...document.querySelectorAll('[data-testid="admin-request"]')].map((c) => c.querySelector('[data-testid="decided"]')?.textContent ?? null);
     expect(lines).toEqual([
       `Решена ${at} · оператор Анна`,
-      `Решена ${at} · оператор №4`,
+      `Решена ${at} · оператор Борис`,
+      `Решена ${at} · оператор №5`,
       `Решена ${at} · вами`,
       `Отменена игроком ${at}`,
       null,

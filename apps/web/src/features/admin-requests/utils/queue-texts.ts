@@ -42,19 +42,17 @@ const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyl
 
 /**
  * Who decided a request and when, for its card once it has left the pending ones («Статус: Все»): the card's own
- * time is when it was created. The payload names the deciding operator by id only (`processed_by`); their name is
- * known when they held its claim too (a claim stays on the row after the decision), else they are «оператор №N».
- * A cancelled one has no operator: its player cancelled it.
+ * time is when it was created. The deciding operator is named (`processed_by_name`), or «оператор №N» when the
+ * account has no name. A cancelled one has no operator: its player cancelled it.
  */
-export function decidedText(r: Pick<AdminRequest, 'status' | 'processed_at' | 'processed_by' | 'claimed_by' | 'claim_dropped_by'>, meId: number) {
+export function decidedText(r: Pick<AdminRequest, 'status' | 'processed_at' | 'processed_by' | 'processed_by_name'>, meId: number) {
   if (r.status === 'pending' || !r.processed_at) return null;
   const at = dateTime.format(new Date(r.processed_at));
   if (r.status === 'cancelled') return `Отменена игроком ${at}`;
   const id = r.processed_by;
   if (id === null) return `Решена ${at}`;
   if (id === meId) return `Решена ${at} · вами`;
-  const name = [r.claimed_by, r.claim_dropped_by].find((o) => o?.id === id && o.name)?.name;
-  return `Решена ${at} · оператор ${name ?? `№${id}`}`;
+  return `Решена ${at} · оператор ${r.processed_by_name || `№${id}`}`;
 }
 
 /**
