@@ -24,13 +24,16 @@ const body = (res: { rawPayload: Buffer; headers: Record<string, unknown> }) => 
   return (enc === 'br' ? brotliDecompressSync(res.rawPayload) : enc === 'gzip' ? gunzipSync(res.rawPayload) : res.rawPayload).toString('utf8');
 };
 
+// Quotes and angle brackets to escape, and `$$` and `$&`, which a string replacement would read as patterns.
+const BRAND = 'L2 "Банк" <Север> $$ $&';
+
 describe('BRAND_NAME in what the server serves', () => {
   let web: string;
   let t: TestApp;
   let plain: TestApp;
   beforeAll(async () => {
     web = fakeBuild();
-    t = await createTestApp('pglite', { env: { WEB_DIST: web, BRAND_NAME: 'L2 "Банк" <Север>' } });
+    t = await createTestApp('pglite', { env: { WEB_DIST: web, BRAND_NAME: BRAND } });
     plain = await createTestApp('pglite', { env: { WEB_DIST: web } });
   });
   afterAll(async () => {
@@ -40,7 +43,7 @@ describe('BRAND_NAME in what the server serves', () => {
   });
 
   it('names the service in the page’s first paint and link previews, on every client route and in any encoding', async () => {
-    const escaped = 'L2 &#34;Банк&#34; &#60;Север&#62;';
+    const escaped = 'L2 &#34;Банк&#34; &#60;Север&#62; $$ $&#38;';
     for (const url of ['/', '/index.html', '/history', '/admin/requests?status=pending']) {
       for (const encoding of ['br', 'gzip, deflate', '']) {
         const res = await t.app.inject({ method: 'GET', url, headers: encoding ? { 'accept-encoding': encoding } : {} });
@@ -63,17 +66,17 @@ describe('BRAND_NAME in what the server serves', () => {
     const res = await t.app.inject({ method: 'GET', url: '/manifest.webmanifest', headers: { 'accept-encoding': 'br' } });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/manifest\+json/);
-    expect(JSON.parse(body(res))).toEqual({ name: 'L2 "Банк" <Север>', short_name: 'L2 "Банк" <Север>', start_url: '/', icons: [{ src: '/icon-192.png' }] });
+    expect(JSON.parse(body(res))).toEqual({ name: BRAND, short_name: BRAND, start_url: '/', icons: [{ src: '/icon-192.png' }] });
   });
 
   it('is the issuer an authenticator app shows and the name a passkey manager shows', async () => {
     const u = await createUser(t.db.kysely);
     const setup = await t.app.inject({ method: 'POST', url: '/api/2fa/setup', headers: u.auth, payload: {} });
     expect(setup.statusCode).toBe(200);
-    expect(new URL(setup.json().otpauth_url).searchParams.get('issuer')).toBe('L2 "Банк" <Север>');
+    expect(new URL(setup.json().otpauth_url).searchParams.get('issuer')).toBe(BRAND);
     const options = await t.app.inject({ method: 'POST', url: '/api/passkeys/register/options', headers: u.auth, payload: {} });
     expect(options.statusCode).toBe(200);
-    expect(options.json().rp.name).toBe('L2 "Банк" <Север>');
+    expect(options.json().rp.name).toBe(BRAND);
   });
 
   it('leaves the built files as they are without it: the page from disk, its precompressed twin included', async () => {

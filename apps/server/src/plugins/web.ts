@@ -26,7 +26,7 @@ function branded(type: string, text: string): BrandedFile {
  * name an installed app shows. Both are built with BUILT_BRAND; another BRAND_NAME is written into them here.
  */
 function brandedFiles(root: string, brand: string) {
-  const page = branded('text/html; charset=utf-8', readFileSync(join(root, 'index.html'), 'utf8').replaceAll(BUILT_BRAND, escapeHtml(brand)));
+  const page = branded('text/html; charset=utf-8', readFileSync(join(root, 'index.html'), 'utf8').replaceAll(BUILT_BRAND, () => escapeHtml(brand)));
   const manifestPath = join(root, 'manifest.webmanifest');
   const manifest = existsSync(manifestPath)
     ? branded('application/manifest+json', JSON.stringify({ ...JSON.parse(readFileSync(manifestPath, 'utf8')), name: brand, short_name: brand }))

@@ -11,7 +11,8 @@ import { totpCode } from '../two-factor/totp';
  * the purchase waits for the player's row, it would hand a thief a code paid from the wallet after he was shut out.
  * The purchase takes the player's row first and then finds its session ended: 401, nothing bought, the second-factor
  * code not counted (stress review, round 7). So do a VIP purchase, turning TOTP off, and a seller API call whose key
- * is revoked, or whose user is blocked, while it waits (round 8). A withdrawal's statement checks its bearer itself.
+ * is revoked, or whose user is blocked, while it waits (round 8), and a code's cancel or a batch's delete (they void
+ * codes already handed out). A withdrawal's statement checks its bearer itself.
  */
 describe('a call that waited for a block, a logout or a revoke of what it was made with', () => {
   let t: TestApp;
@@ -74,6 +75,18 @@ describe('a call that waited for a block, a logout or a revoke of what it was ma
       expect(await balance(p.w.id)).toBe(10n * BigInt(KK));
     });
   }
+
+  it('a batch deleted while the player logs out in another tab: 401, the codes handed out stay valid', async () => {
+    const p = await player(false);
+    const created = await t.app.inject({ method: 'POST', url: '/api/pricekods/', headers: p.headers, payload: { gamesserver_id: serverId, nominal: KK, count: 2 } });
+    expect(created.statusCode).toBe(200);
+    const id = (await t.db.kysely.selectFrom('pricekods').select('id').where('user_id', '=', p.u.id).executeTakeFirstOrThrow()).id;
+    const logout = () => t.app.inject({ method: 'GET', url: '/api/logout', headers: p.u.auth });
+    const res = await buyWhileEnding(p.u.id, logout, () => t.app.inject({ method: 'DELETE', url: `/api/pricekods/${id}`, headers: p.headers }));
+    expect(res.statusCode).toBe(401);
+    const codes = await t.db.kysely.selectFrom('codes').select('status').where('user_id', '=', p.u.id).execute();
+    expect(codes.map((c) => c.status)).toEqual(['active', 'active']);
+  });
 
   it('a VIP purchase while an operator blocks the player: 401, no coins spent, no VIP', async () => {
     const p = await player(false);

@@ -21,6 +21,7 @@ import {
 import { post } from '../ledger/ledger.service';
 import type { TelegramNotices } from '../notifications/telegram-notices.service';
 import type { Caller } from '../sessions/caller';
+import { requireLiveSession } from '../sessions/live-session';
 import { toPricekod, toPricekodAnswer } from './user-variants.mapper';
 import { type UserVariantRow, type UserVariantsDb, type UserVariantsTrx, userVariantsRepository as repo } from './user-variants.repository';
 import { type UseUpCode, useUpOrCheckSession } from '../two-factor/two-factor.service';
@@ -230,12 +231,15 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
 
     /**
      * Cancels the batch's open codes, refunds what they cost and hides the batch. With an
-     * Idempotency-Key a retry after a lost answer gets the first answer (what was refunded), not 404.
+     * Idempotency-Key a retry after a lost answer gets the first answer (what was refunded), not 404. The session is
+     * checked again under the owner's row first, as a code's cancel is: a delete that waited for a logout or a block
+     * must not void codes the owner has handed out.
      */
     remove: (caller: Caller, id: number, idem?: IdempotencyKey) =>
       once(async () => {
         const ownerId = caller.user.id;
         const out = await db.transaction().execute(async (trx) => {
+          await requireLiveSession(trx, caller);
           await claimKey(trx, ownerId, idem);
           const variant = await repo.lockOwn(trx, ownerId, id);
           if (!variant) throw userVariantNotFound();
