@@ -1,19 +1,12 @@
 import { type Kysely, sql } from 'kysely';
 import type { Database, LedgerAccountKind } from '../../db/schema';
+import { readSnapshot } from '../../db/snapshot';
 
 export type ServiceAccountKind = Exclude<LedgerAccountKind, 'wallet'>;
 
 /** The ledger as operators read it. Admins see every account, so none of these is owner-scoped. */
 export function createLedgerAdminRepository(db: Kysely<Database>) {
-  function snapshot<T>(fn: (q: Kysely<Database>) => Promise<T>) {
-    return db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute(async (trx) => {
-        await sql`SET TRANSACTION READ ONLY`.execute(trx);
-        return fn(trx);
-      });
-  }
+  const snapshot = <T>(fn: (q: Kysely<Database>) => Promise<T>) => readSnapshot(db, fn);
 
   return {
     /**

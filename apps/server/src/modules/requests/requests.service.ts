@@ -1,6 +1,7 @@
 import { decisionText, formatAmount, limitRefusalText, type Request, type RequestStatusEvent } from '@adena/contract';
 import type { Db } from '../../db/client';
 import type { RequestType } from '../../db/schema';
+import { readSnapshot } from '../../db/snapshot';
 import { AppError } from '../../lib/app-error';
 import { claimKey, type IdempotencyKey, keyReused, once, storeKey } from '../../lib/idempotency';
 import { toNumber } from '../../lib/money';
@@ -213,7 +214,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
       // Reading the history is reading the notices of finished requests. Cleared before the page is read:
       // a decision committed in between is then on the page, or lights the dot again, never lost unseen.
       await repo.clearMessages(db, caller.user.id, q.gameServerId);
-      const { rows, total } = await repo.history(db, caller.user.id, q);
+      const { rows, total } = await readSnapshot(db, (s) => repo.history(s, caller.user.id, q));
       return { data: rows.map(toRequest), total };
     },
 

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { StatementCsvQuery, StatementQuery } from '@adena/contract';
 import type { DbHandle } from '../../db/schema';
+import { readSnapshot } from '../../db/snapshot';
 import { AppError } from '../../lib/app-error';
 import type { Caller, User } from '../sessions/caller';
 import type { RateLimiter } from '../sessions/rate-limit.service';
@@ -49,7 +50,8 @@ export function createStatementService({
     async page(caller: Caller, q: StatementQuery) {
       const filter: StatementFilter = { gameServerId: q.gamesserver_id, currencyType: q.currency_type };
       const beforeId = q.before_id === undefined ? undefined : BigInt(q.before_id);
-      const { rows, total } = await repo.page(db, caller.user.id, filter, q.per_page, (q.page - 1) * q.per_page, beforeId);
+      // One snapshot: a first page's rows and total agree while the player's movements commit (stress round 9).
+      const { rows, total } = await readSnapshot(db, (s) => repo.page(s, caller.user.id, filter, q.per_page, (q.page - 1) * q.per_page, beforeId));
       return { data: rows.map(toStatementEntry), total };
     },
 
