@@ -41,6 +41,11 @@ const CODE = [
  * about what exists).
  */
 export const codesRepository = {
+  /** The user's VIP as their row stands now (read after the purchase took that row). */
+  vipOf(q: Q, userId: number) {
+    return q.selectFrom('users').select('vip_until').where('id', '=', userId).executeTakeFirstOrThrow();
+  },
+
   gameServer(q: Q, id: number) {
     return q.selectFrom('gamesservers').selectAll().where('id', '=', id).executeTakeFirst();
   },

@@ -28,7 +28,7 @@ import {
   toSellerCode,
 } from './codes.mapper';
 import { type CodeRow, type CodesDb, type CodesTrx, codesRepository as repo, priceDataKey, type Q, type WalletRow } from './codes.repository';
-import { activeGameServer, checkConfirmedPrice, checkNominal, gameServerNotFound, checkTotal, codeActivatedByYou, codeNotActive, drawCode, drawCodes, feeBpFor, issueLegs, refundLegs } from './gift-codes';
+import { activeGameServer, checkConfirmedPrice, checkNominal, gameServerNotFound, checkTotal, codeActivatedByYou, codeNotActive, drawCode, drawCodes, feeBpFor, heldFeeBp, issueLegs, refundLegs } from './gift-codes';
 import { addressKey } from '../../lib/address-key';
 import { type UseUpCode, useUpOrCheckSession } from '../two-factor/two-factor.service';
 
@@ -243,7 +243,7 @@ export function createCodesService(deps: CodesServiceDeps) {
           }
           const server = await activeGameServer(trx, wallet.gameServerId);
           checkNominal(server, nominal);
-          const fee = feeOf(nominal, feeBpFor(caller.user, server, clock()));
+          const fee = feeOf(nominal, await heldFeeBp(trx, ownerId, server, clock()));
           const userVariantId =
             input.userVariantId === undefined
               ? null
@@ -342,7 +342,7 @@ export function createCodesService(deps: CodesServiceDeps) {
           await claimKey(trx, ownerId, idem);
           const server = await activeGameServer(trx, input.gameServerId);
           checkNominal(server, nominal);
-          const fee = feeOf(nominal, feeBpFor(caller.user, server, clock()));
+          const fee = feeOf(nominal, await heldFeeBp(trx, ownerId, server, clock()));
           const total = (nominal + fee) * count;
           checkTotal(total);
           const wallet = await wallets.ensure(trx, ownerId, server.id);

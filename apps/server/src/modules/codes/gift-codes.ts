@@ -46,6 +46,15 @@ export const isVip = (u: Pick<User, 'vip_until'>, now = new Date()) => u.vip_unt
 export const feeBpFor = (u: Pick<User, 'vip_until'>, s: Pick<GameServerRow, 'code_fee_bp' | 'vip_code_fee_bp'>, now = new Date()) =>
   isVip(u, now) ? s.vip_code_fee_bp : s.code_fee_bp;
 
+/**
+ * The fee a purchase charges, from the buyer's row as the purchase holds it (taken first in its transaction):
+ * the user read when the call arrived may be older, and a VIP an operator ended while the purchase waited for the
+ * row was charged the VIP fee, past the confirmed-price check too (stress review round 9).
+ */
+export async function heldFeeBp(q: Q, userId: number, s: Pick<GameServerRow, 'code_fee_bp' | 'vip_code_fee_bp'>, now = new Date()) {
+  return feeBpFor(await repo.vipOf(q, userId), s, now);
+}
+
 export async function activeGameServer(q: Q, id: number) {
   const server = await repo.gameServer(q, id);
   if (!server?.active) throw gameServerNotFound();

@@ -12,7 +12,7 @@ import {
   checkNominal,
   checkTotal,
   drawCodes,
-  feeBpFor,
+  heldFeeBp,
   issueLegs,
   lockOpenCodesOfVariant,
   MAX_BATCH,
@@ -143,7 +143,7 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
           await claimKey(trx, ownerId, idem);
           const server = await activeGameServer(trx, input.gameServerId);
           checkNominal(server, nominal);
-          const feeBp = feeBpFor(caller.user, server, clock());
+          const feeBp = await heldFeeBp(trx, ownerId, server, clock());
           const fee = feeOf(nominal, feeBp);
           // The total first: a price past 2^53 − 1 is a 422, not a 409 whose body cannot carry it (it answered 500).
           const total = (nominal + fee) * count;
@@ -198,7 +198,7 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
           // fee change, a raised minimum or the server's hiding too (it was told to pay again, or could not shrink).
           const buys = toIssue > 0n || !sameNominal;
           const server = buys ? await activeGameServer(trx, variant.gameServerId) : await anyGameServer(trx, variant.gameServerId);
-          const feeBp = feeBpFor(caller.user, server, clock());
+          const feeBp = await heldFeeBp(trx, ownerId, server, clock());
           const fee = feeOf(nominal, feeBp);
           if (buys) {
             checkNominal(server, nominal);
