@@ -88,6 +88,33 @@ describe('a call that waited for a block, a logout or a revoke of what it was ma
     expect(codes.map((c) => c.status)).toEqual(['active', 'active']);
   });
 
+  describe('a call whose code is used before it runs, while an operator blocks the player', () => {
+    const block = (userId: number) => () =>
+      t.app.inject({ method: 'POST', url: `/api/admin/users/${userId}/block`, headers: operator.auth, payload: { reason: 'угнан' } });
+
+    it('the codes’ texts (GET /my_codes): 401, none shown', async () => {
+      const p = await player(true);
+      expect((await t.app.inject({ method: 'POST', url: '/api/show_code/', headers: p.headers, payload: { gamesserver_id: serverId, nominal: KK, wallet_id: p.w.id } })).statusCode).toBe(200);
+      const sert = (await t.db.kysely.selectFrom('codes').select('sert').where('user_id', '=', p.u.id).executeTakeFirstOrThrow()).sert;
+      // The purchase's code counts as a recent step-up for reads; asked again, as after a few minutes.
+      await t.db.kysely.updateTable('tokens').set({ stepped_up_at: null }).where('user_id', '=', p.u.id).execute();
+      const fresh = { ...p.u.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date(Date.now() + 30_000)) };
+      const res = await buyWhileEnding(p.u.id, block(p.u.id), () => t.app.inject({ method: 'GET', url: '/api/my_codes', headers: fresh }));
+      expect(res.statusCode).toBe(401);
+      expect(JSON.stringify(res.json())).not.toContain(sert);
+    });
+
+    it('a nick (the character withdrawals are paid to): 401, the nick as it was', async () => {
+      const p = await player(true);
+      const res = await buyWhileEnding(p.u.id, block(p.u.id), () =>
+        t.app.inject({ method: 'POST', url: '/api/save_nick/', headers: p.headers, payload: { gamesserver_id: serverId, nick: 'Thief' } }),
+      );
+      expect(res.statusCode).toBe(401);
+      const w = await t.db.kysely.selectFrom('wallets').select('nick').where('id', '=', p.w.id).executeTakeFirstOrThrow();
+      expect(w.nick).not.toBe('Thief');
+    });
+  });
+
   it('a VIP purchase while an operator blocks the player: 401, no coins spent, no VIP', async () => {
     const p = await player(false);
     await fund(t.db.kysely, p.w, 1_000n, 2);

@@ -159,6 +159,10 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     if (!secret) return;
     const code = headerCode(header);
     if (!(await useCodeLimited(caller.user.id, secret, code, caller))) throw stepUpRefused(T.wrongCode);
+    // Using the code waits for the user's row while a block, a logout or a rescue holds it, and they end the session
+    // in that transaction: seen here, 401, so the call (a nick, a webhook secret, a passkey's removal, a read of the
+    // codes' texts) does not go on for a session that ended meanwhile (review 2026-11-28).
+    if (!(await sessionStillLive(db, caller))) throw new AppError('UNAUTHENTICATED');
     if (caller.sessionId !== null) await repo.markSteppedUp(db, caller.user.id, caller.sessionId, now());
   }
 
