@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import AppBar from '@mui/material/AppBar';
 import CssBaseline from '@mui/material/CssBaseline';
-import { getContrastRatio, ThemeProvider } from '@mui/material/styles';
+import { decomposeColor, getContrastRatio, getOverlayAlpha, recomposeColor, ThemeProvider } from '@mui/material/styles';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -37,6 +37,16 @@ describe('the theme', () => {
     expect(dark.error.contrastText).toBe('rgba(0, 0, 0, 0.87)');
     expect(light.error.contrastText).toBe('#fff');
     expect(light.primary.contrastText).toBe('#fff');
+  });
+
+  it('puts a field’s error at 4.5:1 on a dark dialog, whose surface is lighter than a card’s', () => {
+    const p = buildTheme('dark').palette;
+    // MUI lightens a dark raised surface with white at its elevation's alpha; a dialog is elevation 24.
+    const a = getOverlayAlpha(24);
+    const paper = decomposeColor(p.background.paper);
+    const dialog = recomposeColor({ type: 'rgb', values: paper.values.slice(0, 3).map((v) => Math.round(v * (1 - a) + 255 * a)) as [number, number, number] });
+    expect(getContrastRatio(p.error.main, dialog)).toBeGreaterThanOrEqual(4.5);
+    expect(getContrastRatio(p.error.main, p.background.paper)).toBeGreaterThanOrEqual(4.5);
   });
 
   it('inside Telegram, its button colour carries its own button text colour, as Telegram’s buttons do', () => {

@@ -43,6 +43,9 @@ export function buildTheme(mode: PaletteMode, overrides?: { bg?: string; paper?:
       // Inside Telegram its button colour with its own text colour on it, as Telegram's buttons are.
       primary: { main: overrides?.primary ?? (dark ? '#e0b252' : '#8a5a00'), ...(overrides?.primary && overrides.primaryText ? { contrastText: overrides.primaryText } : {}) },
       secondary: { main: dark ? '#7fb4ff' : '#1d4ea8' },
+      // A field's error in a dark dialog: MUI's red (#f44336) read 2.7:1 on the dialog's lighter surface (a walk,
+      // 2026-11-28); this one reads 5:1 there and more on cards.
+      ...(dark ? { error: { main: '#ff9a92' } } : {}),
       background: {
         default: overrides?.bg ?? (dark ? '#0f1216' : '#f6f3ec'),
         paper: overrides?.paper ?? (dark ? '#181c22' : '#ffffff'),

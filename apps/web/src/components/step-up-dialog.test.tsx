@@ -74,6 +74,27 @@ describe('the step-up prompt', () => {
     expect(codes).toEqual([null, 'abcdefghij']);
   });
 
+  it('a wrong code is asked for again as an error, the first ask as information', async () => {
+    // Walk finding: «Неверный код» came in the same blue box as the first ask, with nothing red.
+    server();
+    const { done } = await ask();
+    const alertBox = () => document.querySelector('[data-testid="step-up-dialog"] .MuiAlert-root') as HTMLElement;
+    expect(alertBox().className).toMatch(/Info/);
+    vi.stubGlobal('fetch', vi.fn(async () => answer(403, { message: 'Неверный код. Возьмите новый код из приложения', two_factor_required: true })));
+    await act(async () => type(field(), '000000'));
+    // A press moves focus to the button, as in a browser.
+    await act(async () => {
+      confirmButton().focus();
+      confirmButton().click();
+    });
+    await settle();
+    expect(alertBox().textContent).toBe('Неверный код. Возьмите новый код из приложения');
+    expect(alertBox().className).toMatch(/Error/);
+    expect(document.activeElement).toBe(field());
+    await act(async () => useStepUp.getState().answer(null));
+    await done;
+  });
+
   it('an impossible code is said under the field in Russian, and nothing is sent', async () => {
     const codes = server();
     const { done } = await ask();

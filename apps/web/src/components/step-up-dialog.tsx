@@ -2,7 +2,7 @@ import Alert from '@mui/material/Alert';
 import Button from '@mui/material/Button';
 import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { useCodeField } from '../lib/second-factor-code';
 import { useStepUp } from '../lib/step-up';
 import { AppDialog } from './app-dialog';
@@ -19,6 +19,11 @@ export default function StepUpDialog() {
     setShown(prompt);
     codeField.clear();
   }
+  // Asked again after a wrong code: the cursor back in the emptied field (the dialog stayed, so autoFocus did not fire).
+  const { focus } = codeField;
+  useEffect(() => {
+    if (shown?.retried) focus();
+  }, [shown, focus]);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     if (!code.trim()) return;
@@ -47,7 +52,7 @@ export default function StepUpDialog() {
             {shown.about}
           </Typography>
         )}
-        {shown && <Alert severity="info">{shown.message}</Alert>}
+        {shown && <Alert severity={shown.retried ? 'error' : 'info'}>{shown.message}</Alert>}
         <TwoFactorCodeField {...codeField.field} />
       </Stack>
     </AppDialog>

@@ -1,5 +1,5 @@
 import { SecondFactorCodeSchema, TWO_FACTOR_MESSAGES } from '@adena/contract';
-import { useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
 import { latinKeys } from './keyboard-layout';
 
 /**
@@ -15,16 +15,20 @@ export function readSecondFactorCode(typed: string): { code: string; error?: und
 /**
  * A second-factor code field's state, for TwoFactorCodeField (`field`): what is typed, and why it cannot be sent,
  * shown under the field until the player types again. `read()` gives the code to send, or undefined with its
- * message shown; `refuse(message)` shows a refusal of the typed code; `clear()` empties both.
+ * message shown; `refuse(message)` shows a refusal of the typed code; `clear()` empties both; `focus()` puts the
+ * cursor back in the field (after a wrong code: the press of «Оплатить» took it, and autoFocus works only once).
  */
 export function useCodeField() {
   const [code, setCode] = useState('');
   const [error, setError] = useState<string | null>(null);
+  const inputRef = useRef<HTMLInputElement>(null);
+  const focus = useCallback(() => inputRef.current?.focus(), []);
   return {
     code,
     field: {
       value: code,
       error,
+      inputRef,
       onChange: (typed: string) => {
         setCode(typed);
         setError(null);
@@ -40,5 +44,6 @@ export function useCodeField() {
       setCode('');
       setError(null);
     },
+    focus,
   };
 }

@@ -16,7 +16,8 @@ export interface StepUpFor {
 }
 
 interface StepUpState {
-  prompt: ({ message: string; resolve: (code: string | null) => void } & StepUpFor) | null;
+  /** `retried`: the refusal answered a code sent (wrong or spent), said as an error rather than as the first ask. */
+  prompt: ({ message: string; resolve: (code: string | null) => void; retried?: boolean } & StepUpFor) | null;
   answer(code: string | null): void;
 }
 
@@ -29,9 +30,9 @@ export const useStepUp = create<StepUpState>((set, get) => ({
 }));
 
 /** Opens the prompt; the typed code, or null when the player cancels. */
-export function askStepUpCode(message: string, what: StepUpFor = {}): Promise<string | null> {
+export function askStepUpCode(message: string, what: StepUpFor = {}, retried = false): Promise<string | null> {
   useStepUp.getState().prompt?.resolve(null);
-  return new Promise((resolve) => useStepUp.setState({ prompt: { message, resolve, ...what } }));
+  return new Promise((resolve) => useStepUp.setState({ prompt: { message, resolve, retried, ...what } }));
 }
 
 /** Screens gone since their action began: a retry of it (a wrong code) does not ask again over another screen. */
@@ -61,7 +62,7 @@ export async function withStepUp<T>(run: (twoFactorCode?: string) => Promise<T>,
       return await run(code);
     } catch (err) {
       if (!needsStepUp(err) || (what?.tag !== undefined && gone.has(what.tag)) || !sameAccount()) throw err;
-      const typed = await askStepUpCode(err.message, what);
+      const typed = await askStepUpCode(err.message, what, code !== undefined);
       if (typed === null || !sameAccount()) throw err;
       code = typed.trim();
     }

@@ -383,6 +383,28 @@ describe('«Купить код» asking for the second factor', () => {
     await act(async () => root.unmount());
   });
 
+  it('a wrong code is said as an error, not as the first ask for one', async () => {
+    // Walk finding: «Неверный код» replaced the first ask's text in the same blue box, the field emptied, nothing red.
+    const { root } = await open();
+    const alertBox = () => document.querySelector('[data-testid="show-code-dialog"] .MuiAlert-root') as HTMLElement;
+    expect(alertBox().className).toMatch(/Info/);
+    vi.stubGlobal('fetch', vi.fn(async () => answer(403, { message: 'Неверный код. Возьмите новый код из приложения', two_factor_required: true })));
+    await act(async () => type(codeField(), '000000'));
+    // A press moves focus to the button, as in a browser.
+    await act(async () => {
+      button('Оплатить').focus();
+      button('Оплатить').click();
+    });
+    await settle();
+    expect(alertBox().textContent).toBe('Неверный код. Возьмите новый код из приложения');
+    expect(alertBox().className).toMatch(/Error/);
+    expect(alertBox().className).not.toMatch(/Info/);
+    // The field emptied for the next code has the cursor again (the press took it).
+    expect(codeField().value).toBe('');
+    expect(document.activeElement).toBe(codeField());
+    await act(async () => root.unmount());
+  });
+
   it('an impossible code is said under the field in Russian, and nothing is sent', async () => {
     const { root, codes } = await open();
     await act(async () => type(codeField(), '12345€'));

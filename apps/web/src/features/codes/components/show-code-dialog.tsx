@@ -55,7 +55,8 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
   const keys = useRequestKey('show_code');
   const [revealed, setRevealed] = useState<{ sert: string; nominal: number; summa: number } | null>(null);
   // Step-up: with TOTP on the server answers two_factor_required; the code is asked in this dialog.
-  const [askCode, setAskCode] = useState<string | null>(null);
+  // `retried`: the refusal answered a code sent (a wrong or spent one), said as an error, not as the first ask.
+  const [askCode, setAskCode] = useState<{ text: string; retried: boolean } | null>(null);
   // The code typed, and why it cannot be sent (another script's letters, too short): said under the field.
   const codeField = useCodeField();
   const open = dialog.name === 'show_code';
@@ -122,8 +123,9 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
           // The player closed this opening meanwhile: the key's fate is recorded, nothing else opens over what they do now.
           if (useUi.getState().dialog !== opening) return;
           if (err instanceof ApiError && err.body.two_factor_required) {
-            setAskCode(err.message);
+            setAskCode({ text: err.message, retried: twoFactorCode !== undefined });
             codeField.clear();
+            codeField.focus();
             return;
           }
           if (err instanceof ApiError && err.body.low_cap) return openDialog({ name: 'low_capacity', currency: 1 });
@@ -182,7 +184,7 @@ export function ShowCodeDialog({ walletId, balance }: { walletId: number | null;
           {short && <Alert severity="warning">На балансе не хватает адены на этот код.</Alert>}
           {askCode !== null && (
             <>
-              <Alert severity="info">{askCode}</Alert>
+              <Alert severity={askCode.retried ? 'error' : 'info'}>{askCode.text}</Alert>
               <TwoFactorCodeField {...codeField.field} />
             </>
           )}
