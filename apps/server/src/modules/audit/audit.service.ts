@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client';
+import { readSnapshot } from '../../db/snapshot';
 import { AppError } from '../../lib/app-error';
 import type { Caller } from '../sessions/caller';
 import { sessionStillLive } from '../sessions/live-session';
@@ -42,7 +43,7 @@ export function createAuditService({ db }: { db: Db['kysely'] }) {
     hold: (trx: Queryable, caller: Caller) => holdActor(trx, caller.user.id, caller.sessionId),
 
     async list(f: AuditFilters) {
-      const { rows, total } = await repo.list(db, f);
+      const { rows, total } = await readSnapshot(db, (s) => repo.list(s, f));
       return { data: rows.map(toAuditEntry), total };
     },
   };

@@ -1,5 +1,6 @@
 import { MY_CODES_PAGE_SIZE } from '@adena/contract';
 import { coalesce } from '../../db/coalesce';
+import { readSnapshot } from '../../db/snapshot';
 import { AppError } from '../../lib/app-error';
 import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
 import { feeOf, toNumber } from '../../lib/money';
@@ -317,7 +318,7 @@ export function createCodesService(deps: CodesServiceDeps) {
 
     /** Every code the caller issued, activated and cancelled ones included; active first (GET /api/my_codes). */
     async myCodes(caller: Caller, q: { status?: CodeRow['status']; gameServerId?: number; page: number }) {
-      const { rows, total } = await repo.ownCodesPage(db, caller.user.id, q, MY_CODES_PAGE_SIZE, (q.page - 1) * MY_CODES_PAGE_SIZE);
+      const { rows, total } = await readSnapshot(db, (s) => repo.ownCodesPage(s, caller.user.id, q, MY_CODES_PAGE_SIZE, (q.page - 1) * MY_CODES_PAGE_SIZE));
       return { data: rows.map(toCode), total };
     },
 

@@ -229,7 +229,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
       const now = clock();
       // An operator's own claims: the standing ones only (the admin area renews them; a lapsed one is not taken back unasked).
       const claimedBy = f.claimedBy === undefined ? undefined : { id: f.claimedBy, claimedAfter: new Date(now.getTime() - claimTimeoutMin * 60_000) };
-      const { rows, total } = await repo.queue(db, { ...f, claimedBy });
+      const { rows, total } = await readSnapshot(db, (s) => repo.queue(s, { ...f, claimedBy }));
       return { data: rows.map((r) => toAdminRequest(r, now, claimTimeoutMin)), total };
     },
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KK } from '../../../test/admin-outsiders';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { createTestApp, type TestApp } from '../../../test/harness';
 
@@ -17,31 +18,43 @@ describe.each(['postgres'] as const)('the first page of a list read while moveme
   });
   afterAll(() => t.close());
 
-  it('the statement and the request history: a page shorter than per_page has as many rows as its total says', async () => {
+  it('the statement, the request history, the queue and «Все мои коды»: a page shorter than a full one has as many rows as its total says', async () => {
     const p = await createUser(t.db.kysely);
+    const operator = await createUser(t.db.kysely, { admin: true });
     const w = await createWallet(t.db.kysely, p.id, serverId, 'Hero');
+    await fund(t.db.kysely, w, 1_000n * BigInt(KK));
     let writing = true;
-    const writers = Array.from({ length: 4 }, async () => {
-      while (writing) await fund(t.db.kysely, w, 1n);
-    });
-    const deposits = (async () => {
-      for (let i = 0; i < 40 && writing; i++) {
-        await t.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: p.auth, payload: { gamesserver_id: serverId, amount: 1_000_000 } });
-      }
-    })();
+    const post = (url: string, payload: object) => t.app.inject({ method: 'POST', url, headers: p.auth, payload });
+    const writers = [
+      ...Array.from({ length: 2 }, async () => {
+        while (writing) await fund(t.db.kysely, w, 1n);
+      }),
+      (async () => {
+        for (let i = 0; i < 60 && writing; i++) await post('/api/down_balance_user/', { gamesserver_id: serverId, amount: KK });
+      })(),
+      (async () => {
+        for (let i = 0; i < 15 && writing; i++) await post('/api/show_code/', { gamesserver_id: serverId, nominal: KK, wallet_id: w.id });
+      })(),
+    ];
+    const lists = [
+      { url: '/api/statement?per_page=100', full: 100, auth: p.auth },
+      { url: `/api/get_user_input_output_balance?gamesserver_id=${serverId}&per_page=100`, full: 100, auth: p.auth },
+      { url: '/api/my_codes', full: 20, auth: p.auth },
+      { url: '/api/admin/requests?status=pending&per_page=100', full: 100, auth: operator.auth },
+    ];
     const disagreements: string[] = [];
     try {
       for (let i = 0; i < 30; i++) {
-        for (const url of ['/api/statement?per_page=100', `/api/get_user_input_output_balance?gamesserver_id=${serverId}&per_page=100`]) {
-          const res = await t.app.inject({ method: 'GET', url, headers: p.auth });
-          expect(res.statusCode).toBe(200);
+        for (const { url, full, auth } of lists) {
+          const res = await t.app.inject({ method: 'GET', url, headers: auth });
+          expect(res.statusCode, url).toBe(200);
           const { data, total } = res.json() as { data: unknown[]; total: number };
-          if (data.length < 100 && data.length !== total) disagreements.push(`${url}: ${data.length} rows, total ${total}`);
+          if (data.length < full && data.length !== total) disagreements.push(`${url}: ${data.length} rows, total ${total}`);
         }
       }
     } finally {
       writing = false;
-      await Promise.all([...writers, deposits]);
+      await Promise.all(writers);
     }
     expect(disagreements).toEqual([]);
   });
