@@ -25,6 +25,18 @@ const incident = {
 };
 const othersNote = { incident_id: 7, note: 'Вернули покупателю', resolved_by: 9, resolved_by_name: 'Оператор Б', resolved_at: '2026-11-27T10:05:00Z' };
 
+
+/** The incidents screen, signed in, with its first reads answered by the stubbed fetch. */
+async function mountIncidents() {
+  localStorage.setItem('access_token', 'token');
+  const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
+  const root = createRoot(document.body.appendChild(document.createElement('div')));
+  await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminIncidents, { servers: [{ id: 1, name: 'Scryde x50' }] }))));
+  await settle();
+  await settle();
+  return { root, qc };
+}
+
 describe("the operators' incident list", () => {
   let root: Root | null = null;
   afterEach(async () => {
@@ -48,12 +60,7 @@ describe("the operators' incident list", () => {
         throw new Error(`unexpected ${url}`);
       }),
     );
-    localStorage.setItem('access_token', 'token');
-    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
-    root = createRoot(document.body.appendChild(document.createElement('div')));
-    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminIncidents, { servers: [{ id: 1, name: 'Scryde x50' }] }))));
-    await settle();
-    await settle();
+    ({ root } = await mountIncidents());
     const closeButton = () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Закрыть с заметкой');
     await act(async () => closeButton()!.click());
     const dialog = document.querySelector('[data-testid="resolve-incident-dialog"]')!;
@@ -85,12 +92,7 @@ describe("the operators' incident list", () => {
         throw new Error(`unexpected ${url}`);
       }),
     );
-    localStorage.setItem('access_token', 'token');
-    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    root = createRoot(document.body.appendChild(document.createElement('div')));
-    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminIncidents, { servers: [{ id: 1, name: 'Scryde x50' }] }))));
-    await settle();
-    await settle();
+    ({ root } = await mountIncidents());
     expect([...document.querySelectorAll('button')].find((b) => b.textContent === 'Закрыть с заметкой')).toBeUndefined();
     expect(document.querySelector('[data-testid="incident-resolution-unknown"]')?.textContent).toBe('Заметки не загрузились');
     // Said above the table too: on a phone that column is off screen.
@@ -122,12 +124,7 @@ describe("the operators' incident list", () => {
         throw new Error(`unexpected ${url}`);
       }),
     );
-    localStorage.setItem('access_token', 'token');
-    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    root = createRoot(document.body.appendChild(document.createElement('div')));
-    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminIncidents, { servers: [{ id: 1, name: 'Scryde x50' }] }))));
-    await settle();
-    await settle();
+    ({ root } = await mountIncidents());
     expect(pages).toEqual(['2', '1']);
     expect(document.querySelectorAll('[data-testid="admin-incident-row"]')).toHaveLength(1);
     expect(new URLSearchParams(window.location.search).get('page')).toBeNull();
@@ -147,14 +144,10 @@ describe("the operators' incident list", () => {
         throw new Error(`unexpected ${url}`);
       }),
     );
-    localStorage.setItem('access_token', 'token');
-    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-    root = createRoot(document.body.appendChild(document.createElement('div')));
-    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminIncidents, { servers: [{ id: 1, name: 'Scryde x50' }] }))));
-    await settle();
-    await settle();
+    const mounted = await mountIncidents();
+    root = mounted.root;
     expect(document.querySelector('[data-testid="incident-resolution"]')?.textContent).toContain('Вернули покупателю');
-    await act(async () => qc.invalidateQueries({ queryKey: ['admin'] }));
+    await act(async () => mounted.qc.invalidateQueries({ queryKey: ['admin'] }));
     await settle();
     await settle();
     expect(reads).toBeGreaterThan(1);
@@ -188,12 +181,7 @@ describe('focus after closing an incident, for an operator working by keyboard',
         throw new Error(`unexpected ${url}`);
       }),
     );
-    localStorage.setItem('access_token', 'token');
-    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
-    root = createRoot(document.body.appendChild(document.createElement('div')));
-    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminIncidents, { servers: [{ id: 1, name: 'Scryde x50' }] }))));
-    await settle();
-    await settle();
+    ({ root } = await mountIncidents());
   }
   const row = (n: number) => document.querySelectorAll<HTMLElement>('[data-testid="admin-incident-row"]')[n]!;
   const buttonIn = (within: ParentNode, label: string) => [...within.querySelectorAll('button')].find((b) => b.textContent === label);
