@@ -417,9 +417,13 @@ describe('the withdrawal dialog and its Idempotency-Key', () => {
     expect(codeHelper()).toBe('Введите 6 цифр из приложения или резервный код');
 
     await act(async () => type(field(), '222222'));
+    // «Вывести» pressed: the button takes the cursor.
+    await act(async () => (document.querySelector('button[form="take-form"]') as HTMLButtonElement).focus());
     await submitTake();
     expect(field().value).toBe('');
     expect(codeHelper()).toBe('Неверный код. Возьмите новый код из приложения');
+    // The cursor is back in the emptied field, for the next code.
+    expect(document.activeElement).toBe(field());
     await act(async () => type(field(), '333333'));
     await submitTake();
     expect(field().value).toBe('333333');

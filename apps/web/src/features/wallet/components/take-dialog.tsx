@@ -107,11 +107,15 @@ export function TakeDialog({ server, nick, available }: { server: Gamesserver; n
       if (err instanceof ApiError && err.body.two_factor_required) {
         setAskCode(true);
         codeField.clear();
+        // Asked again (the field was shown): the cursor goes back to it; the first ask's field takes it by autoFocus.
+        codeField.focus();
         return false;
       }
       const badCode = err instanceof ApiError && err.status === 422 ? err.fieldErrors.code?.[0] : undefined;
       if (badCode) {
         codeField.refuse(badCode);
+        // The press of «Вывести» took the cursor: back to the field, for the next code.
+        codeField.focus();
         return true;
       }
       if (!(err instanceof ApiError && err.body.low_cap)) return false;
