@@ -43,8 +43,9 @@ export function createAccountsAdminRepository(db: Kysely<Database>) {
   return {
     transaction: <T>(fn: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(fn),
 
-    async searchUsers(s: UserSearch) {
-      let q = db.selectFrom('users');
+    /** `from`: a snapshot (db/snapshot), so the page and its total are counted at one moment. */
+    async searchUsers(s: UserSearch, from: Queryable = db) {
+      let q = from.selectFrom('users');
       const text = s.q?.trim();
       if (text) {
         const like = `%${escapeLike(text.toLowerCase())}%`;

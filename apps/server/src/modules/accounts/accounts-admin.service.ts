@@ -1,6 +1,7 @@
 import { TWO_FACTOR_MESSAGES } from '@adena/contract';
 import type { Db } from '../../db/client';
 import type { Trx } from '../../db/schema';
+import { readSnapshot } from '../../db/snapshot';
 import { AppError } from '../../lib/app-error';
 import type { Realtime } from '../../plugins/realtime';
 import type { AuditRecorder } from '../audit/audit.service';
@@ -98,7 +99,8 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
 
   return {
     async search(s: UserSearch) {
-      const { rows, total } = await repo.searchUsers(s);
+      // A user blocked, made VIP or signed up between the page's read and its count would leave the pager wrong.
+      const { rows, total } = await readSnapshot(deps.db, (q) => repo.searchUsers(s, q));
       const t = now();
       return { data: rows.map((u) => toAdminUser(u, t)), total };
     },

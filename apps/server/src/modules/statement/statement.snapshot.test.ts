@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KK } from '../../../test/admin-outsiders';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
@@ -18,7 +19,7 @@ describe.each(['postgres'] as const)('the first page of a list read while moveme
   });
   afterAll(() => t.close());
 
-  it('the statement, the request history, the queue and «Все мои коды»: a page shorter than a full one has as many rows as its total says', async () => {
+  it('the statement, the request history, the queue, «Все мои коды» and the operators\' user search: a page shorter than a full one has as many rows as its total says', async () => {
     const p = await createUser(t.db.kysely);
     const operator = await createUser(t.db.kysely, { admin: true });
     const w = await createWallet(t.db.kysely, p.id, serverId, 'Hero');
@@ -32,6 +33,17 @@ describe.each(['postgres'] as const)('the first page of a list read while moveme
       (async () => {
         for (let i = 0; i < 60 && writing; i++) await post('/api/down_balance_user/', { gamesserver_id: serverId, amount: KK });
       })(),
+      // Operators blocking and unblocking players while the blocked ones are listed.
+      (async () => {
+        const flipped = await Promise.all(Array.from({ length: 20 }, () => createUser(t.db.kysely)));
+        for (let i = 0; writing; i++) {
+          await t.db.kysely
+            .updateTable('users')
+            .set({ blocked_at: sql`CASE WHEN blocked_at IS NULL THEN now() END` })
+            .where('id', '=', flipped[i % flipped.length]!.id)
+            .execute();
+        }
+      })(),
       (async () => {
         for (let i = 0; i < 15 && writing; i++) await post('/api/show_code/', { gamesserver_id: serverId, nominal: KK, wallet_id: w.id });
       })(),
@@ -41,6 +53,7 @@ describe.each(['postgres'] as const)('the first page of a list read while moveme
       { url: `/api/get_user_input_output_balance?gamesserver_id=${serverId}&per_page=100`, full: 100, auth: p.auth },
       { url: '/api/my_codes', full: 20, auth: p.auth },
       { url: '/api/admin/requests?status=pending&per_page=100', full: 100, auth: operator.auth },
+      { url: '/api/admin/users?role=blocked&per_page=100', full: 100, auth: operator.auth },
     ];
     const disagreements: string[] = [];
     try {
