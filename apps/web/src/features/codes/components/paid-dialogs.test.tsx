@@ -31,16 +31,23 @@ function network(ok: () => Response) {
   return { keys, lost };
 }
 
+// Every root a test mounted: unmounted after it even when it failed midway, so its dialog does not fail the next tests.
+const mounted = new Set<Root>();
+
 async function mount(element: ReactElement): Promise<Root> {
   localStorage.setItem('access_token', 'token');
   const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
   const root = createRoot(document.body.appendChild(document.createElement('div')));
+  mounted.add(root);
   await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, element)));
   return root;
 }
 
 describe('paid dialogs after a lost answer', () => {
   afterEach(async () => {
+    // A second unmount of a root the test unmounted itself does nothing.
+    for (const root of mounted) await act(async () => root.unmount());
+    mounted.clear();
     await cleanup(null);
     useUi.setState({ dialog: { name: 'none' }, queued: null });
   });
@@ -332,6 +339,9 @@ describe('paid dialogs after a lost answer', () => {
 
 describe('«Купить код» asking for the second factor', () => {
   afterEach(async () => {
+    // A second unmount of a root the test unmounted itself does nothing.
+    for (const root of mounted) await act(async () => root.unmount());
+    mounted.clear();
     await cleanup(null);
     useUi.setState({ dialog: { name: 'none' }, queued: null });
   });
