@@ -36,6 +36,12 @@ interface Watch {
   given: HTMLElement | null;
   timer?: ReturnType<typeof setTimeout>;
   recheck?: ReturnType<typeof setTimeout>;
+  /**
+   * ENABLE_MS have passed since the failure's answer: set by the recheck's timer itself. Not read from the clock: a
+   * timer may fire a millisecond before Date.now() says its time has come (Node's loop time lags), and the recheck
+   * then found the control not yet stuck, with nothing to look again until SETTLE_MS.
+   */
+  enableDue?: boolean;
 }
 
 export interface FocusSpot {
@@ -131,7 +137,7 @@ export function useFocusAfterRemoval(group: string, opts: { busy?: boolean; fall
       const focus = focusState();
       // Left disabled once the answer is shown (the card of a request another operator took), or at the watch's end:
       // focus has no place on it (Chromium drops it to <body>, MUI's restoring it to the button does nothing).
-      const stuck = own !== null && !enabled(own) && (final || (w.back && Date.now() - w.answered >= ENABLE_MS));
+      const stuck = own !== null && !enabled(own) && (final || (w.back && w.enableDue === true));
       if (own && !stuck) {
         // Its answer has not reached the list yet.
         if (!w.back && !final) return;
@@ -195,7 +201,12 @@ export function useFocusAfterRemoval(group: string, opts: { busy?: boolean; fall
         arm(SETTLE_MS);
         // A control still disabled by then is disabled for another reason: looked at again, with nothing else changing.
         clearTimeout(w.recheck);
-        if (back) w.recheck = setTimeout(() => watch.current === w && check(), ENABLE_MS);
+        w.enableDue = false;
+        if (back)
+          w.recheck = setTimeout(() => {
+            w.enableDue = true;
+            if (watch.current === w) check();
+          }, ENABLE_MS);
         check();
       };
       return { done: () => settle(false), back: () => settle(true) };
