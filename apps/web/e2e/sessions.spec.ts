@@ -100,6 +100,22 @@ describe('a player’s sessions and password, in the profile', () => {
     expect(login.statusCode).toBe(200);
   });
 
+  it('a tab opened again after its session was ended from another device says why it is signed out', async () => {
+    const user = await player(server);
+    const tab = await newPage(browser, { width: 390, height: 844 });
+    contexts.push(tab.context);
+    await signIn(tab.page, server, user.email!);
+    const token = await storedToken(tab.page);
+    await tab.page.close();
+    // Ended while no tab was open (its socket closed): nothing told the browser.
+    const ended = await server.app.inject({ method: 'GET', url: '/api/logout', headers: { authorization: `Bearer ${token}` } });
+    expect(ended.statusCode).toBe(200);
+    const again = await tab.context.newPage();
+    await again.goto(`${server.url}/`);
+    await expect.poll(() => again.getByText('Сеанс завершён. Войдите снова').count()).toBe(1);
+    expect(await storedToken(again)).toBeNull();
+  });
+
   it('the security section at 390 and 1280 px, light and dark (screenshots)', async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const user = await player(server);

@@ -204,6 +204,14 @@ describe('a session the server ended, or another account signing in over it', ()
     expect(qc.getQueryData(['gamesservers'])).toEqual([{ id: 1 }]);
   });
 
+  it('a tab reloaded after its session was ended elsewhere says why it shows the guest\'s page', async () => {
+    const qc = signedInAsAsya();
+    useUi.getState().closeSnackbar();
+    vi.stubGlobal('fetch', vi.fn(async () => answer(401, { message: 'Войдите снова' })));
+    await qc.fetchQuery({ ...userQueryOptions(), staleTime: 0 });
+    expect(useUi.getState().snackbar).toMatchObject({ open: true, text: 'Сеанс завершён. Войдите снова', status: 'warning' });
+  });
+
   it('another account signing in over the first (the mini app\u2019s switch) starts from nothing of the first\u2019s; the same account keeps its reads', () => {
     const qc = signedInAsAsya();
     startSession(qc, { access_token: 'asya-new', user: asya });

@@ -25,6 +25,10 @@ export const userQueryOptions = () =>
         if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
           tokenStore.clear();
           forgetUserData(client, 'reset');
+          // Said, not only done: a tab reloaded after «Завершить» on another device, a block or an expiry showed the
+          // guest's page with no word of why. (A session ended while the tab is open is said by its socket's notice,
+          // and its token is gone before any read.)
+          useUi.getState().showSnackbar(err.status === 403 ? err.message : sessionEndedText(''), 'warning', 10_000);
           return null;
         }
         throw err;
