@@ -203,6 +203,8 @@ describe('the mini app opened while the held token cannot be read', () => {
     await retry();
     expect(posts).toBe(1);
     expect(localStorage.getItem('access_token')).toBe('fresh-token');
+    // Signed in again by itself: no «Сеанс завершён. Войдите снова» (a browser tab's notice) over it.
+    expect(useUi.getState().snackbar.open).toBe(false);
   });
 
   it('a retry that finds another account asks «Войти как …?»', async () => {

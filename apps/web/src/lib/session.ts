@@ -5,6 +5,7 @@ import { ApiError, request, tokenStore } from './api-client';
 import { forgetAll, recallWhileOffline, remember } from './last-known';
 import { useRequestKeys } from '../hooks/use-request-key';
 import { useStepUp } from './step-up';
+import { isTelegramLaunch } from './telegram';
 import { useUi } from './ui-store';
 
 export const userQueryOptions = () =>
@@ -27,8 +28,8 @@ export const userQueryOptions = () =>
           forgetUserData(client, 'reset');
           // Said, not only done: a tab reloaded after «Завершить» on another device, a block or an expiry showed the
           // guest's page with no word of why. (A session ended while the tab is open is said by its socket's notice,
-          // and its token is gone before any read.)
-          useUi.getState().showSnackbar(err.status === 403 ? err.message : sessionEndedText(''), 'warning', 10_000);
+          // and its token is gone before any read.) Not in the mini app: it signs in again by itself with its launch data.
+          if (!isTelegramLaunch()) useUi.getState().showSnackbar(err.status === 403 ? err.message : sessionEndedText(''), 'warning', 10_000);
           return null;
         }
         throw err;
