@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import AppBar from '@mui/material/AppBar';
 import CssBaseline from '@mui/material/CssBaseline';
+import Pagination from '@mui/material/Pagination';
 import { decomposeColor, getContrastRatio, getOverlayAlpha, recomposeColor, ThemeProvider } from '@mui/material/styles';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
@@ -24,6 +25,13 @@ async function renderedCss(theme: ReturnType<typeof buildTheme>) {
 }
 
 describe('the theme', () => {
+  it('names a pager and its buttons in Russian for screen readers', async () => {
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(ThemeProvider, { theme: buildTheme('light') }, createElement(Pagination, { count: 3, page: 1 }))));
+    expect(document.querySelector('nav')?.getAttribute('aria-label')).toBe('Страницы списка');
+    expect(document.querySelector('button[aria-current="page"]')?.getAttribute('aria-label')).toBe('Страница 1');
+  });
+
   it('gives the page and cards the colours it is built with', () => {
     const theme = buildTheme('dark', { bg: '#1c1c1d', paper: '#2c2c2e' });
     expect(theme.palette.background.default).toBe('#1c1c1d');

@@ -95,6 +95,8 @@ export function buildTheme(mode: PaletteMode, overrides?: { bg?: string; paper?:
       MuiAlert: { defaultProps: { closeText: 'Закрыть' } },
       MuiPagination: {
         defaultProps: {
+          // MUI's own is English («pagination navigation»), read out by screen readers on every paged list.
+          'aria-label': 'Страницы списка',
           getItemAriaLabel: (type, page, selected) =>
             type === 'page' ? (selected ? `Страница ${page}` : `Перейти на страницу ${page}`) : (PAGE_NAV[type] ?? ''),
         },
