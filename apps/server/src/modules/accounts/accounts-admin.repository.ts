@@ -44,7 +44,7 @@ export function createAccountsAdminRepository(db: Kysely<Database>) {
     transaction: <T>(fn: (trx: Transaction<Database>) => Promise<T>) => db.transaction().execute(fn),
 
     /** `from`: a snapshot (db/snapshot), so the page and its total are counted at one moment. */
-    async searchUsers(s: UserSearch, from: Queryable = db) {
+    async searchUsers(s: UserSearch, from: Queryable) {
       let q = from.selectFrom('users');
       const text = s.q?.trim();
       if (text) {
