@@ -125,7 +125,12 @@ export function createPasskeysService({ db, issue, now, brand }: PasskeysDeps) {
     list: async (caller: Caller) => (await repo.ofUser(db, caller.user.id)).map(toPasskey),
 
     async remove(caller: Caller, id: number) {
-      if (!(await repo.delete(db, caller.user.id, id))) throw new AppError('NOT_FOUND', { message: 'Ключ доступа не найден' });
+      // Under the user's row with the session checked: a block or a logout the call waited for ends it (401).
+      const deleted = await db.transaction().execute(async (trx) => {
+        await requireLiveSession(trx, caller);
+        return repo.delete(trx, caller.user.id, id);
+      });
+      if (!deleted) throw new AppError('NOT_FOUND', { message: 'Ключ доступа не найден' });
       return { success: id };
     },
 

@@ -107,24 +107,14 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     return repo.takeRecoveryCode(q, userId, recoveryHash(userId, code), at);
   }
 
-  /** useCode under the per-user limit of wrong codes (codeKey's bucket): 429 once it is used up, a failure counted. */
-  async function useCodeLimited(userId: number, secret: string, code: string, client: Client | undefined) {
-    const tries = await limiter.take([[await codeKey(userId, client), CODE_FAILURES_PER_USER]]);
-    const ok = await useCode(db, userId, secret, code).catch(async (err: unknown) => {
-      await tries.giveBack(); // a failure of ours, not a wrong code
-      throw err;
-    });
-    if (ok) await tries.giveBack();
-    return ok;
-  }
-
   /**
-   * A change a code from the app (or a recovery code) allows, in one transaction under the user's row, as every use of
-   * a code: the session checked first (a block, a logout or a rescue the call waited for ends it: 401, the code not
-   * counted), TOTP still on (409), the code used up (422 and counted when wrong), then `change`. Two such calls take
-   * turns; a code works once.
+   * One use of a code, in one transaction under the user's row, as every use of a code: the session checked first (a
+   * block, a logout or a TOTP rescue the call waited for has ended it: 401, the code not counted), the code checked
+   * against the secret the row holds now and used up (`wrong`, counted against the per-user limit, when it is not
+   * good), then `apply` in the same transaction. With TOTP turned off meanwhile, `off` refuses, or without it there is
+   * nothing left to ask. Two such calls take turns; a code works once.
    */
-  async function underCode(caller: Caller, code: string, change: (trx: Trx) => Promise<void>) {
+  async function spendCode(caller: Caller, code: string, use: { wrong: () => AppError; off?: () => AppError; apply: (trx: Trx) => Promise<void> }) {
     const userId = caller.user.id;
     const tries = await limiter.take([[await codeKey(userId, caller), CODE_FAILURES_PER_USER]]);
     let wrong = false;
@@ -133,12 +123,15 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
         await repo.holdUser(trx, userId);
         if (!(await sessionStillLive(trx, caller))) throw new AppError('UNAUTHENTICATED');
         const secret = (await repo.totpState(trx, userId))?.totp_secret;
-        if (!secret) throw new AppError('CONFLICT', { message: T.notOn });
+        if (!secret) {
+          if (use.off) throw use.off();
+          return;
+        }
         if (!(await useCode(trx, userId, secret, code))) {
           wrong = true;
-          throw fieldError('code', T.wrongCode);
+          throw use.wrong();
         }
-        await change(trx);
+        await use.apply(trx);
       });
     } catch (err) {
       if (!wrong) await tries.giveBack();
@@ -147,6 +140,10 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     await tries.giveBack().catch(() => {});
   }
 
+  /** A change a code from the app (or a recovery code) allows (spendCode): 409 when TOTP is off, 422 for a wrong code. */
+  const underCode = (caller: Caller, code: string, change: (trx: Trx) => Promise<void>) =>
+    spendCode(caller, code, { wrong: () => fieldError('code', T.wrongCode), off: () => new AppError('CONFLICT', { message: T.notOn }), apply: change });
+
   /** The X-Two-Factor-Code header as a code to check: 403 when it is absent or not shaped like one. */
   function headerCode(header: string | string[] | undefined) {
     const code = typeof header === 'string' ? header.replace(/[\s-]/g, '').toLowerCase() : '';
@@ -154,16 +151,21 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
     return code;
   }
 
+  /**
+   * The code of the X-Two-Factor-Code header used up (spendCode: 403 for a wrong one, 401 for a session ended while it
+   * waited) and the session marked as stepped up. The write it guards runs after, in its own transaction, and checks
+   * the session again there (requireLiveSession): it can still wait for a block or a logout after this one commits.
+   */
   async function requireStepUp(caller: Caller, header: string | string[] | undefined) {
-    const secret = caller.user.totp_secret;
-    if (!secret) return;
+    if (!caller.user.totp_secret) return;
     const code = headerCode(header);
-    if (!(await useCodeLimited(caller.user.id, secret, code, caller))) throw stepUpRefused(T.wrongCode);
-    // Using the code waits for the user's row while a block, a logout or a rescue holds it, and they end the session
-    // in that transaction: seen here, 401, so the call (a nick, a webhook secret, a passkey's removal, a read of the
-    // codes' texts) does not go on for a session that ended meanwhile (review 2026-11-28).
-    if (!(await sessionStillLive(db, caller))) throw new AppError('UNAUTHENTICATED');
-    if (caller.sessionId !== null) await repo.markSteppedUp(db, caller.user.id, caller.sessionId, now());
+    const sessionId = caller.sessionId;
+    await spendCode(caller, code, {
+      wrong: () => stepUpRefused(T.wrongCode),
+      apply: async (trx) => {
+        if (sessionId !== null) await repo.markSteppedUp(trx, caller.user.id, sessionId, now());
+      },
+    });
   }
 
   /**

@@ -2,6 +2,7 @@ import type { Db } from '../../db/client';
 import { coalesce } from '../../db/coalesce';
 import { toNumber } from '../../lib/money';
 import type { Caller } from '../sessions/caller';
+import { requireLiveSession } from '../sessions/live-session';
 import { toAdminWallet, toWallet } from './wallets.mapper';
 import { activeWalletsOf, cashierNickOf, ensureWallet, type WalletRow, setNick, userWalletsWithAccounts } from './wallets.repository';
 import { AppError } from '../../lib/app-error';
@@ -44,7 +45,12 @@ export function createWalletsService({ db }: { db: Db['kysely'] }) {
         throw new AppError('VALIDATION', { errors: { nick: [CASHIER_NICK] } });
       }
       if (wallet.nick && wallet.nick !== input.nick) await confirmChange();
-      await setNick(db, caller.user.id, wallet.id, input.nick);
+      // The session checked again in the nick's own transaction, under the user's row: a block or a logout that the
+      // step-up or this write waited for has ended it, and a thief's nick must not land after the owner's block.
+      await db.transaction().execute(async (trx) => {
+        await requireLiveSession(trx, caller);
+        await setNick(trx, caller.user.id, wallet.id, input.nick);
+      });
       return input.nick;
     },
 

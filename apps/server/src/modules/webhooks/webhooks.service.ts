@@ -121,7 +121,13 @@ export function createWebhooksService({
 
     async rotate(caller: Caller) {
       const secret = newWebhookSecret();
-      if (!(await repo.setSecret(db, caller.user.id, secret))) throw noEndpoint();
+      // As put: only while the session is still live, checked under the user's row in the write's transaction (a
+      // reset, a block or a logout the call waited for has ended it: 401, and no new secret for it).
+      const set = await db.transaction().execute(async (trx) => {
+        await requireLiveSession(trx, caller);
+        return repo.setSecret(trx, caller.user.id, secret);
+      });
+      if (!set) throw noEndpoint();
       return { secret };
     },
 

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, createWallet, firstServerId, TEST_TOTP_SECRET } from '../../../test/factories';
+import { waitFor } from '../../../test/fakes/wait-for';
+import { createTestApp, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
+import { hashPassword } from '../../lib/password';
+import { totpCode } from '../two-factor/totp';
+
+type Reply = { statusCode: number };
+
+/**
+ * A nick, a webhook's new secret and a passkey's removal are written after the step-up's code is used (or the password
+ * is checked). Their write can still wait for a lock: the wallet's row held by a movement, the webhook's row, the
+ * passkey's row. An operator's block or the owner's logout that commits meanwhile ended the session, and the write
+ * must not land after it: a thief's nick set after the block would take the owner's next payout, a new secret would
+ * be handed to a logged-out session (diff review, 2026-11-28). Each write checks its session under the user's row in
+ * its own transaction, so it either commits before the block (which then waits for it) or finds its session ended: 401.
+ */
+describe('a write guarded by a step-up whose row is busy while its session ends', () => {
+  let t: TestApp;
+  let serverId: number;
+  let operator: Awaited<ReturnType<typeof createUser>>;
+  beforeAll(async () => {
+    t = await createTestApp('postgres');
+    serverId = await firstServerId(t.db.kysely);
+    operator = await createUser(t.db.kysely, { admin: true });
+  });
+  afterAll(() => t.close());
+
+  const code = () => totpCode(TEST_TOTP_SECRET, new Date());
+  const block = (userId: number) => () =>
+    t.app.inject({ method: 'POST', url: `/api/admin/users/${userId}/block`, headers: operator.auth, payload: { reason: 'угнан' } });
+
+  /**
+   * `busy` holds the row `write` needs; `write` is sent and waits for it; then `end` (a block, a logout) is sent. The row
+   * is let go once `end` has answered or is seen waiting for the write. `state` read right after `end` answered must be
+   * what stays: nothing the write does lands after the session's end.
+   */
+  async function endWhileWriteWaits<S>(busy: Parameters<typeof holdLocks>[1], write: () => Promise<Reply>, end: () => Promise<Reply>, state: () => Promise<S>) {
+    const row = await holdLocks(t.db.kysely, busy);
+    const written = write();
+    await waitFor(async () => ((await lockWaits(t.db.kysely)) === 1 ? true : undefined), 'the write to wait for its row');
+    let endAnswered = false;
+    const ended = end().then((r) => {
+      endAnswered = true;
+      return r;
+    });
+    await waitFor(async () => (endAnswered || (await lockWaits(t.db.kysely)) === 2 ? true : undefined), 'the end to answer or wait');
+    let atEnd: S | undefined = endAnswered ? await state() : undefined;
+    await row.release();
+    expect((await ended).statusCode).toBe(200);
+    atEnd ??= await state();
+    const res = await written;
+    return { res, atEnd, after: await state() };
+  }
+
+  for (const totp of [true, false]) {
+    const who = totp ? 'with TOTP' : 'without TOTP';
+
+    it(`a nick (${who}) waiting for the wallet while an operator blocks the player: set before the block, or 401 and unchanged`, async () => {
+      const u = await createUser(t.db.kysely, { totp });
+      const w = await createWallet(t.db.kysely, u.id, serverId, 'Owner');
+      const nick = async () => (await t.db.kysely.selectFrom('wallets').select('nick').where('id', '=', w.id).executeTakeFirstOrThrow()).nick;
+      const { res, atEnd, after } = await endWhileWriteWaits(
+        (trx) => trx.selectFrom('wallets').select('id').where('id', '=', w.id).forUpdate().execute(),
+        () =>
+          t.app.inject({
+            method: 'POST',
+            url: '/api/save_nick/',
+            headers: { ...u.auth, ...(totp ? { 'x-two-factor-code': code() } : {}) },
+            payload: { gamesserver_id: serverId, nick: 'Thief' },
+          }),
+        block(u.id),
+        nick,
+      );
+      expect(after).toBe(atEnd);
+      expect([res.statusCode, after]).toEqual(res.statusCode === 200 ? [200, 'Thief'] : [401, 'Owner']);
+    });
+
+    it(`a webhook secret rotated (${who}) while the owner logs out: the secret handed out is the one kept, or 401`, async () => {
+      const u = await createUser(t.db.kysely, { totp });
+      await t.db.kysely.updateTable('users').set({ password_hash: await hashPassword('correct horse 1') }).where('id', '=', u.id).execute();
+      const old = `whsec_${Buffer.alloc(32).toString('base64')}`;
+      await t.db.kysely.insertInto('webhooks').values({ user_id: u.id, url: 'https://example.com/hook', events: ['code.activated'], secret: old }).execute();
+      const secret = async () => (await t.db.kysely.selectFrom('webhooks').select('secret').where('user_id', '=', u.id).executeTakeFirstOrThrow()).secret;
+      const { res, atEnd, after } = await endWhileWriteWaits(
+        (trx) => trx.selectFrom('webhooks').select('user_id').where('user_id', '=', u.id).forUpdate().execute(),
+        () =>
+          t.app.inject({
+            method: 'POST',
+            url: '/api/webhook/rotate',
+            headers: { ...u.auth, ...(totp ? { 'x-two-factor-code': code() } : {}) },
+            payload: totp ? {} : { password: 'correct horse 1' },
+          }),
+        () => t.app.inject({ method: 'GET', url: '/api/logout', headers: u.auth }),
+        secret,
+      );
+      expect(after).toBe(atEnd);
+      if (res.statusCode === 200) expect((res as unknown as { json(): { secret: string } }).json().secret).toBe(after);
+      else expect([res.statusCode, after]).toEqual([401, old]);
+    });
+
+    it(`a passkey removed (${who}) while an operator blocks the player: removed before the block, or 401 and kept`, async () => {
+      const u = await createUser(t.db.kysely, { totp });
+      const pk = await t.db.kysely
+        .insertInto('passkeys')
+        .values({ user_id: u.id, credential_id: `cred-${u.id}`, public_key: Buffer.from([1, 2, 3]), counter: 0, transports: [], name: 'Телефон' })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      const kept = async () => (await t.db.kysely.selectFrom('passkeys').select('id').where('id', '=', pk.id).execute()).length;
+      const { res, atEnd, after } = await endWhileWriteWaits(
+        (trx) => trx.selectFrom('passkeys').select('id').where('id', '=', pk.id).forUpdate().execute(),
+        () => t.app.inject({ method: 'DELETE', url: `/api/passkeys/${pk.id}`, headers: { ...u.auth, ...(totp ? { 'x-two-factor-code': code() } : {}) } }),
+        block(u.id),
+        kept,
+      );
+      expect(after).toBe(atEnd);
+      expect([res.statusCode, after]).toEqual(res.statusCode === 200 ? [200, 0] : [401, 1]);
+    });
+  }
+
+  it('a step-up code that waited through support’s TOTP rescue: 401, not a wrong code, and no failure counted', async () => {
+    const u = await createUser(t.db.kysely, { totp: true });
+    const w = await createWallet(t.db.kysely, u.id, serverId, 'Owner');
+    // Support confirms a rescue with their own code.
+    const support = await createUser(t.db.kysely, { admin: true, totp: true });
+    // The rescue takes the player's row, then waits at the player's session (held here).
+    const session = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('tokens').select('id').where('user_id', '=', u.id).forUpdate().execute());
+    const rescue = t.app.inject({
+      method: 'POST',
+      url: `/api/admin/users/${u.id}/two_factor_off`,
+      headers: { ...support.auth, 'x-two-factor-code': code() },
+      payload: { reason: 'потерял телефон' },
+    });
+    await waitFor(async () => ((await lockWaits(t.db.kysely)) === 1 ? true : undefined), 'the rescue to wait at the session');
+    const nick = t.app.inject({
+      method: 'POST',
+      url: '/api/save_nick/',
+      headers: { ...u.auth, 'x-two-factor-code': code() },
+      payload: { gamesserver_id: serverId, nick: 'Thief' },
+    });
+    await waitFor(async () => ((await lockWaits(t.db.kysely)) === 2 ? true : undefined), 'the nick’s code to wait for the player');
+    await session.release();
+    expect((await rescue).statusCode).toBe(200);
+    expect((await nick).statusCode).toBe(401);
+    const failures = await t.db.kysely.selectFrom('rate_limits').select('hits').where('key', 'like', `2fa:user:${u.id}%`).execute();
+    expect(failures.reduce((n, r) => n + r.hits, 0)).toBe(0);
+    expect((await t.db.kysely.selectFrom('wallets').select('nick').where('id', '=', w.id).executeTakeFirstOrThrow()).nick).toBe('Owner');
+  });
+});
