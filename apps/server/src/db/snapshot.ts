@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from './schema';
 
 /**
@@ -9,8 +9,6 @@ export function readSnapshot<T>(db: Kysely<Database>, fn: (q: Kysely<Database>) 
   return db
     .transaction()
     .setIsolationLevel('repeatable read')
-    .execute(async (trx) => {
-      await sql`SET TRANSACTION READ ONLY`.execute(trx);
-      return fn(trx);
-    });
+    .setAccessMode('read only')
+    .execute((trx) => fn(trx));
 }

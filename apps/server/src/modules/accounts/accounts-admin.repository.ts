@@ -83,8 +83,8 @@ export function createAccountsAdminRepository(db: Kysely<Database>) {
       return { rows, total: Number(count.n) };
     },
 
-    findUser(id: number) {
-      return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    findUser(id: number, q: Kysely<Database> = db) {
+      return q.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
     },
     /**
      * Locks the operator's row and the user's, always in id order (two operators changing each

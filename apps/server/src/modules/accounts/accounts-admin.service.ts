@@ -107,15 +107,20 @@ export function createAccountsAdminService(deps: AccountsAdminServiceDeps) {
 
     /** One user's card: the account, wallets, newest requests, codes and ledger entries. */
     async card(id: number) {
-      const user = await repo.findUser(id);
-      if (!user) throw userNotFound();
-      const [wallets, requests, ledger, codes] = await Promise.all([
-        deps.wallets.ofUser(id),
-        deps.requests.ofUser(id),
-        deps.ledger.userEntries(id, CARD_LIMIT),
-        deps.codes.ofUser(id, CARD_LIMIT),
-      ]);
-      return { user: toAdminUser(user, now()), wallets, requests, codes, ledger };
+      // One moment for the whole card: read apart, a wallet's balance differed from its newest entry's balance_after.
+      const card = await readSnapshot(deps.db, async (q) => {
+        const user = await repo.findUser(id, q);
+        if (!user) return undefined;
+        const [wallets, requests, ledger, codes] = await Promise.all([
+          deps.wallets.ofUser(id, q),
+          deps.requests.ofUser(id, q),
+          deps.ledger.userEntries(id, CARD_LIMIT, q),
+          deps.codes.ofUser(id, CARD_LIMIT, q),
+        ]);
+        return { user: toAdminUser(user, now()), wallets, requests, codes, ledger };
+      });
+      if (!card) throw userNotFound();
+      return card;
     },
 
     async setAdmin(caller: Caller, id: number, value: boolean) {

@@ -35,8 +35,8 @@ export function createCodesAdminService({ db, realtime, incidents, audit, webhoo
 
   return {
     /** The newest codes the user issued, as their card shows them. */
-    async ofUser(userId: number, limit: number) {
-      return (await repo.newestOfOwner(db, userId, limit)).map(toAdminUserCode);
+    async ofUser(userId: number, limit: number, q: typeof db = db) {
+      return (await repo.newestOfOwner(q, userId, limit)).map(toAdminUserCode);
     },
 
     async lookup(q: { sert?: string; id?: number }) {

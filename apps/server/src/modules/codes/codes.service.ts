@@ -371,7 +371,8 @@ export function createCodesService(deps: CodesServiceDeps) {
      * the filters match, the cursor aside.
      */
     async listOwn(caller: Caller, f: { status?: CodeRow['status']; gameServerId?: number; olderThan?: number; page: number }) {
-      const { rows, total } = await repo.pageOfOwner(db, caller.user.id, { ...f, offset: (f.page - 1) * SELLER_PAGE, limit: SELLER_PAGE });
+      // The page and its total in one snapshot (readSnapshot): codes bought meanwhile must not make them disagree.
+      const { rows, total } = await readSnapshot(db, (s) => repo.pageOfOwner(s, caller.user.id, { ...f, offset: (f.page - 1) * SELLER_PAGE, limit: SELLER_PAGE }));
       return { data: rows.map(toSellerCode), total };
     },
 

@@ -1,3 +1,4 @@
+import { readSnapshot } from '../../db/snapshot';
 import { AppError } from '../../lib/app-error';
 import type { Caller } from '../sessions/caller';
 import { toAdminIncident, toIncident } from './incidents.mapper';
@@ -40,10 +41,9 @@ export function createIncidentsService({ db }: { db: IncidentsDb }) {
     },
 
     async adminList(q: { page: number; perPage: number; state: IncidentState; gameServerId?: number; ownerId?: number }) {
-      const { rows, total } = await repo.listAll(
-        db,
-        { state: q.state, gameServerId: q.gameServerId, ownerId: q.ownerId },
-        { limit: q.perPage, offset: (q.page - 1) * q.perPage },
+      // The page and its count in one snapshot: an incident recorded or acknowledged between them made them disagree.
+      const { rows, total } = await readSnapshot(db, (s) =>
+        repo.listAll(s, { state: q.state, gameServerId: q.gameServerId, ownerId: q.ownerId }, { limit: q.perPage, offset: (q.page - 1) * q.perPage }),
       );
       return { data: rows.map(toAdminIncident), total };
     },

@@ -50,8 +50,8 @@ export function createLedgerAdminRepository(db: Kysely<Database>) {
       return r.rows.map((w) => ({ ...w, balance: BigInt(w.balance), balance_second: BigInt(w.balance_second) }));
     },
 
-    async account(id: number) {
-      const a = await db
+    async account(id: number, q: Kysely<Database> = db) {
+      const a = await q
         .selectFrom('ledger_accounts')
         .innerJoin('gamesservers', 'gamesservers.id', 'ledger_accounts.gamesserver_id')
         .leftJoin('wallets', 'wallets.id', 'ledger_accounts.wallet_id')
@@ -63,15 +63,16 @@ export function createLedgerAdminRepository(db: Kysely<Database>) {
       return a && { ...a, balance: BigInt(a.balance) };
     },
 
-    async accountEntries(accountId: number, page: number, perPage: number) {
+    /** A page of the account's entries and their count; in `q`'s snapshot with the account's balance (the service). */
+    async accountEntries(accountId: number, page: number, perPage: number, q: Kysely<Database> = db) {
       const [rows, count] = await Promise.all([
-        entriesQuery(db)
+        entriesQuery(q)
           .where('ledger_entries.account_id', '=', accountId)
           .orderBy('ledger_entries.id', 'desc')
           .limit(perPage)
           .offset((page - 1) * perPage)
           .execute(),
-        db
+        q
           .selectFrom('ledger_entries')
           .select((eb) => eb.fn.countAll<string>().as('n'))
           .where('account_id', '=', accountId)
@@ -81,8 +82,8 @@ export function createLedgerAdminRepository(db: Kysely<Database>) {
     },
 
     /** The newest entries on any wallet of the user. */
-    userEntries(userId: number, limit: number) {
-      return entriesQuery(db)
+    userEntries(userId: number, limit: number, q: Kysely<Database> = db) {
+      return entriesQuery(q)
         .innerJoin('wallets', 'wallets.id', 'ledger_accounts.wallet_id')
         .where('wallets.user_id', '=', userId)
         .orderBy('ledger_entries.id', 'desc')

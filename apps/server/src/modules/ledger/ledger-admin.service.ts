@@ -53,15 +53,19 @@ export function createLedgerAdminService({ db, clock = () => new Date() }: { db:
     },
 
     async accountEntries(accountId: number, page: number, perPage: number) {
-      const account = await repo.account(accountId);
-      if (!account) throw new AppError('NOT_FOUND', { message: 'Счёт не найден' });
-      const { rows, total } = await repo.accountEntries(accountId, page, perPage);
-      return { account: toLedgerAccount(account), data: rows.map(toLedgerEntry), total };
+      // The balance, the page and the total of one moment: read apart while movements committed, a page of every
+      // entry summed to other than the balance above it, and its count differed from its rows (diff review, 2026-11-29).
+      const read = await repo.snapshot(async (s) => {
+        const account = await repo.account(accountId, s);
+        return account && { account, ...(await repo.accountEntries(accountId, page, perPage, s)) };
+      });
+      if (!read) throw new AppError('NOT_FOUND', { message: 'Счёт не найден' });
+      return { account: toLedgerAccount(read.account), data: read.rows.map(toLedgerEntry), total: read.total };
     },
 
     /** The newest entries on the user's wallets (the admin's user card). */
-    async userEntries(userId: number, limit: number) {
-      return (await repo.userEntries(userId, limit)).map(toLedgerEntry);
+    async userEntries(userId: number, limit: number, q?: Db['kysely']) {
+      return (await repo.userEntries(userId, limit, q)).map(toLedgerEntry);
     },
 
     /** Every invariant of the ledger, each violation in words, as of one moment. */

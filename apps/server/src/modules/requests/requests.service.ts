@@ -219,8 +219,8 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
     },
 
     /** A user's newest requests, hidden ones included (the admin's user card). */
-    async ofUser(userId: number) {
-      return (await repo.ofUser(db, userId, CARD_LIMIT)).map(toUserCardRequest);
+    async ofUser(userId: number, q: typeof db = db) {
+      return (await repo.ofUser(q, userId, CARD_LIMIT)).map(toUserCardRequest);
     },
 
     // ── operators ──
@@ -316,12 +316,10 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
     /** Pending requests per server, currency and direction, the oldest waiting, and the 24-hour medians. */
     async dashboard() {
       const now = new Date();
-      const [pending, oldest, medians, servers] = await Promise.all([
-        repo.pendingSummary(db),
-        repo.oldestPending(db),
-        repo.medians(db),
-        repo.activeGameServers(db),
-      ]);
+      // One moment: read apart, a request taken meanwhile left «1 ждёт» with no oldest one (diff review, 2026-11-29).
+      const [pending, oldest, medians, servers] = await readSnapshot(db, (s) =>
+        Promise.all([repo.pendingSummary(s), repo.oldestPending(s), repo.medians(s), repo.activeGameServers(s)]),
+      );
       return toDashboard({ pending, oldest, medians, servers, now });
     },
   };

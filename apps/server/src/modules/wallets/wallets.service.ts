@@ -61,8 +61,8 @@ export function createWalletsService({ db }: { db: Db['kysely'] }) {
     },
 
     /** Every wallet of a user, for the admin's user card. */
-    async ofUser(userId: number) {
-      return (await userWalletsWithAccounts(db, userId)).map(toAdminWallet);
+    async ofUser(userId: number, q: typeof db = db) {
+      return (await userWalletsWithAccounts(q, userId)).map(toAdminWallet);
     },
   };
 }
