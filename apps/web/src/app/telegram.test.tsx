@@ -207,6 +207,18 @@ describe('the mini app opened while the held token cannot be read', () => {
     expect(useUi.getState().snackbar.open).toBe(false);
   });
 
+  it('signed in, then its session ended elsewhere: the player is told why, as its launch data served once', async () => {
+    // diff review, 2026-11-29: the notice was kept for browser tabs, and a mini app whose session «Завершить» ended
+    // on another device while it slept was signed out with no word of why.
+    const asya = { id: 5, name: 'Ася', email: null, phone: null, admin: false, vip: false, vip_until: null, telegram_linked: true, created_at: '2026-11-01T00:00:00Z' };
+    await launchHolding([() => answer(200, asya), () => answer(401, { message: 'Нужно войти' })]);
+    expect(localStorage.getItem('access_token')).toBe('old-token');
+    await retry();
+    expect(localStorage.getItem('access_token')).toBeNull();
+    expect(posts).toBe(0);
+    expect(useUi.getState().snackbar).toMatchObject({ open: true, text: 'Сеанс завершён. Войдите снова' });
+  });
+
   it('a retry that finds another account asks «Войти как …?»', async () => {
     const other = { id: 9, name: 'Борис', email: 'b@example.com', phone: null, admin: false, vip: false, vip_until: null, telegram_linked: false, created_at: '2026-11-01T00:00:00Z' };
     await launchHolding([() => answer(502, { message: 'Сервис временно недоступен' }), () => answer(200, other)]);

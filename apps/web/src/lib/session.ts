@@ -21,15 +21,24 @@ export const userQueryOptions = () =>
         const user = await request(routes.getUser);
         return replaced() ? (client.getQueryData<User | null>(['user']) ?? null) : remember('user', user);
       } catch (err) {
+        const refused = err instanceof ApiError && (err.status === 401 || err.status === 403);
+        // This tab's password change was on its way: the server gave the session its new token when the change
+        // committed, before the answer carrying it came, so a read sent with the old one meanwhile answers 401. Once
+        // the change has answered, the tab holds the new token (the read's answer is the old token's) or the change
+        // failed and the 401 stands. Without the wait the player who only changed the password was signed out and
+        // told their session had ended, and the change's answer was dropped (diff review, 2026-11-29).
+        if (refused && tokenReplacements.size > 0) await Promise.allSettled([...tokenReplacements]);
         if (replaced()) return client.getQueryData<User | null>(['user']) ?? null;
         // SPEC.md section 4: a failed user fetch signs out, and forgets what it held as a logout does.
-        if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
+        if (err instanceof ApiError && refused) {
+          const hadUser = client.getQueryData<User | null>(['user']) != null;
           tokenStore.clear();
           forgetUserData(client, 'reset');
           // Said, not only done: a tab reloaded after «Завершить» on another device, a block or an expiry showed the
           // guest's page with no word of why. (A session ended while the tab is open is said by its socket's notice,
-          // and its token is gone before any read.) Not in the mini app: it signs in again by itself with its launch data.
-          if (!isTelegramLaunch()) useUi.getState().showSnackbar(err.status === 403 ? err.message : sessionEndedText(''), 'warning', 10_000);
+          // and its token is gone before any read.) The mini app at its launch signs in again by itself with its
+          // launch data, unasked: said there only when it was signed in, as its launch data serves once.
+          if (!isTelegramLaunch() || hadUser) useUi.getState().showSnackbar(err.status === 403 ? err.message : sessionEndedText(''), 'warning', 10_000);
           return null;
         }
         throw err;
@@ -42,6 +51,21 @@ export const userQueryOptions = () =>
     // Offline (the shell from the service worker): the last known user, so the wallets show.
     placeholderData: () => (tokenStore.get() ? recallWhileOffline<User>('user') : undefined),
   });
+
+/** This tab's calls that give its own session a new token (a password change), until that token is stored. */
+const tokenReplacements = new Set<Promise<unknown>>();
+
+/**
+ * Runs a call that gives this session a new token, storing the token in `run` itself: a read of the user that the
+ * old token's 401 answers meanwhile waits for it (userQueryOptions) instead of signing the tab out.
+ */
+export function replacingToken<T>(run: () => Promise<T>): Promise<T> {
+  const call = run();
+  tokenReplacements.add(call);
+  const done = () => void tokenReplacements.delete(call);
+  call.then(done, done);
+  return call;
+}
 
 /**
  * Who is signed in. `readFailed`: a token is held but reading the user failed (a 5xx, no connection; the token is

@@ -1,7 +1,7 @@
 import { type ChangePasswordBody, changePassword } from '@adena/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { request } from '../../../lib/api-client';
-import { callAccount, sameAccount, startSession } from '../../../lib/session';
+import { callAccount, replacingToken, sameAccount, startSession } from '../../../lib/session';
 import { sessionsQueryOptions } from './list-sessions';
 
 export const changePasswordBodySchema = changePassword.body;
@@ -10,13 +10,16 @@ export const changePasswordBodySchema = changePassword.body;
 export function useChangePassword() {
   const qc = useQueryClient();
   return useMutation({
-    mutationFn: (body: ChangePasswordBody) => request(changePassword, { body }),
-    onMutate: callAccount,
-    onSuccess: (auth, _v, account) => {
-      // Signed out (or another account in) while it ran: the new token must not sign the last account back in.
-      if (!sameAccount(account)) return;
-      startSession(qc, auth);
-      void qc.invalidateQueries({ queryKey: sessionsQueryOptions().queryKey });
+    mutationFn: (body: ChangePasswordBody) => {
+      const account = callAccount();
+      // The new token stored within the call (replacingToken): a read that the old token's 401 answers waits for it.
+      return replacingToken(async () => {
+        const auth = await request(changePassword, { body });
+        // Signed out (or another account in) while it ran: the new token must not sign the last account back in.
+        if (sameAccount(account)) startSession(qc, auth);
+        return auth;
+      });
     },
+    onSuccess: () => void qc.invalidateQueries({ queryKey: sessionsQueryOptions().queryKey }),
   });
 }
