@@ -128,6 +128,19 @@ describe('a call that waited for a block, a logout or a revoke of what it was ma
     expect((await t.db.kysely.selectFrom('wallets').select('balance_second').where('id', '=', p.w.id).executeTakeFirstOrThrow()).balance_second).toBe(1_000n);
   });
 
+  it('turning TOTP on from a session an operator blocks meanwhile: 401 (the session ended), not «start the setup again», TOTP off', async () => {
+    const p = await player(false);
+    const setup = await t.app.inject({ method: 'POST', url: '/api/2fa/setup', headers: p.u.auth, payload: {} });
+    expect(setup.statusCode).toBe(200);
+    const secret = (setup.json() as { secret: string }).secret;
+    const block = () => t.app.inject({ method: 'POST', url: `/api/admin/users/${p.u.id}/block`, headers: operator.auth, payload: { reason: 'угнан' } });
+    const res = await buyWhileEnding(p.u.id, block, () =>
+      t.app.inject({ method: 'POST', url: '/api/2fa/enable', headers: p.u.auth, payload: { code: totpCode(secret, new Date()) } }),
+    );
+    expect(res.statusCode).toBe(401);
+    expect((await t.db.kysely.selectFrom('users').select('totp_secret').where('id', '=', p.u.id).executeTakeFirstOrThrow()).totp_secret).toBeNull();
+  });
+
   it('turning TOTP off from a session the owner logs out meanwhile: 401, TOTP stays on', async () => {
     const p = await player(true);
     const logout = () => t.app.inject({ method: 'GET', url: '/api/logout', headers: p.u.auth });

@@ -144,6 +144,14 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
   const underCode = (caller: Caller, code: string, change: (trx: Trx) => Promise<void>) =>
     spendCode(caller, code, { wrong: () => fieldError('code', T.wrongCode), off: () => new AppError('CONFLICT', { message: T.notOn }), apply: change });
 
+  /**
+   * Why a session has no setup to finish: it ended (a logout, a block, a reset while the call waited took the setup
+   * with the session: 401, as any call of an ended session) or it never started one, or another setup replaced it (409).
+   */
+  async function noSetupOrEnded(q: Trx | DbHandle, caller: Caller) {
+    return (await sessionStillLive(q, caller)) ? new AppError('CONFLICT', { message: T.noSetup }) : new AppError('UNAUTHENTICATED');
+  }
+
   /** The X-Two-Factor-Code header as a code to check: 403 when it is absent or not shaped like one. */
   function headerCode(header: string | string[] | undefined) {
     const code = typeof header === 'string' ? header.replace(/[\s-]/g, '').toLowerCase() : '';
@@ -257,7 +265,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       const state = await repo.totpState(db, userId);
       if (state?.totp_secret) throw new AppError('CONFLICT', { message: T.alreadyOn });
       const secret = await repo.pendingSecret(db, userId, caller.sessionId);
-      if (!secret) throw new AppError('CONFLICT', { message: T.noSetup });
+      if (!secret) throw await noSetupOrEnded(db, caller);
       const tries = await limiter.take([[await codeKey(userId, caller), CODE_FAILURES_PER_USER]]);
       const step = totpStep(secret, code, now());
       if (step === null) throw fieldError('code', T.wrongCode);
@@ -266,7 +274,8 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
       await repo.transaction(db, async (trx) => {
         const enabled = await repo.enable(trx, userId, caller.sessionId, secret, step);
         // Thrown in the transaction: a setup gone meanwhile rolls back TOTP coming on.
-        if (enabled !== 'enabled') throw new AppError('CONFLICT', { message: enabled === 'totpOn' ? T.alreadyOn : T.noSetup });
+        if (enabled === 'totpOn') throw new AppError('CONFLICT', { message: T.alreadyOn });
+        if (enabled === 'noSetup') throw await noSetupOrEnded(trx, caller);
         await repo.replaceRecoveryCodes(trx, userId, codes.map((c) => recoveryHash(userId, c)));
         // The session just gave a good code: it has shown the second factor (an operator's area opens).
         await repo.markSteppedUp(trx, userId, caller.sessionId, now());
