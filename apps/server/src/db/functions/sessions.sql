@@ -40,6 +40,26 @@ BEGIN
   RETURN uid;
 END $$;
 
+-- The bearer of a money call checked again once its statement has done its work (`SELECT … FROM
+-- request_open(caller_id($1), …) r WHERE bearer_still_live($1, r.user_id)`): caller_id checks it
+-- before the statement waits for the wallet's row (a movement holding it), and a block, a password
+-- change or reset, a logout or a TOTP rescue may commit meanwhile. A withdrawal that waited so was
+-- written after the owner's password change had ended the thief's session, and an operator could
+-- pay it out (stress review, round 11). PL/pgSQL and VOLATILE, so that it is never inlined and its
+-- query reads a snapshot of its own, taken after the waits (READ COMMITTED): an end committed by
+-- then is seen (AW401, the whole statement rolls back); one that commits later is ordered after
+-- this call, as if the call had come a moment earlier. No lock is taken: the users' rows stay free
+-- of share locks (decision record 0014).
+CREATE OR REPLACE FUNCTION bearer_still_live(p_token_hash text, p_uid integer) RETURNS boolean
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+  PERFORM 1 FROM token_user(p_token_hash, 'access') u WHERE u.id = p_uid;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'UNAUTHENTICATED' USING ERRCODE = 'AW401';
+  END IF;
+  RETURN true;
+END $$;
+
 -- The caller of a withdrawal (PRODUCT.md section 7's step-up): caller_id, and when the user has
 -- TOTP on and the server has not checked an X-Two-Factor-Code for this call, AW2FA (403 with
 -- two_factor_required) before anything moves. Users without TOTP pay nothing for it: the same

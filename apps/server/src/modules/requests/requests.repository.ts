@@ -76,7 +76,7 @@ export const requestsRepository = {
 
   /**
    * Opens a deposit or withdrawal in one statement, the caller's bearer checked inside it
-   * (caller_id): the database function request_open checks the server's limits, finds
+   * (caller_id, and again after its waits: bearer_still_live): the database function request_open checks the server's limits, finds
    * or creates the wallet and its nick, writes the request and, for a withdrawal, the hold and
    * the Telegram threshold notice. With an Idempotency-Key, request_open_once claims the key and
    * stores the row as its answer in the same statement; a replay answers that row again.
@@ -90,9 +90,12 @@ export const requestsRepository = {
           ? sql`withdrawer_id(${o.tokenHash}, ${o.codeChecked === true}, ${idem.key}::text, ${idem.hash}::text)`
           : sql`withdrawer_id(${o.tokenHash}, ${o.codeChecked === true})`;
     const args = sql`${o.gameServerId}, ${o.type}, ${o.currency}::smallint, ${String(o.amount)}::bigint`;
+    // The bearer checked again after the statement's waits (bearer_still_live): a session ended while it waited for
+    // the wallet's row must not have its deposit or withdrawal written after the end.
+    const live = sql`bearer_still_live(${o.tokenHash}, r.user_id)`;
     const statement = idem
-      ? sql<OpenedRow>`SELECT * FROM request_open_once(${who}, ${idem.key}, ${idem.method}, ${idem.path}, ${idem.hash}, ${args})`
-      : sql<OpenedRow>`SELECT *, false AS replayed FROM request_open(${who}, ${args})`;
+      ? sql<OpenedRow>`SELECT r.* FROM request_open_once(${who}, ${idem.key}, ${idem.method}, ${idem.path}, ${idem.hash}, ${args}) r WHERE ${live}`
+      : sql<OpenedRow>`SELECT r.*, false AS replayed FROM request_open(${who}, ${args}) r WHERE ${live}`;
     const { rows } = await statement.execute(db);
     return rows[0]!;
   },

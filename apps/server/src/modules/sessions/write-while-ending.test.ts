@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, createWallet, firstServerId, TEST_TOTP_SECRET } from '../../../test/factories';
+import { KK } from '../../../test/admin-outsiders';
+import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { waitFor } from '../../../test/fakes/wait-for';
 import { createTestApp, holdLocks, lockWaits, type TestApp } from '../../../test/harness';
 import { hashPassword } from '../../lib/password';
+import { hashToken, newToken } from '../../lib/tokens';
+import { auditLedger } from '../ledger/ledger.service';
 import { totpCode } from '../two-factor/totp';
 
 type Reply = { statusCode: number };
@@ -15,7 +18,7 @@ type Reply = { statusCode: number };
  * be handed to a logged-out session (diff review, 2026-11-28). Each write checks its session under the user's row in
  * its own transaction, so it either commits before the block (which then waits for it) or finds its session ended: 401.
  */
-describe('a write guarded by a step-up whose row is busy while its session ends', () => {
+describe('a write whose row is busy while its session ends', () => {
   let t: TestApp;
   let serverId: number;
   let operator: Awaited<ReturnType<typeof createUser>>;
@@ -116,6 +119,55 @@ describe('a write guarded by a step-up whose row is busy while its session ends'
       expect(after).toBe(atEnd);
       expect([res.statusCode, after]).toEqual(res.statusCode === 200 ? [200, 0] : [401, 1]);
     });
+  }
+
+  /**
+   * A deposit or a withdrawal checks its bearer inside its own statement (caller_id, withdrawer_id). Checked before it
+   * waited for the wallet's row (any movement on the wallet holds it), a thief's withdrawal was written after the
+   * owner's password change had ended his session, and an operator could pay it out (stress review, round 11): the
+   * statement now holds the user's row while it checks, so the change waits for it or is seen.
+   */
+  for (const totp of [false, true]) {
+    for (const [what, url] of [
+      ['withdrawal', '/api/down_balance_user/'],
+      ['deposit', '/api/up_balance_user/'],
+    ] as const) {
+      for (const [how, end] of [
+        ['changes the password', (u: { auth: Record<string, string> }) => () =>
+          t.app.inject({ method: 'POST', url: '/api/change_password', headers: u.auth, payload: { password: 'correct horse 1', new_password: 'a much better one 2', new_password_confirmation: 'a much better one 2' } })],
+        ['is blocked', (u: { id: number }) => block(u.id)],
+      ] as const) {
+        it(`a ${what} (${totp ? 'with TOTP' : 'without TOTP'}) from a thief's session waiting for the wallet while the owner ${how}: made before, or 401 and nothing`, async () => {
+          const u = await createUser(t.db.kysely, { totp });
+          await t.db.kysely.updateTable('users').set({ password_hash: await hashPassword('correct horse 1') }).where('id', '=', u.id).execute();
+          const thief = newToken();
+          await t.db.kysely.insertInto('tokens').values({ user_id: u.id, kind: 'access', token_hash: hashToken(thief), method: 'email' }).execute();
+          const w = await createWallet(t.db.kysely, u.id, serverId, 'Owner');
+          await fund(t.db.kysely, w, 10n * BigInt(KK));
+          const state = async () => {
+            const requests = await t.db.kysely.selectFrom('balance_requests').select('id').where('user_id', '=', u.id).execute();
+            const { balance } = await t.db.kysely.selectFrom('wallets').select('balance').where('id', '=', w.id).executeTakeFirstOrThrow();
+            return `${requests.length} requests, balance ${balance}`;
+          };
+          const { res, atEnd, after } = await endWhileWriteWaits(
+            (trx) => trx.selectFrom('wallets').select('id').where('id', '=', w.id).forUpdate().execute(),
+            () =>
+              t.app.inject({
+                method: 'POST',
+                url,
+                headers: { authorization: `Bearer ${thief}`, 'idempotency-key': `k-${u.id}`, ...(totp ? { 'x-two-factor-code': code() } : {}) },
+                payload: { gamesserver_id: serverId, amount: 3 * KK },
+              }),
+            end(u),
+            state,
+          );
+          expect(after).toBe(atEnd);
+          const held = what === 'withdrawal' ? 7n * BigInt(KK) : 10n * BigInt(KK);
+          expect([res.statusCode, after]).toEqual(res.statusCode === 200 ? [200, `1 requests, balance ${held}`] : [401, `0 requests, balance ${10n * BigInt(KK)}`]);
+          expect(await auditLedger(t.db.kysely)).toMatchObject({ ok: true });
+        });
+      }
+    }
   }
 
   it('a step-up code that waited through support’s TOTP rescue: 401, not a wrong code, and no failure counted', async () => {
