@@ -32,10 +32,10 @@ try {
   const head = `\\set w random(${lo}, ${hi})\n\\set k random(1, 1000000000)\n`;
   const key = `'k' || :k || '-' || :client_id`;
   const cases: Array<[string, string]> = [
-    ['no key', `SELECT *, false AS replayed FROM request_open(withdrawer_id('replay-' || :w, false), ${serverId}, 'output', 1::smallint, 1000000::bigint);`],
+    ['no key', `SELECT r.*, false AS replayed FROM request_open(withdrawer_id('replay-' || :w, false), ${serverId}, 'output', 1::smallint, 1000000::bigint) r WHERE bearer_still_live('replay-' || :w, r.user_id);`],
     [
       'fresh key',
-      `SELECT * FROM request_open_once(withdrawer_id('replay-' || :w, false, ${key}, 'h'), ${key}, 'POST', '/api/down_balance_user/', 'h', ${serverId}, 'output', 1::smallint, 1000000::bigint);`,
+      `SELECT r.* FROM request_open_once(withdrawer_id('replay-' || :w, false, ${key}, 'h'), ${key}, 'POST', '/api/down_balance_user/', 'h', ${serverId}, 'output', 1::smallint, 1000000::bigint) r WHERE bearer_still_live('replay-' || :w, r.user_id);`,
     ],
     ...(process.env.TRY_STATEMENT ? [['TRY_STATEMENT', process.env.TRY_STATEMENT] as [string, string]] : []),
   ];

@@ -18,7 +18,7 @@ try {
   await c.connect();
   // TRY='sql': run before measuring (e.g. disable a trigger or drop an index) to see what a part costs.
   if (process.env.TRY) await c.query(process.env.TRY);
-  const statement = `SELECT *, false AS replayed FROM request_open(withdrawer_id($1, false), $2, 'output', 1::smallint, 1000000::bigint)`;
+  const statement = `SELECT r.*, false AS replayed FROM request_open(withdrawer_id($1, false), $2, 'output', 1::smallint, 1000000::bigint) r WHERE bearer_still_live($1, r.user_id)`;
   // Named, so prepared once, as the server's pool names every parameterised statement (db/client.ts).
   const call = () => c.query({ name: 'withdrawal', text: statement, values: [`replay-${lo + Math.floor(Math.random() * (hi - lo + 1))}`, serverId] });
   for (let i = 0; i < 2000; i++) await call();

@@ -317,7 +317,7 @@ END;
         "pgbench: the app's statement",
         databaseUrl,
         `\\set w random(${w.rows[0].lo}, ${w.rows[0].hi})
-SELECT *, false AS replayed FROM request_open(withdrawer_id('replay-' || :w, false), ${serverId}, 'output', 1::smallint, ${WITHDRAWAL}::bigint);
+SELECT r.*, false AS replayed FROM request_open(withdrawer_id('replay-' || :w, false), ${serverId}, 'output', 1::smallint, ${WITHDRAWAL}::bigint) r WHERE bearer_still_live('replay-' || :w, r.user_id);
 `,
         ['-M', 'prepared'],
       );
