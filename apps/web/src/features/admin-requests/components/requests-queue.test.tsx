@@ -367,6 +367,24 @@ describe('the live queue', () => {
     expect(question()).toBe('Вывод 21\u00a0адены персонажу Robber на Scryde x50, игрок Ася (asya@example.com).');
   });
 
+  it('a long e-mail breaks inside itself on the card and in «Отклонить», rather than running off a 390 px screen', async () => {
+    // Chromium walk at 390 px: «verylongname…@example.com» stayed on one line and widened the card past the screen.
+    const long: AdminRequest = { ...pending, comment: 'x'.repeat(80), user: { ...pending.user, email: `${'a'.repeat(60)}@example.com` } };
+    await open(() => answer(200, { data: [long], total: 1 }));
+    await settle();
+    const card = document.querySelector<HTMLElement>('[data-testid="admin-request"]')!;
+    const player = card.querySelector<HTMLElement>('[data-testid="request-player"]')!;
+    expect(player.textContent).toContain(long.user.email);
+    expect(getComputedStyle(player).overflowWrap).toBe('anywhere');
+    const comment = [...card.querySelectorAll<HTMLElement>('p')].find((p) => p.textContent?.startsWith('Комментарий:'))!;
+    expect(getComputedStyle(comment).overflowWrap).toBe('anywhere');
+    await act(async () => buttonIn(card, 'Отклонить')!.click());
+    await settle();
+    const question = document.querySelector<HTMLElement>('[data-testid="reject-dialog"] [data-testid="reject-question"]')!;
+    expect(question.textContent).toContain(long.user.email);
+    expect(getComputedStyle(question).overflowWrap).toBe('anywhere');
+  });
+
   it('one completion waiting for its answer does not grey out «Выполнить» of another request, only of its own', async () => {
     const other: AdminRequest = { ...pending, id: 8, nick: 'Other' };
     const releases: Array<(r: Response) => void> = [];

@@ -114,7 +114,8 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
                 : 'Этот ник указал и другой игрок на этом сервере: убедитесь, что персонаж принадлежит владельцу заявки.'}
             </Alert>
           )}
-          <Typography variant="body2" color="textSecondary">
+          {/* A long e-mail breaks inside itself at 390 px rather than widening the card past the screen. */}
+          <Typography variant="body2" color="textSecondary" data-testid="request-player" sx={{ overflowWrap: 'anywhere' }}>
             {r.user.name || 'Без имени'} · {r.user.email ?? r.user.phone ?? `id ${r.user.id}`} · {dateTime.format(new Date(r.created_at))}
             {waited !== null && ` · ждёт ${minutesText(waited)}`}
           </Typography>
@@ -125,7 +126,7 @@ function RequestCard({ r, meId, onReject, onComplete }: { r: AdminRequest; meId:
             </Typography>
           )}
           {r.comment && (
-            <Typography variant="body2" color="textSecondary">
+            <Typography variant="body2" color="textSecondary" sx={{ overflowWrap: 'anywhere' }}>
               Комментарий: {r.comment}
             </Typography>
           )}
@@ -192,7 +193,7 @@ function RejectDialog({ target, onClose, focusFrom }: { target: AdminRequest | n
       explanation={
         target && (
           <>
-            <span style={{ display: 'block', marginBottom: 8 }} data-testid="reject-question">
+            <span style={{ display: 'block', marginBottom: 8, overflowWrap: 'anywhere' }} data-testid="reject-question">
               {rejectQuestion(target)}
             </span>
             {target.type === 'output' ? 'Удержанная сумма вернётся на баланс игрока.' : 'Баланс игрока не изменится.'} Причину увидит игрок.

@@ -69,6 +69,33 @@ describe('a blocked user’s card', () => {
   });
 });
 
+describe('a user’s card at 390 px', () => {
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+
+  it('breaks a long e-mail in the line under the name rather than running off the screen', async () => {
+    localStorage.setItem('access_token', 'token');
+    const long = { ...user, email: `${'a'.repeat(60)}@example.com` };
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url === `/api/admin/users/${user.id}`) return answer(200, { user: long, wallets: [], requests: [], codes: [], ledger: [] });
+        throw new Error(`unexpected ${url}`);
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(UserDetails, { id: user.id, currentUserId: 1 }))));
+    await settle();
+    const subtitle = document.querySelector<HTMLElement>('[data-testid="user-subtitle"]')!;
+    expect(subtitle.textContent).toContain(long.email);
+    expect(getComputedStyle(subtitle).overflowWrap).toBe('anywhere');
+  });
+});
+
 describe('a blocked operator’s card', () => {
   let root: Root | null = null;
   afterEach(async () => {

@@ -124,7 +124,8 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
               <Typography variant="h1">{user.name || 'Без имени'}</Typography>
               <UserChips u={user} />
             </Stack>
-            <Typography color="textSecondary">
+            {/* A long e-mail breaks inside itself at 390 px rather than running off the screen. */}
+            <Typography color="textSecondary" data-testid="user-subtitle" sx={{ overflowWrap: 'anywhere' }}>
               id {user.id}
               {user.email && ` · ${user.email}`}
               {user.phone && ` · ${user.phone}`}
