@@ -31,6 +31,8 @@ const server: AdminGamesserver = {
 const button = (name: string, within: ParentNode = document) => [...within.querySelectorAll('button')].find((b) => b.textContent === name)!;
 const visibilityDialog = () => document.querySelector('[data-testid="server-visibility-dialog"]');
 const formDialog = () => document.querySelector('[data-testid="server-form-dialog"]');
+/** An input's name: its aria-label (the limits' «Пополнение, адена: от»), else its field's label. */
+const nameOf = (i: HTMLInputElement) => i.getAttribute('aria-label') ?? i.closest('.MuiFormControl-root')?.querySelector('label')?.textContent ?? '';
 // MUI closes a dialog on a press and release on the area around it (the container, not the paper).
 const clickBeside = (dialog: Element) => {
   const container = dialog.querySelector('.MuiDialog-container')!;
@@ -167,7 +169,7 @@ describe('the game servers screen', () => {
       },
     });
     await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Изменить Scryde x50"]')!.click());
-    const field = (label: string) => [...formDialog()!.querySelectorAll('input')].find((i) => i.closest('.MuiFormControl-root')?.querySelector('label')?.textContent?.startsWith(label))!;
+    const field = (label: string) => [...formDialog()!.querySelectorAll('input')].find((i) => nameOf(i).startsWith(label))!;
     await act(async () => type(field('Вывод, адена: до'), '6ккк'));
     await act(async () => button('Сохранить', formDialog()!).click());
     await settle();
@@ -235,7 +237,7 @@ describe('the game servers screen', () => {
     // Walk finding: «1000000, 5000000, 10000000» and «1000000000» in the form, «1кк» in the list.
     await open({ listed: () => awkward });
     await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Изменить Scryde x50"]')!.click());
-    const field = (label: string) => plain([...formDialog()!.querySelectorAll('input')].find((i) => i.closest('.MuiFormControl-root')?.querySelector('label')?.textContent?.startsWith(label))!.value);
+    const field = (label: string) => plain([...formDialog()!.querySelectorAll('input')].find((i) => nameOf(i).startsWith(label))!.value);
     expect(field('Стандартные номиналы')).toBe('1кк, 1,5кк, 2,25ккк, 1 234 567, 999 999, 5 000 000 001, 9 007 199,25ккк');
     expect(field('Минимальный номинал')).toBe('999 999');
     expect(field('Пополнение, адена: от')).toBe('1кк');
@@ -244,6 +246,24 @@ describe('the game servers screen', () => {
     expect(field('Вывод, адена: до')).toBe('9 007 199 254 740 991');
     expect(field('Пополнение, монеты: до')).toBe('1 234 567');
     expect(field('Цена в монетах')).toBe('1 200');
+  });
+
+  it('names a limit row above its pair, so «от» and «до» fit in the 500 px dialog; each input keeps the whole name', async () => {
+    // Chromium walk at 1280 px: «Пополнение, монеты: от» as the field's label was cut to «Пополнение, монеты…».
+    await open({ listed: () => awkward });
+    await act(async () => document.querySelector<HTMLButtonElement>('[aria-label="Изменить Scryde x50"]')!.click());
+    const rows = [...formDialog()!.querySelectorAll<HTMLElement>('[data-testid="limit-row"]')];
+    expect(rows.map((r) => document.getElementById(r.getAttribute('aria-labelledby') ?? '')?.textContent)).toEqual([
+      'Пополнение, адена',
+      'Пополнение, монеты',
+      'Вывод, адена',
+      'Вывод, монеты',
+    ]);
+    for (const r of rows) {
+      expect(r.getAttribute('role')).toBe('group');
+      expect([...r.querySelectorAll('label')].map((l) => l.textContent)).toEqual(['от', 'до']);
+    }
+    expect([...rows[1]!.querySelectorAll('input')].map((i) => i.getAttribute('aria-label'))).toEqual(['Пополнение, монеты: от', 'Пополнение, монеты: до']);
   });
 
   it('reads back exactly what the form wrote: saved unchanged it sends nothing, one field changed sends the others as they were', async () => {
@@ -262,7 +282,7 @@ describe('the game servers screen', () => {
 
     // One coin limit changed: the limits go as a whole, every other one exactly as the server holds it.
     await edit();
-    const field = (label: string) => [...formDialog()!.querySelectorAll('input')].find((i) => i.closest('.MuiFormControl-root')?.querySelector('label')?.textContent?.startsWith(label))!;
+    const field = (label: string) => [...formDialog()!.querySelectorAll('input')].find((i) => nameOf(i).startsWith(label))!;
     await act(async () => type(field('Вывод, монеты: от'), '20'));
     await act(async () => type(field('Стандартные номиналы'), `${field('Стандартные номиналы').value}, 7кк`));
     await act(async () => button('Сохранить', formDialog()!).click());

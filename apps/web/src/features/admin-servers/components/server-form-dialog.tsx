@@ -6,7 +6,7 @@ import Stack from '@mui/material/Stack';
 import Switch from '@mui/material/Switch';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
@@ -161,6 +161,7 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
   const latest = useAdminGamesservers().data?.find((s) => s.id === base?.id);
   const meanwhile = base && latest ? changedMeanwhile(f, base, latest) : null;
   const errors = useFormErrors();
+  const limitsId = useId();
   const { create, update } = useSaveGamesserver(onChanged);
   const showSnackbar = useUi((s) => s.showSnackbar);
   // Once anything was changed, a click beside the form no longer throws the edits away.
@@ -293,25 +294,32 @@ function ServerForm({ server, onClose, onChanged }: { server: AdminGamesserver |
 
         <Typography variant="subtitle2">Лимиты одной заявки</Typography>
         {LIMIT_ROWS.map(([d, c, label]) => (
-          // A pair side by side from sm up; at 390 px stacked, so «Пополнение, адена: до» is not cut to «Пополнение, адена:…».
-          <Stack key={`${d}.${c}`} direction={{ xs: 'column', sm: 'row' }} spacing={1.5} sx={{ alignItems: { sm: 'flex-start' } }}>
-            {(['min', 'max'] as const).map((side) => {
-              const key = `${d}.${c}.${side}` as const;
-              const name = `limits.${key}`;
-              return (
-                <TextField
-                  key={side}
-                  size="small"
-                  fullWidth
-                  autoComplete="off"
-                  label={`${label}: ${side === 'min' ? 'от' : 'до'}`}
-                  value={f.limits[key]}
-                  onChange={(e) => set({ limits: { ...f.limits, [key]: e.target.value } })}
-                  error={Boolean(err(name))}
-                  helperText={err(name) ?? amountHint(f.limits[key], c === '1' ? 1 : 2)}
-                />
-              );
-            })}
+          // The row's name above its pair, the fields «от» and «до»: «Пополнение, монеты: от» as each field's label was
+          // cut to «Пополнение, монеты…» in a 500 px dialog. Each input keeps the whole name for a screen reader.
+          <Stack key={`${d}.${c}`} spacing={0.75} role="group" aria-labelledby={`${limitsId}-${d}-${c}`} data-testid="limit-row">
+            <Typography variant="body2" color="textSecondary" id={`${limitsId}-${d}-${c}`}>
+              {label}
+            </Typography>
+            <Stack direction="row" spacing={1.5} sx={{ alignItems: 'flex-start' }}>
+              {(['min', 'max'] as const).map((side) => {
+                const key = `${d}.${c}.${side}` as const;
+                const name = `limits.${key}`;
+                return (
+                  <TextField
+                    key={side}
+                    size="small"
+                    fullWidth
+                    autoComplete="off"
+                    label={side === 'min' ? 'от' : 'до'}
+                    value={f.limits[key]}
+                    onChange={(e) => set({ limits: { ...f.limits, [key]: e.target.value } })}
+                    error={Boolean(err(name))}
+                    helperText={err(name) ?? amountHint(f.limits[key], c === '1' ? 1 : 2)}
+                    slotProps={{ htmlInput: { 'aria-label': `${label}: ${side === 'min' ? 'от' : 'до'}` } }}
+                  />
+                );
+              })}
+            </Stack>
           </Stack>
         ))}
         <button type="submit" hidden />
