@@ -157,6 +157,38 @@ describe('the audit log', () => {
     expect(asked.filter((u) => u.startsWith('/api/admin/users'))).toHaveLength(1);
   });
 
+  it('«id объекта» filters only by a number: a stray letter is said under the field and the list keeps its filter', async () => {
+    // A plain TextField sent whatever was typed («7x») as entity_id, and nothing said the id was not one.
+    history.replaceState(null, '', '/admin/audit?entity_id=abc');
+    const asked: URLSearchParams[] = [];
+    localStorage.setItem('access_token', 'token');
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        asked.push(new URL(String(url), 'http://localhost').searchParams);
+        return answer(200, { data: [entry(1, 'user.vip', null, {})], total: 1 });
+      }),
+    );
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () => root!.render(createElement(QueryClientProvider, { client: qc }, createElement(AdminAuditLog))));
+    await settle();
+    // An address with a word for the id is read as no filter.
+    expect(asked.at(-1)?.get('entity_id')).toBeNull();
+    const label = [...document.querySelectorAll('label')].find((l) => l.textContent === 'id объекта')!;
+    const input = () => document.getElementById(label.htmlFor) as HTMLInputElement;
+    await act(async () => type(input(), '7'));
+    await settle();
+    expect(asked.at(-1)?.get('entity_id')).toBe('7');
+    const count = asked.length;
+    await act(async () => type(input(), '7x'));
+    await settle();
+    expect(asked).toHaveLength(count);
+    expect(input().value).toBe('7x');
+    expect(input().closest('.MuiFormControl-root')?.textContent).toContain('id — целое число от 1');
+    expect(location.search).toBe('?entity_id=7');
+  });
+
   it('asks page 2 under the newest entry page 1 showed (before_id); another filter or page 1 again drops that anchor', async () => {
     history.replaceState(null, '', '/admin/audit');
     const asked: URLSearchParams[] = [];

@@ -90,7 +90,8 @@ export function AdminAuditLog() {
     (p) => ({
       admin_id: parseId(p.get('admin_id') ?? '') ?? undefined,
       entity_type: oneOf(p.get('entity_type'), Object.keys(ENTITIES)),
-      entity_id: p.get('entity_id')?.trim().slice(0, 100) || undefined,
+      // Every object the log names has a number for its id (a user, a request, a server, a code, an incident).
+      entity_id: parseId(p.get('entity_id') ?? '')?.toString(),
       action: oneOf(p.get('action'), Object.keys(AUDIT_ACTIONS)),
       page: pageFromUrl(p.get('page')),
     }),
@@ -123,7 +124,12 @@ export function AdminAuditLog() {
             </MenuItem>
           ))}
         </TextField>
-        <TextField size="small" label="id объекта" value={f.entity_id ?? ''} onChange={(e) => set({ entity_id: e.target.value.trim() || undefined })} sx={{ width: 130 }} />
+        <IdFilterField
+          label="id объекта"
+          value={f.entity_id === undefined ? undefined : Number(f.entity_id)}
+          onChange={(id) => set({ entity_id: id?.toString() })}
+          width={150}
+        />
         <TextField select size="small" label="Действие" value={f.action ?? ''} onChange={(e) => set({ action: e.target.value || undefined })} slotProps={{ select: { displayEmpty: true }, inputLabel: { shrink: true } }} sx={{ minWidth: 220 }}>
           <MenuItem value="">Все</MenuItem>
           {Object.entries(AUDIT_ACTIONS).map(([v, l]) => (
