@@ -1,4 +1,5 @@
-import { adminOperatorStats, adminOperatorStatsCsv, adminRequests } from '@adena/contract';
+import { adminOperatorStats, adminOperatorStatsCsv, adminRequests, OperatorStatsQuerySchema } from '@adena/contract';
+import { zodIssuesToErrors } from '@adena/contract/lite';
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
 import { ApiError, request, tokenStore } from '../../../lib/api-client';
 
@@ -8,14 +9,28 @@ export interface Period {
   to: string;
 }
 
-export const operatorStatsQueryOptions = (p: Period) =>
+export const operatorStatsQueryOptions = (p: Period, enabled = true) =>
   queryOptions({
     queryKey: ['admin', 'operators', 'stats', p],
     queryFn: () => request(adminOperatorStats, { query: { from: p.from, to: p.to } }),
     placeholderData: keepPreviousData,
+    enabled,
   });
 
-export const useOperatorStats = (p: Period) => useQuery(operatorStatsQueryOptions(p));
+/** `enabled`: false for a period the form itself refuses (periodProblems): it is not sent. */
+export const useOperatorStats = (p: Period, enabled = true) => useQuery(operatorStatsQueryOptions(p, enabled));
+
+/**
+ * What the server would refuse in a period, by field, in its own words (the contract's schema): an end before the
+ * start, a year out of range, a period over MAX_REPORT_DAYS. Null when it is one the server takes.
+ */
+export function periodProblems(p: Period): Partial<Record<keyof Period, string>> | null {
+  // An emptied field is not sent (request leaves out ''): the server takes its default, as it does here.
+  const r = OperatorStatsQuerySchema.safeParse({ from: p.from || undefined, to: p.to || undefined });
+  if (r.success) return null;
+  const errors = zodIssuesToErrors(r.error.issues);
+  return { from: errors.from?.[0], to: errors.to?.[0] };
+}
 
 /**
  * Pending requests in the whole queue; under ['admin', 'requests'], so every change of the queue refreshes it.

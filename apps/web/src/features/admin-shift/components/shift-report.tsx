@@ -16,7 +16,7 @@ import { scrollsSideways } from '../../../components/scrolls-sideways';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
-import { downloadStatsCsv, type Period, useOperatorStats } from '../api/shift';
+import { downloadStatsCsv, type Period, periodProblems, useOperatorStats } from '../api/shift';
 
 const percent = new Intl.NumberFormat('ru-RU', { style: 'percent', maximumFractionDigits: 1 });
 const minutes = new Intl.NumberFormat('ru-RU', { maximumFractionDigits: 1 });
@@ -28,9 +28,12 @@ const today = () => new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Moscow'
 /** The shift report: per operator, decisions by type, the median from claim to decision, the rejected share; CSV for Excel. */
 export function ShiftReport() {
   const [period, setPeriod] = useState<Period>(() => ({ from: today(), to: today() }));
-  const { data, isPending, isError, error } = useOperatorStats(period);
+  // A period the server would refuse (an end before the start) is said under its field and not sent: the report
+  // was asked for, answered 422, and «Скачать CSV» said only «Проверьте введённые данные».
+  const problems = periodProblems(period);
+  const { data, isPending, isError, error } = useOperatorStats(period, problems === null);
   const alert = useUi((s) => s.alert);
-  const fieldError = (f: 'from' | 'to') => (error instanceof ApiError ? error.fieldErrors[f]?.[0] : undefined);
+  const fieldError = (f: 'from' | 'to') => problems?.[f] ?? (error instanceof ApiError ? error.fieldErrors[f]?.[0] : undefined);
   return (
     <Stack spacing={2} data-testid="shift-report">
       <Typography variant="h1">Отчёт смены</Typography>
@@ -55,14 +58,14 @@ export function ShiftReport() {
           helperText={fieldError('to')}
           slotProps={{ inputLabel: { shrink: true } }}
         />
-        <Button variant="outlined" onClick={() => downloadStatsCsv(period).catch((e) => alert(e instanceof ApiError ? e.message : 'Не удалось выгрузить отчёт'))}>
+        <Button variant="outlined" disabled={problems !== null} onClick={() => downloadStatsCsv(period).catch((e) => alert(e instanceof ApiError ? e.message : 'Не удалось выгрузить отчёт'))}>
           Скачать CSV
         </Button>
       </Stack>
       <Typography variant="body2" color="textSecondary">
         Время — московское. Медиана считается по заявкам, которые оператор сам взял в работу и решил.
       </Typography>
-      {isPending ? (
+      {problems !== null ? null : isPending ? (
         <Skeleton variant="rounded" height={160} />
       ) : isError && !data ? (
         <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить отчёт'}</Alert>
