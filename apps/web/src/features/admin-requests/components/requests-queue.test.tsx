@@ -3,7 +3,7 @@ import type { AdminRequest } from '@adena/contract';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { act, createElement } from 'react';
 import { createRoot, type Root } from 'react-dom/client';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { UNTIL_CLOSED, useUi } from '../../../lib/ui-store';
 import { answer, cleanup, settle } from '../../../test/dom';
 import { RequestsQueue } from './requests-queue';
@@ -37,6 +37,9 @@ const pending: AdminRequest = {
 /** The select whose label reads `label`: its shown value. */
 const selectOf = (label: string) =>
   [...document.querySelectorAll<HTMLElement>('[role="combobox"]')].find((c) => document.getElementById(c.getAttribute('aria-labelledby') ?? '')?.textContent === label)!;
+
+// The queue keeps its filters in the address: each test starts from the bare /admin.
+beforeEach(() => history.replaceState(null, '', '/admin'));
 
 describe('the operators’ queue filters', () => {
   let root: Root | null = null;
@@ -78,6 +81,29 @@ describe('the operators’ queue filters', () => {
     expect(selectOf('Статус').textContent).toBe('Все');
     expect(asked.at(-1)).not.toContain('status=');
     expect(document.body.textContent).toContain('Сначала ожидающие (выводы VIP, затем по времени создания), потом обработанные — новые выше. Всего: 1');
+  });
+
+  it('are kept in the address, so Back from a player’s card or a reload returns to the same filters and page', async () => {
+    await open();
+    expect(location.search).toBe('');
+    await act(async () => selectOf('Статус').dispatchEvent(new MouseEvent('mousedown', { bubbles: true, button: 0 })));
+    await act(async () => ([...document.querySelectorAll('[role="option"]')].find((o) => o.textContent === 'Все') as HTMLElement).click());
+    await act(async () => selectOf('Тип').dispatchEvent(new MouseEvent('mousedown', { bubbles: true, button: 0 })));
+    await act(async () => ([...document.querySelectorAll('[role="option"]')].find((o) => o.textContent === 'Выводы') as HTMLElement).click());
+    await settle();
+    expect(new URLSearchParams(location.search).get('status')).toBe('all');
+    expect(new URLSearchParams(location.search).get('type')).toBe('output');
+
+    // Opened again from such an address (Back, a reload): the same filters are shown and asked for.
+    await cleanup(root);
+    root = null;
+    history.replaceState(null, '', '/admin?status=completed&type=input&currency_type=2&page=3');
+    const again = await open();
+    expect(selectOf('Статус').textContent).toBe('Выполнена');
+    expect(selectOf('Тип').textContent).toBe('Пополнения');
+    expect(selectOf('Валюта').textContent).toBe('Монеты');
+    const q = new URL(again.at(-1)!, 'http://localhost').searchParams;
+    expect([q.get('status'), q.get('type'), q.get('currency_type'), q.get('page')]).toEqual(['completed', 'input', '2', '3']);
   });
 
   it("another operator's claim holds the decision buttons until it lapses, then the card offers to take it over", async () => {

@@ -9,7 +9,7 @@ import Skeleton from '@mui/material/Skeleton';
 import Stack from '@mui/material/Stack';
 import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { CopyButton } from '../../../components/copy-button';
 import { ReasonDialog } from '../../../components/reason-dialog';
@@ -18,12 +18,16 @@ import { UNTIL_CLOSED, useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
 import { amountText } from '../../../utils/plural';
 import { PAGE_SIZE, type QueueFilters, useAdminRequests, useProcessRequest } from '../api/requests';
+import { parseId } from '../../../components/id-filter-field';
+import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-in-url';
 import { minutesText, useMinutesSince } from '../../../hooks/use-minutes-since';
+import { usePageInRange } from '../../../hooks/use-page-in-range';
 import { usePassed } from '../../../hooks/use-passed';
 import { type FocusSpot, useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
 import { claimLapseText, completeQuestion, decidedText, queueOrderText, rejectQuestion } from '../utils/queue-texts';
 
 const STATUS_LABEL = { pending: 'Ожидает', completed: 'Выполнена', rejected: 'Отклонена', cancelled: 'Отменена' } as const;
+const STATUSES = Object.keys(STATUS_LABEL) as Array<keyof typeof STATUS_LABEL>;
 const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyle: 'short' });
 
 const completeLabel = (r: AdminRequest) =>
@@ -281,10 +285,28 @@ function CompleteDialog({ target, onClose, focusFrom }: { target: AdminRequest |
 }
 
 export function RequestsQueue({ servers, meId, live = false }: { servers: Array<Pick<Gamesserver, 'id' | 'name'>>; meId: number; live?: boolean }) {
-  const [filters, setFilters] = useState<QueueFilters>({ status: 'pending', page: 1 });
+  // In the address as the other lists keep theirs (useFiltersInUrl): Back from a player's card opened beside the queue,
+  // or a reload, returns to the same status, type, server, currency and page. The pending ones are the default, so
+  // every status is `status=all`.
+  const [filters, setFilters] = useFiltersInUrl<QueueFilters>(
+    (p) => ({
+      status: p.get('status') === 'all' ? undefined : (oneOf(p.get('status'), STATUSES) ?? 'pending'),
+      type: oneOf(p.get('type'), ['input', 'output'] as const),
+      gamesserver_id: parseId(p.get('gamesserver_id') ?? '') ?? undefined,
+      currency_type: p.get('currency_type') === '1' ? 1 : p.get('currency_type') === '2' ? 2 : undefined,
+      page: pageFromUrl(p.get('page')),
+    }),
+    (x) => ({
+      status: x.status === 'pending' ? undefined : (x.status ?? 'all'),
+      type: x.type,
+      gamesserver_id: x.gamesserver_id,
+      currency_type: x.currency_type,
+      page: x.page > 1 ? x.page : undefined,
+    }),
+  );
   const [rejecting, setRejecting] = useState<AdminRequest | null>(null);
   const [completing, setCompleting] = useState<AdminRequest | null>(null);
-  const { data, isPending, isError, error } = useAdminRequests(filters, live);
+  const { data, isPending, isError, error, isPlaceholderData } = useAdminRequests(filters, live);
   const set = (patch: Partial<QueueFilters>) => setFilters((f) => ({ ...f, ...patch, page: patch.page ?? 1 }));
   // A decision takes its card (or, with every status shown, its buttons) away: focus goes to the next card's same
   // button, the previous card's after the last one, and to «Заявок нет.» (or the heading) when none is left.
@@ -292,10 +314,7 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Array<
   const empty = useRef<HTMLParagraphElement>(null);
   const focusFrom = useFocusAfterRemoval('queue', { busy: rejecting !== null || completing !== null, fallback: () => empty.current ?? heading.current });
   // A page the live feed emptied (its requests decided by others) moves to the last page there still is.
-  const lastPage = data ? Math.max(1, Math.ceil(data.total / PAGE_SIZE)) : null;
-  useEffect(() => {
-    if (lastPage !== null && data?.data.length === 0 && filters.page > lastPage) setFilters((f) => ({ ...f, page: lastPage }));
-  }, [lastPage, data, filters.page]);
+  const lastPage = usePageInRange(data, PAGE_SIZE, filters.page, (page) => set({ page }), isPlaceholderData);
   const select = (label: string, value: string, options: Array<[string, string]>, onChange: (v: string) => void) => (
     // «Все» is the empty value: displayEmpty shows it, and the label stays above it rather than over it.
     <TextField
@@ -346,7 +365,7 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Array<
             <RequestCard key={r.id} r={r} meId={meId} onReject={setRejecting} onComplete={setCompleting} />
           ))}
           {(data.total > PAGE_SIZE || filters.page > 1) && (
-            <Pagination count={lastPage ?? 1} page={filters.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />
+            <Pagination count={lastPage} page={filters.page} onChange={(_, page) => set({ page })} sx={{ alignSelf: 'center' }} />
           )}
         </>
       )}
