@@ -203,3 +203,72 @@ describe("the profile's TOTP setup dialog", () => {
     expect(input().value).toBe('');
   });
 });
+
+describe('focus after TOTP is turned on or off, for a keyboard or screen-reader user', () => {
+  // Chromium walk: after «Коды сохранены» or «Выключить» the section's buttons were swapped under the dialog, MUI gave
+  // focus back to the button that had opened it, gone by then, and focus fell to <body>.
+  let root: Root | null = null;
+  afterEach(async () => {
+    await cleanup(root);
+    root = null;
+  });
+  const press = async (b: HTMLButtonElement | undefined) => {
+    expect(b).toBeDefined();
+    await act(async () => {
+      b!.focus();
+      b!.click();
+    });
+    await settle();
+  };
+  /** Long enough for a dialog's closing transition to end and the page to drop it. */
+  const dialogGone = () => act(async () => new Promise((r) => setTimeout(r, 400)));
+  const focused = () => (document.activeElement === document.body ? 'body' : document.activeElement?.textContent);
+
+  function server(start: boolean) {
+    let twoFactor = start;
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        const path = new URL(String(url), 'http://localhost').pathname;
+        if (path === '/api/user') return answer(200, playerUser(twoFactor));
+        if (path === '/api/2fa/setup') return answer(200, { secret: 'JBSWY3DPEHPK3PXP', otpauth_url: 'otpauth://totp/Adena:p?secret=JBSWY3DPEHPK3PXP' });
+        if (path === '/api/2fa/enable') {
+          twoFactor = true;
+          return answer(200, { enabled: true, recovery_codes: ['aaaa-bbbb', 'cccc-dddd'] });
+        }
+        if (path === '/api/2fa/disable') {
+          twoFactor = false;
+          return answer(200, { success: true });
+        }
+        return answer(404, { message: 'Не найдено' });
+      }),
+    );
+  }
+
+  it('«Коды сохранены» leaves focus on «Новые резервные коды», the first button in place of «Включить»', async () => {
+    server(false);
+    ({ root } = await mountWithQuery(() => createElement(TwoFactorSection)));
+    await settle();
+    await press(button('Включить'));
+    await act(async () => type(document.querySelector('[data-testid="totp-enable-code"]') as HTMLInputElement, '123456'));
+    await act(async () => [...document.querySelectorAll('form button')].find((b) => b.textContent === 'Включить')!.dispatchEvent(new MouseEvent('click', { bubbles: true })));
+    await settle();
+    await press(button('Коды сохранены'));
+    await dialogGone();
+    expect(button('Включить')).toBeUndefined();
+    expect(focused()).toBe('Новые резервные коды');
+  });
+
+  it('«Выключить» leaves focus on «Включить», which takes its place', async () => {
+    server(true);
+    ({ root } = await mountWithQuery(() => createElement(TwoFactorSection)));
+    await settle();
+    await press(button('Выключить'));
+    await act(async () => type(document.querySelector('[role="dialog"] input') as HTMLInputElement, '123456'));
+    await act(async () => document.getElementById('two-factor-disable-form')!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
+    await settle();
+    await dialogGone();
+    expect(button('Выключить')).toBeUndefined();
+    expect(focused()).toBe('Включить');
+  });
+});

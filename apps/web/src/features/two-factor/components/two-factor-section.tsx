@@ -11,6 +11,7 @@ import useMediaQuery from '@mui/material/useMediaQuery';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
+import { useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { userQueryOptions, useUser } from '../../../lib/session';
 import { useBackClosesDialog } from '../../../lib/telegram-back';
@@ -19,6 +20,9 @@ import { twoFactorDisableBody, useTwoFactorDisable } from '../api/two-factor-dis
 import { NewRecoveryCodesDialog } from './new-recovery-codes-dialog';
 import { SecondFactorCodeField } from './second-factor-code-field';
 import { TotpSetup } from './totp-setup';
+
+/** The section's buttons for useFocusAfterRemoval: one row, whichever buttons TOTP on or off shows. */
+const FOCUS_KEY = 'totp';
 
 /** The profile's second-factor section: TOTP on or off. */
 export function TwoFactorSection() {
@@ -32,12 +36,21 @@ export function TwoFactorSection() {
   const qc = useQueryClient();
   // Held here, not in the form: while «Выключить» is on its way the dialog stays open, so a refusal is said in it.
   const disable = useTwoFactorDisable();
+  // Turning TOTP on or off swaps the section's buttons under the dialog: MUI gives focus back to the button that
+  // opened it, which is gone, and the next Tab started from the page's top. Focus goes to the button in its place.
+  const focusFrom = useFocusAfterRemoval('two-factor', { busy: open !== null });
   const closeDisable = () => setOpen(null);
+  const disabled = () => {
+    focusFrom(FOCUS_KEY, 'disable', 'enable').done();
+    closeDisable();
+  };
   const dismissDisable = () => {
     if (!disable.isPending) closeDisable();
   };
   // However the setup dialog closes, the user object is read again (TOTP may be on now).
   const closeSetup = () => {
+    // On now (the codes were shown): «Включить» gives way to «Новые резервные коды» and «Выключить».
+    if (codesShown) focusFrom(FOCUS_KEY, 'enable', 'codes').done();
     setOpen(null);
     setCodesShown(false);
     void qc.invalidateQueries({ queryKey: userQueryOptions().queryKey });
@@ -60,18 +73,18 @@ export function TwoFactorSection() {
             ? 'Включён. При входе по паролю, выводе средств и показе кода спросим 6 цифр из приложения.'
             : 'Выключен. Включите, чтобы украденный пароль не открыл кошелёк: при входе и выводе средств понадобится код из приложения.'}
         </Typography>
-        <div>
+        <div data-focus-row="two-factor" data-focus-key={FOCUS_KEY}>
           {user.two_factor ? (
             <Stack direction="row" useFlexGap sx={{ flexWrap: 'wrap', gap: 1 }}>
-              <Button variant="outlined" onClick={() => setOpen('codes')}>
+              <Button variant="outlined" onClick={() => setOpen('codes')} data-focus-action="codes">
                 Новые резервные коды
               </Button>
-              <Button color="error" variant="outlined" onClick={() => setOpen('disable')}>
+              <Button color="error" variant="outlined" onClick={() => setOpen('disable')} data-focus-action="disable">
                 Выключить
               </Button>
             </Stack>
           ) : (
-            <Button variant="contained" onClick={() => setOpen('setup')}>
+            <Button variant="contained" onClick={() => setOpen('setup')} data-focus-action="enable">
               Включить
             </Button>
           )}
@@ -88,22 +101,27 @@ export function TwoFactorSection() {
           </DialogActions>
         )}
       </Dialog>
-      <DisableDialog open={open === 'disable'} disable={disable} onClose={closeDisable} onDismiss={dismissDisable} />
+      <DisableDialog open={open === 'disable'} disable={disable} onClose={closeDisable} onDone={disabled} onDismiss={dismissDisable} />
       <NewRecoveryCodesDialog open={open === 'codes'} onClose={() => setOpen(null)} />
     </Paper>
   );
 }
 
-/** AppDialog (full screen on a phone); `onDismiss`: Escape, a tap beside it or Telegram's back button, refused while «Выключить» is on its way. */
+/**
+ * AppDialog (full screen on a phone); `onDismiss`: Escape, a tap beside it or Telegram's back button, refused while
+ * «Выключить» is on its way; `onDone`: TOTP is off, the dialog closes.
+ */
 function DisableDialog({
   open,
   disable,
   onClose,
+  onDone,
   onDismiss,
 }: {
   open: boolean;
   disable: ReturnType<typeof useTwoFactorDisable>;
   onClose(): void;
+  onDone(): void;
   onDismiss(): void;
 }) {
   const f = useFormErrors();
@@ -125,7 +143,7 @@ function DisableDialog({
     if (!body) return;
     try {
       await disable.mutateAsync(body.code);
-      onClose();
+      onDone();
     } catch (err) {
       f.fromError(err);
     }
