@@ -4,9 +4,12 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import Alert from '@mui/material/Alert';
 import { useState } from 'react';
+import { useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
 import { changePasswordBodySchema, useChangePassword } from '../api/change-password';
+
+const FOCUS_KEY = 'form';
 
 /** «Смена пароля»: the current password, then the new one twice; every other session ends. */
 export function ChangePasswordForm() {
@@ -14,6 +17,9 @@ export function ChangePasswordForm() {
   const change = useChangePassword();
   const snackbar = useUi((s) => s.showSnackbar);
   const [values, setValues] = useState({ password: '', new_password: '', new_password_confirmation: '' });
+  // «Сменить пароль» is disabled while the change is on its way, and Chromium drops focus from it to <body>: once the
+  // answer is shown (the fields emptied, or an error under one) focus goes back to the button (useFocusAfterRemoval).
+  const focusFrom = useFocusAfterRemoval('change-password');
   const set = (k: keyof typeof values) => (e: React.ChangeEvent<HTMLInputElement>) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
   async function submit(e: React.FormEvent) {
@@ -21,12 +27,15 @@ export function ChangePasswordForm() {
     f.clear();
     const body = f.validate(changePasswordBodySchema, values);
     if (!body) return;
+    const spot = focusFrom(FOCUS_KEY, 'submit');
     try {
       await change.mutateAsync(body);
       setValues({ password: '', new_password: '', new_password_confirmation: '' });
       snackbar('Пароль изменён. Все другие сеансы завершены');
     } catch (err) {
       f.fromError(err);
+    } finally {
+      spot.back();
     }
   }
 
@@ -44,7 +53,16 @@ export function ChangePasswordForm() {
   );
 
   return (
-    <Stack spacing={2} component="form" noValidate onSubmit={submit} aria-labelledby="change-password-title" sx={{ maxWidth: 420 }}>
+    <Stack
+      spacing={2}
+      component="form"
+      noValidate
+      onSubmit={submit}
+      aria-labelledby="change-password-title"
+      sx={{ maxWidth: 420 }}
+      data-focus-row="change-password"
+      data-focus-key={FOCUS_KEY}
+    >
       <Typography variant="h3" id="change-password-title" sx={{ fontSize: '1.125rem', fontWeight: 600 }}>
         Смена пароля
       </Typography>
@@ -55,7 +73,7 @@ export function ChangePasswordForm() {
       <Typography variant="body2" color="textSecondary">
         После смены пароля все другие устройства выйдут из аккаунта.
       </Typography>
-      <Button type="submit" variant="contained" disabled={change.isPending} sx={{ alignSelf: 'flex-start' }}>
+      <Button type="submit" variant="contained" disabled={change.isPending} sx={{ alignSelf: 'flex-start' }} data-focus-action="submit">
         Сменить пароль
       </Button>
     </Stack>
