@@ -20,6 +20,7 @@ import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
 import { IdFilterField, parseId } from '../../../components/id-filter-field';
 import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-in-url';
+import { useListTop } from '../../../hooks/use-list-top';
 import { usePageInRange } from '../../../hooks/use-page-in-range';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
 import { RefreshFailed } from '../../../components/load-failed';
@@ -102,6 +103,8 @@ export function AdminAuditLog() {
   const { data, isPending, isError, error, isPlaceholderData } = log;
   const set = (patch: Partial<AuditFilters>) => setF((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
   const pages = usePageInRange(data, AUDIT_PAGE_SIZE, deferred.page, (page) => set({ page }), isPlaceholderData);
+  // The pager is under the list: a new page starts at the list's top, not scrolled to its bottom.
+  const top = useListTop<HTMLDivElement>(f.page);
   const filtered = Boolean(f.admin_id || f.entity_type || f.entity_id || f.action);
   // Operators the entries hold by id, named from the page's own authors; the operators list only for the rest.
   const fromPage = useMemo(() => operatorNames(data?.data ?? []), [data]);
@@ -112,7 +115,7 @@ export function AdminAuditLog() {
   const operators = useAuditOperators(unnamed);
   const names = useMemo(() => (operators.data ? operatorNames(data?.data ?? [], operators.data.data) : fromPage), [data, fromPage, operators.data]);
   return (
-    <Stack spacing={2} data-view="admin-audit">
+    <Stack spacing={2} data-view="admin-audit" ref={top}>
       <Typography variant="h1">Журнал действий</Typography>
       <Stack direction="row" spacing={1} useFlexGap sx={{ flexWrap: 'wrap' }}>
         <IdFilterField label="id администратора" value={f.admin_id} onChange={(admin_id) => set({ admin_id })} width={190} />

@@ -23,6 +23,7 @@ import { formatAmount } from '../../../utils/format-amount';
 import { INCIDENTS_PAGE_SIZE, type IncidentFilters, useAdminIncidents, useIncidentResolutions, useResolveIncident } from '../api/incidents';
 import { IdFilterField, parseId } from '../../../components/id-filter-field';
 import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-in-url';
+import { useListTop } from '../../../hooks/use-list-top';
 import { usePageInRange } from '../../../hooks/use-page-in-range';
 import { ReasonDialog } from '../../../components/reason-dialog';
 import { scrollsSideways } from '../../../components/scrolls-sideways';
@@ -104,12 +105,14 @@ export function AdminIncidents({ servers }: { servers: Array<Pick<Gamesserver, '
   const notesUnknown = failedFor === idsKey && !resolutions.data;
   const set = (patch: Partial<IncidentFilters>) => setF((x) => ({ ...x, ...patch, page: patch.page ?? 1 }));
   const pages = usePageInRange(data, INCIDENTS_PAGE_SIZE, f.page, (page) => set({ page }), isPlaceholderData);
+  // The pager is under the list: a new page starts at the list's top, not scrolled to its bottom.
+  const top = useListTop<HTMLDivElement>(f.page);
   // Closing an incident takes its «Закрыть с заметкой» away (the note takes its place): focus goes to the note, not to
   // the page's top (README «Keyboard and screen-reader users keep their place»).
   const focusFrom = useFocusAfterRemoval('incidents', { busy: resolving !== null });
 
   return (
-    <Stack spacing={2} data-view="admin-incidents">
+    <Stack spacing={2} data-view="admin-incidents" ref={top}>
       <Typography variant="h1">Инциденты</Typography>
       <Typography color="textSecondary">
         Кто-то пытался активировать уже активированный или отменённый код — чаще всего продавец отдал один код двум покупателям.

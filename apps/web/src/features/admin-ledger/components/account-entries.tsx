@@ -16,6 +16,7 @@ import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { Link as RouterLink } from 'wouter';
 import { ApiError } from '../../../lib/api-client';
+import { useListTop } from '../../../hooks/use-list-top';
 import { formatAmount } from '../../../utils/format-amount';
 import { amountText } from '../../../utils/plural';
 import { ENTRIES_PAGE_SIZE, useAdminAccountEntries } from '../api/ledger';
@@ -28,6 +29,8 @@ const dateTime = new Intl.DateTimeFormat('ru-RU', { dateStyle: 'short', timeStyl
 /** Any ledger account's entries, newest first, paged. */
 export function AccountEntries({ id }: { id: number }) {
   const [page, setPage] = useState(1);
+  // The pager is under the list: a new page starts at the list's top, not scrolled to its bottom.
+  const top = useListTop<HTMLDivElement>(page);
   const entries = useAdminAccountEntries(id, page);
   const { data, isPending, isError, error } = entries;
   if (isPending) return <Skeleton variant="rounded" height={320} />;
@@ -35,7 +38,7 @@ export function AccountEntries({ id }: { id: number }) {
   if (data === undefined) return <Alert severity="error">{error instanceof ApiError ? error.message : 'Не удалось загрузить счёт'}</Alert>;
   const a = data.account;
   return (
-    <Stack spacing={2} data-view="admin-account">
+    <Stack spacing={2} data-view="admin-account" ref={top}>
       {isError && <RefreshFailed query={entries} testId="account-stale" />}
       <div>
         <Button component={RouterLink} to="/admin/ledger" startIcon={<ArrowBack />} size="small" sx={{ mb: 1 }}>

@@ -207,6 +207,25 @@ describe('the operators’ queue as the live feed and the server change it', () 
     expect(cards()[0]).toBe('Пополнение №100');
   });
 
+  it('a new page from the pager under the cards starts at the queue’s top, not scrolled to its bottom', async () => {
+    // Chromium walk: page 2 was shown with the window still at the pager, 20 cards below the queue's top.
+    const ids = Array.from({ length: 45 }, (_, i) => 100 + i);
+    await open((url) => {
+      const page = Number(url.searchParams.get('page'));
+      return answer(200, { data: ids.slice((page - 1) * 20, page * 20).map((id) => ({ ...pending, id })), total: ids.length });
+    });
+    // Scrolled down to the pager: the queue's top is 1500 px above the window.
+    const rect = vi.spyOn(HTMLElement.prototype, 'getBoundingClientRect').mockImplementation(() => ({ top: -1500, bottom: -1400 }) as DOMRect);
+    const scrollBy = vi.fn();
+    vi.stubGlobal('scrollBy', scrollBy);
+    await act(async () => document.querySelector<HTMLButtonElement>('button[aria-label="Go to page 2"]')!.click());
+    await settle();
+    rect.mockRestore();
+    expect(cards()[0]).toBe('Пополнение №120');
+    expect(scrollBy).toHaveBeenCalledTimes(1);
+    expect(scrollBy.mock.calls[0]![0].top).toBeLessThanOrEqual(-1500);
+  });
+
   it('a refresh that fails says so above the queue it could not refresh, which stays', async () => {
     let down = false;
     const qc = await open(() => (down ? answer(503, { message: 'Сервис временно недоступен' }) : answer(200, { data: [pending], total: 1 })));

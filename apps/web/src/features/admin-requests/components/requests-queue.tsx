@@ -22,6 +22,7 @@ import { parseId } from '../../../components/id-filter-field';
 import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-in-url';
 import { minutesText, useMinutesSince } from '../../../hooks/use-minutes-since';
 import { usePageInRange } from '../../../hooks/use-page-in-range';
+import { useListTop } from '../../../hooks/use-list-top';
 import { usePassed } from '../../../hooks/use-passed';
 import { type FocusSpot, useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
 import { claimLapseText, completeQuestion, decidedText, queueOrderText, rejectQuestion } from '../utils/queue-texts';
@@ -314,6 +315,8 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Array<
   const empty = useRef<HTMLParagraphElement>(null);
   const focusFrom = useFocusAfterRemoval('queue', { busy: rejecting !== null || completing !== null, fallback: () => empty.current ?? heading.current });
   // A page the live feed emptied (its requests decided by others) moves to the last page there still is.
+  // The pager is under the list: a new page starts at the list's top, not scrolled to its bottom.
+  const top = useListTop<HTMLDivElement>(filters.page);
   const lastPage = usePageInRange(data, PAGE_SIZE, filters.page, (page) => set({ page }), isPlaceholderData);
   const select = (label: string, value: string, options: Array<[string, string]>, onChange: (v: string) => void) => (
     // «Все» is the empty value: displayEmpty shows it, and the label stays above it rather than over it.
@@ -334,7 +337,7 @@ export function RequestsQueue({ servers, meId, live = false }: { servers: Array<
     </TextField>
   );
   return (
-    <Stack spacing={2}>
+    <Stack spacing={2} ref={top}>
       <Typography variant="h1" ref={heading} tabIndex={-1}>
         Очередь заявок
       </Typography>

@@ -19,6 +19,7 @@ import Typography from '@mui/material/Typography';
 import { useDeferredValue } from 'react';
 import { Link as RouterLink, useLocation } from 'wouter';
 import { oneOf, pageFromUrl, useFiltersInUrl } from '../../../hooks/use-filters-in-url';
+import { useListTop } from '../../../hooks/use-list-top';
 import { usePageInRange } from '../../../hooks/use-page-in-range';
 import { ApiError } from '../../../lib/api-client';
 import { formatAmount } from '../../../utils/format-amount';
@@ -79,8 +80,10 @@ export function AdminUsers() {
   // A card opened from here carries the search in its address, for its «К поиску».
   const cardOf = (u: AdminUser) => `/admin/users/${u.id}${searchString(s)}`;
   const pages = usePageInRange(data, USERS_PAGE_SIZE, deferred.page, (page) => set({ page }), isPlaceholderData);
+  // The pager is under the list: a new page starts at the list's top, not scrolled to its bottom.
+  const top = useListTop<HTMLDivElement>(s.page);
   return (
-    <Stack spacing={2} data-view="admin-users">
+    <Stack spacing={2} data-view="admin-users" ref={top}>
       <Typography variant="h1">Пользователи</Typography>
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1}>
         <TextField

@@ -12,6 +12,7 @@ import { useMyCodes, useMyCodesWithCode } from '../api/my-codes';
 import { CodeItem } from './my-codes-list';
 import { needsStepUp } from '../../../lib/step-up';
 import { usePageInRange } from '../../../hooks/use-page-in-range';
+import { useListTop } from '../../../hooks/use-list-top';
 
 const FILTERS: Array<{ value: CodeStatus | null; label: string }> = [
   { value: null, label: 'Все' },
@@ -29,6 +30,8 @@ function AllCodes({ gameServerId }: { gameServerId: number }) {
   // The list shrank while a later page was open (codes cancelled elsewhere, a filter's codes activated): that
   // page comes back empty with codes before it, so the last page there is is shown instead of a blank.
   const pages = usePageInRange(data, MY_CODES_PAGE_SIZE, page, setPage, isPlaceholderData);
+  // The pager is under the list: a new page starts at the list's top, not scrolled to its bottom.
+  const top = useListTop<HTMLDivElement>(page);
   // The list is read again on every code_status/del_sert event and on refocus: a re-read refused (the step-up
   // window over, with TOTP on; a 503) keeps the codes on show, said above them, as the history and the
   // statement do, or a code a buyer just activated would stay «Активен» with «Отменить» and copy, silently.
@@ -60,7 +63,7 @@ function AllCodes({ gameServerId }: { gameServerId: number }) {
       </Alert>
     ));
   return (
-    <Stack spacing={1.5} data-testid="all-codes">
+    <Stack spacing={1.5} data-testid="all-codes" ref={top}>
       <Stack direction="row" useFlexGap sx={{ flexWrap: 'wrap', gap: 1 }} role="group" aria-label="Статус кода">
         {FILTERS.map((f) => (
           <Chip

@@ -15,6 +15,7 @@ import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { usePageInRange } from '../../../hooks/use-page-in-range';
+import { useListTop } from '../../../hooks/use-list-top';
 import { type FocusSpot, useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
 import { ApiError } from '../../../lib/api-client';
 import { useUi } from '../../../lib/ui-store';
@@ -203,6 +204,8 @@ function ServerHistory({ gameServerId }: { gameServerId: number | null }) {
   const { data, isPending, isError, isFetching, isPlaceholderData, refetch } = useHistory(page, gameServerId);
   // Removing the last entry of the last page (or decisions read elsewhere) leaves a page past the end: the last page there is shows instead.
   const pages = usePageInRange(data, HISTORY_PAGE_SIZE, page, setPage, isPlaceholderData);
+  // The pager is under the list: a new page starts at the list's top, not scrolled to its bottom.
+  const top = useListTop<HTMLDivElement>(page);
   // A hidden entry leaves with its button: focus goes to the next entry's, the previous one's after the last, or to the
   // list (or what says it is empty) when no entry has one.
   const focusFrom = useFocusAfterRemoval('history');
@@ -234,7 +237,7 @@ function ServerHistory({ gameServerId }: { gameServerId: number | null }) {
       </Stack>
     );
   return (
-    <Stack spacing={2}>
+    <Stack spacing={2} ref={top}>
       {stale}
       <List disablePadding tabIndex={-1} data-focus-list="history">
         {data.data.map((item) => (

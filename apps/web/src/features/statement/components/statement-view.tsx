@@ -14,6 +14,7 @@ import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { OutlinedNativeSelect } from '../../../components/outlined-native-select';
 import { ApiError } from '../../../lib/api-client';
+import { useListTop } from '../../../hooks/use-list-top';
 import { useGamesservers } from '../../../lib/gamesservers';
 import { useUi } from '../../../lib/ui-store';
 import { formatAmount } from '../../../utils/format-amount';
@@ -119,6 +120,8 @@ export function StatementView({ initialServerId }: { initialServerId: number | n
   const { data: servers } = useGamesservers();
   const [filters, setFilters] = useState<StatementFilters>({ gameServerId: initialServerId, currency: null });
   const [page, setPage] = useState(1);
+  // The pager is under the list: a new page starts at the list's top, not scrolled to its bottom.
+  const top = useListTop<HTMLDivElement>(page);
   const { data, isPending, isError, isFetching, refetch } = useStatement(page, filters);
   const download = useDownloadStatement();
   const alert = useUi((s) => s.alert);
@@ -150,7 +153,7 @@ export function StatementView({ initialServerId }: { initialServerId: number | n
   );
 
   return (
-    <Stack spacing={2} data-testid="statement">
+    <Stack spacing={2} data-testid="statement" ref={top}>
       <Stack direction={{ xs: 'column', sm: 'row' }} spacing={1.5} sx={{ alignItems: { sm: 'center' } }}>
         <OutlinedNativeSelect
           id="statement-server"
