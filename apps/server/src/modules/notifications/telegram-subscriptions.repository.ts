@@ -4,6 +4,7 @@ import type { Database, WalletsTable } from '../../db/schema';
 
 export type SubscriptionsDb = Kysely<Database>;
 export type Q = Kysely<Database> | Transaction<Database>;
+export type SubscriptionsTrx = Transaction<Database>;
 export type WalletRow = Selectable<WalletsTable>;
 
 /** Queries only: a user's Telegram chat, its one-time link tokens and each wallet's threshold. */
@@ -123,6 +124,11 @@ export const telegramSubscriptionsRepository = {
    * already): the player's own unlink took the tokens first and deadlocked with them (one side 503;
    * stress review 2026-11-28).
    */
+  /** The user's row for update, as unlinkUser takes it (taken first by an unlink that checks its session under it). */
+  async holdUser(q: Q, userId: number) {
+    await sql`SELECT 1 FROM users WHERE id = ${userId} FOR NO KEY UPDATE`.execute(q);
+  },
+
   async unlinkUser(q: Q, userId: number) {
     await sql`SELECT 1 FROM users WHERE id = ${userId} FOR NO KEY UPDATE`.execute(q);
     await q.deleteFrom('telegram_link_tokens').where('user_id', '=', userId).execute();

@@ -1,10 +1,11 @@
 import { AppError } from '../../lib/app-error';
 import type { Caller, SessionCaller } from '../sessions/caller';
+import { requireLiveSession } from '../sessions/live-session';
 import { hashToken, newToken } from '../../lib/tokens';
 import type { TelegramBot } from './telegram-bot';
 import type { ChatNotices } from './telegram-notices.service';
 import type { BotCommand } from './telegram-update.mapper';
-import { type Q, type SubscriptionsDb, telegramSubscriptionsRepository as repo, type WalletRow } from './telegram-subscriptions.repository';
+import { type Q, type SubscriptionsDb, type SubscriptionsTrx, telegramSubscriptionsRepository as repo, type WalletRow } from './telegram-subscriptions.repository';
 
 const LINK_TOKEN_TTL_MS = 60 * 60_000;
 
@@ -40,17 +41,32 @@ const UNLINKED_NOTICE = 'Уведомления отключены на сайт
  * here with the notices rather than with the wallets' money.
  */
 export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () => new Date(), chatNotices }: TelegramSubscriptionsDeps) {
+  /**
+   * A change of the player's notices, in a transaction that first checks the session under the user's row
+   * (requireLiveSession): a block or the owner's password change that the change waited for (on the wallet's or the
+   * user's row) has ended a thief's session, and his turning the owner's notices off must not land after it (stress
+   * review, round 11).
+   */
+  const underLiveSession = <T>(caller: Caller, change: (trx: SubscriptionsTrx) => Promise<T>, { exclusive = false } = {}) =>
+    db.transaction().execute(async (trx) => {
+      // An unlink writes the user's row: it takes the row for update before the check, not a shared hold it would
+      // then upgrade (two at once would each wait for the other's share).
+      if (exclusive) await repo.holdUser(trx, caller.user.id);
+      await requireLiveSession(trx, caller);
+      return change(trx);
+    });
+
   return {
     /** The server must be active; a wallet there is created on first use. */
     async setThreshold(caller: Caller, gameServerId: number, value: number) {
       await wallets.ensure(db, caller.user.id, gameServerId);
-      await repo.setThreshold(db, caller.user.id, gameServerId, BigInt(value));
+      await underLiveSession(caller, (trx) => repo.setThreshold(trx, caller.user.id, gameServerId, BigInt(value)));
       return { success: value };
     },
 
     /** Clearing where nothing is set succeeds (a wallet not made yet, a hidden server's wallet); an unknown server is 404. */
     async clearThreshold(caller: Caller, gameServerId: number) {
-      const cleared = await repo.setThreshold(db, caller.user.id, gameServerId, null);
+      const cleared = await underLiveSession(caller, (trx) => repo.setThreshold(trx, caller.user.id, gameServerId, null));
       if (!cleared && !(await repo.serverExists(db, gameServerId))) {
         throw new AppError('NOT_FOUND', { message: 'Игровой сервер не найден', errors: { gamesserver_id: ['Игровой сервер не найден'] } });
       }
@@ -78,12 +94,16 @@ export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () 
      * should not go unnoticed, nor should Telegram's 429 or a moment's outage drop the message.
      */
     async unlink(caller: Caller) {
-      const chatId = await db.transaction().execute(async (trx) => {
-        const chat = await repo.chatOf(trx, caller.user.id);
-        await repo.unlinkUser(trx, caller.user.id);
-        if (chat !== null && bot.enabled) await chatNotices.enqueue(trx, caller.user.id, BigInt(chat), UNLINKED_NOTICE);
-        return chat;
-      });
+      const chatId = await underLiveSession(
+        caller,
+        async (trx) => {
+          const chat = await repo.chatOf(trx, caller.user.id);
+          await repo.unlinkUser(trx, caller.user.id);
+          if (chat !== null && bot.enabled) await chatNotices.enqueue(trx, caller.user.id, BigInt(chat), UNLINKED_NOTICE);
+          return chat;
+        },
+        { exclusive: true },
+      );
       if (chatId !== null && bot.enabled) chatNotices.wake();
       return { linked: false as const };
     },

@@ -170,6 +170,43 @@ describe('a write whose row is busy while its session ends', () => {
     }
   }
 
+  for (const [what, url, payload] of [
+    ['cleared', '/api/del_limit_otvetka/', {}],
+    ['set', '/api/add_limit_otvetka/', { telegram_price: 1 * KK }],
+  ] as const) {
+    it(`a Telegram balance threshold ${what} waiting for the wallet while an operator blocks the player: before the block, or 401 and kept`, async () => {
+      const u = await createUser(t.db.kysely);
+      const w = await createWallet(t.db.kysely, u.id, serverId, 'Owner');
+      await t.db.kysely.updateTable('wallets').set({ telegram_price: 5n * BigInt(KK) }).where('id', '=', w.id).execute();
+      const price = async () => String((await t.db.kysely.selectFrom('wallets').select('telegram_price').where('id', '=', w.id).executeTakeFirstOrThrow()).telegram_price);
+      const { res, atEnd, after } = await endWhileWriteWaits(
+        (trx) => trx.selectFrom('wallets').select('id').where('id', '=', w.id).forUpdate().execute(),
+        () => t.app.inject({ method: 'POST', url, headers: u.auth, payload: { gamesserver_id: serverId, ...payload } }),
+        block(u.id),
+        price,
+      );
+      expect(after).toBe(atEnd);
+      if (res.statusCode !== 200) expect([res.statusCode, after]).toEqual([401, String(5n * BigInt(KK))]);
+      else expect(after).not.toBe(String(5n * BigInt(KK)));
+    });
+  }
+
+  it('Telegram notices unlinked while an operator blocks the player (the unlink waiting for the player): 401, the chat still linked', async () => {
+    const u = await createUser(t.db.kysely);
+    await t.db.kysely.updateTable('users').set({ telegram_chat_id: 777001n as never }).where('id', '=', u.id).execute();
+    // The block takes the player's row, then waits at the player's session (held here); the unlink waits for the row.
+    const session = await holdLocks(t.db.kysely, (trx) => trx.selectFrom('tokens').select('id').where('user_id', '=', u.id).forUpdate().execute());
+    const ended = block(u.id)();
+    await waitFor(async () => ((await lockWaits(t.db.kysely)) === 1 ? true : undefined), 'the block to wait at the session');
+    const unlink = t.app.inject({ method: 'DELETE', url: '/api/telegram_link', headers: u.auth });
+    await waitFor(async () => ((await lockWaits(t.db.kysely)) === 2 ? true : undefined), 'the unlink to wait for the player');
+    await session.release();
+    expect((await ended).statusCode).toBe(200);
+    expect((await unlink).statusCode).toBe(401);
+    const { telegram_chat_id } = await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', u.id).executeTakeFirstOrThrow();
+    expect(String(telegram_chat_id)).toBe('777001');
+  });
+
   it('a step-up code that waited through support’s TOTP rescue: 401, not a wrong code, and no failure counted', async () => {
     const u = await createUser(t.db.kysely, { totp: true });
     const w = await createWallet(t.db.kysely, u.id, serverId, 'Owner');
