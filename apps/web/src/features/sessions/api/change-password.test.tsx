@@ -34,57 +34,48 @@ describe('a password change answered after the sign-out', () => {
     await unmount();
   });
 
+  /**
+   * «Сменить пароль» sent; a read of the user goes out meanwhile and the server answers it 401 (the old token); then
+   * the change gets `changeAnswer`, and the read's outcome is awaited.
+   */
+  async function readWhileChanging(changeAnswer: () => Response) {
+    localStorage.setItem('access_token', 'token-a');
+    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
+    qc.setQueryData(userQueryOptions().queryKey, playerUser(false));
+    let answerChange: (r: Response) => void = () => {};
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (url: string) => {
+        if (url === '/api/change_password') return new Promise<Response>((resolve) => (answerChange = resolve));
+        return answer(401, { message: 'Нужно войти' });
+      }),
+    );
+    const { result, unmount } = await renderHook(qc, useChangePassword);
+    act(() => result.current.mutate({ password: 'old-password-1', new_password: 'new-password-2', new_password_confirmation: 'new-password-2' }));
+    await settle();
+    const read = qc.fetchQuery({ ...userQueryOptions(), staleTime: 0 });
+    await settle();
+    await act(async () => answerChange(changeAnswer()));
+    await act(async () => void (await read));
+    await settle();
+    await unmount();
+    return qc;
+  }
+
   it('a read of the user answered 401 for the old token while the change was on its way: still signed in, no notice', async () => {
     // diff review, 2026-11-29: the server gives the session its new token when the change commits, before the answer
     // carrying it comes; a read sent meanwhile (a refocus) signed the tab out, said «Сеанс завершён», and the
     // change's answer was then dropped as another account's.
-    localStorage.setItem('access_token', 'token-a');
-    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
-    qc.setQueryData(userQueryOptions().queryKey, playerUser(false));
-    let answerChange: (r: Response) => void = () => {};
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async (url: string) => {
-        if (url === '/api/change_password') return new Promise<Response>((resolve) => (answerChange = resolve));
-        return answer(401, { message: 'Нужно войти' });
-      }),
-    );
-    const { result, unmount } = await renderHook(qc, useChangePassword);
-    act(() => result.current.mutate({ password: 'old-password-1', new_password: 'new-password-2', new_password_confirmation: 'new-password-2' }));
-    await settle();
-    const read = qc.fetchQuery({ ...userQueryOptions(), staleTime: 0 });
-    await settle();
-    await act(async () => answerChange(answer(200, { access_token: 'token-a2', user: playerUser(false) })));
-    await act(async () => void (await read));
-    await settle();
+    const qc = await readWhileChanging(() => answer(200, { access_token: 'token-a2', user: playerUser(false) }));
     expect(tokenStore.get()).toBe('token-a2');
     expect(qc.getQueryData(userQueryOptions().queryKey)).toMatchObject({ id: playerUser(false).id });
     expect(useUi.getState().snackbar.open).toBe(false);
-    await unmount();
   });
 
   it('the change refused while a read answered 401: the 401 stands, signed out and told', async () => {
-    localStorage.setItem('access_token', 'token-a');
-    const qc = new QueryClient({ defaultOptions: { queries: { retry: false }, mutations: { networkMode: 'always' } } });
-    qc.setQueryData(userQueryOptions().queryKey, playerUser(false));
-    let answerChange: (r: Response) => void = () => {};
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async (url: string) => {
-        if (url === '/api/change_password') return new Promise<Response>((resolve) => (answerChange = resolve));
-        return answer(401, { message: 'Нужно войти' });
-      }),
-    );
-    const { result, unmount } = await renderHook(qc, useChangePassword);
-    act(() => result.current.mutate({ password: 'old-password-1', new_password: 'new-password-2', new_password_confirmation: 'new-password-2' }));
-    await settle();
-    const read = qc.fetchQuery({ ...userQueryOptions(), staleTime: 0 });
-    await settle();
-    await act(async () => answerChange(answer(401, { message: 'Нужно войти' })));
-    await act(async () => void (await read));
+    await readWhileChanging(() => answer(401, { message: 'Нужно войти' }));
     expect(tokenStore.get()).toBeNull();
     expect(useUi.getState().snackbar).toMatchObject({ open: true, text: 'Сеанс завершён. Войдите снова' });
-    await unmount();
   });
 
   it('still goes on under the new token when nobody signed out', async () => {

@@ -14,6 +14,28 @@ const button = (text: string) => [...document.querySelectorAll('button')].find((
 const codes = () => document.querySelector('[data-testid="recovery-codes"]');
 const backdrop = () => document.querySelector('.MuiBackdrop-root') as HTMLElement;
 
+/** The server's side of the section: the user (TOTP on with `start`), setup, enable and disable. */
+function server(start: boolean) {
+  let twoFactor = start;
+  vi.stubGlobal(
+    'fetch',
+    vi.fn(async (url: string) => {
+      const path = new URL(String(url), 'http://localhost').pathname;
+      if (path === '/api/user') return answer(200, playerUser(twoFactor));
+      if (path === '/api/2fa/setup') return answer(200, { secret: 'JBSWY3DPEHPK3PXP', otpauth_url: 'otpauth://totp/Adena:p?secret=JBSWY3DPEHPK3PXP' });
+      if (path === '/api/2fa/enable') {
+        twoFactor = true;
+        return answer(200, { enabled: true, recovery_codes: ['aaaa-bbbb', 'cccc-dddd'] });
+      }
+      if (path === '/api/2fa/disable') {
+        twoFactor = false;
+        return answer(200, { success: true });
+      }
+      return answer(404, { message: 'Не найдено' });
+    }),
+  );
+}
+
 describe("the profile's TOTP setup dialog", () => {
   let root: Root | null = null;
   afterEach(async () => {
@@ -22,20 +44,7 @@ describe("the profile's TOTP setup dialog", () => {
   });
 
   it('stays open over the recovery codes whatever is tapped beside it, until «Коды сохранены»', async () => {
-    let twoFactor = false;
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async (url: string) => {
-        const path = new URL(String(url), 'http://localhost').pathname;
-        if (path === '/api/user') return answer(200, playerUser(twoFactor));
-        if (path === '/api/2fa/setup') return answer(200, { secret: 'JBSWY3DPEHPK3PXP', otpauth_url: 'otpauth://totp/Adena:p?secret=JBSWY3DPEHPK3PXP' });
-        if (path === '/api/2fa/enable') {
-          twoFactor = true;
-          return answer(200, { enabled: true, recovery_codes: ['aaaa-bbbb', 'cccc-dddd'] });
-        }
-        return answer(404, { message: 'Не найдено' });
-      }),
-    );
+    server(false);
     ({ root } = await mountWithQuery(() => createElement(TwoFactorSection)));
     await settle();
 
@@ -223,27 +232,6 @@ describe('focus after TOTP is turned on or off, for a keyboard or screen-reader 
   /** Long enough for a dialog's closing transition to end and the page to drop it. */
   const dialogGone = () => act(async () => new Promise((r) => setTimeout(r, 400)));
   const focused = () => (document.activeElement === document.body ? 'body' : document.activeElement?.textContent);
-
-  function server(start: boolean) {
-    let twoFactor = start;
-    vi.stubGlobal(
-      'fetch',
-      vi.fn(async (url: string) => {
-        const path = new URL(String(url), 'http://localhost').pathname;
-        if (path === '/api/user') return answer(200, playerUser(twoFactor));
-        if (path === '/api/2fa/setup') return answer(200, { secret: 'JBSWY3DPEHPK3PXP', otpauth_url: 'otpauth://totp/Adena:p?secret=JBSWY3DPEHPK3PXP' });
-        if (path === '/api/2fa/enable') {
-          twoFactor = true;
-          return answer(200, { enabled: true, recovery_codes: ['aaaa-bbbb', 'cccc-dddd'] });
-        }
-        if (path === '/api/2fa/disable') {
-          twoFactor = false;
-          return answer(200, { success: true });
-        }
-        return answer(404, { message: 'Не найдено' });
-      }),
-    );
-  }
 
   it('«Коды сохранены» leaves focus on «Новые резервные коды», the first button in place of «Включить»', async () => {
     server(false);
