@@ -287,7 +287,12 @@ export function createCodesService(deps: CodesServiceDeps) {
       // A failure of ours (the database away, a deadlock) is no guess either.
       const outcome = await db
         .transaction()
-        .execute((trx) => tryActivation(trx, caller, sert))
+        // The session checked under the activator's row first: a block or a password change the activation waited for (on
+        // the code's or a wallet's row) has ended a thief's session, and a code must not land in it after that.
+        .execute(async (trx) => {
+          await requireLiveSession(trx, caller);
+          return tryActivation(trx, caller, sert);
+        })
         .catch(async (err: unknown) => {
           await tries.giveBack();
           throw err;

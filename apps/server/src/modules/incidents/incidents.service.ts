@@ -1,6 +1,7 @@
 import { readSnapshot } from '../../db/snapshot';
 import { AppError } from '../../lib/app-error';
 import type { Caller } from '../sessions/caller';
+import { requireLiveSession } from '../sessions/live-session';
 import { toAdminIncident, toIncident } from './incidents.mapper';
 import { type IncidentState, type IncidentsDb, type IncidentsTrx, incidentsRepository as repo } from './incidents.repository';
 
@@ -31,7 +32,12 @@ export function createIncidentsService({ db }: { db: IncidentsDb }) {
     },
 
     async ack(caller: Caller, id: number) {
-      const row = await repo.ackOwn(db, caller.user.id, id);
+      // Under the owner's row with the session checked: a thief's ack that waited while the owner's password change or a
+      // block ended his session must not hide the owner's «Повторная активация» after it.
+      const row = await db.transaction().execute(async (trx) => {
+        await requireLiveSession(trx, caller);
+        return repo.ackOwn(trx, caller.user.id, id);
+      });
       if (!row) throw new AppError('NOT_FOUND', { message: 'Уведомление о повторной активации не найдено' });
       return { success: row.id };
     },

@@ -10,6 +10,7 @@ import type { AuditRecorder } from '../audit/audit.service';
 import type { PendingNotice } from '../notifications/telegram-notices.service';
 import { type CurrencyType, post, rethrowMoneyError, serviceAccount, type WalletBalance, walletAccount } from '../ledger/ledger.service';
 import type { Caller } from '../sessions/caller';
+import { requireLiveSession } from '../sessions/live-session';
 import { ownRequestRefused, type ShiftService } from '../shift/shift.service';
 import { noWebhooks, type WebhookOutbox } from '../webhooks/webhooks.service';
 import { toAdminRequest, toDashboard, toRequest, toRequestStatusEvent, toUserCardRequest } from './requests.mapper';
@@ -183,6 +184,11 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
           await claimKey(trx, userId, idem);
           const r = await repo.lock(trx, id, userId);
           if (!r) throw notFound();
+          // The session checked once the request's row is held (an operator's claim or decision may hold it meanwhile),
+          // under the player's row, taken after the request's as an operator's decision takes them: a block or the
+          // owner's password change the cancel waited for has ended a thief's session (401), and a deposit the owner
+          // paid the cashier for is not cancelled after it.
+          await requireLiveSession(trx, caller);
           if (r.status !== 'pending') throw notPending(r.status);
           shift?.guardCancel(r);
           await repo.finish(trx, r.id, { status: 'cancelled', processedBy: null });
@@ -199,7 +205,12 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
 
     /** Hides a finished entry from the player's own history; the row stays for operators and the audit. */
     async hide(caller: Caller, id: number) {
-      const hidden = await repo.hide(db, caller.user.id, id);
+      // As a cancel: the request's row first, then the session under the player's row, in one transaction.
+      const hidden = await repo.transaction(db, async (trx) => {
+        const row = await repo.hide(trx, caller.user.id, id);
+        if (row) await requireLiveSession(trx, caller);
+        return row;
+      });
       if (hidden) return { success: hidden.id };
       const r = await repo.status(db, caller.user.id, id);
       if (!r) throw notFound();

@@ -50,7 +50,13 @@ export function createApiKeysService({ db, rate = DEFAULT_KEY_RATE, clock = () =
     revokeAllOf: (userId: number, q: Parameters<typeof repo.revokeAll>[0]) => repo.revokeAll(q, userId),
 
     async revoke(caller: Caller, id: number) {
-      if (!(await repo.revoke(db, caller.user.id, id))) throw keyNotFound();
+      // As a key's creation: the session checked under the user's row first, so a thief's revoke that waited for the key's
+      // row (a /v1 call holds it) does not land after the owner's password change or a block.
+      const revoked = await db.transaction().execute(async (trx) => {
+        await requireLiveSession(trx, caller);
+        return repo.revoke(trx, caller.user.id, id);
+      });
+      if (!revoked) throw keyNotFound();
       return { success: id };
     },
 

@@ -207,6 +207,161 @@ describe('a write whose row is busy while its session ends', () => {
     expect(String(telegram_chat_id)).toBe('777001');
   });
 
+  /*
+   * The writes a thief's session could still make after the owner's block or password change, found by an audit of
+   * every write route (2026-11-29): each now checks its session under the user's row in its own transaction (a
+   * request's cancel and hide after the request's row, as an operator's decision takes them).
+   */
+  /** A user with a password, the owner's session (u.auth) and a thief's second session on the same account. */
+  async function ownerAndThief() {
+    const u = await createUser(t.db.kysely);
+    await t.db.kysely.updateTable('users').set({ password_hash: await hashPassword('correct horse 1') }).where('id', '=', u.id).execute();
+    const thief = newToken();
+    await t.db.kysely.insertInto('tokens').values({ user_id: u.id, kind: 'access', token_hash: hashToken(thief), method: 'email' }).execute();
+    const changePassword = () =>
+      t.app.inject({
+        method: 'POST',
+        url: '/api/change_password',
+        headers: u.auth,
+        payload: { password: 'correct horse 1', new_password: 'a much better one 2', new_password_confirmation: 'a much better one 2' },
+      });
+    return { u, thief: { authorization: `Bearer ${thief}` }, changePassword };
+  }
+
+  async function issueCode(nominal = 1 * KK) {
+    const seller = await createUser(t.db.kysely);
+    const w = await createWallet(t.db.kysely, seller.id, serverId, 'Seller');
+    await fund(t.db.kysely, w, 10n * BigInt(KK));
+    const res = await t.app.inject({ method: 'POST', url: '/api/show_code/', headers: seller.auth, payload: { gamesserver_id: serverId, nominal, wallet_id: w.id } });
+    expect(res.statusCode, res.body).toBe(200);
+    return { seller, code: res.json() as { sert: string; code_id: number } };
+  }
+
+  it('a gift code activated while an operator blocks the activator (the activation waiting for his wallet): before the block, or 401 and the code still active', async () => {
+    const { code } = await issueCode();
+    const p = await createUser(t.db.kysely);
+    const w = await createWallet(t.db.kysely, p.id, serverId, 'Thief');
+    const state = async () => {
+      const c = await t.db.kysely.selectFrom('codes').select(['status']).where('id', '=', code.code_id).executeTakeFirstOrThrow();
+      const { balance } = await t.db.kysely.selectFrom('wallets').select('balance').where('id', '=', w.id).executeTakeFirstOrThrow();
+      return `${c.status}, balance ${balance}`;
+    };
+    const { res, atEnd, after } = await endWhileWriteWaits(
+      (trx) => trx.selectFrom('wallets').select('id').where('id', '=', w.id).forUpdate().execute(),
+      () => t.app.inject({ method: 'POST', url: '/api/activation_code/', headers: p.auth, payload: { sert: code.sert } }),
+      block(p.id),
+      state,
+    );
+    expect(after).toBe(atEnd);
+    expect([res.statusCode, after]).toEqual(res.statusCode === 200 ? [200, `activated, balance ${KK}`] : [401, 'active, balance 0']);
+  });
+
+  it('an incident acknowledged by a thief’s session waiting for its row while the owner changes the password: before, or 401 and still open', async () => {
+    const { u, thief, changePassword } = await ownerAndThief();
+    const { code } = await issueCode();
+    const inc = await t.db.kysely
+      .insertInto('code_incidents')
+      .values({ code_id: code.code_id, user_id: u.id, gamesserver_id: serverId, attempted_by: operator.id, code_status: 'activated' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const state = async () =>
+      (await t.db.kysely.selectFrom('code_incidents').select('acknowledged_at').where('id', '=', inc.id).executeTakeFirstOrThrow()).acknowledged_at === null ? 'open' : 'acknowledged';
+    const { res, atEnd, after } = await endWhileWriteWaits(
+      (trx) => trx.selectFrom('code_incidents').select('id').where('id', '=', inc.id).forUpdate().execute(),
+      () => t.app.inject({ method: 'POST', url: `/api/code_incidents/${inc.id}/ack`, headers: thief }),
+      changePassword,
+      state,
+    );
+    expect(after).toBe(atEnd);
+    expect([res.statusCode, after]).toEqual(res.statusCode === 200 ? [200, 'acknowledged'] : [401, 'open']);
+  });
+
+  it('a pending deposit cancelled by a thief’s session waiting for the request (an operator holds it) while an operator blocks the player: before, or 401 and pending', async () => {
+    const { u, thief } = await ownerAndThief();
+    await createWallet(t.db.kysely, u.id, serverId, 'Owner');
+    const dep = await t.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: { ...u.auth, 'idempotency-key': `d-${u.id}` }, payload: { gamesserver_id: serverId, amount: 3 * KK } });
+    expect(dep.statusCode, dep.body).toBe(200);
+    const id = dep.json().success.id as number;
+    const state = async () => (await t.db.kysely.selectFrom('balance_requests').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    const { res, atEnd, after } = await endWhileWriteWaits(
+      (trx) => trx.selectFrom('balance_requests').select('id').where('id', '=', id).forUpdate().execute(),
+      () => t.app.inject({ method: 'POST', url: '/api/delete_request/', headers: thief, payload: { id } }),
+      block(u.id),
+      state,
+    );
+    expect(after).toBe(atEnd);
+    expect([res.statusCode, after]).toEqual(res.statusCode === 200 ? [200, 'cancelled'] : [401, 'pending']);
+  });
+
+  it('a pending withdrawal cancelled by a thief’s session waiting for the request while the owner changes the password: before, or 401 and pending', async () => {
+    const { u, thief, changePassword } = await ownerAndThief();
+    const w = await createWallet(t.db.kysely, u.id, serverId, 'Owner');
+    await fund(t.db.kysely, w, 10n * BigInt(KK));
+    const wd = await t.app.inject({ method: 'POST', url: '/api/down_balance_user/', headers: { ...u.auth, 'idempotency-key': `w-${u.id}` }, payload: { gamesserver_id: serverId, amount: 3 * KK } });
+    expect(wd.statusCode, wd.body).toBe(200);
+    const id = wd.json().success.id as number;
+    const state = async () => (await t.db.kysely.selectFrom('balance_requests').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    const { res, atEnd, after } = await endWhileWriteWaits(
+      (trx) => trx.selectFrom('balance_requests').select('id').where('id', '=', id).forUpdate().execute(),
+      () => t.app.inject({ method: 'POST', url: '/api/delete_request/', headers: thief, payload: { id } }),
+      changePassword,
+      state,
+    );
+    expect(after).toBe(atEnd);
+    expect([res.statusCode, after]).toEqual(res.statusCode === 200 ? [200, 'cancelled'] : [401, 'pending']);
+  });
+
+  it('a finished request hidden by a thief’s session waiting for its row while the owner changes the password: before, or 401 and shown', async () => {
+    const { u, thief, changePassword } = await ownerAndThief();
+    await createWallet(t.db.kysely, u.id, serverId, 'Owner');
+    const dep = await t.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: { ...u.auth, 'idempotency-key': `h-${u.id}` }, payload: { gamesserver_id: serverId, amount: 3 * KK } });
+    const id = dep.json().success.id as number;
+    expect((await t.app.inject({ method: 'POST', url: '/api/delete_request/', headers: u.auth, payload: { id } })).statusCode).toBe(200);
+    const state = async () => ((await t.db.kysely.selectFrom('balance_requests').select('hidden_at').where('id', '=', id).executeTakeFirstOrThrow()).hidden_at === null ? 'shown' : 'hidden');
+    const before = await state();
+    const { res, atEnd, after } = await endWhileWriteWaits(
+      (trx) => trx.selectFrom('balance_requests').select('id').where('id', '=', id).forUpdate().execute(),
+      () => t.app.inject({ method: 'GET', url: `/api/delete_balance_user/${id}`, headers: thief }),
+      changePassword,
+      state,
+    );
+    expect(after).toBe(atEnd);
+    expect([res.statusCode, after]).toEqual(res.statusCode === 200 ? [200, 'hidden'] : [401, before]);
+  });
+
+  it('the webhook removed by a thief’s session waiting for its row while the owner changes the password: before, or 401 and kept', async () => {
+    const { u, thief, changePassword } = await ownerAndThief();
+    await t.db.kysely.insertInto('webhooks').values({ user_id: u.id, url: 'https://example.com/hook', events: ['code.activated'], secret: `whsec_${Buffer.alloc(32).toString('base64')}` }).execute();
+    const state = async () => (await t.db.kysely.selectFrom('webhooks').select('user_id').where('user_id', '=', u.id).execute()).length;
+    const { res, atEnd, after } = await endWhileWriteWaits(
+      (trx) => trx.selectFrom('webhooks').select('user_id').where('user_id', '=', u.id).forUpdate().execute(),
+      () => t.app.inject({ method: 'DELETE', url: '/api/webhook', headers: thief }),
+      changePassword,
+      state,
+    );
+    expect(after).toBe(atEnd);
+    expect([res.statusCode, after]).toEqual(res.statusCode === 200 ? [200, 0] : [401, 1]);
+  });
+
+  it('an API key revoked by a thief’s session waiting for the key (a /v1 call holds it) while the owner changes the password: before, or 401 and live', async () => {
+    const { u, thief, changePassword } = await ownerAndThief();
+    const key = await t.db.kysely
+      .insertInto('api_keys')
+      .values({ user_id: u.id, name: 'shop', prefix: 'aw_test', key_hash: hashToken(newToken()) })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const state = async () =>
+      (await t.db.kysely.selectFrom('api_keys').select('revoked_at').where('id', '=', key.id).executeTakeFirstOrThrow()).revoked_at === null ? 'live' : 'revoked';
+    const { res, atEnd, after } = await endWhileWriteWaits(
+      (trx) => trx.selectFrom('api_keys').select('id').where('id', '=', key.id).forShare().execute(),
+      () => t.app.inject({ method: 'DELETE', url: `/api/api_keys/${key.id}`, headers: thief }),
+      changePassword,
+      state,
+    );
+    expect(after).toBe(atEnd);
+    expect([res.statusCode, after]).toEqual(res.statusCode === 200 ? [200, 'revoked'] : [401, 'live']);
+  });
+
   it('a step-up code that waited through support’s TOTP rescue: 401, not a wrong code, and no failure counted', async () => {
     const u = await createUser(t.db.kysely, { totp: true });
     const w = await createWallet(t.db.kysely, u.id, serverId, 'Owner');

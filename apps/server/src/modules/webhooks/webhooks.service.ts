@@ -133,7 +133,12 @@ export function createWebhooksService({
 
     async remove(caller: Caller) {
       // One transaction: the removal and the failing of what waited for the endpoint are seen together.
-      if (!(await db.transaction().execute((trx) => repo.remove(trx, caller.user.id)))) throw noEndpoint();
+      // As put: the session checked under the user's row first (a thief's removal that waited must not land after it).
+      const removed = await db.transaction().execute(async (trx) => {
+        await requireLiveSession(trx, caller);
+        return repo.remove(trx, caller.user.id);
+      });
+      if (!removed) throw noEndpoint();
       return { success: true as const };
     },
 
