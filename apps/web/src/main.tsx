@@ -1,3 +1,5 @@
+// Before any chunk that loads zod (lib/zod-jitless.ts).
+import './lib/zod-jitless';
 import { installChunkReload, reloadOnce } from './app/chunk-reload';
 
 // The entry: index.html already shows a static first screen; the app itself is fetched and started
