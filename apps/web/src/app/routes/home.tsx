@@ -77,7 +77,7 @@ export function HomeRoute() {
           ) : readFailed ? (
             <UserReadFailed />
           ) : (
-            <Alert severity="info">Войдите, чтобы увидеть историю заявок.</Alert>
+            <Alert severity="info" role="status">Войдите, чтобы увидеть историю заявок.</Alert>
           ))}
         {tab === 'statement' &&
           (isSignedIn ? (
@@ -87,7 +87,7 @@ export function HomeRoute() {
           ) : readFailed ? (
             <UserReadFailed />
           ) : (
-            <Alert severity="info">Войдите, чтобы увидеть выписку по балансу.</Alert>
+            <Alert severity="info" role="status">Войдите, чтобы увидеть выписку по балансу.</Alert>
           ))}
       </TabPanel>
     </Stack>

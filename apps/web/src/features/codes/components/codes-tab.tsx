@@ -262,7 +262,7 @@ export default function CodesTab({ server, wait = null, topUp }: { server: Games
   if (!server) {
     if (wait === 'loading') return <Skeleton variant="rounded" height={240} data-testid="codes-loading" />;
     if (wait !== null) return <Alert severity="error">{wait.failed}</Alert>;
-    return <Alert severity="info">Выберите игровой сервер, чтобы увидеть подарочные коды.</Alert>;
+    return <Alert severity="info" role="status">Выберите игровой сервер, чтобы увидеть подарочные коды.</Alert>;
   }
   // Keyed by the account too: another account signed in here (another tab, the mini app's switch) opens «Все мои
   // коды» folded, on its first page and with no status filter, not as the last account left it; a sign-out clears

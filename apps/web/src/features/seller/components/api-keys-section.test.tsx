@@ -56,6 +56,13 @@ describe('creating an API key in the profile', () => {
     await settle();
   }
 
+  it('«Ключей пока нет.» is a status, not an alert a screen reader breaks in with at every profile load (Chromium walk)', async () => {
+    await render(playerUser(false), []);
+    const empty = [...document.querySelectorAll('[role]')].find((el) => el.textContent === 'Ключей пока нет.');
+    expect(empty?.getAttribute('role')).toBe('status');
+    expect(document.querySelector('[role="alert"]')).toBeNull();
+  });
+
   it('without TOTP asks for the current password, sends it, and says a wrong one under the field', async () => {
     const sent = await render(playerUser(false), [
       () => answer(422, { message: 'Проверьте поля', errors: { password: ['Неверный текущий пароль'] } }),

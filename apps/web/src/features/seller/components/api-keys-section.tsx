@@ -108,7 +108,7 @@ export function ApiKeysSection() {
         </Stack>
       </Stack>
       {list.isError && <LoadFailed query={list} testId="api-keys-load-error" />}
-      {!isPending && keys?.length === 0 && <Alert severity="info">Ключей пока нет.</Alert>}
+      {!isPending && keys?.length === 0 && <Alert severity="info" role="status">Ключей пока нет.</Alert>}
       {keys && keys.length > 0 && (
         <Paper variant="outlined">
           <List dense aria-label="API-ключи">

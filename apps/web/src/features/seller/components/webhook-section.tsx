@@ -219,7 +219,7 @@ export function WebhookSection() {
           <Typography variant="h3" sx={{ fontSize: 16, pt: 1 }}>
             Журнал доставок
           </Typography>
-          {deliveries.data?.length === 0 && <Alert severity="info">Пока ничего не отправлялось. Нажмите «Отправить тест».</Alert>}
+          {deliveries.data?.length === 0 && <Alert severity="info" role="status">Пока ничего не отправлялось. Нажмите «Отправить тест».</Alert>}
           {deliveries.data && deliveries.data.length > 0 && (
             <Paper variant="outlined" sx={scrollsSideways}>
               <Table size="small" aria-label="Журнал доставок">

@@ -102,7 +102,7 @@ export function WalletCard({ server, wait = null }: { server: Gamesserver | unde
           ) : !server && wait !== null && wait !== 'loading' ? (
             <Alert severity="error">{wait.failed}</Alert>
           ) : !server ? (
-            <Alert severity="info">Выберите игровой сервер, чтобы увидеть баланс.</Alert>
+            <Alert severity="info" role="status">Выберите игровой сервер, чтобы увидеть баланс.</Alert>
           ) : readFailed ? (
             <UserReadFailed />
           ) : !isSignedIn && !userPending && inTelegram && !selfSignInOver ? (
