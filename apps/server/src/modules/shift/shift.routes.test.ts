@@ -550,7 +550,7 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     expect(await t.db.kysely.selectFrom('admin_audit_log').select('id').where('admin_id', '=', gone.id).where('action', '=', 'gamesserver.update').execute()).toEqual([]);
   });
 
-  it.runIf(kind === 'postgres')("a player's Telegram unlink and an operator's TOTP rescue of that player: both go through (no deadlock)", async () => {
+  it.runIf(kind === 'postgres')("a player's Telegram unlink and an operator's TOTP rescue of that player: no deadlock; the rescue ends the unlink's session first (401)", async () => {
     const p = await createUser(t.db.kysely, { totp: true });
     await t.db.kysely.updateTable('users').set({ telegram_chat_id: 555_001n }).where('id', '=', p.id).execute();
     await t.db.kysely.insertInto('telegram_link_tokens').values({ token_hash: `h${p.id}`, user_id: p.id, expires_at: new Date(Date.now() + 600_000) }).execute();
@@ -563,7 +563,9 @@ describe.each(DB_KINDS)("the operators' shift on %s", (kind) => {
     await waitFor(async () => ((await lockWaits(t.db.kysely)) === 2 ? true : undefined), 'the unlink to wait for the player');
     await hold.release();
     const [r, u] = await Promise.all([rescue, unlink]);
-    expect([r.statusCode, u.statusCode]).toEqual([200, 200]);
+    // The unlink waited for the player's row, which the rescue held while it ended the player's sessions: checked
+    // under that row, the unlink's session is gone (401; since 2026-11-29). The rescue unlinked the chat itself.
+    expect([r.statusCode, u.statusCode]).toEqual([200, 401]);
     expect((await t.db.kysely.selectFrom('users').select('telegram_chat_id').where('id', '=', p.id).executeTakeFirstOrThrow()).telegram_chat_id).toBeNull();
   });
 

@@ -60,9 +60,9 @@ describe('focus after «Сменить пароль», for a keyboard or screen-
     expect(document.activeElement).toBe(submit);
   });
 
-  it('a change refused leaves focus on «Сменить пароль» too, with the error under its field', async () => {
-    const { submit } = await mount(() => answer(422, { message: 'Проверьте поля', errors: { password: ['Неверный пароль'] } }));
+  it('a change refused moves focus to the field that says why, so a screen reader reads the error (Chromium walk)', async () => {
+    const { input } = await mount(() => answer(422, { message: 'Проверьте поля', errors: { password: ['Неверный пароль'] } }));
     expect(document.body.textContent).toContain('Неверный пароль');
-    expect(document.activeElement).toBe(submit);
+    expect(document.activeElement).toBe(input('Текущий пароль'));
   });
 });

@@ -4,6 +4,7 @@ import TextField from '@mui/material/TextField';
 import Typography from '@mui/material/Typography';
 import Alert from '@mui/material/Alert';
 import { useState } from 'react';
+import { useFocusFirstError } from '../../../hooks/use-focus-first-error';
 import { useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { useUi } from '../../../lib/ui-store';
@@ -20,13 +21,14 @@ export function ChangePasswordForm() {
   // «Сменить пароль» is disabled while the change is on its way, and Chromium drops focus from it to <body>: once the
   // answer is shown (the fields emptied, or an error under one) focus goes back to the button (useFocusAfterRemoval).
   const focusFrom = useFocusAfterRemoval('change-password');
+  const firstError = useFocusFirstError<HTMLFormElement>();
   const set = (k: keyof typeof values) => (e: React.ChangeEvent<HTMLInputElement>) => setValues((v) => ({ ...v, [k]: e.target.value }));
 
   async function submit(e: React.FormEvent) {
     e.preventDefault();
     f.clear();
     const body = f.validate(changePasswordBodySchema, values);
-    if (!body) return;
+    if (!body) return firstError.refused();
     const spot = focusFrom(FOCUS_KEY, 'submit');
     try {
       await change.mutateAsync(body);
@@ -34,6 +36,8 @@ export function ChangePasswordForm() {
       snackbar('Пароль изменён. Все другие сеансы завершены');
     } catch (err) {
       f.fromError(err);
+      // Refused: to the field that says why (a wrong current password), not to the button below it.
+      firstError.refused();
     } finally {
       spot.back();
     }
@@ -58,6 +62,7 @@ export function ChangePasswordForm() {
       component="form"
       noValidate
       onSubmit={submit}
+      ref={firstError.ref}
       aria-labelledby="change-password-title"
       sx={{ maxWidth: 420 }}
       data-focus-row="change-password"

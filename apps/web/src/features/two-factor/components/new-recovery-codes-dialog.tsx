@@ -4,6 +4,7 @@ import Stack from '@mui/material/Stack';
 import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
+import { useFocusFirstError } from '../../../hooks/use-focus-first-error';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { latinKeys } from '../../../lib/keyboard-layout';
 import { twoFactorRecoveryCodesBody, useNewRecoveryCodes } from '../api/two-factor-recovery-codes';
@@ -17,6 +18,7 @@ import { SecondFactorCodeField } from './second-factor-code-field';
  */
 export function NewRecoveryCodesDialog({ open, onClose }: { open: boolean; onClose(): void }) {
   const f = useFormErrors();
+  const firstError = useFocusFirstError<HTMLFormElement>();
   const renew = useNewRecoveryCodes();
   const [code, setCode] = useState('');
   const [codes, setCodes] = useState<string[] | null>(null);
@@ -38,11 +40,13 @@ export function NewRecoveryCodesDialog({ open, onClose }: { open: boolean; onClo
     f.clear();
     // A recovery code typed on the Russian layout reads as the Latin keys it was typed with.
     const body = f.validate(twoFactorRecoveryCodesBody, { code: latinKeys(code) });
-    if (!body) return;
+    if (!body) return firstError.refused();
     try {
       setCodes((await renew.mutateAsync(body.code)).recovery_codes);
     } catch (err) {
       f.fromError(err);
+      // «Получить» was disabled while the call ran: focus to the code field that says why.
+      firstError.refused();
     }
   }
   return (
@@ -71,7 +75,7 @@ export function NewRecoveryCodesDialog({ open, onClose }: { open: boolean; onClo
       {codes ? (
         <RecoveryCodes codes={codes} />
       ) : (
-        <Stack component="form" id="new-recovery-codes-form" noValidate onSubmit={submit} spacing={2} sx={{ pt: 1 }}>
+        <Stack component="form" id="new-recovery-codes-form" ref={firstError.ref} noValidate onSubmit={submit} spacing={2} sx={{ pt: 1 }}>
           {f.formError && <Alert severity="error">{f.formError}</Alert>}
           <Typography>Старые резервные коды перестанут работать, даже неиспользованные. Подтвердите кодом из приложения или одним из старых резервных кодов.</Typography>
           <SecondFactorCodeField value={code} onChange={setCode} error={f.fieldError('code')} />

@@ -247,6 +247,34 @@ describe('focus after TOTP is turned on or off, for a keyboard or screen-reader 
     expect(focused()).toBe('Новые резервные коды');
   });
 
+  for (const [opener, submit, call] of [
+    ['Выключить', 'two-factor-disable-form', '/api/2fa/disable'],
+    ['Новые резервные коды', 'new-recovery-codes-form', '/api/2fa/recovery_codes'],
+  ] as const) {
+    it(`a wrong code in «${opener}» puts focus on the code field that says so, not on the dialog (Chromium walk)`, async () => {
+      vi.stubGlobal(
+        'fetch',
+        vi.fn(async (url: string) => {
+          const path = new URL(String(url), 'http://localhost').pathname;
+          if (path === '/api/user') return answer(200, playerUser(true));
+          if (path === call) return answer(422, { message: 'Проверьте поля', errors: { code: ['Неверный код. Возьмите новый код из приложения'] } });
+          return answer(404, { message: 'Не найдено' });
+        }),
+      );
+      ({ root } = await mountWithQuery(() => createElement(TwoFactorSection)));
+      await settle();
+      await press(button(opener));
+      const input = document.querySelector('[role="dialog"] input') as HTMLInputElement;
+      await act(async () => type(input, '000000'));
+      // The dialog's own button sends it (and is disabled meanwhile).
+      await act(async () => (document.querySelector(`button[form="${submit}"]`) as HTMLButtonElement).focus());
+      await act(async () => document.getElementById(submit)!.dispatchEvent(new Event('submit', { bubbles: true, cancelable: true })));
+      await settle();
+      expect(document.querySelector('[role="dialog"]')?.textContent).toContain('Неверный код');
+      expect(document.activeElement).toBe(input);
+    });
+  }
+
   it('«Выключить» leaves focus on «Включить», which takes its place', async () => {
     server(true);
     ({ root } = await mountWithQuery(() => createElement(TwoFactorSection)));

@@ -12,6 +12,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { AppDialog } from '../../../components/app-dialog';
 import { useFocusAfterRemoval } from '../../../hooks/use-focus-after-removal';
+import { useFocusFirstError } from '../../../hooks/use-focus-first-error';
 import { useFormErrors } from '../../../hooks/use-form-errors';
 import { userQueryOptions, useUser } from '../../../lib/session';
 import { useBackClosesDialog } from '../../../lib/telegram-back';
@@ -125,6 +126,7 @@ function DisableDialog({
   onDismiss(): void;
 }) {
   const f = useFormErrors();
+  const firstError = useFocusFirstError<HTMLFormElement>();
   const [code, setCode] = useState('');
   // Each opening starts empty: the code and the refusal of the last one are gone.
   const [wasOpen, setWasOpen] = useState(open);
@@ -140,12 +142,14 @@ function DisableDialog({
     f.clear();
     // A recovery code typed on the Russian layout reads as the Latin keys it was typed with.
     const body = f.validate(twoFactorDisableBody, { code: latinKeys(code) });
-    if (!body) return;
+    if (!body) return firstError.refused();
     try {
       await disable.mutateAsync(body.code);
       onDone();
     } catch (err) {
       f.fromError(err);
+      // «Выключить» was disabled while the call ran: focus to the code field that says why.
+      firstError.refused();
     }
   }
   return (
@@ -165,7 +169,7 @@ function DisableDialog({
         </>
       }
     >
-      <Stack component="form" id="two-factor-disable-form" noValidate onSubmit={submit} spacing={2} sx={{ pt: 1 }}>
+      <Stack component="form" id="two-factor-disable-form" ref={firstError.ref} noValidate onSubmit={submit} spacing={2} sx={{ pt: 1 }}>
         {f.formError && <Alert severity="error">{f.formError}</Alert>}
         <SecondFactorCodeField value={code} onChange={setCode} error={f.fieldError('code')} />
       </Stack>
