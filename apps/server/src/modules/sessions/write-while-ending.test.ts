@@ -362,6 +362,29 @@ describe('a write whose row is busy while its session ends', () => {
     expect([res.statusCode, after]).toEqual(res.statusCode === 200 ? [200, 'revoked'] : [401, 'live']);
   });
 
+  it('an API key asked for with a code while the owner turns TOTP off: refused (409), not let through without the code or the password', async () => {
+    // diff review, 2026-11-29: the step-up found TOTP off under the user's row and let the call through, and the key's
+    // route had taken the TOTP branch, so neither the code nor the current password was checked.
+    const u = await createUser(t.db.kysely, { totp: true });
+    await t.db.kysely.updateTable('users').set({ password_hash: await hashPassword('correct horse 1') }).where('id', '=', u.id).execute();
+    const thief = newToken();
+    await t.db.kysely.insertInto('tokens').values({ user_id: u.id, kind: 'access', token_hash: hashToken(thief), method: 'email' }).execute();
+    // The owner's /2fa/disable: holds the user's row, then turns TOTP off.
+    const row = await holdLocks(
+      t.db.kysely,
+      (trx) => trx.selectFrom('users').select('id').where('id', '=', u.id).forNoKeyUpdate().execute(),
+      async (trx) => {
+        await trx.updateTable('users').set({ totp_secret: null, totp_last_step: null }).where('id', '=', u.id).execute();
+        await trx.deleteFrom('recovery_codes').where('user_id', '=', u.id).execute();
+      },
+    );
+    const made = t.app.inject({ method: 'POST', url: '/api/api_keys', headers: { authorization: `Bearer ${thief}`, 'x-two-factor-code': '000000' }, payload: { name: 'thief' } });
+    await waitFor(async () => ((await lockWaits(t.db.kysely)) === 1 ? true : undefined), 'the step-up to wait for the user row');
+    await row.release();
+    expect((await made).statusCode).toBe(409);
+    expect(await t.db.kysely.selectFrom('api_keys').select('id').where('user_id', '=', u.id).execute()).toEqual([]);
+  });
+
   it('a step-up code that waited through support’s TOTP rescue: 401, not a wrong code, and no failure counted', async () => {
     const u = await createUser(t.db.kysely, { totp: true });
     const w = await createWallet(t.db.kysely, u.id, serverId, 'Owner');
