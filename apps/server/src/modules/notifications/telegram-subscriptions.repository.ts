@@ -130,7 +130,7 @@ export const telegramSubscriptionsRepository = {
   },
 
   async unlinkUser(q: Q, userId: number) {
-    await sql`SELECT 1 FROM users WHERE id = ${userId} FOR NO KEY UPDATE`.execute(q);
+    await telegramSubscriptionsRepository.holdUser(q, userId);
     await q.deleteFrom('telegram_link_tokens').where('user_id', '=', userId).execute();
     const r = await q
       .updateTable('users')
