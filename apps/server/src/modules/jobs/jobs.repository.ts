@@ -75,13 +75,17 @@ export const jobsRepository = {
    * written in the same statement, so the claim is committed when this returns. "Due" and the lease's
    * end are both the database's time (`c.at` only in tests): a process whose clock is ahead of
    * another's by more than a lease must not see that one's running job as abandoned.
+   *
+   * The locking SELECT is a MATERIALIZED CTE so that it runs once. As a subquery joined to `jobs j`, the
+   * planner put it on the inner side of a nested loop whenever the table's statistics said about one row
+   * (an analyzed, nearly empty queue: the usual state), rescanned it for every row of `j`, and each rescan
+   * locked the next due job: one claim took every due job and ran the first, the others waited out their lease.
    */
   async claim(q: Q, c: { kinds: string[]; at: At; leaseMs: number; claim: string }): Promise<ClaimedJob | undefined> {
     if (c.kinds.length === 0) return undefined;
     const now = nowOf(c.at);
     const r = await sql<ClaimedJob>`
-      UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, claim = ${c.claim}, run_at = ${after(c.at, c.leaseMs)}
-      FROM (
+      WITH due AS MATERIALIZED (
         SELECT id FROM jobs
         WHERE state IN ('pending', 'running') AND run_at <= ${now} AND kind IN (${sql.join(c.kinds)})
           -- A job of a group only while none of the group runs under a live lease, and only the group's
@@ -92,7 +96,9 @@ export const jobsRepository = {
             AND id = (SELECT min(h.id) FROM jobs h WHERE h.grp = jobs.grp AND h.state IN ('pending', 'running') AND h.run_at <= ${now})))
         ORDER BY run_at, id LIMIT 1
         FOR UPDATE SKIP LOCKED
-      ) due
+      )
+      UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, claim = ${c.claim}, run_at = ${after(c.at, c.leaseMs)}
+      FROM due
       WHERE j.id = due.id
       RETURNING j.id, j.kind, j.payload, j.key, j.attempts, j.max_attempts, j.give_up_at, j.created_at`.execute(q);
     return r.rows[0];

@@ -22,21 +22,6 @@ function testClock(start = Date.parse('2026-01-01T00:00:00Z')) {
 
 const rowsOf = (db: TestDb) => db.kysely.selectFrom('jobs').selectAll().orderBy('id').execute();
 
-/**
- * runDue until `count` jobs have run (a bound of 5 s, not a timed assertion). One runDue stops at the first claim that
- * finds nothing: on PostgreSQL, in two clean-clone runs of the whole suite (116, 117; never alone), the second of two
- * due jobs was not claimed by the first runDue, most likely passed over by SKIP LOCKED while something held its row
- * for a moment. The cause is not found yet (note of 2026-11-29); what these tests check is each job's outcome.
- */
-async function runAllDue(jobs: Jobs, count: number) {
-  let ran = 0;
-  for (const until = Date.now() + 5_000; ran < count && Date.now() < until; ) {
-    ran += await jobs.runDue();
-    if (ran < count) await sleep(20);
-  }
-  return ran;
-}
-
 describe.each(DB_KINDS)('job queue on %s', (kind) => {
   let db: TestDb;
   beforeAll(async () => {
@@ -340,6 +325,40 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     expect(await rowsOf(db)).toEqual([]);
   });
 
+  it('a claim takes one job whatever the statistics say: a second worker runs the next ones while the first is busy', async () => {
+    // The statistics of an analyzed, nearly empty queue (its usual state). With them the planner rescanned the claim's
+    // locking subquery once per row of the table, and one claim took every due job: the others waited out a lease.
+    const clock = testClock();
+    const busy = createJobs({ db: db.kysely, dbNow: clock.now });
+    await busy.enqueue(db.kysely, 'zz.other', {});
+    await sql`ANALYZE jobs`.execute(db.kysely);
+    await db.kysely.deleteFrom('jobs').execute();
+    const free = createJobs({ db: db.kysely, dbNow: clock.now });
+    let started!: () => void;
+    const isBusy = new Promise<void>((r) => {
+      started = r;
+    });
+    let release!: () => void;
+    const slow = new Promise<void>((r) => {
+      release = r;
+    });
+    const ran: number[] = [];
+    busy.register<{ n: number }>('mail', async ({ n }) => {
+      ran.push(n);
+      started();
+      await slow;
+    });
+    free.register<{ n: number }>('mail', async ({ n }) => void ran.push(n));
+    for (const n of [1, 2, 3]) await busy.enqueue(db.kysely, 'mail', { n });
+    const first = busy.runDue();
+    await isBusy;
+    expect(await free.runDue()).toBe(2);
+    release();
+    expect(await first).toBe(1);
+    expect(ran).toEqual([1, 2, 3]);
+    expect(await rowsOf(db)).toEqual([]);
+  });
+
   it('marks a job failed after its last attempt or when its next try would be too late', async () => {
     const clock = testClock();
     const jobs = createJobs({ db: db.kysely, dbNow: clock.now, backoffBaseMs: 1000 });
@@ -348,7 +367,7 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     });
     await jobs.enqueue(db.kysely, 'broken', {}, { maxAttempts: 2 });
     await jobs.enqueue(db.kysely, 'broken', {}, { maxAgeMs: 500 });
-    expect(await runAllDue(jobs, 2)).toBe(2);
+    expect(await jobs.runDue()).toBe(2);
     clock.advance(1000);
     expect(await jobs.runDue()).toBe(1);
     const rows = await rowsOf(db);
@@ -371,7 +390,7 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     }, { scrubOnFail: true });
     await jobs.enqueue(db.kysely, 'refused', { keep: 'me' });
     await jobs.enqueue(db.kysely, 'secret', { box: 'sealed' }, { maxAttempts: 2 });
-    expect(await runAllDue(jobs, 2)).toBe(2);
+    expect(await jobs.runDue()).toBe(2);
     expect((await rowsOf(db)).map((r) => [r.kind, r.state, r.attempts, r.payload])).toEqual([
       ['refused', 'failed', 1, { keep: 'me' }],
       ['secret', 'pending', 1, { box: 'sealed' }],

@@ -220,15 +220,19 @@ export const shiftRepository = {
     return rows.map((r) => r.id);
   },
 
-  /** Marks pending requests created before `before`, unclaimed and not yet alerted; the rows this call marked. */
+  /**
+   * Marks pending requests created before `before`, unclaimed and not yet alerted; the rows this call marked, at most
+   * `limit`. The locking SELECT is a MATERIALIZED CTE so that it runs once (a join could rescan it, see `jobs.claim`).
+   */
   async markOverdue(q: Q, before: Date, now: Date, staleBefore: Date, limit: number) {
     const { rows } = await sql<AlertRow>`
+      WITH due AS MATERIALIZED (
+        SELECT id FROM balance_requests
+         WHERE status = 'pending' AND overdue_alerted_at IS NULL AND created_at < ${before}
+           AND ${noStandingClaim(staleBefore, 'balance_requests')}
+         ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
       UPDATE balance_requests r SET overdue_alerted_at = ${now}
-      FROM (SELECT id FROM balance_requests
-            WHERE status = 'pending' AND overdue_alerted_at IS NULL AND created_at < ${before}
-              AND ${noStandingClaim(staleBefore, 'balance_requests')}
-            ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED) due,
-           gamesservers g
+      FROM due, gamesservers g
       WHERE r.id = due.id AND g.id = r.gamesserver_id
       RETURNING r.id, r.type, r.currency_type, r.amount, g.name AS gamesserver, r.nick, r.created_at`.execute(q);
     return rows;
