@@ -80,17 +80,20 @@ export const jobsRepository = {
    * planner put it on the inner side of a nested loop whenever the table's statistics said about one row
    * (an analyzed, nearly empty queue: the usual state), rescanned it for every row of `j`, and each rescan
    * locked the next due job: one claim took every due job and ran the first, the others waited out their lease.
+   *
+   * A job of a group only while none of the group runs under a live lease, and only the group's first due job:
+   * two workers claiming at once both pick that one, and SKIP LOCKED leaves the second without any job of the
+   * group rather than with the next one. For the one job chosen, what the statement's snapshot showed is asked
+   * again under the group's lock by `job_group_turn` (db/functions/jobs.sql); refused (another worker's claim of
+   * the group was on its way), the claim takes nothing this time, and the next one sees that claim.
    */
   async claim(q: Q, c: { kinds: string[]; at: At; leaseMs: number; claim: string }): Promise<ClaimedJob | undefined> {
     if (c.kinds.length === 0) return undefined;
     const now = nowOf(c.at);
     const r = await sql<ClaimedJob>`
       WITH due AS MATERIALIZED (
-        SELECT id FROM jobs
+        SELECT id, grp FROM jobs
         WHERE state IN ('pending', 'running') AND run_at <= ${now} AND kind IN (${sql.join(c.kinds)})
-          -- A job of a group only while none of the group runs under a live lease, and only the group's
-          -- first due job: two workers claiming at once both pick that one, and SKIP LOCKED leaves the
-          -- second without any job of the group rather than with the next one.
           AND (grp IS NULL OR (
             NOT EXISTS (SELECT FROM jobs r WHERE r.grp = jobs.grp AND r.state = 'running' AND r.run_at > ${now})
             AND id = (SELECT min(h.id) FROM jobs h WHERE h.grp = jobs.grp AND h.state IN ('pending', 'running') AND h.run_at <= ${now})))
@@ -99,7 +102,7 @@ export const jobsRepository = {
       )
       UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, claim = ${c.claim}, run_at = ${after(c.at, c.leaseMs)}
       FROM due
-      WHERE j.id = due.id
+      WHERE j.id = due.id AND (due.grp IS NULL OR job_group_turn(due.grp, due.id, ${now}))
       RETURNING j.id, j.kind, j.payload, j.key, j.attempts, j.max_attempts, j.give_up_at, j.created_at`.execute(q);
     return r.rows[0];
   },

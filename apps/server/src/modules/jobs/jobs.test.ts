@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDb, type Db } from '../../db/client';
-import { createTestDb, DB_KINDS, type TestDb } from '../../../test/harness';
-import { jobsRepository } from './jobs.repository';
+import { createTestDb, DB_KINDS, gate, type TestDb } from '../../../test/harness';
+import { type ClaimedJob, jobsRepository } from './jobs.repository';
 import { createJobs, GiveUp, type Jobs, RetryAfter } from './jobs.service';
 
 /** A clock that moves only when told. */
@@ -248,6 +248,42 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
       release();
       await jobs.stop();
     }
+  });
+
+  // PGlite runs one transaction at a time: the race needs two connections.
+  it.skipIf(kind === 'pglite')("keeps a group's jobs one at a time when a lower job commits after a higher one was claimed", async () => {
+    const job = (name: string) => ({ kind: 'deliver', payload: { name }, key: null, group: 'webhook:1', runAt: null, delayMs: 0, maxAttempts: 3, maxAgeMs: 3_600_000, at: undefined });
+    // An event's transaction inserts job A (the lower id) and is slow to commit; a later event of the seller commits B.
+    const aInserted = gate();
+    const commitA = gate();
+    const eventA = db.kysely.transaction().execute(async (trx) => {
+      await jobsRepository.insert(trx, job('A'));
+      aInserted.open();
+      await commitA.opened;
+    });
+    await aInserted.opened;
+    await jobsRepository.insert(db.kysely, job('B'));
+    // Worker 1's claim takes B, the group's only due job it can see, and has not committed yet when A commits.
+    const claimed = gate();
+    const commitClaim = gate();
+    let first: ClaimedJob | undefined;
+    const worker1 = db.kysely.transaction().execute(async (trx) => {
+      first = await jobsRepository.claim(trx, { kinds: ['deliver'], at: undefined, leaseMs: 60_000, claim: 'w1' });
+      claimed.open();
+      await commitClaim.opened;
+    });
+    await claimed.opened;
+    expect(first?.payload).toEqual({ name: 'B' });
+    commitA.open();
+    await eventA;
+    // Worker 2 sees A as the group's first due job and nothing of the group running yet: it must still take nothing,
+    // neither while worker 1's claim is on its way nor once it has committed.
+    expect(await jobsRepository.claim(db.kysely, { kinds: ['deliver'], at: undefined, leaseMs: 60_000, claim: 'w2' })).toBeUndefined();
+    commitClaim.open();
+    await worker1;
+    expect(await jobsRepository.claim(db.kysely, { kinds: ['deliver'], at: undefined, leaseMs: 60_000, claim: 'w2' })).toBeUndefined();
+    const running = await db.kysely.selectFrom('jobs').select(['payload', 'claim']).where('state', '=', 'running').execute();
+    expect(running).toEqual([{ payload: { name: 'B' }, claim: 'w1' }]);
   });
 
   it('retries a failing job after growing gaps until it succeeds, then deletes it', async () => {
