@@ -609,9 +609,9 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     });
     await isLocked;
     await jobs.start();
-    // The worker's claim waits for the lock.
+    // The worker's claim waits for the lock (matched by its first words: pg_stat_activity keeps a query's first 1 KB).
     for (;;) {
-      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%UPDATE jobs j SET state%'`.execute(db.kysely);
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%WITH due AS MATERIALIZED%'`.execute(db.kysely);
       if (rows[0]!.n > 0) break;
       await sleep(5);
     }
