@@ -4,9 +4,25 @@ import { Mutex } from '../lib/mutex';
 
 const AFFECTING = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
-function commandOf(sql: string): string {
-  const m = /^\s*(?:WITH\b[\s\S]*?\)\s*)?(\w+)/i.exec(sql);
-  return (m?.[1] ?? 'SELECT').toUpperCase();
+/**
+ * The statement's command, as PostgreSQL's command tag names it: the first word, or after a WITH the first word
+ * that follows its queries (their parentheses balanced, however nested; a lazy match stopped at the first `)`).
+ */
+export function commandOf(sql: string): string {
+  const first = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase() ?? 'SELECT';
+  if (first !== 'WITH') return first;
+  let depth = 0;
+  for (let i = sql.search(/\bWITH\b/i) + 4; i < sql.length; i++) {
+    const ch = sql[i];
+    if (ch === '(') depth += 1;
+    else if (ch === ')') depth -= 1;
+    else if (depth === 0 && /\w/.test(ch!)) {
+      const word = /^\w+/.exec(sql.slice(i))![0].toUpperCase();
+      if (['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'MERGE', 'VALUES', 'TABLE'].includes(word)) return word;
+      i += word.length - 1;
+    }
+  }
+  return 'SELECT';
 }
 
 /**

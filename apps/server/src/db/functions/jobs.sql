@@ -7,7 +7,9 @@
 -- longer transactions, so a lower job of the group could commit after another worker had claimed a
 -- higher one, and a worker whose snapshot did not yet show that claim took the lower one as well: two
 -- deliveries of one seller at once, out of order. VOLATILE PL/pgSQL, so its query reads what had
--- committed when it ran (READ COMMITTED), not the claim's snapshot.
+-- committed when it ran (READ COMMITTED), not the claim's snapshot. 7303 is the job groups' space of
+-- two-key advisory locks (7301: an address's code flows, accounts.repository.ts; 7302: a user's API
+-- keys, api-keys.repository.ts).
 CREATE OR REPLACE FUNCTION job_group_turn(p_grp text, p_id bigint, p_now timestamptz) RETURNS boolean
 LANGUAGE plpgsql VOLATILE AS $$
 BEGIN

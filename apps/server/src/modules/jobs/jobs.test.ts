@@ -652,3 +652,31 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     expect(ran).toBe(1);
   });
 });
+
+describe.each(DB_KINDS)('a claim of a grouped job on %s', (kind) => {
+  let db: TestDb;
+  beforeAll(async () => {
+    db = await createTestDb(kind);
+    // job_group_turn behind a counter (a sequence counts even a call whose transaction rolls back).
+    await sql`ALTER FUNCTION job_group_turn(text, bigint, timestamptz) RENAME TO job_group_turn_counted`.execute(db.kysely);
+    await sql`CREATE SEQUENCE zz_turns`.execute(db.kysely);
+    await sql`CREATE FUNCTION job_group_turn(p_grp text, p_id bigint, p_now timestamptz) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
+      BEGIN PERFORM nextval('zz_turns'); RETURN job_group_turn_counted(p_grp, p_id, p_now); END $$`.execute(db.kysely);
+  });
+  afterAll(() => db.close());
+  const turns = async () => Number((await sql<{ n: string }>`SELECT last_value - CASE WHEN is_called THEN 0 ELSE 1 END AS n FROM zz_turns`.execute(db.kysely)).rows[0]!.n);
+
+  it('asks for the group\'s turn once, whatever the statistics say and however many jobs wait', async () => {
+    const jobs = createJobs({ db: db.kysely });
+    // The statistics of a nearly empty queue, which put the claim's CTE scan inside a loop over the table.
+    await jobs.enqueue(db.kysely, 'zz.other', {});
+    await sql`ANALYZE jobs`.execute(db.kysely);
+    await db.kysely.deleteFrom('jobs').execute();
+    await jobs.enqueue(db.kysely, 'deliver', { name: 'g' }, { group: 'webhook:1' });
+    for (let i = 0; i < 20; i++) await jobs.enqueue(db.kysely, 'zz.other', {}, { delayMs: 60_000 });
+    const before = await turns();
+    const claimed = await jobsRepository.claim(db.kysely, { kinds: ['deliver'], at: undefined, leaseMs: 60_000, claim: 'w1' });
+    expect(claimed?.payload).toEqual({ name: 'g' });
+    expect((await turns()) - before).toBe(1);
+  });
+});
