@@ -345,9 +345,12 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
         // A reset waiting for the code was never applied: the old password stands, so «Войдите снова» with the
         // new one fails; the way on is the reset again (the web links it).
         const resets = Boolean(state?.resets);
-        // This sign-in is spent; signing in again may start another at once.
-        if (state && new Date(state.expires_at) > at) {
-          throw new AppError('TOO_MANY_ATTEMPTS', { message: resets ? T.resetTooManyCodes : T.tooManyCodes, retryAfter: 1 });
+        // This sign-in is spent; signing in again may start another at once. The same call answers the same until
+        // the pending sign-in expires, then 401: Retry-After says when that is, so a client that obeys it asks once
+        // more, not once a second for ten minutes (contract review 14).
+        const left = state ? new Date(state.expires_at).getTime() - at.getTime() : 0;
+        if (left > 0) {
+          throw new AppError('TOO_MANY_ATTEMPTS', { message: resets ? T.resetTooManyCodes : T.tooManyCodes, retryAfter: Math.ceil(left / 1000) });
         }
         throw new AppError('UNAUTHENTICATED', { message: resets ? T.resetExpired : T.expired });
       }
