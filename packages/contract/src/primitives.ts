@@ -8,12 +8,16 @@ export * from './constants';
 export const CurrencyTypeSchema = z.union([z.literal(1), z.literal(2)], { error: M.currency });
 export type CurrencyType = z.infer<typeof CurrencyTypeSchema>;
 
-/** A positive whole amount that JSON carries exactly (at most 2^53 − 1). */
+/**
+ * A positive whole amount that JSON carries exactly (at most 2^53 − 1). The bound is checked first and alone: zod's
+ * `int` also refuses a whole number past 2^53 − 1, which then read «Сумма должна быть целым числом» beside «Слишком
+ * большая сумма» (contract review 14).
+ */
 export const AmountSchema = z
   .number({ error: (i) => (i.input === undefined ? M.required : M.amountType) })
+  .max(Number.MAX_SAFE_INTEGER, { error: M.amountMax, abort: true })
   .int(M.amountInt)
-  .positive(M.amountPositive)
-  .max(Number.MAX_SAFE_INTEGER, M.amountMax);
+  .positive(M.amountPositive);
 
 /** A non-negative amount in answers (balances may be zero). */
 export const BalanceSchema = z.number().int().min(0);
