@@ -401,9 +401,12 @@ export class JobQueue {
     const delay = outcome.error instanceof RetryAfter ? outcome.error.ms : this.#backoff(job.attempts);
     const about = { job: String(job.id), kind: job.kind, attempt: job.attempts, err: error };
     const final = outcome.error instanceof GiveUp;
+    // A failure is recorded through a short outage as a success is (persist): written once, a write the restarting
+    // database refused left the job 'running' with nobody on it until its lease ended (up to five minutes), its
+    // group waiting behind it, and a GiveUp job then ran again (stress round 13). Both writes are no-ops once done.
     if (!final && job.attempts < job.max_attempts) {
       // Due again `delay` after the database's now, unless that is past the job's give_up_at ('late').
-      const retryAt = await repo.retry(this.#db, job.id, claim, delay, error, this.#at());
+      const retryAt = await persist(() => repo.retry(this.#db, job.id, claim, delay, error, this.#at()));
       if (retryAt === null) {
         this.#log.warn(about, 'job failed after its lease ended; another worker may run it again');
         return;
@@ -414,9 +417,11 @@ export class JobQueue {
       }
     }
     this.#log.error(about, 'job failed for good');
-    await repo.transaction(this.#db, async (trx) => {
-      if (await repo.fail(trx, job.id, claim, this.#at(), error, scrubOnFail)) await scheduleNext(trx);
-    });
+    await persist(() =>
+      repo.transaction(this.#db, async (trx) => {
+        if (await repo.fail(trx, job.id, claim, this.#at(), error, scrubOnFail)) await scheduleNext(trx);
+      }),
+    );
   }
 
   #backoff(attempt: number) {

@@ -341,6 +341,38 @@ describe.each(DB_KINDS)('job queue on %s', (kind) => {
     expect(sent).toEqual(['chat 777']);
   });
 
+  it('records a failure through a short outage too: retried after its back-off, or failed for good, not left running', async () => {
+    const clock = testClock();
+    const jobs = createJobs({ db: db.kysely, dbNow: clock.now, backoffBaseMs: 1000 });
+    const runs: string[] = [];
+    jobs.register<{ n: string }>('hook', async ({ n }) => {
+      runs.push(n);
+      if (n === 'refused') throw new GiveUp('404 chat not found');
+      throw new Error('receiver answered 503');
+    });
+    await jobs.enqueue(db.kysely, 'hook', { n: 'later' }, { maxAttempts: 3 });
+    await jobs.enqueue(db.kysely, 'hook', { n: 'refused' }, { maxAttempts: 3 });
+    // The database restarts while each failure is being written: the first two tries of each write fail.
+    const retry = vi.spyOn(jobsRepository, 'retry');
+    retry.mockRejectedValueOnce(new Error('connect ECONNREFUSED')).mockRejectedValueOnce(new Error('Connection terminated'));
+    const fail = vi.spyOn(jobsRepository, 'fail');
+    fail.mockRejectedValueOnce(new Error('connect ECONNREFUSED')).mockRejectedValueOnce(new Error('Connection terminated'));
+    try {
+      expect(await jobs.runDue()).toBe(2);
+    } finally {
+      retry.mockRestore();
+      fail.mockRestore();
+    }
+    expect((await rowsOf(db)).map((r) => [r.payload, r.state, r.attempts, r.last_error])).toEqual([
+      [{ n: 'later' }, 'pending', 1, 'receiver answered 503'],
+      [{ n: 'refused' }, 'failed', 1, '404 chat not found'],
+    ]);
+    // The retry comes after its back-off; the refused job never runs again.
+    clock.advance(1000);
+    expect(await jobs.runDue()).toBe(1);
+    expect(runs).toEqual(['later', 'refused', 'later']);
+  });
+
   it('honours RetryAfter instead of the back-off', async () => {
     const clock = testClock();
     const jobs = createJobs({ db: db.kysely, dbNow: clock.now, backoffBaseMs: 1000 });
