@@ -89,24 +89,20 @@ export function createAccountsAdminRepository(db: Kysely<Database>) {
     /**
      * Locks the operator's row and the user's, always in id order (two operators changing each
      * other lock the same two rows in the same order, so one waits for the other instead of a
-     * deadlock), and returns both as they are now. The user's row FOR NO KEY UPDATE, not FOR UPDATE:
-     * nothing here changes a user's id, and FOR UPDATE also waits for the foreign-key checks (FOR KEY
-     * SHARE) of writes that refer to the user: the same operator completing the player's request (their
-     * own row held FOR SHARE, then a wallet row or ledger entry of the player written) deadlocked with it.
-     * The operator's own row FOR SHARE, as every act of theirs takes it (shift.holdOperator): it is read,
-     * never written, and a change of the operator waits for it all the same. Held exclusively, it
-     * deadlocked with the operator's cancel of their own request that the user being blocked or demoted
-     * had claimed (the cancel holds the request and takes its owner's row FOR SHARE; the block holds the
-     * rows and releases the user's claims; diff review 13).
+     * deadlock), and returns both as they are now. FOR NO KEY UPDATE, not FOR UPDATE: nothing here
+     * changes a user's id, and FOR UPDATE also waits for the foreign-key checks (FOR KEY SHARE) of
+     * writes that refer to the user: the same operator completing the player's request (their own row
+     * held FOR SHARE, then a wallet row or ledger entry of the player written) deadlocked with it.
      */
     async lockPair(trx: Queryable, operatorId: number, id: number) {
-      const lock = (userId: number) => {
-        const q = trx.selectFrom('users').selectAll().where('id', '=', userId);
-        return (userId === operatorId && userId !== id ? q.forShare() : q.forNoKeyUpdate()).executeTakeFirst();
-      };
-      const [first, second] = operatorId < id ? [operatorId, id] : [id, operatorId];
-      const rows = [await lock(first), first === second ? undefined : await lock(second)];
-      return { operator: rows.find((u) => u?.id === operatorId), user: rows.find((u) => u?.id === id) };
+      const rows = await trx
+        .selectFrom('users')
+        .selectAll()
+        .where('id', 'in', [operatorId, id])
+        .orderBy('id')
+        .forNoKeyUpdate()
+        .execute();
+      return { operator: rows.find((u) => u.id === operatorId), user: rows.find((u) => u.id === id) };
     },
     updateUser(trx: Queryable, id: number, set: UserChange) {
       return trx
