@@ -13,7 +13,7 @@ describe('migrate on pglite', () => {
   it('applies nothing on a second run, and a function file again once its text differs from the one applied', async () => {
     expect(await migrate(db.kysely)).toEqual([]);
     const files = (await sql<{ name: string }>`SELECT name FROM schema_functions ORDER BY name`.execute(db.kysely)).rows.map((r) => r.name);
-    expect(files).toEqual(['idempotency.sql', 'ledger.sql', 'requests.sql', 'sessions.sql']);
+    expect(files).toEqual(['idempotency.sql', 'jobs.sql', 'ledger.sql', 'requests.sql', 'sessions.sql']);
     await sql`UPDATE schema_functions SET sha256 = 'an older text' WHERE name = 'ledger.sql'`.execute(db.kysely);
     expect(await migrate(db.kysely)).toEqual(['functions/ledger.sql']);
     expect(await migrate(db.kysely)).toEqual([]);
