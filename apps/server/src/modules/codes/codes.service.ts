@@ -259,6 +259,7 @@ export function createCodesService(deps: CodesServiceDeps) {
             refId: code.id,
             actorUserId: ownerId,
             legs: issueLegs(wallet.id, server.id, nominal, fee),
+            shortField: 'nominal',
           });
           const after = posted.wallets[0]!.balance;
           const notice = await notices.recordBalanceDrop(trx, { userId: ownerId, walletId: wallet.id, gameServerId: server.id, before: after + code.price, after });
@@ -357,7 +358,7 @@ export function createCodesService(deps: CodesServiceDeps) {
           // One posting per code, as show_code's, so each code's own ledger story is complete.
           let posted: Awaited<ReturnType<typeof post>> | undefined;
           for (const code of codes) {
-            posted = await post(trx, { kind: 'code_issue', refType: 'code', refId: code.id, actorUserId: ownerId, legs: issueLegs(wallet.id, server.id, nominal, fee) });
+            posted = await post(trx, { kind: 'code_issue', refType: 'code', refId: code.id, actorUserId: ownerId, legs: issueLegs(wallet.id, server.id, nominal, fee), shortField: 'count' });
           }
           const after = posted!.wallets[0]!.balance;
           const notice = await notices.recordBalanceDrop(trx, { userId: ownerId, walletId: wallet.id, gameServerId: server.id, before: after + total, after });

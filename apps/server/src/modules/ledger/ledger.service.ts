@@ -23,6 +23,8 @@ export interface Posting {
   refId?: number | bigint;
   actorUserId?: number;
   legs: Leg[];
+  /** The payload field a short balance's 409 names in `errors` (the call's own field: `nominal`, `count`); `amount` by default. */
+  shortField?: string;
 }
 
 export interface WalletBalance {
@@ -62,7 +64,7 @@ export async function post(trx: Trx, posting: Posting): Promise<PostResult> {
         amount,
       })),
     })
-    .catch(rethrowMoneyError);
+    .catch((err: unknown) => rethrowMoneyError(err, posting.shortField));
   return {
     transactionId: BigInt(rows[0]!.transaction_id),
     wallets: rows
@@ -75,13 +77,13 @@ export async function post(trx: Trx, posting: Posting): Promise<PostResult> {
  * Turns the errors the money functions of db/functions/ raise (SQLSTATE class AW) into the answers
  * of the API; anything else is rethrown as it is.
  */
-export function rethrowMoneyError(err: unknown): never {
+export function rethrowMoneyError(err: unknown, shortField = 'amount'): never {
   const e = err as { code?: string; detail?: string };
   switch (e?.code) {
     case 'AW401':
       throw new AppError('UNAUTHENTICATED');
     case 'AW409':
-      throw new AppError('INSUFFICIENT_BALANCE', { body: { low_cap: true }, errors: { amount: ['Недостаточно средств на балансе'] } });
+      throw new AppError('INSUFFICIENT_BALANCE', { body: { low_cap: true }, errors: { [shortField]: ['Недостаточно средств на балансе'] } });
     case 'AW413':
       // No field: the dialogs that can meet it (a refund, a deposit's completion) have no amount field to put it under.
       throw new AppError('CONFLICT', { message: 'Баланс кошелька превысил бы допустимый предел' });

@@ -221,7 +221,7 @@ describe.each(DB_KINDS)('wallets, deposits, withdrawals and the operators queue 
       const p = await playerWith(2n * BigInt(KK), 5n);
       const res = await call('POST', '/api/down_balance_user/', p, { gamesserver_id: serverId, amount: 3 * KK });
       expect(res.statusCode).toBe(409);
-      expect(res.json()).toMatchObject({ low_cap: true, message: 'Недостаточно средств на балансе' });
+      expect(res.json()).toMatchObject({ low_cap: true, message: 'Недостаточно средств на балансе', errors: { amount: ['Недостаточно средств на балансе'] } });
       const coins = await call('POST', '/api/down_balance_user_second_currency/', p, { gamesserver_id: serverId, amount: 6, currency_type: 2 });
       expect(coins.statusCode).toBe(409);
       expect(coins.json().low_cap).toBe(true);

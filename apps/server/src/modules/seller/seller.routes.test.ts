@@ -354,7 +354,7 @@ describe.each(DB_KINDS)('the seller API on %s', (kind) => {
     const poorKey = await newKey(poor);
     const broke = await call('POST', '/api/v1/codes', keyAuth(poorKey.key, { 'idempotency-key': 'x3' }), { gamesserver_id: serverId, nominal: KK, count: 2 });
     expect(broke.statusCode).toBe(409);
-    expect(broke.json()).toMatchObject({ low_cap: true });
+    expect(broke.json()).toMatchObject({ low_cap: true, errors: { count: ['Недостаточно средств на балансе'] } });
     expect(await t.db.kysely.selectFrom('codes').select('id').where('user_id', '=', poor.id).execute()).toEqual([]);
   });
 

@@ -334,8 +334,15 @@ describe.each(DB_KINDS)('user variants on %s', (kind) => {
       await fund(t.db.kysely, w, 5n * BigInt(KK));
       const res = await call('POST', '/api/pricekods/', poor, { gamesserver_id: serverId, nominal: KK, count: 5 });
       expect(res.statusCode).toBe(409);
-      expect(res.json().low_cap).toBe(true);
+      expect(res.json()).toMatchObject({ low_cap: true, errors: { count: ['Недостаточно средств на балансе'] } });
       expect(await t.db.kysely.selectFrom('pricekods').select('id').where('user_id', '=', poor.id).execute()).toEqual([]);
+      // An edit that adds codes past the balance names the count too, and leaves the batch as it was.
+      const made = await call('POST', '/api/pricekods/', poor, { gamesserver_id: serverId, nominal: KK, count: 2 });
+      expect(made.statusCode, made.body).toBe(200);
+      const more = await call('PUT', `/api/pricekods/${made.json().success.id}`, poor, { gamesserver_id: serverId, nominal: KK, count: 5 });
+      expect(more.statusCode).toBe(409);
+      expect(more.json()).toMatchObject({ low_cap: true, errors: { count: ['Недостаточно средств на балансе'] } });
+      expect(await t.db.kysely.selectFrom('codes').select('id').where('user_id', '=', poor.id).execute()).toHaveLength(2);
     });
 
     it('lists a batch’s open codes even when the seller holds OPEN_CODES_LIMIT newer single codes (a limit per list)', async () => {

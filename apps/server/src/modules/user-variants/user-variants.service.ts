@@ -101,6 +101,7 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
       refId: variant.id,
       actorUserId: ownerId,
       legs: issueLegs(variant.walletId, variant.gameServerId, nominal, fee, count),
+      shortField: 'count',
     });
     const after = posted.wallets[0]!.balance;
     return { amount: charge, before: after + charge, after, events: [...codes.map(sertEventOf(owner)), ...balanceEvents(ownerId, posted.wallets)] };
@@ -158,6 +159,7 @@ export function createUserVariantsService({ db, realtime, notices, wallets, cloc
             refId: variant.id,
             actorUserId: ownerId,
             legs: issueLegs(wallet.id, server.id, nominal, fee, count),
+            shortField: 'count',
           });
           const after = posted.wallets[0]!.balance;
           const notice = await notices.recordBalanceDrop(trx, { userId: ownerId, walletId: wallet.id, gameServerId: server.id, before: after + total, after });
