@@ -147,3 +147,55 @@ describe.each(DB_KINDS)('two processes on %s', (kind) => {
     }
   }, SLOW_MACHINE_MS);
 });
+
+describe.each(DB_KINDS)('calls past half the limit on %s', (kind) => {
+  it('a key used exactly up to its limit is never refused, whichever sync answer is read first', async () => {
+    const db = await createTestDb(kind);
+    const real = rateLimitsRepository.addHits.bind(rateLimitsRepository);
+    let n = 0;
+    // The second sync's answer reaches the process 200 ms after its statement committed (its backend descheduled, or
+    // another socket read first). Before, a later sync's total, which held that sync's hits, was read first, they were
+    // counted twice and the limit's own call was refused (stress review 14).
+    const addHits = vi.spyOn(rateLimitsRepository, 'addHits').mockImplementation(async (...args) => {
+      const mine = ++n;
+      const r = await real(...args);
+      if (mine === 2) await sleep(200);
+      return r;
+    });
+    try {
+      const store = createCallLimitStore(db.kysely, quiet);
+      const key = 'call:tok:exactly';
+      expect(await settle(store.hit(key, 4))).toBe(0);
+      const second = settle(store.hit(key, 4));
+      await sleep(50);
+      const third = settle(store.hit(key, 4));
+      await sleep(50);
+      const fourth = settle(store.hit(key, 4));
+      expect([await second, await third, await fourth]).toEqual([0, 0, 0]);
+      expect(await settle(store.hit(key, 4))).toBeGreaterThan(0);
+      await store.flush();
+      expect((await rateLimitsRepository.peek(db.kysely, key))?.hits).toBe(5);
+    } finally {
+      addHits.mockRestore();
+      await db.close();
+    }
+  }, SLOW_MACHINE_MS);
+
+  it('a burst past the limit lets exactly the limit through: later arrivals do not refuse earlier calls', async () => {
+    const db = await createTestDb(kind);
+    try {
+      const store = createCallLimitStore(db.kysely, quiet);
+      const key = 'call:ip:203.0.113.50';
+      expect(await settle(store.hit(key, 30))).toBe(0);
+      // 59 more at once (a page's calls from many players behind one address): 29 of them are within the limit. Before,
+      // each synced call was judged by every call counted by the time its sync answered, and 14 of 60 passed.
+      const verdicts = await Promise.all(Array.from({ length: 59 }, () => settle(store.hit(key, 30))));
+      expect(verdicts.slice(0, 29)).toEqual(new Array(29).fill(0));
+      expect(verdicts.slice(29).every((v) => v > 0 && v <= 60)).toBe(true);
+      await store.flush();
+      expect((await rateLimitsRepository.peek(db.kysely, key))?.hits).toBe(60);
+    } finally {
+      await db.close();
+    }
+  }, SLOW_MACHINE_MS);
+});

@@ -14,6 +14,19 @@ interface Entry {
   /** Which local window the counts belong to: raised when `hit` starts a new one (the database's start may differ). */
   gen: number;
   cold: boolean;
+  /**
+   * A sync of this key is on its way (its own or the batch's). The next one waits for it, so this process's hits of a
+   * key reach the database in the order they came, and each synced call learns its own place in the count.
+   */
+  busy: boolean;
+  /** Calls past half the limit waiting for the next sync of the key: `index` is their hit's place among `pending`. */
+  waiters: Waiter[];
+}
+
+interface Waiter {
+  index: number;
+  max: number;
+  resolve: (verdict: number) => void;
 }
 
 /**
@@ -25,6 +38,11 @@ interface Entry {
  * already counts at its limit is refused without a sync until its window ends. `hit` answers at
  * once, without a promise, when no sync is needed (decision record 0027): the common call costs a
  * map lookup. While the database is away each process counts alone and no call waits on it.
+ *
+ * A synced call is decided by the place of its own hit in the total its sync's statement returned: a
+ * key has one sync on its way at a time (calls arriving meanwhile go together in the next), so calls
+ * that came after it, or syncs answered in another order than they were sent, never refuse a call
+ * within the limit, and a burst past it lets through exactly the limit (stress review 14).
  */
 export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: unknown, msg: string): void }, windowMs = 60_000) {
   const entries = new Map<string, Entry>();
@@ -37,29 +55,48 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
    */
   let down = false;
 
-  async function sync(keys: string[]) {
-    const batch: Array<{ key: string; hits: number; entry: Entry; gen: number }> = [];
+  /** The syncs on their way (closing waits for them before the last one). */
+  const inFlight = new Set<Promise<void>>();
+
+  function sync(keys: string[]): Promise<void> {
+    const sent = send(keys);
+    inFlight.add(sent);
+    void sent.finally(() => inFlight.delete(sent));
+    return sent;
+  }
+
+  /** Sends the pending hits of the keys that have no sync on its way, and answers the calls waiting on them. */
+  async function send(keys: string[]) {
+    const batch: Array<{ key: string; hits: number; entry: Entry; gen: number; waiters: Waiter[] }> = [];
     for (const key of keys) {
       const entry = entries.get(key);
-      if (!entry || entry.pending === 0) continue;
-      batch.push({ key, hits: entry.pending, entry, gen: entry.gen });
+      if (!entry || entry.busy || entry.pending === 0) continue;
+      batch.push({ key, hits: entry.pending, entry, gen: entry.gen, waiters: entry.waiters });
+      entry.waiters = [];
       entry.sending += entry.pending;
       entry.pending = 0;
+      entry.busy = true;
     }
     if (batch.length === 0) return;
     try {
       const totals = await repo.addHits(db, batch, windowMs, new Date());
       const byKey = new Map(totals.map((t) => [t.key, t]));
       for (const b of batch) {
-        if (b.entry.gen === b.gen) b.entry.sending -= b.hits;
         const t = byKey.get(b.key);
-        if (!t) continue;
-        const start = t.windowStart.getTime();
-        if (start !== b.entry.windowStart) {
-          b.entry.windowStart = start;
-          b.entry.synced = t.hits;
-        } else b.entry.synced = Math.max(b.entry.synced, t.hits);
-        b.entry.cold = false;
+        // An answer of a window that has ended since tells nothing of the new one.
+        if (b.entry.gen === b.gen) {
+          b.entry.sending -= b.hits;
+          if (t) {
+            const start = t.windowStart.getTime();
+            if (start !== b.entry.windowStart) {
+              b.entry.windowStart = start;
+              b.entry.synced = t.hits;
+            } else b.entry.synced = Math.max(b.entry.synced, t.hits);
+            b.entry.cold = false;
+          }
+        }
+        // The batch's hits are the last `hits` of the total, in the order they came.
+        for (const w of b.waiters) w.resolve(t ? (t.hits - b.hits + w.index <= w.max ? 0 : retryAfter(b.entry)) : verdict(b.entry, w.max));
       }
       if (down) log.warn({}, 'call limits: the database is back, counts are shared again');
       down = false;
@@ -67,13 +104,25 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
       // The database being away must not turn every call into an error: count locally meanwhile,
       // each hit in its own window (a window that has ended meanwhile takes its hits with it).
       for (const b of batch) {
-        if (b.entry.gen !== b.gen) continue;
-        b.entry.sending -= b.hits;
-        b.entry.pending += b.hits;
+        if (b.entry.gen === b.gen) {
+          b.entry.sending -= b.hits;
+          b.entry.pending += b.hits;
+        }
+        for (const w of b.waiters) w.resolve(verdict(b.entry, w.max));
       }
       // One line per outage, not one per call.
       if (!down) log.warn({ err }, 'call limits: sync failed, counting in this process until the database is back');
       down = true;
+    } finally {
+      for (const b of batch) {
+        b.entry.busy = false;
+        // Calls that came while this sync was out go in the next one at once; while the database is away,
+        // they are decided by this process's own count, as every call then is.
+        if (b.entry.waiters.length > 0) {
+          if (down) settleLocally(b.entry);
+          else void sync([b.key]);
+        }
+      }
     }
   }
 
@@ -89,8 +138,19 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
 
   /** 0 when the call is allowed, else the seconds until the key's window ends (at least 1). */
   function verdict(entry: Entry, max: number) {
-    if (entry.synced + entry.sending + entry.pending <= max) return 0;
+    return entry.synced + entry.sending + entry.pending <= max ? 0 : retryAfter(entry);
+  }
+
+  /** The seconds until the key's window ends, at least 1. */
+  function retryAfter(entry: Entry) {
     return Math.max(1, Math.ceil((entry.windowStart + windowMs - Date.now()) / 1000));
+  }
+
+  /** Answers the calls waiting on a key from this process's own count (the database away, or their window ended). */
+  function settleLocally(entry: Entry) {
+    const waiters = entry.waiters;
+    entry.waiters = [];
+    for (const w of waiters) w.resolve(verdict(entry, w.max));
   }
 
   /** Counts one call of the key: its verdict, or a promise of it when the key must be synced first. */
@@ -98,6 +158,8 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
     const now = Date.now();
     let entry = entries.get(key);
     if (entry && entry.windowStart + windowMs <= now) {
+      // Calls of the ended window still waiting for a sync: decided by what it counted.
+      settleLocally(entry);
       // A new window: what the last one counted (synced or not, say while the database was away) is over.
       entry.windowStart = now;
       entry.synced = 0;
@@ -109,7 +171,7 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
       entry.cold = true;
     }
     if (!entry) {
-      entry = { windowStart: now, synced: 0, pending: 0, sending: 0, gen: 0, cold: true };
+      entry = { windowStart: now, synced: 0, pending: 0, sending: 0, gen: 0, cold: true, busy: false, waiters: [] };
       entries.set(key, entry);
     }
     entry.pending += 1;
@@ -124,7 +186,10 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
     // connect timeout holds no call); its success ends the outage.
     if ((entry.cold || (entry.synced + entry.sending + entry.pending) * 2 >= max) && !down) {
       const e = entry;
-      return sync([key]).then(() => verdict(e, max));
+      return new Promise<number>((resolve) => {
+        e.waiters.push({ index: e.pending, max, resolve });
+        if (!e.busy) void sync([key]);
+      });
     }
     flushAll(now);
     return verdict(entry, max);
@@ -134,7 +199,8 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
     hit,
     /** Sends what is pending now (on close, and for tests). */
     flush: async () => {
-      await flushing;
+      // A key with a sync on its way is sent after it: wait for those first.
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
       await sync([...entries.keys()]);
     },
   };
