@@ -75,6 +75,8 @@ export async function startPgCluster(): Promise<PgCluster> {
     `-p ${port}`,
     `-k ${dir}`,
     '-c listen_addresses=127.0.0.1',
+    // Speed over durability: a crash (`-m immediate`) loses commits already answered, so restarts here are clean
+    // (`-m fast`) and no test crashes a cluster whose confirmed money it then checks (README, Deployment).
     '-c fsync=off',
     '-c synchronous_commit=off',
     '-c full_page_writes=off',
