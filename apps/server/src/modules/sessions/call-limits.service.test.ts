@@ -181,6 +181,78 @@ describe.each(DB_KINDS)('calls past half the limit on %s', (kind) => {
     }
   }, SLOW_MACHINE_MS);
 
+  it('calls waiting behind a sync that outlives their window are answered, though a sweep runs meanwhile', async () => {
+    const db = await createTestDb(kind);
+    const real = rateLimitsRepository.addHits.bind(rateLimitsRepository);
+    let syncsOfA = 0;
+    const addHits = vi.spyOn(rateLimitsRepository, 'addHits').mockImplementation(async (q, batch, w, now) => {
+      if (batch.some((b) => b.key === 'call:tok:a') && ++syncsOfA === 2) await sleep(1_500);
+      return real(q, batch, w, now);
+    });
+    try {
+      const windowMs = 300;
+      const store = createCallLimitStore(db.kysely, quiet, windowMs);
+      expect(await settle(store.hit('call:tok:a', 4))).toBe(0);
+      const second = settle(store.hit('call:tok:a', 4)); // its sync is slow
+      const third = settle(store.hit('call:tok:a', 4)); // waits for the next sync of the key
+      await sleep(windowMs + 200);
+      // Another key's calls: the second is answered from memory and runs the sweep of ended windows. It dropped the
+      // busy key's entry, and the third call above never answered (diff review 15).
+      expect(await settle(store.hit('call:tok:b', 100))).toBe(0);
+      expect(store.hit('call:tok:b', 100)).toBe(0);
+      expect(await second).toBe(0);
+      const hung = Symbol('hung');
+      expect(await Promise.race([third, sleep(5_000).then(() => hung)])).toBe(0);
+    } finally {
+      addHits.mockRestore();
+      await db.close();
+    }
+  }, SLOW_MACHINE_MS);
+
+  it('calls waiting behind a slow sync when their window ends are decided by their own place', async () => {
+    const db = await createTestDb(kind);
+    const real = rateLimitsRepository.addHits.bind(rateLimitsRepository);
+    let n = 0;
+    const addHits = vi.spyOn(rateLimitsRepository, 'addHits').mockImplementation(async (q, batch, w, now) => {
+      if (++n === 2) await sleep(1_500);
+      return real(q, batch, w, now);
+    });
+    try {
+      const windowMs = 600;
+      const store = createCallLimitStore(db.kysely, quiet, windowMs);
+      const key = 'call:tok:rollover';
+      expect(await settle(store.hit(key, 4))).toBe(0);
+      const second = settle(store.hit(key, 4)); // a slow sync
+      const waiting = [settle(store.hit(key, 4)), settle(store.hit(key, 4)), settle(store.hit(key, 4))]; // calls 3, 4, 5
+      await sleep(windowMs + 200);
+      const next = settle(store.hit(key, 4)); // the next window's first call
+      expect([await second, ...(await Promise.all(waiting))].map((v) => v > 0)).toEqual([false, false, false, true]);
+      expect(await next).toBe(0);
+    } finally {
+      addHits.mockRestore();
+      await db.close();
+    }
+  }, SLOW_MACHINE_MS);
+
+  it('closing sends the calls waiting behind a sync on its way', async () => {
+    const db = await createTestDb(kind);
+    const real = rateLimitsRepository.addHits.bind(rateLimitsRepository);
+    const addHits = vi.spyOn(rateLimitsRepository, 'addHits').mockImplementation(async (q, batch, w, now) => {
+      await sleep(300);
+      return real(q, batch, w, now);
+    });
+    try {
+      const store = createCallLimitStore(db.kysely, quiet);
+      const calls = Array.from({ length: 5 }, () => settle(store.hit('call:ip:192.0.2.77', 100))); // a new key: one sync, four behind it
+      await store.flush();
+      expect((await rateLimitsRepository.peek(db.kysely, 'call:ip:192.0.2.77'))?.hits).toBe(5);
+      expect(await Promise.all(calls)).toEqual([0, 0, 0, 0, 0]);
+    } finally {
+      addHits.mockRestore();
+      await db.close();
+    }
+  }, SLOW_MACHINE_MS);
+
   it('a burst past the limit lets exactly the limit through: later arrivals do not refuse earlier calls', async () => {
     const db = await createTestDb(kind);
     try {

@@ -96,7 +96,7 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
           }
         }
         // The batch's hits are the last `hits` of the total, in the order they came.
-        for (const w of b.waiters) w.resolve(t ? (t.hits - b.hits + w.index <= w.max ? 0 : retryAfter(b.entry)) : verdict(b.entry, w.max));
+        for (const w of b.waiters) w.resolve(t ? (t.hits - b.hits + w.index <= w.max ? 0 : retryAfter(b.entry)) : placeVerdict(b.entry, w));
       }
       if (down) log.warn({}, 'call limits: the database is back, counts are shared again');
       down = false;
@@ -104,11 +104,14 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
       // The database being away must not turn every call into an error: count locally meanwhile,
       // each hit in its own window (a window that has ended meanwhile takes its hits with it).
       for (const b of batch) {
-        if (b.entry.gen === b.gen) {
-          b.entry.sending -= b.hits;
-          b.entry.pending += b.hits;
+        const e = b.entry;
+        if (e.gen === b.gen) {
+          e.sending -= b.hits;
+          e.pending += b.hits;
+          // The batch's hits came before those counted since: they lead `pending` again, the calls waiting since after them.
+          for (const w of e.waiters) w.index += b.hits;
         }
-        for (const w of b.waiters) w.resolve(verdict(b.entry, w.max));
+        for (const w of b.waiters) w.resolve(placeVerdict(e, w));
       }
       // One line per outage, not one per call.
       if (!down) log.warn({ err }, 'call limits: sync failed, counting in this process until the database is back');
@@ -117,9 +120,10 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
       for (const b of batch) {
         b.entry.busy = false;
         // Calls that came while this sync was out go in the next one at once; while the database is away,
-        // they are decided by this process's own count, as every call then is.
+        // they are decided by this process's own count, as every call then is (and so are those of an entry
+        // no longer the key's: a sweep never drops a busy entry, this is the guard should one ever be replaced).
         if (b.entry.waiters.length > 0) {
-          if (down) settleLocally(b.entry);
+          if (down || entries.get(b.key) !== b.entry) settleLocally(b.entry);
           else void sync([b.key]);
         }
       }
@@ -130,7 +134,9 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
   function flushAll(now: number) {
     if (flushing || now - lastFlush < CALL_LIMIT_SYNC_MS) return;
     lastFlush = now;
-    for (const [key, e] of entries) if (e.windowStart + windowMs <= now) entries.delete(key);
+    // Not one with a sync on its way: the calls waiting behind it are answered when it is (the next hit starts the key's
+    // new window in place).
+    for (const [key, e] of entries) if (!e.busy && e.windowStart + windowMs <= now) entries.delete(key);
     flushing = sync([...entries.keys()]).finally(() => {
       flushing = null;
     });
@@ -146,11 +152,19 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
     return Math.max(1, Math.ceil((entry.windowStart + windowMs - Date.now()) / 1000));
   }
 
+  /**
+   * A waiting call decided by this process's own count, by its hit's place in it: what the database held at the last
+   * sync, the hits on their way, then its own place among `pending` (calls that came after it do not count against it).
+   */
+  function placeVerdict(entry: Entry, w: Waiter) {
+    return entry.synced + entry.sending + w.index <= w.max ? 0 : retryAfter(entry);
+  }
+
   /** Answers the calls waiting on a key from this process's own count (the database away, or their window ended). */
   function settleLocally(entry: Entry) {
     const waiters = entry.waiters;
     entry.waiters = [];
-    for (const w of waiters) w.resolve(verdict(entry, w.max));
+    for (const w of waiters) w.resolve(placeVerdict(entry, w));
   }
 
   /** Counts one call of the key: its verdict, or a promise of it when the key must be synced first. */
