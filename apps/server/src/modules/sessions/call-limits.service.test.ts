@@ -271,3 +271,98 @@ describe.each(DB_KINDS)('calls past half the limit on %s', (kind) => {
     }
   }, SLOW_MACHINE_MS);
 });
+
+describe.each(DB_KINDS)('a sync answered after its window ended or after an outage began on %s', (kind) => {
+  it('a failed sync of calls whose window ended meanwhile decides them by that window, not the new one', async () => {
+    const db = await createTestDb(kind);
+    const real = rateLimitsRepository.addHits.bind(rateLimitsRepository);
+    let n = 0;
+    const addHits = vi.spyOn(rateLimitsRepository, 'addHits').mockImplementation(async (q, batch, w, now) => {
+      n += 1;
+      if (n === 3) await sleep(200); // call 3's sync, slow: calls 4 and 5 wait behind it
+      if (n === 4) {
+        await sleep(1_200); // calls 4 and 5 together: the window ends while they are out, then the sync fails
+        throw new Error('Connection terminated unexpectedly');
+      }
+      return real(q, batch, w, now);
+    });
+    try {
+      const windowMs = 600;
+      const store = createCallLimitStore(db.kysely, quiet, windowMs);
+      const key = 'call:tok:ended';
+      expect(await settle(store.hit(key, 4))).toBe(0);
+      expect(await settle(store.hit(key, 4))).toBe(0);
+      const third = settle(store.hit(key, 4));
+      const fourth = settle(store.hit(key, 4));
+      const fifth = settle(store.hit(key, 4));
+      expect(await third).toBe(0);
+      await sleep(windowMs);
+      const next = settle(store.hit(key, 4)); // the next window's first call, while calls 4 and 5 are out
+      // The fifth call of a window whose limit is four: judged by the new window's empty count, it was allowed (diff review 16).
+      expect([await fourth, await fifth]).toEqual([0, 1]);
+      await next;
+    } finally {
+      addHits.mockRestore();
+      await db.close();
+    }
+  }, SLOW_MACHINE_MS);
+
+  it('a call refused by a sync answered after its window ended waits one second, not the next window', async () => {
+    const db = await createTestDb(kind);
+    const real = rateLimitsRepository.addHits.bind(rateLimitsRepository);
+    let n = 0;
+    const addHits = vi.spyOn(rateLimitsRepository, 'addHits').mockImplementation(async (q, batch, w, now) => {
+      const r = await real(q, batch, w, now);
+      if (++n === 3) await sleep(3_400); // the third call's sync: committed in the old window, answered in the next
+      return r;
+    });
+    try {
+      const windowMs = 3_000;
+      const store = createCallLimitStore(db.kysely, quiet, windowMs);
+      const key = 'call:tok:late';
+      expect(await settle(store.hit(key, 2))).toBe(0);
+      const second = settle(store.hit(key, 2)); // past half: synced
+      const third = settle(store.hit(key, 2)); // waits for the second's sync, then its own (slow) one
+      expect(await second).toBe(0);
+      await sleep(windowMs + 100);
+      const next = settle(store.hit(key, 2)); // starts the next window in this process
+      // Refused (the third of two), and told its window is over: it was told to wait out the new one (diff review 16).
+      expect(await third).toBe(1);
+      expect(await next).toBe(0);
+    } finally {
+      addHits.mockRestore();
+      await db.close();
+    }
+  }, SLOW_MACHINE_MS);
+
+  it('a late answer of a sync sent before an outage does not end it: calls keep being answered at once', async () => {
+    const db = await createTestDb(kind);
+    const real = rateLimitsRepository.addHits.bind(rateLimitsRepository);
+    const warnings: string[] = [];
+    const log = { warn: (_: unknown, msg: string) => void warnings.push(msg) };
+    let outage = false;
+    const addHits = vi.spyOn(rateLimitsRepository, 'addHits').mockImplementation(async (q, batch, w, now) => {
+      if (!outage) {
+        const r = await real(q, batch, w, now);
+        await sleep(900); // committed; its answer is slow to come back
+        return r;
+      }
+      await sleep(500); // the connect timeout of a host that drops packets
+      throw new Error('timeout expired');
+    });
+    try {
+      const store = createCallLimitStore(db.kysely, log);
+      const a = settle(store.hit('call:ip:192.0.2.10', 100));
+      await sleep(50);
+      outage = true;
+      expect(await settle(store.hit('call:ip:192.0.2.11', 100))).toBe(0);
+      expect(await a).toBe(0);
+      // Before, that late answer ended the outage: the next new address waited on the dead database and the outage was logged twice.
+      expect(typeof store.hit('call:ip:192.0.2.12', 100)).toBe('number');
+      expect(warnings).toEqual(['call limits: sync failed, counting in this process until the database is back']);
+    } finally {
+      addHits.mockRestore();
+      await db.close();
+    }
+  }, SLOW_MACHINE_MS);
+});

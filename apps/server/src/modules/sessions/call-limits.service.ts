@@ -52,8 +52,11 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
    * After a failed sync nothing waits on the database until a sync succeeds: calls are answered from
    * the local counts and only the once-a-second batch tries again (a host that drops packets would
    * otherwise hold every call of a new address for the connect timeout, /api/health included).
+   * Only a sync sent after the last failure ends it: a late answer of one sent before says nothing of now.
    */
   let down = false;
+  let sends = 0;
+  let lastFailed = 0;
 
   /** The syncs on their way (closing waits for them before the last one). */
   const inFlight = new Set<Promise<void>>();
@@ -67,17 +70,18 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
 
   /** Sends the pending hits of the keys that have no sync on its way, and answers the calls waiting on them. */
   async function send(keys: string[]) {
-    const batch: Array<{ key: string; hits: number; entry: Entry; gen: number; waiters: Waiter[] }> = [];
+    const batch: Array<{ key: string; hits: number; entry: Entry; gen: number; synced: number; waiters: Waiter[] }> = [];
     for (const key of keys) {
       const entry = entries.get(key);
       if (!entry || entry.busy || entry.pending === 0) continue;
-      batch.push({ key, hits: entry.pending, entry, gen: entry.gen, waiters: entry.waiters });
+      batch.push({ key, hits: entry.pending, entry, gen: entry.gen, synced: entry.synced, waiters: entry.waiters });
       entry.waiters = [];
       entry.sending += entry.pending;
       entry.pending = 0;
       entry.busy = true;
     }
     if (batch.length === 0) return;
+    const sent = ++sends;
     try {
       const totals = await repo.addHits(db, batch, windowMs, new Date());
       const byKey = new Map(totals.map((t) => [t.key, t]));
@@ -95,11 +99,17 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
             b.entry.cold = false;
           }
         }
-        // The batch's hits are the last `hits` of the total, in the order they came.
-        for (const w of b.waiters) w.resolve(t ? (t.hits - b.hits + w.index <= w.max ? 0 : retryAfter(b.entry)) : placeVerdict(b.entry, w));
+        // The batch's hits are the last `hits` of the total, in the order they came; a refused one waits for the end of
+        // the database's window that total belongs to (not of a window this process started since).
+        for (const w of b.waiters) {
+          if (!t) w.resolve(placeVerdict(b.entry, w));
+          else w.resolve(t.hits - b.hits + w.index <= w.max ? 0 : secondsLeft(t.windowStart.getTime()));
+        }
       }
-      if (down) log.warn({}, 'call limits: the database is back, counts are shared again');
-      down = false;
+      if (down && sent > lastFailed) {
+        log.warn({}, 'call limits: the database is back, counts are shared again');
+        down = false;
+      }
     } catch (err) {
       // The database being away must not turn every call into an error: count locally meanwhile,
       // each hit in its own window (a window that has ended meanwhile takes its hits with it).
@@ -110,12 +120,16 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
           e.pending += b.hits;
           // The batch's hits came before those counted since: they lead `pending` again, the calls waiting since after them.
           for (const w of e.waiters) w.index += b.hits;
+          for (const w of b.waiters) w.resolve(placeVerdict(e, w));
+        } else {
+          // Calls of a window that has ended since: by what it had counted when they were sent; a refusal's wait is over.
+          for (const w of b.waiters) w.resolve(b.synced + w.index <= w.max ? 0 : 1);
         }
-        for (const w of b.waiters) w.resolve(placeVerdict(e, w));
       }
       // One line per outage, not one per call.
       if (!down) log.warn({ err }, 'call limits: sync failed, counting in this process until the database is back');
       down = true;
+      lastFailed = Math.max(lastFailed, sent);
     } finally {
       for (const b of batch) {
         b.entry.busy = false;
@@ -149,7 +163,12 @@ export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: u
 
   /** The seconds until the key's window ends, at least 1. */
   function retryAfter(entry: Entry) {
-    return Math.max(1, Math.ceil((entry.windowStart + windowMs - Date.now()) / 1000));
+    return secondsLeft(entry.windowStart);
+  }
+
+  /** The seconds until a window that started at `start` ends, at least 1. */
+  function secondsLeft(start: number) {
+    return Math.max(1, Math.ceil((start + windowMs - Date.now()) / 1000));
   }
 
   /**
