@@ -165,6 +165,21 @@ describe.each(DB_KINDS)('the private realtime channel on %s', (kind) => {
     await expect(connect(url, token)).rejects.toThrow(/unauthorized/);
   });
 
+  it('refuses a socket token whose session reached its hard or idle end after the token was given', async () => {
+    const user = await createUser(t.db.kysely);
+    const session = t.db.kysely.updateTable('tokens').where('kind', '=', 'access').where('user_id', '=', user.id);
+    const hard = await tokenFor(t, user);
+    await session.set({ expires_at: new Date(Date.now() - 1000) }).execute();
+    await expect(connect(url, hard.token)).rejects.toThrow(/unauthorized/);
+    await session.set({ expires_at: null }).execute();
+    const idle = await tokenFor(t, user);
+    await session.set({ idle_seconds: 60, last_seen_at: new Date(Date.now() - 120_000) }).execute();
+    await expect(connect(url, idle.token)).rejects.toThrow(/unauthorized/);
+    // The session live again: a fresh token of it connects.
+    await session.set({ idle_seconds: null }).execute();
+    await expect(connect(url, (await tokenFor(t, user)).token)).resolves.toBeDefined();
+  });
+
   it('closes a connection that keeps trying bad tokens, and refuses a huge one without hashing it', async () => {
     const m = new Manager(url, { path: '/socket.io/', transports: ['websocket'], reconnection: false });
     const closed = new Promise<void>((r) => m.once('close', () => r()));

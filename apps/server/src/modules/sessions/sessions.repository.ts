@@ -56,15 +56,18 @@ export const sessionsRepository = {
 
   /**
    * Uses a socket token up (one connection each) and says whose session it serves; null when
-   * `token_user` does not accept it (unknown, expired, blocked user).
+   * `token_user` does not accept it (unknown, expired, blocked user) or the session it was given to has
+   * reached its idle or hard end since: a token asked for a minute before that end must not open a
+   * socket after it (the end by time notifies nobody; only the sweep would close that socket).
    */
   async takeRealtimeToken(q: Queryable, tokenHash: string): Promise<{ userId: number; sessionId: number; admin: boolean } | null> {
-    const { rows } = await sql<{ user_id: number; session_id: number | null; admin: boolean }>`
-      DELETE FROM tokens d USING token_user(${tokenHash}, 'realtime') u
+    const { rows } = await sql<{ user_id: number; session_id: number; admin: boolean }>`
+      DELETE FROM tokens d USING token_user(${tokenHash}, 'realtime') u, tokens t
        WHERE d.token_hash = ${tokenHash} AND d.kind = 'realtime' AND d.user_id = u.id
+         AND t.id = d.session_id AND t.kind = 'access' AND ${notEnded}
       RETURNING d.user_id, d.session_id, u.admin`.execute(q);
     const row = rows[0];
-    return row && row.session_id !== null ? { userId: row.user_id, sessionId: row.session_id, admin: row.admin } : null;
+    return row ? { userId: row.user_id, sessionId: row.session_id, admin: row.admin } : null;
   },
 
   /**
