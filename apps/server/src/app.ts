@@ -229,7 +229,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   const audit = createAuditService({ db: kysely });
   const system = createSystemService({ db: kysely, kind: db.kind });
   const systemAdmin = createSystemAdminService({ db: kysely, audit, system });
-  const wallets = createWalletsService({ db: kysely });
+  const wallets = createWalletsService({ db: kysely, feed: db.changes('session_changed') });
   // Codes, user variants, incidents, VIP and the Telegram bot: one bot client and one notices
   // outbox for the process; each service gets only what it uses.
   const bot = createTelegramBot(config);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { PGlitePool } from './pglite-pool';
 
@@ -28,6 +29,14 @@ export interface ChangeFeed {
    * callers share round trips.
    */
   sync(): Promise<boolean>;
+  /**
+   * A read that is its own barrier: sent on the LISTEN connection after the call, so its answer, like
+   * `sync`'s, comes after every notification committed before the call has been handed over, and one
+   * round trip both confirms cached callers and reads their rows. Null when that cannot be relied on
+   * (not live, failed, slower than SYNC_BOUND_MS) and on PGlite, whose one session is the pool's too:
+   * the caller then takes its usual way (`sync`, then the pool).
+   */
+  read<R>(query: { sql: string; parameters: readonly unknown[] }): Promise<R[] | null>;
   close(): Promise<void>;
 }
 
@@ -77,8 +86,11 @@ function endPromptly(c: pg.Client): Promise<void> {
     .finally(() => clearTimeout(timer));
 }
 
-/** LISTEN on a dedicated node-postgres connection, connected again (250 ms, doubling to 3 s) whenever it is lost. */
-export function postgresChangeFeed(connectionString: string, channel: string): ChangeFeed {
+/**
+ * LISTEN on a dedicated node-postgres connection, connected again (250 ms, doubling to 3 s) whenever it is lost.
+ * `types` parses `read`'s answers as the pool's are (bigint for int8).
+ */
+export function postgresChangeFeed(connectionString: string, channel: string, types?: pg.CustomTypesConfig): ChangeFeed {
   if (!CHANNEL.test(channel)) throw new Error(`bad channel name ${channel}`);
   const h = hub();
   let client: pg.Client | null = null;
@@ -104,7 +116,7 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
     // As the pool's connections (db/client.ts): a connect to a host that drops packets gives up after
     // 5 s instead of the kernel's minutes, and a silently cut connection is noticed by TCP keep-alive
     // probes from 10 s of quiet, not the system's default two hours.
-    const c = new pg.Client({ connectionString, connectionTimeoutMillis: 5000, keepAlive: true, keepAliveInitialDelayMillis: 10_000 });
+    const c = new pg.Client({ connectionString, connectionTimeoutMillis: 5000, keepAlive: true, keepAliveInitialDelayMillis: 10_000, types });
     // A lost connection emits 'error' (no query to receive it) and then 'end'.
     c.on('error', () => {});
     c.on('end', () => lost(c));
@@ -141,22 +153,41 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
    * answer (the backend sends pending notifications before every ReadyForQuery). Empty rather than
    * `SELECT 1`: PostgreSQL answers it without parsing or planning anything.
    */
-  const roundTrip = (): Promise<boolean> => {
+  const roundTrip = (): Promise<boolean> => bounded((c) => c.query('').then(() => true)).then((ok) => ok === true);
+  /**
+   * A statement on the LISTEN connection, its answer or null: not live, failed, or not answered within
+   * SYNC_BOUND_MS, after which a connection this slow (perhaps half-open) is made again, the cache being
+   * off meanwhile. An answer that comes after the connection was replaced or LISTEN lost is null too.
+   */
+  function bounded<T>(run: (c: pg.Client) => Promise<T>): Promise<T | null> {
     const c = client;
-    if (!c || !h.live) return NO;
+    if (!c || !h.live) return Promise.resolve(null);
     let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<boolean>((resolve) => {
+    const bound = new Promise<null>((resolve) => {
       timer = setTimeout(() => {
-        // A connection this slow may be half-open: make it again (the cache is off meanwhile).
         void c.end().catch(() => {});
-        resolve(false);
+        resolve(null);
       }, SYNC_BOUND_MS);
     });
-    const answered = c.query('').then(
-      () => client === c && h.live,
-      () => false,
+    const answered = run(c).then(
+      (v) => (client === c && h.live ? v : null),
+      () => null,
     );
     return Promise.race([answered, bound]).finally(() => clearTimeout(timer));
+  }
+  /**
+   * Statement names by text: `read`'s few statements are parsed and planned once per connection. Past 50
+   * texts, and for a text that failed (a prepared `SELECT` whose table changed under it keeps failing),
+   * statements run unnamed.
+   */
+  const names = new Map<string, string>();
+  const nameOf = (text: string) => {
+    let name = names.get(text);
+    if (name === undefined && names.size < 50) {
+      name = `f_${createHash('sha1').update(text).digest('base64url')}`;
+      names.set(text, name);
+    }
+    return name || undefined;
   };
 
   return {
@@ -184,6 +215,17 @@ export function postgresChangeFeed(connectionString: string, channel: string): C
         return send();
       });
       return next;
+    },
+    read<R>(query: { sql: string; parameters: readonly unknown[] }) {
+      return bounded((c) =>
+        c.query<R & pg.QueryResultRow>({ name: nameOf(query.sql), text: query.sql, values: [...query.parameters] }).then(
+          (r) => r.rows as R[],
+          (err: unknown) => {
+            names.set(query.sql, '');
+            throw err;
+          },
+        ),
+      );
     },
     async close() {
       closed = true;
@@ -221,6 +263,7 @@ export function pgliteChangeFeed(pool: PGlitePool, channel: string): ChangeFeed 
     subscribe: h.subscribe,
     // The one session hands a notification over while the committing statement's answer is read.
     sync: () => (h.live ? YES : NO),
+    read: () => Promise.resolve(null),
     async close() {
       closed = true;
       h.setLive(false);

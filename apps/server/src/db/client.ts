@@ -110,6 +110,11 @@ function preparing(pool: pg.Pool, end: () => Promise<void>) {
   } as unknown as pg.Pool;
 }
 const toBigInt = (v: string) => BigInt(v);
+/** int8 as bigint, on the pool's connections and the change feeds' reads alike. */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? toBigInt : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
 /** node-postgres' error when a statement's answer did not come within query_timeout. */
 const READ_TIMEOUT = 'Query read timeout';
 /** The longest timer Node keeps (about 24 days): no client limit. */
@@ -174,10 +179,7 @@ export async function createDb(opts: DbOptions): Promise<Db> {
       // once a plan's estimated cost passes jit_above_cost (the job claim's can, with a backlog),
       // cost more than any of them saves.
       options: '-c jit=off',
-      types: {
-        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-          oid === INT8_OID ? toBigInt : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-      },
+      types,
     });
     // An idle client losing its server (a restart, a failover) must not crash the process: the
     // pool drops it and the next checkout connects again. Checked-out clients fail their query,
@@ -207,7 +209,7 @@ export async function createDb(opts: DbOptions): Promise<Db> {
       kind: 'postgres',
       pgPool: pool,
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
-      changes: (channel) => feedOf(feeds, channel, () => postgresChangeFeed(url, channel)),
+      changes: (channel) => feedOf(feeds, channel, () => postgresChangeFeed(url, channel, types)),
       close: async () => {
         await closeFeeds(feeds);
         await kysely.destroy();

@@ -15,13 +15,19 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The signed-in caller behind the bearer, looked up lazily at most once per request. */
     caller(): Promise<SessionCaller | null>;
+    /**
+     * The caller with a read of theirs in the same round trip when the session is cached (`read` must go
+     * through the change feed: SessionsService.cachedCallerWith); otherwise the usual lookup, and the read's
+     * value undefined for the route to read its own way. Sets what `caller()` answers.
+     */
+    callerWith<T>(read: (userId: number) => Promise<T | undefined>): Promise<{ caller: SessionCaller | null; value: T | undefined }>;
   }
 }
 
 /** Decorates every request with `caller()`, found through the sessions service. */
 export function registerAuth(
   app: FastifyInstance,
-  sessions: Pick<SessionsService, 'callerOf'>,
+  sessions: Pick<SessionsService, 'callerOf' | 'cachedCallerWith'>,
   opts: {
     adminRequiresTwoFactor?: boolean;
     /** The two-factor module's check that an operator's session has shown the second factor (403 otherwise). */
@@ -35,6 +41,21 @@ export function registerAuth(
     req._caller ??= sessions.callerOf(bearerHashOf(req), clientOf(req));
     return req._caller;
   });
+  app.decorateRequest('callerWith', function <T>(this: FastifyRequest, read: (userId: number) => Promise<T | undefined>) {
+    const req = this as FastifyRequest & { _caller?: Promise<SessionCaller | null> };
+    if (req._caller) return req._caller.then((caller) => ({ caller, value: undefined }));
+    const fast = sessions.cachedCallerWith(bearerHashOf(req), clientOf(req), read);
+    const caller = fast.then((f) => f?.caller ?? sessions.callerOf(bearerHashOf(req), clientOf(req)));
+    req._caller = caller;
+    return Promise.all([fast, caller]).then(([f, c]) => ({ caller: c, value: f?.value }));
+  });
+}
+
+/** `requireSignedIn` with a read of the caller's made in the same round trip when it can be (`request.callerWith`). */
+export async function requireSignedInWith<T>(request: FastifyRequest, read: (userId: number) => Promise<T | undefined>) {
+  const { caller, value } = await request.callerWith(read);
+  if (!caller) throw new AppError('UNAUTHENTICATED');
+  return { caller, value };
 }
 
 /**

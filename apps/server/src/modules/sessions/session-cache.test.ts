@@ -5,10 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, TEST_TOTP_SECRET } from '../../../test/factories';
+import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../../test/factories';
 import { createTestApp, createTestDb, type TestApp, type TestDb, testConfig } from '../../../test/harness';
 import { type PgCluster, startPgCluster } from '../../../test/pg-cluster';
 import { buildApp } from '../../app';
+import type { ChangeFeed } from '../../db/changes';
 import { createDb, type Db } from '../../db/client';
 import { migrate } from '../../db/migrate';
 import { hashPassword } from '../../lib/password';
@@ -101,6 +102,32 @@ describe('the session cache itself', () => {
     expect(cache.get('d')).toBeUndefined();
   });
 
+  it('answers a read made as the barrier only when the entry outlived it', async () => {
+    const cache = createSessionCache();
+    const f = feed();
+    cache.follow(f);
+    f.up();
+    cache.put('a', { user: user(1), sessionId: 1 }, null, cache.begin());
+    const asked: number[] = [];
+    const read = async (userId: number) => {
+      asked.push(userId);
+      return `кошельки ${userId}`;
+    };
+    expect(await cache.lookupWith('a', read)).toEqual({ hit: { user: user(1), sessionId: 1, until: expect.any(Number) }, value: 'кошельки 1' });
+    // Nothing cached: nothing is read this way (the request takes the usual one).
+    expect(await cache.lookupWith('x', read)).toBeUndefined();
+    expect(asked).toEqual([1]);
+    // The feed could not take the read.
+    expect(await cache.lookupWith('a', async () => undefined)).toBeUndefined();
+    // A change of the user heard before the read's answer: the caller is not confirmed.
+    const changed = await cache.lookupWith('a', async (userId) => {
+      f.emit(String(userId));
+      return 'прочитано';
+    });
+    expect(changed).toBeUndefined();
+    expect(cache.get('a')).toBeUndefined();
+  });
+
   it('keeps an entry for its TTL or until the session ends, whichever is first, and evicts the oldest past its size', () => {
     let t = 1_000_000;
     const cache = createSessionCache({ ttlMs: 30_000, max: 2, now: () => t });
@@ -177,17 +204,66 @@ describe('the LISTEN feed and its read barrier (PostgreSQL)', () => {
   });
 });
 
+describe('a read on the LISTEN connection is a read barrier too (PostgreSQL)', () => {
+  let db: TestDb;
+  let writer: Db;
+  beforeAll(async () => {
+    db = await createTestDb('postgres');
+    writer = await createDb({ databaseUrl: db.url, dataDir: '' });
+  });
+  afterAll(async () => {
+    await writer?.close();
+    await db?.close();
+  });
+
+  it('answers after every change committed before it was called, with int8 as bigint', async () => {
+    const feed = db.changes('session_changed');
+    const heard: string[] = [];
+    feed.subscribe({ change: (p) => heard.push(p), down: () => {}, up: () => {} });
+    for (let i = 0; i < 500 && !feed.live; i++) await sleep(10);
+    const u = await createUser(writer.kysely);
+    for (let round = 1; round <= 3; round++) {
+      await writer.kysely.updateTable('users').set({ name: `Имя ${round}` }).where('id', '=', u.id).execute();
+      const rows = await feed.read<{ name: string; big: bigint }>({ sql: 'SELECT name, $2::int8 AS big FROM users WHERE id = $1', parameters: [u.id, '9007199254740993'] });
+      expect(heard).toEqual(Array(round).fill(String(u.id)));
+      expect(rows).toEqual([{ name: `Имя ${round}`, big: 9007199254740993n }]);
+    }
+    // A statement that fails answers null (the caller then reads its own way); the feed goes on.
+    expect(await feed.read({ sql: 'SELECT nope FROM users', parameters: [] })).toBeNull();
+    expect(await feed.read<{ one: number }>({ sql: 'SELECT 1 AS one', parameters: [] })).toEqual([{ one: 1 }]);
+    expect(await feed.sync()).toBe(true);
+  });
+});
+
 describe('a change on process A takes effect on the next request on process B (one PostgreSQL)', () => {
   let db1: TestDb;
   let a: TestApp;
   let b: TestApp;
   let admin: Awaited<ReturnType<typeof createUser>>;
+  let feedReads = 0;
+  let failFeedReads = false;
   beforeAll(async () => {
     db1 = await createTestDb('postgres');
     a = await createTestApp('postgres', { db: db1 });
     // The second "process": its own app, pool and LISTEN connection on the same database.
     const shared = await createDb({ databaseUrl: db1.url, dataDir: '' });
-    b = await createTestApp('postgres', { db: { ...shared, url: db1.url }, seed: false });
+    // B's feed counts the reads made on it, and can be told to fail them.
+    const changes = (channel: string): ChangeFeed => {
+      const feed = shared.changes(channel);
+      return {
+        get live() {
+          return feed.live;
+        },
+        subscribe: (h) => feed.subscribe(h),
+        sync: () => feed.sync(),
+        read: <R>(q: { sql: string; parameters: readonly unknown[] }) => {
+          feedReads++;
+          return failFeedReads ? Promise.resolve(null) : feed.read<R>(q);
+        },
+        close: () => feed.close(),
+      };
+    };
+    b = await createTestApp('postgres', { db: { ...shared, changes, url: db1.url }, seed: false });
     admin = await createUser(db1.kysely, { admin: true });
     // B's LISTEN is up once B answers from memory: a token deleted silently still works there.
     const probe = await createUser(db1.kysely);
@@ -232,6 +308,33 @@ describe('a change on process A takes effect on the next request on process B (o
     expect((await a.app.inject({ method: 'GET', url: '/api/logout', headers: u.auth })).statusCode).toBe(200);
     expect((await getUser(b.app, u.token)).statusCode).toBe(401);
     expect((await getUser(b.app, other)).statusCode).toBe(200);
+  });
+
+  it('GET /api/wallets on B reads a cached caller’s balances with their session’s barrier: fresh, and 401 after a logout on A', async () => {
+    const u = await createUser(db1.kysely);
+    const wallet = await createWallet(db1.kysely, u.id, await firstServerId(db1.kysely));
+    const balance = async (token: string) => {
+      const res = await b.app.inject({ method: 'GET', url: '/api/wallets', headers: bearer(token) });
+      expect(res.statusCode).toBe(200);
+      return res.json()[0].balance;
+    };
+    await cachedOnB(u.token, u.id);
+    const reads = feedReads;
+    expect(await balance(u.token)).toBe(0);
+    expect(feedReads).toBe(reads + 1);
+    // A deposit committed through A is in B's very next answer: balances are read, never kept.
+    await fund(db1.kysely, wallet, 1_500_000n);
+    expect(await balance(u.token)).toBe(1_500_000);
+    // The feed unable to read: the usual way answers the same.
+    failFeedReads = true;
+    try {
+      expect(await balance(u.token)).toBe(1_500_000);
+    } finally {
+      failFeedReads = false;
+    }
+    expect(feedReads).toBe(reads + 3);
+    expect((await a.app.inject({ method: 'GET', url: '/api/logout', headers: u.auth })).statusCode).toBe(200);
+    expect((await b.app.inject({ method: 'GET', url: '/api/wallets', headers: bearer(u.token) })).statusCode).toBe(401);
   });
 
   it('an admin’s block on A: every session of the user answers 401 on B', async () => {

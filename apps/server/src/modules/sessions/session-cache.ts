@@ -99,6 +99,20 @@ export function createSessionCache(opts: { ttlMs?: number; max?: number; now?: (
       return this.get(hash);
     },
 
+    /**
+     * The cached caller with a read of theirs that was its own barrier (`ChangeFeed.read` on the feed this
+     * cache follows: answered after every change committed before it was sent): one round trip instead of
+     * `lookup`'s barrier and then the read. Undefined when there is no fresh entry, the read answered
+     * undefined (the feed could not take it), or a change heard before its answer dropped the entry.
+     */
+    async lookupWith<T>(hash: string, read: (userId: number) => Promise<T | undefined>): Promise<{ hit: CachedCaller; value: T } | undefined> {
+      const first = this.get(hash);
+      if (!first) return undefined;
+      const value = await read(first.user.id);
+      const hit = value === undefined ? undefined : this.get(hash);
+      return hit && value !== undefined ? { hit, value } : undefined;
+    },
+
     /** Call before the database lookup; hand the answer to `put` with it. */
     begin: () => seq,
 

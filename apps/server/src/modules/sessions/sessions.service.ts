@@ -76,6 +76,18 @@ export function createSessionsService(deps: SessionsDeps) {
       return { user: found.user, sessionId: found.sessionId, ...client };
     },
 
+    /**
+     * The caller of a cached session and a read of theirs sent on the change feed's connection, which is
+     * that session's read barrier too (`SessionCache.lookupWith`); null when the session is not cached or
+     * the read could not confirm it: the request then takes the usual way (`callerOf`, then its own read).
+     */
+    async cachedCallerWith<T>(hash: string | undefined, client: Client, read: (userId: number) => Promise<T | undefined>) {
+      const found = hash ? await deps.cache?.lookupWith(hash, read) : undefined;
+      if (!found) return null;
+      const caller: SessionCaller = { user: found.hit.user, sessionId: found.hit.sessionId, ...client };
+      return { caller, value: found.value };
+    },
+
     /** Whether the session has shown the second factor (signed in with it, or gave a code since). */
     showedSecondFactor: (userId: number, sessionId: number) => repo.showedSecondFactor(db, userId, sessionId),
 

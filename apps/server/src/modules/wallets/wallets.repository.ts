@@ -48,6 +48,11 @@ export function findWallet(db: Q, userId: number, walletId: number) {
  * costs it about four times the read, while `= $1` is planned once per connection.
  */
 export function activeWalletsOf(db: Q, userIds: readonly number[]) {
+  return activeWalletsQuery(db, userIds).execute();
+}
+
+/** `activeWalletsOf`'s statement, to be run elsewhere (on the change feed's connection: `ChangeFeed.read`). */
+export function activeWalletsQuery(db: Q, userIds: readonly number[]) {
   const owners =
     userIds.length === 1
       ? sql<boolean>`w.user_id = ${Math.trunc(userIds[0]!)}`
@@ -60,8 +65,7 @@ export function activeWalletsOf(db: Q, userIds: readonly number[]) {
     .where('g.active', '=', true)
     .orderBy('w.user_id')
     .orderBy('g.sort_order')
-    .orderBy('g.id')
-    .execute();
+    .orderBy('g.id');
 }
 
 export function setNick(db: Q, userId: number, walletId: number, nick: string) {

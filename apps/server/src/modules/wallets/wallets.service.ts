@@ -1,10 +1,11 @@
+import type { ChangeFeed } from '../../db/changes';
 import type { Db } from '../../db/client';
 import { coalesce } from '../../db/coalesce';
 import { toNumber } from '../../lib/money';
 import type { Caller } from '../sessions/caller';
 import { requireLiveSession } from '../sessions/live-session';
 import { toAdminWallet, toWallet } from './wallets.mapper';
-import { activeWalletsOf, cashierNickOf, ensureWallet, type WalletRow, setNick, userWalletsWithAccounts } from './wallets.repository';
+import { activeWalletsOf, activeWalletsQuery, cashierNickOf, ensureWallet, type WalletRow, setNick, userWalletsWithAccounts } from './wallets.repository';
 import { AppError } from '../../lib/app-error';
 
 /** For other modules' transactions: the caller's wallet on an active server, created on first use; and a wallet by owner and id. */
@@ -12,23 +13,40 @@ export { ensureWallet, findWallet } from './wallets.repository';
 
 const CASHIER_NICK = 'Это ник кассира сервиса: укажите ник своего персонажа';
 
-/** A player's wallets and the nick of their character on a server. */
-export function createWalletsService({ db }: { db: Db['kysely'] }) {
+/** Each owner's rows, every owner asked for present (an empty list for none). */
+function byOwner(userIds: readonly number[], rows: readonly WalletRow[]) {
+  const byUser = new Map<number, WalletRow[]>(userIds.map((id) => [id, []]));
+  for (const row of rows) byUser.get(row.user_id)?.push(row);
+  return byUser;
+}
+
+/**
+ * A player's wallets and the nick of their character on a server. `feed`: the change feed the session
+ * cache follows, whose connection can read the wallets of cached callers as their read barrier.
+ */
+export function createWalletsService({ db, feed }: { db: Db['kysely']; feed?: Pick<ChangeFeed, 'read'> }) {
   // GET /api/wallets under load: the lists of every caller waiting at that moment in one statement,
   // read after each of them arrived (db/coalesce.ts), so a balance is never older than the request.
-  const walletsOf = coalesce(async (userIds: number[]) => {
-    const byUser = new Map<number, WalletRow[]>();
-    for (const row of await activeWalletsOf(db, userIds)) {
-      const list = byUser.get(row.user_id);
-      if (list) list.push(row);
-      else byUser.set(row.user_id, [row]);
-    }
-    return byUser;
-  });
+  const walletsOf = coalesce(async (userIds: number[]) => byOwner(userIds, await activeWalletsOf(db, userIds)));
+  // The same for cached callers, on the feed's connection (decision record 0026, "The wallet read as the
+  // barrier"): one statement at a time there, the callers arriving meanwhile going together in the next.
+  // A read the feed could not take answers nobody, and each caller goes the usual way.
+  const walletsOnFeed = coalesce(
+    async (userIds: number[]) => {
+      const rows = await feed?.read<WalletRow>(activeWalletsQuery(db, userIds).compile());
+      return rows ? byOwner(userIds, rows) : new Map<number, WalletRow[]>();
+    },
+    { maxInFlight: 1 },
+  );
 
   return {
     async list(caller: Caller) {
       return ((await walletsOf(caller.user.id)) ?? []).map(toWallet);
+    },
+
+    /** The wallets of a cached caller read on the change feed's connection, or undefined when it could not. */
+    async listOnFeed(userId: number) {
+      return (await walletsOnFeed(userId))?.map(toWallet);
     },
 
     /**
