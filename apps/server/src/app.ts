@@ -166,11 +166,20 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   // call without a body, as without the header: Fastify's parser refused it as malformed JSON, so such a
   // client could not ask for a realtime token or end its other sessions (review 2026-11-27). Any other body
   // goes to Fastify's own parser, with its guards against prototype poisoning.
+  // A body that is no UTF-8 is refused (422 «Некорректный формат запроса»), as malformed JSON is: decoded
+  // leniently, its bad bytes became U+FFFD and were stored in names (fuzz review 15).
   const jsonParser = app.getDefaultJsonParser('error', 'error');
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') return done(null, undefined);
-    void jsonParser(request, body as string, done);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body as Buffer);
+    } catch {
+      return done(Object.assign(new Error('the body is not UTF-8'), { statusCode: 400 }), undefined);
+    }
+    if (text === '') return done(null, undefined);
+    void jsonParser(request, text, done);
   });
 
   registerErrorHandling(app);

@@ -22,6 +22,12 @@ export const AmountSchema = z
 /** A non-negative amount in answers (balances may be zero). */
 export const BalanceSchema = z.number().int().min(0);
 
+/**
+ * A required field's own message, said only when it is missing: any other failure of the field (a number
+ * where text belongs, text too long) keeps the message that says what is wrong (the Russian error map).
+ */
+export const missing = (issue: { input?: unknown }) => (issue.input === undefined || issue.input === null ? M.required : undefined);
+
 export const IdSchema = z.number({ error: M.id }).int(M.id).positive(M.id).max(2_147_483_647, M.id);
 /** An id in a path or query string. */
 export const IdParamSchema = z.coerce.number({ error: M.id }).int(M.id).positive(M.id).max(2_147_483_647, M.id);
@@ -46,7 +52,7 @@ export const cleanLine = (v: string) => isCleanText(v);
 export const cleanLines = (v: string) => isCleanText(v, true);
 
 export const NickSchema = z
-  .string({ error: M.required })
+  .string({ error: missing })
   .trim()
   .regex(/^[A-Za-zА-Яа-яЁё0-9]{2,16}$/, M.nick);
 

@@ -60,6 +60,39 @@ describe.each(DB_KINDS)('inputs the fuzz found on %s', (kind) => {
   });
 });
 
+describe.each(DB_KINDS)('inputs the fuzz of 2026-11-29 found on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+  });
+  afterAll(() => t.close());
+
+  const post = (url: string, payload: string | Buffer, auth: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'application/json' }, payload });
+
+  it('a value of the wrong type or too long is told so, not «Обязательное поле»; a missing one still is', async () => {
+    const wrong = await post('/api/login', '{"email":42,"password":["x"]}');
+    expect(wrong.statusCode).toBe(422);
+    expect(wrong.json().errors).toEqual({ email: ['Неверный тип значения'], password: ['Неверный тип значения'] });
+    const long = await post('/api/web_app', JSON.stringify({ init_data: 'a'.repeat(8193) }));
+    expect(long.statusCode).toBe(422);
+    expect(long.json().errors).toEqual({ init_data: ['Не длиннее 8192 символов'] });
+    const none = await post('/api/login', '{}');
+    expect(none.json().errors).toEqual({ email: ['Обязательное поле'], password: ['Обязательное поле'] });
+  });
+
+  it('a body that is no UTF-8 is refused as malformed, and nothing is stored', async () => {
+    const player = await createUser(t.db.kysely);
+    const bad = Buffer.concat([Buffer.from('{"name":"k'), Buffer.from([0xff, 0xfe]), Buffer.from('ey"}')]);
+    const res = await post('/api/api_keys', bad, player.auth);
+    expect(res.statusCode).toBe(422);
+    expect(res.json().errors).toEqual({ _: ['Некорректный формат запроса'] });
+    expect(await t.db.kysely.selectFrom('api_keys').select('id').where('user_id', '=', player.id).execute()).toEqual([]);
+    // The same call in UTF-8, Cyrillic included, goes through.
+    expect((await post('/api/api_keys', Buffer.from('{"name":"ключ"}'), player.auth)).statusCode).toBe(200);
+  });
+});
+
 describe.each(DB_KINDS)('a JSON content type with no body on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {

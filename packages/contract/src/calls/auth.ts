@@ -1,10 +1,10 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import { z } from 'zod';
 import { FIELD_MESSAGES as M } from '../messages/ru';
-import { CONTROL_CHARS_MESSAGE, cleanLine, defineCall, TimestampSchema } from '../primitives';
+import { cleanLine, CONTROL_CHARS_MESSAGE, defineCall, missing, TimestampSchema } from '../primitives';
 
 export const EmailSchema = z
-  .string({ error: M.required })
+  .string({ error: missing })
   .trim()
   .toLowerCase()
   .min(1, M.required)
@@ -23,7 +23,7 @@ export function phoneE164(v: string): string | null {
  * compared. libphonenumber-js's smallest metadata: the auth forms that use it are loaded lazily.
  */
 export const PhoneSchema = z
-  .string({ error: M.required })
+  .string({ error: missing })
   .max(40, M.phone)
   .transform((v, ctx) => {
     const e164 = phoneE164(v);
@@ -32,9 +32,9 @@ export const PhoneSchema = z
     return z.NEVER;
   });
 
-export const PasswordSchema = z.string({ error: M.required }).min(8, M.passwordShort).max(128, M.passwordLong);
-export const OneTimeCodeSchema = z.string({ error: M.required }).trim().regex(/^\d{6}$/, M.code);
-const FlowTokenSchema = z.string({ error: M.required }).min(1, M.required).max(200);
+export const PasswordSchema = z.string({ error: missing }).min(8, M.passwordShort).max(128, M.passwordLong);
+export const OneTimeCodeSchema = z.string({ error: missing }).trim().regex(/^\d{6}$/, M.code);
+const FlowTokenSchema = z.string({ error: missing }).min(1, M.required).max(200);
 const NameSchema = z
   .string()
   .trim()
@@ -50,7 +50,7 @@ const withConfirmation = <T extends { password: string; password_confirmation: s
 };
 
 export const NewPasswordBodySchema = z
-  .object({ password: PasswordSchema, password_confirmation: z.string({ error: M.required }) })
+  .object({ password: PasswordSchema, password_confirmation: z.string({ error: missing }) })
   .superRefine(withConfirmation);
 
 export const UserSchema = z.object({
@@ -86,7 +86,7 @@ export const emailRegister = defineCall({
   method: 'POST',
   path: '/api/email_register',
   body: z
-    .object({ email: EmailSchema, password: PasswordSchema, password_confirmation: z.string({ error: M.required }), name: NameSchema })
+    .object({ email: EmailSchema, password: PasswordSchema, password_confirmation: z.string({ error: missing }), name: NameSchema })
     .superRefine(withConfirmation),
   response: z.object({ email_token: z.string() }),
 });
@@ -108,7 +108,7 @@ export const phoneRegister = defineCall({
   method: 'POST',
   path: '/api/phone_register',
   body: z
-    .object({ phone: PhoneSchema, password: PasswordSchema, password_confirmation: z.string({ error: M.required }), name: NameSchema })
+    .object({ phone: PhoneSchema, password: PasswordSchema, password_confirmation: z.string({ error: missing }), name: NameSchema })
     .superRefine(withConfirmation),
   response: z.object({ phone_token: z.string() }),
 });
@@ -129,13 +129,13 @@ export const codeVerificationPhoneRegister = defineCall({
 export const login = defineCall({
   method: 'POST',
   path: '/api/login',
-  body: z.object({ email: EmailSchema, password: z.string({ error: M.required }).min(1, M.required).max(128, M.passwordLong) }),
+  body: z.object({ email: EmailSchema, password: z.string({ error: missing }).min(1, M.required).max(128, M.passwordLong) }),
   response: SignInResponseSchema,
 });
 export const phoneLogin = defineCall({
   method: 'POST',
   path: '/api/phone_login',
-  body: z.object({ phone: PhoneSchema, password: z.string({ error: M.required }).min(1, M.required).max(128, M.passwordLong) }),
+  body: z.object({ phone: PhoneSchema, password: z.string({ error: missing }).min(1, M.required).max(128, M.passwordLong) }),
   response: SignInResponseSchema,
 });
 
@@ -184,8 +184,8 @@ export const discordAuth = defineCall({
   method: 'POST',
   path: '/api/discord_auth',
   body: z.object({
-    code: z.string({ error: M.required }).min(1, M.required).max(512),
-    state: z.string({ error: M.required }).min(1, M.required).max(512),
+    code: z.string({ error: missing }).min(1, M.required).max(512),
+    state: z.string({ error: missing }).min(1, M.required).max(512),
     redirect_uri: z.url('Некорректный адрес возврата').max(512),
   }),
   response: SignInResponseSchema,
@@ -214,7 +214,7 @@ export const telegramAuth = defineCall({
 export const webApp = defineCall({
   method: 'POST',
   path: '/api/web_app',
-  body: z.object({ init_data: z.string({ error: M.required }).min(1, M.required).max(8192) }),
+  body: z.object({ init_data: z.string({ error: missing }).min(1, M.required).max(8192) }),
   response: AuthResponseSchema,
 });
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { FIELD_MESSAGES as M } from '../messages/ru';
-import { AmountSchema, BalanceSchema, CONTROL_CHARS_MESSAGE, cleanLine, defineCall, IdParamsSchema, IdSchema, TimestampSchema } from '../primitives';
+import { AmountSchema, BalanceSchema, cleanLine, CONTROL_CHARS_MESSAGE, defineCall, IdParamsSchema, IdSchema, missing, TimestampSchema } from '../primitives';
 import { UserSchema } from './auth';
 
 export const CodeStatusSchema = z.enum(['active', 'activated', 'cancelled']);
@@ -107,7 +106,7 @@ export const showCode = defineCall({
 });
 
 export const SertSchema = z
-  .string({ error: M.required })
+  .string({ error: missing })
   .trim()
   .toUpperCase()
   .min(1, 'Введите код')

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FIELD_MESSAGES as M } from '../messages/ru';
-import { CONTROL_CHARS_MESSAGE, cleanLine, defineCall, IdParamsSchema, TimestampSchema } from '../primitives';
+import { cleanLine, CONTROL_CHARS_MESSAGE, defineCall, IdParamsSchema, missing, TimestampSchema } from '../primitives';
 import { AuthResponseSchema } from './auth';
 
 // PRODUCT.md section 7: TOTP, the sign-in's second step, passkeys (issue 14, part B).
@@ -39,13 +39,13 @@ export const TWO_FACTOR_MESSAGES = {
 
 /** A 6-digit TOTP code (spaces allowed, as authenticator apps show "123 456"). */
 export const TotpCodeSchema = z
-  .string({ error: M.required })
+  .string({ error: missing })
   .transform((v) => v.replace(/\s/g, ''))
   .pipe(z.string().regex(/^\d{6}$/, TWO_FACTOR_MESSAGES.totpCode));
 
 /** A TOTP code or a recovery code (`xxxxx-xxxxx`, letters and digits; dashes and case do not matter). */
 export const SecondFactorCodeSchema = z
-  .string({ error: M.required })
+  .string({ error: missing })
   .max(64, TWO_FACTOR_MESSAGES.code)
   .transform((v) => v.replace(/[\s-]/g, '').toLowerCase())
   .pipe(z.string().regex(/^(\d{6}|[a-z0-9]{10})$/, TWO_FACTOR_MESSAGES.code));
@@ -84,7 +84,7 @@ export const twoFactorRecoveryCodes = defineCall({
 export const twoFactorVerify = defineCall({
   method: 'POST',
   path: '/api/2fa/verify',
-  body: z.object({ two_factor_token: z.string({ error: M.required }).min(1, M.required).max(200), code: SecondFactorCodeSchema }),
+  body: z.object({ two_factor_token: z.string({ error: missing }).min(1, M.required).max(200), code: SecondFactorCodeSchema }),
   response: AuthResponseSchema,
 });
 

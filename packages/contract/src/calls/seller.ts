@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FIELD_MESSAGES as M } from '../messages/ru';
-import { AmountSchema, BalanceSchema, CONTROL_CHARS_MESSAGE, cleanLine, defineCall, isCleanText, IdParamSchema, IdParamsSchema, IdSchema, TimestampSchema } from '../primitives';
+import { AmountSchema, BalanceSchema, cleanLine, CONTROL_CHARS_MESSAGE, defineCall, IdParamSchema, IdParamsSchema, IdSchema, isCleanText, missing, TimestampSchema } from '../primitives';
 import { CodeSchema, CodeStatusSchema } from './codes';
 
 // PRODUCT.md section 10: the seller API (keys, /api/v1) and webhooks.
@@ -17,7 +17,7 @@ export const WEBHOOK_LOG_SIZE = 50;
 /** Letters, digits, spaces and common punctuation: no control or format characters (PRODUCT.md section 8). */
 const PlainText = (max: number, label: string) =>
   z
-    .string({ error: M.required })
+    .string({ error: missing })
     .trim()
     .min(1, M.required)
     .max(max, `${label} не длиннее ${max} символов`)
@@ -127,7 +127,7 @@ export const WebhookEventSchema = z.enum(WEBHOOK_EVENTS, { error: 'Неизве�
 export type WebhookEvent = z.infer<typeof WebhookEventSchema>;
 
 export const WebhookUrlSchema = z
-  .string({ error: M.required })
+  .string({ error: missing })
   .trim()
   .min(1, M.required)
   .max(2000, 'Адрес не длиннее 2000 символов')

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FIELD_MESSAGES as M } from '../messages/ru';
-import { defineCall, IdParamsSchema, TimestampSchema } from '../primitives';
+import { defineCall, IdParamsSchema, missing, TimestampSchema } from '../primitives';
 import { AuthResponseSchema, PasswordSchema } from './auth';
 
 // Sessions a player controls (PRODUCT.md section 7).
@@ -37,9 +37,9 @@ export const sessionsEndOthers = defineCall({
 
 export const ChangePasswordBodySchema = z
   .object({
-    password: z.string({ error: M.required }).min(1, M.required).max(128, M.passwordLong),
+    password: z.string({ error: missing }).min(1, M.required).max(128, M.passwordLong),
     new_password: PasswordSchema,
-    new_password_confirmation: z.string({ error: M.required }),
+    new_password_confirmation: z.string({ error: missing }),
   })
   .superRefine((v, ctx) => {
     if (v.new_password !== v.new_password_confirmation) {
