@@ -176,14 +176,13 @@ export const codesRepository = {
    * batch large enough that the round trips it saves cost more (the service decides).
    */
   async priceDataOf(q: Q, pairs: ReadonlyArray<{ ownerId: number; gameServerId: number }>) {
-    const ids = (pick: (p: { ownerId: number; gameServerId: number }) => number) => `{${pairs.map((p) => Math.trunc(pick(p))).join(',')}}`;
-    const one = pairs.length === 1 ? pairs[0] : undefined;
-    const source = one
-      ? sql`(VALUES (${one.ownerId}::int, ${one.gameServerId}::int)) AS k(owner_id, server_id)`
-      : sql`unnest(${ids((p) => p.ownerId)}::int[], ${ids((p) => p.gameServerId)}::int[]) AS k(owner_id, server_id)`;
-    const { rows } = await priceDataStatement(source).execute(q);
-    return new Map(rows.map((r) => [priceDataKey(r.owner_id, r.id), priceDataOfRow(r)]));
+    const { rows } = await priceDataStatement(pairSource(pairs)).execute(q);
+    return priceDataFrom(rows);
   },
+
+  /** priceDataOf's statement, to be run elsewhere (on the change feed's connection: `ChangeFeed.read`); `priceDataFrom` reads its rows. */
+  priceDataQuery: (q: Q, pairs: ReadonlyArray<{ ownerId: number; gameServerId: number }>) => priceDataStatement(pairSource(pairs)).compile(q),
+  priceDataFrom,
 
   /** Every code the owner issued, active ones first, then the newest (GET /api/my_codes). */
   async ownCodesPage(q: Q, ownerId: number, f: { status?: CodeStatus; gameServerId?: number }, limit: number, offset: number) {
@@ -281,6 +280,20 @@ export const codesRepository = {
   },
 };
 
+/** The pairs as priceDataStatement's row source: one pair a `VALUES` row (planned once), several two arrays. */
+function pairSource(pairs: ReadonlyArray<{ ownerId: number; gameServerId: number }>) {
+  const ids = (pick: (p: { ownerId: number; gameServerId: number }) => number) => `{${pairs.map((p) => Math.trunc(pick(p))).join(',')}}`;
+  const one = pairs.length === 1 ? pairs[0] : undefined;
+  return one
+    ? sql`(VALUES (${one.ownerId}::int, ${one.gameServerId}::int)) AS k(owner_id, server_id)`
+    : sql`unnest(${ids((p) => p.ownerId)}::int[], ${ids((p) => p.gameServerId)}::int[]) AS k(owner_id, server_id)`;
+}
+
+/** priceDataOf's answer from its statement's rows. */
+function priceDataFrom(rows: readonly PriceDataRaw[]) {
+  return new Map(rows.map((r) => [priceDataKey(r.owner_id, r.id), priceDataOfRow(r)]));
+}
+
 /** The key of an (owner, game server) pair in priceDataOf's answer. */
 export const priceDataKey = (ownerId: number, gameServerId: number) => `${ownerId}:${gameServerId}`;
 
@@ -362,7 +375,7 @@ function priceDataOfRow(r: PriceDataRaw) {
 }
 
 /** The price data statement's one row as the driver parses it. */
-interface PriceDataRaw {
+export interface PriceDataRaw {
   owner_id: number;
   id: number;
   name: string;

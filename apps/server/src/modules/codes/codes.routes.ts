@@ -2,7 +2,7 @@ import { activationCode, authVariantyAdenyZaKod, cancelCode, myCodes, showCode, 
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { idempotencyKey } from '../../lib/idempotency';
-import { requireSignedIn } from '../../plugins/auth';
+import { requireSignedIn, requireSignedInWith } from '../../plugins/auth';
 import { fromShowCodeBody, withMaskedCodes } from './codes.mapper';
 import type { TwoFactorService } from '../two-factor/two-factor.service';
 import type { CodesService } from './codes.service';
@@ -22,12 +22,22 @@ export const codesRoutes =
       { schema: { params: variantyAdenyZaKod.params, response: { 200: variantyAdenyZaKod.response } } },
       (request) => codes.priceData(request.params.id),
     );
+    // A cached caller's price data is read in the round trip that confirms their session (decision record 0026),
+    // still before the parameters are validated: a 401 comes before a 422.
+    const priceRead = new WeakMap<FastifyRequest, Parameters<CodesService['authPriceData']>[2]>();
     app.get(
       authVariantyAdenyZaKod.path,
-      { ...authFirst, schema: { params: authVariantyAdenyZaKod.params, response: { 200: authVariantyAdenyZaKod.response } } },
+      {
+        onRequest: async (request: FastifyRequest) => {
+          const params = authVariantyAdenyZaKod.params.safeParse(request.params);
+          const read = params.success ? (userId: number) => codes.priceDataOnFeed(userId, params.data.id) : async () => undefined;
+          priceRead.set(request, (await requireSignedInWith(request, read)).value);
+        },
+        schema: { params: authVariantyAdenyZaKod.params, response: { 200: authVariantyAdenyZaKod.response } },
+      },
       async (request) => {
         const caller = await requireSignedIn(request);
-        const data = await codes.authPriceData(caller, request.params.id);
+        const data = await codes.authPriceData(caller, request.params.id, priceRead.get(request));
         // With TOTP on, the open codes' texts only after a step-up: a stolen session could activate them elsewhere.
         const header = request.headers['x-two-factor-code'];
         if (!caller.user.totp_secret || (header === undefined && data.kods.length + data.svoy_variant_kods.length === 0)) return data;

@@ -1,4 +1,5 @@
 import { MY_CODES_PAGE_SIZE } from '@adena/contract';
+import type { ChangeFeed } from '../../db/changes';
 import { coalesce } from '../../db/coalesce';
 import { readSnapshot } from '../../db/snapshot';
 import { AppError } from '../../lib/app-error';
@@ -28,7 +29,7 @@ import {
   toPriceData,
   toSellerCode,
 } from './codes.mapper';
-import { type CodeRow, type CodesDb, type CodesTrx, codesRepository as repo, priceDataKey, type Q, type WalletRow } from './codes.repository';
+import { type CodeRow, type CodesDb, type CodesTrx, codesRepository as repo, type PriceDataRaw, type PriceDataRow, priceDataKey, type Q, type WalletRow } from './codes.repository';
 import { activeGameServer, checkConfirmedPrice, checkNominal, gameServerNotFound, checkTotal, codeActivatedByYou, codeNotActive, drawCode, drawCodes, feeBpFor, heldFeeBp, issueLegs, refundLegs } from './gift-codes';
 import { addressKey } from '../../lib/address-key';
 import { type UseUpCode, useUpOrCheckSession } from '../two-factor/two-factor.service';
@@ -87,6 +88,8 @@ export interface CodesServiceDeps {
   webhooks?: WebhookOutbox;
   limits?: CodesLimits;
   clock?: () => Date;
+  /** The change feed the session cache follows: its connection reads a cached caller's price data as their barrier. */
+  feed?: Pick<ChangeFeed, 'read'>;
 }
 
 /**
@@ -102,8 +105,22 @@ export interface CodesServiceDeps {
  */
 const PRICE_DATA_BATCH = 8;
 
+/**
+ * The price data of (owner:server) keys through `read`: a small batch a statement per pair (each planned once),
+ * from PRICE_DATA_BATCH pairs on one statement for all. Null when a read answered null (could not be made).
+ */
+async function readPairs(keys: readonly string[], read: (pairs: Array<{ ownerId: number; gameServerId: number }>) => Promise<Map<string, PriceDataRow> | null>) {
+  const pairs = keys.map((key) => {
+    const [ownerId, gameServerId] = key.split(':').map(Number) as [number, number];
+    return { ownerId, gameServerId };
+  });
+  if (pairs.length >= PRICE_DATA_BATCH) return read(pairs);
+  const found = await Promise.all(pairs.map((pair) => read([pair])));
+  return found.some((m) => m === null) ? null : new Map(found.flatMap((m) => [...(m ?? [])]));
+}
+
 export function createCodesService(deps: CodesServiceDeps) {
-  const { db, realtime, notices, incidents, userVariants, wallets, webhooks = noWebhooks, limits = DEFAULT_CODES_LIMITS, clock = () => new Date() } = deps;
+  const { db, realtime, notices, incidents, userVariants, wallets, feed, webhooks = noWebhooks, limits = DEFAULT_CODES_LIMITS, clock = () => new Date() } = deps;
   const limiter = createRateLimiter(db, clock);
   // GET /api/auth_varianty_adeny_za_kod under load (decision record 0026, "Wallets and price data"):
   // the reads of every caller waiting at that moment, started after each of them arrived
@@ -111,15 +128,20 @@ export function createCodesService(deps: CodesServiceDeps) {
   // the same (owner, server) share one. A small batch reads each pair with the statement PostgreSQL
   // planned once; from PRICE_DATA_BATCH pairs on, one statement reads them all (planned each time,
   // which costs less than the round trips it saves).
-  const priceDataOf = coalesce(async (keys: string[]) => {
-    const pairs = keys.map((key) => {
-      const [ownerId, gameServerId] = key.split(':').map(Number) as [number, number];
-      return { ownerId, gameServerId };
-    });
-    if (pairs.length >= PRICE_DATA_BATCH) return repo.priceDataOf(db, pairs);
-    const found = await Promise.all(pairs.map((pair) => repo.priceDataOf(db, [pair])));
-    return new Map(found.flatMap((m) => [...m]));
-  });
+  const priceDataOf = coalesce(async (keys: string[]) => (await readPairs(keys, (pairs) => repo.priceDataOf(db, pairs))) ?? new Map());
+  // The same for cached callers, on the change feed's connection, the read being their session's barrier too
+  // (decision record 0026, "The wallet read as the barrier"). Every key asked is answered, null for an unknown
+  // server; a read the feed could not take answers nobody, and each caller goes the usual way.
+  const priceDataOnFeed = coalesce(
+    async (keys: string[]) => {
+      const found = await readPairs(keys, async (pairs) => {
+        const rows = await feed?.read<PriceDataRaw>(repo.priceDataQuery(db, pairs));
+        return rows ? repo.priceDataFrom(rows) : null;
+      });
+      return found ? new Map(keys.map((key) => [key, found.get(key) ?? null])) : new Map<string, PriceDataRow | null>();
+    },
+    { maxInFlight: 1 },
+  );
 
   const publish = (events: Outgoing[]) => {
     for (const e of events) realtime.publish(e.userId, e.name as never, e.data as never);
@@ -213,12 +235,21 @@ export function createCodesService(deps: CodesServiceDeps) {
       return toPriceData(server);
     },
 
-    /** The caller's view: their wallet (created on first use), their open codes and variants, at their fee. */
-    async authPriceData(caller: Caller, gameServerId: number) {
+    /**
+     * A cached caller's price data read on the change feed's connection (`request.callerWith`): null for an
+     * unknown server, undefined when the feed could not read it. Hand it to `authPriceData`.
+     */
+    priceDataOnFeed: (ownerId: number, gameServerId: number) => priceDataOnFeed(priceDataKey(ownerId, gameServerId)),
+
+    /**
+     * The caller's view: their wallet (created on first use), their open codes and variants, at their fee.
+     * `read`: what `priceDataOnFeed` answered for this caller, when it did.
+     */
+    async authPriceData(caller: Caller, gameServerId: number, read?: PriceDataRow | null) {
       const ownerId = caller.user.id;
       // One statement; the wallet is created (three more) only on the caller's first visit.
       const key = priceDataKey(ownerId, gameServerId);
-      let data = await priceDataOf(key);
+      let data = read === undefined ? await priceDataOf(key) : read;
       if (!data?.server.active) throw gameServerNotFound();
       if (!data.wallet) {
         await wallets.ensure(db, ownerId, gameServerId);

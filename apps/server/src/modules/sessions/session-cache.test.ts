@@ -337,6 +337,32 @@ describe('a change on process A takes effect on the next request on process B (o
     expect((await b.app.inject({ method: 'GET', url: '/api/wallets', headers: bearer(u.token) })).statusCode).toBe(401);
   });
 
+  it('the signed-in price data on B: read with the session’s barrier, fresh, created on a first visit, 404 for an unknown server, 401 after a logout on A', async () => {
+    const u = await createUser(db1.kysely);
+    const serverId = await firstServerId(db1.kysely);
+    const prices = (id: number | string = serverId) => b.app.inject({ method: 'GET', url: `/api/auth_varianty_adeny_za_kod/${id}`, headers: bearer(u.token) });
+    await cachedOnB(u.token, u.id);
+    const reads = feedReads;
+    // The first visit makes the wallet (the usual way after the feed's read found none).
+    const first = await prices();
+    expect(first.statusCode).toBe(200);
+    expect(first.json().wallet.balance).toBe(0);
+    expect(feedReads).toBe(reads + 1);
+    const wallet = await db1.kysely.selectFrom('wallets').selectAll().where('user_id', '=', u.id).executeTakeFirstOrThrow();
+    await fund(db1.kysely, wallet, 2_000_000n);
+    const next = await prices();
+    expect(next.json().wallet).toEqual({ id: wallet.id, balance: 2_000_000, balance_second: 0 });
+    expect(feedReads).toBe(reads + 2);
+    expect((await prices(2_000_000)).statusCode).toBe(404);
+    // A bad id is a 422 for a signed-in caller, and never read on the feed.
+    const before = feedReads;
+    expect((await prices('abc')).statusCode).toBe(422);
+    expect(feedReads).toBe(before);
+    expect((await a.app.inject({ method: 'GET', url: '/api/logout', headers: u.auth })).statusCode).toBe(200);
+    expect((await prices()).statusCode).toBe(401);
+    expect((await prices('abc')).statusCode).toBe(401);
+  });
+
   it('an admin’s block on A: every session of the user answers 401 on B', async () => {
     const u = await createUser(db1.kysely);
     const other = await addSession(db1, u.id);
