@@ -44,6 +44,9 @@ const RECONNECT_FIRST_MS = 250;
 const RECONNECT_MAX_MS = 3000;
 /** A barrier slower than this counts as failed (the caller reads the database) and the connection is made again. */
 const SYNC_BOUND_MS = 2000;
+/** `read`'s limits on the LISTEN connection: waiting for a lock, and running at all. */
+const READ_LOCK_MS = 100;
+const READ_STATEMENT_MS = 1000;
 /** How long a goodbye may wait for the server to close its side before the socket is destroyed. */
 const END_BOUND_MS = 1000;
 const YES = Promise.resolve(true);
@@ -116,7 +119,19 @@ export function postgresChangeFeed(connectionString: string, channel: string, ty
     // As the pool's connections (db/client.ts): a connect to a host that drops packets gives up after
     // 5 s instead of the kernel's minutes, and a silently cut connection is noticed by TCP keep-alive
     // probes from 10 s of quiet, not the system's default two hours.
-    const c = new pg.Client({ connectionString, connectionTimeoutMillis: 5000, keepAlive: true, keepAliveInitialDelayMillis: 10_000, types });
+    // `read`'s statements share this connection with every request's barrier, so none of them may wait long:
+    // one queued behind a table lock (a migration's ALTER TABLE, VACUUM FULL) gives up after 100 ms and any
+    // other after a second, well inside SYNC_BOUND_MS, so the connection is not torn down (its backend would
+    // stay stuck on the lock while a new one took its place) and the request reads its own way instead
+    // (diff review 17). No JIT, as on the pool's connections.
+    const c = new pg.Client({
+      connectionString,
+      connectionTimeoutMillis: 5000,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
+      types,
+      options: `-c jit=off -c lock_timeout=${READ_LOCK_MS} -c statement_timeout=${READ_STATEMENT_MS}`,
+    });
     // A lost connection emits 'error' (no query to receive it) and then 'end'.
     c.on('error', () => {});
     c.on('end', () => lost(c));
@@ -177,8 +192,7 @@ export function postgresChangeFeed(connectionString: string, channel: string, ty
   }
   /**
    * Statement names by text: `read`'s few statements are parsed and planned once per connection. Past 50
-   * texts, and for a text that failed (a prepared `SELECT` whose table changed under it keeps failing),
-   * statements run unnamed.
+   * texts, and for a text whose prepared statement no longer fits its table, statements run unnamed.
    */
   const names = new Map<string, string>();
   const nameOf = (text: string) => {
@@ -220,8 +234,9 @@ export function postgresChangeFeed(connectionString: string, channel: string, ty
       return bounded((c) =>
         c.query<R & pg.QueryResultRow>({ name: nameOf(query.sql), text: query.sql, values: [...query.parameters] }).then(
           (r) => r.rows as R[],
-          (err: unknown) => {
-            names.set(query.sql, '');
+          (err: { code?: string; message?: string }) => {
+            // A prepared statement whose table changed under it keeps failing: that text runs unnamed from now on.
+            if (err?.code === '0A000' && /cached plan/.test(err.message ?? '')) names.set(query.sql, '');
             throw err;
           },
         ),

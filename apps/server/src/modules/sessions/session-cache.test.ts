@@ -363,6 +363,40 @@ describe('a change on process A takes effect on the next request on process B (o
     expect((await prices('abc')).statusCode).toBe(401);
   });
 
+  it('a wallet read stuck behind a table lock gives up on the feed at once: the barrier and the cache go on, and no backend is left behind', async () => {
+    const serverId = await firstServerId(db1.kysely);
+    const u1 = await createUser(db1.kysely);
+    await createWallet(db1.kysely, u1.id, serverId);
+    const u2 = await createUser(db1.kysely);
+    await cachedOnB(u1.token, u1.id);
+    await cachedOnB(u2.token, u2.id);
+    // A migration's ALTER TABLE holds (or only waits for) this lock.
+    const locker = new pg.Client({ connectionString: db1.url as string });
+    await locker.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE wallets IN ACCESS EXCLUSIVE MODE');
+      const wallets = b.app.inject({ method: 'GET', url: '/api/wallets', headers: bearer(u1.token) });
+      // Past the barrier's 2 s bound, which used to end the LISTEN connection (emptying the cache) and leave its
+      // backend waiting on the lock while a new one took its place.
+      await sleep(2500);
+      const name = `тихо ${++quiet}`;
+      await silently(db1.url as string, 'UPDATE users SET name = $2 WHERE id = $1', [u2.id, name]);
+      const other = await getUser(b.app, u2.token);
+      expect(other.statusCode).toBe(200);
+      expect(other.json().name).not.toBe(name);
+      const { rows } = await locker.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE '%from "wallets"%'`,
+      );
+      expect(rows[0]!.n).toBe(1);
+      await locker.query('ROLLBACK');
+      // The stuck call itself read its own way (the pool), once the lock was gone.
+      expect((await wallets).statusCode).toBe(200);
+    } finally {
+      await locker.end();
+    }
+  });
+
   it('an admin’s block on A: every session of the user answers 401 on B', async () => {
     const u = await createUser(db1.kysely);
     const other = await addSession(db1, u.id);
