@@ -257,7 +257,7 @@ export function createCodesService(deps: CodesServiceDeps) {
         if (!data?.server.active) throw gameServerNotFound();
         if (!data.wallet) throw new Error('wallet vanished right after it was made');
       }
-      return toAuthPriceData({ ...data, wallet: data.wallet, feeBp: feeBpFor(caller.user, data.server, clock()) });
+      return toAuthPriceData({ server: data.server, wallet: data.wallet, open: data.open, variants: data.variants, last: data.last, feeBp: feeBpFor(caller.user, data.server, clock()) });
     },
 
     /** `useUp`: the caller's second-factor code, used up first in the transaction (the user's row first), so a refusal leaves it. */

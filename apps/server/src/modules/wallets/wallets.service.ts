@@ -5,7 +5,7 @@ import { toNumber } from '../../lib/money';
 import type { Caller } from '../sessions/caller';
 import { requireLiveSession } from '../sessions/live-session';
 import { toAdminWallet, toWallet } from './wallets.mapper';
-import { activeWalletsOf, activeWalletsQuery, cashierNickOf, ensureWallet, type WalletRow, setNick, userWalletsWithAccounts } from './wallets.repository';
+import { activeWalletsCompiled, activeWalletsOf, cashierNickOf, ensureWallet, type WalletRow, setNick, userWalletsWithAccounts } from './wallets.repository';
 import { AppError } from '../../lib/app-error';
 
 /** For other modules' transactions: the caller's wallet on an active server, created on first use; and a wallet by owner and id. */
@@ -33,7 +33,7 @@ export function createWalletsService({ db, feed }: { db: Db['kysely']; feed?: Pi
   // A read the feed could not take answers nobody, and each caller goes the usual way.
   const walletsOnFeed = coalesce(
     async (userIds: number[]) => {
-      const rows = await feed?.read<WalletRow>(activeWalletsQuery(db, userIds).compile());
+      const rows = await feed?.read<WalletRow>(activeWalletsCompiled(db, userIds));
       return rows ? byOwner(userIds, rows) : new Map<number, WalletRow[]>();
     },
     { maxInFlight: 1 },
