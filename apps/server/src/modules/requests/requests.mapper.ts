@@ -4,12 +4,13 @@ import type { AdminRequestRow, PendingGroup, RequestRow, requestsRepository } fr
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
-export function toRequest(r: RequestRow): Request {
+/** `amount` as the row holds it: bigint from a table, text from request_open's answer. */
+export function toRequest(r: Omit<RequestRow, 'amount'> & { amount: bigint | string }): Request {
   return {
     id: r.id,
     type: r.type,
     currency_type: r.currency_type,
-    amount: toNumber(r.amount),
+    amount: toNumber(BigInt(r.amount)),
     status: r.status,
     gamesserver_id: r.gamesserver_id,
     gamesserver: r.gamesserver,

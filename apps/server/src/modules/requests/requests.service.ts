@@ -133,7 +133,8 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
       if (err?.code === 'AW429') throw new AppError('CONFLICT', { message: TOO_MANY_PENDING, errors: { amount: [TOO_MANY_PENDING] } });
       return rethrowMoneyError(err);
     });
-    const request = toRequest({ ...row, amount: BigInt(row.amount) });
+    // No object spreads on this path: `{ ...row, … }` of request_open's 24 columns cost microseconds a call.
+    const request = toRequest(row);
     if (!row.replayed) {
       // A withdrawal's hold moved the balance; a deposit moved none, but the player's other devices list it at once.
       publish(row.user_id, [{ walletId: row.wallet_id, gamesserverId: row.gamesserver_id, balance: BigInt(row.balance), balanceSecond: BigInt(row.balance_second) }]);
@@ -150,7 +151,7 @@ export function createRequestsService({ db, realtime, notices, audit, shift, web
         vipUntil: row.vip_until === null ? null : new Date(row.vip_until),
       });
     }
-    return type === 'output' ? { success: { ...request, enter_currency: request.amount } } : { success: request };
+    return type === 'output' ? { success: Object.assign(request, { enter_currency: request.amount }) } : { success: request };
   }
 
   /** The locked row before the decision and the re-read row after it, as the audit log keeps them. */
