@@ -229,10 +229,17 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     db: db.kysely,
     rate: { limit: Math.max(1, Math.round(DEFAULT_KEY_RATE.limit * config.RATE_LIMIT_SCALE)), windowMs: DEFAULT_KEY_RATE.windowMs },
   });
-  const accountsServices = composeAccounts(app, config, db, sessions, now, { jobs, apiKeys });
+  // An operator who turns their own TOTP off leaves the operators' channel at once, as a demoted one does (with
+  // ADMIN_REQUIRE_2FA; the channel's own re-check would take two seconds): bound once realtime exists.
+  let leaveOperators: Realtime['leaveOperators'] | undefined;
+  const totpTurnedOff = (userId: number) => {
+    if (config.ADMIN_REQUIRE_2FA) leaveOperators?.(userId);
+  };
+  const accountsServices = composeAccounts(app, config, db, sessions, now, { jobs, apiKeys, totpTurnedOff });
 
   const realtime = createRealtime(app, { pgPool: db.pgPool, sessions, changes: db.changes('session_changed') });
   endSockets = realtime.endSessions;
+  leaveOperators = realtime.leaveOperators;
   const kysely = db.kysely;
   // System, wallets, requests, ledger views, audit, realtime tokens and the admin area's services.
   const audit = createAuditService({ db: kysely });
@@ -413,7 +420,7 @@ function composeAccounts(
   db: Db,
   sessions: SessionsService,
   now: () => Date,
-  { jobs, apiKeys }: { jobs: Jobs; apiKeys: Pick<ApiKeysService, 'revokeAllOf'> },
+  { jobs, apiKeys, totpTurnedOff }: { jobs: Jobs; apiKeys: Pick<ApiKeysService, 'revokeAllOf'>; totpTurnedOff: (userId: number) => void },
 ) {
   // Mail and SMS are jobs of the queue, sealed with SECRET_KEY (decision record 0020).
   const delivery = createCodeDelivery({
@@ -460,6 +467,7 @@ function composeAccounts(
     links: { discord: (trx, userId, discordId) => externalSignIn!.linkDiscord(trx, userId, discordId) },
     browsers: { isKnown: sessions.isKnownBrowser, forgetOthers: (q, userId, keep) => sessions.forgetBrowsers(userId, q, keep) },
     sessionShowed: sessions.showedSecondFactor,
+    turnedOff: totpTurnedOff,
     currentPassword,
     brand: config.BRAND_NAME,
   });

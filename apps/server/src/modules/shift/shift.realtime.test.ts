@@ -1,7 +1,8 @@
 import { OPERATORS_CHANNEL, type OperatorMessage } from '@adena/contract';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, createWallet, firstServerId } from '../../../test/factories';
+import { createUser, createWallet, firstServerId, TEST_TOTP_SECRET } from '../../../test/factories';
+import { totpCode } from '../two-factor/totp';
 import { createTestApp, createTestDb, realtimeListening, type TestApp, type TestDb } from '../../../test/harness';
 import { waitFor } from '../../../test/fakes/wait-for';
 import { createDb } from '../../db/client';
@@ -152,6 +153,21 @@ describe("the operators' channel across two app processes on one PostgreSQL", ()
     expect(heard).toEqual([]);
     // Nor can the socket (its handshake made as an admin) subscribe again.
     expect(await subscribe(s, OPERATORS_CHANNEL)).toEqual({ error: 'Нет доступа к этому каналу' });
+  });
+
+  it("an operator who turns their own TOTP off leaves the operators' channel as the call returns, on its process, and then on the other", async () => {
+    const op = await createUser(a.db.kysely, { admin: true, name: 'Без кода' });
+    const here = await socketOf(a, urlA, op);
+    const there = await socketOf(b, urlB, op);
+    expect(await subscribe(here, OPERATORS_CHANNEL)).toEqual({ ok: true });
+    expect(await subscribe(there, OPERATORS_CHANNEL)).toEqual({ ok: true });
+    const res = await a.app.inject({ method: 'POST', url: '/api/2fa/disable', headers: op.auth, payload: { code: totpCode(TEST_TOTP_SECRET, new Date()) } });
+    expect(res.statusCode).toBe(200);
+    // Not two seconds later, when the channel's own re-check would have come.
+    expect(a.app.deps.realtime.io.sockets.adapter.rooms.get(OPERATORS_CHANNEL)?.has(here.id!) ?? false).toBe(false);
+    const roomOnB = () => b.app.deps.realtime.io.sockets.adapter.rooms.get(OPERATORS_CHANNEL);
+    await waitFor(() => (roomOnB()?.has(there.id!) ? undefined : true), 'the socket to leave the channel on B');
+    expect(await subscribe(here, OPERATORS_CHANNEL)).toEqual({ error: 'Нет доступа к этому каналу' });
   });
 
   it('refuses the channel to an admin without TOTP (ADMIN_REQUIRE_2FA) and to one demoted after the handshake', async () => {

@@ -45,6 +45,8 @@ const FRESH_SIGN_IN_MESSAGE: Record<LastingAccess, string> = {
 
 export interface TwoFactorDeps {
   db: DbHandle;
+  /** After a user's own TOTP was turned off (committed): an operator without it hears the operators no more. */
+  turnedOff?: (userId: number) => void;
   limiter: RateLimiter;
   /** Starts a session for a user: the accounts module's sign-in. */
   issue: (q: Trx | DbHandle, user: User, origin: SessionOrigin) => Promise<AuthResponse>;
@@ -83,7 +85,7 @@ const stepUpRefused = (message: string = T.required) => new AppError('FORBIDDEN'
  * step-up of money going out. A code is accepted once: its time step must be later than the
  * last one accepted, taken by one conditional UPDATE, so parallel uses of one code let one through.
  */
-export function createTwoFactorService({ db, limiter, issue, now, resets, links, currentPassword, browsers, sessionShowed, brand }: TwoFactorDeps) {
+export function createTwoFactorService({ db, limiter, issue, now, resets, links, currentPassword, browsers, sessionShowed, brand, turnedOff }: TwoFactorDeps) {
   /**
    * The bucket of a user's wrong codes. A browser the user signed in from (with the code, for a TOTP
    * user) has one of its own: someone holding the password or a stolen token spends the shared one
@@ -292,6 +294,7 @@ export function createTwoFactorService({ db, limiter, issue, now, resets, links,
      */
     async disable(caller: Caller, code: string) {
       await underCode(caller, code, (trx) => repo.disable(trx, caller.user.id));
+      turnedOff?.(caller.user.id);
       return { enabled: false as const };
     },
 
