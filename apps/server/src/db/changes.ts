@@ -119,19 +119,7 @@ export function postgresChangeFeed(connectionString: string, channel: string, ty
     // As the pool's connections (db/client.ts): a connect to a host that drops packets gives up after
     // 5 s instead of the kernel's minutes, and a silently cut connection is noticed by TCP keep-alive
     // probes from 10 s of quiet, not the system's default two hours.
-    // `read`'s statements share this connection with every request's barrier, so none of them may wait long:
-    // one queued behind a table lock (a migration's ALTER TABLE, VACUUM FULL) gives up after 100 ms and any
-    // other after a second, well inside SYNC_BOUND_MS, so the connection is not torn down (its backend would
-    // stay stuck on the lock while a new one took its place) and the request reads its own way instead
-    // (diff review 17). No JIT, as on the pool's connections.
-    const c = new pg.Client({
-      connectionString,
-      connectionTimeoutMillis: 5000,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 10_000,
-      types,
-      options: `-c jit=off -c lock_timeout=${READ_LOCK_MS} -c statement_timeout=${READ_STATEMENT_MS}`,
-    });
+    const c = new pg.Client({ connectionString, connectionTimeoutMillis: 5000, keepAlive: true, keepAliveInitialDelayMillis: 10_000, types });
     // A lost connection emits 'error' (no query to receive it) and then 'end'.
     c.on('error', () => {});
     c.on('end', () => lost(c));
@@ -142,6 +130,13 @@ export function postgresChangeFeed(connectionString: string, channel: string, ty
     });
     try {
       await c.connect();
+      // `read`'s statements share this connection with every request's barrier, so none of them may wait long:
+      // one queued behind a table lock (a migration's ALTER TABLE, VACUUM FULL) gives up after 100 ms and any
+      // other after a second, well inside SYNC_BOUND_MS, so the connection is not torn down (its backend would
+      // stay stuck on the lock while a new one took its place) and the request reads its own way instead
+      // (diff review 17). No JIT, as on the pool's connections. Set here, not as the client's `options`: a
+      // DATABASE_URL with `?options=` of its own would replace those without a word (diff review 18).
+      await c.query(`SET lock_timeout = ${READ_LOCK_MS}; SET statement_timeout = ${READ_STATEMENT_MS}; SET jit = off`);
       await c.query(`LISTEN ${channel}`);
     } catch {
       c.removeAllListeners('end');

@@ -34,7 +34,7 @@ export const PhoneSchema = z
 
 export const PasswordSchema = z.string({ error: missing }).min(8, M.passwordShort).max(128, M.passwordLong);
 export const OneTimeCodeSchema = z.string({ error: missing }).trim().regex(/^\d{6}$/, M.code);
-const FlowTokenSchema = z.string({ error: missing }).min(1, M.required).max(200);
+const FlowTokenSchema = z.string({ error: missing }).min(1, M.required).max(200, 'Не длиннее 200 символов');
 const NameSchema = z
   .string()
   .trim()
@@ -184,8 +184,8 @@ export const discordAuth = defineCall({
   method: 'POST',
   path: '/api/discord_auth',
   body: z.object({
-    code: z.string({ error: missing }).min(1, M.required).max(512),
-    state: z.string({ error: missing }).min(1, M.required).max(512),
+    code: z.string({ error: missing }).min(1, M.required).max(512, 'Не длиннее 512 символов'),
+    state: z.string({ error: missing }).min(1, M.required).max(512, 'Не длиннее 512 символов'),
     redirect_uri: z.url('Некорректный адрес возврата').max(512),
   }),
   response: SignInResponseSchema,
@@ -214,7 +214,7 @@ export const telegramAuth = defineCall({
 export const webApp = defineCall({
   method: 'POST',
   path: '/api/web_app',
-  body: z.object({ init_data: z.string({ error: missing }).min(1, M.required).max(8192) }),
+  body: z.object({ init_data: z.string({ error: missing }).min(1, M.required).max(8192, 'Не длиннее 8192 символов') }),
   response: AuthResponseSchema,
 });
 

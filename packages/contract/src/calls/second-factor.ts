@@ -84,7 +84,7 @@ export const twoFactorRecoveryCodes = defineCall({
 export const twoFactorVerify = defineCall({
   method: 'POST',
   path: '/api/2fa/verify',
-  body: z.object({ two_factor_token: z.string({ error: missing }).min(1, M.required).max(200), code: SecondFactorCodeSchema }),
+  body: z.object({ two_factor_token: z.string({ error: missing }).min(1, M.required).max(200, 'Не длиннее 200 символов'), code: SecondFactorCodeSchema }),
   response: AuthResponseSchema,
 });
 

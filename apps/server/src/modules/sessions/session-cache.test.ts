@@ -9,7 +9,7 @@ import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from 
 import { createTestApp, createTestDb, type TestApp, type TestDb, testConfig } from '../../../test/harness';
 import { type PgCluster, startPgCluster } from '../../../test/pg-cluster';
 import { buildApp } from '../../app';
-import type { ChangeFeed } from '../../db/changes';
+import { type ChangeFeed, postgresChangeFeed } from '../../db/changes';
 import { createDb, type Db } from '../../db/client';
 import { migrate } from '../../db/migrate';
 import { hashPassword } from '../../lib/password';
@@ -232,6 +232,22 @@ describe('a read on the LISTEN connection is a read barrier too (PostgreSQL)', (
     expect(await feed.read({ sql: 'SELECT nope FROM users', parameters: [] })).toBeNull();
     expect(await feed.read<{ one: number }>({ sql: 'SELECT 1 AS one', parameters: [] })).toEqual([{ one: 1 }]);
     expect(await feed.sync()).toBe(true);
+  });
+
+  it('keeps its short limits on locks and statements when DATABASE_URL sets options of its own', async () => {
+    const url = new URL(db.url as string);
+    url.searchParams.set('options', '-c search_path=public');
+    const feed = postgresChangeFeed(url.toString(), 'session_changed');
+    try {
+      for (let i = 0; i < 500 && !feed.live; i++) await sleep(10);
+      const settings = await feed.read<{ lock: string; statement: string; jit: string; path: string }>({
+        sql: `SELECT current_setting('lock_timeout') AS lock, current_setting('statement_timeout') AS statement, current_setting('jit') AS jit, current_setting('search_path') AS path`,
+        parameters: [],
+      });
+      expect(settings).toEqual([{ lock: '100ms', statement: '1s', jit: 'off', path: 'public' }]);
+    } finally {
+      await feed.close();
+    }
   });
 });
 
