@@ -202,21 +202,8 @@ describe('the LISTEN feed and its read barrier (PostgreSQL)', () => {
     expect(await Promise.all([sent, after, late])).toEqual([true, true, true]);
     expect(heard).toEqual([String(u.id), String(u.id), String(u.id), String(u.id)]);
   });
-});
 
-describe('a read on the LISTEN connection is a read barrier too (PostgreSQL)', () => {
-  let db: TestDb;
-  let writer: Db;
-  beforeAll(async () => {
-    db = await createTestDb('postgres');
-    writer = await createDb({ databaseUrl: db.url, dataDir: '' });
-  });
-  afterAll(async () => {
-    await writer?.close();
-    await db?.close();
-  });
-
-  it('answers after every change committed before it was called, with int8 as bigint', async () => {
+  it('a read on the LISTEN connection is a barrier too: it answers after every change committed before it was called, with int8 as bigint', async () => {
     const feed = db.changes('session_changed');
     const heard: string[] = [];
     feed.subscribe({ change: (p) => heard.push(p), down: () => {}, up: () => {} });
