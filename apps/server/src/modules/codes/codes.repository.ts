@@ -1,4 +1,4 @@
-import { type Kysely, type RawBuilder, type Selectable, sql, type Transaction } from 'kysely';
+import { type CompiledQuery, type Kysely, type RawBuilder, type Selectable, sql, type Transaction } from 'kysely';
 import '../../db/tables/codes';
 import type { Database, GamesserversTable, WalletsTable } from '../../db/schema';
 import type { CodeAttemptResult, CodeStatus } from '../../db/tables/codes';
@@ -176,12 +176,28 @@ export const codesRepository = {
    * batch large enough that the round trips it saves cost more (the service decides).
    */
   async priceDataOf(q: Q, pairs: ReadonlyArray<{ ownerId: number; gameServerId: number }>) {
-    const { rows } = await priceDataStatement(pairSource(pairs)).execute(q);
+    const { rows } = await q.executeQuery(codesRepository.priceDataCompiled(q, pairs));
     return priceDataFrom(rows);
   },
 
-  /** priceDataOf's statement, to be run elsewhere (on the change feed's connection: `ChangeFeed.read`); `priceDataFrom` reads its rows. */
+  /** priceDataOf's statement built and compiled afresh (what priceDataCompiled must equal). */
   priceDataQuery: (q: Q, pairs: ReadonlyArray<{ ownerId: number; gameServerId: number }>) => priceDataStatement(pairSource(pairs)).compile(q),
+
+  /**
+   * priceDataOf's statement compiled, to be run elsewhere (on the change feed's connection: `ChangeFeed.read`);
+   * `priceDataFrom` reads its rows. Built and compiled once per form (one pair, several) and handle: only the pairs,
+   * its first two parameters, change from call to call (a test compares it with a fresh compile).
+   */
+  priceDataCompiled(q: Q, pairs: ReadonlyArray<{ ownerId: number; gameServerId: number }>): CompiledQuery<PriceDataRaw> {
+    let forms = priceDataForms.get(q);
+    if (!forms) {
+      const zero = { ownerId: 0, gameServerId: 0 };
+      forms = { one: priceDataStatement(pairSource([zero])).compile(q), many: priceDataStatement(pairSource([zero, zero])).compile(q) };
+      priceDataForms.set(q, forms);
+    }
+    const base = pairs.length === 1 ? forms.one : forms.many;
+    return { query: base.query, queryId: base.queryId, sql: base.sql, parameters: [...pairParameters(pairs), ...base.parameters.slice(2)] } as CompiledQuery<PriceDataRaw>;
+  },
   priceDataFrom,
 
   /** Every code the owner issued, active ones first, then the newest (GET /api/my_codes). */
@@ -282,12 +298,21 @@ export const codesRepository = {
 
 /** The pairs as priceDataStatement's row source: one pair a `VALUES` row (planned once), several two arrays. */
 function pairSource(pairs: ReadonlyArray<{ ownerId: number; gameServerId: number }>) {
-  const ids = (pick: (p: { ownerId: number; gameServerId: number }) => number) => `{${pairs.map((p) => Math.trunc(pick(p))).join(',')}}`;
-  const one = pairs.length === 1 ? pairs[0] : undefined;
-  return one
-    ? sql`(VALUES (${one.ownerId}::int, ${one.gameServerId}::int)) AS k(owner_id, server_id)`
-    : sql`unnest(${ids((p) => p.ownerId)}::int[], ${ids((p) => p.gameServerId)}::int[]) AS k(owner_id, server_id)`;
+  const [owners, servers] = pairParameters(pairs);
+  return pairs.length === 1
+    ? sql`(VALUES (${owners}::int, ${servers}::int)) AS k(owner_id, server_id)`
+    : sql`unnest(${owners}::int[], ${servers}::int[]) AS k(owner_id, server_id)`;
 }
+
+/** The pairs as pairSource's two parameters: one pair's ids, or two array literals. */
+function pairParameters(pairs: ReadonlyArray<{ ownerId: number; gameServerId: number }>): [number | string, number | string] {
+  if (pairs.length === 1) return [Math.trunc(pairs[0]!.ownerId), Math.trunc(pairs[0]!.gameServerId)];
+  const ids = (pick: (p: { ownerId: number; gameServerId: number }) => number) => `{${pairs.map((p) => Math.trunc(pick(p))).join(',')}}`;
+  return [ids((p) => p.ownerId), ids((p) => p.gameServerId)];
+}
+
+/** Each handle's two compiled price data statements (one pair, several). */
+const priceDataForms = new WeakMap<Q, { one: CompiledQuery<PriceDataRaw>; many: CompiledQuery<PriceDataRaw> }>();
 
 /** priceDataOf's answer from its statement's rows. */
 function priceDataFrom(rows: readonly PriceDataRaw[]) {

@@ -106,15 +106,19 @@ export interface CodesServiceDeps {
 const PRICE_DATA_BATCH = 8;
 
 /**
- * The price data of (owner:server) keys through `read`: a small batch a statement per pair (each planned once),
- * from PRICE_DATA_BATCH pairs on one statement for all. Null when a read answered null (could not be made).
+ * The price data of (owner:server) keys through `read`: below `oneFrom` distinct pairs a statement per pair (each
+ * planned once), from there one statement for all. Null when a read answered null (could not be made).
  */
-async function readPairs(keys: readonly string[], read: (pairs: Array<{ ownerId: number; gameServerId: number }>) => Promise<Map<string, PriceDataRow> | null>) {
+async function readPairs(
+  keys: readonly string[],
+  oneFrom: number,
+  read: (pairs: Array<{ ownerId: number; gameServerId: number }>) => Promise<Map<string, PriceDataRow> | null>,
+) {
   const pairs = keys.map((key) => {
     const [ownerId, gameServerId] = key.split(':').map(Number) as [number, number];
     return { ownerId, gameServerId };
   });
-  if (pairs.length >= PRICE_DATA_BATCH) return read(pairs);
+  if (pairs.length >= oneFrom) return read(pairs);
   const found = await Promise.all(pairs.map((pair) => read([pair])));
   return found.some((m) => m === null) ? null : new Map(found.flatMap((m) => [...(m ?? [])]));
 }
@@ -128,14 +132,15 @@ export function createCodesService(deps: CodesServiceDeps) {
   // the same (owner, server) share one. A small batch reads each pair with the statement PostgreSQL
   // planned once; from PRICE_DATA_BATCH pairs on, one statement reads them all (planned each time,
   // which costs less than the round trips it saves).
-  const priceDataOf = coalesce(async (keys: string[]) => (await readPairs(keys, (pairs) => repo.priceDataOf(db, pairs))) ?? new Map());
+  const priceDataOf = coalesce(async (keys: string[]) => (await readPairs(keys, PRICE_DATA_BATCH, (pairs) => repo.priceDataOf(db, pairs))) ?? new Map());
   // The same for cached callers, on the change feed's connection, the read being their session's barrier too
   // (decision record 0026, "The wallet read as the barrier"). Every key asked is answered, null for an unknown
-  // server; a read the feed could not take answers nobody, and each caller goes the usual way.
+  // server; a read the feed could not take answers nobody, and each caller goes the usual way. On that one
+  // connection statements run one after another, so any batch of two pairs or more is one statement.
   const priceDataOnFeed = coalesce(
     async (keys: string[]) => {
-      const found = await readPairs(keys, async (pairs) => {
-        const rows = await feed?.read<PriceDataRaw>(repo.priceDataQuery(db, pairs));
+      const found = await readPairs(keys, 2, async (pairs) => {
+        const rows = await feed?.read<PriceDataRaw>(repo.priceDataCompiled(db, pairs));
         return rows ? repo.priceDataFrom(rows) : null;
       });
       return found ? new Map(keys.map((key) => [key, found.get(key) ?? null])) : new Map<string, PriceDataRow | null>();

@@ -245,6 +245,9 @@ describe('a change on process A takes effect on the next request on process B (o
   let admin: Awaited<ReturnType<typeof createUser>>;
   let feedReads = 0;
   let failFeedReads = false;
+  // While set, B's feed reads wait for it before they are sent; each read's parameters are kept.
+  let feedGate: Promise<void> | null = null;
+  const feedParameters: unknown[][] = [];
   beforeAll(async () => {
     db1 = await createTestDb('postgres');
     a = await createTestApp('postgres', { db: db1 });
@@ -259,9 +262,11 @@ describe('a change on process A takes effect on the next request on process B (o
         },
         subscribe: (h) => feed.subscribe(h),
         sync: () => feed.sync(),
-        read: <R>(q: { sql: string; parameters: readonly unknown[] }) => {
+        read: async <R>(q: { sql: string; parameters: readonly unknown[] }) => {
           feedReads++;
-          return failFeedReads ? Promise.resolve(null) : feed.read<R>(q);
+          feedParameters.push([...q.parameters]);
+          if (feedGate) await feedGate;
+          return failFeedReads ? null : feed.read<R>(q);
         },
         close: () => feed.close(),
       };
@@ -364,6 +369,47 @@ describe('a change on process A takes effect on the next request on process B (o
     expect((await a.app.inject({ method: 'GET', url: '/api/logout', headers: u.auth })).statusCode).toBe(200);
     expect((await prices()).statusCode).toBe(401);
     expect((await prices('abc')).statusCode).toBe(401);
+  });
+
+  it('several players’ price data asked while a read is on the feed go in one statement, each answer what that player gets alone', async () => {
+    const serverId = await firstServerId(db1.kysely);
+    const players = await Promise.all([0, 1, 2, 3].map(() => createUser(db1.kysely)));
+    for (const [i, p] of players.entries()) {
+      const wallet = await createWallet(db1.kysely, p.id, serverId);
+      await fund(db1.kysely, wallet, BigInt((i + 1) * 1_000_000));
+      await cachedOnB(p.token, p.id);
+    }
+    const prices = (token: string) => b.app.inject({ method: 'GET', url: `/api/auth_varianty_adeny_za_kod/${serverId}`, headers: bearer(token) });
+    const alone = [];
+    for (const p of players) alone.push((await prices(p.token)).json());
+    // The first player's read is held on the feed; the others arrive meanwhile and wait for the next statement.
+    // Their arrival cannot be seen from here: the round is repeated, each time waiting longer, until they came in time.
+    for (let round = 1; ; round++) {
+      let open = () => {};
+      feedGate = new Promise((resolve) => {
+        open = resolve;
+      });
+      const from = feedParameters.length;
+      const first = prices(players[0]!.token);
+      while (feedParameters.length === from) await sleep(5);
+      const rest = players.slice(1).map((p) => prices(p.token));
+      await sleep(50 * round);
+      feedGate = null;
+      open();
+      const answers = await Promise.all([first, ...rest]);
+      for (const [i, res] of answers.entries()) {
+        expect(res.statusCode).toBe(200);
+        expect(res.json()).toEqual(alone[i]);
+        expect(res.json().wallet.balance).toBe((i + 1) * 1_000_000);
+      }
+      const batched = feedParameters.slice(from).find((params) => typeof params[0] === 'string');
+      if (batched) {
+        const ids = (literal: unknown) => String(literal).slice(1, -1).split(',').map(Number).sort((x, y) => x - y);
+        expect([ids(batched[0]), ids(batched[1])]).toEqual([players.slice(1).map((p) => p.id), [serverId, serverId, serverId]]);
+        break;
+      }
+      if (round === 10) throw new Error('the waiting players were never read together');
+    }
   });
 
   it('a wallet read stuck behind a table lock gives up on the feed at once: the barrier and the cache go on, and no backend is left behind', async () => {
