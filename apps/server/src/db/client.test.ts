@@ -2,7 +2,7 @@ import { silentCut } from '../../test/fakes/silent-relay';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../../test/harness';
-import { createDb, type Db } from './client';
+import { createDb, type Db, withOptions } from './client';
 import { isDatabaseUnavailable } from './unavailable';
 import { createLedgerAdminRepository } from '../modules/ledger/ledger-admin.repository';
 
@@ -70,6 +70,19 @@ describe('session limits of the PostgreSQL pool', () => {
     expect(await show(limited.kysely)).toEqual({ limit: '300ms', ro: 'off' });
     expect(await createLedgerAdminRepository(limited.kysely).wholeLedger(show)).toEqual({ limit: '0', ro: 'on' });
     expect(await show(limited.kysely)).toEqual({ limit: '300ms', ro: 'off' });
+  });
+
+  it('keeps JIT off when DATABASE_URL brings server options of its own, and keeps those too', async () => {
+    const url = `${db.url}${String(db.url).includes('?') ? '&' : '?'}options=${encodeURIComponent('-c work_mem=5MB')}`;
+    const own = await createDb({ databaseUrl: url, dataDir: '', poolSize: 1 });
+    try {
+      const { rows } = await sql<{ jit: string; mem: string }>`SELECT current_setting('jit') AS jit, current_setting('work_mem') AS mem`.execute(own.kysely);
+      expect(rows).toEqual([{ jit: 'off', mem: '5MB' }]);
+    } finally {
+      await own.close();
+    }
+    expect(withOptions('postgres://u:p%40ss@h:5/db', '-c jit=off')).toBe('postgres://u:p%40ss@h:5/db');
+    expect(withOptions('postgres://u:p%40ss@h:5/db?sslmode=disable', '-c jit=off')).toBe('postgres://u:p%40ss@h:5/db?sslmode=disable');
   });
 
   it('ends a session stalled inside a transaction: the row it locked is free again and its change never lands', async () => {

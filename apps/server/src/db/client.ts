@@ -153,10 +153,27 @@ export interface DbOptions {
   queryTimeoutMs?: number;
 }
 
+/** Server options of every pool connection (`-c name=value`, as libpq's `options`). */
+const POOL_OPTIONS = '-c jit=off';
+
+/**
+ * `url` with `extra` added to the `options` its query carries, if it carries any: pg lets a connection string's
+ * parameters replace the client's own, so `?options=-c search_path=x` would otherwise drop ours without a word.
+ */
+export function withOptions(url: string, extra: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  const own = params.get('options');
+  if (own === null) return url;
+  params.set('options', `${own} ${extra}`);
+  return `${url.slice(0, q)}?${params.toString()}`;
+}
+
 export async function createDb(opts: DbOptions): Promise<Db> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
-      connectionString: opts.databaseUrl,
+      connectionString: withOptions(opts.databaseUrl, POOL_OPTIONS),
       max: opts.poolSize ?? 8,
       // While the database is away a checkout fails within this time instead of queueing forever
       // (the call answers 503, decision record 0020); connections are made again on demand.
@@ -177,8 +194,9 @@ export async function createDb(opts: DbOptions): Promise<Db> {
       query_timeout: opts.queryTimeoutMs ?? (opts.statementTimeoutMs ?? 60_000) + 5_000,
       // No JIT compilation: every statement here is short, and JIT's tens of milliseconds, spent
       // once a plan's estimated cost passes jit_above_cost (the job claim's can, with a backlog),
-      // cost more than any of them saves.
-      options: '-c jit=off',
+      // cost more than any of them saves. A DATABASE_URL's own `?options=` would replace this one:
+      // withOptions adds it to those.
+      options: POOL_OPTIONS,
       types,
     });
     // An idle client losing its server (a restart, a failover) must not crash the process: the
