@@ -29,11 +29,21 @@ export const BalanceSchema = z.number().int().min(0);
 export const missing = (issue: { input?: unknown }) => (issue.input === undefined || issue.input === null ? M.required : undefined);
 
 export const IdSchema = z.number({ error: M.id }).int(M.id).positive(M.id).max(2_147_483_647, M.id);
+
+/**
+ * A whole number as a path or query string writes it: decimal digits and nothing else. `Number()` would also read
+ * `0x1`, `1e0`, `+1`, ` 1` and `1.0` as 1, other spellings of one record that a cache, a log or a limit keyed by the
+ * text would count apart.
+ */
+export const wholeParam = (message: string) => z.string({ error: message }).regex(/^[0-9]{1,16}$/, message).pipe(z.coerce.number());
+
 /** An id in a path or query string. */
-export const IdParamSchema = z.coerce.number({ error: M.id }).int(M.id).positive(M.id).max(2_147_483_647, M.id);
+export const IdParamSchema = wholeParam(M.id).pipe(z.number().positive(M.id).max(2_147_483_647, M.id));
 export const IdParamsSchema = z.object({ id: IdParamSchema });
+/** A query string's currency: "1" or "2". */
+export const CurrencyParamSchema = wholeParam(M.currency).pipe(CurrencyTypeSchema);
 /** A positive id of a bigserial table in a query string (past int4, within what a JSON number holds exactly). */
-export const BigIdParamSchema = z.coerce.number({ error: M.id }).int(M.id).positive(M.id).max(Number.MAX_SAFE_INTEGER, M.id);
+export const BigIdParamSchema = wholeParam(M.id).pipe(z.number().positive(M.id).max(Number.MAX_SAFE_INTEGER, M.id));
 
 export const TimestampSchema = z.string();
 
@@ -56,9 +66,12 @@ export const NickSchema = z
   .trim()
   .regex(/^[A-Za-zА-Яа-яЁё0-9]{2,16}$/, M.nick);
 
+/** A page number in a query string, 1 when absent. */
+export const PageParamSchema = wholeParam(M.page).pipe(z.number().min(1, M.page).max(100_000, 'Слишком далёкая страница')).prefault('1');
+
 export const PageQuerySchema = z.object({
-  page: z.coerce.number().int().min(1, 'Номер страницы начинается с 1').max(100_000).default(1),
-  per_page: z.coerce.number().int().min(1).max(100, 'Не больше 100 записей на странице').default(HISTORY_PAGE_SIZE),
+  page: PageParamSchema,
+  per_page: wholeParam(M.perPage).pipe(z.number().min(1, M.perPage).max(100, 'Не больше 100 записей на странице')).prefault(String(HISTORY_PAGE_SIZE)),
 });
 
 /** 422: PRODUCT.md section 3. */

@@ -70,6 +70,24 @@ describe.each(DB_KINDS)('inputs the fuzz of 2026-11-29 found on %s', (kind) => {
   const post = (url: string, payload: string | Buffer, auth: Record<string, string> = {}) =>
     t.app.inject({ method: 'POST', url, headers: { ...auth, 'content-type': 'application/json' }, payload });
 
+  it('an id, page or currency spelled other than in decimal digits (0x1, 1e0, +1, 1.0) is a Russian 422, not read as the number it spells', async () => {
+    const admin = await createUser(t.db.kysely, { admin: true });
+    const player = await createUser(t.db.kysely);
+    const get = (url: string, auth: Record<string, string>) => t.app.inject({ method: 'GET', url, headers: auth });
+    const russian422 = (res: { statusCode: number; json(): { errors: Record<string, string[]> } }, field: string) => {
+      expect(res.statusCode).toBe(422);
+      expect(res.json().errors[field]?.[0]).toMatch(/^[А-Я][а-я]/);
+    };
+    for (const spelled of ['0x1', '1e0', '+1', '1.0', '%201']) {
+      russian422(await get(`/api/auth_varianty_adeny_za_kod/${spelled}`, player.auth), 'id');
+      russian422(await get(`/api/admin/users/${spelled === '1e0' ? `${player.id}e0` : spelled.replace('1', String(player.id))}`, admin.auth), 'id');
+      russian422(await get(`/api/statement?page=${spelled}`, player.auth), 'page');
+      russian422(await get(`/api/admin/requests?currency_type=${spelled}`, admin.auth), 'currency_type');
+    }
+    expect((await get(`/api/admin/users/${player.id}`, admin.auth)).statusCode).toBe(200);
+    expect((await get('/api/statement?page=1&currency_type=1', player.auth)).statusCode).toBe(200);
+  });
+
   it('a value of the wrong type or too long is told so, not «Обязательное поле»; a missing one still is', async () => {
     const wrong = await post('/api/login', '{"email":42,"password":["x"]}');
     expect(wrong.statusCode).toBe(422);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BigIdParamSchema, CONTROL_CHARS_MESSAGE, cleanLine, cleanLines, defineCall, IdParamSchema, IdParamsSchema, PageQuerySchema, TimestampSchema } from '../primitives';
+import { BigIdParamSchema, CONTROL_CHARS_MESSAGE, CurrencyParamSchema, cleanLine, cleanLines, defineCall, IdParamSchema, IdParamsSchema, PageQuerySchema, TimestampSchema } from '../primitives';
 import { RequestSchema, RequestStatusSchema } from './wallet';
 
 // Admin calls live under /api/admin and answer 403 to anyone who is not an admin.
@@ -32,7 +32,7 @@ export const adminRequests = defineCall({
     status: RequestStatusSchema.optional(),
     type: z.enum(['input', 'output']).optional(),
     gamesserver_id: IdParamSchema.optional(),
-    currency_type: z.coerce.number().pipe(z.union([z.literal(1), z.literal(2)])).optional(),
+    currency_type: CurrencyParamSchema.optional(),
     /** Beyond PRODUCT.md: this operator's standing (not lapsed) claims (the admin area keeps its own claims alive). */
     claimed_by: IdParamSchema.optional(),
   }),

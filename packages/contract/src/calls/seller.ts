@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FIELD_MESSAGES as M } from '../messages/ru';
-import { AmountSchema, BalanceSchema, cleanLine, CONTROL_CHARS_MESSAGE, defineCall, IdParamSchema, IdParamsSchema, IdSchema, isCleanText, missing, TimestampSchema } from '../primitives';
+import { AmountSchema, BalanceSchema, cleanLine, CONTROL_CHARS_MESSAGE, defineCall, IdParamSchema, IdParamsSchema, IdSchema, isCleanText, missing, PageParamSchema, TimestampSchema } from '../primitives';
 import { CodeSchema, CodeStatusSchema } from './codes';
 
 // PRODUCT.md section 10: the seller API (keys, /api/v1) and webhooks.
@@ -100,7 +100,7 @@ export const v1ListCodes = defineCall({
   query: z.object({
     status: CodeStatusSchema.optional(),
     gamesserver_id: IdParamSchema.optional(),
-    page: z.coerce.number().int().min(1, 'Номер страницы начинается с 1').max(100_000).default(1),
+    page: PageParamSchema,
     /**
      * A keyset cursor: only codes with an id below it, newest first, `page` counting from there. A program
      * walking a list that changes under it (a code activated or cancelled leaves `status=active`) sends

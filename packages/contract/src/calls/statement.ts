@@ -2,7 +2,7 @@
 // realtime notice of an operator's decision.
 import { z } from 'zod';
 import { FIELD_MESSAGES as M } from '../messages/ru';
-import { BigIdParamSchema, CurrencyTypeSchema, defineCall, IdParamSchema, isCalendarDay, PageQuerySchema, TimestampSchema } from '../primitives';
+import { BigIdParamSchema, CurrencyParamSchema, defineCall, IdParamSchema, isCalendarDay, PageQuerySchema, TimestampSchema } from '../primitives';
 import { CodeSchema, CodeStatusSchema } from './codes';
 import { RequestStatusSchema } from './wallet';
 
@@ -32,8 +32,6 @@ export const StatementEntrySchema = z.object({
 export type StatementEntry = z.infer<typeof StatementEntrySchema>;
 
 const OptionalServerSchema = IdParamSchema.optional();
-/** A query string's currency: "1" or "2". */
-const CurrencyParamSchema = z.coerce.number({ error: M.currency }).pipe(CurrencyTypeSchema);
 
 export const StatementQuerySchema = PageQuerySchema.extend({
   gamesserver_id: OptionalServerSchema,

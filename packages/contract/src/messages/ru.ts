@@ -18,6 +18,8 @@ export const FIELD_MESSAGES = {
   amountPositive: 'Сумма должна быть больше нуля',
   amountMax: 'Слишком большая сумма',
   id: 'Некорректный идентификатор',
+  page: 'Номер страницы — целое число от 1',
+  perPage: 'Записей на странице — целое число от 1 до 100',
   currency: 'Неверная валюта',
   /** A report's or statement's period whose last day comes before its first (the same day is a period). */
   periodOrder: 'Конец периода должен быть не раньше начала',
