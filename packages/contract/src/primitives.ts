@@ -38,12 +38,16 @@ export const IdSchema = z.number({ error: M.id }).int(M.id).positive(M.id).max(2
 export const wholeParam = (message: string) => z.string({ error: message }).regex(/^[0-9]{1,16}$/, message).pipe(z.coerce.number());
 
 /** An id in a path or query string. */
-export const IdParamSchema = wholeParam(M.id).pipe(z.number().positive(M.id).max(2_147_483_647, M.id));
+export const IdParamSchema = wholeParam(M.id)
+  .pipe(z.number().positive(M.id).max(2_147_483_647, M.id))
+  .describe('Целое число от 1 до 2 147 483 647, цифрами');
 export const IdParamsSchema = z.object({ id: IdParamSchema });
 /** A query string's currency: "1" or "2". */
-export const CurrencyParamSchema = wholeParam(M.currency).pipe(CurrencyTypeSchema);
+export const CurrencyParamSchema = wholeParam(M.currency).pipe(CurrencyTypeSchema).describe('1 — адена, 2 — монеты эйнхасад');
 /** A positive id of a bigserial table in a query string (past int4, within what a JSON number holds exactly). */
-export const BigIdParamSchema = wholeParam(M.id).pipe(z.number().positive(M.id).max(Number.MAX_SAFE_INTEGER, M.id));
+export const BigIdParamSchema = wholeParam(M.id)
+  .pipe(z.number().positive(M.id).max(Number.MAX_SAFE_INTEGER, M.id))
+  .describe('Целое число от 1 до 9 007 199 254 740 991, цифрами');
 
 export const TimestampSchema = z.string();
 
@@ -67,11 +71,17 @@ export const NickSchema = z
   .regex(/^[A-Za-zА-Яа-яЁё0-9]{2,16}$/, M.nick);
 
 /** A page number in a query string, 1 when absent. */
-export const PageParamSchema = wholeParam(M.page).pipe(z.number().min(1, M.page).max(100_000, 'Слишком далёкая страница')).prefault('1');
+export const PageParamSchema = wholeParam(M.page)
+  .pipe(z.number().min(1, M.page).max(100_000, 'Слишком далёкая страница'))
+  .describe('Номер страницы, от 1 до 100 000')
+  .prefault('1');
 
 export const PageQuerySchema = z.object({
   page: PageParamSchema,
-  per_page: wholeParam(M.perPage).pipe(z.number().min(1, M.perPage).max(100, 'Не больше 100 записей на странице')).prefault(String(HISTORY_PAGE_SIZE)),
+  per_page: wholeParam(M.perPage)
+    .pipe(z.number().min(1, M.perPage).max(100, 'Не больше 100 записей на странице'))
+    .describe('Записей на странице, от 1 до 100')
+    .prefault(String(HISTORY_PAGE_SIZE)),
 });
 
 /** 422: PRODUCT.md section 3. */

@@ -2,7 +2,7 @@ import { silentCut } from '../../test/fakes/silent-relay';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDb, type TestDb } from '../../test/harness';
-import { createDb, type Db, withOptions } from './client';
+import { connectionOf, createDb, type Db } from './client';
 import { isDatabaseUnavailable } from './unavailable';
 import { createLedgerAdminRepository } from '../modules/ledger/ledger-admin.repository';
 
@@ -72,17 +72,29 @@ describe('session limits of the PostgreSQL pool', () => {
     expect(await show(limited.kysely)).toEqual({ limit: '300ms', ro: 'off' });
   });
 
-  it('keeps JIT off when DATABASE_URL brings server options of its own, and keeps those too', async () => {
-    const url = `${db.url}${String(db.url).includes('?') ? '&' : '?'}options=${encodeURIComponent('-c work_mem=5MB')}`;
-    const own = await createDb({ databaseUrl: url, dataDir: '', poolSize: 1 });
-    try {
-      const { rows } = await sql<{ jit: string; mem: string }>`SELECT current_setting('jit') AS jit, current_setting('work_mem') AS mem`.execute(own.kysely);
-      expect(rows).toEqual([{ jit: 'off', mem: '5MB' }]);
-    } finally {
-      await own.close();
+  it('keeps JIT off when DATABASE_URL brings server options of its own, and keeps those too, however the URL is written', async () => {
+    const settingsVia = async (url: string) => {
+      const own = await createDb({ databaseUrl: url, dataDir: '', poolSize: 1 });
+      try {
+        return (await sql<{ jit: string; mem: string }>`SELECT current_setting('jit') AS jit, current_setting('work_mem') AS mem`.execute(own.kysely)).rows[0];
+      } finally {
+        await own.close();
+      }
+    };
+    const withQuery = (url: string, query: string) => `${url}${url.includes('?') ? '&' : '?'}${query}`;
+    expect(await settingsVia(withQuery(String(db.url), `options=${encodeURIComponent('-c work_mem=5MB')}`))).toEqual({ jit: 'off', mem: '5MB' });
+    // Written as pg's parser tolerates it (a bare % or space in the password, `=` unescaped): read as pg reads it
+    // (diff review 19: re-encoding the query made PostgreSQL refuse «-c work_mem%3D5MB»). The cluster trusts every
+    // connection, so the password itself is not checked.
+    for (const password of ['50%off', 'p w']) {
+      const url = String(db.url).replace(/^postgres(ql)?:\/\/([^:@/]+)(:[^@/]*)?@/, `postgres://$2:${password}@`);
+      expect(url).toContain(password);
+      expect(await settingsVia(withQuery(url, 'options=-c work_mem=5MB'))).toEqual({ jit: 'off', mem: '5MB' });
     }
-    expect(withOptions('postgres://u:p%40ss@h:5/db', '-c jit=off')).toBe('postgres://u:p%40ss@h:5/db');
-    expect(withOptions('postgres://u:p%40ss@h:5/db?sslmode=disable', '-c jit=off')).toBe('postgres://u:p%40ss@h:5/db?sslmode=disable');
+    // The URL's other fields are pg's own reading of it; a URL without options gets ours alone.
+    expect(connectionOf('postgres://u:50%off@/db?host=/var/run/postgresql', '-c jit=off')).toMatchObject({ host: '/var/run/postgresql', password: '50%off', options: '-c jit=off' });
+    expect(connectionOf('postgres://u:p@h/db?options=-c%20a%3Db&options=-c%20c%3Dd#x', '-c jit=off')).toMatchObject({ options: '-c c=d -c jit=off' });
+    expect(connectionOf('postgres://u:p%40ss@h:5/db?sslmode=disable', '-c jit=off')).toMatchObject({ password: 'p@ss', port: '5', options: '-c jit=off' });
   });
 
   it('ends a session stalled inside a transaction: the row it locked is free again and its change never lands', async () => {

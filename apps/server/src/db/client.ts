@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { parse as parseConnectionString } from 'pg-connection-string';
 import { type ChangeFeed, pgliteChangeFeed, postgresChangeFeed } from './changes';
 import { PGlitePool } from './pglite-pool';
 import type { Database } from './schema';
@@ -157,23 +158,19 @@ export interface DbOptions {
 const POOL_OPTIONS = '-c jit=off';
 
 /**
- * `url` with `extra` added to the `options` its query carries, if it carries any: pg lets a connection string's
- * parameters replace the client's own, so `?options=-c search_path=x` would otherwise drop ours without a word.
+ * DATABASE_URL read by pg's own parser (what pg does with a `connectionString`), with `extra` added to the server
+ * options it carries: pg lets a connection string's fields replace the client's, so `?options=-c search_path=x` would
+ * otherwise drop ours without a word. The URL itself is not rewritten: re-encoding it changed what pg read from
+ * passwords, socket paths and options written the way pg's parser tolerates (diff review 19).
  */
-export function withOptions(url: string, extra: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  const params = new URLSearchParams(url.slice(q + 1));
-  const own = params.get('options');
-  if (own === null) return url;
-  params.set('options', `${own} ${extra}`);
-  return `${url.slice(0, q)}?${params.toString()}`;
+export function connectionOf(url: string, extra: string) {
+  const fields = parseConnectionString(url);
+  return { ...fields, options: fields.options ? `${fields.options} ${extra}` : extra };
 }
 
 export async function createDb(opts: DbOptions): Promise<Db> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
-      connectionString: withOptions(opts.databaseUrl, POOL_OPTIONS),
       max: opts.poolSize ?? 8,
       // While the database is away a checkout fails within this time instead of queueing forever
       // (the call answers 503, decision record 0020); connections are made again on demand.
@@ -194,10 +191,11 @@ export async function createDb(opts: DbOptions): Promise<Db> {
       query_timeout: opts.queryTimeoutMs ?? (opts.statementTimeoutMs ?? 60_000) + 5_000,
       // No JIT compilation: every statement here is short, and JIT's tens of milliseconds, spent
       // once a plan's estimated cost passes jit_above_cost (the job claim's can, with a backlog),
-      // cost more than any of them saves. A DATABASE_URL's own `?options=` would replace this one:
-      // withOptions adds it to those.
-      options: POOL_OPTIONS,
+      // cost more than any of them saves: POOL_OPTIONS, which connectionOf adds to any `?options=` of
+      // DATABASE_URL. The URL's fields come last, as they did when pg read `connectionString` itself:
+      // a `?statement_timeout=` there still wins over the default above.
       types,
+      ...(connectionOf(opts.databaseUrl, POOL_OPTIONS) as pg.PoolConfig),
     });
     // An idle client losing its server (a restart, a failover) must not crash the process: the
     // pool drops it and the next checkout connects again. Checked-out clients fail their query,
