@@ -417,6 +417,11 @@ describe('a player’s wallet: deposits, withdrawals, the operators’ queue and
         await v.page.getByRole('button', { name: 'Пополнить' }).click();
         await v.page.getByTestId('put-dialog').getByLabel('Сумма').fill('1.5кк');
         await shot('wallet-put', false);
+        // A thousand or a million? Said under the field, and nothing can be sent.
+        await v.page.getByTestId('put-dialog').getByLabel('Сумма').fill('1.000 000');
+        await v.page.getByTestId('put-dialog').getByText('Введите целое число, например 1500000 или 1,5кк').waitFor();
+        expect(await v.page.getByTestId('put-dialog').getByRole('button', { name: 'Создать заявку' }).isDisabled()).toBe(true);
+        await shot('wallet-put-unclear', false);
         await v.page.getByTestId('put-dialog').getByRole('button', { name: 'Отмена' }).click();
         await v.page.getByTestId('put-dialog').waitFor({ state: 'hidden' });
 
