@@ -47,6 +47,8 @@ const MAX_FAILED_HANDSHAKES = 3;
 const MAX_SOCKETS_PER_SESSION = 20;
 /** Requests for the operators' channel one socket may make (each asks the database). */
 const MAX_OPERATOR_CHECKS = 5;
+/** Reads one handshake or operators' check may make while the user keeps changing under it (createRealtime's askUntilSettled). */
+const MAX_ASKS = 5;
 /** The cluster message that takes a user's sockets off the operators' channel. */
 const LEAVE_OPERATORS = 'adena:leave-operators';
 
@@ -91,6 +93,44 @@ export function createRealtime(
     io.local.disconnectSockets(true);
   }
 
+  /**
+   * What this process heard while a handshake or an operators' check waited for the database: a session ended
+   * or changed, a user taken off the operators' channel. The answer may have been read before it, and the end or
+   * the leave found the socket not yet in the room it was about to join (a logout between the token's check
+   * and the join left the socket connected, a demotion during the check left it on the operators' channel).
+   * Such an answer is asked again. Kept only while something waits, so a quiet process holds nothing.
+   */
+  let heardSeq = 0;
+  let heardByAll = 0;
+  const heardByUser = new Map<number, number>();
+  let waiting = 0;
+  const hear = (userId: number | null) => {
+    if (waiting === 0) return;
+    heardSeq++;
+    if (userId === null) heardByAll = heardSeq;
+    else heardByUser.set(userId, heardSeq);
+  };
+  const heardSince = (mark: number, userId: number) => heardByAll > mark || (heardByUser.get(userId) ?? 0) > mark;
+  /**
+   * `ask` again until an answer comes with nothing heard of its user (`userId`, null for a refusal) while it was
+   * asked; `refused` when that does not happen within MAX_ASKS (a user changed without pause is let in later).
+   */
+  async function askUntilSettled<T>(userId: (answer: T) => number | null, refused: T, ask: () => Promise<T>) {
+    waiting++;
+    try {
+      let mark = heardSeq;
+      let answer = await ask();
+      for (let asked = 1, user = userId(answer); user !== null && heardSince(mark, user); asked++, user = userId(answer)) {
+        if (asked === MAX_ASKS) return refused;
+        mark = heardSeq;
+        answer = await ask();
+      }
+      return answer;
+    } finally {
+      if (--waiting === 0) heardByUser.clear();
+    }
+  }
+
   // Socket.IO's messages pass no per-call limit: the two that reach the database are bounded here.
   // A connection may try a handshake a few times (each a DELETE of the token's hash), then it is closed;
   // a token longer than any the app hands out is not even hashed.
@@ -113,7 +153,22 @@ export function createRealtime(
     asking.add(conn);
     try {
       const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
-      const found = typeof token === 'string' && token.length <= MAX_TOKEN_LENGTH ? await sessions.takeRealtimeToken(token) : null;
+      // The token is used up by its first read; a read again asks only whether its session still lives.
+      let taken: Awaited<ReturnType<typeof sessions.takeRealtimeToken>> | undefined;
+      const found =
+        typeof token === 'string' && token.length <= MAX_TOKEN_LENGTH
+          ? await askUntilSettled(
+              (f) => f?.userId ?? null,
+              null,
+              async () => {
+                if (taken === undefined) {
+                  taken = await sessions.takeRealtimeToken(token);
+                  return taken;
+                }
+                return taken && (await sessions.liveSessions([taken.sessionId])).length > 0 ? taken : null;
+              },
+            )
+          : null;
       asking.delete(conn);
       if (!found) {
         next(new Error('unauthorized'));
@@ -153,7 +208,12 @@ export function createRealtime(
           reply({ error: 'Нет доступа к этому каналу' });
           return;
         }
-        sessions.mayHearOperators(socket.data.sessionId as number, app.adminRequiresTwoFactor !== false).then(
+        const userId = socket.data.userId as number;
+        askUntilSettled(
+          (ok) => (ok ? userId : null),
+          false,
+          () => sessions.mayHearOperators(socket.data.sessionId as number, app.adminRequiresTwoFactor !== false),
+        ).then(
           (ok) => {
             if (ok && socket.connected) void socket.join(OPERATORS_CHANNEL);
             reply(ok ? { ok: true } : { error: 'Нет доступа к этому каналу' });
@@ -180,6 +240,7 @@ export function createRealtime(
    * flushes what is buffered before it closes the transport), with no timer (decision record 0018).
    */
   function endLocal({ rooms, reason }: EndSockets) {
+    hear(null);
     const ids = new Set<string>();
     for (const room of rooms) for (const id of io.sockets.adapter.rooms.get(room) ?? []) ids.add(id);
     for (const id of ids) {
@@ -192,7 +253,10 @@ export function createRealtime(
   }
   // Another process ended sessions: it ended its own sockets, we end ours.
   io.on(END_SOCKETS, (msg: EndSockets) => endLocal(msg));
-  const leaveLocal = ({ userId }: { userId: number }) => io.local.in(userRoom(userId)).socketsLeave(OPERATORS_CHANNEL);
+  const leaveLocal = ({ userId }: { userId: number }) => {
+    hear(userId);
+    io.local.in(userRoom(userId)).socketsLeave(OPERATORS_CHANNEL);
+  };
   io.on(LEAVE_OPERATORS, leaveLocal);
 
   /**
@@ -209,6 +273,7 @@ export function createRealtime(
   let recheckAll = false;
   let recheckTimer: NodeJS.Timeout | null = null;
   function scheduleRecheck(userId: number | null) {
+    hear(userId);
     if (userId === null) recheckAll = true;
     else if (io.sockets.adapter.rooms.has(userRoom(userId))) recheckUsers.add(userId);
     else return;
@@ -241,7 +306,7 @@ export function createRealtime(
   }
   const unfollow = changes?.subscribe({
     change: (payload) => scheduleRecheck(Number(payload)),
-    down: () => {},
+    down: () => hear(null),
     up: () => scheduleRecheck(null),
   });
 

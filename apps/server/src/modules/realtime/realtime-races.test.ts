@@ -1,0 +1,134 @@
+import { OPERATORS_CHANNEL, type RealtimeMessage, realtimeChannelFor } from '@adena/contract';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createUser, createWallet, firstServerId } from '../../../test/factories';
+import { createTestApp, DB_KINDS, gate, type TestApp } from '../../../test/harness';
+import { hashToken, newToken } from '../../lib/tokens';
+import { sessionsRepository } from '../sessions/sessions.repository';
+
+/**
+ * The windows between a socket's database check and its joining a room (plugins/realtime.ts, "What this process
+ * heard while a handshake or an operators' check waited"): an end or a demotion that lands there finds the socket
+ * not yet in the room. Each test holds the check after PostgreSQL answered, lands the change, and lets it go on.
+ */
+const sockets: Socket[] = [];
+const spies: Array<{ mockRestore(): void }> = [];
+/** Takes the held calls' spies away (not the console's, which the test setup watches). */
+const unhold = () => {
+  for (const spy of spies.splice(0)) spy.mockRestore();
+};
+afterEach(() => {
+  unhold();
+  for (const s of sockets.splice(0)) s.disconnect();
+});
+
+/** The repository call's next answer, held until `release()`; `answered` resolves once it is read. */
+function holdNext<K extends 'takeRealtimeToken' | 'mayHearOperators'>(name: K) {
+  const answered = gate();
+  const released = gate();
+  const real = sessionsRepository[name].bind(sessionsRepository) as (...args: unknown[]) => Promise<unknown>;
+  let held = false;
+  const spy = vi.spyOn(sessionsRepository, name);
+  spies.push(spy);
+  spy.mockImplementation((async (...args: unknown[]) => {
+    const answer = await real(...args);
+    if (held) return answer;
+    held = true;
+    answered.open();
+    await released.opened;
+    return answer;
+  }) as never);
+  return { answered: answered.opened, release: released.open };
+}
+
+describe.each(DB_KINDS)('realtime checks raced by a change on %s', (kind) => {
+  let t: TestApp;
+  let url: string;
+  beforeAll(async () => {
+    t = await createTestApp(kind);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    url = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+  });
+  afterAll(() => t.close());
+
+  async function socketToken(auth: Record<string, string>) {
+    const res = await t.app.inject({ method: 'POST', url: '/api/ably-token', headers: auth, payload: {} });
+    expect(res.statusCode).toBe(200);
+    return (res.json() as { token: string }).token;
+  }
+  /** Resolves with the connected socket, or with the handshake's refusal. */
+  function connect(token: string) {
+    const s = io(url, { path: '/socket.io/', auth: { token }, reconnection: false, transports: ['websocket'] });
+    sockets.push(s);
+    return new Promise<{ socket: Socket } | { refused: string }>((resolve) => {
+      s.once('connect', () => resolve({ socket: s }));
+      s.once('connect_error', (err) => resolve({ refused: err.message }));
+    });
+  }
+  /**
+   * Every session change committed so far has reached this process's listeners: PostgreSQL's NOTIFY, which the
+   * safety net's recheck follows, came before the socket joined, so only the fix can catch what follows.
+   */
+  const changesHeard = async () => expect(await t.db.changes('session_changed').sync()).toBe(true);
+
+  it('a logout landing while the socket token is checked refuses that socket; the owner’s other session still connects and hears its channel', async () => {
+    const owner = await createUser(t.db.kysely);
+    // The session to be ended is another one of the owner's, as a thief's would be.
+    const other = newToken();
+    await t.db.kysely.insertInto('tokens').values({ user_id: owner.id, kind: 'access', token_hash: hashToken(other), method: 'email' }).execute();
+    const stolen = { auth: { authorization: `Bearer ${other}` } };
+    const token = await socketToken(stolen.auth);
+    const hold = holdNext('takeRealtimeToken');
+    const thief = connect(token);
+    await hold.answered;
+    // The session ends after its token was read as live, before the socket joined its rooms.
+    const out = await t.app.inject({ method: 'GET', url: '/api/logout', headers: stolen.auth });
+    expect(out.statusCode).toBe(200);
+    await changesHeard();
+    hold.release();
+    const refused = await thief;
+    expect('refused' in refused ? refused.refused : 'connected').toBe('unauthorized');
+
+    unhold();
+    const mine = await connect(await socketToken(owner.auth));
+    expect('socket' in mine).toBe(true);
+    const socket = (mine as { socket: Socket }).socket;
+    expect(await socket.timeout(5000).emitWithAck('subscribe', { channel: realtimeChannelFor(owner.id) })).toEqual({ ok: true });
+    const got = new Promise<RealtimeMessage>((resolve) => socket.once('message', resolve));
+    expect((await t.app.inject({ method: 'GET', url: '/api/testAbly', headers: owner.auth })).statusCode).toBe(200);
+    expect((await got).name).toBe('test');
+  });
+
+  it("an operator demoted while their operators' check is answered stays off the operators' channel", async () => {
+    const boss = await createUser(t.db.kysely, { admin: true });
+    const operator = await createUser(t.db.kysely, { admin: true });
+    const joined = await connect(await socketToken(operator.auth));
+    if (!('socket' in joined)) throw new Error(`the operator's socket was refused: ${joined.refused}`);
+    const socket = joined.socket;
+    const heard: RealtimeMessage[] = [];
+    socket.on('message', (m: RealtimeMessage) => heard.push(m));
+
+    const hold = holdNext('mayHearOperators');
+    const asked = socket.timeout(5000).emitWithAck('subscribe', { channel: OPERATORS_CHANNEL });
+    await hold.answered;
+    const demoted = await t.app.inject({ method: 'POST', url: `/api/admin/users/${operator.id}/admin`, headers: boss.auth, payload: { admin: false } });
+    expect(demoted.statusCode).toBe(200);
+    await changesHeard();
+    hold.release();
+    expect(await asked).toEqual({ error: 'Нет доступа к этому каналу' });
+
+    // A player's new request reaches the operator still on the channel, not the demoted one, whose session goes on.
+    unhold();
+    const still = await connect(await socketToken(boss.auth));
+    if (!('socket' in still)) throw new Error(`the boss's socket was refused: ${still.refused}`);
+    expect(await still.socket.timeout(5000).emitWithAck('subscribe', { channel: OPERATORS_CHANNEL })).toEqual({ ok: true });
+    const bossGot = new Promise<RealtimeMessage>((resolve) => still.socket.once('message', resolve));
+    const player = await createUser(t.db.kysely);
+    await createWallet(t.db.kysely, player.id, await firstServerId(t.db.kysely));
+    const opened = await t.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: player.auth, payload: { gamesserver_id: await firstServerId(t.db.kysely), amount: 1_000_000 } });
+    expect(opened.statusCode).toBe(200);
+    expect(await bossGot).toMatchObject({ channel: OPERATORS_CHANNEL, name: 'request_created' });
+    expect(socket.connected).toBe(true);
+    expect(heard.filter((m) => m.channel === OPERATORS_CHANNEL)).toEqual([]);
+  });
+});
