@@ -1,5 +1,6 @@
-import { type CompiledQuery, type Kysely, type RawBuilder, type Selectable, sql, type Transaction } from 'kysely';
+import { type Kysely, type RawBuilder, type Selectable, sql, type Transaction } from 'kysely';
 import '../../db/tables/codes';
+import { compiledForms } from '../../db/compiled-forms';
 import type { Database, GamesserversTable, WalletsTable } from '../../db/schema';
 import type { CodeAttemptResult, CodeStatus } from '../../db/tables/codes';
 
@@ -185,19 +186,14 @@ export const codesRepository = {
 
   /**
    * priceDataOf's statement compiled, to be run elsewhere (on the change feed's connection: `ChangeFeed.read`);
-   * `priceDataFrom` reads its rows. Built and compiled once per form (one pair, several) and handle: only the pairs,
-   * its first two parameters, change from call to call (a test compares it with a fresh compile).
+   * `priceDataFrom` reads its rows. Built and compiled once per form (one pair, several) and handle (`compiledForms`):
+   * only the pairs, its first two parameters, change from call to call (a test compares it with a fresh compile).
    */
-  priceDataCompiled(q: Q, pairs: ReadonlyArray<{ ownerId: number; gameServerId: number }>): CompiledQuery<PriceDataRaw> {
-    let forms = priceDataForms.get(q);
-    if (!forms) {
-      const zero = { ownerId: 0, gameServerId: 0 };
-      forms = { one: priceDataStatement(pairSource([zero])).compile(q), many: priceDataStatement(pairSource([zero, zero])).compile(q) };
-      priceDataForms.set(q, forms);
-    }
-    const base = pairs.length === 1 ? forms.one : forms.many;
-    return { query: base.query, queryId: base.queryId, sql: base.sql, parameters: [...pairParameters(pairs), ...base.parameters.slice(2)] } as CompiledQuery<PriceDataRaw>;
-  },
+  priceDataCompiled: compiledForms({
+    statement: (_q: Q, pairs: ReadonlyArray<{ ownerId: number; gameServerId: number }>) => priceDataStatement(pairSource(pairs)),
+    sample: { ownerId: 0, gameServerId: 0 },
+    leading: pairParameters,
+  }),
   priceDataFrom,
 
   /** Every code the owner issued, active ones first, then the newest (GET /api/my_codes). */
@@ -310,9 +306,6 @@ function pairParameters(pairs: ReadonlyArray<{ ownerId: number; gameServerId: nu
   const ids = (pick: (p: { ownerId: number; gameServerId: number }) => number) => `{${pairs.map((p) => Math.trunc(pick(p))).join(',')}}`;
   return [ids((p) => p.ownerId), ids((p) => p.gameServerId)];
 }
-
-/** Each handle's two compiled price data statements (one pair, several). */
-const priceDataForms = new WeakMap<Q, { one: CompiledQuery<PriceDataRaw>; many: CompiledQuery<PriceDataRaw> }>();
 
 /** priceDataOf's answer from its statement's rows. */
 function priceDataFrom(rows: readonly PriceDataRaw[]) {

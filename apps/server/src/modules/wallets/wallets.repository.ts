@@ -1,4 +1,5 @@
-import { type CompiledQuery, type Kysely, sql, type Transaction } from 'kysely';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import { compiledForms } from '../../db/compiled-forms';
 import type { Database } from '../../db/schema';
 import { AppError } from '../../lib/app-error';
 
@@ -55,23 +56,16 @@ export function activeWalletsOf(db: Q, userIds: readonly number[]) {
 const ownersParameter = (userIds: readonly number[]) =>
   userIds.length === 1 ? Math.trunc(userIds[0]!) : `{${userIds.map((id) => Math.trunc(id)).join(',')}}`;
 
-/** Each handle's two compiled texts (one owner, several): only the owners change from call to call. */
-const compiledTexts = new WeakMap<Q, { one: CompiledQuery; many: CompiledQuery }>();
-
 /**
  * `activeWalletsQuery` compiled, to be run elsewhere (on the change feed's connection: `ChangeFeed.read`). Built and
- * compiled once per form: doing it per batch cost the server about 4 % of its CPU under load. The owners are the
- * statement's first parameter (`wallets.repository.test.ts` compares with a fresh compile).
+ * compiled once per form and handle (`compiledForms`): only the owners, the statement's first parameter, change from
+ * call to call (`wallets.repository.test.ts` compares with a fresh compile).
  */
-export function activeWalletsCompiled(db: Q, userIds: readonly number[]): CompiledQuery<WalletRow> {
-  let texts = compiledTexts.get(db);
-  if (!texts) {
-    texts = { one: activeWalletsQuery(db, [0]).compile(), many: activeWalletsQuery(db, [0, 0]).compile() };
-    compiledTexts.set(db, texts);
-  }
-  const base = userIds.length === 1 ? texts.one : texts.many;
-  return { query: base.query, queryId: base.queryId, sql: base.sql, parameters: [ownersParameter(userIds), ...base.parameters.slice(1)] } as CompiledQuery<WalletRow>;
-}
+export const activeWalletsCompiled = compiledForms({
+  statement: activeWalletsQuery,
+  sample: 0,
+  leading: (userIds) => [ownersParameter(userIds)],
+});
 
 /** `activeWalletsOf`'s statement. */
 export function activeWalletsQuery(db: Q, userIds: readonly number[]) {
