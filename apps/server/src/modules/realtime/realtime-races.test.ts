@@ -2,7 +2,8 @@ import { OPERATORS_CHANNEL, type RealtimeMessage, realtimeChannelFor } from '@ad
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId } from '../../../test/factories';
-import { createTestApp, DB_KINDS, gate, type TestApp } from '../../../test/harness';
+import { createTestApp, createTestDb, DB_KINDS, gate, realtimeListening, type TestApp, type TestDb } from '../../../test/harness';
+import { createDb } from '../../db/client';
 import { hashToken, newToken } from '../../lib/tokens';
 import { sessionsRepository } from '../sessions/sessions.repository';
 
@@ -130,5 +131,48 @@ describe.each(DB_KINDS)('realtime checks raced by a change on %s', (kind) => {
     expect(await bossGot).toMatchObject({ channel: OPERATORS_CHANNEL, name: 'request_created' });
     expect(socket.connected).toBe(true);
     expect(heard.filter((m) => m.channel === OPERATORS_CHANNEL)).toEqual([]);
+  });
+});
+
+describe('a logout on one process while the socket token is checked on another', () => {
+  let db1: TestDb;
+  let a: TestApp;
+  let b: TestApp;
+  beforeAll(async () => {
+    db1 = await createTestDb('postgres');
+    a = await createTestApp('postgres', { db: db1 });
+    const shared = await createDb({ databaseUrl: db1.url, dataDir: '' });
+    b = await createTestApp('postgres', { db: { ...shared, url: db1.url }, seed: false });
+    await a.app.listen({ port: 0, host: '127.0.0.1' });
+    await b.app.listen({ port: 0, host: '127.0.0.1' });
+    await realtimeListening(db1, 2);
+  });
+  afterAll(async () => {
+    await b?.close();
+    await b?.db.close();
+    await a?.close();
+    await db1?.close();
+  });
+
+  it("refuses the socket on B once A's announcement and PostgreSQL's session_changed both arrived before the join", async () => {
+    const user = await createUser(a.db.kysely);
+    const res = await a.app.inject({ method: 'POST', url: '/api/ably-token', headers: user.auth, payload: {} });
+    expect(res.statusCode).toBe(200);
+    const { token } = res.json() as { token: string };
+    const hold = holdNext('takeRealtimeToken');
+    const s = io(`http://127.0.0.1:${(b.app.server.address() as { port: number }).port}`, { path: '/socket.io/', auth: { token }, reconnection: false, transports: ['websocket'] });
+    sockets.push(s);
+    const outcome = new Promise<string>((resolve) => {
+      s.once('connect', () => resolve('connected'));
+      s.once('connect_error', (err) => resolve(err.message));
+    });
+    await hold.answered;
+    // B hears A's end (Socket.IO's serverSideEmit through PostgreSQL) and the session's NOTIFY, both before the join.
+    const announced = new Promise<void>((resolve) => b.app.deps.realtime.io.once('adena:end-sockets', () => resolve()));
+    expect((await a.app.inject({ method: 'GET', url: '/api/logout', headers: user.auth })).statusCode).toBe(200);
+    await announced;
+    expect(await b.db.changes('session_changed').sync()).toBe(true);
+    hold.release();
+    expect(await outcome).toBe('unauthorized');
   });
 });
