@@ -98,36 +98,39 @@ export function createRealtime(
    * or changed, a user taken off the operators' channel. The answer may have been read before it, and the end or
    * the leave found the socket not yet in the room it was about to join (a logout between the token's check
    * and the join left the socket connected, a demotion during the check left it on the operators' channel).
-   * Such an answer is asked again. Kept only while something waits, so a quiet process holds nothing.
+   * Such an answer is asked again. Noted by room (a user's, a session's), so an end elsewhere asks nobody
+   * again; null is every room (LISTEN lost or back: anything may have been missed). Kept only while something
+   * waits, so a quiet process holds nothing.
    */
   let heardSeq = 0;
   let heardByAll = 0;
-  const heardByUser = new Map<number, number>();
+  const heardByRoom = new Map<string, number>();
   let waiting = 0;
-  const hear = (userId: number | null) => {
+  const hear = (rooms: readonly string[] | null) => {
     if (waiting === 0) return;
     heardSeq++;
-    if (userId === null) heardByAll = heardSeq;
-    else heardByUser.set(userId, heardSeq);
+    if (rooms === null) heardByAll = heardSeq;
+    else for (const room of rooms) heardByRoom.set(room, heardSeq);
   };
-  const heardSince = (mark: number, userId: number) => heardByAll > mark || (heardByUser.get(userId) ?? 0) > mark;
+  const heardSince = (mark: number, rooms: readonly string[]) => heardByAll > mark || rooms.some((room) => (heardByRoom.get(room) ?? 0) > mark);
   /**
-   * `ask` again until an answer comes with nothing heard of its user (`userId`, null for a refusal) while it was
-   * asked; `refused` when that does not happen within MAX_ASKS (a user changed without pause is let in later).
+   * `ask` again until an answer comes with nothing heard of its rooms (`roomsOf`: the user's and the session's,
+   * null for a refusal) while it was asked; `refused` when that does not happen within MAX_ASKS (a user changed
+   * without pause is let in later).
    */
-  async function askUntilSettled<T>(userId: (answer: T) => number | null, refused: T, ask: () => Promise<T>) {
+  async function askUntilSettled<T>(roomsOf: (answer: T) => readonly string[] | null, refused: T, ask: () => Promise<T>) {
     waiting++;
     try {
       let mark = heardSeq;
       let answer = await ask();
-      for (let asked = 1, user = userId(answer); user !== null && heardSince(mark, user); asked++, user = userId(answer)) {
+      for (let asked = 1, rooms = roomsOf(answer); rooms !== null && heardSince(mark, rooms); asked++, rooms = roomsOf(answer)) {
         if (asked === MAX_ASKS) return refused;
         mark = heardSeq;
         answer = await ask();
       }
       return answer;
     } finally {
-      if (--waiting === 0) heardByUser.clear();
+      if (--waiting === 0) heardByRoom.clear();
     }
   }
 
@@ -158,7 +161,7 @@ export function createRealtime(
       const found =
         typeof token === 'string' && token.length <= MAX_TOKEN_LENGTH
           ? await askUntilSettled(
-              (f) => f?.userId ?? null,
+              (f) => (f ? [userRoom(f.userId), sessionRoom(f.sessionId)] : null),
               null,
               async () => {
                 if (taken === undefined) {
@@ -208,11 +211,12 @@ export function createRealtime(
           reply({ error: 'Нет доступа к этому каналу' });
           return;
         }
-        const userId = socket.data.userId as number;
+        const sessionId = socket.data.sessionId as number;
+        const rooms = [userRoom(socket.data.userId as number), sessionRoom(sessionId)];
         askUntilSettled(
-          (ok) => (ok ? userId : null),
+          (ok) => (ok ? rooms : null),
           false,
-          () => sessions.mayHearOperators(socket.data.sessionId as number, app.adminRequiresTwoFactor !== false),
+          () => sessions.mayHearOperators(sessionId, app.adminRequiresTwoFactor !== false),
         ).then(
           (ok) => {
             if (ok && socket.connected) void socket.join(OPERATORS_CHANNEL);
@@ -240,7 +244,7 @@ export function createRealtime(
    * flushes what is buffered before it closes the transport), with no timer (decision record 0018).
    */
   function endLocal({ rooms, reason }: EndSockets) {
-    hear(null);
+    hear(rooms);
     const ids = new Set<string>();
     for (const room of rooms) for (const id of io.sockets.adapter.rooms.get(room) ?? []) ids.add(id);
     for (const id of ids) {
@@ -254,7 +258,7 @@ export function createRealtime(
   // Another process ended sessions: it ended its own sockets, we end ours.
   io.on(END_SOCKETS, (msg: EndSockets) => endLocal(msg));
   const leaveLocal = ({ userId }: { userId: number }) => {
-    hear(userId);
+    hear([userRoom(userId)]);
     io.local.in(userRoom(userId)).socketsLeave(OPERATORS_CHANNEL);
   };
   io.on(LEAVE_OPERATORS, leaveLocal);
@@ -273,7 +277,7 @@ export function createRealtime(
   let recheckAll = false;
   let recheckTimer: NodeJS.Timeout | null = null;
   function scheduleRecheck(userId: number | null) {
-    hear(userId);
+    hear(userId === null ? null : [userRoom(userId)]);
     if (userId === null) recheckAll = true;
     else if (io.sockets.adapter.rooms.has(userRoom(userId))) recheckUsers.add(userId);
     else return;

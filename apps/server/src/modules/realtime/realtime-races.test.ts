@@ -132,6 +132,35 @@ describe.each(DB_KINDS)('realtime checks raced by a change on %s', (kind) => {
     expect(socket.connected).toBe(true);
     expect(heard.filter((m) => m.channel === OPERATORS_CHANNEL)).toEqual([]);
   });
+
+  /** Every call of `name`, after its real answer, first logs out a fresh stranger's session (an end elsewhere). */
+  function endStrangersDuring(name: 'takeRealtimeToken' | 'liveSessions' | 'mayHearOperators') {
+    const real = sessionsRepository[name].bind(sessionsRepository) as (...args: unknown[]) => Promise<unknown>;
+    const calls = { n: 0 };
+    const spy = vi.spyOn(sessionsRepository, name);
+    spies.push(spy);
+    spy.mockImplementation((async (...args: unknown[]) => {
+      const answer = await real(...args);
+      calls.n++;
+      const stranger = await createUser(t.db.kysely);
+      expect((await t.app.inject({ method: 'GET', url: '/api/logout', headers: stranger.auth })).statusCode).toBe(200);
+      return answer;
+    }) as never);
+    return calls;
+  }
+
+  it("others' sessions ending while a socket is checked ask nothing again: the player connects and the operator subscribes on one read", async () => {
+    const player = await createUser(t.db.kysely);
+    const operator = await createUser(t.db.kysely, { admin: true });
+    const tokens = [await socketToken(player.auth), await socketToken(operator.auth)];
+    const taken = endStrangersDuring('takeRealtimeToken');
+    const again = endStrangersDuring('liveSessions');
+    const checked = endStrangersDuring('mayHearOperators');
+    const [mine, ops] = [await connect(tokens[0]!), await connect(tokens[1]!)];
+    if (!('socket' in mine) || !('socket' in ops)) throw new Error('a socket of an untouched session was refused');
+    expect(await ops.socket.timeout(5000).emitWithAck('subscribe', { channel: OPERATORS_CHANNEL })).toEqual({ ok: true });
+    expect({ taken: taken.n, again: again.n, checked: checked.n }).toEqual({ taken: 2, again: 0, checked: 1 });
+  });
 });
 
 describe('a logout on one process while the socket token is checked on another', () => {
