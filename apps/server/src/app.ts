@@ -237,7 +237,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   };
   const accountsServices = composeAccounts(app, config, db, sessions, now, { jobs, apiKeys, totpTurnedOff });
 
-  const realtime = createRealtime(app, { pgPool: db.pgPool, sessions, changes: db.changes('session_changed') });
+  const realtime = createRealtime(app, { pgPool: db.pgPool, sessions, changes: db.changes('session_changed'), clock: now });
   endSockets = realtime.endSessions;
   leaveOperators = realtime.leaveOperators;
   const kysely = db.kysely;

@@ -45,8 +45,10 @@ const MAX_TOKEN_LENGTH = 128;
 const MAX_FAILED_HANDSHAKES = 3;
 /** Sockets one session may hold on one process (a tab each; a reconnecting tab's old socket lingers until its ping times out). */
 const MAX_SOCKETS_PER_SESSION = 20;
-/** Requests for the operators' channel one socket may make (each asks the database). */
+/** Requests for the operators' channel one socket may make at once (each asks the database)... */
 const MAX_OPERATOR_CHECKS = 5;
+/** ...and how often one more comes back after them. */
+const OPERATOR_CHECK_EVERY_MS = 60_000;
 /** Reads one handshake or operators' check may make while the user keeps changing under it (createRealtime's askUntilSettled). */
 const MAX_ASKS = 5;
 /** The cluster message that takes a user's sockets off the operators' channel. */
@@ -64,11 +66,14 @@ export function createRealtime(
     pgPool,
     sessions,
     changes,
+    clock = () => new Date(),
   }: {
     pgPool: Db['pgPool'];
     sessions: Pick<SessionsService, 'takeRealtimeToken' | 'mayHearOperators' | 'liveSessions'>;
     /** PostgreSQL's `session_changed` feed (db/changes.ts): the safety net for a lost announcement. */
     changes?: Pick<ChangeFeed, 'subscribe'>;
+    /** The operators' check budget's clock (tests move it). */
+    clock?: () => Date;
   },
 ): Realtime {
   const io = new Server(app.server, { path: '/socket.io/', serveClient: false, cors: { origin: false } });
@@ -204,10 +209,15 @@ export function createRealtime(
       // The operators' channel (decision record 0023): the session's user as of now must be an admin
       // (with TOTP on when ADMIN_REQUIRE_2FA), not as of the handshake.
       if (parsed.success && parsed.data.channel === OPERATORS_CHANNEL) {
-        // The web app asks once per connection; a socket asking in a loop would hold the pool.
-        const asked = ((socket.data.operatorChecks as number | undefined) ?? 0) + 1;
-        socket.data.operatorChecks = asked;
-        if (asked > MAX_OPERATOR_CHECKS) {
+        // The web app asks once per connection, and after a refusal again within a minute; a socket asking in a
+        // loop would hold the pool. So MAX_OPERATOR_CHECKS at once, then one more each OPERATOR_CHECK_EVERY_MS:
+        // a socket refused while its operator was away from the role (or the database from the process) gets the
+        // channel on a later try, not only after a reconnection.
+        const at = clock().getTime();
+        const budget = (socket.data.operatorChecks as { left: number; at: number } | undefined) ?? { left: MAX_OPERATOR_CHECKS, at };
+        const left = Math.min(MAX_OPERATOR_CHECKS, budget.left + Math.max(0, at - budget.at) / OPERATOR_CHECK_EVERY_MS);
+        socket.data.operatorChecks = { left: left >= 1 ? left - 1 : left, at };
+        if (left < 1) {
           reply({ error: 'Нет доступа к этому каналу' });
           return;
         }

@@ -234,6 +234,44 @@ describe.each(DB_KINDS)('the private realtime channel on %s', (kind) => {
   });
 });
 
+describe.each(DB_KINDS)("the operators' channel once a socket's checks ran out, on %s", (kind) => {
+  let t: TestApp;
+  let url: string;
+  let ahead = 0;
+  beforeAll(async () => {
+    t = await createTestApp(kind, { now: () => new Date(Date.now() + ahead) });
+    url = await listen(t);
+  });
+  afterAll(() => t.close());
+
+  it('a socket refused five times while its operator was out of the role gets the channel on a try a minute later', async () => {
+    const operator = await createUser(t.db.kysely, { admin: true });
+    const s = await connect(url, (await tokenFor(t, operator)).token);
+    const asked = vi.spyOn(sessionsRepository, 'mayHearOperators');
+    try {
+      await t.db.kysely.updateTable('users').set({ admin: false }).where('id', '=', operator.id).execute();
+      for (let i = 0; i < 6; i++) expect(await subscribe(s, OPERATORS_CHANNEL)).toEqual({ error: expect.stringMatching(/Нет доступа/) });
+      await t.db.kysely.updateTable('users').set({ admin: true }).where('id', '=', operator.id).execute();
+      // Out of checks: refused without asking, the role back or not.
+      expect(await subscribe(s, OPERATORS_CHANNEL)).toEqual({ error: expect.stringMatching(/Нет доступа/) });
+      expect(asked.mock.calls.length).toBe(5);
+      ahead += 61_000;
+      expect(await subscribe(s, OPERATORS_CHANNEL)).toEqual({ ok: true });
+      expect(asked.mock.calls.length).toBe(6);
+    } finally {
+      asked.mockRestore();
+    }
+    // It hears the channel: a player's new request.
+    const serverId = await firstServerId(t.db.kysely);
+    const player = await createUser(t.db.kysely);
+    await createWallet(t.db.kysely, player.id, serverId);
+    const heard = nextNamed(s, 'request_created');
+    const opened = await t.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: player.auth, payload: { gamesserver_id: serverId, amount: 1_000_000 } });
+    expect(opened.statusCode).toBe(200);
+    expect(await heard).toMatchObject({ channel: OPERATORS_CHANNEL, name: 'request_created' });
+  });
+});
+
 describe('two app processes on one PostgreSQL', () => {
   let db1: TestDb;
   let a: TestApp;
