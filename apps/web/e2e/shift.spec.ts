@@ -4,7 +4,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, createWallet, firstServerId, fund } from '../../server/test/factories';
+import { totpCode } from '../../server/src/modules/two-factor/totp';
+import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../server/test/factories';
 import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
 
 // `npm run screenshots` writes them into docs/screenshots; a plain test run keeps the tree clean.
@@ -114,6 +115,35 @@ describe("the operators' shift in two browsers", () => {
     const reportDark = await openAs(anna, '/admin/shift', { colorScheme: 'dark' });
     await reportDark.getByTestId('shift-row').first().waitFor();
     await reportDark.screenshot({ path: join(SCREENSHOTS, 'admin-shift-report-dark.png'), fullPage: true, animations: 'disabled' });
+  });
+
+  it("an operator demoted and given the role back: the queue stops saying it is live, then is live again by itself", async () => {
+    // Walk 14: the queue went on saying «очередь в реальном времени» after the demotion and heard nothing after the
+    // promotion, until its socket happened to reconnect (the list polled once a minute meanwhile).
+    const db = server.db.kysely;
+    const sid = await firstServerId(db);
+    const olga = await createUser(db, { admin: true, name: 'Ольга' });
+    const boss = await createUser(db, { admin: true, name: 'Старшая' });
+    const player = await createUser(db, { name: 'Вкладчик' });
+    await createWallet(db, player.id, sid, 'Depositor');
+    const page = await openAs(olga, '/admin');
+    const signals = () => page.getByTestId('shift-signals').textContent();
+    await expect.poll(signals, { timeout: 10_000 }).toMatch(/очередь в реальном времени/);
+    const setAdmin = async (admin: boolean) => {
+      // The operator's own code for each change (a grant asks for it); each code is good once.
+      await db.updateTable('users').set({ totp_last_step: null }).where('id', '=', boss.id).execute();
+      const headers = { ...boss.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()) };
+      const res = await server.app.inject({ method: 'POST', url: `/api/admin/users/${olga.id}/admin`, headers, payload: { admin } });
+      expect(res.statusCode).toBe(200);
+    };
+    await setAdmin(false);
+    await expect.poll(signals, { timeout: 10_000 }).toMatch(/связь восстанавливается/);
+    await setAdmin(true);
+    // The feed asks for the channel again 5 s after it was taken off, and is let in.
+    await expect.poll(signals, { timeout: 30_000 }).toMatch(/очередь в реальном времени/);
+    const id = await deposit(player, sid, 2 * KK);
+    // From the channel: bounded under the 5 s the list would poll at without it.
+    await page.getByTestId('admin-request').filter({ hasText: `№${id}` }).waitFor({ timeout: 4_500 });
   });
 
   it('an operator rejecting a request another operator completed meanwhile is told so in the dialog', async () => {

@@ -1,4 +1,4 @@
-import { OPERATORS_CHANNEL, type OperatorEvent, type OperatorEventName, type RealtimeEvents, realtimeChannelFor, type SessionEndReason, SubscribeBodySchema } from '@adena/contract';
+import { OPERATORS_CHANNEL, OPERATORS_LEFT, type OperatorEvent, type OperatorEventName, type RealtimeEvents, realtimeChannelFor, type SessionEndReason, SubscribeBodySchema } from '@adena/contract';
 import { createAdapter } from '@socket.io/postgres-adapter';
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
@@ -267,9 +267,21 @@ export function createRealtime(
   }
   // Another process ended sessions: it ended its own sockets, we end ours.
   io.on(END_SOCKETS, (msg: EndSockets) => endLocal(msg));
+  /**
+   * Takes the socket off the operators' channel and says so on it (`operators_left`): the client would otherwise
+   * go on showing a live queue that hears nothing, and never ask again (the web app asks again after a refusal).
+   */
+  function leaveOperatorsChannel(socket: { leave(room: string): unknown; emit(event: string, message: unknown): unknown }) {
+    void socket.leave(OPERATORS_CHANNEL);
+    socket.emit('message', { channel: OPERATORS_CHANNEL, name: OPERATORS_LEFT, data: {} });
+  }
   const leaveLocal = ({ userId }: { userId: number }) => {
     hear([userRoom(userId)]);
-    io.local.in(userRoom(userId)).socketsLeave(OPERATORS_CHANNEL);
+    const operators = io.sockets.adapter.rooms.get(OPERATORS_CHANNEL);
+    for (const id of [...(io.sockets.adapter.rooms.get(userRoom(userId)) ?? [])]) {
+      const socket = operators?.has(id) ? io.sockets.sockets.get(id) : undefined;
+      if (socket) leaveOperatorsChannel(socket);
+    }
   };
   io.on(LEAVE_OPERATORS, leaveLocal);
 
@@ -312,7 +324,9 @@ export function createRealtime(
       for (const socket of sockets) {
         const sessionId = socket.data.sessionId as number;
         if (!socket.connected || !operators?.has(socket.id) || !live.has(sessionId)) continue;
-        if (!(await sessions.mayHearOperators(sessionId, app.adminRequiresTwoFactor !== false))) void socket.leave(OPERATORS_CHANNEL);
+        if (await sessions.mayHearOperators(sessionId, app.adminRequiresTwoFactor !== false)) continue;
+        // Still there after the check (a demotion's own announcement may have taken it off meanwhile).
+        if (io.sockets.adapter.rooms.get(OPERATORS_CHANNEL)?.has(socket.id)) leaveOperatorsChannel(socket);
       }
     } catch (err) {
       app.log.warn({ err }, 'realtime: could not check the sockets’ sessions');

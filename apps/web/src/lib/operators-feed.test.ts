@@ -86,6 +86,44 @@ describe("the operators' feed", () => {
     await open.unmount();
   });
 
+  it('leaves the live state when the server takes the socket off the channel (a demotion), and asks again as after a refusal', async () => {
+    // Walk 14: after a demotion and a promotion back the queue said «в реальном времени» and heard nothing.
+    vi.useFakeTimers();
+    let resyncs = 0;
+    const messages: unknown[] = [];
+    const handlers = {
+      onMessage: (m: unknown) => messages.push(m),
+      onResync: () => {
+        resyncs += 1;
+      },
+    };
+    let live = false;
+    const open = await renderHook(new QueryClient(), () => {
+      live = useOperatorsFeed(handlers);
+      return live;
+    });
+    const socket = sockets[0]!;
+    const acks: Array<(ack: { ok?: true; error?: string }) => void> = [];
+    socket.on('subscribe', (_payload: unknown, ack: (a: { ok?: true; error?: string }) => void) => acks.push(ack));
+    socket.connected = true;
+    socket.emit('connect');
+    const { act } = await import('react');
+    await act(async () => acks.shift()!({ ok: true }));
+    expect(live).toBe(true);
+
+    await act(async () => void socket.emit('message', { channel: 'private:operators', name: 'operators_left', data: {} }));
+    expect(live).toBe(false);
+    expect(messages).toEqual([]);
+    await vi.advanceTimersByTimeAsync(4_999);
+    expect(acks).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(acks).toHaveLength(1);
+    await act(async () => acks.shift()!({ ok: true }));
+    expect(live).toBe(true);
+    expect(resyncs).toBe(2);
+    await open.unmount();
+  });
+
   it('connects again when the server closes the socket (its process lost its LISTEN connection), which Socket.IO does not do by itself', async () => {
     const handlers = { onMessage: () => {}, onResync: () => {} };
     const open = await renderHook(new QueryClient(), () => useOperatorsFeed(handlers));

@@ -1,4 +1,4 @@
-import { ablyToken, OPERATORS_CHANNEL, type OperatorMessage } from '@adena/contract';
+import { ablyToken, OPERATORS_CHANNEL, OPERATORS_LEFT, type OperatorMessage, type OperatorsLeftMessage } from '@adena/contract';
 import { useEffect, useRef, useState } from 'react';
 import { io } from 'socket.io-client';
 import { request } from './api-client';
@@ -29,26 +29,34 @@ export function useOperatorsFeed(handlers: { onMessage(m: OperatorMessage): void
     // again after a while, growing to a minute: the queue polls meanwhile, and the feed comes back by itself.
     let resubscribe: ReturnType<typeof setTimeout> | undefined;
     let refusals = 0;
+    const askLater = () => {
+      setLive(false);
+      refusals += 1;
+      clearTimeout(resubscribe);
+      resubscribe = setTimeout(() => socket.connected && subscribe(), Math.min(60_000, 5_000 * 2 ** (refusals - 1)));
+    };
     const subscribe = () => {
       // One subscribe at a time: a reconnection's own subscribe replaces a retry still waiting.
       clearTimeout(resubscribe);
       socket.emit('subscribe', { channel: OPERATORS_CHANNEL }, (ack: { ok?: true }) => {
-        setLive(ack?.ok === true);
         // Whatever happened while the socket was away: read the queue again.
         if (ack?.ok) {
+          setLive(true);
           refusals = 0;
           clearTimeout(resubscribe);
           handler.current.onResync();
           return;
         }
-        refusals += 1;
-        clearTimeout(resubscribe);
-        resubscribe = setTimeout(() => socket.connected && subscribe(), Math.min(60_000, 5_000 * 2 ** (refusals - 1)));
+        askLater();
       });
     };
     socket.on('connect', subscribe);
-    socket.on('message', (m: OperatorMessage) => {
-      if (m?.channel === OPERATORS_CHANNEL) handler.current.onMessage(m);
+    socket.on('message', (m: OperatorMessage | OperatorsLeftMessage) => {
+      if (m?.channel !== OPERATORS_CHANNEL) return;
+      // Taken off the channel (a demotion, a block, the second factor turned off): the queue polls again, and the
+      // channel is asked for again as after a refusal, so an operator given the role back is live within a minute.
+      if (m.name === OPERATORS_LEFT) askLater();
+      else handler.current.onMessage(m);
     });
     socket.on('disconnect', (reason) => {
       setLive(false);

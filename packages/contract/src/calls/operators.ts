@@ -48,6 +48,16 @@ export interface OperatorMessage {
   name: OperatorEventName;
   data: OperatorEvent;
 }
+/**
+ * Beyond PRODUCT.md: the socket was taken off `private:operators` (its user demoted, blocked, or without the
+ * second factor the channel needs) and hears nothing more there; a client may subscribe again later.
+ */
+export const OPERATORS_LEFT = 'operators_left';
+export interface OperatorsLeftMessage {
+  channel: typeof OPERATORS_CHANNEL;
+  name: typeof OPERATORS_LEFT;
+  data: Record<string, never>;
+}
 
 const DATE_ERROR = 'Дата в формате ГГГГ-ММ-ДД или ISO 8601';
 /**

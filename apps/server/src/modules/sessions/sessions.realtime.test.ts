@@ -195,6 +195,8 @@ describe('sockets follow their session, across two app processes on one PostgreS
     // No process announces it (as when B's adapter was reconnecting): PostgreSQL's session_changed does.
     await a.db.kysely.updateTable('users').set({ admin: false }).where('id', '=', operator.id).execute();
     await waitFor(() => (inRoom() ? undefined : true), "the socket to leave the operators' channel");
+    // Told so on the channel, so that the admin area stops showing a live queue.
+    await waitFor(() => w.messages.find((m) => (m as { name: string }).name === 'operators_left'), 'operators_left');
     // The session itself goes on: the socket is open and hears its own channel.
     expect(w.socket.connected).toBe(true);
     await a.app.inject({ method: 'GET', url: '/api/testAbly', headers: operator.auth });

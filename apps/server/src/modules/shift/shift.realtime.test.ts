@@ -139,11 +139,13 @@ describe("the operators' channel across two app processes on one PostgreSQL", ()
     expect(await subscribe(s, OPERATORS_CHANNEL)).toEqual({ ok: true });
     expect(await subscribe(c, OPERATORS_CHANNEL)).toEqual({ ok: true });
 
+    const told = next(s, 'operators_left');
     const res = await a.app.inject({ method: 'POST', url: `/api/admin/users/${demoted.id}/admin`, headers: boss.auth, payload: { admin: false } });
     expect(res.statusCode).toBe(200);
-    // The demotion was made on A; B takes the socket off the channel (polled, no fixed wait).
+    // The demotion was made on A; B takes the socket off the channel (polled, no fixed wait) and tells it so.
     const roomOnB = () => b.app.deps.realtime.io.sockets.adapter.rooms.get(OPERATORS_CHANNEL);
     await waitFor(() => (roomOnB()?.has(s.id!) ? undefined : true), 'the demoted socket to leave the channel on B');
+    expect(await told).toEqual({ channel: OPERATORS_CHANNEL, name: 'operators_left', data: {} });
 
     const heard: unknown[] = [];
     s.on('message', (m) => heard.push(m));
@@ -161,12 +163,14 @@ describe("the operators' channel across two app processes on one PostgreSQL", ()
     const there = await socketOf(b, urlB, op);
     expect(await subscribe(here, OPERATORS_CHANNEL)).toEqual({ ok: true });
     expect(await subscribe(there, OPERATORS_CHANNEL)).toEqual({ ok: true });
+    const told = [next(here, 'operators_left'), next(there, 'operators_left')];
     const res = await a.app.inject({ method: 'POST', url: '/api/2fa/disable', headers: op.auth, payload: { code: totpCode(TEST_TOTP_SECRET, new Date()) } });
     expect(res.statusCode).toBe(200);
     // Not two seconds later, when the channel's own re-check would have come.
     expect(a.app.deps.realtime.io.sockets.adapter.rooms.get(OPERATORS_CHANNEL)?.has(here.id!) ?? false).toBe(false);
     const roomOnB = () => b.app.deps.realtime.io.sockets.adapter.rooms.get(OPERATORS_CHANNEL);
     await waitFor(() => (roomOnB()?.has(there.id!) ? undefined : true), 'the socket to leave the channel on B');
+    expect((await Promise.all(told)).map((m) => m.name)).toEqual(['operators_left', 'operators_left']);
     expect(await subscribe(here, OPERATORS_CHANNEL)).toEqual({ error: 'Нет доступа к этому каналу' });
   });
 
