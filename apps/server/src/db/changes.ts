@@ -155,6 +155,8 @@ export function postgresChangeFeed(connectionString: string, channel: string, ty
   }
   void connect();
 
+  /** Each connection's last statement asked (settled either way): the next waits for it. */
+  const turns = new WeakMap<pg.Client, Promise<void>>();
   /** The round trip sent and not answered yet, and the one that follows it, which new callers join. */
   let sent: Promise<boolean> | null = null;
   let next: Promise<boolean> | null = null;
@@ -179,7 +181,18 @@ export function postgresChangeFeed(connectionString: string, channel: string, ty
         resolve(null);
       }, SYNC_BOUND_MS);
     });
-    const answered = run(c).then(
+    // One statement at a time on the connection, in the order asked (the barrier's, the reads'): node-postgres
+    // queued them itself, but that is deprecated and goes in pg 9. The wire is the same: it sent each only after
+    // the last one's answer.
+    const mine = (turns.get(c) ?? Promise.resolve()).then(() => run(c));
+    turns.set(
+      c,
+      mine.then(
+        () => {},
+        () => {},
+      ),
+    );
+    const answered = mine.then(
       (v) => (client === c && h.live ? v : null),
       () => null,
     );
