@@ -238,6 +238,49 @@ describe('the own-nominal batch dialog after a lost answer', () => {
     await act(async () => root.unmount());
   });
 
+  it('a nominal under the server\'s minimum is refused in the field, with no price and «Создать коды» off; a batch keeping its old nominal may still shrink', async () => {
+    // Walk 14: «100к» showed «= 100 000 аден» and a price, and only the server's 422 said no.
+    localStorage.setItem('access_token', 'token');
+    const sent: unknown[] = [];
+    vi.stubGlobal(
+      'fetch',
+      vi.fn(async (_url: string, init: RequestInit) => {
+        sent.push(JSON.parse(String(init.body)));
+        return answer(200, { success: true, summa: -1_020_000, count: 2, nominal: 500_000 });
+      }),
+    );
+    const raised = { ...server, min_nominal: 1_000_000 };
+    const qc = new QueryClient({ defaultOptions: { mutations: { networkMode: 'always' } } });
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    await act(async () =>
+      root.render(
+        createElement(QueryClientProvider, { client: qc }, createElement(UserVariantDialog, { server: raised, feeBp: 200 }), createElement(EditUserVariantDialog, { server: raised, feeBp: 200 })),
+      ),
+    );
+    await act(async () => useUi.getState().openDialog({ name: 'user_variant' }));
+    await act(async () => type(byLabel('Номинал кода'), '100к'));
+    const dialog = () => document.querySelector('[role="dialog"]')!;
+    const create = () => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Создать коды')!;
+    expect(dialog().textContent?.replace(/\u00a0/g, ' ')).toContain('Номинал не меньше 1 000 000 аден');
+    expect(dialog().textContent).not.toContain('Цена кода');
+    expect(create().disabled).toBe(true);
+    await act(async () => submit());
+    await settle();
+    expect(sent).toEqual([]);
+    await act(async () => type(byLabel('Номинал кода'), '1кк'));
+    expect(dialog().textContent).toContain('Цена кода');
+    expect(create().disabled).toBe(false);
+
+    // A batch of 500к made before the minimum was raised: fewer codes is a refund the server makes.
+    await act(async () => useUi.getState().openDialog({ name: 'edit_user_variant', userVariantId: 9, nominal: 500_000, count: 3, initialTotalAden: 1_530_000 }));
+    await act(async () => type(byLabel('Количество кодов'), '1'));
+    const save = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Сохранить');
+    expect(save?.disabled).toBe(false);
+    await act(async () => type(byLabel('Номинал кода'), '600к'));
+    expect(dialog().textContent?.replace(/\u00a0/g, ' ')).toContain('Номинал не меньше 1 000 000 аден');
+    await act(async () => root.unmount());
+  });
+
   it('an edit of a batch deleted meanwhile (another tab) says so above the fields, instead of nothing', async () => {
     localStorage.setItem('access_token', 'token');
     vi.stubGlobal(

@@ -119,6 +119,11 @@ export function UserVariantsList({ userVariants, codes }: { userVariants: Pricek
 /** The fields the batch forms show: a refusal on any other (the batch gone, another server) is said above them. */
 const SHOWN = ['nominal', 'count'];
 
+/** The server's refusal of a nominal below its minimum (gift-codes.ts, checkNominal), said before anything is sent. */
+const nominalRefusal = (server: Gamesserver, nominal: number) => (nominal < server.min_nominal ? `Номинал не меньше ${aden(server.min_nominal)}` : null);
+/** A nominal read that may be sent: none typed, or one `refuse` names a refusal for, is not. */
+const sendable = (refuse: (nominal: number) => string | null, nominal: number | null) => nominal !== null && refuse(nominal) === null;
+
 function useVariantForm(initial: { nominal: number; count: number } | null) {
   const [nominal, setNominal] = useState(initial ? String(initial.nominal) : '');
   const [count, setCount] = useState(initial ? String(initial.count) : '1');
@@ -130,9 +135,12 @@ function VariantFields(props: {
   f: ReturnType<typeof useFormErrors>;
   server: Gamesserver;
   feeBp: number;
+  /** What the server would refuse of a nominal typed (its minimum), said before anything is sent. */
+  refuse(nominal: number): string | null;
 }) {
   const { form, f, server } = props;
-  const each = form.parsedNominal ? estimatePrice(form.parsedNominal, props.feeBp) : null;
+  // No price for a nominal the server would refuse: the field says why instead.
+  const each = sendable(props.refuse, form.parsedNominal) ? estimatePrice(form.parsedNominal!, props.feeBp) : null;
   return (
     <>
       <AmountField
@@ -146,6 +154,7 @@ function VariantFields(props: {
         unit={1}
         error={f.fieldError('nominal')}
         hint={`Не меньше ${adenShort(server.min_nominal, 'gen')}`}
+        check={props.refuse}
         autoFocus
       />
       <TextField
@@ -182,6 +191,7 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
   // key stay for the next opening, and the key also across a remount (a server or tab switch).
   const keys = useRequestKey('variant_create');
   const form = useVariantForm(null);
+  const refuse = (nominal: number) => nominalRefusal(server, nominal);
   const startOver = () => {
     form.setNominal('');
     form.setCount('1');
@@ -196,7 +206,8 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
     e.preventDefault();
     f.clear();
     const body = f.validate(createPricekod.body, { gamesserver_id: server.id, nominal: form.parsedNominal ?? undefined, count: form.parsedCount ?? undefined });
-    if (!body) return;
+    // The field already says why; the button is off then, and Enter does not submit past a disabled default button.
+    if (!body || refuse(body.nominal)) return;
     // Whether this opening is still on screen: an answer that comes after it was closed, or after the player
     // switched server, opens nothing over what they do now and is said in a notice naming its server.
     const stillOpen = opening();
@@ -231,7 +242,7 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
       actions={
         <>
           <Button onClick={reset}>Отмена</Button>
-          <Button type="submit" form="user-variant-form" variant="contained" disabled={create.isPending || form.parsedNominal === null}>
+          <Button type="submit" form="user-variant-form" variant="contained" disabled={create.isPending || !sendable(refuse, form.parsedNominal)}>
             Создать коды
           </Button>
         </>
@@ -240,7 +251,7 @@ export function UserVariantDialog({ server, feeBp }: { server: Gamesserver; feeB
       <Stack component="form" id="user-variant-form" spacing={2} sx={{ pt: 1 }} onSubmit={submit} noValidate>
         <Typography color="textSecondary">Выпустите сразу несколько кодов своего номинала — например, для продажи. Цена списывается при создании.</Typography>
         {f.formError && <Alert severity="error">{f.formError}</Alert>}
-        <VariantFields form={form} f={f} server={server} feeBp={feeBp} />
+        <VariantFields form={form} f={f} server={server} feeBp={feeBp} refuse={refuse} />
       </Stack>
     </AppDialog>
   );
@@ -297,12 +308,14 @@ function EditForm({
       edited(form.nominal, v);
     },
   };
+  // A batch keeping its nominal may shrink below a minimum raised since (the server refunds it); a new nominal is bought.
+  const refuse = (nominal: number) => (nominal === d.nominal ? null : nominalRefusal(server, nominal));
   const leftMeanwhile = d.count - batch.openCount;
   const countHeld = leftMeanwhile !== 0 && form.count.trim() !== String(batch.openCount);
   // Kept outside this form, which unmounts when the dialog closes: an edit or a deletion in doubt keeps its key for the next opening.
   const keys = useRequestKey('variant_edit');
   const [confirmDelete, setConfirmDelete] = useState(false);
-  const diff = form.parsedNominal && form.parsedCount ? editDiff(batch, paidTotal, form.parsedNominal, form.parsedCount, feeBp) : null;
+  const diff = form.parsedNominal !== null && sendable(refuse, form.parsedNominal) && form.parsedCount ? editDiff(batch, paidTotal, form.parsedNominal, form.parsedCount, feeBp) : null;
   // Whether this opening is still on screen: an answer that comes after it was closed (or opened again, or
   // the server switched) closes or opens nothing else, and is said in a notice naming its server.
   const opening = useOpening();
@@ -311,7 +324,8 @@ function EditForm({
     e.preventDefault();
     f.clear();
     const body = f.validate(createPricekod.body, { gamesserver_id: server.id, nominal: form.parsedNominal ?? undefined, count: form.parsedCount ?? undefined });
-    if (!body) return;
+    // The field already says why; the button is off then, and Enter does not submit past a disabled default button.
+    if (!body || refuse(body.nominal)) return;
     const price = estimatePrice(body.nominal, feeBp);
     const stillOpen = opening();
     void keys
@@ -364,7 +378,7 @@ function EditForm({
           </Alert>
         )}
         {f.formError && <Alert severity="error">{f.formError}</Alert>}
-        <VariantFields form={fields} f={f} server={server} feeBp={feeBp} />
+        <VariantFields form={fields} f={f} server={server} feeBp={feeBp} refuse={refuse} />
         {diff !== null && diff !== 0 && (
           <Alert severity={diff > 0 ? 'info' : 'success'} data-testid="variant-diff">
             {diff > 0 ? `Доплата ≈ ${aden(diff)}` : `Вернётся на баланс ≈ ${aden(-diff)}`}
@@ -396,7 +410,7 @@ function EditForm({
       </Stack>
       <Stack direction="row" spacing={1} sx={{ justifyContent: 'flex-end', pt: 2 }}>
         <Button onClick={close}>Отмена</Button>
-        <Button type="submit" form="edit-variant-form" variant="contained" disabled={update.isPending || form.parsedNominal === null}>
+        <Button type="submit" form="edit-variant-form" variant="contained" disabled={update.isPending || !sendable(refuse, form.parsedNominal)}>
           Сохранить
         </Button>
       </Stack>
