@@ -1,7 +1,8 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, newToken } from '../../server/src/lib/tokens';
-import { createUser, createWallet, firstServerId } from '../../server/test/factories';
+import { totpCode } from '../../server/src/modules/two-factor/totp';
+import { createUser, createWallet, firstServerId, fund, TEST_TOTP_SECRET } from '../../server/test/factories';
 import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
 
 // From the Chromium walk: an action that took away the very button that started it (its row left the list) dropped
@@ -131,5 +132,43 @@ describe('focus after an action removes its own button (Chromium, keyboard only)
     await page.keyboard.press('Enter');
     await expect.poll(() => page.getByTestId('admin-request').count()).toBe(1);
     await expect.poll(() => focused(page)).toBe(`Адена получена @ ${third}`);
+  });
+
+  it('«Показать коды» with the authenticator\'s code moves focus to the first code\'s «Скопировать код», not <body> (walk 14)', async () => {
+    const db = server.db.kysely;
+    const sid = await firstServerId(db);
+    const player = await createUser(db, { name: 'Скрытые коды', totp: true });
+    const w = await createWallet(db, player.id, sid, 'Masked');
+    await fund(db, w, 5_000_000n);
+    const bought = await server.app.inject({
+      method: 'POST',
+      url: '/api/show_code/',
+      headers: { ...player.auth, 'x-two-factor-code': totpCode(TEST_TOTP_SECRET, new Date()), 'idempotency-key': newToken() },
+      payload: { gamesserver_id: sid, nominal: 1_000_000, wallet_id: w.id },
+    });
+    expect(bought.statusCode).toBe(200);
+    // Another session, signed in with the code but without a step-up since: the texts come masked.
+    const fresh = newToken();
+    await db.insertInto('tokens').values({ user_id: player.id, kind: 'access', token_hash: hashToken(fresh), method: 'two_factor' }).execute();
+    const { context, page } = await newPage(browser);
+    contexts.push(context);
+    await context.addInitScript(
+      ([t, s]) => {
+        localStorage.setItem('access_token', t as string);
+        localStorage.setItem('gamesserver_id', s as string);
+      },
+      [fresh, String(sid)],
+    );
+    await page.goto(`${server.url}/?tab=codes`);
+    await page.getByTestId('masked-codes-note').waitFor();
+    await tabTo(page, 'Показать коды');
+    await page.keyboard.press('Enter');
+    const input = page.getByLabel('Код из приложения');
+    await input.waitFor();
+    await db.updateTable('users').set({ totp_last_step: null }).where('id', '=', player.id).execute();
+    await input.fill(totpCode(TEST_TOTP_SECRET, new Date()));
+    await page.keyboard.press('Enter');
+    await page.getByTestId('masked-codes-note').waitFor({ state: 'detached' });
+    await expect.poll(() => focused(page)).toBe('Скопировать код');
   });
 });

@@ -99,8 +99,41 @@ function MaskedCodesNote({ gameServerId }: { gameServerId: number }) {
   );
 }
 
+/** How long after the codes were shown focus is looked after: the step-up dialog closes (and lets focus go) meanwhile. */
+const REVEAL_FOCUS_MS = 2_000;
+
+/**
+ * «Показать коды» leaves with its note once the texts come: focus, which the step-up dialog gives back to that
+ * button as it closes, would drop to <body>. It goes to the first code's «Скопировать код» (what the player asked
+ * the texts for) once no dialog holds it, unless the player has put it somewhere meanwhile.
+ */
+function useFocusAfterReveal(masked: boolean, list: React.RefObject<HTMLUListElement | null>) {
+  const was = useRef(masked);
+  useEffect(() => {
+    const revealed = was.current && !masked;
+    was.current = masked;
+    if (!revealed) return;
+    const until = Date.now() + REVEAL_FOCUS_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const place = () => {
+      const a = document.activeElement as HTMLElement | null;
+      const lost = !a || a === document.body || !a.isConnected;
+      if (lost) {
+        list.current?.querySelector<HTMLElement>('button[aria-label="Скопировать код"]')?.focus();
+        return;
+      }
+      if (a.closest('.MuiModal-root, [role="dialog"]') && Date.now() < until) timer = setTimeout(place, 50);
+    };
+    place();
+    return () => clearTimeout(timer);
+  }, [masked, list]);
+}
+
 /** The user's open codes: kods with svoy_variant_kods merged in, statuses kept live by realtime events. */
 export function MyCodesList({ codes, gameServerId }: { codes: Code[]; gameServerId: number }) {
+  const masked = codes.some((c) => c.sert_masked);
+  const list = useRef<HTMLUListElement>(null);
+  useFocusAfterReveal(masked, list);
   if (codes.length === 0) {
     return (
       <Typography color="textSecondary" data-testid="my-codes-empty" tabIndex={-1} data-focus-list="codes">
@@ -110,8 +143,8 @@ export function MyCodesList({ codes, gameServerId }: { codes: Code[]; gameServer
   }
   return (
     <>
-      {codes.some((c) => c.sert_masked) && <MaskedCodesNote gameServerId={gameServerId} />}
-      <List disablePadding data-testid="my-codes">
+      {masked && <MaskedCodesNote gameServerId={gameServerId} />}
+      <List disablePadding data-testid="my-codes" ref={list}>
         {codes.map((c) => (
           <CodeItem key={c.id} code={c} />
         ))}
