@@ -182,3 +182,35 @@ describe('a code that stops being open around its cancel', () => {
     expect(fetch.mock.calls.filter(([, init]) => (init as RequestInit).method === 'POST')).toHaveLength(0);
   });
 });
+
+describe('the open codes once their texts come unmasked', () => {
+  afterEach(() => {
+    document.body.innerHTML = '';
+  });
+
+  it('moves no focus when the texts come unmasked without «Показать коды» (a step-up made elsewhere): the page does not jump', async () => {
+    const code = (id: number, masked: boolean): Code => ({
+      id,
+      nominal: 1_000_000,
+      price: 1_030_000,
+      status: 'active',
+      sert: masked ? `ADN-****-****-****-${id}` : `ADN-AAAA-BBBB-CCCC-${id}`,
+      sert_masked: masked || undefined,
+      gamesserver_id: 1,
+      pricekod_id: null,
+      created_at: '2026-11-01T12:00:00Z',
+      activated_at: null,
+    });
+    const qc = new QueryClient();
+    const root = createRoot(document.body.appendChild(document.createElement('div')));
+    const show = (masked: boolean) => root.render(createElement(QueryClientProvider, { client: qc }, createElement(MyCodesList, { codes: [code(1, masked)], gameServerId: 1 })));
+    await act(async () => show(true));
+    expect(document.querySelector('[data-testid="masked-codes-note"]')).not.toBeNull();
+    (document.activeElement as HTMLElement | null)?.blur();
+    await act(async () => show(false));
+    await act(async () => new Promise((r) => setTimeout(r, 100)));
+    expect(document.querySelector('[data-testid="masked-codes-note"]')).toBeNull();
+    expect(document.activeElement === document.body || document.activeElement === null).toBe(true);
+    await act(async () => root.unmount());
+  });
+});

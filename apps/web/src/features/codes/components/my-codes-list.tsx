@@ -71,7 +71,8 @@ export function CodeItem({ code }: { code: Code }) {
 }
 
 /** With TOTP on, the open codes come masked until the player gives a code from the authenticator. */
-function MaskedCodesNote({ gameServerId }: { gameServerId: number }) {
+/** `asking`: whether the player's own press is under way (the texts it brings move focus, see useFocusAfterReveal). */
+function MaskedCodesNote({ gameServerId, asking }: { gameServerId: number; asking(on: boolean): void }) {
   const reveal = useRevealCodes(gameServerId);
   const alert = useUi((s) => s.alert);
   return (
@@ -83,15 +84,21 @@ function MaskedCodesNote({ gameServerId }: { gameServerId: number }) {
         size="small"
         variant="outlined"
         disabled={reveal.isPending}
-        onClick={() =>
+        onClick={() => {
+          asking(true);
           reveal.mutate(undefined, {
+            // Cancelled (no code given), or refused: nothing comes of this press.
+            onSuccess: (data) => {
+              if (!data) asking(false);
+            },
             onError: (err) => {
+              asking(false);
               if (needsStepUp(err)) return;
               const { text, errors } = alertContent(err);
               alert(text, errors);
             },
-          })
-        }
+          });
+        }}
       >
         Показать коды
       </Button>
@@ -105,13 +112,15 @@ const REVEAL_FOCUS_MS = 2_000;
 /**
  * «Показать коды» leaves with its note once the texts come: focus, which the step-up dialog gives back to that
  * button as it closes, would drop to <body>. It goes to the first code's «Скопировать код» (what the player asked
- * the texts for) once no dialog holds it, unless the player has put it somewhere meanwhile.
+ * the texts for) once no dialog holds it, unless the player has put it somewhere meanwhile. Only after that button
+ * was pressed (`asked`): texts that come unmasked otherwise (a step-up in another call) move nothing.
  */
-function useFocusAfterReveal(masked: boolean, list: React.RefObject<HTMLUListElement | null>) {
+function useFocusAfterReveal(masked: boolean, list: React.RefObject<HTMLUListElement | null>, asked: React.RefObject<boolean>) {
   const was = useRef(masked);
   useEffect(() => {
-    const revealed = was.current && !masked;
+    const revealed = was.current && !masked && asked.current;
     was.current = masked;
+    if (!masked) asked.current = false;
     if (!revealed) return;
     const until = Date.now() + REVEAL_FOCUS_MS;
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -126,14 +135,15 @@ function useFocusAfterReveal(masked: boolean, list: React.RefObject<HTMLUListEle
     };
     place();
     return () => clearTimeout(timer);
-  }, [masked, list]);
+  }, [masked, list, asked]);
 }
 
 /** The user's open codes: kods with svoy_variant_kods merged in, statuses kept live by realtime events. */
 export function MyCodesList({ codes, gameServerId }: { codes: Code[]; gameServerId: number }) {
   const masked = codes.some((c) => c.sert_masked);
   const list = useRef<HTMLUListElement>(null);
-  useFocusAfterReveal(masked, list);
+  const asked = useRef(false);
+  useFocusAfterReveal(masked, list, asked);
   if (codes.length === 0) {
     return (
       <Typography color="textSecondary" data-testid="my-codes-empty" tabIndex={-1} data-focus-list="codes">
@@ -143,7 +153,14 @@ export function MyCodesList({ codes, gameServerId }: { codes: Code[]; gameServer
   }
   return (
     <>
-      {masked && <MaskedCodesNote gameServerId={gameServerId} />}
+      {masked && (
+        <MaskedCodesNote
+          gameServerId={gameServerId}
+          asking={(on) => {
+            asked.current = on;
+          }}
+        />
+      )}
       <List disablePadding data-testid="my-codes" ref={list}>
         {codes.map((c) => (
           <CodeItem key={c.id} code={c} />
