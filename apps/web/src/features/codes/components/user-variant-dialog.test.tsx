@@ -273,11 +273,25 @@ describe('the own-nominal batch dialog after a lost answer', () => {
 
     // A batch of 500к made before the minimum was raised: fewer codes is a refund the server makes.
     await act(async () => useUi.getState().openDialog({ name: 'edit_user_variant', userVariantId: 9, nominal: 500_000, count: 3, initialTotalAden: 1_530_000 }));
-    await act(async () => type(byLabel('Количество кодов'), '1'));
-    const save = [...document.querySelectorAll('button')].find((b) => b.textContent === 'Сохранить');
-    expect(save?.disabled).toBe(false);
-    await act(async () => type(byLabel('Номинал кода'), '600к'));
-    expect(dialog().textContent?.replace(/\u00a0/g, ' ')).toContain('Номинал не меньше 1 000 000 аден');
+    const edit = () => document.querySelector('[data-testid="edit-user-variant-dialog"]')!;
+    // The create dialog may still be leaving the page: the fields are the edit dialog's own.
+    const field = (label: string) => {
+      const l = [...edit().querySelectorAll('label')].find((x) => x.textContent?.startsWith(label));
+      return document.getElementById(l!.htmlFor) as HTMLInputElement;
+    };
+    const editing = () => edit().textContent!.replace(/\u00a0/g, ' ');
+    const save = () => [...edit().querySelectorAll('button')].find((b) => b.textContent === 'Сохранить')!;
+    await act(async () => type(field('Количество кодов'), '1'));
+    expect(editing()).not.toContain('Номинал не меньше');
+    expect(save().disabled).toBe(false);
+    // More codes of it are bought, under today's minimum (diff review 21): refused as the server would.
+    await act(async () => type(field('Количество кодов'), '5'));
+    expect(editing()).toContain('Номинал не меньше 1 000 000 аден');
+    expect(save().disabled).toBe(true);
+    await act(async () => type(field('Количество кодов'), '1'));
+    await act(async () => type(field('Номинал кода'), '600к'));
+    expect(editing()).toContain('Номинал не меньше 1 000 000 аден');
+    expect(save().disabled).toBe(true);
     await act(async () => root.unmount());
   });
 

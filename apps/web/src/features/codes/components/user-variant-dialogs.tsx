@@ -308,8 +308,10 @@ function EditForm({
       edited(form.nominal, v);
     },
   };
-  // A batch keeping its nominal may shrink below a minimum raised since (the server refunds it); a new nominal is bought.
-  const refuse = (nominal: number) => (nominal === d.nominal ? null : nominalRefusal(server, nominal));
+  // As the server (user-variants.service.ts, edit): an edit that issues codes (a new nominal, or more codes than are
+  // open) buys under today's minimum; one keeping the nominal and issuing none only refunds, under a raised one too.
+  const refuse = (nominal: number) =>
+    nominal === batch.nominal && form.parsedCount !== null && form.parsedCount <= batch.openCount ? null : nominalRefusal(server, nominal);
   const leftMeanwhile = d.count - batch.openCount;
   const countHeld = leftMeanwhile !== 0 && form.count.trim() !== String(batch.openCount);
   // Kept outside this form, which unmounts when the dialog closes: an edit or a deletion in doubt keeps its key for the next opening.
