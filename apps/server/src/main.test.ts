@@ -53,7 +53,8 @@ describe('the server process', () => {
     } finally {
       p.child.kill('SIGKILL');
     }
-  });
+    // Room for the 60 s and 10 s waits above (the default 30 s cut them short on a loaded machine).
+  }, 90_000);
 
   it('stops with one line naming METRICS_PORT when the metrics port is taken, instead of running without metrics', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'adena-main-'));
@@ -70,7 +71,8 @@ describe('the server process', () => {
       await new Promise((r) => taken.close(r));
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+    // Longer than the wait above: under the default 30 s a loaded run (clean-clone CI 132) failed here while PGlite still started.
+  }, 150_000);
 
   it.runIf(hasPostgresBinaries())('stops with one line naming PORT when the port is taken, instead of a stack trace', async () => {
     const db = await createTestDb('postgres');
