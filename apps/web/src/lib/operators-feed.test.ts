@@ -50,28 +50,35 @@ describe("the operators' feed", () => {
     expect(socket.connects).toBe(1);
   });
 
+  type Ack = (ack: { ok?: true; error?: string }) => void;
+  /** The feed mounted and its socket connected: the subscribes it sends wait in `acks` for the server's answer. */
+  async function connectedFeed() {
+    const seen = { live: false, resyncs: 0, messages: [] as unknown[] };
+    const handlers = {
+      onMessage: (m: unknown) => seen.messages.push(m),
+      onResync: () => {
+        seen.resyncs += 1;
+      },
+    };
+    const open = await renderHook(new QueryClient(), () => {
+      seen.live = useOperatorsFeed(handlers);
+      return seen.live;
+    });
+    const socket = sockets[0]!;
+    const acks: Ack[] = [];
+    socket.on('subscribe', (_payload: unknown, ack: Ack) => acks.push(ack));
+    socket.connected = true;
+    socket.emit('connect');
+    const { act } = await import('react');
+    return { seen, socket, acks, act, unmount: open.unmount };
+  }
+
   it('asks again after a refused subscribe (the server could not check the operator a moment), and is live once it is let in', async () => {
     // Review finding: a refused subscribe was never asked again; «связь восстанавливается» for the rest of the shift.
     vi.useFakeTimers();
-    let resyncs = 0;
-    const handlers = {
-      onMessage: () => {},
-      onResync: () => {
-        resyncs += 1;
-      },
-    };
-    let live = false;
-    const open = await renderHook(new QueryClient(), () => {
-      live = useOperatorsFeed(handlers);
-      return live;
-    });
-    const socket = sockets[0]!;
-    const acks: Array<(ack: { ok?: true; error?: string }) => void> = [];
-    socket.on('subscribe', (_payload: unknown, ack: (a: { ok?: true; error?: string }) => void) => acks.push(ack));
-    socket.connected = true;
-    socket.emit('connect');
+    const { seen, acks, act, unmount } = await connectedFeed();
     acks.shift()!({ error: 'Сервис временно недоступен' });
-    expect(live).toBe(false);
+    expect(seen.live).toBe(false);
     await vi.advanceTimersByTimeAsync(5_000);
     expect(acks).toHaveLength(1);
     acks.shift()!({ error: 'Сервис временно недоступен' });
@@ -79,49 +86,30 @@ describe("the operators' feed", () => {
     expect(acks).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(1);
     expect(acks).toHaveLength(1);
-    const { act } = await import('react');
     await act(async () => acks.shift()!({ ok: true }));
-    expect(live).toBe(true);
-    expect(resyncs).toBe(1);
-    await open.unmount();
+    expect(seen.live).toBe(true);
+    expect(seen.resyncs).toBe(1);
+    await unmount();
   });
 
   it('leaves the live state when the server takes the socket off the channel (a demotion), and asks again as after a refusal', async () => {
     // Walk 14: after a demotion and a promotion back the queue said «в реальном времени» and heard nothing.
     vi.useFakeTimers();
-    let resyncs = 0;
-    const messages: unknown[] = [];
-    const handlers = {
-      onMessage: (m: unknown) => messages.push(m),
-      onResync: () => {
-        resyncs += 1;
-      },
-    };
-    let live = false;
-    const open = await renderHook(new QueryClient(), () => {
-      live = useOperatorsFeed(handlers);
-      return live;
-    });
-    const socket = sockets[0]!;
-    const acks: Array<(ack: { ok?: true; error?: string }) => void> = [];
-    socket.on('subscribe', (_payload: unknown, ack: (a: { ok?: true; error?: string }) => void) => acks.push(ack));
-    socket.connected = true;
-    socket.emit('connect');
-    const { act } = await import('react');
+    const { seen, socket, acks, act, unmount } = await connectedFeed();
     await act(async () => acks.shift()!({ ok: true }));
-    expect(live).toBe(true);
+    expect(seen.live).toBe(true);
 
     await act(async () => void socket.emit('message', { channel: 'private:operators', name: 'operators_left', data: {} }));
-    expect(live).toBe(false);
-    expect(messages).toEqual([]);
+    expect(seen.live).toBe(false);
+    expect(seen.messages).toEqual([]);
     await vi.advanceTimersByTimeAsync(4_999);
     expect(acks).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(1);
     expect(acks).toHaveLength(1);
     await act(async () => acks.shift()!({ ok: true }));
-    expect(live).toBe(true);
-    expect(resyncs).toBe(2);
-    await open.unmount();
+    expect(seen.live).toBe(true);
+    expect(seen.resyncs).toBe(2);
+    await unmount();
   });
 
   it('connects again when the server closes the socket (its process lost its LISTEN connection), which Socket.IO does not do by itself', async () => {
