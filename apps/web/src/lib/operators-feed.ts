@@ -53,7 +53,7 @@ export function useOperatorsFeed(handlers: { onMessage(m: OperatorMessage): void
     socket.on('connect', subscribe);
     socket.on('message', (m: OperatorMessage | OperatorsLeftMessage) => {
       if (m?.channel !== OPERATORS_CHANNEL) return;
-      // Taken off the channel (a demotion, a block, the second factor turned off): the queue polls again, and the
+      // Taken off the channel (a demotion, the second factor turned off): the queue polls again, and the
       // channel is asked for again as after a refusal, so an operator given the role back is live within a minute.
       if (m.name === OPERATORS_LEFT) askLater();
       else handler.current.onMessage(m);

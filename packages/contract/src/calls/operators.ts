@@ -49,8 +49,8 @@ export interface OperatorMessage {
   data: OperatorEvent;
 }
 /**
- * Beyond PRODUCT.md: the socket was taken off `private:operators` (its user demoted, blocked, or without the
- * second factor the channel needs) and hears nothing more there; a client may subscribe again later.
+ * Beyond PRODUCT.md: the socket was taken off `private:operators` (its user demoted, or without the second factor
+ * the channel needs) and hears nothing more there; a client may subscribe again later.
  */
 export const OPERATORS_LEFT = 'operators_left';
 export interface OperatorsLeftMessage {

@@ -70,8 +70,10 @@ export function CodeItem({ code }: { code: Code }) {
   );
 }
 
-/** With TOTP on, the open codes come masked until the player gives a code from the authenticator. */
-/** `asking`: whether the player's own press is under way (the texts it brings move focus, see useFocusAfterReveal). */
+/**
+ * With TOTP on, the open codes come masked until the player gives a code from the authenticator. `asking`: whether the
+ * player's own press is under way (the texts it brings move focus, see useFocusAfterReveal).
+ */
 function MaskedCodesNote({ gameServerId, asking }: { gameServerId: number; asking(on: boolean): void }) {
   const reveal = useRevealCodes(gameServerId);
   const alert = useUi((s) => s.alert);
