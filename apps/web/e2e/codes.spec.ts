@@ -153,7 +153,10 @@ describe('two players and a gift code', () => {
       id, nominal: 1_000_000, price: 1_020_000, status: 'active', sert, gamesserver_id: sid, pricekod_id: null, created_at: now, activated_at: null,
     });
     // The socket, its token and the events are the real server's; the price data is answered in the
-    // browser with a fixed state to start from.
+    // browser from `held`, what the server holds. Each step changes it before its event, as the server's
+    // change does: the page reads the price data again a moment after every event (SETTLE_MS), and a
+    // read answering the state from before the event would undo what the event showed (CI 137, loaded).
+    const held = { balance: 5_000_000, kods: [code(1, 'ADN-AAAA-BBBB-CCCC-DDDD')] };
     const { context, page } = await newPage(browser, { width: 390 });
     contexts.push(context);
     let priceDataReads = 0;
@@ -161,9 +164,9 @@ describe('two players and a gift code', () => {
       priceDataReads += 1;
       return r.fulfill({
         json: {
-          id: sid, gamesserver: { id: sid, name: 'Scryde x50' }, kods: [code(1, 'ADN-AAAA-BBBB-CCCC-DDDD')], pricekods: [], svoy_variant_kods: [],
+          id: sid, gamesserver: { id: sid, name: 'Scryde x50' }, kods: held.kods, pricekods: [], svoy_variant_kods: [],
           standard_nominals: [{ nominal: 1_000_000, price: 1_020_000 }], code_fee_bp: 200, min_nominal: 100_000,
-          wallet: { id: wallet.id, balance: 5_000_000, balance_second: 0 }, nick: 'Hero', save_nick: null, telegram_price: null, user_kod: null,
+          wallet: { id: wallet.id, balance: held.balance, balance_second: 0 }, nick: 'Hero', save_nick: null, telegram_price: null, user_kod: null,
         },
       });
     });
@@ -184,14 +187,18 @@ describe('two players and a gift code', () => {
     await live(page);
     const rt = realtimeOf(server);
 
+    held.balance = 3_980_000;
     rt.publish(player.id, 'balance', { gamesserver_id: sid, balance: 3_980_000, balance_second: 0 });
     await expect.poll(async () => digits(await page.getByTestId('codes-balance').textContent())).toBe('3980000');
 
+    held.kods = [code(2, 'ADN-EEEE-FFFF-GGGG-HHHH'), ...held.kods];
     rt.publish(player.id, 'sert', { gamesserver_id: sid, code_id: 2, nominal: 1_000_000, sert: 'ADN-EEEE-FFFF-GGGG-HHHH' });
     await expect.poll(() => page.getByTestId('code-sert').allTextContents()).toEqual(['ADN-EEEE-FFFF-GGGG-HHHH', 'ADN-AAAA-BBBB-CCCC-DDDD']);
 
+    held.kods = held.kods.map((c) => (c.id === 1 ? { ...c, status: 'activated' } : c));
     rt.publish(player.id, 'code_status', { gamesserver_id: sid, code_id: 1, code_status: 'activated' });
     await expect.poll(() => page.locator('[data-code-id="1"]').getAttribute('data-status')).toBe('activated');
+    held.kods = held.kods.filter((c) => c.id !== 1);
     rt.publish(player.id, 'del_sert', { gamesserver_id: sid, del_sert: 1 });
     await expect.poll(() => page.getByTestId('code-sert').allTextContents()).toEqual(['ADN-EEEE-FFFF-GGGG-HHHH']);
 
