@@ -98,6 +98,11 @@ describe("the operators' shift in two browsers", () => {
     const narrow = await openAs(boris, '/admin', { width: 390 });
     await narrow.getByTestId('claim-chip').first().waitFor();
     await narrow.screenshot({ path: join(SCREENSHOTS, 'admin-queue-claimed-390.png'), fullPage: true, animations: 'disabled' });
+    // The pending summary fits the phone, with nothing out of sight to scroll to: the currency goes under
+    // the server's name (walk 14 found «Выводы» cut off at the edge).
+    const summary = narrow.getByRole('table', { name: 'Ожидающие заявки по серверам' });
+    expect(await summary.evaluate((t) => t.scrollWidth - (t.parentElement?.clientWidth ?? 0))).toBeLessThanOrEqual(0);
+    expect(await summary.getByRole('row').nth(1).getByRole('cell').first().innerText()).toMatch(/^\S.*\n+Адена$/);
 
     // Anna completes it; the player's balance moves once, and Boris's queue drops it at once.
     await cardOf(a).getByRole('button', { name: 'Адена получена' }).click();

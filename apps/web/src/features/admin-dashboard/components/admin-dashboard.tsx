@@ -51,6 +51,13 @@ function Oldest({ r }: { r: NonNullable<NonNullable<ReturnType<typeof useAdminDa
   );
 }
 
+// On a phone the currency goes under the server's name: four columns did not fit 390 px, and «Выводы»,
+// scrolled out of sight, looked cut off (walk 14).
+const wideOnly = { display: { xs: 'none', sm: 'table-cell' } } as const;
+const phoneOnly = { display: { xs: 'block', sm: 'none' } } as const;
+const phoneCell = { px: { xs: 1, sm: 2 }, '&:first-of-type': { pl: 2 } } as const;
+const phoneAmount = { pl: { xs: 1, sm: 2 } } as const;
+
 type PendingRow = { gamesserver_id: number; gamesserver: string; currency_type: 1 | 2; input?: { count: number; sum: number }; output?: { count: number; sum: number } };
 
 /** Pending requests per server and currency, the oldest waiting, and the operators' 24-hour median. */
@@ -115,10 +122,10 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
           <Table size="small" aria-label="Ожидающие заявки по серверам">
             <TableHead>
               <TableRow>
-                <TableCell>Сервер</TableCell>
-                <TableCell>Валюта</TableCell>
-                <TableCell align="right">Пополнения</TableCell>
-                <TableCell align="right">Выводы</TableCell>
+                <TableCell sx={phoneCell}>Сервер</TableCell>
+                <TableCell sx={wideOnly}>Валюта</TableCell>
+                <TableCell align="right" sx={phoneCell}>Пополнения</TableCell>
+                <TableCell align="right" sx={phoneAmount}>Выводы</TableCell>
               </TableRow>
             </TableHead>
             <TableBody>
@@ -131,10 +138,15 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
               ) : (
                 [...rows.values()].map((r) => (
                   <TableRow key={`${r.gamesserver_id}:${r.currency_type}`}>
-                    <TableCell>{r.gamesserver}</TableCell>
-                    <TableCell>{CURRENCIES[r.currency_type].title}</TableCell>
-                    <TableCell align="right">{cell(r.input)}</TableCell>
-                    <TableCell align="right">{cell(r.output)}</TableCell>
+                    <TableCell sx={phoneCell}>
+                      {r.gamesserver}
+                      <Typography variant="body2" color="textSecondary" sx={phoneOnly}>
+                        {CURRENCIES[r.currency_type].title}
+                      </Typography>
+                    </TableCell>
+                    <TableCell sx={wideOnly}>{CURRENCIES[r.currency_type].title}</TableCell>
+                    <TableCell align="right" sx={phoneCell}>{cell(r.input)}</TableCell>
+                    <TableCell align="right" sx={phoneAmount}>{cell(r.output)}</TableCell>
                   </TableRow>
                 ))
               )}
