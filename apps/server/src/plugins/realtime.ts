@@ -102,7 +102,8 @@ export function createRealtime(
    * What this process heard while a handshake or an operators' check waited for the database: a session ended
    * or changed, a user taken off the operators' channel. The answer may have been read before it, and the end or
    * the leave found the socket not yet in the room it was about to join (a logout between the token's check
-   * and the join left the socket connected, a demotion during the check left it on the operators' channel).
+   * and the join left the socket connected, a demotion during the check left it on the operators' channel);
+   * the re-check's "no" may predate the role given back (it took off a socket just let back in).
    * Such an answer is asked again. Noted by room (a user's, a session's), so an end elsewhere asks nobody
    * again; null is every room (LISTEN lost or back: anything may have been missed). Kept only while something
    * waits, so a quiet process holds nothing.
@@ -324,7 +325,16 @@ export function createRealtime(
       for (const socket of sockets) {
         const sessionId = socket.data.sessionId as number;
         if (!socket.connected || !operators?.has(socket.id) || !live.has(sessionId)) continue;
-        if (await sessions.mayHearOperators(sessionId, app.adminRequiresTwoFactor !== false)) continue;
+        // A "no" read before the user was given the role back must not take off the socket its own check
+        // just let back in: one that overlapped news of the user is asked again, and one still unsettled is
+        // left to the re-check that news scheduled.
+        const rooms = [userRoom(socket.data.userId as number), sessionRoom(sessionId)];
+        const may = await askUntilSettled(
+          (ok) => (ok ? null : rooms),
+          true,
+          () => sessions.mayHearOperators(sessionId, app.adminRequiresTwoFactor !== false),
+        );
+        if (may) continue;
         // Still there after the check (a demotion's own announcement may have taken it off meanwhile).
         if (io.sockets.adapter.rooms.get(OPERATORS_CHANNEL)?.has(socket.id)) leaveOperatorsChannel(socket);
       }

@@ -23,8 +23,8 @@ afterEach(() => {
   for (const s of sockets.splice(0)) s.disconnect();
 });
 
-/** The repository call's next answer, held until `release()`; `answered` resolves once it is read. */
-function holdNext<K extends 'takeRealtimeToken' | 'mayHearOperators'>(name: K) {
+/** The repository call's next answer (the next one `holds`), held until `release()`; `answered` resolves once it is read. */
+function holdNext<K extends 'takeRealtimeToken' | 'mayHearOperators'>(name: K, holds: (answer: unknown) => boolean = () => true) {
   const answered = gate();
   const released = gate();
   const real = sessionsRepository[name].bind(sessionsRepository) as (...args: unknown[]) => Promise<unknown>;
@@ -33,7 +33,7 @@ function holdNext<K extends 'takeRealtimeToken' | 'mayHearOperators'>(name: K) {
   spies.push(spy);
   spy.mockImplementation((async (...args: unknown[]) => {
     const answer = await real(...args);
-    if (held) return answer;
+    if (held || !holds(answer)) return answer;
     held = true;
     answered.open();
     await released.opened;
@@ -131,6 +131,38 @@ describe.each(DB_KINDS)('realtime checks raced by a change on %s', (kind) => {
     expect(await bossGot).toMatchObject({ channel: OPERATORS_CHANNEL, name: 'request_created' });
     expect(socket.connected).toBe(true);
     expect(heard.filter((m) => m.channel === OPERATORS_CHANNEL)).toEqual([]);
+  });
+
+  it("an operator given the role back while the re-check reads the demotion stays on the operators' channel", async () => {
+    const operator = await createUser(t.db.kysely, { admin: true });
+    const joined = await connect(await socketToken(operator.auth));
+    if (!('socket' in joined)) throw new Error(`the operator's socket was refused: ${joined.refused}`);
+    const socket = joined.socket;
+    const heard: RealtimeMessage[] = [];
+    socket.on('message', (m: RealtimeMessage) => heard.push(m));
+    expect(await socket.timeout(5000).emitWithAck('subscribe', { channel: OPERATORS_CHANNEL })).toEqual({ ok: true });
+
+    // A demotion whose announcement was lost (made on a process that died, say): only the re-check, after
+    // PostgreSQL's NOTIFY, takes the socket off. It reads the demotion; the role comes back before it acts.
+    const setAdmin = (admin: boolean) => t.db.kysely.updateTable('users').set({ admin }).where('id', '=', operator.id).execute();
+    const hold = holdNext('mayHearOperators', (may) => may === false);
+    await setAdmin(false);
+    await hold.answered;
+    await setAdmin(true);
+    await changesHeard();
+    hold.release();
+
+    // A player's new request still reaches the operator, who was never told to leave.
+    unhold();
+    const got = new Promise<RealtimeMessage>((resolve) => socket.on('message', (m: RealtimeMessage) => m.name === 'request_created' && resolve(m)));
+    const player = await createUser(t.db.kysely);
+    const sid = await firstServerId(t.db.kysely);
+    await createWallet(t.db.kysely, player.id, sid);
+    const opened = await t.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: player.auth, payload: { gamesserver_id: sid, amount: 1_000_000 } });
+    expect(opened.statusCode).toBe(200);
+    const late = new Promise<string>((resolve) => setTimeout(() => resolve('nothing within 5 s'), 5_000).unref());
+    expect(await Promise.race([got, late])).toMatchObject({ channel: OPERATORS_CHANNEL, name: 'request_created' });
+    expect(heard.map((m) => m.name)).not.toContain('operators_left');
   });
 
   /** Every call of `name`, after its real answer, first logs out a fresh stranger's session (an end elsewhere). */
