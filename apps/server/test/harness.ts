@@ -84,6 +84,48 @@ export async function createTestApp(
   };
 }
 
+/** Listens on a free loopback port; the app's URL. */
+export async function listenLoopback(t: TestApp) {
+  await t.app.listen({ port: 0, host: '127.0.0.1' });
+  return `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
+}
+
+export interface TwoProcesses {
+  /** The throwaway database; A seeded it and B shares it. */
+  db: TestDb;
+  a: TestApp;
+  b: TestApp;
+  urlA: string;
+  urlB: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Two app processes on one throwaway PostgreSQL: B has its own app, pool, LISTEN connection and Socket.IO
+ * server on A's database. Both listen on loopback, and both realtime adapters LISTEN before this returns.
+ */
+export async function createTwoProcesses(): Promise<TwoProcesses> {
+  const db = await createTestDb('postgres');
+  const opened: Array<() => Promise<void>> = [() => db.close()];
+  const close = async () => {
+    for (const step of opened.splice(0).reverse()) await step();
+  };
+  try {
+    const a = await createTestApp('postgres', { db });
+    opened.push(() => a.close());
+    const shared = await createDb({ databaseUrl: db.url, dataDir: '' });
+    opened.push(() => shared.close());
+    const b = await createTestApp('postgres', { db: { ...shared, url: db.url }, seed: false });
+    opened.push(() => b.close());
+    const [urlA, urlB] = [await listenLoopback(a), await listenLoopback(b)];
+    await realtimeListening(db, 2);
+    return { db, a, b, urlA, urlB, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
 /**
  * Until `count` processes' realtime adapters LISTEN on the database. An app's adapter starts its
  * LISTEN connection on its own time: a socket connected and subscribed to one process does not mean

@@ -2,8 +2,7 @@ import { OPERATORS_CHANNEL, type RealtimeMessage, realtimeChannelFor } from '@ad
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId } from '../../../test/factories';
-import { createTestApp, createTestDb, DB_KINDS, gate, realtimeListening, type TestApp, type TestDb } from '../../../test/harness';
-import { createDb } from '../../db/client';
+import { createTestApp, createTwoProcesses, DB_KINDS, gate, type TestApp, type TwoProcesses } from '../../../test/harness';
 import { hashToken, newToken } from '../../lib/tokens';
 import { sessionsRepository } from '../sessions/sessions.repository';
 
@@ -154,7 +153,7 @@ describe.each(DB_KINDS)('realtime checks raced by a change on %s', (kind) => {
 
     // A player's new request still reaches the operator, who was never told to leave.
     unhold();
-    const got = new Promise<RealtimeMessage>((resolve) => socket.on('message', (m: RealtimeMessage) => m.name === 'request_created' && resolve(m)));
+    const got = new Promise<{ channel: string; name: string }>((resolve) => socket.on('message', (m: { channel: string; name: string }) => m.name === 'request_created' && resolve(m)));
     const player = await createUser(t.db.kysely);
     const sid = await firstServerId(t.db.kysely);
     await createWallet(t.db.kysely, player.id, sid);
@@ -196,24 +195,14 @@ describe.each(DB_KINDS)('realtime checks raced by a change on %s', (kind) => {
 });
 
 describe('a logout on one process while the socket token is checked on another', () => {
-  let db1: TestDb;
+  let two: TwoProcesses;
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    db1 = await createTestDb('postgres');
-    a = await createTestApp('postgres', { db: db1 });
-    const shared = await createDb({ databaseUrl: db1.url, dataDir: '' });
-    b = await createTestApp('postgres', { db: { ...shared, url: db1.url }, seed: false });
-    await a.app.listen({ port: 0, host: '127.0.0.1' });
-    await b.app.listen({ port: 0, host: '127.0.0.1' });
-    await realtimeListening(db1, 2);
+    two = await createTwoProcesses();
+    ({ a, b } = two);
   });
-  afterAll(async () => {
-    await b?.close();
-    await b?.db.close();
-    await a?.close();
-    await db1?.close();
-  });
+  afterAll(() => two?.close());
 
   it("refuses the socket on B once A's announcement and PostgreSQL's session_changed both arrived before the join", async () => {
     const user = await createUser(a.db.kysely);
@@ -221,7 +210,7 @@ describe('a logout on one process while the socket token is checked on another',
     expect(res.statusCode).toBe(200);
     const { token } = res.json() as { token: string };
     const hold = holdNext('takeRealtimeToken');
-    const s = io(`http://127.0.0.1:${(b.app.server.address() as { port: number }).port}`, { path: '/socket.io/', auth: { token }, reconnection: false, transports: ['websocket'] });
+    const s = io(two.urlB, { path: '/socket.io/', auth: { token }, reconnection: false, transports: ['websocket'] });
     sockets.push(s);
     const outcome = new Promise<string>((resolve) => {
       s.once('connect', () => resolve('connected'));

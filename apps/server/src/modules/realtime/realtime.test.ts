@@ -3,14 +3,8 @@ import pg from 'pg';
 import { io, Manager, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
-import { createTestApp, createTestDb, DB_KINDS, realtimeListening, type TestApp, type TestDb } from '../../../test/harness';
-import { createDb } from '../../db/client';
+import { createTestApp, createTwoProcesses, DB_KINDS, listenLoopback, type TestApp, type TwoProcesses } from '../../../test/harness';
 import { sessionsRepository } from '../sessions/sessions.repository';
-
-async function listen(t: TestApp) {
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  return `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-}
 
 async function tokenFor(t: TestApp, user: { auth: Record<string, string> }) {
   const res = await t.app.inject({ method: 'POST', url: '/api/ably-token', headers: user.auth, payload: {} });
@@ -74,7 +68,7 @@ describe.each(DB_KINDS)('the private realtime channel on %s', (kind) => {
   let url: string;
   beforeAll(async () => {
     t = await createTestApp(kind);
-    url = await listen(t);
+    url = await listenLoopback(t);
   });
   afterAll(() => t.close());
 
@@ -240,7 +234,7 @@ describe.each(DB_KINDS)("the operators' channel once a socket's checks ran out, 
   let ahead = 0;
   beforeAll(async () => {
     t = await createTestApp(kind, { now: () => new Date(Date.now() + ahead) });
-    url = await listen(t);
+    url = await listenLoopback(t);
   });
   afterAll(() => t.close());
 
@@ -273,27 +267,18 @@ describe.each(DB_KINDS)("the operators' channel once a socket's checks ran out, 
 });
 
 describe('two app processes on one PostgreSQL', () => {
-  let db1: TestDb;
+  let two: TwoProcesses;
   let a: TestApp;
   let b: TestApp;
+  let urlB: string;
   beforeAll(async () => {
-    db1 = await createTestDb('postgres');
-    a = await createTestApp('postgres', { db: db1 });
-    // The second "process": its own app, pool and Socket.IO server on the same database.
-    const shared = await createDb({ databaseUrl: db1.url, dataDir: '' });
-    b = await createTestApp('postgres', { db: { ...shared, url: db1.url }, seed: false });
-    await realtimeListening(db1, 2);
+    two = await createTwoProcesses();
+    ({ a, b, urlB } = two);
   });
-  afterAll(async () => {
-    await b?.close();
-    await b?.db.close();
-    await a?.close();
-    await db1?.close();
-  });
+  afterAll(() => two?.close());
 
   it('delivers an event raised on one process to a socket held by the other', async () => {
     const user = await createUser(a.db.kysely);
-    const urlB = await listen(b);
     const s = await connect(urlB, (await tokenFor(a, user)).token);
     expect(await subscribe(s, realtimeChannelFor(user.id))).toEqual({ ok: true });
     const got = nextMessage(s);
@@ -304,7 +289,6 @@ describe('two app processes on one PostgreSQL', () => {
 
   it('delivers the balance of a deposit an operator completed on one process to the player on the other', async () => {
     const who = await playerAndOperator(a, 0n);
-    const urlB = `http://127.0.0.1:${(b.app.server.address() as { port: number }).port}`;
     const s = await connect(urlB, (await tokenFor(b, who.player)).token);
     expect(await subscribe(s, realtimeChannelFor(who.player.id))).toEqual({ ok: true });
     const opened = nextNamed(s, 'balance');
@@ -317,7 +301,6 @@ describe('two app processes on one PostgreSQL', () => {
 
   it('relays a batch of events larger than a NOTIFY carries (100 codes bought at once) to the other process', async () => {
     const who = await playerAndOperator(a, 1_000n * 1_000_000n);
-    const urlB = b.app.server.listening ? `http://127.0.0.1:${(b.app.server.address() as { port: number }).port}` : await listen(b);
     const s = await connect(urlB, (await tokenFor(a, who.player)).token);
     expect(await subscribe(s, realtimeChannelFor(who.player.id))).toEqual({ ok: true });
     const got: RealtimeMessage[] = [];
@@ -332,7 +315,7 @@ describe('two app processes on one PostgreSQL', () => {
   it("relays a decision's balance and status to the other process in one NOTIFY, in the order they were raised", async () => {
     const who = await playerAndOperator(a, 0n);
     const channel = realtimeChannelFor(who.player.id);
-    const spy = new pg.Client({ connectionString: db1.url });
+    const spy = new pg.Client({ connectionString: two.db.url });
     await spy.connect();
     try {
       const payloads: string[] = [];
@@ -347,7 +330,6 @@ describe('two app processes on one PostgreSQL', () => {
         else if (!payload.includes('"balance":0,')) payloads.push(payload);
       });
       await spy.query('LISTEN "socket.io#/"');
-      const urlB = `http://127.0.0.1:${(b.app.server.address() as { port: number }).port}`;
       const s = await connect(urlB, (await tokenFor(b, who.player)).token);
       expect(await subscribe(s, channel)).toEqual({ ok: true });
       // The deposit's own `balance` event (the balance still 0) comes before the decision's and is not counted.

@@ -5,8 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../../test/factories';
 import { readOutbox } from '../../../test/fakes/outbox';
 import { waitFor } from '../../../test/fakes/wait-for';
-import { createTestApp, createTestDb, realtimeListening, type TestApp, type TestDb } from '../../../test/harness';
-import { createDb } from '../../db/client';
+import { createTwoProcesses, type TestApp, type TwoProcesses } from '../../../test/harness';
 import { hashPassword } from '../../lib/password';
 import { hashToken, newToken } from '../../lib/tokens';
 import { createSessionsService } from './sessions.service';
@@ -65,25 +64,14 @@ afterEach(() => {
 });
 
 describe('sockets follow their session, across two app processes on one PostgreSQL', () => {
-  let db1: TestDb;
+  let two: TwoProcesses;
   let a: TestApp;
   let b: TestApp;
   beforeAll(async () => {
-    db1 = await createTestDb('postgres');
-    a = await createTestApp('postgres', { db: db1 });
-    // The second "process": its own app, pool and Socket.IO server on the same database.
-    const shared = await createDb({ databaseUrl: db1.url, dataDir: '' });
-    b = await createTestApp('postgres', { db: { ...shared, url: db1.url }, seed: false });
-    await a.app.listen({ port: 0, host: '127.0.0.1' });
-    await b.app.listen({ port: 0, host: '127.0.0.1' });
-    await realtimeListening(db1, 2);
+    two = await createTwoProcesses();
+    ({ a, b } = two);
   });
-  afterAll(async () => {
-    await b?.close();
-    await b?.db.close();
-    await a?.close();
-    await db1?.close();
-  });
+  afterAll(() => two?.close());
 
   it('a logout on process A ends that session’s socket on process B within a second; the other session’s socket goes on', async () => {
     const user = await createUser(a.db.kysely);

@@ -3,16 +3,10 @@ import { io, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, TEST_TOTP_SECRET } from '../../../test/factories';
 import { totpCode } from '../two-factor/totp';
-import { createTestApp, createTestDb, realtimeListening, type TestApp, type TestDb } from '../../../test/harness';
+import { createTwoProcesses, type TestApp, type TwoProcesses } from '../../../test/harness';
 import { waitFor } from '../../../test/fakes/wait-for';
-import { createDb } from '../../db/client';
 
 type User = Awaited<ReturnType<typeof createUser>>;
-
-async function listen(t: TestApp) {
-  await t.app.listen({ port: 0, host: '127.0.0.1' });
-  return `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`;
-}
 
 const sockets: Socket[] = [];
 async function socketOf(t: TestApp, url: string, user: User): Promise<Socket> {
@@ -51,26 +45,16 @@ afterEach(() => {
 });
 
 describe("the operators' channel across two app processes on one PostgreSQL", () => {
-  let db1: TestDb;
+  let two: TwoProcesses;
   let a: TestApp;
   let b: TestApp;
   let urlA: string;
   let urlB: string;
   beforeAll(async () => {
-    db1 = await createTestDb('postgres');
-    a = await createTestApp('postgres', { db: db1 });
-    const shared = await createDb({ databaseUrl: db1.url, dataDir: '' });
-    b = await createTestApp('postgres', { db: { ...shared, url: db1.url }, seed: false });
-    urlA = await listen(a);
-    urlB = await listen(b);
-    await realtimeListening(a.db, 2);
+    two = await createTwoProcesses();
+    ({ a, b, urlA, urlB } = two);
   });
-  afterAll(async () => {
-    await b?.close();
-    await b?.db.close();
-    await a?.close();
-    await db1?.close();
-  });
+  afterAll(() => two?.close());
 
   it("an operator's socket on B hears of a deposit made on A, then of its claim and decision", async () => {
     const operator = await createUser(a.db.kysely, { admin: true, name: 'Вера' });
