@@ -65,6 +65,25 @@ describe.each(DB_KINDS)('realtime checks raced by a change on %s', (kind) => {
       s.once('connect_error', (err) => resolve({ refused: err.message }));
     });
   }
+  /** The user's connected socket and every message it gets. */
+  async function connected(user: { auth: Record<string, string> }) {
+    const joined = await connect(await socketToken(user.auth));
+    if (!('socket' in joined)) throw new Error(`the socket was refused: ${joined.refused}`);
+    const heard: RealtimeMessage[] = [];
+    joined.socket.on('message', (m: RealtimeMessage) => heard.push(m));
+    return { socket: joined.socket, heard };
+  }
+  /** Resolves with the first message a player's new deposit sends `socket` (on the operators' channel), or a string after 5 s. */
+  async function newRequestReaches(socket: Socket) {
+    const got = new Promise<{ channel: string; name: string }>((resolve) => socket.on('message', (m: { channel: string; name: string }) => m.name === 'request_created' && resolve(m)));
+    const late = new Promise<string>((resolve) => setTimeout(() => resolve('nothing within 5 s'), 5_000).unref());
+    const player = await createUser(t.db.kysely);
+    const sid = await firstServerId(t.db.kysely);
+    await createWallet(t.db.kysely, player.id, sid);
+    const opened = await t.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: player.auth, payload: { gamesserver_id: sid, amount: 1_000_000 } });
+    expect(opened.statusCode).toBe(200);
+    return Promise.race([got, late]);
+  }
   /**
    * Every session change committed so far has reached this process's listeners: PostgreSQL's NOTIFY, which the
    * safety net's recheck follows, came before the socket joined, so only the fix can catch what follows.
@@ -102,11 +121,7 @@ describe.each(DB_KINDS)('realtime checks raced by a change on %s', (kind) => {
   it("an operator demoted while their operators' check is answered stays off the operators' channel", async () => {
     const boss = await createUser(t.db.kysely, { admin: true });
     const operator = await createUser(t.db.kysely, { admin: true });
-    const joined = await connect(await socketToken(operator.auth));
-    if (!('socket' in joined)) throw new Error(`the operator's socket was refused: ${joined.refused}`);
-    const socket = joined.socket;
-    const heard: RealtimeMessage[] = [];
-    socket.on('message', (m: RealtimeMessage) => heard.push(m));
+    const { socket, heard } = await connected(operator);
 
     const hold = holdNext('mayHearOperators');
     const asked = socket.timeout(5000).emitWithAck('subscribe', { channel: OPERATORS_CHANNEL });
@@ -119,26 +134,16 @@ describe.each(DB_KINDS)('realtime checks raced by a change on %s', (kind) => {
 
     // A player's new request reaches the operator still on the channel, not the demoted one, whose session goes on.
     unhold();
-    const still = await connect(await socketToken(boss.auth));
-    if (!('socket' in still)) throw new Error(`the boss's socket was refused: ${still.refused}`);
+    const still = await connected(boss);
     expect(await still.socket.timeout(5000).emitWithAck('subscribe', { channel: OPERATORS_CHANNEL })).toEqual({ ok: true });
-    const bossGot = new Promise<RealtimeMessage>((resolve) => still.socket.once('message', resolve));
-    const player = await createUser(t.db.kysely);
-    await createWallet(t.db.kysely, player.id, await firstServerId(t.db.kysely));
-    const opened = await t.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: player.auth, payload: { gamesserver_id: await firstServerId(t.db.kysely), amount: 1_000_000 } });
-    expect(opened.statusCode).toBe(200);
-    expect(await bossGot).toMatchObject({ channel: OPERATORS_CHANNEL, name: 'request_created' });
+    expect(await newRequestReaches(still.socket)).toMatchObject({ channel: OPERATORS_CHANNEL, name: 'request_created' });
     expect(socket.connected).toBe(true);
     expect(heard.filter((m) => m.channel === OPERATORS_CHANNEL)).toEqual([]);
   });
 
   it("an operator given the role back while the re-check reads the demotion stays on the operators' channel", async () => {
     const operator = await createUser(t.db.kysely, { admin: true });
-    const joined = await connect(await socketToken(operator.auth));
-    if (!('socket' in joined)) throw new Error(`the operator's socket was refused: ${joined.refused}`);
-    const socket = joined.socket;
-    const heard: RealtimeMessage[] = [];
-    socket.on('message', (m: RealtimeMessage) => heard.push(m));
+    const { socket, heard } = await connected(operator);
     expect(await socket.timeout(5000).emitWithAck('subscribe', { channel: OPERATORS_CHANNEL })).toEqual({ ok: true });
 
     // A demotion whose announcement was lost (made on a process that died, say): only the re-check, after
@@ -153,14 +158,7 @@ describe.each(DB_KINDS)('realtime checks raced by a change on %s', (kind) => {
 
     // A player's new request still reaches the operator, who was never told to leave.
     unhold();
-    const got = new Promise<{ channel: string; name: string }>((resolve) => socket.on('message', (m: { channel: string; name: string }) => m.name === 'request_created' && resolve(m)));
-    const player = await createUser(t.db.kysely);
-    const sid = await firstServerId(t.db.kysely);
-    await createWallet(t.db.kysely, player.id, sid);
-    const opened = await t.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: player.auth, payload: { gamesserver_id: sid, amount: 1_000_000 } });
-    expect(opened.statusCode).toBe(200);
-    const late = new Promise<string>((resolve) => setTimeout(() => resolve('nothing within 5 s'), 5_000).unref());
-    expect(await Promise.race([got, late])).toMatchObject({ channel: OPERATORS_CHANNEL, name: 'request_created' });
+    expect(await newRequestReaches(socket)).toMatchObject({ channel: OPERATORS_CHANNEL, name: 'request_created' });
     expect(heard.map((m) => m.name)).not.toContain('operators_left');
   });
 
