@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, fund } from '../../server/test/factories';
 import { type E2EServer, launchBrowser, newPage, startServer } from './harness';
+import { SETTLE_MS } from '../src/app/realtime/apply-message';
 
 const digits = (s: string | null) => (s ?? '').replace(/\D/g, '');
 
@@ -154,14 +155,16 @@ describe('two players and a gift code', () => {
     });
     // The socket, its token and the events are the real server's; the price data is answered in the
     // browser from `held`, what the server holds. Each step changes it before its event, as the server's
-    // change does: the page reads the price data again a moment after every event (SETTLE_MS), and a
-    // read answering the state from before the event would undo what the event showed (CI 137, loaded).
+    // change does: the page reads the price data (and the wallets, whose balance the tab shows) again a
+    // moment after every event (SETTLE_MS), and a read answering the state from before the event would
+    // undo what the event showed (CI 137, loaded; the flakiness audit found the balance's twin).
     const held = { balance: 5_000_000, kods: [code(1, 'ADN-AAAA-BBBB-CCCC-DDDD')] };
+    await fund(db, wallet, BigInt(held.balance));
     const { context, page } = await newPage(browser, { width: 390 });
     contexts.push(context);
-    let priceDataReads = 0;
+    const priceDataReads: number[] = [];
     await page.route('**/api/auth_varianty_adeny_za_kod/*', (r) => {
-      priceDataReads += 1;
+      priceDataReads.push(Date.now());
       return r.fulfill({
         json: {
           id: sid, gamesserver: { id: sid, name: 'Scryde x50' }, kods: held.kods, pricekods: [], svoy_variant_kods: [],
@@ -188,6 +191,7 @@ describe('two players and a gift code', () => {
     const rt = realtimeOf(server);
 
     held.balance = 3_980_000;
+    await fund(db, wallet, -1_020_000n);
     rt.publish(player.id, 'balance', { gamesserver_id: sid, balance: 3_980_000, balance_second: 0 });
     await expect.poll(async () => digits(await page.getByTestId('codes-balance').textContent())).toBe('3980000');
 
@@ -199,6 +203,7 @@ describe('two players and a gift code', () => {
     rt.publish(player.id, 'code_status', { gamesserver_id: sid, code_id: 1, code_status: 'activated' });
     await expect.poll(() => page.locator('[data-code-id="1"]').getAttribute('data-status')).toBe('activated');
     held.kods = held.kods.filter((c) => c.id !== 1);
+    const removedAt = Date.now();
     rt.publish(player.id, 'del_sert', { gamesserver_id: sid, del_sert: 1 });
     await expect.poll(() => page.getByTestId('code-sert').allTextContents()).toEqual(['ADN-EEEE-FFFF-GGGG-HHHH']);
 
@@ -209,10 +214,12 @@ describe('two players and a gift code', () => {
     await incident.getByRole('button', { name: 'Понятно' }).click();
     await incident.waitFor({ state: 'hidden' });
 
-    // The server drops the socket: the client reconnects on its own and reads the codes again.
-    const before = priceDataReads;
+    // The server drops the socket: the client reconnects on its own and reads the codes again. Counted
+    // after the last event's own read (SETTLE_MS after it), which would otherwise pass for the reconnect's.
+    await expect.poll(() => priceDataReads.some((at) => at >= removedAt + SETTLE_MS)).toBe(true);
+    const before = priceDataReads.length;
     rt.io.in(`user:${player.id}`).disconnectSockets(true);
-    await expect.poll(() => priceDataReads, { timeout: 10_000 }).toBeGreaterThan(before);
+    await expect.poll(() => priceDataReads.length, { timeout: 10_000 }).toBeGreaterThan(before);
     await live(page);
   });
 });
