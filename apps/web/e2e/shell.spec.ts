@@ -157,12 +157,12 @@ describe('the app shell', () => {
 
     // A reload inside the mini app (the hash is gone) is still the mini app.
     await page.goto(`${server.url}/about`);
-    expect(await page.locator('[data-view="app-bar"]').count()).toBe(0);
     // The app has shown the back button (and, in the same effects, listens to it): only then is a
-    // tap on it the app's to answer.
+    // tap on it the app's to answer, and only then does «no app bar» say something (the page has rendered).
     await expect
       .poll(async () => (await events()).filter((e) => e.type === 'web_app_setup_back_button').at(-1)?.data)
       .toEqual({ is_visible: true });
+    expect(await page.locator('[data-view="app-bar"]').count()).toBe(0);
     // With no history to go back to, the back button goes home.
     await pressBack();
     await expect.poll(() => new URL(page.url()).pathname).toBe('/');

@@ -88,13 +88,15 @@ describe.each(DB_KINDS)('sign-up on %s', (kind) => {
 
     it('gets a new code no sooner than a minute later; the new token and code replace the old ones', async () => {
       const email = newEmail();
+      const startedAt = Date.now();
       const start = await post('/api/email_register', { email, password: PASSWORD, password_confirmation: PASSWORD });
       const first = await smtp.next(email);
       const token1 = start.json().email_token;
 
       const early = await post('/api/new_token_email_register', { email_token: token1 });
       expect(early.statusCode).toBe(429);
-      expect(Number(early.headers['retry-after'])).toBeGreaterThanOrEqual(55);
+      // The minute less what has passed since the first code (the mail's way through the queue and SMTP included).
+      expect(Number(early.headers['retry-after'])).toBeGreaterThanOrEqual(60 - Math.ceil((Date.now() - startedAt) / 1000));
       expect(Number(early.headers['retry-after'])).toBeLessThanOrEqual(60);
       expect(early.json().message).toMatch(/через \d+ с/);
 

@@ -71,5 +71,6 @@ describe.each(DB_KINDS)('JOBS=off on %s', (kind) => {
       await bot.close();
       await closeServer(receiver);
     }
-  });
+    // A database and two app starts in one test: past the default 30 s on a loaded machine (flakiness audit 2).
+  }, 120_000);
 });

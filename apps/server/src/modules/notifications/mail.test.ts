@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSlowSmtp } from '../../../test/fakes/slow-smtp';
+import { waitFor } from '../../../test/fakes/wait-for';
 import { MESSAGE_LEASE_MS } from './code-delivery';
 import { createMailer, MAIL_SEND_DEADLINE_MS } from './mail';
 
@@ -46,7 +47,7 @@ describe('one mail send and its deadline', () => {
     await expect(mailer.sendMail(MAIL)).rejects.toThrow('SMTP send not finished within 500 ms');
     // Before the relay's first answer (2 s): only the deadline can have ended the send this early.
     expect(Date.now() - started).toBeLessThan(CUT_WITHIN_MS);
-    await sleep(100);
+    await waitFor(() => relay.sessions[0]?.closedAt ?? undefined, 'the relay to see the connection closed', 5_000);
     expect(relay.sessions[0]).toMatchObject({ dataEnded: false, closedAt: expect.any(Number) });
   });
 

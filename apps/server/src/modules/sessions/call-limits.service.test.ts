@@ -26,9 +26,19 @@ async function withSyncs(kind: DbKind, around: (real: AddHits, ...args: Paramete
     await body(db);
   } finally {
     addHits.mockRestore();
+    vi.useRealTimers();
     await db.close();
   }
 }
+
+/**
+ * The store's clock stops (`Date` only; timers and the syncs' delays stay real) until the test ends a window itself
+ * (`endWindow`). A window starts at its key's first hit, and that hit's sync opens the test database's first
+ * connection: on a loaded machine it took longer than these tests' 300–600 ms windows, and the window ended early
+ * (flakiness audit 2).
+ */
+const stopClock = () => vi.useFakeTimers({ toFake: ['Date'] });
+const endWindow = (ms: number) => vi.setSystemTime(Date.now() + ms);
 
 describe('the shared call limits while the database is away', () => {
   it('counts locally in each window, and a window that ended takes its unsynced hits with it', async () => {
@@ -205,11 +215,12 @@ describe.each(DB_KINDS)('calls past half the limit on %s', (kind) => {
       },
       async (db) => {
         const windowMs = 300;
+        stopClock();
         const store = createCallLimitStore(db.kysely, quiet, windowMs);
         expect(await settle(store.hit('call:tok:a', 4))).toBe(0);
         const second = settle(store.hit('call:tok:a', 4)); // its sync is slow
         const third = settle(store.hit('call:tok:a', 4)); // waits for the next sync of the key
-        await sleep(windowMs + 200);
+        endWindow(windowMs + 200);
         // Another key's calls: the second is answered from memory and runs the sweep of ended windows. It dropped the
         // busy key's entry, and the third call above never answered (diff review 15).
         expect(await settle(store.hit('call:tok:b', 100))).toBe(0);
@@ -231,12 +242,13 @@ describe.each(DB_KINDS)('calls past half the limit on %s', (kind) => {
       },
       async (db) => {
         const windowMs = 600;
+        stopClock();
         const store = createCallLimitStore(db.kysely, quiet, windowMs);
         const key = 'call:tok:rollover';
         expect(await settle(store.hit(key, 4))).toBe(0);
         const second = settle(store.hit(key, 4)); // a slow sync
         const waiting = [settle(store.hit(key, 4)), settle(store.hit(key, 4)), settle(store.hit(key, 4))]; // calls 3, 4, 5
-        await sleep(windowMs + 200);
+        endWindow(windowMs + 200);
         const next = settle(store.hit(key, 4)); // the next window's first call
         expect([await second, ...(await Promise.all(waiting))].map((v) => v > 0)).toEqual([false, false, false, true]);
         expect(await next).toBe(0);
@@ -296,6 +308,7 @@ describe.each(DB_KINDS)('a sync answered after its window ended or after an outa
       },
       async (db) => {
         const windowMs = 600;
+        stopClock();
         const store = createCallLimitStore(db.kysely, quiet, windowMs);
         const key = 'call:tok:ended';
         expect(await settle(store.hit(key, 4))).toBe(0);
@@ -304,7 +317,7 @@ describe.each(DB_KINDS)('a sync answered after its window ended or after an outa
         const fourth = settle(store.hit(key, 4));
         const fifth = settle(store.hit(key, 4));
         expect(await third).toBe(0);
-        await sleep(windowMs);
+        endWindow(windowMs);
         const next = settle(store.hit(key, 4)); // the next window's first call, while calls 4 and 5 are out
         // The fifth call of a window whose limit is four: judged by the new window's empty count, it was allowed (diff review 16).
         expect([await fourth, await fifth]).toEqual([0, 1]);

@@ -1,4 +1,4 @@
-import { OPERATORS_CHANNEL, type OperatorMessage } from '@adena/contract';
+import { OPERATORS_CHANNEL, type OperatorMessage, realtimeChannelFor } from '@adena/contract';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createUser, createWallet, firstServerId, TEST_TOTP_SECRET } from '../../../test/factories';
@@ -105,10 +105,16 @@ describe("the operators' channel across two app processes on one PostgreSQL", ()
     const operator = await createUser(a.db.kysely, { admin: true });
     const op = await socketOf(a, urlA, operator);
     expect(await subscribe(op, OPERATORS_CHANNEL)).toEqual({ ok: true });
-    const created = next(op, 'request_created', 2000);
+    const created = next(op, 'request_created');
     await a.app.inject({ method: 'POST', url: '/api/up_balance_user/', headers: other.auth, payload: { gamesserver_id: serverId, amount: 1_000_000 } });
     await created;
-    expect(heard).toEqual([]);
+    // A message of the player's own, sent after: one socket's messages arrive in order, so anything sent to the
+    // player with the deposit would have come before it.
+    expect(await subscribe(s, realtimeChannelFor(player.id))).toEqual({ ok: true });
+    const own = new Promise((resolve) => s.on('message', (m: { name: string }) => m.name === 'test' && resolve(m)));
+    expect((await a.app.inject({ method: 'GET', url: '/api/testAbly', headers: player.auth })).statusCode).toBe(200);
+    await own;
+    expect(heard).toEqual([expect.objectContaining({ name: 'test' })]);
   });
 
   it("a demoted operator's socket on B leaves the operators' channel at once and hears nothing more; a control operator does", async () => {
