@@ -326,12 +326,12 @@ export function createRealtime(
         const sessionId = socket.data.sessionId as number;
         if (!socket.connected || !operators?.has(socket.id) || !live.has(sessionId)) continue;
         // A "no" read before the user was given the role back must not take off the socket its own check
-        // just let back in: one that overlapped news of the user is asked again, and one still unsettled is
-        // left to the re-check that news scheduled.
+        // just let back in: one that overlapped news of the user is asked again. One still unsettled after
+        // MAX_ASKS takes the socket off, as a handshake is refused: the client subscribes again by itself.
         const rooms = [userRoom(socket.data.userId as number), sessionRoom(sessionId)];
         const may = await askUntilSettled(
           (ok) => (ok ? null : rooms),
-          true,
+          false,
           () => sessions.mayHearOperators(sessionId, app.adminRequiresTwoFactor !== false),
         );
         if (may) continue;
