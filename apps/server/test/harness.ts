@@ -107,8 +107,11 @@ export interface TwoProcesses {
 export async function createTwoProcesses(): Promise<TwoProcesses> {
   const db = await createTestDb('postgres');
   const opened: Array<() => Promise<void>> = [() => db.close()];
+  /** Every step, in reverse, even after one fails (the first failure is thrown at the end). */
   const close = async () => {
-    for (const step of opened.splice(0).reverse()) await step();
+    const failures: unknown[] = [];
+    for (const step of opened.splice(0).reverse()) await step().catch((err: unknown) => failures.push(err));
+    if (failures.length > 0) throw failures[0];
   };
   try {
     const a = await createTestApp('postgres', { db });

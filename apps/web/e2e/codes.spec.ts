@@ -162,16 +162,34 @@ describe('two players and a gift code', () => {
     await fund(db, wallet, BigInt(held.balance));
     const { context, page } = await newPage(browser, { width: 390 });
     contexts.push(context);
+    // While the events' steps look, the page's reads wait (`holding`, until `release()`): only an event can change
+    // the screen then (diff review 22: with every read answered, the reads alone passed the test with the events'
+    // cache writes removed). A read the page gave up meanwhile (a balance event cancels one) is let go.
+    let holding = false;
+    let release = () => {};
+    const released = new Promise<void>((r) => {
+      release = r;
+    });
+    const held$ = async () => {
+      if (holding) await released;
+    };
     const priceDataReads: number[] = [];
-    await page.route('**/api/auth_varianty_adeny_za_kod/*', (r) => {
+    await page.route('**/api/auth_varianty_adeny_za_kod/*', async (r) => {
       priceDataReads.push(Date.now());
-      return r.fulfill({
-        json: {
-          id: sid, gamesserver: { id: sid, name: 'Scryde x50' }, kods: held.kods, pricekods: [], svoy_variant_kods: [],
-          standard_nominals: [{ nominal: 1_000_000, price: 1_020_000 }], code_fee_bp: 200, min_nominal: 100_000,
-          wallet: { id: wallet.id, balance: held.balance, balance_second: 0 }, nick: 'Hero', save_nick: null, telegram_price: null, user_kod: null,
-        },
-      });
+      await held$();
+      await r
+        .fulfill({
+          json: {
+            id: sid, gamesserver: { id: sid, name: 'Scryde x50' }, kods: held.kods, pricekods: [], svoy_variant_kods: [],
+            standard_nominals: [{ nominal: 1_000_000, price: 1_020_000 }], code_fee_bp: 200, min_nominal: 100_000,
+            wallet: { id: wallet.id, balance: held.balance, balance_second: 0 }, nick: 'Hero', save_nick: null, telegram_price: null, user_kod: null,
+          },
+        })
+        .catch(() => {});
+    });
+    await page.route('**/api/wallets', async (r) => {
+      await held$();
+      await r.fallback().catch(() => {});
     });
     await page.route('**/api/code_incidents', (r) =>
       r.fulfill({ json: [{ id: 4, code_id: 1, gamesserver_id: sid, gamesserver: 'Scryde x50', nominal: 1_000_000, sert: 'ADN-AAAA-BBBB-CCCC-DDDD', code_status: 'activated', acknowledged_at: null, created_at: now }] }),
@@ -189,6 +207,7 @@ describe('two players and a gift code', () => {
     await page.getByTestId('my-code').first().waitFor();
     await live(page);
     const rt = realtimeOf(server);
+    holding = true;
 
     held.balance = 3_980_000;
     await fund(db, wallet, -1_020_000n);
@@ -206,6 +225,9 @@ describe('two players and a gift code', () => {
     const removedAt = Date.now();
     rt.publish(player.id, 'del_sert', { gamesserver_id: sid, del_sert: 1 });
     await expect.poll(() => page.getByTestId('code-sert').allTextContents()).toEqual(['ADN-EEEE-FFFF-GGGG-HHHH']);
+    // The reads held since answer what the server holds now, which is what the events said.
+    holding = false;
+    release();
 
     rt.publish(player.id, 'error_code', { gamesserver_id: sid, code_id: 1, your_error_code_id: 4 });
     const incident = page.getByTestId('error-code-dialog');

@@ -307,6 +307,23 @@ export function createRealtime(
     recheckTimer ??= setTimeout(() => void recheck(), RECHECK_AFTER_MS);
     recheckTimer.unref?.();
   }
+  /**
+   * A re-check that could not read (the database away a moment) is made again later: the news that asked for it has
+   * been heard, and nothing else would ask (diff review 22: one failed read left every socket after it unchecked).
+   * In RECHECK_AFTER_MS the first time, then every RECHECK_FAILING_MS while the reads fail (an outage); logged once
+   * until a re-check reads again.
+   */
+  const RECHECK_FAILING_MS = 30_000;
+  let recheckFailing = false;
+  function recheckFailed(err: unknown, userIds: Iterable<number>, all: boolean) {
+    if (!recheckFailing) app.log.warn({ err }, 'realtime: could not check the sockets’ sessions; asking again later');
+    const wait = recheckFailing ? RECHECK_FAILING_MS : RECHECK_AFTER_MS;
+    recheckFailing = true;
+    if (all) recheckAll = true;
+    for (const id of userIds) recheckUsers.add(id);
+    recheckTimer ??= setTimeout(() => void recheck(), wait);
+    recheckTimer.unref?.();
+  }
   async function recheck() {
     recheckTimer = null;
     const all = recheckAll;
@@ -315,32 +332,45 @@ export function createRealtime(
     recheckUsers.clear();
     const sockets = [...io.sockets.sockets.values()].filter((socket) => all || users.includes(socket.data.userId as number));
     const ids = [...new Set(sockets.map((socket) => socket.data.sessionId as number))];
+    let live: Set<number>;
     try {
-      const live = new Set(await sessions.liveSessions(ids));
-      const gone = ids.filter((id) => !live.has(id));
-      if (gone.length > 0) endLocal({ rooms: gone.map(sessionRoom), reason: 'revoked' });
-      // A demotion, a block or TOTP turned off keeps the session but not the operators' channel; its
-      // announcement (leaveOperators) can be lost like an end's, so the channel is asked again here.
-      const operators = io.sockets.adapter.rooms.get(OPERATORS_CHANNEL);
-      for (const socket of sockets) {
-        const sessionId = socket.data.sessionId as number;
-        if (!socket.connected || !operators?.has(socket.id) || !live.has(sessionId)) continue;
-        // A "no" read before the user was given the role back must not take off the socket its own check
-        // just let back in: one that overlapped news of the user is asked again. One still unsettled after
-        // MAX_ASKS takes the socket off, as a handshake is refused: the client subscribes again by itself.
-        const rooms = [userRoom(socket.data.userId as number), sessionRoom(sessionId)];
-        const may = await askUntilSettled(
+      live = new Set(await sessions.liveSessions(ids));
+    } catch (err) {
+      recheckFailed(err, users, all);
+      return;
+    }
+    const gone = ids.filter((id) => !live.has(id));
+    if (gone.length > 0) endLocal({ rooms: gone.map(sessionRoom), reason: 'revoked' });
+    // A demotion, a block or TOTP turned off keeps the session but not the operators' channel; its
+    // announcement (leaveOperators) can be lost like an end's, so the channel is asked again here.
+    const operators = io.sockets.adapter.rooms.get(OPERATORS_CHANNEL);
+    let failed = false;
+    for (const socket of sockets) {
+      const sessionId = socket.data.sessionId as number;
+      const userId = socket.data.userId as number;
+      if (!socket.connected || !operators?.has(socket.id) || !live.has(sessionId)) continue;
+      // A "no" read before the user was given the role back must not take off the socket its own check
+      // just let back in: one that overlapped news of the user is asked again. One still unsettled after
+      // MAX_ASKS takes the socket off, as a handshake is refused: the client subscribes again by itself.
+      const rooms = [userRoom(userId), sessionRoom(sessionId)];
+      let may: boolean;
+      try {
+        may = await askUntilSettled(
           (ok) => (ok ? null : rooms),
           false,
           () => sessions.mayHearOperators(sessionId, app.adminRequiresTwoFactor !== false),
         );
-        if (may) continue;
-        // Still there after the check (a demotion's own announcement may have taken it off meanwhile).
-        if (io.sockets.adapter.rooms.get(OPERATORS_CHANNEL)?.has(socket.id)) leaveOperatorsChannel(socket);
+      } catch (err) {
+        // The other sockets are still checked; this one's user is asked again later.
+        recheckFailed(err, [userId], false);
+        failed = true;
+        continue;
       }
-    } catch (err) {
-      app.log.warn({ err }, 'realtime: could not check the sockets’ sessions');
+      if (may) continue;
+      // Still there after the check (a demotion's own announcement may have taken it off meanwhile).
+      if (io.sockets.adapter.rooms.get(OPERATORS_CHANNEL)?.has(socket.id)) leaveOperatorsChannel(socket);
     }
+    if (!failed) recheckFailing = false;
   }
   const unfollow = changes?.subscribe({
     change: (payload) => scheduleRecheck(Number(payload)),

@@ -47,8 +47,10 @@ describe('one mail send and its deadline', () => {
     await expect(mailer.sendMail(MAIL)).rejects.toThrow('SMTP send not finished within 500 ms');
     // Before the relay's first answer (2 s): only the deadline can have ended the send this early.
     expect(Date.now() - started).toBeLessThan(CUT_WITHIN_MS);
-    await waitFor(() => relay.sessions[0]?.closedAt ?? undefined, 'the relay to see the connection closed', 5_000);
+    const closedAt = await waitFor(() => relay.sessions[0]?.closedAt ?? undefined, 'the relay to see the connection closed', 5_000);
     expect(relay.sessions[0]).toMatchObject({ dataEnded: false, closedAt: expect.any(Number) });
+    // Closed by the deadline too, not by the idle timeout seconds later.
+    expect(closedAt - started).toBeLessThan(CUT_WITHIN_MS);
   });
 
   it('a relay answering in time delivers the mail', async () => {

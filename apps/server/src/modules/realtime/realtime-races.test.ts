@@ -5,6 +5,7 @@ import { createUser, createWallet, firstServerId } from '../../../test/factories
 import { createTestApp, createTwoProcesses, DB_KINDS, gate, type TestApp, type TwoProcesses } from '../../../test/harness';
 import { hashToken, newToken } from '../../lib/tokens';
 import { sessionsRepository } from '../sessions/sessions.repository';
+import { waitFor } from '../../../test/fakes/wait-for';
 
 /**
  * The windows between a socket's database check and its joining a room (plugins/realtime.ts, "What this process
@@ -160,6 +161,56 @@ describe.each(DB_KINDS)('realtime checks raced by a change on %s', (kind) => {
     unhold();
     expect(await newRequestReaches(socket)).toMatchObject({ channel: OPERATORS_CHANNEL, name: 'request_created' });
     expect(heard.map((m) => m.name)).not.toContain('operators_left');
+  });
+
+  /** `mayHearOperators` through `around` until unhold(); `calls` counts them. */
+  function aroundOperatorsCheck(around: (real: () => Promise<boolean>, call: number) => Promise<boolean>) {
+    const real = sessionsRepository.mayHearOperators.bind(sessionsRepository);
+    const calls = { n: 0 };
+    const spy = vi.spyOn(sessionsRepository, 'mayHearOperators');
+    spies.push(spy);
+    spy.mockImplementation(((...args: Parameters<typeof real>) => around(() => real(...args), ++calls.n)) as never);
+    return calls;
+  }
+  /** The user's socket, on the operators' channel. */
+  async function onOperatorsChannel(user: { auth: Record<string, string> }) {
+    const c = await connected(user);
+    expect(await c.socket.timeout(5000).emitWithAck('subscribe', { channel: OPERATORS_CHANNEL })).toEqual({ ok: true });
+    return c;
+  }
+  const setAdmin = (ids: number[], admin: boolean) => t.db.kysely.updateTable('users').set({ admin }).where('id', 'in', ids).execute();
+
+  it("a demotion whose announcement was lost still takes the socket off while the user's own news keeps coming", async () => {
+    const operator = await createUser(t.db.kysely, { admin: true });
+    const { socket, heard } = await onOperatorsChannel(operator);
+    // News of the same user during every read of the re-check (a name changed, a TOTP step written…).
+    const calls = aroundOperatorsCheck(async (real, n) => {
+      const answer = await real();
+      await t.db.kysely.updateTable('users').set({ name: `Оператор ${n}` }).where('id', '=', operator.id).execute();
+      await changesHeard();
+      return answer;
+    });
+    await setAdmin([operator.id], false);
+    await waitFor(() => (heard.some((m) => (m.name as string) === 'operators_left') ? true : undefined), 'operators_left', 10_000);
+    expect(calls.n).toBeGreaterThanOrEqual(5);
+    unhold();
+    expect(await newRequestReaches(socket)).toBe('nothing within 5 s');
+  });
+
+  it("a re-check read that fails for one demoted operator still takes the other off, and asks for the first again", async () => {
+    const [first, second] = [await createUser(t.db.kysely, { admin: true }), await createUser(t.db.kysely, { admin: true })];
+    const one = await onOperatorsChannel(first);
+    const two = await onOperatorsChannel(second);
+    const calls = aroundOperatorsCheck(async (real, n) => {
+      if (n === 1) throw new Error('Connection terminated unexpectedly');
+      return real();
+    });
+    // Both demoted at once, their announcements lost: only the re-check takes them off.
+    await setAdmin([first.id, second.id], false);
+    for (const c of [one, two]) await waitFor(() => (c.heard.some((m) => (m.name as string) === 'operators_left') ? true : undefined), 'operators_left', 10_000);
+    expect(calls.n).toBeGreaterThanOrEqual(3);
+    unhold();
+    expect(await newRequestReaches(two.socket)).toBe('nothing within 5 s');
   });
 
   /** Every call of `name`, after its real answer, first logs out a fresh stranger's session (an end elsewhere). */
