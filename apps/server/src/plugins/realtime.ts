@@ -315,7 +315,10 @@ export function createRealtime(
    */
   const RECHECK_FAILING_MS = 30_000;
   let recheckFailing = false;
+  let closed = false;
   function recheckFailed(err: unknown, userIds: Iterable<number>, all: boolean) {
+    // A re-check under way when the process closes fails on the closed pool: nothing to ask again then.
+    if (closed) return;
     if (!recheckFailing) app.log.warn({ err }, 'realtime: could not check the sockets’ sessions; asking again later');
     const wait = recheckFailing ? RECHECK_FAILING_MS : RECHECK_AFTER_MS;
     recheckFailing = true;
@@ -453,6 +456,7 @@ export function createRealtime(
     close: () =>
       new Promise<void>((resolve) => {
         unfollow?.();
+        closed = true;
         if (recheckTimer) clearTimeout(recheckTimer);
         void io.close(() => {
           // After the adapter's own close: a LISTEN connection it was still setting up goes back too.
