@@ -85,6 +85,22 @@ describe.each(DB_KINDS)('realtime checks raced by a change on %s', (kind) => {
     expect(opened.statusCode).toBe(200);
     return Promise.race([got, late]);
   }
+  /** `mayHearOperators` through `around` until unhold(); `calls` counts them. */
+  function aroundOperatorsCheck(around: (real: () => Promise<boolean>, call: number) => Promise<boolean>) {
+    const real = sessionsRepository.mayHearOperators.bind(sessionsRepository);
+    const calls = { n: 0 };
+    const spy = vi.spyOn(sessionsRepository, 'mayHearOperators');
+    spies.push(spy);
+    spy.mockImplementation(((...args: Parameters<typeof real>) => around(() => real(...args), ++calls.n)) as never);
+    return calls;
+  }
+  /** The user's socket, on the operators' channel. */
+  async function onOperatorsChannel(user: { auth: Record<string, string> }) {
+    const c = await connected(user);
+    expect(await c.socket.timeout(5000).emitWithAck('subscribe', { channel: OPERATORS_CHANNEL })).toEqual({ ok: true });
+    return c;
+  }
+  const setAdmin = (ids: number[], admin: boolean) => t.db.kysely.updateTable('users').set({ admin }).where('id', 'in', ids).execute();
   /**
    * Every session change committed so far has reached this process's listeners: PostgreSQL's NOTIFY, which the
    * safety net's recheck follows, came before the socket joined, so only the fix can catch what follows.
@@ -144,16 +160,14 @@ describe.each(DB_KINDS)('realtime checks raced by a change on %s', (kind) => {
 
   it("an operator given the role back while the re-check reads the demotion stays on the operators' channel", async () => {
     const operator = await createUser(t.db.kysely, { admin: true });
-    const { socket, heard } = await connected(operator);
-    expect(await socket.timeout(5000).emitWithAck('subscribe', { channel: OPERATORS_CHANNEL })).toEqual({ ok: true });
+    const { socket, heard } = await onOperatorsChannel(operator);
 
     // A demotion whose announcement was lost (made on a process that died, say): only the re-check, after
     // PostgreSQL's NOTIFY, takes the socket off. It reads the demotion; the role comes back before it acts.
-    const setAdmin = (admin: boolean) => t.db.kysely.updateTable('users').set({ admin }).where('id', '=', operator.id).execute();
     const hold = holdNext('mayHearOperators', (may) => may === false);
-    await setAdmin(false);
+    await setAdmin([operator.id], false);
     await hold.answered;
-    await setAdmin(true);
+    await setAdmin([operator.id], true);
     await changesHeard();
     hold.release();
 
@@ -162,23 +176,6 @@ describe.each(DB_KINDS)('realtime checks raced by a change on %s', (kind) => {
     expect(await newRequestReaches(socket)).toMatchObject({ channel: OPERATORS_CHANNEL, name: 'request_created' });
     expect(heard.map((m) => m.name)).not.toContain('operators_left');
   });
-
-  /** `mayHearOperators` through `around` until unhold(); `calls` counts them. */
-  function aroundOperatorsCheck(around: (real: () => Promise<boolean>, call: number) => Promise<boolean>) {
-    const real = sessionsRepository.mayHearOperators.bind(sessionsRepository);
-    const calls = { n: 0 };
-    const spy = vi.spyOn(sessionsRepository, 'mayHearOperators');
-    spies.push(spy);
-    spy.mockImplementation(((...args: Parameters<typeof real>) => around(() => real(...args), ++calls.n)) as never);
-    return calls;
-  }
-  /** The user's socket, on the operators' channel. */
-  async function onOperatorsChannel(user: { auth: Record<string, string> }) {
-    const c = await connected(user);
-    expect(await c.socket.timeout(5000).emitWithAck('subscribe', { channel: OPERATORS_CHANNEL })).toEqual({ ok: true });
-    return c;
-  }
-  const setAdmin = (ids: number[], admin: boolean) => t.db.kysely.updateTable('users').set({ admin }).where('id', 'in', ids).execute();
 
   it("a demotion whose announcement was lost still takes the socket off while the user's own news keeps coming", async () => {
     const operator = await createUser(t.db.kysely, { admin: true });
