@@ -1,4 +1,5 @@
 export * from './calls/admin';
+export * from './calls/admin-codes';
 export * from './calls/auth';
 export * from './calls/codes';
 export * from './calls/operators';

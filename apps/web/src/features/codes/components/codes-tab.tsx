@@ -30,7 +30,8 @@ import { aden, adenAcc, adenShort, CODE_STATUS } from './code-format';
 import { CancelCodeDialog, MyCodesList } from './my-codes-list';
 import { ShowCodeDialog } from './show-code-dialog';
 import { SubscribeTelegramDialog } from './subscribe-telegram-dialog';
-import { CreateSuccessDialog, DeleteSuccessDialog, EditUserVariantDialog, UserVariantDialog, UserVariantsList } from './user-variant-dialogs';
+import { EditUserVariantDialog } from './edit-user-variant-dialog';
+import { CreateSuccessDialog, DeleteSuccessDialog, UserVariantDialog, UserVariantsList } from './user-variant-dialogs';
 import { VipDialog } from './vip-dialog';
 
 function Section({ title, action, children, testId }: { title: string; action?: ReactNode; children: ReactNode; testId?: string }) {

@@ -10,7 +10,8 @@ import { useUi } from '../../../lib/ui-store';
 import { answer, cleanup, playerUser, settle, type } from '../../../test/dom';
 import type { AnyPriceData } from '../api/price-data';
 import { withCodeStatus } from '../api/price-data-cache';
-import { DeleteSuccessDialog, EditUserVariantDialog, editDiff, paidForOpenCodes, UserVariantDialog } from './user-variant-dialogs';
+import { EditUserVariantDialog, editDiff, paidForOpenCodes } from './edit-user-variant-dialog';
+import { DeleteSuccessDialog, UserVariantDialog } from './user-variant-dialogs';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
