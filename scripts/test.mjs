@@ -60,6 +60,7 @@ let ok = true;
 ok = step('typecheck', 'npm', ['run', '-s', 'typecheck']) && ok;
 ok = step('lint', bin('biome'), ['check', '.']) && ok;
 ok = step('web layering', process.execPath, ['scripts/check-boundaries.mjs']) && ok;
+ok = step('sizes', process.execPath, ['scripts/check-sizes.mjs']) && ok;
 const built = step('build web', 'npm', ['run', '-s', 'build']);
 ok = built && ok;
 

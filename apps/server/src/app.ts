@@ -1,44 +1,24 @@
-import { randomUUID } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import { parse as parseQuery } from 'node:querystring';
 import { fileURLToPath } from 'node:url';
 import { installRussianZodErrors } from '@adena/contract';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { z } from 'zod';
+import type { FastifyInstance } from 'fastify';
 import type { Config } from './config';
 import type { Db } from './db/client';
-import type { Trx } from './db/schema';
 import { registerAuth } from './plugins/auth';
 import { callLimitsHook } from './plugins/call-limits';
-import { lazyChildLogger, loggerOptions } from './plugins/log-redaction';
-import { createSerializerCompiler } from './plugins/serializer';
 import { securityHeadersHook } from './plugins/security';
-import { frameworkErrorHandler, registerErrorHandling, russianClientError } from './plugins/errors';
+import { registerErrorHandling } from './plugins/errors';
 import { createRealtime, type Realtime } from './plugins/realtime';
 import { registerWeb } from './plugins/web';
 import { accountsAdminRoutes } from './modules/accounts/accounts-admin.routes';
 import { createAccountsAdminService } from './modules/accounts/accounts-admin.service';
 import { accountsRoutes } from './modules/accounts/accounts.routes';
-import { createAccountsService } from './modules/accounts/accounts.service';
-import { createCodeFlows } from './modules/accounts/code-flows';
-import { createCurrentPasswordCheck } from './modules/accounts/current-password';
-import { createExternalSignInService, type ExternalSignInService } from './modules/accounts/external-sign-in.service';
-import { DEFAULT_LIMITS, scaleLimits } from './modules/accounts/limits';
-import { createResetService, type ResetService } from './modules/accounts/reset.service';
-import { createSignIn } from './modules/accounts/sign-in';
-import { createSignUpService } from './modules/accounts/sign-up.service';
-import { createSmsRules } from './modules/accounts/sms-rules';
-import { createCodeDelivery, MESSAGE_LANE, MESSAGE_WORKERS } from './modules/notifications/code-delivery';
-import { createMailer } from './modules/notifications/mail';
-import { createOutbox } from './modules/notifications/outbox';
-import { createSmsRuGateway } from './modules/notifications/sms';
+import { MESSAGE_LANE, MESSAGE_WORKERS } from './modules/notifications/code-delivery';
 import { sessionsRoutes } from './modules/sessions/sessions.routes';
 import { createRateLimiter } from './modules/sessions/rate-limit.service';
-import { createSessionsService, type SessionsService, scheduleSessionSweep } from './modules/sessions/sessions.service';
+import { createSessionsService, scheduleSessionSweep } from './modules/sessions/sessions.service';
 import { createSessionCache } from './modules/sessions/session-cache';
 import { passwordChangeRoutes } from './modules/accounts/password-change.routes';
-import { createPasswordChangeService } from './modules/accounts/password-change.service';
 import { auditAdminRoutes } from './modules/audit/audit-admin.routes';
 import { createAuditService } from './modules/audit/audit.service';
 import { codesAdminRoutes } from './modules/codes/codes-admin.routes';
@@ -54,7 +34,7 @@ import { createLedgerAdminService } from './modules/ledger/ledger-admin.service'
 import { createTelegramBot, TELEGRAM_LANE, TELEGRAM_WORKERS, webhookSecretOf } from './modules/notifications/telegram-bot';
 import { createTelegramNotices } from './modules/notifications/telegram-notices.service';
 import { telegramSubscriptionsRoutes } from './modules/notifications/telegram-subscriptions.routes';
-import { createTelegramSubscriptions, unlinkTelegramChat } from './modules/notifications/telegram-subscriptions.service';
+import { createTelegramSubscriptions } from './modules/notifications/telegram-subscriptions.service';
 import { isTelegramDelivery, registerTelegramWebhookSetup, telegramWebhookRoutes } from './modules/notifications/telegram-webhook.routes';
 import { userVariantsRoutes } from './modules/user-variants/user-variants.routes';
 import { createUserVariantsService } from './modules/user-variants/user-variants.service';
@@ -80,18 +60,18 @@ import { statementRoutes } from './modules/statement/statement.routes';
 import { createStatementService, STATEMENT_FILES } from './modules/statement/statement.service';
 import { walletsRoutes } from './modules/wallets/wallets.routes';
 import { apiKeysRoutes } from './modules/seller/api-keys.routes';
-import { type ApiKeysService, createApiKeysService, DEFAULT_KEY_RATE } from './modules/seller/api-keys.service';
+import { createApiKeysService, DEFAULT_KEY_RATE } from './modules/seller/api-keys.service';
 import { v1Routes } from './modules/seller/v1.routes';
 import { registerWebhookDelivery, WEBHOOK_LANE, WEBHOOK_WORKERS } from './modules/webhooks/webhook-delivery';
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes';
-import { createWebhooksService, removeWebhookOf, WEBHOOK_TESTS } from './modules/webhooks/webhooks.service';
+import { createWebhooksService, WEBHOOK_TESTS } from './modules/webhooks/webhooks.service';
 import { registerOpenApi } from './plugins/openapi';
 import { closePromptly } from './plugins/prompt-close';
 import { passkeysRoutes } from './modules/passkeys/passkeys.routes';
-import { createPasskeysService } from './modules/passkeys/passkeys.service';
 import { twoFactorRoutes } from './modules/two-factor/two-factor.routes';
-import { createTwoFactorService } from './modules/two-factor/two-factor.service';
 import { createWalletsService, ensureWallet } from './modules/wallets/wallets.service';
+import { composeAccounts } from './compose-accounts';
+import { createHttpApp } from './http-app';
 
 installRussianZodErrors();
 
@@ -109,79 +89,13 @@ export interface Deps {
   metricsStarted: Promise<number | null>;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-/**
- * A made request id: UUID-shaped, the first 20 hex digits random per process and the last 12 a
- * counter, so ids never repeat across processes and restarts, at a fraction of a random UUID's
- * cost per request (decision record 0027).
- */
-const REQUEST_ID_PREFIX = randomUUID().slice(0, 24);
-let requestCount = 0;
-const nextRequestId = () => REQUEST_ID_PREFIX + (++requestCount).toString(16).padStart(12, '0');
 const DEFAULT_WEB_DIST = resolve(dirname(fileURLToPath(import.meta.url)), '../../web/dist');
 
-/**
- * The query string as Node parses it, less its empty parameters: PRODUCT.md writes optional filters as
- * `?status=&gamesserver_id=&page=`, and a client sending them so means "no filter", not an empty one (it
- * answered 422 on every list).
- */
-function queryWithoutEmpty(text: string) {
-  const query = parseQuery(text);
-  for (const key of Object.keys(query)) if (query[key] === '') delete query[key];
-  return query;
-}
-
+// Long: the composition root (decision record 0015): each service is built once, in the order they need
+// each other, and handed to its routes; it reads top to bottom and decides nothing itself.
 export async function buildApp(config: Config, db: Db, opts: { now?: () => Date } = {}): Promise<FastifyInstance> {
   const securityHeaders = securityHeadersHook({ webDist: config.WEB_DIST ?? DEFAULT_WEB_DIST, publicUrl: config.PUBLIC_URL });
-  const app = Fastify({
-    logger: config.LOG_LEVEL === 'silent' ? false : loggerOptions(config.LOG_LEVEL),
-    ...(config.LOG_LEVEL === 'silent' ? {} : { childLoggerFactory: lazyChildLogger }),
-    trustProxy: trustProxyOption(config.TRUST_PROXY),
-    bodyLimit: 64 * 1024,
-    routerOptions: { querystringParser: queryWithoutEmpty },
-    // On close, a request that arrives on a connection still open is served like any other and its
-    // answer ends the connection (plugins/prompt-close.ts); no connection is cut with a request in it.
-    return503OnClosing: false,
-    forceCloseConnections: 'idle',
-    // X-Request-Id: the client's or the balancer's when sane, else a new one; every log line of
-    // the request carries it as reqId and the answer returns it.
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : nextRequestId();
-    },
-    clientErrorHandler: russianClientError,
-    frameworkErrors: frameworkErrorHandler((request, reply) => {
-      reply.header('x-request-id', request.id);
-      securityHeaders(request, reply);
-    }),
-  }).withTypeProvider<ZodTypeProvider>();
-  // Fastify hands a request without a body to the validator as null; the contract's optional bodies
-  // (`z.object(…).optional()`) mean "may be left out", so a POST with no body at all passes as one.
-  app.setValidatorCompiler<z.ZodType>((route) => {
-    const validate = validatorCompiler(route);
-    return route.httpPart === 'body' ? (data: unknown) => validate(data === null ? undefined : data) : validate;
-  });
-  app.setSerializerCompiler(createSerializerCompiler({ check: config.NODE_ENV !== 'production' }));
-  // A POST with `Content-Type: application/json` and no body (a client that always sends the header) is a
-  // call without a body, as without the header: Fastify's parser refused it as malformed JSON, so such a
-  // client could not ask for a realtime token or end its other sessions (review 2026-11-27). Any other body
-  // goes to Fastify's own parser, with its guards against prototype poisoning.
-  // A body that is no UTF-8 is refused (422 «Некорректный формат запроса»), as malformed JSON is: decoded
-  // leniently, its bad bytes became U+FFFD and were stored in names (fuzz review 15).
-  const jsonParser = app.getDefaultJsonParser('error', 'error');
-  const utf8 = new TextDecoder('utf-8', { fatal: true });
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    let text: string;
-    try {
-      text = utf8.decode(body as Buffer);
-    } catch {
-      return done(Object.assign(new Error('the body is not UTF-8'), { statusCode: 400 }), undefined);
-    }
-    if (text === '') return done(null, undefined);
-    void jsonParser(request, text, done);
-  });
-
+  const app = createHttpApp(config, securityHeaders);
   registerErrorHandling(app);
   // One onRequest hook for every request (decision record 0027: each hook costs every call): the
   // request id and the security headers on every answer, then the per-address and per-token call
@@ -411,114 +325,6 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   });
   app.addHook('onClose', async () => realtime.close());
   return app;
-}
-
-/** The accounts module's services; one-time codes go by mail and SMS where configured, else to the outbox. */
-function composeAccounts(
-  app: FastifyInstance,
-  config: Config,
-  db: Db,
-  sessions: SessionsService,
-  now: () => Date,
-  { jobs, apiKeys, totpTurnedOff }: { jobs: Jobs; apiKeys: Pick<ApiKeysService, 'revokeAllOf'>; totpTurnedOff: (userId: number) => void },
-) {
-  // Mail and SMS are jobs of the queue, sealed with SECRET_KEY (decision record 0020).
-  const delivery = createCodeDelivery({
-    mail: config.SMTP_URL ? createMailer({ url: config.SMTP_URL, from: config.MAIL_FROM }) : null,
-    sms: config.SMS_API_URL && config.SMS_API_KEY ? createSmsRuGateway({ url: config.SMS_API_URL, apiKey: config.SMS_API_KEY, from: config.SMS_FROM }) : null,
-    outbox: createOutbox(config.DATA_DIR, app.log),
-    log: app.log,
-    jobs,
-    db: db.kysely,
-    secretKey: config.SECRET_KEY,
-    now,
-  });
-  delivery.register();
-  // Outbox files already promised to players are written before the process exits.
-  app.addHook('onClose', async () => {
-    await delivery.settle();
-    delivery.close();
-  });
-  const limits = scaleLimits(DEFAULT_LIMITS, config.RATE_LIMIT_SCALE);
-  const limiter = createRateLimiter(db.kysely, now);
-  const flows = createCodeFlows({ db: db.kysely, limiter, limits, now });
-  // Toll fraud: which numbers get an SMS, and the sign-up SMS budget over all processes (not scaled by
-  // RATE_LIMIT_SCALE: it caps the bill, and is set in SMS directly).
-  const smsRules = createSmsRules({
-    limiter,
-    log: app.log,
-    countries: config.SMS_COUNTRIES,
-    perHour: config.SMS_SIGNUP_PER_HOUR,
-    perDay: config.SMS_SIGNUP_PER_DAY,
-  });
-  const signIn = createSignIn({ sessions, now });
-  // Password, Discord and reset sign-ins ask for the second factor when TOTP is on.
-  // A reset of a user with TOTP on waits for the code: the two-factor module applies it (the reset
-  // service below, bound once it exists), and so does a Discord link found by email (external sign-in).
-  const currentPassword = createCurrentPasswordCheck(limiter);
-  let reset: ResetService | undefined;
-  let externalSignIn: ExternalSignInService | undefined;
-  const twoFactor = createTwoFactorService({
-    db: db.kysely,
-    limiter,
-    issue: signIn,
-    now,
-    resets: { apply: (trx, userId, hash) => reset!.apply(trx, userId, hash), announce: (ended) => reset!.announce(ended) },
-    links: { discord: (trx, userId, discordId) => externalSignIn!.linkDiscord(trx, userId, discordId) },
-    browsers: { isKnown: sessions.isKnownBrowser, forgetOthers: (q, userId, keep) => sessions.forgetBrowsers(userId, q, keep) },
-    sessionShowed: sessions.showedSecondFactor,
-    turnedOff: totpTurnedOff,
-    currentPassword,
-    brand: config.BRAND_NAME,
-  });
-  const passkeys = createPasskeysService({ db: db.kysely, issue: signIn, now, brand: config.BRAND_NAME });
-  /**
-   * What a thief's session may have left behind that outlives the sessions: seller API keys, passkeys,
-   * the Telegram chat linked for notices, the seller's webhook endpoint, a Discord account linked by the
-   * email (unless Discord is the account's only way in), and the browsers remembered as the owner's (a
-   * reset from one has its own minute).
-   */
-  const revokeLeftovers = async (userId: number, trx: Trx) => {
-    const left = {
-      api_keys_revoked: await apiKeys.revokeAllOf(userId, trx),
-      passkeys_removed: await passkeys.removeAllOf(userId, trx),
-      telegram_chat_unlinked: await unlinkTelegramChat(trx, userId),
-      webhook_removed: await removeWebhookOf(trx, userId),
-      discord_unlinked: (await externalSignIn!.unlinkDiscordForGood(trx, userId)) !== null,
-    };
-    await sessions.forgetBrowsers(userId, trx);
-    return left;
-  };
-  const signInAsking = twoFactor.signInAsking;
-  reset = createResetService({
-    db: db.kysely,
-    flows,
-    sessions,
-    signIn,
-    askBeforeReset: twoFactor.askBeforeReset,
-    delivery,
-    smsRules,
-    brand: config.BRAND_NAME,
-    // A reset after account theft leaves none of the thief's ways back in (README "Rules").
-    revokeLeftovers: async (userId, trx) => void (await revokeLeftovers(userId, trx)),
-  });
-  externalSignIn = createExternalSignInService({ db: db.kysely, config, limiter, limits, signIn, signInAsking, now });
-  return {
-    accounts: createAccountsService({ db: db.kysely, limiter, limits, signIn, signInAsking, now }),
-    signUp: createSignUpService({ db: db.kysely, flows, limiter, limits, signIn, delivery, smsRules, publicUrl: config.PUBLIC_URL, brand: config.BRAND_NAME, now }),
-    reset,
-    externalSignIn,
-    passwordChange: createPasswordChangeService({ db: db.kysely, currentPassword, sessions, now }),
-    twoFactor,
-    passkeys,
-    revokeLeftovers,
-  };
-}
-
-/** TRUST_PROXY: off, a hop count (the nearest n peers are proxies), or the proxies' addresses. */
-function trustProxyOption(setting: Config['TRUST_PROXY']) {
-  if (typeof setting === 'number') return (_addr: string, hop: number) => hop < setting;
-  return setting;
 }
 
 const scaleCodesLimits = (scale: number) => ({

@@ -32,6 +32,31 @@ const LISTEN_FAILURES: Record<string, [setting: 'PORT' | 'HOST', why: string]> =
   ENOTFOUND: ['HOST', 'no such host'],
 };
 
+/** The settings, or one line naming the bad one and exit 1; on the embedded database, its folder taken for this process. */
+function settingsOrExit() {
+  let config: ReturnType<typeof loadConfig>;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  // One process per embedded database folder; a second one stops here with one line.
+  if (!config.DATABASE_URL) {
+    try {
+      lockDataDir(config.DATA_DIR);
+    } catch (err) {
+      if (!(err instanceof DataDirLocked)) throw err;
+      console.error(err.message);
+      process.exit(1);
+    }
+  }
+  return config;
+}
+
 async function main() {
   // A stop asked before the server listens (the database still unreachable, migrations running) ends the
   // process at once (the draining shutdown takes over as soon as it listens): as PID 1 in a container, a signal with no handler is dropped, and `docker stop` would
@@ -45,27 +70,7 @@ async function main() {
   // Files this process and its children create are its user's alone (0600, folders 0700): PGlite's
   // folders, the outbox and the lock file in DATA_DIR hold or guard secrets.
   process.umask(0o077);
-  let config: ReturnType<typeof loadConfig>;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
-
-  // One process per embedded database folder; a second one stops here with one line.
-  if (!config.DATABASE_URL) {
-    try {
-      lockDataDir(config.DATA_DIR);
-    } catch (err) {
-      if (!(err instanceof DataDirLocked)) throw err;
-      console.error(err.message);
-      process.exit(1);
-    }
-  }
+  const config = settingsOrExit();
   const db = await createDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR, poolSize: config.DATABASE_POOL_SIZE });
   await untilReachable(
     async () => {

@@ -12,7 +12,7 @@ import { createDb, type Db, type DbKind } from '../src/db/client';
 import { migrate } from '../src/db/migrate';
 import type { Database } from '../src/db/schema';
 import { seedDemoServers } from '../src/modules/system/seed';
-import { LISTEN_PROBE } from '../src/plugins/realtime';
+import { LISTEN_PROBE } from '../src/plugins/realtime-adapter';
 
 export const DB_KINDS: DbKind[] = ['pglite', 'postgres'];
 const TEMPLATE_DB = 'adena_template';

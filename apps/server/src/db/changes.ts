@@ -93,6 +93,7 @@ function endPromptly(c: pg.Client): Promise<void> {
  * LISTEN on a dedicated node-postgres connection, connected again (250 ms, doubling to 3 s) whenever it is lost.
  * `types` parses `read`'s answers as the pool's are (bigint for int8).
  */
+// Long: the connection's life (connect, loss, retry), its barrier and its reads share one client; each function is short.
 export function postgresChangeFeed(connectionString: string, channel: string, types?: pg.CustomTypesConfig): ChangeFeed {
   if (!CHANNEL.test(channel)) throw new Error(`bad channel name ${channel}`);
   const h = hub();

@@ -12,7 +12,7 @@ import { createTestApp, createTestDb, gate, realtimeListening, type TestDb } fro
 import { createUser, createWallet, firstServerId } from '../../test/factories';
 import { subscribedSocket } from '../../test/sockets';
 import { createDb } from '../db/client';
-import { LISTEN_PROBE, oneListener, peerAwareAdapter } from './realtime';
+import { LISTEN_PROBE, oneListener, peerAwareAdapter } from './realtime-adapter';
 
 const BROADCAST = 3; // socket.io-adapter's MessageType.BROADCAST
 const HEARTBEAT_TIMEOUT = 10_000; // the adapter's default, as in the app

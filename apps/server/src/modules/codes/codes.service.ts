@@ -93,12 +93,6 @@ export interface CodesServiceDeps {
 }
 
 /**
- * Gift codes: price data, issue, activation, the issuer's cancel. Each movement of value is one
- * transaction with one ledger posting; realtime events and Telegram notices leave only after
- * COMMIT.
- * The factory is long only as the sum of its methods; each of them is well under 80 lines.
- */
-/**
  * Distinct price-data pairs from which a batch is read by one statement (see priceDataOf): fifty
  * players' reads at 50 connections went at about 6 200 req/s one statement a pair and 12 000 with
  * batches of eight or more in one (decision record 0026).
@@ -123,6 +117,12 @@ async function readPairs(
   return found.some((m) => m === null) ? null : new Map(found.flatMap((m) => [...(m ?? [])]));
 }
 
+/**
+ * Gift codes: price data, issue, activation, the issuer's cancel. Each movement of value is one
+ * transaction with one ledger posting; realtime events and Telegram notices leave only after
+ * COMMIT.
+ */
+// Long: only as the sum of its methods; each of them is well under 80 lines.
 export function createCodesService(deps: CodesServiceDeps) {
   const { db, realtime, notices, incidents, userVariants, wallets, feed, webhooks = noWebhooks, limits = DEFAULT_CODES_LIMITS, clock = () => new Date() } = deps;
   const limiter = createRateLimiter(db, clock);

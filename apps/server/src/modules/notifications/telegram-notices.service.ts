@@ -85,6 +85,7 @@ const jobKey = (id: bigint) => `${JOB_KEY_PREFIX}${id}`;
  * accepts it, tried again while the database is away (JobContext.persist); a process dying between
  * the two, or an outage longer than the job's lease, sends it again (at-least-once).
  */
+// Long: a factory of short functions sharing the bot and the outbox of notices.
 export function createTelegramNotices({ db, bot, jobs, log, now = () => new Date() }: TelegramNoticesDeps) {
   const inFlight = new Set<Promise<unknown>>();
   // The job outlives the notice's own bound by a minute, so the handler, not the queue, ends a notice for its age.

@@ -40,6 +40,7 @@ const UNLINKED_NOTICE = 'Уведомления отключены на сайт
  * threshold (telegram_price) sits on the wallet row but only notices read it, so its calls live
  * here with the notices rather than with the wallets' money.
  */
+// Long: a factory of short functions sharing the bot and the chat's rows.
 export function createTelegramSubscriptions({ db, bot, log, wallets, clock = () => new Date(), chatNotices }: TelegramSubscriptionsDeps) {
   /**
    * A change of the player's notices, in a transaction that first checks the session under the user's row

@@ -30,6 +30,7 @@ const CURRENCY = { 1: 'adena', 2: 'coins' } as const;
  * when Prometheus scrapes, so every process reports the same shared truth and nothing is kept
  * between scrapes. A scrape while the database is away reports the process's own figures only.
  */
+// Long: a factory of short functions sharing the process's counters and the scrape's listener.
 export function createMetrics({ db, poolStats, openSockets, log, dbReadBoundMs = 5_000 }: MetricsDeps) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });

@@ -55,6 +55,7 @@ function challengeOf(response: { response?: unknown }): string | null {
  * the database, so the process that verifies need not be the one that issued; each is deleted
  * by the verification that uses it. A passkey sign-in counts as both factors.
  */
+// Long: a factory of short functions, one per step of a passkey's registration, sign-in and removal.
 export function createPasskeysService({ db, issue, now, brand }: PasskeysDeps) {
   const expiry = () => new Date(now().getTime() + CHALLENGE_TTL_MS);
 

@@ -71,10 +71,10 @@ const CARD_LIMIT = 50;
  * it out to cash, a rejection or the player's cancel returns it. A deposit moves nothing until an
  * operator completes it (cash to wallet). Realtime events and Telegram messages leave after COMMIT.
  */
-// Long: a factory holding 16 small functions; each is short.
 /** PRODUCT.md section 8: a player has at most 5 pending deposits per game server (request_open). */
 export const TOO_MANY_PENDING = 'У вас уже 5 заявок на пополнение в ожидании на этом сервере. Дождитесь их обработки или отмените одну';
 
+// Long: a factory of small functions, one per call on a request; each is short.
 export function createRequestsService({ db, realtime, notices, audit, shift, webhooks = noWebhooks, claimTimeoutMin, now: clock = () => new Date() }: RequestsServiceDeps) {
   function publish(userId: number, wallets: WalletBalance[]) {
     for (const w of wallets) realtime.publish(userId, 'balance', balanceEvent(w));

@@ -44,6 +44,7 @@ interface Waiter {
  * that came after it, or syncs answered in another order than they were sent, never refuse a call
  * within the limit, and a burst past it lets through exactly the limit (stress review 14).
  */
+// Long: a factory of short functions sharing the keys' counts and their syncs.
 export function createCallLimitStore(db: RateLimitsQueryable, log: { warn(obj: unknown, msg: string): void }, windowMs = 60_000) {
   const entries = new Map<string, Entry>();
   let lastFlush = 0;

@@ -42,6 +42,7 @@ interface Entry extends CachedCaller {
  * carries the sequence number of when it started, and is refused when its user (or everyone) was
  * invalidated since.
  */
+// Long: a factory of short functions sharing the entries and their sequence numbers.
 export function createSessionCache(opts: { ttlMs?: number; max?: number; now?: () => number } = {}) {
   const ttl = opts.ttlMs ?? SESSION_CACHE_TTL_MS;
   const max = opts.max ?? SESSION_CACHE_MAX;

@@ -1,3 +1,5 @@
+// Long file: one factory (createTwoFactorService) whose functions share the buckets of wrong codes and the rule that
+// a code is used once; above it only its own constants and types.
 import { createHash } from 'node:crypto';
 import { type AuthResponse, type SignInResponse, TWO_FACTOR_MESSAGES as T } from '@adena/contract';
 import type { DbHandle, Trx } from '../../db/schema';
@@ -85,6 +87,7 @@ const stepUpRefused = (message: string = T.required) => new AppError('FORBIDDEN'
  * step-up of money going out. A code is accepted once: its time step must be later than the
  * last one accepted, taken by one conditional UPDATE, so parallel uses of one code let one through.
  */
+// Long: only as the sum of its functions, each short, which share the buckets and the one-use rule.
 export function createTwoFactorService({ db, limiter, issue, now, resets, links, currentPassword, browsers, sessionShowed, brand, turnedOff }: TwoFactorDeps) {
   /**
    * The bucket of a user's wrong codes. A browser the user signed in from (with the code, for a TOTP

@@ -63,8 +63,8 @@ const nothingMoved: Moved = { amount: 0n, before: null, after: null, events: [] 
  * A user's own batches of gift codes of one nominal (`pricekod` on the wire). Each change is one
  * transaction: its codes are drawn or cancelled through the codes module and their price moves
  * in one or two ledger postings; events and Telegram notices leave after COMMIT.
- * The factory is long only as the sum of its methods; each of them is well under 80 lines.
  */
+// Long: only as the sum of its methods; each of them is well under 80 lines.
 export function createUserVariantsService({ db, realtime, notices, wallets, clock = () => new Date() }: UserVariantsDeps) {
   const publish = (events: Outgoing[]) => {
     for (const e of events) realtime.publish(e.userId, e.name as never, e.data as never);

@@ -58,6 +58,7 @@ export const WEBHOOK_TESTS = { limit: 10, windowMs: 10 * 60_000 } as const;
  * events (written in the transaction of the change they report, with the job that delivers them)
  * and the delivery log.
  */
+// Long: a factory of short functions, one per call on a seller's webhook, its outbox and its log.
 export function createWebhooksService({
   db,
   jobs,
