@@ -11,13 +11,17 @@ import { freePort } from '../test/pg-cluster';
 
 const MAIN = join(dirname(fileURLToPath(import.meta.url)), 'main.ts');
 const ROOT = resolve(dirname(MAIN), '../../..');
-const DELAY_MS = 4000;
+const DELAY_MS = 8000;
 /**
  * Requests started this long before the delay ends must be served; later ones may meet the closing
- * listener. A second of margin: on a loaded machine the child's event loop can stall for hundreds of
- * milliseconds, so a connection made just before its timer fired may not be accepted yet.
+ * listener. Three seconds of margin: on a loaded machine the child's event loop can stall for a second
+ * or more, and when it wakes its delay timer fires first, so a connection made in the stall may not be
+ * accepted yet (flakiness audit 3 failed the test with a 1.3 s stall under a margin of one second).
  */
-const MARGIN_MS = 1000;
+const MARGIN_MS = 3000;
+/** The request in flight connects this long before the delay ends and sends the rest of its body this long after. */
+const IN_FLIGHT_CONNECT_MS = 4500;
+const IN_FLIGHT_REST_MS = 1200;
 
 type Outcome = { startedAt: number; status?: number; error?: string };
 
@@ -82,11 +86,11 @@ describe('SIGTERM', () => {
 
       // A request in flight when the server stops accepting: its body arrives only after the delay.
       const body = JSON.stringify({ email: 'nobody@example.com', password: 'not-the-password' });
-      await sleep(Math.max(0, signalledAt + DELAY_MS - 1500 - Date.now()));
+      await sleep(Math.max(0, signalledAt + DELAY_MS - IN_FLIGHT_CONNECT_MS - Date.now()));
       const inFlight = new Promise<string>((done, fail) => {
         const socket = connect(port, '127.0.0.1', () => {
           socket.write(`POST /api/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`);
-          setTimeout(() => socket.write(body.slice(10)), 2700);
+          setTimeout(() => socket.write(body.slice(10)), IN_FLIGHT_CONNECT_MS + IN_FLIGHT_REST_MS);
         });
         let answer = '';
         socket.on('data', (d) => (answer += d));

@@ -51,7 +51,7 @@ describe('the PostgreSQL change feed', () => {
     try {
       await expect.poll(() => feed.live, { interval: 20 }).toBe(true);
       relay.cut();
-      const closed = await Promise.race([feed.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('still waiting'), 3_000))]);
+      const closed = await Promise.race([feed.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('still waiting'), 10_000))]);
       expect(closed).toBe('closed');
       expect(feed.live).toBe(false);
     } finally {

@@ -181,7 +181,7 @@ describe('closing a PostgreSQL Db that never queried through Kysely', () => {
     expect(pool.ended).toBe(true);
     expect(pool.totalCount).toBe(0);
     // The pool's end resolves as its connections' goodbyes go out; the backend is gone soon after (the idle timeout was 10 s).
-    await expect.poll(backend, { timeout: 3_000 }).toBe(0);
+    await expect.poll(backend, { timeout: 8_000 }).toBe(0);
     // A second close() neither ends the pool again (pg-pool rejects that) nor fails.
     await expect(other.close()).resolves.toBeUndefined();
   });

@@ -238,7 +238,7 @@ describe('the LISTEN connection of the adapter', () => {
     const relay = await silentCut(new URL(db.url!));
     const pool = testPool(relay.url);
     const hooks = { connected: 0, ended: 0 };
-    const watched = oneListener(pool, { connected: () => hooks.connected++, ended: () => hooks.ended++ }, { probeEveryMs: 200, probeBoundMs: 500 });
+    const watched = oneListener(pool, { connected: () => hooks.connected++, ended: () => hooks.ended++ }, { probeEveryMs: 200, probeBoundMs: 3_000 });
     let heal: (() => void) | undefined;
     try {
       const client = await watched.connect();
@@ -337,7 +337,7 @@ describe('closing the app while the adapter reconnects its LISTEN connection', (
       closed = outcome === 'closed';
       expect(outcome).toBe('closed');
       // The pool's end resolves as the goodbyes go out; the backends are gone right after.
-      await expect.poll(backends, { timeout: 3_000 }).toBe(0);
+      await expect.poll(backends, { timeout: 8_000 }).toBe(0);
     } finally {
       go.open();
       if (!closed) await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ${tag}`.execute(db.kysely);

@@ -55,7 +55,8 @@ describe('closing the app', () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     await expect.poll(() => started).toBe(true);
     const closed = app.close();
-    await expect.poll(() => app.server.listening, { timeout: 1_000, interval: 20 }).toBe(false);
+    // Within the queue's 5 s grace, with the most room a loaded machine can be given: held back, it stays listening 5 s.
+    await expect.poll(() => app.server.listening, { timeout: 4_000, interval: 20 }).toBe(false);
     await closed;
   });
 });

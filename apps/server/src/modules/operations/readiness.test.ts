@@ -30,15 +30,28 @@ describe('readiness on PostgreSQL', () => {
 
   it('stays 200, at once, while every connection of a pool of 3 is busy with slow statements', async () => {
     expect((await readyOf(t)).status).toBe(200);
-    const slow = Array.from({ length: 3 }, () => sql`SELECT pg_sleep(3)`.execute(db.kysely));
+    // "At once" is "while every connection is still taken" (a bound in milliseconds would fail on a loaded
+    // machine; flakiness audit 3): the sleeps leave seconds of room.
+    let slowDone = false;
+    // The statement left queued gives up after the pool's 5 s connect timeout; the others hold their connections 8 s.
+    const slow = Array.from({ length: 3 }, () =>
+      sql`SELECT pg_sleep(8)`.execute(db.kysely).then(
+        () => {
+          slowDone = true;
+        },
+        (err: Error) => {
+          if (!/timeout exceeded when trying to connect/.test(err.message)) throw err;
+        },
+      ),
+    );
     try {
       // Every slot taken (the realtime adapter may hold one for good), and calls queue for one.
       await expect.poll(() => db.poolStats()).toMatchObject({ total: 3, idle: 0 });
       await expect.poll(() => db.poolStats()!.waiting).toBeGreaterThan(0);
-      const r = await readyOf(t);
-      expect(r.status).toBe(200);
-      expect(r.ms).toBeLessThan(1_500);
-      expect(db.poolStats()!.waiting).toBeGreaterThan(0); // still busy when readiness answered
+      // A fresh ping, not the first check's answer reused.
+      await pastReuse();
+      expect((await readyOf(t)).status).toBe(200);
+      expect(slowDone).toBe(false); // every connection still taken when readiness answered
     } finally {
       await Promise.all(slow);
     }
@@ -83,7 +96,7 @@ describe('readiness when PostgreSQL goes silent (a network cut), and comes back'
       await pastReuse();
       const r = await readyOf(t);
       expect(r.status).toBe(503);
-      expect(r.ms).toBeLessThan(3_000);
+      expect(r.ms).toBeLessThan(8_000); // its 2 s limit, with room for a loaded machine; unbounded, the wait is TCP's minutes
       heal();
       heal = undefined;
       await expect.poll(async () => (await readyOf(t)).status).toBe(200);

@@ -52,7 +52,7 @@ describe.each(DB_KINDS)('remembered browsers on %s', (kind) => {
     );
     // The other, from the next browser, goes through without waiting for the first's row.
     const second = db.kysely.transaction().execute((trx) => repo.rememberBrowser(trx, userId, next));
-    const settled = await Promise.race([second.then(() => 'done'), new Promise((r) => setTimeout(r, 3_000, 'waiting'))]);
+    const settled = await Promise.race([second.then(() => 'done'), new Promise((r) => setTimeout(r, 10_000, 'waiting'))]);
     await first.release();
     await second;
     expect(settled).toBe('done');
