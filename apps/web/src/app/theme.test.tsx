@@ -38,13 +38,24 @@ describe('the theme', () => {
     expect(theme.palette.background.paper).toBe('#2c2c2e');
   });
 
-  it('puts text of at least 4.5:1 on filled colours: dark on the light warning orange and the dark error red, white where it reads', () => {
+  it('puts text of at least 4.5:1 on filled colours: dark on the dark error red, white where it reads', () => {
     const [light, dark] = [buildTheme('light').palette, buildTheme('dark').palette];
-    for (const c of [light.warning, dark.error, dark.warning]) expect(getContrastRatio(c.main, c.contrastText)).toBeGreaterThanOrEqual(4.5);
-    expect(light.warning.contrastText).toBe('rgba(0, 0, 0, 0.87)');
+    for (const c of [light.warning, light.info, light.error, dark.error, dark.warning]) expect(getContrastRatio(c.main, c.contrastText)).toBeGreaterThanOrEqual(4.5);
+    expect(light.warning.contrastText).toBe('#fff');
     expect(dark.error.contrastText).toBe('rgba(0, 0, 0, 0.87)');
     expect(light.error.contrastText).toBe('#fff');
     expect(light.primary.contrastText).toBe('#fff');
+  });
+
+  it('writes coloured and secondary text at 4.5:1 on the light theme’s page and cards (outlined buttons, chips, hints; walk 15)', () => {
+    const p = buildTheme('light').palette;
+    for (const bg of [p.background.default, p.background.paper]) {
+      for (const fg of [p.warning.main, p.info.main, p.error.main, p.success.main, p.primary.main]) expect(getContrastRatio(fg, bg)).toBeGreaterThanOrEqual(4.5);
+      // Secondary text is translucent black: its colour is the background darkened by its alpha.
+      const alpha = decomposeColor(p.text.secondary).values[3] ?? 1;
+      const mixed = recomposeColor({ type: 'rgb', values: decomposeColor(bg).values.slice(0, 3).map((v) => Math.round(v * (1 - alpha))) as [number, number, number] });
+      expect(getContrastRatio(mixed, bg)).toBeGreaterThanOrEqual(4.5);
+    }
   });
 
   it('puts a field’s error at 4.5:1 on a dark dialog, whose surface is lighter than a card’s', () => {

@@ -46,11 +46,17 @@ export function buildTheme(mode: PaletteMode, overrides?: { bg?: string; paper?:
       // A field's error in a dark dialog: MUI's red (#f44336) read 2.7:1 on the dialog's lighter surface (a walk,
       // 2026-11-28); this one reads 5:1 there and more on cards.
       ...(dark ? { error: { main: '#ff9a92' } } : {}),
+      // Orange and blue text on the light theme's white and beige: MUI's #ed6c02 and #0288d1 read 2.8–3.9:1 (an
+      // outlined warning button, the «Ожидает» and «Активирован» chips; walk 15); these read 4.7–5.9:1.
+      // And MUI's red (#d32f2f) and secondary grey (0.54 black) read 4.48–4.49:1 on the beige page; these read 5.1–5.6:1.
+      ...(dark ? {} : { warning: { main: '#b25000' }, info: { main: '#0369a1' }, error: { main: '#c62828' } }),
       background: {
         default: overrides?.bg ?? (dark ? '#0f1216' : '#f6f3ec'),
         paper: overrides?.paper ?? (dark ? '#181c22' : '#ffffff'),
       },
-      ...(overrides?.text ? { text: { primary: overrides.text } } : {}),
+      text: { ...(overrides?.text ? { primary: overrides.text } : {}), ...(dark ? {} : { secondary: 'rgba(0, 0, 0, 0.6)' }) },
+      // The same grey for unselected toggle buttons and icons, which MUI draws in `action.active`.
+      ...(dark ? {} : { action: { active: 'rgba(0, 0, 0, 0.6)' } }),
     },
     shape: { borderRadius: 12 },
     typography: {

@@ -31,7 +31,8 @@ export const statementKind = (txKind: string): StatementKind => KINDS[txKind] ??
  * text masked as «Мои коды» shows it (the player never sees a code's id).
  */
 export function describe(r: Pick<StatementRow, 'tx_kind' | 'ref_id' | 'sert'>): string {
-  const n = r.sert ? ` ${maskSert(r.sert)}` : r.ref_id === null ? '' : ` №${r.ref_id}`;
+  // A no-break space keeps the number with its word on a phone («заявка / №6» wrapped; walk 15).
+  const n = r.sert ? ` ${maskSert(r.sert)}` : r.ref_id === null ? '' : `\u00a0№${r.ref_id}`;
   switch (r.tx_kind) {
     case 'deposit':
       return `Пополнение через кассира, заявка${n}`;

@@ -49,7 +49,7 @@ function Changes({ e, names }: { e: AdminAuditEntry; names: OperatorNames }) {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].filter(
     (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
   );
-  if (keys.length === 0) return <Typography color="textDisabled">без изменений</Typography>;
+  if (keys.length === 0) return <Typography color="textSecondary">без изменений</Typography>;
   const created = e.before === null;
   return (
     // Words wrap at their spaces; only a long unbroken value (a URL, a token) is cut where it must. A date keeps

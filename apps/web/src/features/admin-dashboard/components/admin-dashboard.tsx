@@ -83,7 +83,7 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
         <b>{formatAmount(v.count)}</b> на {formatAmount(v.sum)}
       </>
     ) : (
-      <Typography component="span" color="textDisabled">
+      <Typography component="span" color="textSecondary">
         —
       </Typography>
     );
@@ -167,7 +167,7 @@ export function AdminDashboard({ live = false }: { live?: boolean }) {
                   <TableCell>{m.gamesserver}</TableCell>
                   <TableCell align="right">
                     {m.minutes === null ? (
-                      <Box component="span" sx={{ color: 'text.disabled' }}>
+                      <Box component="span" sx={{ color: 'text.secondary' }}>
                         нет данных
                       </Box>
                     ) : (

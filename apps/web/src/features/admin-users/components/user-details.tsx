@@ -240,7 +240,7 @@ export function UserDetails({ id, currentUserId }: { id: number; currentUserId: 
                   <TableRow key={r.id}>
                     <TableCell>{r.id}</TableCell>
                     <TableCell sx={{ whiteSpace: 'nowrap' }}>{dateTime.format(new Date(r.created_at))}</TableCell>
-                    <TableCell>{r.gamesserver}</TableCell>
+                    <TableCell sx={{ whiteSpace: 'nowrap' }}>{r.gamesserver}</TableCell>
                     <TableCell>{r.type === 'input' ? 'Пополнение' : 'Вывод'}</TableCell>
                     <TableCell align="right" sx={{ whiteSpace: 'nowrap' }}>
                       {amountText(r.amount, r.currency_type, '\u00a0')}
