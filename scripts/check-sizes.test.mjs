@@ -23,7 +23,7 @@ const check = (root, ...flags) => spawnSync(process.execPath, [SCRIPT, root, ...
 /** A function of `n` lines in all (its first and last line included), named `name`. */
 const fn = (name, n) => `export function ${name}() {\n${'  void 0;\n'.repeat(n - 2)}}\n`;
 /** `n` lines of declarations. */
-const filler = (n) => Array.from({ length: n }, (_, i) => `export const c${i} = ${i};`).join('\n') + '\n';
+const filler = (n) => `${Array.from({ length: n }, (_, i) => `export const c${i} = ${i};`).join('\n')}\n`;
 
 afterEach(() => {
   for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
