@@ -190,3 +190,25 @@ export async function lockWaits(db: Db['kysely'], query = '%') {
      WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE ${query}`.execute(db);
   return rows[0]!.n;
 }
+
+/**
+ * `count` statements sleeping `seconds` on `db`, as many as its pool has connections: with the app's realtime adapter
+ * holding one of them for good, the pool is full and one statement waits in its queue (it gives up at the pool's 5 s
+ * connect timeout, which is expected). `ended()` says whether a sleep has ended: a test asserts that something
+ * answered "at once", while the pool was still full, with seconds of room for a loaded machine instead of a bound in
+ * milliseconds (flakiness audit 3). Await `settled` before the test ends.
+ */
+export function fillPool(db: Db['kysely'], count: number, seconds = 8) {
+  let ended = false;
+  const statements = Array.from({ length: count }, () =>
+    sql`SELECT pg_sleep(${seconds})`.execute(db).then(
+      () => {
+        ended = true;
+      },
+      (err: Error) => {
+        if (!/timeout exceeded when trying to connect/.test(err.message)) throw err;
+      },
+    ),
+  );
+  return { ended: () => ended, settled: Promise.all(statements).then(() => {}) };
+}

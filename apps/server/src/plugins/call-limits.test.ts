@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestApp, createTestDb, DB_KINDS, type TestApp, type TestDb } from '../../test/harness';
+import { createTestApp, createTestDb, DB_KINDS, fillPool, type TestApp, type TestDb } from '../../test/harness';
 import { rateLimitsRepository } from '../modules/sessions/rate-limits.repository';
 import { FLUSH_ON_CLOSE_MS } from './call-limits';
 
@@ -51,31 +50,19 @@ describe('health checks while every connection of a small pool is busy (PostgreS
   it('two checks 2 s apart from one address both answer at once: none waits on the pool to count the call', async () => {
     // The address is new to the process, as every minute's first check was (its key's window had ended):
     // counting it meant a sync through the pool before answering.
-    // "At once" is "while every connection is still taken": the checks must answer before the sleeps end, which
-    // leaves a loaded machine seconds of room (a bound in milliseconds would not; flakiness audit 3).
-    let slowDone = false;
-    // The statement left queued gives up after the pool's 5 s connect timeout; the others hold their connections 8 s.
-    const slow = Array.from({ length: 3 }, () =>
-      sql`SELECT pg_sleep(8)`.execute(db.kysely).then(
-        () => {
-          slowDone = true;
-        },
-        (err: Error) => {
-          if (!/timeout exceeded when trying to connect/.test(err.message)) throw err;
-        },
-      ),
-    );
+    // "At once" is "while every connection is still taken" (fillPool).
+    const pool = fillPool(db.kysely, 3);
     try {
       await expect.poll(() => db.poolStats()).toMatchObject({ total: 3, idle: 0 });
       await expect.poll(() => db.poolStats()!.waiting).toBeGreaterThan(0);
       const first = await Promise.all([call(t, '/api/ready'), call(t, '/api/health')]);
-      expect(slowDone).toBe(false);
+      expect(pool.ended()).toBe(false);
       await new Promise((r) => setTimeout(r, 2000));
       const second = await Promise.all([call(t, '/api/ready'), call(t, '/api/health')]);
-      expect(slowDone).toBe(false); // every connection still taken when the second checks answered
+      expect(pool.ended()).toBe(false); // every connection still taken when the second checks answered
       for (const r of [...first, ...second]) expect(r.status).toBe(200);
     } finally {
-      await Promise.all(slow);
+      await pool.settled;
     }
   }, 30_000);
 });

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { silentCut } from '../../../test/fakes/silent-relay';
-import { createTestApp, createTestDb, type TestApp, type TestDb } from '../../../test/harness';
+import { createTestApp, createTestDb, fillPool, type TestApp, type TestDb } from '../../../test/harness';
 import { createDb } from '../../db/client';
 import { operationsRepository } from './operations.repository';
 import { createReadiness, READY_REUSE_MS } from './readiness.service';
@@ -30,20 +30,8 @@ describe('readiness on PostgreSQL', () => {
 
   it('stays 200, at once, while every connection of a pool of 3 is busy with slow statements', async () => {
     expect((await readyOf(t)).status).toBe(200);
-    // "At once" is "while every connection is still taken" (a bound in milliseconds would fail on a loaded
-    // machine; flakiness audit 3): the sleeps leave seconds of room.
-    let slowDone = false;
-    // The statement left queued gives up after the pool's 5 s connect timeout; the others hold their connections 8 s.
-    const slow = Array.from({ length: 3 }, () =>
-      sql`SELECT pg_sleep(8)`.execute(db.kysely).then(
-        () => {
-          slowDone = true;
-        },
-        (err: Error) => {
-          if (!/timeout exceeded when trying to connect/.test(err.message)) throw err;
-        },
-      ),
-    );
+    // "At once" is "while every connection is still taken" (fillPool).
+    const pool = fillPool(db.kysely, 3);
     try {
       // Every slot taken (the realtime adapter may hold one for good), and calls queue for one.
       await expect.poll(() => db.poolStats()).toMatchObject({ total: 3, idle: 0 });
@@ -51,9 +39,9 @@ describe('readiness on PostgreSQL', () => {
       // A fresh ping, not the first check's answer reused.
       await pastReuse();
       expect((await readyOf(t)).status).toBe(200);
-      expect(slowDone).toBe(false); // every connection still taken when readiness answered
+      expect(pool.ended()).toBe(false); // every connection still taken when readiness answered
     } finally {
-      await Promise.all(slow);
+      await pool.settled;
     }
     // The ping's connection is not kept: only the pool's and the LISTEN connections remain.
     await expect
