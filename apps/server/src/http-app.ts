@@ -19,6 +19,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const REQUEST_ID_PREFIX = randomUUID().slice(0, 24);
 let requestCount = 0;
 const nextRequestId = () => REQUEST_ID_PREFIX + (++requestCount).toString(16).padStart(12, '0');
+
 /**
  * The query string as Node parses it, less its empty parameters: PRODUCT.md writes optional filters as
  * `?status=&gamesserver_id=&page=`, and a client sending them so means "no filter", not an empty one (it
