@@ -134,8 +134,8 @@ describe('the server process', () => {
       expect(written).toBeLessThan(made);
       relay.cut();
       p.child.kill('SIGTERM');
-      // The job worker waits at most 5 s for a claim whose answer never comes, the call counts' last
-      // write 1 s, then the database gets 2 s: about 8 s in all. The 10 s deadline would exit with 1.
+      // The job worker waits at most 5 s for a claim whose answer never comes, the call counts' last write
+      // 1 s beside it, then the database gets 2 s: at most about 7 s. The 10 s deadline would exit with 1.
       expect(await p.exited).toBe(0);
       expect(p.output()).toContain('call limits: the last counts did not reach the database in time; dropped');
     } finally {
