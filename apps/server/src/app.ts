@@ -202,6 +202,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
     alertAfterMin: config.OPERATOR_ALERT_MIN,
     log: app.log,
     chatGone: notices.chatGone,
+    adminRequiresTwoFactor: config.ADMIN_REQUIRE_2FA,
   });
   shift.registerJobs();
   const requests = createRequestsService({ db: kysely, realtime, notices, audit, shift, webhooks, claimTimeoutMin: config.CLAIM_TIMEOUT_MIN, now });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, createWallet, firstServerId } from '../../../test/factories';
+import { createUser, createWallet, firstServerId, TEST_TOTP_SECRET } from '../../../test/factories';
 import { startFakeBotApi, waitFor } from '../../../test/fakes/telegram-bot-api';
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { ALERT_SCAN_KIND } from './shift.service';
@@ -182,6 +182,8 @@ describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
       ['demoted', { admin: false }, { admin: true }],
       ['blocked', { blocked_at: new Date() }, { blocked_at: null }],
       ['unlinked', { telegram_chat_id: null }, null],
+      // ADMIN_REQUIRE_2FA (on by default): without TOTP the admin area and the operators' channel refuse them.
+      ['TOTP off', { totp_secret: null }, { totp_secret: TEST_TOTP_SECRET }],
     ];
     for (const [what, lose, restore] of cases) {
       const { userId, chatId, about } = await depositMeeting429(vip, what);
@@ -195,6 +197,29 @@ describe.each(DB_KINDS)('Telegram alerts to operators on %s', (kind) => {
         .set(restore ?? { telegram_chat_id: BigInt(chatId) })
         .where('id', '=', userId)
         .execute();
+    }
+  });
+
+  it('tells no admin without TOTP (ADMIN_REQUIRE_2FA): the queue the admin area refuses them is not sent to their chat', async () => {
+    // Sec review 16: a player promoted before setting TOTP up, or an operator who turned it off, still got every alert.
+    const noCode = await createUser(t.db.kysely, { admin: true, totp: false, name: 'Без кода' });
+    const noCodeChat = 7006;
+    await t.db.kysely.updateTable('users').set({ telegram_chat_id: noCodeChat }).where('id', '=', noCode.id).execute();
+    try {
+      const refused = await t.app.inject({ method: 'GET', url: '/api/admin/dashboard', headers: noCode.auth });
+      expect(refused.statusCode).toBe(403);
+      const vip = await vipPlayer('VipNoCode');
+      const id = await deposit(vip, 6_000_000);
+      const about = (m: { text: string }) => m.text.startsWith(`VIP-заявка №${id}`);
+      await waitFor(() => (bot.sent.filter(about).length === 2 ? true : undefined), 'the operators with TOTP alerted');
+      await waitFor(async () => {
+        const left = await t.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'operators.alert').where('state', 'in', ['pending', 'running']).execute();
+        return left.length === 0 ? true : undefined;
+      }, 'no alert left in the queue');
+      expect(bot.sent.filter(about).map((m) => m.chat_id).sort()).toEqual([chats.anna, chats.boris]);
+      expect(bot.attempts.filter((a) => a.chat_id === noCodeChat)).toEqual([]);
+    } finally {
+      await t.db.kysely.updateTable('users').set({ admin: false, telegram_chat_id: null }).where('id', '=', noCode.id).execute();
     }
   });
 

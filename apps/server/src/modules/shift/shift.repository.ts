@@ -238,14 +238,18 @@ export const shiftRepository = {
     return rows;
   },
 
-  /** Operators who linked the bot: admins, not blocked, with a chat. */
-  operatorChats(q: Q) {
+  /**
+   * Operators who linked the bot: admins, not blocked, with a chat, and with TOTP on when `requireTotp` (ADMIN_REQUIRE_2FA):
+   * an admin refused the admin area and the operators' channel for want of it is not told the queue by Telegram either.
+   */
+  operatorChats(q: Q, requireTotp: boolean) {
     return q
       .selectFrom('users')
       .select(['id', 'telegram_chat_id as chatId'])
       .where('admin', '=', true)
       .where('blocked_at', 'is', null)
       .where('telegram_chat_id', 'is not', null)
+      .$if(requireTotp, (b) => b.where('totp_secret', 'is not', null))
       .orderBy('id')
       .execute() as Promise<Array<{ id: number; chatId: bigint }>>;
   },
@@ -266,8 +270,8 @@ export const shiftRepository = {
     return row !== undefined;
   },
 
-  /** Whether the chat is still the linked chat of a live operator (not blocked, not demoted, not unlinked). */
-  async isOperatorChat(q: Q, userId: number, chatId: bigint) {
+  /** Whether the chat is still the linked chat of a live operator (not blocked, not demoted, not unlinked, TOTP on when `requireTotp`). */
+  async isOperatorChat(q: Q, userId: number, chatId: bigint, requireTotp: boolean) {
     const row = await q
       .selectFrom('users')
       .select('id')
@@ -275,6 +279,7 @@ export const shiftRepository = {
       .where('admin', '=', true)
       .where('blocked_at', 'is', null)
       .where('telegram_chat_id', '=', chatId)
+      .$if(requireTotp, (b) => b.where('totp_secret', 'is not', null))
       .executeTakeFirst();
     return row !== undefined;
   },

@@ -41,6 +41,8 @@ export interface ShiftDeps {
   log: { warn(obj: object, msg: string): void };
   /** Telegram refused an operator's chat for good: unlink it (the notices module's rule). */
   chatGone?: (userId: number, chatId: bigint) => Promise<unknown>;
+  /** ADMIN_REQUIRE_2FA (default on): alerts go only to operators with TOTP on, as the admin area and the channel do. */
+  adminRequiresTwoFactor?: boolean;
 }
 
 /** A request just opened, as its opening statement answered it, with the player's VIP end. */
@@ -108,7 +110,7 @@ export function createShiftService(d: ShiftDeps) {
   /** One send job per operator with a chat, in the transaction that marked the request as alerted. */
   async function enqueueAlerts(trx: ShiftTrx, kind: 'vip' | 'overdue', rows: AlertRow[], at: Date) {
     if (rows.length === 0) return;
-    const chats = await repo.operatorChats(trx);
+    const chats = await repo.operatorChats(trx, d.adminRequiresTwoFactor ?? true);
     for (const r of rows) {
       const waited = Math.max(0, Math.floor((at.getTime() - new Date(r.created_at).getTime()) / 60_000));
       const text = alertText(kind, r, waited);
@@ -337,7 +339,7 @@ export function createShiftService(d: ShiftDeps) {
         if (!d.bot.enabled) return;
         // A retry may come an hour later: by then the operator may be blocked, demoted or unlinked, and
         // the request's details are no longer theirs to read.
-        if (p.userId === undefined || !(await repo.isOperatorChat(d.db, p.userId, BigInt(p.chatId)))) return;
+        if (p.userId === undefined || !(await repo.isOperatorChat(d.db, p.userId, BigInt(p.chatId), d.adminRequiresTwoFactor ?? true))) return;
         // Nor is a request already decided or cancelled news by then (a retry after Telegram's 429 or an
         // outage), or one another operator took meanwhile while their claim stands: «ждёт без оператора» and
         // «Возьмите её в работу» would be false.
