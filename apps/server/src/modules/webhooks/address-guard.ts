@@ -18,6 +18,8 @@ for (const [net, bits] of [
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
   ['192.0.2.0', 24],
+  // The 6to4 relays' anycast (deprecated, RFC 7526): a relay hands the packet to the IPv4 address inside it.
+  ['192.88.99.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['198.51.100.0', 24],
@@ -35,6 +37,8 @@ for (const [net, bits] of [
   ['64:ff9b:1::', 48],
   // 6to4 embeds an IPv4 address (2002:7f00:1:: is 127.0.0.1's).
   ['2002::', 16],
+  // Teredo also carries an IPv4 address (the server's, and the client's obfuscated) and is reached through relays.
+  ['2001::', 32],
   ['100::', 64],
   ['2001:db8::', 32],
   // SIIT's IPv4-translated ::ffff:0:a.b.c.d reaches the IPv4 address where a translator runs.

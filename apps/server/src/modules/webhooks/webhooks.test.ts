@@ -417,15 +417,15 @@ describe('webhook addresses without WEBHOOK_ALLOW_PRIVATE (pglite)', () => {
     for (const a of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.0.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fd00::1', 'fe80::1', '::ffff:10.0.0.1', '224.0.0.1']) {
       expect(isPrivateAddress(a), a).toBe(true);
     }
-    // Addresses that carry an IPv4 one inside: 6to4 (2002::/16), IPv4-compatible (::/96), NAT64 (64:ff9b::/96, 64:ff9b:1::/48),
+    // Addresses that carry an IPv4 one inside: 6to4 (2002::/16) and its relays (192.88.99.0/24), Teredo (2001::/32), IPv4-compatible (::/96), NAT64 (64:ff9b::/96, 64:ff9b:1::/48),
     // and IPv4-mapped in the hex form the URL parser writes ([::ffff:127.0.0.1] becomes [::ffff:7f00:1]).
-    for (const a of ['2002:7f00:1::', '2002:a9fe:a9fe::1', '::7f00:1', '::a00:1', '::127.0.0.1', '64:ff9b::7f00:1', '64:ff9b:1::a00:1', '::ffff:7f00:1', '::ffff:0:7f00:1', 'fec0::1']) {
+    for (const a of ['2002:7f00:1::', '2002:a9fe:a9fe::1', '::7f00:1', '::a00:1', '::127.0.0.1', '64:ff9b::7f00:1', '64:ff9b:1::a00:1', '::ffff:7f00:1', '::ffff:0:7f00:1', 'fec0::1', '2001:0:7f00:1::1', '192.88.99.1']) {
       expect(isPrivateAddress(a), a).toBe(true);
     }
     for (const a of ['http://[2002:7f00:1::]/hook', 'http://[::7f00:1]/hook', 'http://[::ffff:127.0.0.1]/hook', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[::ffff:0:7f00:1]/', 'http://[fec0::1]/']) {
       expect(refusedAtSetup(new URL(a)), a).toBe(true);
     }
-    for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) expect(isPrivateAddress(a), a).toBe(false);
+    for (const a of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2001:4860:4860::8888']) expect(isPrivateAddress(a), a).toBe(false);
   });
 });
 
