@@ -47,8 +47,9 @@ function AuditPanel() {
   const audit = useAdminLedgerAudit();
   return (
     <Stack spacing={1.5} data-testid="ledger-audit">
-      <Stack direction="row" spacing={2} sx={{ alignItems: 'center' }}>
-        <Button variant="contained" onClick={() => void audit.refetch()} disabled={audit.isFetching}>
+      {/* On a phone the explanation goes under the button: beside it, it squeezed the button's text onto two lines (walk 16). */}
+      <Stack direction={{ xs: 'column', sm: 'row' }} spacing={{ xs: 1, sm: 2 }} sx={{ alignItems: { xs: 'flex-start', sm: 'center' } }}>
+        <Button variant="contained" onClick={() => void audit.refetch()} disabled={audit.isFetching} sx={{ flexShrink: 0 }}>
           {audit.isFetching ? 'Проверяем…' : 'Проверить журнал'}
         </Button>
         <Typography variant="body2" color="textSecondary">

@@ -16,6 +16,7 @@ import { useDeletePricekod } from '../api/delete-pricekod';
 import { useUpdatePricekod } from '../api/update-pricekod';
 import { aden, adenShort, codesCount, estimatePrice, refusedElsewhere } from './code-format';
 import { useRequestKey } from '../../../hooks/use-request-key';
+import { parseAmount } from '../../../utils/parse-amount';
 import { useOpening } from './use-opening';
 import { nominalRefusal, SHOWN, sendable, useVariantForm, VariantFields } from './variant-form';
 
@@ -102,7 +103,7 @@ function EditForm({
     if (form.count.trim() === String(filledFrom)) form.setCount(String(batch.openCount));
   }
   // The fields as VariantFields edits them, telling the dialog whether they now differ from what it opened with.
-  const edited = (nominal: string, count: string) => onEdited(nominal.trim() !== String(d.nominal) || count.trim() !== String(filledFrom));
+  const edited = (nominal: string, count: string) => onEdited(parseAmount(nominal) !== d.nominal || count.trim() !== String(filledFrom));
   const fields = {
     ...form,
     setNominal(v: string) {
@@ -193,22 +194,19 @@ function EditForm({
           </Alert>
         )}
         {confirmDelete ? (
-          <Alert
-            severity="warning"
-            action={
-              <Stack direction="row">
-                <Button color="inherit" size="small" onClick={() => setConfirmDelete(false)}>
-                  Нет
-                </Button>
-                <Button color="error" size="small" disabled={del.isPending} onClick={remove}>
-                  Удалить
-                </Button>
-              </Stack>
-            }
-          >
+          // The answers under the question, not beside it: at 390 px beside it they squeezed it into five lines (walk 16).
+          <Alert severity="warning">
             {batch.openCount === 0
               ? 'Удалить вариант? Неактивированных кодов в нём нет, на баланс ничего не вернётся.'
               : `Удалить вариант? ${codesCount(batch.openCount)} ${plural(batch.openCount, ['перестанет', 'перестанут', 'перестанут'])} действовать, ${plural(batch.openCount, ['его', 'их', 'их'])} цена вернётся на баланс.`}
+            <Stack direction="row" spacing={1} sx={{ mt: 1 }}>
+              <Button color="inherit" size="small" onClick={() => setConfirmDelete(false)}>
+                Нет
+              </Button>
+              <Button color="error" size="small" disabled={del.isPending} onClick={remove}>
+                Удалить
+              </Button>
+            </Stack>
           </Alert>
         ) : (
           <Button color="error" sx={{ alignSelf: 'flex-start' }} onClick={() => setConfirmDelete(true)}>

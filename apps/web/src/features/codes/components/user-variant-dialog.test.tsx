@@ -488,6 +488,8 @@ describe('the own-nominal batch dialog after a lost answer', () => {
     await act(async () => root.render(createElement(QueryClientProvider, { client: qc }, createElement(EditUserVariantDialog, { server, feeBp: 200 }))));
     const edit = { name: 'edit_user_variant', userVariantId: 9, nominal: 1_000_000, count: 3, initialTotalAden: 3_060_000 } as const;
     await act(async () => useUi.getState().openDialog({ ...edit }));
+    // The nominal as players write it (walk 16: it read «1000000»).
+    expect(byLabel('Номинал кода').value).toBe('1кк');
     await act(async () => type(byLabel('Количество кодов'), '4'));
     await clickBeside('edit-user-variant-dialog');
     expect(useUi.getState().dialog.name).toBe('edit_user_variant');
@@ -496,7 +498,8 @@ describe('the own-nominal batch dialog after a lost answer', () => {
     await act(async () => type(byLabel('Номинал кода'), '2кк'));
     await clickBeside('edit-user-variant-dialog');
     expect(useUi.getState().dialog.name).toBe('edit_user_variant');
-    await act(async () => type(byLabel('Номинал кода'), '1000000'));
+    // The same nominal in other words is no change.
+    await act(async () => type(byLabel('Номинал кода'), '1 000 000'));
     await clickBeside('edit-user-variant-dialog');
     expect(useUi.getState().dialog.name).toBe('none');
     await act(async () => root.unmount());

@@ -4,6 +4,7 @@ import Typography from '@mui/material/Typography';
 import { useState } from 'react';
 import { AmountField } from '../../../components/amount-field';
 import type { useFormErrors } from '../../../hooks/use-form-errors';
+import { formatShort } from '../../../utils/format-amount';
 import { parseAmount } from '../../../utils/parse-amount';
 import { aden, adenShort, estimatePrice } from './code-format';
 
@@ -18,7 +19,8 @@ export const nominalRefusal = (server: Gamesserver, nominal: number) => (nominal
 export const sendable = (refuse: (nominal: number) => string | null, nominal: number | null) => nominal !== null && refuse(nominal) === null;
 
 export function useVariantForm(initial: { nominal: number; count: number } | null) {
-  const [nominal, setNominal] = useState(initial ? String(initial.nominal) : '');
+  // As players write it and as the dialog names it («3,5кк», «123 456 789»), not «3500000» (walk 16).
+  const [nominal, setNominal] = useState(initial ? formatShort(initial.nominal) : '');
   const [count, setCount] = useState(initial ? String(initial.count) : '1');
   return { nominal, setNominal, count, setCount, parsedNominal: parseAmount(nominal), parsedCount: /^\d+$/.test(count.trim()) ? Number(count) : null };
 }
