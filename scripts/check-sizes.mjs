@@ -9,8 +9,7 @@
 //
 // Usage: node scripts/check-sizes.mjs [root] [--web], root defaulting to this repository.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { dirname } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
