@@ -185,7 +185,7 @@ export async function buildApp(config: Config, db: Db, opts: { now?: () => Date 
   await registerOpenApi(app);
   const userVariants = createUserVariantsService({ db: kysely, realtime, notices, wallets: ensureWallets });
   const codesLimits = scaleCodesLimits(config.RATE_LIMIT_SCALE);
-  const codes = createCodesService({ db: kysely, realtime, notices, incidents, userVariants, wallets: ensureWallets, webhooks, limits: codesLimits, feed: db.changes('session_changed') });
+  const codes = createCodesService({ db: kysely, realtime, notices, incidents, userVariants, wallets: ensureWallets, webhooks, limits: codesLimits, feed: db.changes('price_data_changed') });
   const codesAdmin = createCodesAdminService({ db: kysely, realtime, incidents, audit, webhooks });
   const vip = createVipService({ db: kysely, realtime });
 

@@ -12,15 +12,19 @@ export interface ChangeHandlers {
 }
 
 /**
- * A PostgreSQL channel this process LISTENs on (decision record 0026). On a real server a dedicated
- * connection (not one of the pool's), connected again after it is lost; on PGlite the one session's
- * own LISTEN, whose notifications arrive before the committing statement returns.
+ * PostgreSQL channels this process LISTENs on (decision record 0026). On a real server one dedicated
+ * connection (not one of the pool's) for all of them, connected again after it is lost, so its barrier
+ * and reads come after every notification of every channel committed before them; on PGlite the one
+ * session's own LISTEN, whose notifications arrive before the committing statement returns.
  */
 export interface ChangeFeed {
   /** Whether LISTEN is established now. */
   readonly live: boolean;
-  /** Adds a subscriber; it hears `up` at once when the feed is live. Answers the unsubscribe. */
-  subscribe(handlers: ChangeHandlers): () => void;
+  /**
+   * Adds a subscriber of one of the feed's channels (its first when not named): it hears that channel's
+   * notifications, and `up` at once when the feed is live. Answers the unsubscribe.
+   */
+  subscribe(handlers: ChangeHandlers, channel?: string): () => void;
   /**
    * A read barrier: true once every notification committed before this call has been handed to
    * the subscribers; false when that cannot be known (not live, the connection failing or slower
@@ -53,26 +57,47 @@ const YES = Promise.resolve(true);
 const NO = Promise.resolve(false);
 const CHANNEL = /^[a-z_]+$/;
 
-function hub() {
-  const handlers = new Set<ChangeHandlers>();
+function hub(channels: string | readonly string[]) {
+  const names: readonly string[] = typeof channels === 'string' ? [channels] : channels;
+  if (names.length === 0 || !names.every((c) => CHANNEL.test(c))) throw new Error(`bad channel names ${names.join(', ')}`);
+  const handlers = new Map<string, Set<ChangeHandlers>>(names.map((c) => [c, new Set()]));
   let live = false;
   return {
+    channels: names,
     get live() {
       return live;
     },
-    handlers,
+    /** A notification on `channel`, to its subscribers. */
+    heard(channel: string, payload: string) {
+      for (const s of handlers.get(channel) ?? []) s.change(payload);
+    },
     setLive(on: boolean) {
       if (live === on) return;
       live = on;
-      for (const h of handlers) on ? h.up() : h.down();
+      for (const set of handlers.values()) for (const h of set) on ? h.up() : h.down();
     },
-    subscribe(h: ChangeHandlers) {
-      handlers.add(h);
+    subscribe(h: ChangeHandlers, channel = names[0]!) {
+      const set = handlers.get(channel);
+      if (!set) throw new Error(`the feed does not listen on ${channel}`);
+      set.add(h);
       if (live) h.up();
       return () => {
-        handlers.delete(h);
+        set.delete(h);
       };
     },
+  };
+}
+
+/** The feed as one of its channels': `subscribe` hears that channel; the barrier and reads are the feed's. */
+export function channelOf(feed: ChangeFeed, channel: string): ChangeFeed {
+  return {
+    get live() {
+      return feed.live;
+    },
+    subscribe: (handlers, other = channel) => feed.subscribe(handlers, other),
+    sync: () => feed.sync(),
+    read: (query) => feed.read(query),
+    close: () => feed.close(),
   };
 }
 
@@ -94,9 +119,8 @@ function endPromptly(c: pg.Client): Promise<void> {
  * `types` parses `read`'s answers as the pool's are (bigint for int8).
  */
 // Long: the connection's life (connect, loss, retry), its barrier and its reads share one client; each function is short.
-export function postgresChangeFeed(connectionString: string, channel: string, types?: pg.CustomTypesConfig): ChangeFeed {
-  if (!CHANNEL.test(channel)) throw new Error(`bad channel name ${channel}`);
-  const h = hub();
+export function postgresChangeFeed(connectionString: string, channels: string | readonly string[], types?: pg.CustomTypesConfig): ChangeFeed {
+  const h = hub(channels);
   let client: pg.Client | null = null;
   let closed = false;
   let delay = RECONNECT_FIRST_MS;
@@ -124,11 +148,7 @@ export function postgresChangeFeed(connectionString: string, channel: string, ty
     // A lost connection emits 'error' (no query to receive it) and then 'end'.
     c.on('error', () => {});
     c.on('end', () => lost(c));
-    c.on('notification', (msg) => {
-      if (msg.channel !== channel) return;
-      const payload = msg.payload ?? '';
-      for (const s of h.handlers) s.change(payload);
-    });
+    c.on('notification', (msg) => h.heard(msg.channel, msg.payload ?? ''));
     try {
       await c.connect();
       // `read`'s statements share this connection with every request's barrier, so none of them may wait long:
@@ -138,7 +158,7 @@ export function postgresChangeFeed(connectionString: string, channel: string, ty
       // (diff review 17). No JIT, as on the pool's connections. Set here, not as the client's `options`: a
       // DATABASE_URL with `?options=` of its own would replace those without a word (diff review 18).
       await c.query(`SET lock_timeout = ${READ_LOCK_MS}; SET statement_timeout = ${READ_STATEMENT_MS}; SET jit = off`);
-      await c.query(`LISTEN ${channel}`);
+      await c.query(h.channels.map((channel) => `LISTEN ${channel}`).join('; '));
     } catch {
       c.removeAllListeners('end');
       c.on('end', () => {});
@@ -267,19 +287,14 @@ export function postgresChangeFeed(connectionString: string, channel: string, ty
  * notification is handed to the listener while the committing statement's answer is read, before
  * that statement returns, so the barrier has nothing to wait for.
  */
-export function pgliteChangeFeed(pool: PGlitePool, channel: string): ChangeFeed {
-  if (!CHANNEL.test(channel)) throw new Error(`bad channel name ${channel}`);
-  const h = hub();
-  let unlisten: (() => Promise<void>) | null = null;
+export function pgliteChangeFeed(pool: PGlitePool, channels: string | readonly string[]): ChangeFeed {
+  const h = hub(channels);
+  let unlisten: Array<() => Promise<void>> = [];
   let closed = false;
-  void pool
-    .listen(channel, (payload) => {
-      for (const s of h.handlers) s.change(payload);
-    })
-    .then((stop) => {
-      unlisten = stop;
-      if (!closed) h.setLive(true);
-    });
+  void Promise.all(h.channels.map((channel) => pool.listen(channel, (payload) => h.heard(channel, payload)))).then((stops) => {
+    unlisten = stops;
+    if (!closed) h.setLive(true);
+  });
   return {
     get live() {
       return h.live;
@@ -291,7 +306,7 @@ export function pgliteChangeFeed(pool: PGlitePool, channel: string): ChangeFeed 
     async close() {
       closed = true;
       h.setLive(false);
-      await unlisten?.().catch(() => {});
+      await Promise.all(unlisten.map((stop) => stop().catch(() => {})));
     },
   };
 }

@@ -4,7 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { parse as parseConnectionString } from 'pg-connection-string';
-import { type ChangeFeed, pgliteChangeFeed, postgresChangeFeed } from './changes';
+import { type ChangeFeed, channelOf, pgliteChangeFeed, postgresChangeFeed } from './changes';
 import { PGlitePool } from './pglite-pool';
 import type { Database } from './schema';
 import { privateFolder } from '../lib/data-dir-lock';
@@ -21,12 +21,18 @@ export interface Db {
   /** The pool's connections for the metrics; null on PGlite (one session, no pool). */
   poolStats(): { total: number; idle: number; waiting: number; max: number } | null;
   /**
-   * This process's LISTEN on a channel (decision record 0026), started on first use and shared by
-   * every caller.
+   * This process's LISTEN on one of FEED_CHANNELS (decision record 0026): one feed for them all, started
+   * on first use and shared by every caller, so a read on it is a barrier for every channel.
    */
-  changes(channel: string): ChangeFeed;
+  changes(channel: (typeof FEED_CHANNELS)[number]): ChangeFeed;
   close(): Promise<void>;
 }
+
+/**
+ * The channels of the change feed: a user's sessions or row (migration 0024), and what a player's price data
+ * shows of their codes and variants (0047).
+ */
+export const FEED_CHANNELS = ['session_changed', 'price_data_changed'] as const;
 
 const INT8_OID = 20;
 const MAX_NAMED = 500;
@@ -209,6 +215,7 @@ export async function createDb(opts: DbOptions): Promise<Db> {
       client.on('error', () => {});
     });
     const feeds = new Map<string, ChangeFeed>();
+    const url = opts.databaseUrl;
     // The pool is ended once, by whichever asks first: Kysely's destroy() ends it only when a query went through
     // Kysely (its driver starts on the first), so close() ends it itself too. An app that never queried through
     // Kysely (the realtime adapter's goodbye went through the pool) otherwise kept an idle connection open until
@@ -219,13 +226,12 @@ export async function createDb(opts: DbOptions): Promise<Db> {
       return ended;
     };
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparing(pool, end) }) });
-    const url = opts.databaseUrl;
     return {
       kysely,
       kind: 'postgres',
       pgPool: pool,
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
-      changes: (channel) => feedOf(feeds, channel, () => postgresChangeFeed(url, channel, types)),
+      changes: (channel) => feedOf(feeds, channel, () => postgresChangeFeed(url, FEED_CHANNELS, types)),
       close: async () => {
         await closeFeeds(feeds);
         await kysely.destroy();
@@ -246,7 +252,7 @@ export async function createDb(opts: DbOptions): Promise<Db> {
     kysely,
     kind: 'pglite',
     poolStats: () => null,
-    changes: (channel) => feedOf(feeds, channel, () => pgliteChangeFeed(pglitePool, channel)),
+    changes: (channel) => feedOf(feeds, channel, () => pgliteChangeFeed(pglitePool, FEED_CHANNELS)),
     close: async () => {
       await closeFeeds(feeds);
       await kysely.destroy();
@@ -254,16 +260,22 @@ export async function createDb(opts: DbOptions): Promise<Db> {
   };
 }
 
+/** The view of `channel` on the one feed of FEED_CHANNELS (kept under ''), made on first use. */
 function feedOf(feeds: Map<string, ChangeFeed>, channel: string, make: () => ChangeFeed) {
   const known = feeds.get(channel);
   if (known) return known;
-  const feed = make();
-  feeds.set(channel, feed);
-  return feed;
+  let all = feeds.get('');
+  if (!all) {
+    all = make();
+    feeds.set('', all);
+  }
+  const view = channelOf(all, channel);
+  feeds.set(channel, view);
+  return view;
 }
 
 async function closeFeeds(feeds: Map<string, ChangeFeed>) {
-  const all = [...feeds.values()];
+  const all = feeds.get('');
   feeds.clear();
-  await Promise.all(all.map((f) => f.close()));
+  await all?.close();
 }

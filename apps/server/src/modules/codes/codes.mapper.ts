@@ -6,7 +6,8 @@ import { toAdminPerson as person } from '../incidents/incidents.mapper';
 import type { WalletBalance } from '../ledger/ledger.service';
 import type { IssueInput } from './codes.service';
 import { toPricekod } from '../user-variants/user-variants.mapper';
-import type { AttemptRow, CodeRow, GameServerRow, LedgerEntryRow, OwnerCodeRow, PriceDataRow } from './codes.repository';
+import type { AttemptRow, CodeRow, GameServerRow, LedgerEntryRow, OwnerCodeRow } from './codes.repository';
+import type { PriceDataRow } from './price-data.repository';
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 

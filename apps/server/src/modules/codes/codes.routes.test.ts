@@ -5,7 +5,7 @@ import { createUser, createWallet, firstServerId, fund } from '../../../test/fac
 import { createTestApp, DB_KINDS, type TestApp } from '../../../test/harness';
 import { feeOf } from '../../lib/money';
 import { auditLedger } from '../ledger/ledger.service';
-import { codesRepository } from './codes.repository';
+import { priceDataRepository } from './price-data.repository';
 
 const KK = 1_000_000;
 const price = (nominal: number, bp: number) => nominal + Number(feeOf(BigInt(nominal), bp));
@@ -189,10 +189,10 @@ describe.each(DB_KINDS)('gift codes on %s', (kind) => {
       // A batch of many pairs is one statement over two arrays: it reads what each pair's own statement reads.
       const stranger = await createUser(t.db.kysely);
       const pairs = [...players, stranger].flatMap((p) => [serverId, otherServer, 999999].map((gameServerId) => ({ ownerId: p.id, gameServerId })));
-      const batch = await codesRepository.priceDataOf(t.db.kysely, pairs);
+      const batch = await priceDataRepository.priceDataOf(t.db.kysely, pairs);
       expect(batch.size).toBe(2 * (players.length + 1));
       for (const pair of pairs) {
-        const alone = await codesRepository.priceDataOf(t.db.kysely, [pair]);
+        const alone = await priceDataRepository.priceDataOf(t.db.kysely, [pair]);
         expect(batch.get(`${pair.ownerId}:${pair.gameServerId}`)).toEqual(alone.get(`${pair.ownerId}:${pair.gameServerId}`));
       }
       expect(batch.get(`${stranger.id}:${serverId}`)?.wallet).toBeNull();

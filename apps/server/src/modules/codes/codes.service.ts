@@ -1,6 +1,5 @@
 import { MY_CODES_PAGE_SIZE } from '@adena/contract';
 import type { ChangeFeed } from '../../db/changes';
-import { coalesce } from '../../db/coalesce';
 import { readSnapshot } from '../../db/snapshot';
 import { AppError } from '../../lib/app-error';
 import { claimKey, type IdempotencyKey, once, storeKey } from '../../lib/idempotency';
@@ -29,7 +28,9 @@ import {
   toPriceData,
   toSellerCode,
 } from './codes.mapper';
-import { type CodeRow, type CodesDb, type CodesTrx, codesRepository as repo, type PriceDataRaw, type PriceDataRow, priceDataKey, type Q, type WalletRow } from './codes.repository';
+import { type CodeRow, type CodesDb, type CodesTrx, codesRepository as repo, type Q, type WalletRow } from './codes.repository';
+import { type PriceDataRow, priceDataKey } from './price-data.repository';
+import { createPriceDataReads } from './price-data';
 import { activeGameServer, checkConfirmedPrice, checkNominal, gameServerNotFound, checkTotal, codeActivatedByYou, codeNotActive, drawCode, drawCodes, feeBpFor, heldFeeBp, issueLegs, refundLegs } from './gift-codes';
 import { addressKey } from '../../lib/address-key';
 import { type UseUpCode, useUpOrCheckSession } from '../two-factor/two-factor.service';
@@ -88,33 +89,11 @@ export interface CodesServiceDeps {
   webhooks?: WebhookOutbox;
   limits?: CodesLimits;
   clock?: () => Date;
-  /** The change feed the session cache follows: its connection reads a cached caller's price data as their barrier. */
-  feed?: Pick<ChangeFeed, 'read'>;
-}
-
-/**
- * Distinct price-data pairs from which a batch is read by one statement (see priceDataOf): fifty
- * players' reads at 50 connections went at about 6 200 req/s one statement a pair and 12 000 with
- * batches of eight or more in one (decision record 0026).
- */
-const PRICE_DATA_BATCH = 8;
-
-/**
- * The price data of (owner:server) keys through `read`: below `oneFrom` distinct pairs a statement per pair (each
- * planned once), from there one statement for all. Null when a read answered null (could not be made).
- */
-async function readPairs(
-  keys: readonly string[],
-  oneFrom: number,
-  read: (pairs: Array<{ ownerId: number; gameServerId: number }>) => Promise<Map<string, PriceDataRow> | null>,
-) {
-  const pairs = keys.map((key) => {
-    const [ownerId, gameServerId] = key.split(':').map(Number) as [number, number];
-    return { ownerId, gameServerId };
-  });
-  if (pairs.length >= oneFrom) return read(pairs);
-  const found = await Promise.all(pairs.map((pair) => read([pair])));
-  return found.some((m) => m === null) ? null : new Map(found.flatMap((m) => [...(m ?? [])]));
+  /**
+   * The change feed the session cache follows, as its `price_data_changed` channel: its connection reads a cached
+   * caller's price data as their barrier, and tells which players' held codes and variants changed.
+   */
+  feed?: Pick<ChangeFeed, 'read' | 'subscribe'>;
 }
 
 /**
@@ -126,27 +105,7 @@ async function readPairs(
 export function createCodesService(deps: CodesServiceDeps) {
   const { db, realtime, notices, incidents, userVariants, wallets, feed, webhooks = noWebhooks, limits = DEFAULT_CODES_LIMITS, clock = () => new Date() } = deps;
   const limiter = createRateLimiter(db, clock);
-  // GET /api/auth_varianty_adeny_za_kod under load (decision record 0026, "Wallets and price data"):
-  // the reads of every caller waiting at that moment, started after each of them arrived
-  // (db/coalesce.ts), so an answer holds everything committed before its caller asked; callers of
-  // the same (owner, server) share one. A small batch reads each pair with the statement PostgreSQL
-  // planned once; from PRICE_DATA_BATCH pairs on, one statement reads them all (planned each time,
-  // which costs less than the round trips it saves).
-  const priceDataOf = coalesce(async (keys: string[]) => (await readPairs(keys, PRICE_DATA_BATCH, (pairs) => repo.priceDataOf(db, pairs))) ?? new Map());
-  // The same for cached callers, on the change feed's connection, the read being their session's barrier too
-  // (decision record 0026, "The wallet read as the barrier"). Every key asked is answered, null for an unknown
-  // server; a read the feed could not take answers nobody, and each caller goes the usual way. On that one
-  // connection statements run one after another, so any batch of two pairs or more is one statement.
-  const priceDataOnFeed = coalesce(
-    async (keys: string[]) => {
-      const found = await readPairs(keys, 2, async (pairs) => {
-        const rows = await feed?.read<PriceDataRaw>(repo.priceDataCompiled(db, pairs));
-        return rows ? repo.priceDataFrom(rows) : null;
-      });
-      return found ? new Map(keys.map((key) => [key, found.get(key) ?? null])) : new Map<string, PriceDataRow | null>();
-    },
-    { maxInFlight: 1 },
-  );
+  const priceData = createPriceDataReads({ db, feed });
 
   const publish = (events: Outgoing[]) => {
     for (const e of events) realtime.publish(e.userId, e.name as never, e.data as never);
@@ -244,7 +203,7 @@ export function createCodesService(deps: CodesServiceDeps) {
      * A cached caller's price data read on the change feed's connection (`request.callerWith`): null for an
      * unknown server, undefined when the feed could not read it. Hand it to `authPriceData`.
      */
-    priceDataOnFeed: (ownerId: number, gameServerId: number) => priceDataOnFeed(priceDataKey(ownerId, gameServerId)),
+    priceDataOnFeed: (ownerId: number, gameServerId: number) => priceData.onFeed(priceDataKey(ownerId, gameServerId)),
 
     /**
      * The caller's view: their wallet (created on first use), their open codes and variants, at their fee.
@@ -254,11 +213,11 @@ export function createCodesService(deps: CodesServiceDeps) {
       const ownerId = caller.user.id;
       // One statement; the wallet is created (three more) only on the caller's first visit.
       const key = priceDataKey(ownerId, gameServerId);
-      let data = read === undefined ? await priceDataOf(key) : read;
+      let data = read === undefined ? await priceData.of(key) : read;
       if (!data?.server.active) throw gameServerNotFound();
       if (!data.wallet) {
         await wallets.ensure(db, ownerId, gameServerId);
-        data = await priceDataOf(key);
+        data = await priceData.of(key);
         if (!data?.server.active) throw gameServerNotFound();
         if (!data.wallet) throw new Error('wallet vanished right after it was made');
       }

@@ -113,7 +113,7 @@ describe('the session cache itself', () => {
       asked.push(userId);
       return `кошельки ${userId}`;
     };
-    expect(await cache.lookupWith('a', read)).toEqual({ hit: { user: user(1), sessionId: 1, until: expect.any(Number) }, value: 'кошельки 1' });
+    expect(await cache.lookupWith('a', read)).toEqual({ hit: { user: user(1), sessionId: 1 }, value: 'кошельки 1' });
     // Nothing cached: nothing is read this way (the request takes the usual one).
     expect(await cache.lookupWith('x', read)).toBeUndefined();
     expect(asked).toEqual([1]);
@@ -248,23 +248,25 @@ describe('a change on process A takes effect on the next request on process B (o
   // While set, B's feed reads wait for it before they are sent; each read's parameters are kept.
   let feedGate: Promise<void> | null = null;
   const feedParameters: unknown[][] = [];
+  const feedTexts: string[] = [];
   beforeAll(async () => {
     db1 = await createTestDb('postgres');
     a = await createTestApp('postgres', { db: db1 });
     // The second "process": its own app, pool and LISTEN connection on the same database.
     const shared = await createDb({ databaseUrl: db1.url, dataDir: '' });
     // B's feed counts the reads made on it, and can be told to fail them.
-    const changes = (channel: string): ChangeFeed => {
+    const changes = (channel: Parameters<typeof shared.changes>[0]): ChangeFeed => {
       const feed = shared.changes(channel);
       return {
         get live() {
           return feed.live;
         },
-        subscribe: (h) => feed.subscribe(h),
+        subscribe: (h, other) => feed.subscribe(h, other),
         sync: () => feed.sync(),
         read: async <R>(q: { sql: string; parameters: readonly unknown[] }) => {
           feedReads++;
           feedParameters.push([...q.parameters]);
+          feedTexts.push(q.sql);
           if (feedGate) await feedGate;
           return failFeedReads ? null : feed.read<R>(q);
         },
@@ -369,6 +371,82 @@ describe('a change on process A takes effect on the next request on process B (o
     expect((await a.app.inject({ method: 'GET', url: '/api/logout', headers: u.auth })).statusCode).toBe(200);
     expect((await prices()).statusCode).toBe(401);
     expect((await prices('abc')).statusCode).toBe(401);
+  });
+
+  it('a player’s codes and variants held on B: the next read asks for the server and wallet alone, and every change of them through A shows in B’s next answer', async () => {
+    const serverId = await firstServerId(db1.kysely);
+    const KK = 1_000_000;
+    const owner = await createUser(db1.kysely);
+    const other = await createUser(db1.kysely);
+    const ownerWallet = await createWallet(db1.kysely, owner.id, serverId);
+    const otherWallet = await createWallet(db1.kysely, other.id, serverId);
+    await fund(db1.kysely, ownerWallet, 100n * BigInt(KK));
+    await fund(db1.kysely, otherWallet, 100n * BigInt(KK));
+    await cachedOnB(owner.token, owner.id);
+    const onA = (method: 'POST' | 'DELETE', url: string, who: { auth: Record<string, string> }, payload?: object) =>
+      a.app.inject({ method, url, headers: who.auth, ...(payload ? { payload } : {}) });
+    const issue = async (who: typeof owner, walletId: number, nominal: number) => {
+      const res = await onA('POST', '/api/show_code/', who, { gamesserver_id: serverId, nominal, wallet_id: walletId });
+      expect(res.statusCode).toBe(200);
+      return res.json() as { code_id: number; sert: string };
+    };
+    /** B's answer, and whether B asked the feed for the server and wallet alone (the codes and variants held). */
+    const onB = async () => {
+      const from = feedTexts.length;
+      const res = await b.app.inject({ method: 'GET', url: `/api/auth_varianty_adeny_za_kod/${serverId}`, headers: bearer(owner.token) });
+      expect(res.statusCode).toBe(200);
+      const texts = feedTexts.slice(from);
+      return { data: res.json(), held: texts.length === 1 && !texts[0]!.includes('LATERAL') };
+    };
+    /** B holds the pair again: a read after a change fills it unless another change raced it, so it gets a few tries. */
+    const heldOnB = async () => {
+      for (let i = 0; i < 20; i++) {
+        const seen = await onB();
+        if (seen.held) return seen.data;
+      }
+      throw new Error('process B never held this player’s codes');
+    };
+    const first = await issue(owner, ownerWallet.id, 2 * KK);
+    const shown = await heldOnB();
+    expect(shown.kods.map((k: { id: number }) => k.id)).toEqual([first.code_id]);
+    // Held, not read: a change made silently (no trigger fires) is not seen on B, while the balance always is.
+    await silently(db1.url as string, "UPDATE codes SET created_at = created_at - interval '1 day' WHERE id = $1", [first.code_id]);
+    await fund(db1.kysely, ownerWallet, 1n);
+    const silent = await onB();
+    expect(silent.held).toBe(true);
+    expect(silent.data.kods).toEqual(shown.kods);
+    expect(silent.data.wallet.balance).toBe(shown.wallet.balance + 1);
+
+    // A code issued through A.
+    const second = await issue(owner, ownerWallet.id, 3 * KK);
+    expect((await onB()).data.kods.map((k: { id: number }) => k.id)).toEqual([second.code_id, first.code_id]);
+    // A variant made through A, with its codes.
+    await heldOnB();
+    const made = await onA('POST', '/api/pricekods/', owner, { gamesserver_id: serverId, nominal: 4 * KK, count: 2 });
+    expect(made.statusCode).toBe(200);
+    const variant = made.json().success as { id: number };
+    const withVariant = (await onB()).data;
+    expect(withVariant.pricekods.map((p: { id: number; open_count: number }) => [p.id, p.open_count])).toEqual([[variant.id, 2]]);
+    expect(withVariant.svoy_variant_kods).toHaveLength(2);
+    // One of the owner's codes activated by another player through A: gone from the open list, the variant's count down.
+    await heldOnB();
+    const taken = withVariant.svoy_variant_kods[0] as { id: number; sert: string };
+    expect((await onA('POST', '/api/activation_code/', other, { sert: taken.sert })).statusCode).toBe(200);
+    const afterTaken = (await onB()).data;
+    expect(afterTaken.svoy_variant_kods.map((k: { id: number }) => k.id)).not.toContain(taken.id);
+    expect(afterTaken.pricekods[0].open_count).toBe(1);
+    // The owner activates another player's code through A: it is the owner's last activation.
+    await heldOnB();
+    const theirs = await issue(other, otherWallet.id, 5 * KK);
+    expect((await onA('POST', '/api/activation_code/', owner, { sert: theirs.sert })).statusCode).toBe(200);
+    expect((await onB()).data.user_kod).toMatchObject({ id: theirs.code_id, status: 'activated' });
+    // The variant deleted through A.
+    await heldOnB();
+    expect((await onA('DELETE', `/api/pricekods/${variant.id}`, owner)).statusCode).toBe(200);
+    expect((await onB()).data.pricekods).toEqual([]);
+    // Everything the last answer shows is what a fresh read shows.
+    const fresh = await a.app.inject({ method: 'GET', url: `/api/auth_varianty_adeny_za_kod/${serverId}`, headers: owner.auth });
+    expect((await heldOnB())).toEqual(fresh.json());
   });
 
   it('several players’ price data asked while a read is on the feed go in one statement, each answer what that player gets alone', async () => {
