@@ -1,5 +1,6 @@
 // @vitest-environment happy-dom
 import AppBar from '@mui/material/AppBar';
+import Button from '@mui/material/Button';
 import CssBaseline from '@mui/material/CssBaseline';
 import Pagination from '@mui/material/Pagination';
 import { decomposeColor, getContrastRatio, getOverlayAlpha, recomposeColor, ThemeProvider } from '@mui/material/styles';
@@ -69,7 +70,33 @@ describe('the theme', () => {
   });
 
   it('inside Telegram, its button colour carries its own button text colour, as Telegram’s buttons do', () => {
-    expect(buildTheme('light', { primary: '#2481cc', primaryText: '#ffffff' }).palette.primary).toMatchObject({ main: '#2481cc', contrastText: '#ffffff' });
+    expect(buildTheme('dark', { bg: '#000000', paper: '#1c1c1d', primary: '#3e88f7', primaryText: '#ffffff' }).palette.primary).toMatchObject({
+      main: '#3e88f7',
+      contrastText: '#ffffff',
+    });
+  });
+
+  it('inside Telegram, writes text in its button colour at 4.5:1 on the page and cards, and keeps its filled buttons Telegram’s', async () => {
+    // Telegram's light blue on white (4.1:1), Telegram Web's lighter one (2.6:1), a dark theme's blue on a grey card.
+    for (const [mode, tg] of [
+      ['light', { bg: '#ffffff', paper: '#efeff3', primary: '#2481cc', primaryText: '#ffffff' }],
+      ['light', { bg: '#ffffff', paper: '#ffffff', primary: '#40a7e3', primaryText: '#ffffff' }],
+      ['dark', { bg: '#1c1c1d', paper: '#2c2c2e', primary: '#2a5885', primaryText: '#ffffff' }],
+    ] as const) {
+      const theme = buildTheme(mode, tg);
+      for (const surface of [tg.bg, tg.paper]) expect(getContrastRatio(theme.palette.primary.main, surface)).toBeGreaterThanOrEqual(4.5);
+      root = createRoot(document.body.appendChild(document.createElement('div')));
+      await act(async () =>
+        root!.render(createElement(ThemeProvider, { theme }, createElement(Button, { variant: 'contained' }, 'Купить'), createElement(Button, null, 'Отмена'))),
+      );
+      const [filled, plain] = [...document.querySelectorAll('button')].map((b) => getComputedStyle(b));
+      expect(decomposeColor(filled!.backgroundColor)).toEqual(decomposeColor(tg.primary));
+      expect(decomposeColor(filled!.color)).toEqual(decomposeColor(tg.primaryText));
+      expect(decomposeColor(plain!.color)).toEqual(decomposeColor(theme.palette.primary.main));
+      await act(async () => root!.unmount());
+      root = null;
+      document.body.innerHTML = '';
+    }
   });
 
   it('its page colours win over index.html’s first-paint ones (html[data-theme…] body), as Telegram’s dark theme needs', async () => {

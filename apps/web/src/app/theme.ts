@@ -1,4 +1,4 @@
-import { createTheme, type PaletteMode } from '@mui/material/styles';
+import { createTheme, darken, getContrastRatio, lighten, type PaletteMode } from '@mui/material/styles';
 import { DIALOG_MAX_WIDTH } from '@adena/contract/lite';
 
 const PAGE_NAV: Record<string, string> = {
@@ -32,16 +32,37 @@ const TELEGRAM_TOP = 'calc(var(--tg-viewport-safe-area-inset-top, 0px) + var(--t
 
 const SAFE_PADDING = { paddingTop: safeInset('top'), paddingRight: safeInset('right'), paddingBottom: safeInset('bottom'), paddingLeft: safeInset('left') };
 
+/**
+ * A colour for text on every one of `surfaces` at 4.5:1 (WCAG AA): `color` itself when it reads so, else darkened
+ * (light theme) or lightened (dark) a tenth at a time until it does. `color` as it is when it is not a colour MUI reads.
+ */
+function readableOn(color: string, surfaces: readonly string[], dark: boolean) {
+  try {
+    let c = color;
+    for (let i = 0; i < 30 && surfaces.some((s) => getContrastRatio(c, s) < 4.5); i++) c = dark ? lighten(c, 0.1) : darken(c, 0.1);
+    return c;
+  } catch {
+    return color;
+  }
+}
+
 export function buildTheme(mode: PaletteMode, overrides?: { bg?: string; paper?: string; text?: string; primary?: string; primaryText?: string }) {
   const dark = mode === 'dark';
+  const bg = overrides?.bg ?? (dark ? '#0f1216' : '#f6f3ec');
+  const paper = overrides?.paper ?? (dark ? '#181c22' : '#ffffff');
+  // Inside Telegram the primary colour is its button colour, which MUI also writes text in (text and outlined
+  // buttons, links, tabs, a focused field's label): Telegram's own blue read 4.1:1 on white, some themes' 3.1–3.6
+  // (a walk). As text it is made to read 4.5:1 on the page and on cards; filled buttons keep Telegram's pair.
+  const tgButton = overrides?.primary;
+  const primary = tgButton ? readableOn(tgButton, [bg, paper], dark) : dark ? '#e0b252' : '#8a5a00';
+  const buttonText = tgButton && overrides?.primaryText;
   return createTheme({
     palette: {
       mode,
       // WCAG AA for text on a filled colour: MUI's default (3) keeps white on the light theme's warning
       // orange and the dark theme's error red, both below 4.5:1; with 4.5 it picks dark text there.
       contrastThreshold: 4.5,
-      // Inside Telegram its button colour with its own text colour on it, as Telegram's buttons are.
-      primary: { main: overrides?.primary ?? (dark ? '#e0b252' : '#8a5a00'), ...(overrides?.primary && overrides.primaryText ? { contrastText: overrides.primaryText } : {}) },
+      primary: { main: primary, ...(buttonText && primary === tgButton ? { contrastText: buttonText } : {}) },
       secondary: { main: dark ? '#7fb4ff' : '#1d4ea8' },
       // A field's error in a dark dialog: MUI's red (#f44336) read 2.7:1 on the dialog's lighter surface (a walk,
       // 2026-11-28); this one reads 5:1 there and more on cards.
@@ -50,10 +71,7 @@ export function buildTheme(mode: PaletteMode, overrides?: { bg?: string; paper?:
       // outlined warning button, the «Ожидает» and «Активирован» chips; walk 15); these read 4.7–5.9:1.
       // And MUI's red (#d32f2f) and secondary grey (0.54 black) read 4.48–4.49:1 on the beige page; these read 5.1–5.6:1.
       ...(dark ? {} : { warning: { main: '#b25000' }, info: { main: '#0369a1' }, error: { main: '#c62828' } }),
-      background: {
-        default: overrides?.bg ?? (dark ? '#0f1216' : '#f6f3ec'),
-        paper: overrides?.paper ?? (dark ? '#181c22' : '#ffffff'),
-      },
+      background: { default: bg, paper },
       text: { ...(overrides?.text ? { primary: overrides.text } : {}), ...(dark ? {} : { secondary: 'rgba(0, 0, 0, 0.6)' }) },
       // The same grey for unselected toggle buttons and icons, which MUI draws in `action.active`.
       ...(dark ? {} : { action: { active: 'rgba(0, 0, 0, 0.6)' } }),
@@ -66,7 +84,30 @@ export function buildTheme(mode: PaletteMode, overrides?: { bg?: string; paper?:
       h3: { fontSize: '1.1rem', fontWeight: 600 },
     },
     components: {
-      MuiButton: { defaultProps: { disableElevation: true }, styleOverrides: { root: { textTransform: 'none', fontWeight: 600 } } },
+      MuiButton: {
+        defaultProps: { disableElevation: true },
+        styleOverrides: {
+          root: {
+            textTransform: 'none',
+            fontWeight: 600,
+            // Inside Telegram a filled button is Telegram's button colour with its own text colour on it, as Telegram's buttons are.
+            ...(tgButton && primary !== tgButton
+              ? {
+                  variants: [
+                    {
+                      props: { variant: 'contained', color: 'primary' },
+                      style: {
+                        '--variant-containedBg': tgButton,
+                        '--variant-containedColor': buttonText || '#ffffff',
+                        '@media (hover: hover)': { '&:hover': { '--variant-containedBg': dark ? lighten(tgButton, 0.1) : darken(tgButton, 0.1) } },
+                      },
+                    },
+                  ],
+                }
+              : {}),
+          },
+        },
+      },
       // The safe areas. The app shell (the root's one element, app/layout/app-shell, at least the
       // viewport high) is padded inside: the footer stays clear of the home indicator and a short
       // page does not grow a scroll. Outside Telegram the sticky app bar reaches under the status
