@@ -5,7 +5,8 @@
 -- a variant may show to: a code's issuer (their open codes, their variants' counts) and its activator (their
 -- last activated code), a variant's owner. Every path that writes codes or variants — issue, activation,
 -- cancel, an operator's cancel or block, the purge — is covered here and not restated in TypeScript. The
--- wallet and the game server are not held: each request reads them.
+-- game server's row is held with them: an operator's change of a server (rare) drops everything held. The
+-- wallet is not held: each request reads it.
 -- PostgreSQL folds equal notifications of one transaction into one.
 
 CREATE FUNCTION price_data_changed() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -30,7 +31,7 @@ BEGIN
   RETURN NULL;
 END $$;
 
--- A table emptied at once (a restore, a test's reset) changes everyone's.
+-- A table emptied at once (a restore, a test's reset), or a game server changed, changes everyone's.
 CREATE FUNCTION price_data_all_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM pg_notify('price_data_changed', '*');
@@ -49,3 +50,7 @@ CREATE TRIGGER pricekods_price_data_deleted AFTER DELETE ON pricekods FOR EACH R
 
 CREATE TRIGGER codes_price_data_truncated AFTER TRUNCATE ON codes FOR EACH STATEMENT EXECUTE FUNCTION price_data_all_changed();
 CREATE TRIGGER pricekods_price_data_truncated AFTER TRUNCATE ON pricekods FOR EACH STATEMENT EXECUTE FUNCTION price_data_all_changed();
+
+CREATE TRIGGER gamesservers_price_data_changed AFTER UPDATE OR DELETE ON gamesservers FOR EACH STATEMENT
+  EXECUTE FUNCTION price_data_all_changed();
+CREATE TRIGGER gamesservers_price_data_truncated AFTER TRUNCATE ON gamesservers FOR EACH STATEMENT EXECUTE FUNCTION price_data_all_changed();

@@ -36,12 +36,9 @@ export const priceDataRepository = {
     leading: pairParameters,
   }),
   priceDataFrom,
-  /** The pair's codes and variants from one of priceDataCompiled's rows, null when the pair has no wallet. */
-  codesPartOf: (r: PriceDataRaw) => (r.wallet_id === null ? null : codesPartOf(r)),
-
   /**
-   * The server and the wallet of each pair, compiled as priceDataCompiled is, for pairs whose codes and
-   * variants a process holds; `serverAndWalletOf` reads its rows.
+   * The owner's wallet of each pair, compiled as priceDataCompiled is, for pairs whose server, codes and
+   * variants a process holds; `walletOf` reads its rows.
    */
   priceDataHeldCompiled: compiledForms({
     statement: (_q: Q, pairs: ReadonlyArray<{ ownerId: number; gameServerId: number }>) => pairWalletStatement(pairSource(pairs)),
@@ -50,7 +47,7 @@ export const priceDataRepository = {
   }),
   /** pairWalletStatement built and compiled afresh (what priceDataHeldCompiled must equal). */
   priceDataHeldQuery: (q: Q, pairs: ReadonlyArray<{ ownerId: number; gameServerId: number }>) => pairWalletStatement(pairSource(pairs)).compile(q),
-  serverAndWalletOf,
+  walletOf,
 };
 
 /** The pairs as priceDataStatement's row source: one pair a `VALUES` row (planned once), several two arrays. */
@@ -85,8 +82,11 @@ const pairsJoined = (pairs: RawBuilder<unknown>) => sql`${pairs}
     JOIN gamesservers g ON g.id = k.server_id
     LEFT JOIN wallets w ON w.user_id = k.owner_id AND w.gamesserver_id = g.id`;
 
-/** The server and the wallet of each pair, nothing more: for pairs whose codes and variants are held (`priceDataHeldCompiled`). */
-const pairWalletStatement = (pairs: RawBuilder<unknown>) => sql<PairWalletRaw>`SELECT ${SERVER_AND_WALLET} FROM ${pairsJoined(pairs)}`;
+/** The owner's wallet of each pair, nothing more: for pairs whose server, codes and variants are held (`priceDataHeldCompiled`). */
+const pairWalletStatement = (pairs: RawBuilder<unknown>) => sql<PairWalletOnlyRaw>`
+  SELECT k.owner_id, k.server_id AS id, w.id AS wallet_id, w.balance, w.balance_second, w.nick, w.telegram_price
+    FROM ${pairs}
+    LEFT JOIN wallets w ON w.user_id = k.owner_id AND w.gamesserver_id = k.server_id`;
 
 /**
  * priceDataOf's statement over `pairs` (see pairsJoined), with the owner's open codes, variants and last
@@ -125,6 +125,11 @@ const priceDataStatement = (pairs: RawBuilder<unknown>) => sql<PriceDataRaw>`
        ORDER BY c.activated_at DESC, c.id DESC LIMIT 1
     ) l ON w.id IS NOT NULL`;
 
+/** A pair's wallet as the service uses it (null: the owner has none there yet). */
+function walletOf(r: PairWalletOnlyRaw) {
+  return r.wallet_id === null ? null : { id: r.wallet_id, balance: r.balance!, balance_second: r.balance_second!, nick: r.nick, telegram_price: r.telegram_price };
+}
+
 /** A pair's server and wallet as the service uses them (wallet null: the owner has none there yet). */
 function serverAndWalletOf(r: PairWalletRaw) {
   const server = {
@@ -136,12 +141,10 @@ function serverAndWalletOf(r: PairWalletRaw) {
     vip_code_fee_bp: r.vip_code_fee_bp,
     min_nominal: r.min_nominal,
   };
-  const wallet =
-    r.wallet_id === null ? null : { id: r.wallet_id, balance: r.balance!, balance_second: r.balance_second!, nick: r.nick, telegram_price: r.telegram_price };
-  return { server, wallet };
+  return { server, wallet: walletOf(r) };
 }
 
-/** What a pair's price data shows of the owner's codes and variants there: what a process may hold (codesService). */
+/** What a pair's price data shows of the owner's codes and variants there. */
 function codesPartOf(r: PriceDataRaw) {
   const open = (r.open_ids ?? []).map((id, i) => ({
     id,
@@ -176,6 +179,17 @@ function priceDataOfRow(r: PriceDataRaw) {
 }
 
 /** pairWalletStatement's row as the driver parses it. */
+export interface PairWalletOnlyRaw {
+  owner_id: number;
+  id: number;
+  wallet_id: number | null;
+  balance: bigint | null;
+  balance_second: bigint | null;
+  nick: string | null;
+  telegram_price: bigint | null;
+}
+
+/** A pair's server and wallet columns as the driver parses them. */
 export interface PairWalletRaw {
   owner_id: number;
   id: number;
@@ -212,4 +226,3 @@ export interface PriceDataRaw extends PairWalletRaw {
 }
 
 export type PriceDataRow = ReturnType<typeof priceDataOfRow>;
-export type CodesPart = ReturnType<typeof codesPartOf>;

@@ -2,7 +2,10 @@ import type { ChangeFeed } from '../../db/changes';
 import { coalesce } from '../../db/coalesce';
 import { createFollowedCache } from '../../db/followed-cache';
 import type { CodesDb } from './codes.repository';
-import { type CodesPart, type PairWalletRaw, type PriceDataRaw, type PriceDataRow, priceDataRepository as repo } from './price-data.repository';
+import { type PairWalletOnlyRaw, type PriceDataRaw, type PriceDataRow, priceDataRepository as repo } from './price-data.repository';
+
+/** What a process holds of a pair: all of its price data but the wallet. */
+type HeldPart = Omit<Extract<PriceDataRow, { open: unknown }>, 'wallet'>;
 
 /**
  * Distinct price-data pairs from which a batch is read by one statement (see priceDataOf): fifty
@@ -45,15 +48,15 @@ async function readPairs<T>(keys: readonly string[], oneFrom: number, read: (pai
  * `onFeed`: the same for cached callers, on the change feed's connection, the read being their session's barrier
  * too ("The wallet read as the barrier"). Every key asked is answered, null for an unknown server; a key the feed
  * could not read is left out, and its caller goes the usual way. On that one connection statements run one after
- * another, so any batch of two pairs or more is one statement. A pair's codes and variants read there are held
- * ("Codes and variants held in memory") until a change of them is heard on the feed's `price_data_changed`
- * (migration 0047): the next reads of that pair ask PostgreSQL for its server and wallet alone, and take the
- * rest from what is held if it is still held once the answer came, that is once every change committed before
- * the read was sent has been heard.
+ * another, so any batch of two pairs or more is one statement. A pair's server, codes and variants read there are
+ * held ("Codes and variants held in memory") until a change of them is heard on the feed's `price_data_changed`
+ * (migration 0047): the next reads of that pair ask PostgreSQL for its wallet alone, and take the rest from what
+ * is held if it is still held once the answer came, that is once every change committed before the read was sent
+ * has been heard.
  */
 export function createPriceDataReads(deps: { db: CodesDb; feed?: Pick<ChangeFeed, 'read' | 'subscribe'> }) {
   const { db, feed } = deps;
-  const held = createFollowedCache<CodesPart>({ ttlMs: HELD_TTL_MS, max: HELD_MAX });
+  const held = createFollowedCache<HeldPart>({ ttlMs: HELD_TTL_MS, max: HELD_MAX });
   if (feed) held.follow({ subscribe: (handlers) => feed.subscribe(handlers, 'price_data_changed') });
 
   /**
@@ -66,33 +69,32 @@ export function createPriceDataReads(deps: { db: CodesDb; feed?: Pick<ChangeFeed
     const found = await readPairs(keys, 2, async (pairs) => {
       const rows = await feed.read<PriceDataRaw>(repo.priceDataCompiled(db, pairs));
       if (!rows) return null;
-      for (const r of rows) {
-        const part = repo.codesPartOf(r);
-        if (part && part.open.length + part.variants.length <= HELD_ITEMS_MAX) held.put(`${r.owner_id}:${r.id}`, r.owner_id, part, started);
+      const read = repo.priceDataFrom(rows);
+      for (const [key, d] of read) {
+        if (!d.wallet || d.open.length + d.variants.length > HELD_ITEMS_MAX) continue;
+        held.put(key, Number(key.slice(0, key.indexOf(':'))), { server: d.server, open: d.open, variants: d.variants, last: d.last }, started);
       }
-      return repo.priceDataFrom(rows);
+      return read;
     });
     return found && new Map(keys.map((key) => [key, found.get(key) ?? null]));
   }
 
   /**
-   * Pairs whose codes and variants are held: their server and wallet read, the rest taken from what is still held
-   * after the answer. A key whose part was dropped meanwhile is left out; null when the feed could not read.
+   * Pairs whose server, codes and variants are held: their wallet read, the rest taken from what is still held after
+   * the answer. A key whose part was dropped meanwhile is left out; null when the feed could not read.
    */
   async function readHeld(keys: readonly string[]): Promise<Map<string, PriceDataRow | null> | null> {
     if (keys.length === 0 || !feed) return new Map();
     const found = await readPairs(keys, 2, async (pairs) => {
-      const rows = await feed.read<PairWalletRaw>(repo.priceDataHeldCompiled(db, pairs));
-      return rows ? new Map(rows.map((r) => [`${r.owner_id}:${r.id}`, repo.serverAndWalletOf(r)])) : null;
+      const rows = await feed.read<PairWalletOnlyRaw>(repo.priceDataHeldCompiled(db, pairs));
+      return rows ? new Map(rows.map((r) => [`${r.owner_id}:${r.id}`, repo.walletOf(r)])) : null;
     });
     if (!found) return null;
     const answers = new Map<string, PriceDataRow | null>();
     for (const key of keys) {
-      const row = found.get(key);
+      const wallet = found.get(key);
       const part = held.get(key);
-      if (!row) answers.set(key, null);
-      else if (row.wallet === null) answers.set(key, { server: row.server, wallet: null });
-      else if (part) answers.set(key, { server: row.server, wallet: row.wallet, open: part.open, variants: part.variants, last: part.last });
+      if (part && wallet) answers.set(key, { server: part.server, wallet, open: part.open, variants: part.variants, last: part.last });
     }
     return answers;
   }

@@ -373,7 +373,7 @@ describe('a change on process A takes effect on the next request on process B (o
     expect((await prices('abc')).statusCode).toBe(401);
   });
 
-  it('a player’s codes and variants held on B: the next read asks for the server and wallet alone, and every change of them through A shows in B’s next answer', async () => {
+  it('a player’s codes and variants held on B: the next read asks for the wallet alone, and every change of them (or of the server) through A shows in B’s next answer', async () => {
     const serverId = await firstServerId(db1.kysely);
     const KK = 1_000_000;
     const owner = await createUser(db1.kysely);
@@ -390,7 +390,7 @@ describe('a change on process A takes effect on the next request on process B (o
       expect(res.statusCode).toBe(200);
       return res.json() as { code_id: number; sert: string };
     };
-    /** B's answer, and whether B asked the feed for the server and wallet alone (the codes and variants held). */
+    /** B's answer, and whether B asked the feed for the wallet alone (the server, codes and variants held). */
     const onB = async () => {
       const from = feedTexts.length;
       const res = await b.app.inject({ method: 'GET', url: `/api/auth_varianty_adeny_za_kod/${serverId}`, headers: bearer(owner.token) });
@@ -444,6 +444,15 @@ describe('a change on process A takes effect on the next request on process B (o
     await heldOnB();
     expect((await onA('DELETE', `/api/pricekods/${variant.id}`, owner)).statusCode).toBe(200);
     expect((await onB()).data.pricekods).toEqual([]);
+    // An operator's change of the server's fee, made elsewhere: B's next answer prices at it.
+    const server = await db1.kysely.selectFrom('gamesservers').select('code_fee_bp').where('id', '=', serverId).executeTakeFirstOrThrow();
+    await heldOnB();
+    await db1.kysely.updateTable('gamesservers').set({ code_fee_bp: server.code_fee_bp + 100 }).where('id', '=', serverId).execute();
+    try {
+      expect((await onB()).data.code_fee_bp).toBe(server.code_fee_bp + 100);
+    } finally {
+      await db1.kysely.updateTable('gamesservers').set({ code_fee_bp: server.code_fee_bp }).where('id', '=', serverId).execute();
+    }
     // Everything the last answer shows is what a fresh read shows.
     const fresh = await a.app.inject({ method: 'GET', url: `/api/auth_varianty_adeny_za_kod/${serverId}`, headers: owner.auth });
     expect((await heldOnB())).toEqual(fresh.json());
