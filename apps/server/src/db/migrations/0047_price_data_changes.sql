@@ -10,24 +10,19 @@
 -- PostgreSQL folds equal notifications of one transaction into one.
 
 CREATE FUNCTION price_data_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  ids integer[] := '{}';
 BEGIN
+  -- Nested: a variant's row has no activated_by, and a condition is planned whole.
   IF TG_OP IN ('UPDATE', 'DELETE') THEN
-    PERFORM pg_notify('price_data_changed', OLD.user_id::text);
-    -- Nested: a variant's row has no activated_by, and a condition is planned whole.
-    IF TG_TABLE_NAME = 'codes' THEN
-      IF OLD.activated_by IS NOT NULL THEN
-        PERFORM pg_notify('price_data_changed', OLD.activated_by::text);
-      END IF;
-    END IF;
+    ids := ids || OLD.user_id;
+    IF TG_TABLE_NAME = 'codes' THEN ids := ids || OLD.activated_by; END IF;
   END IF;
   IF TG_OP IN ('INSERT', 'UPDATE') THEN
-    PERFORM pg_notify('price_data_changed', NEW.user_id::text);
-    IF TG_TABLE_NAME = 'codes' THEN
-      IF NEW.activated_by IS NOT NULL THEN
-        PERFORM pg_notify('price_data_changed', NEW.activated_by::text);
-      END IF;
-    END IF;
+    ids := ids || NEW.user_id;
+    IF TG_TABLE_NAME = 'codes' THEN ids := ids || NEW.activated_by; END IF;
   END IF;
+  PERFORM pg_notify('price_data_changed', id::text) FROM (SELECT DISTINCT unnest(ids) AS id) u WHERE id IS NOT NULL;
   RETURN NULL;
 END $$;
 
