@@ -73,15 +73,6 @@ function priceDataFrom(rows: readonly PriceDataRaw[]) {
 /** The key of an (owner, game server) pair in priceDataOf's answer. */
 export const priceDataKey = (ownerId: number, gameServerId: number) => `${ownerId}:${gameServerId}`;
 
-/** The price data's own columns: the pair's server, and the owner's wallet there (null columns when none). */
-const SERVER_AND_WALLET = sql`k.owner_id, g.id, g.name, g.active, g.standard_nominals, g.code_fee_bp, g.vip_code_fee_bp, g.min_nominal,
-         w.id AS wallet_id, w.balance, w.balance_second, w.nick, w.telegram_price`;
-
-/** `pairs`, a row source with the columns owner_id and server_id, each pair joined to its server and the owner's wallet there. */
-const pairsJoined = (pairs: RawBuilder<unknown>) => sql`${pairs}
-    JOIN gamesservers g ON g.id = k.server_id
-    LEFT JOIN wallets w ON w.user_id = k.owner_id AND w.gamesserver_id = g.id`;
-
 /** The owner's wallet of each pair, nothing more: for pairs whose server, codes and variants are held (`priceDataHeldCompiled`). */
 const pairWalletStatement = (pairs: RawBuilder<unknown>) => sql<PairWalletOnlyRaw>`
   SELECT k.owner_id, k.server_id AS id, w.id AS wallet_id, w.balance, w.balance_second, w.nick, w.telegram_price
@@ -89,16 +80,19 @@ const pairWalletStatement = (pairs: RawBuilder<unknown>) => sql<PairWalletOnlyRa
     LEFT JOIN wallets w ON w.user_id = k.owner_id AND w.gamesserver_id = k.server_id`;
 
 /**
- * priceDataOf's statement over `pairs` (see pairsJoined), with the owner's open codes, variants and last
- * activated code there.
+ * priceDataOf's statement over `pairs`, a row source with the columns owner_id and server_id, each
+ * pair joined to its server.
  */
 const priceDataStatement = (pairs: RawBuilder<unknown>) => sql<PriceDataRaw>`
-  SELECT ${SERVER_AND_WALLET},
+  SELECT k.owner_id, g.id, g.name, g.active, g.standard_nominals, g.code_fee_bp, g.vip_code_fee_bp, g.min_nominal,
+         w.id AS wallet_id, w.balance, w.balance_second, w.nick, w.telegram_price,
          o.ids AS open_ids, o.serts AS open_serts, o.nominals AS open_nominals, o.prices AS open_prices,
          o.variants AS open_variants, o.created AS open_created,
          v.ids AS var_ids, v.nominals AS var_nominals, v.created AS var_created, v.counts AS var_counts, v.opens AS var_opens,
          l.id AS last_id, l.nominal AS last_nominal, l.status AS last_status, l.activated_at AS last_activated_at
-    FROM ${pairsJoined(pairs)}
+    FROM ${pairs}
+    JOIN gamesservers g ON g.id = k.server_id
+    LEFT JOIN wallets w ON w.user_id = k.owner_id AND w.gamesserver_id = g.id
     LEFT JOIN LATERAL (
       SELECT array_agg(c.id ORDER BY c.id DESC) AS ids, array_agg(c.sert ORDER BY c.id DESC) AS serts,
              array_agg(c.nominal::text ORDER BY c.id DESC) AS nominals, array_agg(c.price::text ORDER BY c.id DESC) AS prices,
