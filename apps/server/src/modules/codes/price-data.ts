@@ -17,7 +17,7 @@ const PRICE_DATA_BATCH = 8;
 const HELD_TTL_MS = 30_000;
 /** Pairs held at most per process (the oldest go first). */
 const HELD_MAX = 5_000;
-/** A pair is held only while its open codes and variants are this many or fewer: a few hundred KB of memory at most each. */
+/** A pair is held only while its open codes and variants are this many or fewer: some tens of KB of memory at most each. */
 const HELD_ITEMS_MAX = 100;
 
 type Pair = { ownerId: number; gameServerId: number };
