@@ -1,6 +1,8 @@
+import type { ChangeHandlers } from './changes';
+
 /** What a followed cache hears (a channel of db/changes.ts's feed): a user's id, anything else for everyone; LISTEN lost or back. */
 export interface FollowedChanges {
-  subscribe(handlers: { change(payload: string): void; down(): void; up(): void }): () => void;
+  subscribe(handlers: ChangeHandlers): () => void;
 }
 
 /** Users whose invalidation is remembered for fills in flight before all of them are refused at once. */
