@@ -1,7 +1,7 @@
 // Shared pieces of the benchmark scripts: a throwaway PostgreSQL, the real server as its own
 // process, a bare Fastify route as the ceiling, and autocannon runs printed as figures.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -143,6 +143,15 @@ export interface Figures {
   p50: number;
   p99: number;
   errors: number;
+  /** With `cpuOf`: the measured process's CPU (user + system) per answered request over the measured run, µs. */
+  cpuUs?: number;
+}
+
+/** CPU ms so far (user + system, 10 ms ticks) of a process, from /proc (Linux). */
+export function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
 }
 
 export async function measure(
@@ -155,6 +164,8 @@ export async function measure(
     body?: string;
     /** Headers of each connection in turn (e.g. one player's bearer per connection), over `headers`. */
     perConnection?: Array<Record<string, string>>;
+    /** A process (the server's pid) whose CPU per request to report as `cpuUs`. */
+    cpuOf?: number;
   } = {},
 ): Promise<Figures> {
   // autocannon treats a present-but-undefined option as set: pass only what is given.
@@ -170,8 +181,11 @@ export async function measure(
   };
   // A short warm-up so JIT and connection pools are ready before the measured run.
   await autocannon({ url, connections: 4, duration: 1, ...request, ...setup() });
+  const cpu0 = opts.cpuOf === undefined ? 0 : cpuMsOf(opts.cpuOf);
   const r = await autocannon({ url, connections: opts.connections ?? 32, duration: opts.duration ?? 8, ...request, ...setup() });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts };
+  const figures: Figures = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts };
+  if (opts.cpuOf !== undefined && r.requests.total > 0) figures.cpuUs = ((cpuMsOf(opts.cpuOf) - cpu0) * 1000) / r.requests.total;
+  return figures;
 }
 
 export function printTable(rows: Array<{ name: string } & Figures>, ceiling: Figures) {
