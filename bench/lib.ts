@@ -188,11 +188,15 @@ export async function measure(
   return figures;
 }
 
+/** The table of a run; a `cpu µs` column (the measured process's CPU per request) when any row has it. */
 export function printTable(rows: Array<{ name: string } & Figures>, ceiling: Figures) {
-  console.log(`\n${'case'.padEnd(42)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'of bare'.padStart(8)}`);
+  const cpu = rows.some((r) => r.cpuUs !== undefined);
+  const cpuHead = cpu ? ` ${'cpu µs'.padStart(7)}` : '';
+  console.log(`\n${'case'.padEnd(42)} ${'req/s'.padStart(9)} ${'p50 ms'.padStart(7)} ${'p99 ms'.padStart(7)} ${'errors'.padStart(7)} ${'of bare'.padStart(8)}${cpuHead}`);
   for (const r of rows) {
+    const cpuCell = cpu ? ` ${(r.cpuUs === undefined ? '–' : r.cpuUs.toFixed(1)).padStart(7)}` : '';
     console.log(
-      `${r.name.padEnd(42)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.errors).padStart(7)} ${(r.rps / ceiling.rps).toFixed(2).padStart(8)}`,
+      `${r.name.padEnd(42)} ${r.rps.toFixed(0).padStart(9)} ${String(r.p50).padStart(7)} ${String(r.p99).padStart(7)} ${String(r.errors).padStart(7)} ${(r.rps / ceiling.rps).toFixed(2).padStart(8)}${cpuCell}`,
     );
   }
 }

@@ -20,7 +20,7 @@ const rows: Array<{ name: string } & Figures> = [];
 let ceiling: Figures = { rps: 1, p50: 0, p99: 0, errors: 0 };
 if (!STATEMENTS) {
   const bare = await startBare();
-  ceiling = await measure(`${bare.url}/bare`, { connections: 50 });
+  ceiling = await measure(`${bare.url}/bare`, { connections: 50, cpuOf: bare.child.pid });
   await bare.stop();
   rows.push({ name: 'bare Fastify route (ceiling)', ...ceiling });
 }
@@ -53,7 +53,7 @@ try {
     const check = await fetch(`${server.url}/api/user`, { headers });
     if (!check.ok) throw new Error(`GET /api/user failed: HTTP ${check.status}`);
     // The same app answering without touching the database: what the query itself costs is the gap.
-    rows.push({ name: 'GET /api/health (same app, no query)', ...(await measure(`${server.url}/api/health`, { connections: 50 })) });
+    rows.push({ name: 'GET /api/health (same app, no query)', ...(await measure(`${server.url}/api/health`, { connections: 50, cpuOf: server.child.pid })) });
     // Issue 19: 50 connections, p99 printed. The caller comes from the session cache (decision
     // record 0026); /api/wallets and the price data still read their own rows every time.
     const servers = (await (await fetch(`${server.url}/api/gamesservers`)).json()) as Array<{ id: number }>;
@@ -66,14 +66,14 @@ try {
       await countStatements(server.url, headers, ['/api/user', '/api/wallets', `/api/auth_varianty_adeny_za_kod/${serverId}`]);
       process.exit(0);
     }
-    const c50 = { headers, connections: 50 };
+    const c50 = { headers, connections: 50, cpuOf: server.child.pid };
     rows.push({ name: 'GET /api/user on PostgreSQL (50 conn)', ...(await measure(`${server.url}/api/user`, c50)) });
     rows.push({ name: 'GET /api/wallets (50 conn)', ...(await measure(`${server.url}/api/wallets`, c50)) });
     rows.push({ name: `GET /api/auth_varianty_adeny_za_kod/${serverId} (50)`, ...(await measure(`${server.url}/api/auth_varianty_adeny_za_kod/${serverId}`, c50)) });
     // The same reads by 50 different players, one per connection: nothing is shared between callers
     // of different keys, so this is what a crowd of players gets.
     const players = await playersWithWallets(server.url, serverId, 50);
-    const crowd = { connections: 50, perConnection: players.map((token) => ({ authorization: `Bearer ${token}` })) };
+    const crowd = { connections: 50, cpuOf: server.child.pid, perConnection: players.map((token) => ({ authorization: `Bearer ${token}` })) };
     rows.push({ name: 'GET /api/user, 50 players', ...(await measure(`${server.url}/api/user`, crowd)) });
     rows.push({ name: 'GET /api/wallets, 50 players', ...(await measure(`${server.url}/api/wallets`, crowd)) });
     rows.push({ name: `GET /api/auth_varianty_…/${serverId}, 50 players`, ...(await measure(`${server.url}/api/auth_varianty_adeny_za_kod/${serverId}`, crowd)) });
