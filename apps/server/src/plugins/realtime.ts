@@ -1,6 +1,6 @@
 // Long file: createRealtime is one closure over this process's sockets (below), with the constants and cluster
 // messages it uses; the Socket.IO adapter it runs on is in realtime-adapter.ts.
-import { OPERATORS_CHANNEL, OPERATORS_LEFT, type OperatorEvent, type OperatorEventName, type RealtimeEvents, realtimeChannelFor, type SessionEndReason, SubscribeBodySchema } from '@adena/contract';
+import { OPERATORS_CHANNEL, OPERATORS_LEFT, type OperatorEvent, type OperatorEventName, REALTIME_REFUSALS, type RealtimeEvents, realtimeChannelFor, type SessionEndReason, SubscribeBodySchema } from '@adena/contract';
 import type { FastifyInstance } from 'fastify';
 import { Server } from 'socket.io';
 import type { ChangeFeed } from '../db/changes';
@@ -81,6 +81,9 @@ export function createRealtime(
   },
 ): Realtime {
   const io = new Server(app.server, { path: '/socket.io/', serveClient: false, cors: { origin: false } });
+  // engine.io writes its refusals of a malformed handshake itself, from one table its server class keeps: in
+  // Russian, as every answer (an unknown transport, a stale session id, a refused upgrade).
+  Object.assign((io.engine.constructor as unknown as { errorMessages: Record<number, string> }).errorMessages, REALTIME_REFUSALS);
   const adapter = pgPool
     ? peerAwareAdapter(pgPool, { errorHandler: (err) => app.log.warn({ err }, 'realtime adapter'), relistened: () => resyncSockets() })
     : null;

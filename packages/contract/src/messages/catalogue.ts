@@ -27,6 +27,19 @@ export const ERROR_MESSAGES = {
  */
 export const RESENDS_USED_UP = 'Слишком много повторных отправок. Начните заново';
 
+/**
+ * The realtime connection's own refusals (engine.io's HTTP 400/403 bodies `{ code, message }` and its refused
+ * WebSocket upgrades), by engine.io's error code: a malformed or stale handshake, never a product rule.
+ */
+export const REALTIME_REFUSALS: Readonly<Record<0 | 1 | 2 | 3 | 4 | 5, string>> = {
+  0: 'Неизвестный способ соединения',
+  1: 'Соединение не найдено. Подключитесь заново',
+  2: 'Неверный запрос на соединение',
+  3: 'Некорректный запрос на соединение',
+  4: ERROR_MESSAGES.FORBIDDEN,
+  5: 'Неподдерживаемая версия протокола. Обновите страницу',
+};
+
 export type ErrorCode = keyof typeof ERROR_MESSAGES;
 
 export const errorMessage = (code: ErrorCode): string => ERROR_MESSAGES[code];

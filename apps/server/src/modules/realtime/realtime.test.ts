@@ -1,4 +1,5 @@
-import { OPERATORS_CHANNEL, realtimeChannelFor, type RealtimeMessage } from '@adena/contract';
+import { OPERATORS_CHANNEL, REALTIME_REFUSALS, realtimeChannelFor, type RealtimeMessage } from '@adena/contract';
+import { createConnection } from 'node:net';
 import pg from 'pg';
 import { io, Manager, type Socket } from 'socket.io-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -80,6 +81,31 @@ describe.each(DB_KINDS)('the private realtime channel on %s', (kind) => {
     const anon = await t.app.inject({ method: 'POST', url: '/api/ably-token', payload: {} });
     expect(anon.statusCode).toBe(401);
     expect(anon.json().message).toMatch(/вход/);
+  });
+
+  it('refuses a malformed or stale connection in Russian: an unknown transport, an unknown session, a refused upgrade', async () => {
+    const transport = await fetch(`${url}/socket.io/?EIO=4&transport=pigeon`);
+    expect(transport.status).toBe(400);
+    expect(await transport.json()).toEqual({ code: 0, message: REALTIME_REFUSALS[0] });
+    const stale = await fetch(`${url}/socket.io/?EIO=4&transport=polling&sid=no-such-session`);
+    expect(stale.status).toBe(400);
+    expect(await stale.json()).toEqual({ code: 1, message: REALTIME_REFUSALS[1] });
+    // A WebSocket upgrade naming a session that does not exist is answered on the raw socket.
+    const { port } = new URL(url);
+    const upgrade = await new Promise<string>((resolve, reject) => {
+      const socket = createConnection(Number(port), '127.0.0.1', () =>
+        socket.write(
+          'GET /socket.io/?EIO=4&transport=websocket&sid=no-such-session HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n' +
+            'Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+        ),
+      );
+      const chunks: Buffer[] = [];
+      socket.on('data', (c) => chunks.push(c));
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      socket.on('error', reject);
+    });
+    expect(upgrade).toMatch(/^HTTP\/1\.1 400 /);
+    expect(upgrade.endsWith(REALTIME_REFUSALS[1])).toBe(true);
   });
 
   it('lets a socket subscribe to its own channel and receive the test message', async () => {
