@@ -4,11 +4,9 @@
 // (decision record 0027, third pass); the CPU a request costs the server moves less and does not count the
 // load generator's share, so it is the figure to compare trees by: run it here and with
 // BENCH_TREE=/path/to/other/checkout, alternating, and read the µs columns.
-import { type Figures, measure, startBare, startPostgres, startServer } from './lib';
+import { BENCH_ADMIN, type Figures, measure, signInAdmin, startBare, startPostgres, startServer } from './lib';
 
 const ROUNDS = Number(process.argv[2] ?? 1);
-const EMAIL = 'bench@adena.local';
-const PASSWORD = 'bench-password-1';
 
 const rows = new Map<string, Figures[]>();
 const add = (name: string, f: Figures) => rows.set(name, [...(rows.get(name) ?? []), f]);
@@ -20,16 +18,9 @@ for (let round = 0; round < ROUNDS; round++) {
 
   const { cluster, databaseUrl } = await startPostgres();
   try {
-    const server = await startServer({ databaseUrl, env: { ADMIN_EMAIL: EMAIL, ADMIN_PASSWORD: PASSWORD } });
+    const server = await startServer({ databaseUrl, env: BENCH_ADMIN });
     try {
-      const login = await fetch(`${server.url}/api/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
-      });
-      if (!login.ok) throw new Error(`login failed: HTTP ${login.status} ${await login.text()}`);
-      const { access_token } = (await login.json()) as { access_token: string };
-      const headers = { authorization: `Bearer ${access_token}` };
+      const headers = await signInAdmin(server.url);
       const servers = (await (await fetch(`${server.url}/api/gamesservers`)).json()) as Array<{ id: number }>;
       const serverId = servers[0]?.id;
       if (serverId === undefined) throw new Error('no game server');

@@ -128,6 +128,21 @@ export async function startScript(script: string, env: Record<string, string> = 
   return { url, child: p.child, stop: p.stop };
 }
 
+/** The admin that ADMIN_EMAIL/ADMIN_PASSWORD create at start-up: the caller of the signed-in benchmarks (`env` of startServer). */
+export const BENCH_ADMIN = { ADMIN_EMAIL: 'bench@adena.local', ADMIN_PASSWORD: 'bench-password-1' } as const;
+
+/** The headers of a signed-in call as BENCH_ADMIN, with the bearer of a real POST /api/login. */
+export async function signInAdmin(url: string): Promise<{ authorization: string }> {
+  const res = await fetch(`${url}/api/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: BENCH_ADMIN.ADMIN_EMAIL, password: BENCH_ADMIN.ADMIN_PASSWORD }),
+  });
+  if (!res.ok) throw new Error(`login failed: HTTP ${res.status} ${await res.text()}`);
+  const { access_token } = (await res.json()) as { access_token: string };
+  return { authorization: `Bearer ${access_token}` };
+}
+
 /** A throwaway PostgreSQL cluster with one fresh database for the app. */
 export async function startPostgres(name = 'adena_bench'): Promise<{ cluster: PgCluster; databaseUrl: string }> {
   const cluster = await startPgCluster();

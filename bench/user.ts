@@ -6,14 +6,12 @@
 import pg from 'pg';
 import { createDb } from '../apps/server/src/db/client';
 import { createUser } from '../apps/server/test/factories';
-import { type Figures, measure, printTable, startBare, startPostgres, startServer } from './lib';
+import { BENCH_ADMIN, type Figures, measure, printTable, signInAdmin, startBare, startPostgres, startServer } from './lib';
 
 // BENCH_PG_STATEMENTS=1: instead of measuring, count what PostgreSQL runs per call of each route
 // (pg_stat_statements over 200 sequential calls), to see the round trips a call costs.
 const STATEMENTS = process.env.BENCH_PG_STATEMENTS === '1';
 
-const EMAIL = 'bench@adena.local';
-const PASSWORD = 'bench-password-1';
 
 const rows: Array<{ name: string } & Figures> = [];
 
@@ -40,16 +38,9 @@ try {
     await again.query('SELECT pg_reload_conf()');
     await again.end();
   }
-  const server = await startServer({ databaseUrl, env: { ADMIN_EMAIL: EMAIL, ADMIN_PASSWORD: PASSWORD } });
+  const server = await startServer({ databaseUrl, env: BENCH_ADMIN });
   try {
-    const res = await fetch(`${server.url}/api/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: EMAIL, password: PASSWORD }),
-    });
-    if (!res.ok) throw new Error(`login failed: HTTP ${res.status} ${await res.text()}`);
-    const { access_token } = (await res.json()) as { access_token: string };
-    const headers = { authorization: `Bearer ${access_token}` };
+    const headers = await signInAdmin(server.url);
     const check = await fetch(`${server.url}/api/user`, { headers });
     if (!check.ok) throw new Error(`GET /api/user failed: HTTP ${check.status}`);
     // The same app answering without touching the database: what the query itself costs is the gap.
