@@ -4,7 +4,7 @@
 // (decision record 0027, third pass); the CPU a request costs the server moves less and does not count the
 // load generator's share, so it is the figure to compare trees by: run it here and with
 // BENCH_TREE=/path/to/other/checkout, alternating, and read the µs columns.
-import { BENCH_ADMIN, type Figures, measure, signInAdmin, startBare, startPostgres, startServer } from './lib';
+import { BENCH_ADMIN, type Figures, measure, signInAdmin, startBare, startPostgres, startServer, walletOnFirstServer } from './lib';
 
 const ROUNDS = Number(process.argv[2] ?? 1);
 
@@ -21,16 +21,8 @@ for (let round = 0; round < ROUNDS; round++) {
     const server = await startServer({ databaseUrl, env: BENCH_ADMIN });
     try {
       const headers = await signInAdmin(server.url);
-      const servers = (await (await fetch(`${server.url}/api/gamesservers`)).json()) as Array<{ id: number }>;
-      const serverId = servers[0]?.id;
-      if (serverId === undefined) throw new Error('no game server');
-      // A wallet to list and to price: saving a nick makes one.
-      const nick = await fetch(`${server.url}/api/save_nick/`, {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json' },
-        body: JSON.stringify({ gamesserver_id: serverId, nick: 'BenchHero' }),
-      });
-      if (!nick.ok) throw new Error(`save_nick failed: HTTP ${nick.status}`);
+      // A wallet to list and to price.
+      const serverId = await walletOnFirstServer(server.url, headers);
       const pid = server.child.pid;
       add('GET /api/gamesservers', await measure(`${server.url}/api/gamesservers`, { cpuOf: pid }));
       add('GET /api/health', await measure(`${server.url}/api/health`, { cpuOf: pid }));

@@ -143,6 +143,20 @@ export async function signInAdmin(url: string): Promise<{ authorization: string 
   return { authorization: `Bearer ${access_token}` };
 }
 
+/** The first game server's id, where the caller of `headers` then has a wallet (saving a nick makes one). */
+export async function walletOnFirstServer(url: string, headers: Record<string, string>): Promise<number> {
+  const servers = (await (await fetch(`${url}/api/gamesservers`)).json()) as Array<{ id: number }>;
+  const serverId = servers[0]?.id;
+  if (serverId === undefined) throw new Error('no game server');
+  const res = await fetch(`${url}/api/save_nick/`, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ gamesserver_id: serverId, nick: 'BenchHero' }),
+  });
+  if (!res.ok) throw new Error(`save_nick failed: HTTP ${res.status} ${await res.text()}`);
+  return serverId;
+}
+
 /** A throwaway PostgreSQL cluster with one fresh database for the app. */
 export async function startPostgres(name = 'adena_bench'): Promise<{ cluster: PgCluster; databaseUrl: string }> {
   const cluster = await startPgCluster();

@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { createDb } from '../apps/server/src/db/client';
 import { createUser } from '../apps/server/test/factories';
-import { BENCH_ADMIN, type Figures, measure, printTable, signInAdmin, startBare, startPostgres, startServer } from './lib';
+import { BENCH_ADMIN, type Figures, measure, printTable, signInAdmin, startBare, startPostgres, startServer, walletOnFirstServer } from './lib';
 
 // BENCH_PG_STATEMENTS=1: instead of measuring, count what PostgreSQL runs per call of each route
 // (pg_stat_statements over 200 sequential calls), to see the round trips a call costs.
@@ -47,12 +47,8 @@ try {
     rows.push({ name: 'GET /api/health (same app, no query)', ...(await measure(`${server.url}/api/health`, { connections: 50, cpuOf: server.child.pid })) });
     // Issue 19: 50 connections, p99 printed. The caller comes from the session cache (decision
     // record 0026); /api/wallets and the price data still read their own rows every time.
-    const servers = (await (await fetch(`${server.url}/api/gamesservers`)).json()) as Array<{ id: number }>;
-    const serverId = servers[0]?.id;
-    if (serverId === undefined) throw new Error('no game server to read prices of');
-    // A wallet to list: saving a nick makes one.
-    const wallet = await fetch(`${server.url}/api/save_nick/`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ gamesserver_id: serverId, nick: 'BenchHero' }) });
-    if (!wallet.ok) throw new Error(`save_nick failed: HTTP ${wallet.status} ${await wallet.text()}`);
+    // A wallet to list and to price.
+    const serverId = await walletOnFirstServer(server.url, headers);
     if (STATEMENTS) {
       await countStatements(server.url, headers, ['/api/user', '/api/wallets', `/api/auth_varianty_adeny_za_kod/${serverId}`]);
       process.exit(0);

@@ -3,9 +3,8 @@
 // auto_explain (ANALYZE, nested statements, sent to this client as NOTICEs) over CALLS calls of the
 // app's statement, summed per nested statement: the statement text, calls and total ms, largest
 // first. Timing under EXPLAIN ANALYZE inflates every figure alike; read the shares, not the ms.
-import { readFileSync } from 'node:fs';
 import pg from 'pg';
-import { startPostgres } from './lib';
+import { cpuMsOf, startPostgres } from './lib';
 import { replayDatabase } from './replay-db';
 
 const CALLS = Number(process.argv[2] ?? 200);
@@ -25,10 +24,7 @@ try {
   // The backend's own CPU (utime + stime from /proc, 10 ms ticks) over PLAIN calls: what the
   // statement costs PostgreSQL, whatever else loads the machine.
   const backend = (await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
-  const cpuMs = () => {
-    const f = readFileSync(`/proc/${backend}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
-  };
+  const cpuMs = () => cpuMsOf(backend);
   const PLAIN = Number(process.env.PLAIN ?? 5000);
   const c0 = cpuMs();
   const t0 = performance.now();
